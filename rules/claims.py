@@ -24,7 +24,7 @@ from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
-from rules.offload import GIB  # vLLM's --cpu-offload-gb is GiB
+from rules.offload import GIB  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -1210,14 +1210,10 @@ def nccl_unchanged(text: str) -> bool:
                for s in sentences(text))
 
 
-# A text that talks about NCCL: by name, or its library's package ('libnccl2').
-_NCCL_NAMED = re.compile(r"\bNCCL\b|\blibnccl", re.I)
-
-
 def nccl_versions(text: str) -> list[str]:
     """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
     package 'libnccl2=2.20.5-1+cuda12.4')."""
-    if not _NCCL_NAMED.search(text):
+    if not re.search(r"\bNCCL\b|\blibnccl", text, re.I):
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
@@ -1369,8 +1365,6 @@ _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|
 # "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.
 # (layer_slower, rules.ticket_layers: "through the proxy it is not slower" rules the layer out)
 _NEGATED_ANYWHERE_INSIDE = ("few_requests", "layer_slower")
-# A change said not to happen inside its own words ("the latency does not increase").
-_NOT_SAID = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
 _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 
 
@@ -1563,7 +1557,7 @@ def claims(facts: Facts) -> list[Claim]:
         versions = figured or named
         if (figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named)))) \
                 and not nccl_unchanged(text):
-            m = _NCCL_NAMED.search(text)
+            m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
@@ -1589,7 +1583,7 @@ def claims(facts: Facts) -> list[Claim]:
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
         # (negated inside, "nvidia-smi does not take 30 s", or before it as any claim is: "It is not true that ...")
-        if m and not _NOT_IN_GAP.search(m.group(0)[:m.start(1) - m.start()]) \
+        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
                 and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         for m in _UTIL.finditer(text):
@@ -2218,13 +2212,9 @@ def symptom(facts: Facts) -> str | None:
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     """(source, quote, symptom) of the words that class the ticket."""
     opening = _opening(facts)
-    return _symptom_quote(*opening) if opening else None
-
-
-@functools.lru_cache(maxsize=256)
-def _symptom_quote(source: str, text: str) -> tuple[str, str, str]:
-    """symptom_quote of one opening: the words alone decide it, so the many rules that ask it of one ticket read them
-    once."""
+    if not opening:
+        return None
+    source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and (
@@ -3316,7 +3306,7 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
             if not slower or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    _NOT_SAID.search(slower.group(0)):
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue  # "the latency does not increase": ruled out
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
     return out
@@ -3362,7 +3352,7 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
                                longer.group(0).lower().startswith(("as ", "with ")) or "越" in longer.group(0)):
                 continue  # "our longer prompts are fine, but decode drops after the update": the length is no cause
             if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    _NOT_SAID.search(slower.group(0)):
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue
             out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
     return out
@@ -3908,7 +3898,10 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
 #   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
 # vLLM's / SGLang's flag and its Python keyword: GiB per GPU kept in host memory (zero, the default, offloads nothing).
 CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
-_EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:--cpu-moe\b|--n-cpu-moe[\s=]+\d+|(?:-ot|--override-tensor)[\s=]+[\"']?"
+# --n-cpu-moe N (-ncmoe N) keeps only the first N layers' experts on the CPU (https://github.com/ggml-org/llama.cpp/pull/15077):
+# the claim carries N as first_layers.
+_EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:(?:--cpu-moe|-cmoe)\b|(?:--n-cpu-moe|-ncmoe)[\s=]+(?P<first>\d+)|"
+                           r"(?:-ot|--override-tensor)[\s=]+[\"']?"
                            r"[^\s\"']*exps[^\s\"']*=CPU\b)|\bKExpertsCPU\b|\bk[-_ ]?transformers\b", re.I)
 _EXPERT_WORDS = re.compile(
     r"\b(?:routed\s+|MoE\s+)?experts?\b(?:\s+(?:weights|layers|tensors|computation|compute))?[\w\s,-]{0,20}?"
@@ -3931,7 +3924,9 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     for rx in (_EXPERT_FLAGS, _EXPERT_WORDS) if prose else (_EXPERT_FLAGS,):
         for m in rx.finditer(sentence):
             before = sentence[:m.start()]
-            out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "experts"},
+            first = m.groupdict().get("first")
+            data = {"form": "experts", **({"first_layers": int(first)} if first else {})}
+            out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                              negated=bool(_NOT_THERE.search(before + m.group(0))),
                              guess=prose and (_guessed(sentence) or asked(sentence)
                                               or bool(_OFFLOAD_PLAN.search(before)))))

@@ -9,16 +9,18 @@ up: one stream's layers run one after another. An MoE token reads only its activ
 
 Host bandwidth is data (rules/catalog/host_memory.toml): channels x MT/s x 8 bytes per socket, from the CPU the reporter
 names or, unnamed, a band over the platform classes that can hold the bytes; what decode achieves of that peak is the
-range measured on CPU-only decode and copy benchmarks cited there.
+range measured there, on CPU-only decode and on the fit rows of the published offload runs, apart for whole dense
+layers and for an MoE's routed experts (which read at a lower share). A prompt is priced the way llama.cpp runs it:
+the host-resident weights copied to the GPU for every micro-batch (prompt_pace).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 
 from diagnose import lazy_re as re
-from diagnose.findings import Evidence
 
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
@@ -47,21 +49,12 @@ def max_channels() -> int:
     return max(c["channels"][1] for c in _table()["class"].values())
 
 
-def host_memory_ev(memory: HostMemory) -> list[Evidence]:
-    """The two figures an offloaded decode rests on, said alike wherever one is priced: the host's peak read bandwidth
-    (or what it was assumed to be) and the share of peak CPU decode reached in the measurements cited."""
-    lo, mid, hi = achieved_share()
-    return [Evidence("rules/catalog/host_memory.toml", ("assumed: " if memory.assumed else "") + memory.what, None,
-                     f"{memory.low_gbs:.0f}-{memory.high_gbs:.0f}", "GB/s"),
-            Evidence("rules/catalog/host_memory.toml", f"CPU decode reads {lo:.0%}-{hi:.0%} of peak (median {mid:.0%}) "
-                     "in the CPU-only measurements cited there")]
-
-
-def achieved_share() -> tuple[float, float, float]:
-    """(lowest, median, highest) share of peak that CPU-only decode reached (host_memory.toml [[achieved]]): the edges
-    over every row, the centre over machines, each the median of its own rows (one box measured twice is one
-    machine)."""
-    rows = _table()["achieved"]
+def achieved_share(reads: str = "dense") -> tuple[float, float, float]:
+    """(lowest, median, highest) share of peak that decode on the CPU reached (host_memory.toml [[achieved]]) for what
+    the CPU reads: whole dense layers, or an MoE's routed experts, whose small matrices the measurements show read at
+    a lower share. The edges over every row of that kind, the centre over machines, each the median of its own rows
+    (one box measured twice is one machine)."""
+    rows = [row for row in _table()["achieved"] if row.get("reads", "dense") == reads]
     shares = sorted(row["achieved_gbs"] / row["peak_gbs"] for row in rows)
     machines: dict[str, list[float]] = {}
     for row in rows:
@@ -122,6 +115,15 @@ class Placement:
     cpu_gb: float
     pcie_gb: float
     words: str  # "40 of 81 layers on the CPU"
+    reads: str = "dense"  # what the CPU's share is: "dense" layers or an MoE's routed "experts" (achieved_share)
+    resident_gb: float = 0.0  # every weight kept in host memory (all experts, not only a token's): what a prompt copies
+
+
+def resident_layer_gb(p, model) -> float:
+    """GB one decoder layer holds in memory (every expert, not only the active ones)."""
+    from rules import shapes
+
+    return shapes.decoder_bytes_per_rank(model, 1, p.dtype, group=p.assumptions.get("quant_group")) / model.layers / 1e9
 
 
 def layers_on_cpu(p, on_gpu: int, layers: int) -> Placement:
@@ -134,18 +136,26 @@ def layers_on_cpu(p, on_gpu: int, layers: int) -> Placement:
     per_layer = shapes.decoder_bytes_per_rank(model, 1, dtype, experts_touched=model.experts_active or None,
                                               group=group) / model.layers / 1e9
     head = model.lm_head_params() * shapes.edge_bytes(dtype, group) / 1e9
-    cpu = max(0, model.layers - on_gpu) * per_layer + (head if on_gpu < model.layers else 0.0)
-    return Placement(cpu, 0.0, f"{max(0, layers - on_gpu)} of {layers} layers on the CPU")
+    off = max(0, model.layers - on_gpu)
+    cpu = off * per_layer + (head if on_gpu < model.layers else 0.0)
+    resident = off * resident_layer_gb(p, model) + (head if on_gpu < model.layers else 0.0)
+    return Placement(cpu, 0.0, f"{max(0, layers - on_gpu)} of {layers} layers on the CPU",
+                     "experts" if model.is_moe else "dense", resident)
 
 
 def share_on_cpu(p, cpu_pct: float) -> Placement:
     """Ollama's `ollama ps` split ('48%/52% CPU/GPU'): that share of the model's bytes is read by the CPU."""
-    return Placement(p.streamed_gb_per_step * cpu_pct / 100, 0.0, f"{cpu_pct:g} % of the model on the CPU")
+    from rules import catalog
+
+    return Placement(p.streamed_gb_per_step * cpu_pct / 100, 0.0, f"{cpu_pct:g} % of the model on the CPU",
+                     "experts" if catalog.models()[p.model].is_moe else "dense", p.weights_gb_per_gpu * cpu_pct / 100)
 
 
-def experts_on_cpu(p) -> Placement | None:
+def experts_on_cpu(p, first_layers: int | None = None) -> Placement | None:
     """KTransformers / llama.cpp --cpu-moe: the routed experts a token activates are computed on the CPU; attention,
-    shared experts and dense layers stay on the GPU. None for a dense model."""
+    shared experts and dense layers stay on the GPU. llama.cpp's --n-cpu-moe N keeps only the MoE weights of the
+    first N layers on the CPU (https://github.com/ggml-org/llama.cpp/pull/15077): `first_layers`, of which the
+    model's leading dense layers hold no experts. None for a dense model."""
     from rules import catalog, shapes
 
     model = catalog.models()[p.model]
@@ -153,15 +163,18 @@ def experts_on_cpu(p) -> Placement | None:
         return None
 
     dtype, group = p.dtype, p.assumptions.get("quant_group")
-    routed = model.moe_layers * model.experts_active * model.mlp_params(model.expert_ffn)
-    per_param = shapes.DTYPE_BYTES[dtype] if dtype == "mxfp4" else shapes.bytes_per_param(dtype, group)
-    return Placement(routed * per_param / 1e9, 0.0,
-                     f"the {model.experts_active} active routed experts of {model.experts} on the CPU")
+    on_cpu = model.moe_layers if first_layers is None else \
+        max(0, min(first_layers, model.layers) - model.first_dense_layers)
+    one = model.mlp_params(model.expert_ffn) * (shapes.DTYPE_BYTES[dtype] if dtype == "mxfp4"
+                                                else shapes.bytes_per_param(dtype, group)) / 1e9
+    where = "" if on_cpu == model.moe_layers else f" in {on_cpu} of {model.moe_layers} MoE layers"
+    words = f"the {model.experts_active} active routed experts of {model.experts}{where} on the CPU"
+    return Placement(on_cpu * model.experts_active * one, 0.0, words, "experts", on_cpu * model.experts * one)
 
 
 def streamed_over_pcie(gb: float) -> Placement:
     """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to each GPU each step."""
-    return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step")
+    return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step", resident_gb=gb)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,7 +203,7 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
     off = min(total, placement.cpu_gb + placement.pcie_gb * p.tp * p.pp)
     gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
     pcie_ms = placement.pcie_gb * p.pp / pcie_gbs * 1e3 if placement.pcie_gb else 0.0
-    lo, mid, hi = achieved_share()
+    lo, mid, hi = achieved_share(placement.reads)
     peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
 
     def ms(share: float, peak: float, gpu_factor: float = 1.0) -> float:
@@ -202,3 +215,59 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
                                                                                             p.band_high)),
                        min(vram / p.band_low, 1e3 / ms(hi, host.high_gbs, p.band_low)),
                        p.decode_tok_s_expected, placement, host, gpu_ms, cpu_ms, pcie_ms)
+
+
+def evidence(paces: list[OffloadPace], p, gpu_key: str) -> list:
+    """The lines predict.offload and ticket.offload_rate both show for their placements, built once: where each
+    token's bytes are read and how long each part takes, the host's bandwidth, the share of it the cited decode runs
+    reached for what the CPU reads, and the all-in-VRAM figure beside it."""
+    from diagnose.findings import Evidence
+
+    host = paces[0].host
+    terms = "; ".join(f"{x.placement.words}: {x.placement.cpu_gb:.2f} GB read by the CPU ({x.cpu_ms:.0f} ms)"
+                      + (f", {x.placement.pcie_gb:.2f} GB over PCIe ({x.pcie_ms:.0f} ms)" if x.placement.pcie_gb
+                         else "") + f", the GPU's share {x.gpu_ms:.0f} ms" for x in paces)
+    out = [Evidence("prediction:offload", f"per token, {terms}"),
+           Evidence("rules/catalog/host_memory.toml", ("assumed: " if host.assumed else "") + host.what, None,
+                    f"{host.low_gbs:.0f}-{host.high_gbs:.0f}", "GB/s")]
+    for reads in dict.fromkeys(x.placement.reads for x in paces if x.placement.cpu_gb):
+        lo, mid, hi = achieved_share(reads)
+        what = "routed experts" if reads == "experts" else "dense layers"
+        out.append(Evidence("rules/catalog/host_memory.toml", f"decode reads {what} on the CPU at {lo:.0%}-{hi:.0%} "
+                            f"of peak (median {mid:.0%}) in the measurements cited there"))
+    out.append(Evidence("prediction:expected", f"all in VRAM ({p.engine} profile, {gpu_key}), were it to fit", None,
+                        round(p.decode_tok_s_expected, 1), "tok/s"))
+    return out
+
+
+# llama.cpp runs a matrix product whose weights sit in host memory on the GPU once its batch holds at least 32 tokens
+# (ggml/src/ggml-cuda/ggml-cuda.cu, ggml_backend_cuda_device_offload_op: min_batch_size = 32, the batch being a
+# MUL_MAT's ne[1] and a MUL_MAT_ID's ne[2]; https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/ggml-cuda.cu),
+# copying those weights over PCIe for every micro-batch; --no-op-offload turns it off
+# (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md). A micro-batch is n_ubatch tokens, 512 by
+# default (the same README: "physical maximum batch size (default: 512)"). An MoE layer's MUL_MAT_ID copies every
+# expert of the layer, not only those the prompt's tokens pick.
+OP_OFFLOAD_MIN_BATCH = 32
+UBATCH = 512
+
+
+@dataclasses.dataclass(frozen=True)
+class PromptPace:
+    """A prompt's processing rate with part of the model in host memory (tok/s), and the terms."""
+
+    tok_s: float
+    batches: int  # micro-batches, each copying the host-resident weights
+    copy_ms: float
+    gpu_ms: float
+
+
+def prompt_pace(p, placement: Placement, pcie_gbs: float, prompt: int, ubatch: int = UBATCH) -> PromptPace | None:
+    """llama.cpp's prompt with `placement`'s weights in host memory: every micro-batch of 32+ tokens copies each
+    host-resident weight to the GPU, which computes the whole prompt at its own all-in-VRAM prefill pace. None where
+    nothing is kept in host memory or the prompt is too short for the GPU to take it (the CPU computes it then)."""
+    if not placement.resident_gb or prompt < OP_OFFLOAD_MIN_BATCH or not p.prefill_tok_s_expected:
+        return None
+    batches = math.ceil(prompt / ubatch)
+    copy_ms = batches * placement.resident_gb / pcie_gbs * 1e3
+    gpu_ms = prompt / p.prefill_tok_s_expected * 1e3
+    return PromptPace(prompt / (copy_ms + gpu_ms) * 1e3, batches, copy_ms, gpu_ms)

@@ -4,27 +4,34 @@ decode rate that placement allows (rules/offload.py) beside the all-in-VRAM figu
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
-from rules import catalog, offload, shapes
+from rules import catalog, offload
 from rules.engine import rule
 from rules.expectations import band_text
 from rules.predictions import PredictResult
 
 
-def placement(p, asked: dict, model) -> tuple[offload.Placement, float] | None:
-    """(where the bytes a token reads are, GB the offload takes out of GPU memory) for the request, None for none."""
-    dtype, group = p.dtype, p.assumptions.get("quant_group")
+def placement(p, asked: dict, model) -> offload.Placement | None:
+    """Where the bytes a token reads are for the request (its resident_gb: what the offload takes out of GPU memory),
+    None for none."""
     if asked.get("cpu_layers"):
-        n = asked["cpu_layers"]
-        resident = shapes.decoder_bytes_per_rank(model, 1, dtype, group=group) / model.layers * n / 1e9
-        return offload.layers_on_cpu(p, model.layers - n, model.layers), resident
-    if asked.get("experts_on_cpu"):
-        per_param = shapes.DTYPE_BYTES[dtype] if dtype == "mxfp4" else shapes.bytes_per_param(dtype, group)
-        resident = model.moe_layers * model.experts * model.mlp_params(model.expert_ffn) * per_param / 1e9
-        return offload.experts_on_cpu(p), resident
+        return offload.layers_on_cpu(p, model.layers - asked["cpu_layers"], model.layers)
+    if asked.get("experts_on_cpu") or asked.get("n_cpu_moe"):
+        return offload.experts_on_cpu(p, asked.get("n_cpu_moe"))
     if asked.get("cpu_offload_gb"):
-        gb = asked["cpu_offload_gb"] * offload.GIB
-        return offload.streamed_over_pcie(gb), gb
+        return offload.streamed_over_pcie(asked["cpu_offload_gb"] * offload.GIB)
     return None
+
+
+def _prompt_lines(p, placed: offload.Placement, pcie: float) -> list[Evidence]:
+    """The prompt's rate under llama.cpp's op offload (rules.offload.prompt_pace), none where it does not apply."""
+    x = offload.prompt_pace(p, placed, pcie, p.prompt)
+    if x is None:
+        return []
+    return [Evidence("prediction:offload", f"a {p.prompt}-token prompt: each of its {x.batches} micro-batches of up "
+                     f"to {offload.UBATCH} tokens copies the {placed.resident_gb:.1f} GB kept in host memory to the "
+                     f"GPU over PCIe at {pcie:g} GB/s ({x.copy_ms:.0f} ms in all; llama.cpp computes a batch of "
+                     f"{offload.OP_OFFLOAD_MIN_BATCH}+ tokens on the GPU, --no-op-offload keeps it on the CPU), the "
+                     f"GPU's own prefill {x.gpu_ms:.0f} ms", None, round(x.tok_s, 1), "tok/s")]
 
 
 @rule("predict.offload", "expected_physics", needs=PredictResult)
@@ -39,15 +46,16 @@ def offload_pace(facts, predictions):
     for p in predictions.layouts:
         if not (p.valid and p.tp == 1 and p.pp == 1 and p.batch == 1):
             continue  # the offload engines run one stream on one GPU; other layouts keep their own rows
-        found = placement(p, asked, model)
-        if found is None:
+        placed = placement(p, asked, model)
+        if placed is None:
             return
-        placed, off_gb = found
+        off_gb = placed.resident_gb
         left = p.weights_gb_per_gpu - off_gb
         usable = gpu.memory_bytes / 1e9 * predictions.engine.memory_utilization
         memory = offload.host_memory(asked.get("host"), asked.get("host_mts"), asked.get("host_channels"),
                                      asked.get("sockets"), held_gb=off_gb)
-        pace = offload.decode_pace(p, placed, memory, catalog.interconnect(gpu.pcie_interconnect).achieved_gbs)
+        pcie = catalog.interconnect(gpu.pcie_interconnect).achieved_gbs
+        pace = offload.decode_pace(p, placed, memory, pcie)
         band = band_text(pace.low, pace.high, digits=1)
         still = f"; the {left:.0f} GB left on the GPU still exceed its {usable:.0f} GB usable" if left > usable else ""
         yield Finding(
@@ -60,12 +68,8 @@ def offload_pace(facts, predictions):
             evidence=[
                 Evidence("prediction:offload", f"decode rate, {placed.words}, batch 1", None, round(pace.expected, 2),
                          "tok/s"),
-                Evidence("prediction:offload", f"per token: {placed.cpu_gb:.2f} GB read by the CPU "
-                         f"({pace.cpu_ms:.0f} ms), {placed.pcie_gb:.2f} GB over PCIe ({pace.pcie_ms:.0f} ms), "
-                         f"the GPU's share {pace.gpu_ms:.0f} ms"),
-                *offload.host_memory_ev(memory),
-                Evidence("prediction:expected", f"all in VRAM ({p.engine} profile, {gpu.key})", None,
-                         round(pace.vram_tok_s, 1), "tok/s"),
+                *offload.evidence([pace], p, gpu.key),
+                *_prompt_lines(p, placed, pcie),
                 Evidence("prediction:roofline", "weights left on the GPU", round(left, 1), round(usable, 1), "GB"),
             ],
             fix="For more speed keep fewer bytes off the GPU (a smaller quantisation, more or larger GPUs) or give "

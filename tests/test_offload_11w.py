@@ -5,35 +5,17 @@ host bandwidth shares come from CPU-only runs in rules/catalog/host_memory.toml)
 way people describe an offload, with paraphrases, other engines' wording and negations, none copied from a corpus case.
 """
 
-import statistics
-from pathlib import Path
-
 import pytest
-import tomllib
 
+from benchmarks import offload_accuracy
 from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Note
-from rules import catalog, claims, offload, roofline
+from rules import catalog, claims, offload
 from rules.engine import evaluate, ticket_verdict
 
-ROWS = tomllib.loads((Path(__file__).parent / "data" / "offload_rows.toml").read_text())["row"]
-
-
-def _prediction(model: str, gpu: str, gguf: str):
-    t = catalog.gguf_type(gguf)
-    return roofline.predict_any_build(catalog.models()[model], catalog.resolve_gpu(gpu), roofline.Layout(tp=1, pp=1),
-                                      batch=1, prompt=512, output=None, engine=catalog.engine("llamacpp"),
-                                      dtype=t.dtype, quant_group=gguf, gpus_per_node=8, build_stated=False,
-                                      releases=(), release_note="")
-
-
-def _pace(row: dict) -> offload.OffloadPace:
-    p = _prediction(row["model"], row["gpu"], row["gguf"])
-    model = catalog.models()[row["model"]]
-    placed = offload.experts_on_cpu(p) if row["placement"] == "experts" else \
-        offload.layers_on_cpu(p, row["on_gpu"], model.layers)
-    host = offload.host_memory(row["cpu"], row.get("mts"), row.get("channels"), row.get("sockets"))
-    return offload.decode_pace(p, placed, host, 31.5)
+ROWS = offload_accuracy.rows()
+_prediction = offload_accuracy.prediction
+_pace = offload_accuracy.pace
 
 
 # ------------------------------------------------------------------------------------------- host memory (data)
@@ -112,21 +94,80 @@ def test_weights_streamed_over_pcie_cost_their_copy_time():
 
 
 def test_published_offload_rates_sit_in_the_band_and_near_the_expected_figure():
-    """Fit rows were read while writing the model, validation rows (every third) only after it was fixed; the errors
-    at that point: fit median 24 %, validation +11 %, -54 %, -2 %. Two rows fall outside their band: a reporter's
-    2.3 tok/s on eight DDR4 channels shared by two EPYC 7C13 (the thread suspects the half-populated memory) and a
-    llama-server figure above what ten CPU layers on dual-channel DDR5 allow. The share's centre then leaned on an
-    Intel MLC copy reading of one of these rows' own box (ktransformers#587, no decode); without it, each machine
-    counted once, the centre is 58 % (was 50 %) and the median error over all rows 36 % (was 21 %; fit 39 %,
-    validation 24 %, max 49 %): a rate no longer helped by a test row's own machine."""
-    errors, inside = [], 0
-    for row in ROWS:
-        pace = _pace(row)
-        errors.append(abs(pace.expected / row["tok_s"] - 1))
-        inside += pace.low <= row["tok_s"] <= pace.high
-    assert len(ROWS) >= 8 and {r["split"] for r in ROWS} == {"fit", "validation"}
-    assert statistics.median(errors) < 0.4
-    assert inside >= len(ROWS) - 2
+    """Fit rows were read while writing the model, validation rows (every third, by collection order) only after it was
+    fixed. Since the shares part dense layers from routed experts, each fitted on the fit rows (host_memory.toml
+    [[achieved]], scripts/fit_offload.py): fit median |error| 3 %, validation 15 % (were 39 % and 24 %). The rows off
+    the mark: a reporter's 2.3 tok/s on eight DDR4 channels shared by two EPYC 7C13 (the thread suspects the
+    half-populated memory), a llama-server figure above what ten CPU layers on dual-channel DDR5 allow, and one EPYC
+    9654 rate just above the experts' fastest share."""
+    results = offload_accuracy.evaluate(ROWS)
+    assert len(ROWS) >= 15 and {r["split"] for r in ROWS} == {"fit", "validation"}
+    for split, median_at_most in (("fit", 0.10), ("validation", 0.25)):
+        part = offload_accuracy.summary([x for x in results if x["row"]["split"] == split])
+        assert part["median_abs"] <= median_at_most, (split, part)
+    assert sum(x["inside"] for x in results) >= len(ROWS) - 3
+
+
+def test_what_the_cpu_reads_sets_its_share():
+    """Routed experts read at a lower share of host bandwidth than whole dense layers (host_memory.toml [[achieved]]):
+    the same GB on the same host take longer as experts."""
+    dense, experts = offload.achieved_share("dense"), offload.achieved_share("experts")
+    assert experts[1] < dense[1] and experts[2] < dense[1]
+    moe = _prediction("qwen3-30b-a3b", "RTX 2080", "Q4_K_M")
+    assert offload.layers_on_cpu(moe, 24, 48).reads == "experts"  # an MoE's CPU layers hold its experts
+    assert offload.layers_on_cpu(_prediction("qwen3-14b", "RTX 2080", "Q4_K_M"), 24, 40).reads == "dense"
+
+
+def test_n_cpu_moe_counts_the_first_layers_and_skips_the_dense_ones():
+    """llama.cpp --n-cpu-moe N keeps the MoE weights of the first N layers on the CPU; DeepSeek's first three layers
+    are dense and hold no experts."""
+    p = _prediction("deepseek-v3", "RTX 4090", "Q4_K_M")
+    every, three, ten = offload.experts_on_cpu(p), offload.experts_on_cpu(p, 3), offload.experts_on_cpu(p, 10)
+    assert three.cpu_gb == 0
+    assert ten.cpu_gb == pytest.approx(every.cpu_gb * 7 / 58)
+    assert "7 of 58 MoE layers" in ten.words
+
+
+def test_the_fitted_shares_in_the_data_file_are_what_the_fit_rows_give():
+    """host_memory.toml's hybrid [[achieved]] rows are scripts/fit_offload.py's output on the fit rows (within 5 %:
+    rerun the script when the predictor's GPU figures move); no validation row is among them."""
+    from scripts.fit_offload import achieved
+
+    hybrid = [r for r in offload._table()["achieved"] if r["what"].startswith("hybrid")]
+    fitted = [r for r in ROWS if r["split"] == "fit"]
+    assert len(hybrid) == len(fitted)
+    for row, listed in zip(fitted, hybrid):
+        a = achieved(row)
+        assert listed["source"] == row["source"] and f": {row['tok_s']:g} tok/s" in listed["what"]
+        assert listed["achieved_gbs"] == pytest.approx(a["achieved_gbs"], rel=0.05) and listed["reads"] == a["reads"]
+
+
+def test_a_prompt_copies_the_host_resident_weights_once_per_micro_batch():
+    """llama.cpp computes a batch of 32+ tokens on the GPU, copying the weights kept in host memory for each
+    micro-batch of 512 (ggml-cuda.cu's offload_op threshold, the server README's ubatch default): twice the
+    micro-batches, twice the copy; a prompt shorter than 32 tokens stays on the CPU; an MoE layer copies every expert,
+    not only a token's."""
+    p = _prediction("llama-3-70b", "RTX 4090", "Q4_K_M")
+    placed = offload.layers_on_cpu(p, 40, 80)
+    one, two = offload.prompt_pace(p, placed, 24.5, 512), offload.prompt_pace(p, placed, 24.5, 1024)
+    assert one.batches == 1 and two.batches == 2
+    assert two.copy_ms == pytest.approx(2 * one.copy_ms) == pytest.approx(2 * placed.resident_gb / 24.5 * 1e3)
+    assert offload.prompt_pace(p, placed, 24.5, 31) is None
+    assert offload.prompt_pace(p, offload.layers_on_cpu(p, 80, 80), 24.5, 512) is None  # nothing in host memory
+    experts = offload.experts_on_cpu(_prediction("deepseek-v3", "RTX 4090", "Q4_K_M"))
+    assert experts.resident_gb == pytest.approx(experts.cpu_gb * 256 / 8)
+
+
+def test_predict_prices_the_prompt_of_an_offloaded_model():
+    """More layers in host memory, more to copy for each micro-batch: a slower prompt, priced in predict's evidence."""
+    def prompt_rate(cpu_layers: str) -> float:
+        f = _offload_finding("--model", "llama-3-70b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", "--cpu-layers",
+                             cpu_layers, "--host", "Ryzen 9 7950X")
+        (line,) = [e for e in f["evidence"] if "micro-batches" in e["detail"]]
+        assert "over PCIe" in line["detail"]
+        return line["expected"]
+
+    assert prompt_rate("60") < prompt_rate("20")
 
 
 # ------------------------------------------------------------------------------------------- what the text says
@@ -159,6 +200,17 @@ def test_vllm_cpu_offload_reads_as_gigabytes_over_pcie(text):
 def test_experts_on_the_cpu_paraphrased_negated_and_asked(text, negated, guess):
     found = [c for c in _offload(text) if c.data["form"] == "experts"]
     assert found and found[0].negated == negated and found[0].guess == guess
+
+
+@pytest.mark.parametrize("text, first", [
+    ("llama-server -m gpt-oss-120b-mxfp4.gguf -ngl 99 --n-cpu-moe 30 -c 16384", 30),
+    ("./llama-cli -ngl 999 -ncmoe=20 -m qwen3-235b.gguf", 20),
+    ("llama-server -ngl 99 --cpu-moe --jinja", None),
+    ("llama-server -ngl 99 -cmoe", None),
+])
+def test_n_cpu_moe_reads_how_many_layers_keep_their_experts_on_the_cpu(text, first):
+    (c,) = [c for c in _offload(text) if c.data["form"] == "experts"]
+    assert c.data.get("first_layers") == first and not c.negated and not c.guess
 
 
 def test_accelerates_offload_warning_is_read():
@@ -223,6 +275,15 @@ def test_a_rate_far_below_the_band_is_the_host_side(tmp_path):
     assert f.category == "host_bound" and "below" in f.title
 
 
+def test_a_ticket_prices_only_the_layers_n_cpu_moe_names(tmp_path):
+    """--n-cpu-moe 30 on a 36-layer gpt-oss-120b: the ticket reads the experts of 30 layers from host memory, as
+    predict would, not all 36."""
+    _, found = _verdict(tmp_path, "gpt-oss-120b (MXFP4 GGUF) on one RTX 4090 with llama-server -ngl 99 --n-cpu-moe 30. "
+                                  "CPU is a Ryzen 9 7950X with DDR5-6000. I get 9 tok/s, is that normal?")
+    f = found["ticket.offload_rate"]
+    assert "in 30 of 36 MoE layers" in f.title
+
+
 def test_every_layer_on_the_gpu_is_no_offload(tmp_path):
     _, found = _verdict(tmp_path, "llama.cpp says offloaded 33/33 layers to GPU. Llama-3-8B Q4_K_M on an RTX 3060, "
                                   "Ryzen 5 5600X. I get 55 tok/s, is that normal?")
@@ -268,9 +329,24 @@ def test_predict_more_cpu_layers_is_slower_and_the_copy_offload_is_priced_over_p
     assert "over PCIe" in f["evidence"][1]["detail"] and "assumed" in f["evidence"][2]["detail"]
 
 
+def test_predict_n_cpu_moe_prices_only_the_first_layers_experts():
+    """--n-cpu-moe N (llama.cpp): fewer layers' experts on the CPU, a faster token than all of them (--experts-on-cpu);
+    a model with more layers than N keeps the rest on the GPU."""
+    def expected(*args):
+        f = _offload_finding("--model", "qwen3-30b-a3b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", "--host",
+                             "Ryzen 9 7950X", *args)
+        return f["evidence"][0]["expected"], f["title"]
+
+    some, title = expected("--n-cpu-moe", "24")
+    every, _ = expected("--experts-on-cpu")
+    assert some > every and "in 24 of 48 MoE layers" in title
+
+
 @pytest.mark.parametrize("args", [
     ("--cpu-layers", "90"),  # more than the model has
     ("--experts-on-cpu",),  # a dense model
+    ("--n-cpu-moe", "20"),  # a dense model too
+    ("--experts-on-cpu", "--n-cpu-moe", "20"),  # two placements
     ("--cpu-layers", "4", "--cpu-offload-gb", "3"),  # two placements
     ("--host", "Commodore 64", "--cpu-layers", "4"),  # a CPU the data file does not know, no channels given
     ("--host-mts", "4800",),  # a host with no offload

@@ -78,6 +78,8 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
               "(llama.cpp / Ollama: the layers -ngl leaves out); judged at TP1 batch 1.")
 @click.option("--experts-on-cpu", is_flag=True, help="MoE routed experts computed on the CPU (KTransformers, "
               "llama.cpp --cpu-moe); attention and shared experts on the GPU.")
+@click.option("--n-cpu-moe", type=click.IntRange(1), help="The MoE weights of the first N layers computed on the CPU "
+              "(llama.cpp --n-cpu-moe N); the other layers' experts on the GPU.")
 @click.option("--cpu-offload-gb", type=FiniteFloat(0, 10**5, low_open=True),
               help="GiB of weights kept in host memory and copied to the GPU every step (vLLM --cpu-offload-gb).")
 @click.option("--host", "host_cpu", help="The host's CPU for an offload (EPYC 9654, Xeon Gold 6454S, Ryzen 9 7950X) "
@@ -88,7 +90,7 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
             interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu,
-            cpu_layers, experts_on_cpu, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets):
+            cpu_layers, experts_on_cpu, n_cpu_moe, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -121,15 +123,15 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         if key:
             catalog.interconnect(key)  # fail early, with closest names
     offload = offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host_cpu, host_mts, host_channels,
-                              sockets)
+                              sockets, n_cpu_moe)
     layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"), eng)
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
                                  param_hint="--tp")
     batches = int_list(batch_text, "--batch", MAX_BATCH)
     if offload and not (1 in batches and any(lay.tp == 1 and lay.pp == 1 for lay in layouts)):
-        raise InputError("an offload (--cpu-layers, --experts-on-cpu, --cpu-offload-gb) is judged for one stream on "
-                         "one GPU: include --tp 1, --pp 1 and --batch 1")
+        raise InputError("an offload (--cpu-layers, --experts-on-cpu, --n-cpu-moe, --cpu-offload-gb) is judged for one "
+                         "stream on one GPU: include --tp 1, --pp 1 and --batch 1")
     rows = []
     for batch in batches:
         for layout in layouts:
@@ -183,20 +185,21 @@ def _layouts(gpus, tps, pps, dps, eng):
     return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
 
 
-def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts, channels, sockets) -> dict | None:
+def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts, channels, sockets,
+                    n_cpu_moe=None) -> dict | None:
     """The weights asked to stay off the GPU and the host they run from, checked against the model and the CPU
     families rules/catalog/host_memory.toml knows; None when no offload was asked."""
     from diagnose.errors import InputError
     from rules import offload
 
     placements = [name for name, v in (("--cpu-layers", cpu_layers), ("--experts-on-cpu", experts_on_cpu),
-                                       ("--cpu-offload-gb", cpu_offload_gb)) if v]
+                                       ("--n-cpu-moe", n_cpu_moe), ("--cpu-offload-gb", cpu_offload_gb)) if v]
     if len(placements) > 1:
         raise InputError(f"{' and '.join(placements)} both place weights off the GPU: give one")
     if not placements:
         if host or mts or channels or sockets:
             raise InputError("--host, --host-mts, --host-channels and --sockets describe an offload: add --cpu-layers, "
-                             "--experts-on-cpu or --cpu-offload-gb")
+                             "--experts-on-cpu, --n-cpu-moe or --cpu-offload-gb")
         return None
     if cpu_offload_gb and (host or mts or channels or sockets):
         raise InputError("--host, --host-mts, --host-channels and --sockets describe the CPU's memory, which "
@@ -206,12 +209,16 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
                          f"{offload.max_channels()} memory channels a socket")
     if cpu_layers and cpu_layers > model.layers:
         raise InputError(f"--cpu-layers {cpu_layers}: {model.name} has {model.layers} layers")
-    if experts_on_cpu and not model.is_moe:
-        raise InputError(f"--experts-on-cpu: {model.name} is a dense model, it has no experts")
+    if (experts_on_cpu or n_cpu_moe) and not model.is_moe:
+        flag = "--experts-on-cpu" if experts_on_cpu else "--n-cpu-moe"
+        raise InputError(f"{flag}: {model.name} is a dense model, it has no experts")
+    if n_cpu_moe and n_cpu_moe > model.layers:
+        raise InputError(f"--n-cpu-moe {n_cpu_moe}: {model.name} has {model.layers} layers")
     if host and not channels and offload.cpu_family(host) is None:
         raise InputError(f"--host {host!r}: no CPU family in rules/catalog/host_memory.toml matches it; "
                          "give --host-channels (and --host-mts)")
-    return {"cpu_layers": cpu_layers, "experts_on_cpu": experts_on_cpu, "cpu_offload_gb": cpu_offload_gb,
+    return {"cpu_layers": cpu_layers, "experts_on_cpu": experts_on_cpu, "n_cpu_moe": n_cpu_moe,
+            "cpu_offload_gb": cpu_offload_gb,
             "host": host, "host_mts": mts, "host_channels": channels, "sockets": sockets}
 
 

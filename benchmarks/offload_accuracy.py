@@ -1,0 +1,90 @@
+"""How close rules/offload.py's expected decode rate comes to published rates of models run partly from host memory.
+
+Every row of tests/data/offload_rows.toml (a source's CPU, memory, GPU, model, GGUF type and placement, and the rate it
+states) is priced the way `diagnose predict` and `diagnose ticket` price it. Error = expected / measured - 1, so a
+negative error is a model slower than reality. Printed for the `fit` rows and the `validation` rows apart: median and
+max |error|, and how many measured rates sit inside the band.
+
+    python benchmarks/offload_accuracy.py [--rows]     # --rows: every row, worst first
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from rules import catalog, offload, roofline  # noqa: E402
+
+ROWS = REPO / "tests" / "data" / "offload_rows.toml"
+
+
+def rows() -> list[dict]:
+    return tomllib.loads(ROWS.read_text())["row"]
+
+
+def prediction(model: str, gpu: str, gguf: str):
+    """The all-in-VRAM llama.cpp prediction for one stream on one GPU (what the offload model scales)."""
+    t = catalog.gguf_type(gguf)
+    return roofline.predict_any_build(catalog.models()[model], catalog.resolve_gpu(gpu), roofline.Layout(tp=1, pp=1),
+                                      batch=1, prompt=512, output=None, engine=catalog.engine("llamacpp"),
+                                      dtype=t.dtype, quant_group=gguf, gpus_per_node=8, build_stated=False,
+                                      releases=(), release_note="")
+
+
+def pace(row: dict) -> offload.OffloadPace:
+    """The row's placement priced on its host, over the GPU's own PCIe link as interconnects.toml measures it."""
+    gpu = catalog.resolve_gpu(row["gpu"])
+    p = prediction(row["model"], row["gpu"], row["gguf"])
+    model = catalog.models()[row["model"]]
+    if row["placement"] == "experts":
+        placed = offload.experts_on_cpu(p, row.get("moe_layers_on_cpu"))
+    else:
+        placed = offload.layers_on_cpu(p, row["on_gpu"], model.layers)
+    host = offload.host_memory(row["cpu"], row.get("mts"), row.get("channels"), row.get("sockets"),
+                               row.get("ddr"))
+    return offload.decode_pace(p, placed, host, catalog.interconnect(gpu.pcie_interconnect).achieved_gbs)
+
+
+def evaluate(selected: list[dict]) -> list[dict]:
+    out = []
+    for row in selected:
+        x = pace(row)
+        out.append({"row": row, "err": x.expected / row["tok_s"] - 1, "inside": x.low <= row["tok_s"] <= x.high,
+                    "pace": x})
+    return out
+
+
+def summary(results: list[dict]) -> dict:
+    errs = [abs(x["err"]) for x in results]
+    return {"n": len(errs), "median_abs": statistics.median(errs), "max_abs": max(errs),
+            "inside": sum(x["inside"] for x in results)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", action="store_true", help="print every row, worst first")
+    args = ap.parse_args(argv)
+    results = evaluate(rows())
+    for split in ("fit", "validation"):
+        part = [x for x in results if x["row"]["split"] == split]
+        s = summary(part)
+        print(f"{split:<10} {s['n']:>3} rows  median |error| {s['median_abs']:.0%}  max {s['max_abs']:.0%}  "
+              f"inside band {s['inside']}/{s['n']}")
+    if args.rows:
+        for x in sorted(results, key=lambda x: -abs(x["err"])):
+            r, p = x["row"], x["pace"]
+            print(f"{x['err']:+7.0%}  {r['split'][:3]}  measured {r['tok_s']:>6.2f}  expected {p.expected:>6.2f} "
+                  f"(band {p.low:.1f}-{p.high:.1f})  {r['model']} {r['gguf']} on {r['gpu']}, {r['cpu']}: "
+                  f"{p.placement.words}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
