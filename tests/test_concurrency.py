@@ -72,7 +72,10 @@ def test_server_slots_in_launch_lines(line, expected):
 
 
 @pytest.mark.parametrize("line, concurrency, extra", [
-    # genai-perf's own README example form, https://github.com/triton-inference-server/perf_analyzer
+    # written here with the flags as the tools' docs name them: genai-perf --concurrency
+    # (https://github.com/triton-inference-server/perf_analyzer, genai-perf README), llmperf --num-concurrent-requests
+    # (https://github.com/ray-project/llmperf), TGI --max-concurrent-requests
+    # (https://huggingface.co/docs/text-generation-inference/reference/launcher)
     ("genai-perf profile -m gpt2 --service-kind openai --endpoint-type chat --concurrency 16 --streaming", 16, {}),
     ("python token_benchmark_ray.py --model m --num-concurrent-requests 8 --max-num-completed-requests 100", 8, {}),
     ("text-generation-launcher --model-id bigscience/bloom-560m --max-concurrent-requests 64", None,
@@ -127,3 +130,21 @@ def test_a_server_cap_bounds_the_stated_load(tmp_path):
         rate=130, load=" Tested with 8 concurrent requests.\n\n```\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
                        "--max-num-seqs 2\n```"))
     assert "2 requests in flight" in f.evidence[0].detail and "--max-num-seqs 2" in f.evidence[0].detail
+
+
+@pytest.mark.parametrize("command, words", [
+    # --max-concurrency caps what --num-prompts sends: the cap is the load
+    ("vllm bench serve --model m --num-prompts 100 --max-concurrency 4",
+     "4 requests in flight (the concurrency the ticket states)"),
+    # SGLang's one-batch benchmark runs exactly that batch (its docs' form: `--batch 32`), a batch, not a load
+    ("python -m sglang.bench_one_batch --model-path m --batch 4 --input-len 256 --output-len 32", "batch 4"),
+])
+def test_benchmark_settings_as_the_load(tmp_path, command, words):
+    f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(rate=130, load=f"\n\n```\n{command}\n```"))
+    assert words in f.evidence[0].detail
+
+
+def test_prompts_sent_at_a_request_rate_are_no_load(tmp_path):
+    f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(
+        rate=130, load="\n\n```\nvllm bench serve --model m --num-prompts 8 --request-rate 2\n```"))
+    assert "requests in flight" not in f.evidence[0].detail
