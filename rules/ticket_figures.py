@@ -333,7 +333,11 @@ FULL_LOAD_BATCHES = (256, 128, 64, 32)
 # --max-batch-size: https://docs.vllm.ai/en/latest/serving/engine_args.html,
 # https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.html):
 # more requests in flight than that only queue.
-BATCH_CAPS = (("max_num_seqs", "--max-num-seqs"), ("max_batch_size", "--max-batch-size"))
+# So do a server's slots: llama-server -np / --parallel and Ollama's OLLAMA_NUM_PARALLEL (the flag read is kept
+# beside the count: diagnose.artifacts.launch), and TGI's --max-concurrent-requests, past which it refuses requests
+# (https://huggingface.co/docs/text-generation-inference/reference/launcher).
+BATCH_CAPS = (("max_num_seqs", "--max-num-seqs"), ("max_batch_size", "--max-batch-size"), ("parallel", "--parallel"),
+              ("max_concurrent_requests", "--max-concurrent-requests"))
 
 
 def engine_batch_cap(facts: Facts) -> tuple[int, str, str] | None:
@@ -343,8 +347,28 @@ def engine_batch_cap(facts: Facts) -> tuple[int, str, str] | None:
         for key, flag in BATCH_CAPS:
             value = str(w.extra.get(key) or "")
             if value.isdigit() and int(value) > 0:
-                caps.append((int(value), w.source, flag))
+                caps.append((int(value), w.source, str(w.extra.get(f"{key}_flag") or flag)))
     return min(caps, default=None)
+
+
+def stated_load(facts: Facts, m: Measurement) -> tuple[int, str] | None:
+    """(requests decoding together, how it is known) for a figure with no batch of its own where the ticket states a
+    load above one: the figure's own, the ticket's one concurrency, or the prompts a benchmark sent at once (no request
+    rate, no cap: all of them in flight); at most the engine's batch cap. None where none above one is stated."""
+    if m.batch or wfield(facts, "batch")[0]:
+        return None
+    n, how = m.concurrency, "stated with the figure"
+    if not n and (n := one_load(facts)):
+        how = "the concurrency the ticket states"
+    if not n and (sent := sent_at_once(facts, least=2)):
+        n, how = sent[0], f"{sent[0]} prompts sent at once, no request rate or cap"
+    if not n or n < 2:
+        return None
+    cap = engine_batch_cap(facts)
+    if cap and cap[0] < n:
+        return (cap[0], f"{how}; the engine's {cap[2]} {cap[0]} decodes that many together at most") if cap[0] > 1 \
+            else None
+    return n, how
 
 
 def stated_batch(facts: Facts, m: Measurement) -> int | None:
@@ -372,16 +396,17 @@ def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
     return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
 
 
-def sent_at_once(facts: Facts) -> tuple[int, str] | None:
+def sent_at_once(facts: Facts, least: int = max(FULL_LOAD_BATCHES)) -> tuple[int, str] | None:
     """(requests, source) of an offline benchmark that sends all its prompts at once: a prompt count stated with no
     request rate (or rate inf) and no concurrency cap (trtllm-bench throughput; vLLM's benchmarks default to rate
-    inf). At least the largest full-load batch, it keeps the engine's batch full: the rate is a full load's."""
+    inf, https://docs.vllm.ai/en/stable/cli/bench/serve.html). At least the largest full-load batch, it keeps the
+    engine's batch full: the rate is a full load's; `least` asks for fewer."""
     rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
     if rate not in ("inf", "infinity") or wfield(facts, "concurrency")[0]:
         return None
     for w in facts.of(Workload):
         n = str(w.extra.get("num_prompts") or "")
-        if n.isdigit() and int(n) >= max(FULL_LOAD_BATCHES):
+        if n.isdigit() and int(n) >= least:
             return int(n), w.source
     return None
 

@@ -75,6 +75,7 @@ from rules.ticket_figures import (
     layout_words,
     one_gpu_pace,
     split_pace,
+    stated_load,
     training_job,
     unmodelled_layout,
 )
@@ -1100,6 +1101,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
+        load = None if per_step or m.scope == "aggregate" else stated_load(facts, m)
+        judged = _rate_at_load(facts, m, load, p, how, pp) if load else None
+        if judged is not None:
+            yield judged
+            return
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
         band = band_text(low, high, m.value)
@@ -1158,6 +1164,59 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_fix(facts))
         return
+
+
+def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: str, pp: int):
+    """A decode rate stated beside N requests in flight but not said to be one stream's or their total: it is
+    expected between one stream's pace at batch N (the slow edge) and all N streams' output together (the fast
+    edge); a rate one stream's by its source (a llama-server slot) between one stream at N and one stream alone.
+    Only a rate outside that range gives a verdict; the evidence says which reading the rate fits. None where the
+    rate is above one stream's roofline (ticket.batched_rate judges totals) or batch N is not predicted."""
+    n, said_load = load
+    model, gpu = facts.subject.model, facts.subject.gpu
+    pn = predict_layout(facts, p.tp, n, pp=pp, dtype=m.dtype)
+    if m.value > 1.1 * p.decode_tok_s or pn is None or not (pn.valid and pn.fits and pn.decode_tok_s_expected):
+        return None
+    one = pn.decode_tok_s_expected
+    stream_band = (one / pn.band_high, one / pn.band_low)
+    per_stream = m.scope == "per_stream"
+    if per_stream:  # a slot's rate: N slots decoding at most, one alone at the fastest
+        low, high = stream_band[0], p.decode_tok_s_expected / p.band_low
+        reading = "one stream's (its source says so), 1 to {n} decoding together"
+    else:
+        low, high = stream_band[0], n * one / pn.band_low
+        reading = ("one stream's of {n}" if m.value <= stream_band[1] else f"all {n} streams' total"
+                   if m.value >= n * stream_band[0] else "between one stream's and all {n} streams' total")
+    reading = reading.format(n=n)
+    band = band_text(low, high, m.value)
+    at = f"{n} requests in flight ({said_load})"
+    what = (f"decode rate at {layout_words(p)} ({how}), {at}; the figure's scope "
+            + ("is one stream" if per_stream else "is not stated: one stream's or all of them together"))
+    evidence = band_evidence(m, what, "tok/s", one, band, p.decode_tok_s, pn, gpu, facts.subject.model_source, model)
+    evidence[1] = ev("prediction:expected", f"expected range ({pn.engine} profile, {gpu.key}): one stream at batch {n} "
+                     + ("(slow edge) to one stream alone, batch 1" if per_stream else f"(slow edge) to {n} streams' "
+                        f"total (fast edge); one stream's band at batch {n}: {band_text(*stream_band)}"),
+                     expected=band, unit="tok/s")
+    evidence.append(ev(m, "reading the figure fits", reading))
+    if m.value > high:
+        return faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s with {n} requests in flight",
+                                f"{band} tok/s", f"roofline {p.decode_tok_s:.0f} tok/s for one stream", evidence)
+    if m.value >= lowest_normal(low, m):
+        return make("ticket.measured_vs_expected", "expected_physics", "info", 0.55 - assumed_cut(pn),
+                    f"{m.value:g} tok/s is what this model, GPU and layout deliver with {n} requests in flight "
+                    f"(expected {band} tok/s, read as {reading})",
+                    f"With {n} requests decoding together each stream is a little slower than one alone and the "
+                    "total is close to N times one stream's; the figure fits the range those two readings span, "
+                    "so no reading makes it slow.",
+                    evidence, fix="Nothing is broken; state whether the figure is per request or the total, and the "
+                    "concurrency, to judge it within one band.")
+    return make("ticket.measured_vs_expected", *BELOW_BAND.values(),
+                f"{m.value:g} tok/s is below even one stream's pace with {n} requests in flight "
+                f"(expected {band} tok/s)",
+                f"Read as one stream's rate at batch {n} (the slowest reading) the figure is still below the band a "
+                "healthy system with this engine delivers; something beyond physics costs time (host, transport, "
+                "clocks, configuration).",
+                evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(pn)) + beyond_band_fix(facts))
 
 
 def tokens_per_step(facts: Facts, m: Measurement) -> Measurement | None:

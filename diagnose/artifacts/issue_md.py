@@ -1609,6 +1609,14 @@ TIMING_LINES = (
 # ("-np 4", "--parallel 4") or its log ("initializing slots, n_slots = 4"); else the load is unknown, never 1.
 SLOT_TIMING = re.compile(r"\bslot\s+print_timing:\s*id\s+\d+\s*\|\s*task\s+-?\d+|"
                          r"\bprint_timings\b.*\bid_slot\W{0,2}\d", re.I)
+# ... and, while a request decodes, every ~3 s its running count and mean ("slot print_timing: id  3 | task 0 |
+# n_decoded =   1081, tg =  12.93 t/s", later "n_gen =" and a last-3-s rate ", tg_3s = 12.57 t/s" after it;
+# https://github.com/ggml-org/llama.cpp/issues/25121). `tg` is the request's mean since its first token, so its last
+# line is that request's decode rate so far; tg_3s swings (a window of a few tokens) and is not read.
+SLOT_PROGRESS = re.compile(r"\bslot\s+print_timing:\s*id\s+(\d+)\s*\|\s*task\s+(-?\d+)\s*\|\s*"
+                           r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*(\d+(?:\.\d+)?)\s*t/s", re.I)
+SLOT_TASK = re.compile(r"\bslot\s+print_timing:\s*id\s+(\d+)\s*\|\s*task\s+(-?\d+)|"
+                       r"\bid_slot\W{0,2}(\d+)\W+id_task\W{0,2}(-?\d+)")
 SLOT_COUNT = re.compile(r"(?<![\w-])(?:-np|--parallel)(?:\s+|=)(\d{1,4})\b|\bn_slots\s*[=:]\s*(\d{1,4})\b")
 SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-", re.I)
 # llama.cpp's timing block prints one line per phase ("llama_print_timings: load time = ...", "sample time = ... ( 0.03
@@ -1672,9 +1680,14 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         out.append(Workload(where(name, models[0][0]), model=models[0][1]))
     slots = _slot_count(code_lines)
     in_slot = False  # under a llama-server slot header: the timing lines that follow are that slot's
+    task, closed = None, set()  # the slot and task of that header; the tasks whose final timings are pasted
     for i, ln in code_lines:
         in_slot = bool(SLOT_TIMING.search(ln)) or (in_slot and bool(re.search(r"\b(?:eval|total) time\s*=", ln)))
+        if (h := SLOT_TASK.search(ln)) is not None:
+            task = (h.group(1) or h.group(3), h.group(2) or h.group(4))
         load = slots if in_slot else None
+        if in_slot and task and re.search(r"(?<!prompt )\beval time\s*=", ln):
+            closed.add(task)
         if (m := PROMPT_TIMING.search(ln)) is not None:  # the prompt's processing: one request's prefill rate
             out.append(Measurement(where(name, i), "prefill_tok_s", float(m.group(1)), "tok/s", stat="mean",
                                    scope="per_stream", concurrency=load))
@@ -1689,15 +1702,30 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
                                        stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream",
                                        concurrency=load))
                 break
-    return out
+    return out + _slot_progress(code_lines, name, slots, closed)
+
+
+def _slot_progress(code_lines: list[tuple[int, str]], name: str, slots: int | None, closed: set) -> list:
+    """One decode rate per llama-server request whose progress lines (SLOT_PROGRESS) are pasted without its final
+    timings: the last line's running mean, one stream's, at the slots the server runs (else at a load unknown)."""
+    last: dict[tuple, tuple[int, float]] = {}
+    for i, ln in code_lines:
+        if (m := SLOT_PROGRESS.search(ln)) is not None:
+            last[(m.group(1), m.group(2))] = (i, float(m.group(4)))
+    return [Measurement(where(name, i), "decode_tok_s", rate, "tok/s", stat="mean", scope="per_stream",
+                        concurrency=slots)
+            for key, (i, rate) in last.items() if key not in closed]  # (a closed one: its "eval time" is read)
 
 
 def _slot_count(code_lines: list[tuple[int, str]]) -> int | None:
-    """The slots llama-server runs, where its launch ("llama-server ... -np 4", "--parallel 4") or its log
-    ("initializing slots, n_slots = 4") says; one count, else None (mpirun's -np is not a server's)."""
-    found = {int(m.group(1) or m.group(2)) for _, ln in code_lines for m in SLOT_COUNT.finditer(ln)
-             if m.group(2) or SERVER_LAUNCH.search(ln)}
-    return found.pop() if len(found) == 1 else None
+    """The slots llama-server runs, where its log ("initializing slots, n_slots = 4") or else its launch
+    ("llama-server ... -np 4", "--parallel 4") says; one count, else None (mpirun's -np is not a server's)."""
+    found = {(bool(m.group(2)), int(m.group(1) or m.group(2))) for _, ln in code_lines
+             for m in SLOT_COUNT.finditer(ln) if m.group(2) or SERVER_LAUNCH.search(ln)}
+    # the count the server printed is what ran: builds of late 2025 opened 4 slots for "-np 1"
+    # (https://github.com/ggml-org/llama.cpp/issues/17300), and with no -np recent builds pick 4 themselves
+    counts = {n for logged, n in found if logged} or {n for _, n in found}
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False) -> list:

@@ -30,7 +30,11 @@ COMMAND = re.compile(
     r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"mpirun\b|mpiexec\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
-    r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b)"
+    r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b"
+    # llama.cpp's server and the runner Ollama starts (its log: 'starting llama server cmd=".../ollama runner
+    # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
+    r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|(?:[^\s\"'=]*/)?ollama\s+runner\b"
+    r"|text-generation-launcher\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
 # a line that starts with a flag and names at least two of the engine flags read below.
@@ -68,6 +72,13 @@ OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
 PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
+# Ollama's requests decoded together per model (docs/faq.md, "How does Ollama handle concurrent requests?"), set as
+# an environment variable or echoed in its start-up config ('server config env="map[... OLLAMA_NUM_PARALLEL:4 ...]"').
+# Unset or 0, Ollama picks: 1 from 0.1.33, "4 or 1 based on available memory" from 0.2.0
+# (https://github.com/ollama/ollama/pull/4218; a maintainer, https://github.com/ollama/ollama/issues/9246): no count
+# is stated then.
+# ... and the count its scheduler gave the runner it loaded ('msg="finished setting up" ... runner.parallel=1').
+OLLAMA_PARALLEL = re.compile(r"\bOLLAMA_NUM_PARALLEL(?:=[\"']?|:)(\d{1,4})\b|\brunner\.parallel=(\d{1,4})\b")
 NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VISIBLE_DEVICES$|"
                         r"CUDA_DEVICE_MAX_CONNECTIONS$|UCX_|GLOO_SOCKET_IFNAME$|OMPI_MCA_)")
 
@@ -81,7 +92,11 @@ FLAGS = {
     "dtype": ("dtype",),
     "kv_dtype": ("kv-cache-dtype",),
     "max_model_len": ("max-model-len", "context-length", "max-seq-len", "max-seqlen"),
-    "concurrency": ("max-concurrency",),
+    # requests a load generator keeps in flight: vLLM / SGLang bench_serving --max-concurrency, trtllm-bench and
+    # genai-perf --concurrency, llmperf --num-concurrent-requests
+    # (https://docs.vllm.ai/en/stable/cli/bench/serve.html, https://docs.nvidia.com/deeplearning/triton-inference-server/
+    # user-guide/docs/perf_analyzer/genai-perf/README.html, https://github.com/ray-project/llmperf)
+    "concurrency": ("max-concurrency", "concurrency", "num-concurrent-requests"),
     "batch": ("batch-size", "batch"),
     "prompt_len": ("input-len", "random-input-len", "sharegpt-output-len-unused"),
     "output_len": ("output-len", "random-output-len"),
@@ -91,7 +106,7 @@ EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-uti
                "distributed-executor-backend", "enable-dp-attention", "enable-expert-parallel", "attention-backend",
                "nproc-per-node", "nnodes",
                "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
-               "disable-custom-all-reduce", "enable-chunked-prefill")
+               "disable-custom-all-reduce", "enable-chunked-prefill", "max-concurrent-requests")
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
 # docker / mpirun options that take a value as the next token
@@ -111,6 +126,7 @@ def detect(text: str) -> float:
     if any(_engine_args(line) for line in head.splitlines()[:200]):
         total += 0.6
     if (any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head)
+            or OLLAMA_PARALLEL.search(head)
             or any(NCCL_NAMES.match(m.group("name")) for m in YAML_NAME.finditer(head))):
         total += 0.6
     return min(1.0, total)
@@ -215,7 +231,7 @@ def _takes_value(norm: str) -> bool:
         "enable-dp-attention", "trust-remote-code", "enable-expert-parallel"}
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
-                                     "nnodes", "tokenizer", "revision", "seed"}
+                                     "nnodes", "tokenizer", "revision", "seed", "parallel"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
@@ -233,8 +249,16 @@ def _framework(command: str, positional: list[str]) -> str | None:
     return None
 
 
+# llama.cpp's server and the runner Ollama starts with it: their own flags (-b is the prompt's chunk, not a decode
+# batch), of which only the slot count is read here.
+LLAMA_SERVER = re.compile(r"^(?:\S*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|^(?:\S*/)?ollama\s+runner\b")
+
+
 def _command(command: str, src: str) -> list:
     tokens = _tokens(command)
+    if LLAMA_SERVER.match(command):
+        tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
+        return _server_slots(_flags(tokens[1:])[0], src)
     flags, positional = _flags(tokens[1:])
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
@@ -252,6 +276,14 @@ def _command(command: str, src: str) -> list:
     out: list = [w] if _says_something(w) else []
     out.extend(_docker_host(command, flags, src))
     return out
+
+
+def _server_slots(flags: dict, src: str) -> list:
+    """llama-server's slots, `-np N` / `--parallel N` (the sequences it decodes together, each with its share of the
+    context; https://github.com/ggml-org/llama.cpp/tree/master/tools/server). A count below 1 asks the server to pick
+    one (recent builds' default, -1): no count is stated."""
+    n = to_int(flags.get("np") or flags.get("parallel"))
+    return [Workload(src, extra={"parallel": n, "parallel_flag": "--parallel"})] if n and n >= 1 else []
 
 
 def _apply_flags(w: Workload, flags: dict) -> None:
@@ -364,6 +396,10 @@ def _assignments(line: str, src: str) -> list:
     found = [(m.group("name"), m.group("value")) for m in ASSIGN.finditer(line)
              if not setting_off(line, m.start("name"), m.end())]
     found += [(m.group("name"), m.group("value")) for m in PY_ENVIRON.finditer(line)]
+    said = next((m for m in OLLAMA_PARALLEL.finditer(line) if not setting_off(line, m.start(), m.end())), None)
+    if said and int(said.group(1) or said.group(2)) >= 1:
+        flag = "OLLAMA_NUM_PARALLEL" if said.group(1) else "runner.parallel"
+        out.append(Workload(src, extra={"parallel": int(said.group(1) or said.group(2)), "parallel_flag": flag}))
     for var, value in found:
         if NCCL_NAMES.match(var):
             out.append(NcclSetting(src, var, value.strip("'\"")))
