@@ -1618,8 +1618,8 @@ def _physics_decides(facts: Facts, said):
     return make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                 f"Physics decides this layout: TP={large} is expected only x{gain:.2f} as fast as TP={small} "
                 "for this model on these GPUs",
-                f"The ticket gives no figure, but its model, GPUs and layout are enough: the predictor (its "
-                f"expected rates below) gives one stream at TP={large} x{gain:.2f} the rate at TP={small}. Each GPU "
+                f"No measured figure is needed: the model, GPUs and layout decide it. The predictor (its expected "
+                f"rates below) gives TP={large} x{gain:.2f} the decode rate of TP={small}. Each GPU "
                 "reads a smaller share of the weights per token, but the two all-reduces per layer and the fixed "
                 "per-step costs do not shrink with the GPU count, and here they eat the gain.",
                 evidence, fix=f"Nothing is broken by this alone; run one replica per {small} GPU"
