@@ -18,7 +18,7 @@ from diagnose.evidence import Facts, Note, Workload
 from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
-from rules.expectations import band_text
+from rules.expectations import band_text, lowest_normal
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
@@ -37,7 +37,7 @@ from rules.ticket_figures import (
     training_job,
     unmodelled_layout,
 )
-from rules.workload import predict_layout, quantised_stream
+from rules.workload import predict_layout, quantised_stream, weights_span
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
@@ -135,6 +135,50 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                "The larger layout gains less than a healthy system with this engine does; something beyond the "
                "all-reduces and fixed step costs takes time there (transport, host, clocks, configuration).",
                evidence, fix=beyond_band_fix(facts))
+
+
+# A layout physics already decides: the predictor's speed-up from the fewest GPUs that hold the model to the ticket's
+# layout, one stream, is at most this: the all-reduces and fixed step costs eat what the smaller weight share per GPU
+# gains (a small model, PCIe, boards that stage collectives through host memory), so "more GPUs are not faster" is
+# the answer before any figure is measured.
+SMALL_GAIN = 1.3
+
+
+def layout_gain(facts: Facts):
+    """(smaller TP, larger TP, the predicted speed-up, [evidence]) for a ticket that names its model, GPU and a layout
+    of several GPUs but no figure to compare: one stream (or the stated batch) at the fewest GPUs of 1, 2, 4 ... that
+    hold the model, against its TP (or every GPU named), on the fabric the catalog gives the board. None where either
+    layout cannot be priced, the engine splits layers rather than tensors, or the layout is not one the predictor
+    models."""
+    model, gpu = facts.subject.model, facts.subject.gpu
+    large = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0)  # (ticket_rules._gpus)
+    if model is None or gpu is None or not large or large < 2 or unmodelled_layout(facts) or training_job(facts):
+        return None
+    if claims.find(facts, "layer_split") or layer_split_engine(facts):
+        return None  # a layer split gains nothing by design: ticket.symptom_prior says so without a prediction
+    batch = wfield(facts, "batch")[0] or 1
+    p_large = predict_layout(facts, large, batch)
+    if p_large is None or not (p_large.valid and p_large.fits and p_large.decode_tok_s_expected):
+        return None
+    small, p_small = 1, None
+    while small < large:
+        p_small = predict_layout(facts, small, batch, dtype=p_large.dtype)  # one set of weights on both layouts
+        if p_small is not None and p_small.valid and p_small.fits and p_small.decode_tok_s_expected:
+            break
+        small *= 2
+    if small >= large or p_small is None:
+        return None  # only the ticket's own layout holds the model: nothing to compare it with
+    gain = p_large.decode_tok_s_expected / p_small.decode_tok_s_expected
+    at = f"batch {batch}" + ("" if wfield(facts, "batch")[0] else " (assumed: one request)")
+    evidence = [ev("prediction:expected", f"expected decode rate at TP={n}, {at} ({p.engine} profile, {gpu.key})",
+                   expected=round(p.decode_tok_s_expected, 1), unit="tok/s") for n, p in ((small, p_small),
+                                                                                       (large, p_large))]
+    evidence += [ev("prediction:expected", f"expected speed-up TP={small} -> TP={large} (ideal x{large // small})",
+                    expected=round(gain, 2), unit="x"),
+                 ev("prediction:expected", f"all-reduce share of the TP={large} decode step",
+                    expected=f"{p_large.allreduce_share_expected:.0%}"),
+                 ev(facts.subject.model_source, "model", model.key)]
+    return small, large, gain, evidence
 
 
 @rule("ticket.ttft_vs_expected", "expected_physics", "other")
@@ -389,6 +433,10 @@ def figure_unjudged(facts: Facts, predictions=None):
         tp, pp, how = assumed_layout(facts, m, m.batch or 1)
         p = predict_layout(facts, tp, m.batch or 1, pp=pp)
         above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
+        faster = p is not None and p.valid and m.value > p.decode_tok_s * 1.1  # than 16-bit weights, fitted or not
+        span = weights_span(facts, m, tp, pp) if faster else None
+        if span and lowest_normal(span[0], m) <= m.value <= span[1]:
+            return  # inside the band over the widths the run may have streamed: ticket.measured_vs_expected says so
         if above and quantised_stream(facts, tp, m.value):
             yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
                        "allow one stream", f"At {layout_words(p)} ({how}) one stream of the checkpoint's "

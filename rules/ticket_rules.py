@@ -79,6 +79,7 @@ from rules.ticket_figures import (
     training_job,
     unmodelled_layout,
 )
+from rules.ticket_numbers import SMALL_GAIN, layout_gain
 from rules.topology import pcie_gbs
 from rules.workload import (
     GPU_RESIDENT,
@@ -87,6 +88,7 @@ from rules.workload import (
     assumed_weights,
     batch_words,
     predict_layout,
+    weights_span,
 )
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
@@ -1099,6 +1101,12 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if batch_total(facts, m, layout_tp):
             continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
+        if p is not None and p.valid and not p.fits and m.value > p.decode_tok_s * 1.1:
+            # faster than the 16-bit weights could stream even had they fitted: no offload explains it, fewer bytes do
+            spanned = _spanned_weights(facts, m, layout_tp, pp, said, how, p.decode_tok_s, p)
+            if spanned:
+                yield spanned
+                return
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         load = None if per_step or m.scope == "aggregate" else stated_load(facts, m)
@@ -1122,6 +1130,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
                           assumed=defaults_assumed(facts, m, how, p))  # one stream beyond the bound, as scaling says
             return
         if m.value > roofline * 1.1:
+            spanned = _spanned_weights(facts, m, layout_tp, pp, said, how, roofline, p)
+            if spanned:
+                yield spanned
+                return
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value > high:
             yield faster_than_band("ticket.measured_vs_expected", said, f"{band} tok/s",
@@ -1217,6 +1229,40 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                 "healthy system with this engine delivers; something beyond physics costs time (host, transport, "
                 "clocks, configuration).",
                 evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(pn)) + beyond_band_fix(facts))
+
+
+def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, how: str, roofline: float, p):
+    """One stream faster than the checkpoint's 16-bit roofline allows, with no weights stated: judged against the
+    band over the widths the run may have streamed (rules.workload.weights_span), saying which were spanned. Inside
+    it is physics at one of them; outside it, None (which width ran, or a load nobody stated, decides first:
+    ticket.figure_unjudged asks)."""
+    span = weights_span(facts, m, tp, pp)
+    if span is None:
+        return None
+    low, high, priced = span
+    if not lowest_normal(low, m) <= m.value <= high:
+        return None
+    model, gpu = facts.subject.model, facts.subject.gpu
+    band = band_text(low, high, m.value)
+    widths = ", ".join(f"{d} {band_text(q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low)}"
+                       for d, q in priced)
+    at, _ = batch_words(facts, m)
+    evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), {at}", m.value, unit="tok/s"),
+                ev("prediction:roofline", f"roofline of the checkpoint's {p.dtype} weights (the figure is above it, "
+                   "so the run streamed fewer bytes a weight)", m.value, round(roofline, 1), "tok/s"),
+                ev("prediction:expected", f"expected band over the weights spanned (none stated): {widths} tok/s "
+                   f"({priced[0][1].engine} profile, {gpu.key})", expected=band, unit="tok/s"),
+                ev(facts.subject.model_source, "model", model.key)]
+    return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
+                f"{said} is what {model.name} gives one stream on {gpu.name} at 4- to 8-bit weights "
+                f"(expected {band} over the widths spanned)",
+                f"The ticket does not say which weights ran, and {said} is above what the checkpoint's {p.dtype} "
+                f"weights allow one stream ({roofline:.0f} tok/s), so the run streamed quantised weights. Over the "
+                "widths quantised checkpoints come in, 8-bit and 4-bit, a healthy run gives one stream "
+                f"{band} tok/s, and the figure sits inside that: decode streams every weight from memory per token, "
+                "and that bound sets the speed.",
+                evidence, fix="Nothing is broken at either width; which one ran (the model file name or launch line) "
+                "narrows the band, and 4-bit weights are the faster end of it.")
 
 
 def tokens_per_step(facts: Facts, m: Measurement) -> Measurement | None:
@@ -1570,6 +1616,10 @@ def symptom_prior(facts: Facts, predictions=None):
             # modelled'): the answer says it rests on this prior, not on a check of those figures
             option = unmodelled_layout(facts)
             flag = f"--{option.replace('_', '-')}" if option else ""
+            decided = _physics_decides(facts, said)
+            if decided:
+                yield decided
+                return
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics"
                        + (f" (its own figures not judged: {flag} is not modelled)" if option else ""),
@@ -1600,6 +1650,10 @@ def symptom_prior(facts: Facts, predictions=None):
         # (with nothing but the complaint, asking for the artifacts is the answer; a time per step or per reply that
         # no check could set against an expected figure may be any distance from physics, so no prior speaks for it;
         # a loss stated beyond what physics allows is ticket.loss_beyond_physics's, which quiets this prior)
+        decided = _physics_decides(facts, said) if not within_physics(facts) else None
+        if decided:
+            yield decided
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
@@ -1608,6 +1662,30 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _physics_decides(facts: Facts, said):
+    """The answer to a multi-GPU question with no figure where the predictor decides it (ticket_numbers.layout_gain):
+    a layout whose predicted one-stream speed-up is at most SMALL_GAIN gains little by physics, said with the
+    predicted rates. None otherwise, and the prior stands as it was: a prior lowered where the predictor expects the
+    layout to pay cut the confidence of four development answers whose threads did end in physics (at a batch, not
+    one stream) and changed no verdict, so it was dropped."""
+    found = layout_gain(facts)
+    if found is None or found[2] > SMALL_GAIN:
+        return None
+    small, large, gain, evidence = found
+    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')] + evidence
+    return make("ticket.symptom_prior", "expected_physics", "info", 0.55,
+                f"Physics decides this layout: TP={large} is expected only x{gain:.2f} as fast as TP={small} "
+                "for this model on these GPUs",
+                f"No measured figure is needed: the model, GPUs and layout decide it. The predictor (its expected "
+                f"rates below) gives TP={large} x{gain:.2f} the decode rate of TP={small}. Each GPU "
+                "reads a smaller share of the weights per token, but the two all-reduces per layer and the fixed "
+                "per-step costs do not shrink with the GPU count, and here they eat the gain.",
+                evidence, fix=f"Nothing is broken by this alone; run one replica per {small} GPU"
+                f"{'s' if small > 1 else ''} for throughput, and compare a measured rate with "
+                "`diagnose predict` for this model and GPUs"
+                + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
 
 
 def _still_to_attach(facts, why: str) -> str:

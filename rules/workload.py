@@ -522,6 +522,32 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
     return q is not None and q.valid and rate <= margin * q.decode_tok_s
 
 
+# The widths quantised checkpoints are published in, which a run whose weights nobody states may have streamed:
+# 8 bits (LLM.int8, GGUF Q8_0, FP8, 8-bit GPTQ/AWQ/MLC) and 4 bits (GGUF Q4_K_M / Q4_0, AWQ, GPTQ, NF4, MLC q4f16).
+SPANNED_WEIGHTS = ("int8", "int4")
+
+
+def weights_span(facts: Facts, m, tp: int, pp: int = 1):
+    """(low, high, [(dtype, prediction)]): the band one stream gives over every width in SPANNED_WEIGHTS, where the
+    ticket states no weights, no batch or load for the figure, and the figure is above the checkpoint's 16-bit
+    roofline but within reach of 4-bit weights (quantised_stream): the unknown fact answered with the band over its
+    plausible values, not with a question. None where the figure needs no span or a width cannot be priced."""
+    if m.batch or m.concurrency or wfield(facts, "batch")[0] or wfield(facts, "concurrency")[0]:
+        return None  # a load stated: the rate may be a batch's, which the widths alone do not bound
+    if not quantised_stream(facts, tp, m.value, margin=1.1):
+        return None
+    from diagnose.artifacts.text import SIXTEEN_BIT
+
+    if any(SIXTEEN_BIT.search(text) for _, text in claims.texts(facts)):
+        return None  # 16-bit weights said in words: a figure above their bound is a load or a misreading, not a width
+    priced = [(d, predict_layout(facts, tp, 1, pp=pp, dtype=d)) for d in SPANNED_WEIGHTS]
+    if any(p is None or not (p.valid and p.fits and p.decode_tok_s_expected) for _, p in priced):
+        return None
+    low = min(p.decode_tok_s_expected / p.band_high for _, p in priced)
+    high = max(p.decode_tok_s_expected / p.band_low for _, p in priced)
+    return low, high, priced
+
+
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")
 def latency_bound_small_batch(facts: Facts, predictions=None):
     """At batch 1 adding TP GPUs adds per-layer all-reduce latency and shrinks GEMMs; the model
