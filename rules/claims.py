@@ -1117,8 +1117,8 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
 
 # A Chinese yes/no question ("是不是掉卡了？", "是否是CPU瓶颈？", "...吗？"): a cause offered, as _YES_NO.
 # ("有没有办法", "能不能帮忙" ask for a way or for help, not whether the words are so)
-_YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能(?!\s*(?:帮|办法))|有没有(?!\s*(?:办法|方法|人|大佬))|"
-                        r"吗\s*[？?]\s*$|么\s*[？?]\s*$")
+_YES_NO_ZH_WORDS = re.compile(r"是不是|是否|会不会|能不能(?!\s*(?:帮|办法))|有没有(?!\s*(?:办法|方法|人|大佬))")
+_YES_NO_ZH = re.compile(_YES_NO_ZH_WORDS.pattern + r"|吗\s*[？?]\s*$|么\s*[？?]\s*$")
 
 
 # A question of a few words with no question word ("throttling?", "PCIe bottleneck?", "# NCCL bug?"): a cause offered
@@ -1131,6 +1131,28 @@ def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
     return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)
                                                        or _BARE_QUESTION.match(s)))
+
+
+# A question asks about its last clause; a state reported in a clause before it is observed, not offered as a cause:
+# "Two 3090s, P2P is not enabled, could this cost half the speed?", and in Chinese, whose yes/no question closes on a
+# particle, "2张2080Ti 无nvlink 没有开启p2p模式 但两张卡都工作在x16模式下 会有这么大的性能损失吗？". The question
+# must not open the sentence ("Is P2P off, or is it the driver?"), carry a guess word, or ask in Chinese with
+# 是不是/是否/会不会 (those can scope back over the whole sentence); the state must not sit in a condition
+# ("if P2P is off, ..." stays hypothetical through conditional()). A clause ends at a comma, semicolon, colon or
+# dash, or at a space between two Chinese characters (spaced() adds spaces only at CJK/Latin seams); so
+# "没有开启p2p吗？", "p2p没开会影响速度吗？" and "is P2P not enabled?" keep the state inside the question.
+_CLAUSE_END = re.compile(r"[，；：、]|[,;:](?=\s)|\s[-–—]+\s|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+_QUESTION_OPENS = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?(?:why|how|what|which|where|when|who)\b", re.I)
+
+
+def stated_before_question(sentence: str, start: int) -> bool:
+    """Is the text at `start` reported in a clause before the question that closes the sentence, not asked by it?"""
+    s = sentence.rstrip()
+    if not asked(s) or _GUESS.search(s) or _YES_NO.match(s) or _QUESTION_OPENS.match(s) or \
+            _YES_NO_ZH_WORDS.search(s):
+        return False
+    ends = [m.end() for m in _CLAUSE_END.finditer(s)]
+    return bool(ends) and start < ends[-1]
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -1371,8 +1393,23 @@ _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 _CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)
 
 
+# The checklists GitHub issue templates make the reporter tick: the form's words, not an account of the system
+# ("I have searched related issues but cannot get the expected help." is no complaint). The SGLang, LMDeploy and
+# KTransformers bug form (.github/ISSUE_TEMPLATE/1-bug-report.yml), vLLM's ("Make sure you already searched for
+# relevant issues, and asked the chatbot ..."), TabbyAPI's and exllamav2's ("I have looked for similar issues before
+# submitting this one", "I understand that the developers have lives ..."), LLaMA-Factory's ("I have read the above
+# rules and searched the existing issues"), text-generation-webui's ("I have searched the existing issues").
+_TEMPLATE_CHECKLIST = re.compile(
+    r"^[\s>*-]*(?:\[[ xX]\]\s*)?(?:\d+\.\s*)?(?:I have searched (?:related|the existing|existing) issues\b|"
+    r"The bug has not been fixed in the latest version\b|Please note that if the bug-related issue you submitted\b|"
+    r"If the issue you raised is not a bug but a question\b|Please use English, otherwise\b|"
+    r"Make sure you already searched for relevant issues\b|I have looked for similar (?:issues|requests)\b|"
+    r"I understand (?:that )?the developers\b|I have read the above rules\b|To help the community, I will use\b)",
+    re.I)
+
+
 def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s and s.strip()]
+    return [s for s in _SENTENCE.split(text) if s and s.strip() and not _TEMPLATE_CHECKLIST.match(s)]
 
 
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
@@ -1385,8 +1422,9 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
             for m in re.finditer(p, sentence, re.I):
                 if kind == "clock_peers" and not _two_peers(sentence, m):
                     continue
-                guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start())) or \
-                    _asked_if(sentence, m.start())
+                stated = stated_before_question(sentence, m.start())
+                guess = (not stated and (_guessed(sentence) or (kind in MORE_WORDS_K and asked(sentence)))) or \
+                    (kind in MORE_WORDS_K and conditional(sentence[:m.start()])) or _asked_if(sentence, m.start())
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
@@ -2100,7 +2138,13 @@ _REFERENCE = (r"\b(?:" + _PUBLISHED + r"|expect\w*|spec\w*|published|datasheet|r
               r"what (?:\w+\s+){0,3}?(?:should|can|could|is supposed to|are supposed to|would)\b)")
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
-             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
+             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
+             # a server that takes requests and never answers them: a hang seen from the client
+             # (not "never answered more than 20 tok/s": a rate)
+             r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b"
+             r"(?=\s*(?:[.,;:!?)]|$|to\b|at all\b|back\b|anymore\b|and\b|but\b|while\b|once\b|when\b|after\b|since\b))|"
+             r"\bno (?:response|reply|answer) (?:ever )?(?:comes?|came|is|was) (?:back|returned)\b|"
+             r"一直(?:没有|没)(?:响应|返回|回复)"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"

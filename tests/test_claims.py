@@ -342,3 +342,58 @@ def test_graph_flags_turned_on_or_attention_named_eager_are_not_eager_mode():
 def test_a_large_or_fast_collective_is_not_a_small_slow_one():
     assert not affirmed("The all_reduce of 512 MB takes 20 ms.", "small_collective_slow")
     assert not affirmed("Our pipeline-parallel-size 1 run is the baseline.", "pipeline_parallel")
+
+
+# A question asks about its last clause: a state reported in a clause before it is observed (the u13a02 thread's
+# wording, https://github.com/weicj/vLLM-2080Ti-Definitive/issues/138, is not among these: paraphrases in both
+# languages and other boards).
+@pytest.mark.parametrize("text", [
+    "两张3090 没有nvlink 没有开启p2p 但都在x16插槽 会有这么大的速度损失吗？",
+    "我们的4张4090未开启P2P，推理速度只有一半，这正常吗？",
+    "Two 4090s on PCIe, P2P is not enabled, could this explain half the speed?",
+    "Dual A4000 workstation - peer access is not supported - would that cost this much?",
+])
+def test_a_state_reported_before_the_question_is_observed(text):
+    (c,) = claims.find(said(text), "no_p2p")
+    assert not c.guess
+
+
+@pytest.mark.parametrize("text", [
+    "是不是没有开启p2p？",
+    "没有开启P2P吗？",
+    "没开启 P2P 的话会慢吗？",
+    "Is P2P not enabled on these cards?",
+    "Is P2P not enabled, or is it the driver?",
+    "If P2P is not enabled, would decode be slower?",
+    "Maybe P2P is not enabled, could that be it?",
+])
+def test_a_state_inside_the_question_stays_a_guess(text):
+    (c,) = claims.find(said(text), "no_p2p")
+    assert c.guess
+
+
+# The issue forms' checklists (SGLang/LMDeploy "I have searched related issues but cannot get the expected help.",
+# vLLM's "Make sure you already searched ...", TabbyAPI's "I understand that the developers have lives ...") are the
+# form's words: no complaint, no question; the reporter's own lines around them still count.
+@pytest.mark.parametrize("checklist", [
+    "- [x] 1. I have searched related issues but cannot get the expected help.",
+    "- [X] I have searched related issues but cannot get the expected help.",
+    "- [x] Make sure you already searched for relevant issues, and asked the chatbot living at the bottom right "
+    "corner of the documentation page, which can answer lots of frequently asked questions.",
+    "- [X] I understand that the developers have lives and my issue will be answered when possible.",
+])
+def test_an_issue_form_checklist_is_not_the_reporters_complaint(checklist):
+    assert claims.complaint(said(f"### Checklist\n\n{checklist}\n\n### Describe the bug\n\nThe model loads.")) is None
+    assert claims.complaint(said(f"{checklist}\n\nDecode is much slower than expected on two L40S.")) is not None
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("The server receives requests but never responds to them; both GPUs sit at 100%.", "hang"),
+    ("Requests are accepted and no response ever comes back.", "hang"),
+    ("The endpoint never replies once TP=2 is set.", "hang"),
+    ("请求发出去之后一直没有响应，显卡占用100%", "hang"),
+    ("It never responds faster than 2 s per request.", "other"),
+    ("The model never answered more than 20 tok/s on this box.", "other"),
+])
+def test_a_server_that_never_answers_hangs(text, kind):
+    assert claims.symptom(said(text)) == kind
