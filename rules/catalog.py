@@ -427,6 +427,11 @@ class EngineSpec:
     # the builds where a split by layers (pp_eager) gains or loses its CUDA graphs, "build=day" oldest first: before the
     # first it runs the twin, each entry flips that (rules.catalog.split_graphs); () = every build alike
     pp_graphs_flips: tuple[str, ...] = ()
+    # the builds from which a decode layer runs fewer kernels (the CUDA backend fusing ops), "BUILD=day=kernels" oldest
+    # first: from that build on, merged that day, kernels_per_layer is `kernels`; before the first, kernels_per_layer.
+    # BUILD may be a range "LO-HI" where the release that first carried the change is only known to lie in it: a build
+    # stated inside the range is on neither side (rules.catalog.kernel_build); () = every build alike
+    kernel_bands: tuple[str, ...] = ()
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -658,6 +663,13 @@ def _check_links(cat: _Catalog) -> None:
         if not ordered:
             raise InputError(f"{cat.where('engine', e.key)}: field 'pp_graphs_flips' must list 'BUILD=YYYY-MM-DD' "
                              "entries, oldest first")
+        bands = [re.fullmatch(r"(\d+)(?:-(\d+))?=(20\d\d-[01]\d-[0-3]\d)=(\d+)", b) for b in e.kernel_bands]
+        ordered = all(bands) and all(int(b[1]) <= int(b[2] or b[1]) for b in bands) and all(
+            int(a[1]) <= int(b[1]) and int(a[2] or a[1]) <= int(b[2] or b[1]) and a[3] < b[3]
+            for a, b in zip(bands, bands[1:]))
+        if not ordered or any(int(b[4]) < 1 for b in bands):
+            raise InputError(f"{cat.where('engine', e.key)}: field 'kernel_bands' must list 'BUILD=YYYY-MM-DD=KERNELS' "
+                             "entries (BUILD a number or 'LO-HI'), oldest first, each with at least 1 kernel")
         for entry in e.releases:
             if not re.fullmatch(r"\d+\.\d+=\S+", entry) or entry.split("=")[1] not in cat.engine:
                 raise InputError(f"{cat.where('engine', e.key)}: field 'releases' entry '{entry}' is not "
@@ -946,9 +958,23 @@ def mmq_build(found: EngineSpec, builds) -> EngineSpec:
     return found
 
 
+def kernel_build(found: EngineSpec, builds) -> EngineSpec:
+    """`found` with the kernels a decode layer runs in the builds stated (engines.toml kernel_bands): the newest band
+    every stated build is at or after; none stated, the newest builds'; builds straddling a band's first build (two
+    builds, a month spanning its day, a build inside its range) take that band, the newer side."""
+    for entry in reversed(found.kernel_bands):
+        first, day, kernels = entry.split("=")
+        lo, _, hi = first.partition("-")
+        sides = {build_side(found, builds, int(lo), day), build_side(found, builds, int(hi or lo) + 1, day)}
+        if sides != {True}:  # at or after the band's first build, or not decided against it
+            return dataclasses.replace(found, kernels_per_layer=int(kernels))
+    return found
+
+
 def build_profile(found: EngineSpec, builds) -> EngineSpec:
-    """`found` as the builds stated run it: a split by layers (split_build) and a quantised prompt (mmq_build)."""
-    return mmq_build(split_build(found, builds), builds)
+    """`found` as the builds stated run it: a split by layers (split_build), a quantised prompt (mmq_build) and the
+    kernels of a decode layer (kernel_build)."""
+    return kernel_build(mmq_build(split_build(found, builds), builds), builds)
 
 
 def build_decides(found: EngineSpec | None, builds) -> bool:

@@ -382,6 +382,10 @@ def _write_engines(trial: Trial, keys: set, names) -> None:
         for name in names:
             if name in OWN and not getattr(spec, name):
                 continue
+            # a tied twin takes its twin's value of a kernel it never runs (llamacpp-eager: no INT8 tensor-core MMQ);
+            # its table does not set the field, so there is nothing to write
+            if key in TIED and name in OWN and not getattr(catalog.engine(key), name):
+                continue
             # a key with a dot ("vllm-0.14", "trtllm-0.5") is a quoted TOML key
             table = f'engine."{key}"' if "." in key else f"engine.{key}"
             text = _set_value(text, table, name, getattr(spec, name))

@@ -199,6 +199,12 @@ vocab = 128256
          'host_ms_per_request=1\ngrouped_decode_attention=["128x8"]\n', "'grouped_decode_attention' entry '128x8'"),
         ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=7\nlaunch_us=4\nhost_ms_per_step=1\n'
          'host_ms_per_request=1\npp_graphs_flips=["8507=2026-03-24", "5505=2025-05-27"]\n', "'pp_graphs_flips'"),
+        ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=7\nlaunch_us=4\nhost_ms_per_step=1\n'
+         'host_ms_per_request=1\nkernel_bands=["6000=2025-08-01=6", "5000=2025-07-01=5"]\n', "'kernel_bands'"),
+        ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=7\nlaunch_us=4\nhost_ms_per_step=1\n'
+         'host_ms_per_request=1\nkernel_bands=["5100-5000=2025-07-01=5"]\n', "'kernel_bands'"),
+        ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=7\nlaunch_us=4\nhost_ms_per_step=1\n'
+         'host_ms_per_request=1\nkernel_bands=["5000=2025-07-01"]\n', "'kernel_bands'"),
     ],
 )
 def test_malformed_catalog_names_file_and_field(tmp_path, text, field):

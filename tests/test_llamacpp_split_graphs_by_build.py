@@ -65,9 +65,11 @@ def test_a_split_row_is_predicted_as_its_build_ran_it():
     assert unstated.low == pytest.approx(eager.low)
     # the published rate of the b2824 build is healthy as its build ran, and as an unstated build
     assert eager.verdict(row.value) == unstated.verdict(row.value) == "inside"
-    # one GPU: no split, nothing to flip
+    # one GPU: no split, nothing to flip (b8400 loses a split's graphs, b8600 keeps them; both run the same kernels a
+    # layer, engines.toml kernel_bands, which b2824 does not)
     one = _split_row(pp=1)
-    assert published.expect(one).expected == published.expect(dataclasses.replace(one, builds=("b8400",))).expected
+    assert (published.expect(dataclasses.replace(one, builds=("b8600",))).expected
+            == published.expect(dataclasses.replace(one, builds=("b8400",))).expected)
 
 
 def test_a_bad_build_line_is_bad_input(tmp_path):
