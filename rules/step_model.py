@@ -265,7 +265,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             if not grouped_attention(s):  # one block per query head: CUDA-core work may exceed the KV stream
                 us["compute"] += max(0.0, per_head_attention_us(s, sequences * keys * count) - kv_b / kv_bw)
             if not s.engine.decode_splits_kv:  # each block walks its head's whole cache: the walk may be the longer
-                walk = single_block_attention_us(s, sequences, keys) * count
+                walk = single_block_attention_us(s, keys) * count
                 us["compute"] += max(0.0, walk - (us["kv"] + us["compute"] - before))
         # the engine's non-GEMM kernels of a dense layer, plus what an MoE layer adds beside its GEMMs
         # (routing; the shared expert's own activation), whatever its GEMM count
@@ -404,17 +404,15 @@ def per_head_attention_us(s: Setting, token_layers: float) -> float:
     return elements * ops / _fma_per_us(s) if s.gpu.fp32_tflops else 0.0
 
 
-def single_block_attention_us(s: Setting, sequences: int, keys: float) -> float:
-    """Time of one layer's decode attention where each (sequence, head) gets one thread block that walks the head's
-    `keys` cached tokens alone (engines.toml decode_splits_kv = false): a grouped kernel runs a block per KV head
-    (KV heads replicated past TP = kv_heads), a per-head one a block per query head; blocks beyond one per SM run in
-    further waves. Each walk takes calibration.toml [single_block_attention] cycles per token at the SM clock."""
-    if not (s.gpu.sms and s.gpu.max_clock_mhz):
+def single_block_attention_us(s: Setting, keys: float) -> float:
+    """Least time of one layer's decode attention where each (sequence, head) gets one thread block that walks the
+    head's `keys` cached tokens alone (engines.toml decode_splits_kv = false): no block finishes before its own walk,
+    calibration.toml [single_block_attention] cycles per token at the SM clock. Many blocks share the SMs at a large
+    batch, where the KV stream is the longer; at batch 1 a handful of blocks leave the walk as the kernel's time."""
+    if not s.gpu.max_clock_mhz:
         return 0.0
-    heads = max(1, s.model.kv_heads // s.tp) if grouped_attention(s) else max(1, s.model.heads // s.tp)
-    waves = math.ceil(sequences * heads / s.gpu.sms)
     cycles = s.cal.single_block_cycles["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
-    return waves * keys * cycles / s.gpu.max_clock_mhz
+    return keys * cycles / s.gpu.max_clock_mhz
 
 
 def _fma_per_us(s: Setting) -> float:
