@@ -344,6 +344,10 @@ class EngineSpec:
     # number, a range "lo-hi" or "*"); other shapes run one thread block per query head on CUDA cores
     # (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)
+    # its decode attention splits a sequence's cached tokens over several thread blocks (FlashAttention's split-KV,
+    # FlashInfer's, TensorRT-LLM's multi-block mode); False: one block walks a head's whole cache, so at a small batch
+    # the few blocks, not the HBM stream, set its time (rules.step_model.single_block_attention_us)
+    decode_splits_kv: bool = True
     # bytes per element of the score matrix its prefill (context) attention writes when that attention
     # is unfused (QK^T to memory, softmax, then PV: FasterTransformer without FMHA_ENABLE); 0 = fused
     # attention (flash / fMHA): the scores never leave the SM (rules.step_model.unfused_attention)
@@ -732,6 +736,9 @@ class Calibration:
     kernel_overhead_us: float
     attention_efficiency: float
     per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
+    # clock cycles one decode-attention thread block spends per cached token when it walks a head's whole cache
+    # alone ("kv16": 16-bit KV, "kv8": FP8 / INT8 KV; calibration.toml [single_block_attention])
+    single_block_cycles: dict
     # CUDA-core operations to turn one int4 / int8 weight into 16 bits ("int4", "int8"), and one GGUF weight by its
     # block family ("gguf_k_low": gguf_types.toml dequant)
     dequant_ops: dict
@@ -802,9 +809,9 @@ def _load_calibration(path: Path) -> Calibration:
             raise InputError(f"{where}: table [{name}] is missing")
         return value
 
-    kernels, per_head, dequant, ceiling, shape, gemm, nccl, sync, launch, band, ar_band = (
-        table(n) for n in ("kernels", "per_head_attention", "dequant", "gemm_ceiling", "gemm_shape", "gemm_efficiency",
-                           "nccl", "sync", "launch", "band", "allreduce_band"))
+    kernels, per_head, single, dequant, ceiling, shape, gemm, nccl, sync, launch, band, ar_band = (
+        table(n) for n in ("kernels", "per_head_attention", "single_block_attention", "dequant", "gemm_ceiling",
+                           "gemm_shape", "gemm_efficiency", "nccl", "sync", "launch", "band", "allreduce_band"))
     custom = {}
     for key, entry in table("custom").items():
         if not isinstance(entry, dict):
@@ -819,6 +826,7 @@ def _load_calibration(path: Path) -> Calibration:
         kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
         attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
         per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
+        single_block_cycles={k: number(single, k, "single_block_attention") for k in ("kv16", "kv8")},
         dequant_ops={k: number(dequant, k, "dequant")
                      for k in ("int4", "int8", *(k for k in dequant if k.startswith("gguf_")))},
         gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},

@@ -260,9 +260,13 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         else:  # every sequence reads its whole KV cache
             flops = sequences * shapes.attention_flops_per_token(model, s.tp, keys, layers=1)
             kv_b = sequences * keys * kv_token_layer * count
+            before = us["kv"] + us["compute"]
             kernel(0.0, kv_b, 0.0, flops * count, attn_rate)
             if not grouped_attention(s):  # one block per query head: CUDA-core work may exceed the KV stream
                 us["compute"] += max(0.0, per_head_attention_us(s, sequences * keys * count) - kv_b / kv_bw)
+            if not s.engine.decode_splits_kv:  # each block walks its head's whole cache: the walk may be the longer
+                walk = single_block_attention_us(s, keys) * count
+                us["compute"] += max(0.0, walk - (us["kv"] + us["compute"] - before))
         # the engine's non-GEMM kernels of a dense layer, plus what an MoE layer adds beside its GEMMs
         # (routing; the shared expert's own activation), whatever its GEMM count
         misc = (max(0, s.engine.layer_kernels(s.dtype) - DENSE_GEMMS - 1)
@@ -398,6 +402,17 @@ def per_head_attention_us(s: Setting, token_layers: float) -> float:
     elements = token_layers * (s.model.heads / s.tp) * s.model.head_dim * 2.0
     ops = s.cal.per_head_ops["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
     return elements * ops / _fma_per_us(s) if s.gpu.fp32_tflops else 0.0
+
+
+def single_block_attention_us(s: Setting, keys: float) -> float:
+    """Least time of one layer's decode attention where each (sequence, head) gets one thread block that walks the
+    head's `keys` cached tokens alone (engines.toml decode_splits_kv = false): no block finishes before its own walk,
+    calibration.toml [single_block_attention] cycles per token at the SM clock. Many blocks share the SMs at a large
+    batch, where the KV stream is the longer; at batch 1 a handful of blocks leave the walk as the kernel's time."""
+    if not s.gpu.max_clock_mhz:
+        return 0.0
+    cycles = s.cal.single_block_cycles["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
+    return keys * cycles / s.gpu.max_clock_mhz
 
 
 def _fma_per_us(s: Setting) -> float:

@@ -97,6 +97,8 @@ OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # and no CUDA graphs, not their host side; their fit rows are all throughput, which cannot tell the per-request
 # time apart; vLLM before its fused-MoE kernel differs in how it runs MoE experts, not in its scheduler)
 TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm", "vllm-moe-dense": "vllm",
+        # v0.10-v0.11 differ from later releases in decode attention without multi-block mode, not their host side
+        "trtllm-0.10": "trtllm",
         "vllm-moe-untuned": "vllm",
         # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
         "llamacpp-eager": "llamacpp",
@@ -316,6 +318,31 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tu
     return trial, obj
 
 
+def fit_single_block(cal: catalog.Calibration) -> dict:
+    """calibration.toml [single_block_attention]: cycles per cached token that best explain how ITL grows with the
+    context within each (table, dtype, TP) group of the fit rows whose engine walks one block per head. Each group
+    keeps a free constant offset, so a per-step cost that does not grow with the context (host, all-reduces) cannot
+    move them, as it would in the joint descent (grid of half cycles, 4-64)."""
+    rows = [r for r in fit_rows() if r.metric == "itl_ms" and not catalog.engine(r.engine).decode_splits_kv]
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[(r.table, r.dtype, r.tp)].append(r)
+    out = {}
+    for kv in ("kv16", "kv8"):
+        mine = [g for (_, dtype, _), g in groups.items() if (dtype == "fp8") == (kv == "kv8")]
+
+        def spread(cycles: float, kv: str = kv, mine: list = mine) -> float:
+            total = 0.0
+            with catalog.trial_calibration(dataclasses.replace(cal, single_block_cycles={
+                    **cal.single_block_cycles, kv: cycles})):
+                for g in mine:
+                    res = [r.value - published.expect(r).expected for r in g]
+                    total += sum((x - statistics.mean(res)) ** 2 for x in res)
+            return total
+        out[kv] = min((h / 2 for h in range(8, 129)), key=spread) if mine else cal.single_block_cycles[kv]
+    return out
+
+
 BAND = (0.025, 0.975)  # the band holds 95 % of the healthy fit rows: a 95 % prediction interval
 
 
@@ -420,6 +447,8 @@ def main() -> None:
     band, ar_band = bands(obj)
     for section, name, _, _ in GLOBAL:
         print(f"[{section}] {name} = {_fmt(trial.get((section, name)))}")
+    single = fit_single_block(trial.cal)
+    print("[single_block_attention] " + ", ".join(f"{k} = {_fmt(v)}" for k, v in single.items()))
     for key, spec in sorted(trial.engines.items()):
         print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(spec, n))}" for n, _, _ in ENGINE))
     print(f"band ({BAND[0]:.1%}, {BAND[1]:.1%} percentiles of measured / expected on the fit rows): {band}; "
@@ -428,6 +457,10 @@ def main() -> None:
     print(f"fit rows: median |log error| {statistics.median(obj.loss):.3f} (x{statistics.median(q):.3f})")
     if args.write:
         write(trial, band, ar_band)
+        text = catalog.CALIBRATION_FILE.read_text()
+        for name, value in single.items():
+            text = _set_value(text, "single_block_attention", name, value)
+        catalog.CALIBRATION_FILE.write_text(text)
         print(f"written: {catalog.CALIBRATION_FILE} and {catalog.CATALOG_DIR / 'engines.toml'}")
 
 

@@ -18,9 +18,11 @@ from rules.roofline import RELEASE_UNSTATED, Layout
     ("vLLM 0.7.3", "vllm"), ("vllm==0.8.0", "vllm-0.8"), ("vLLM v0.10.1.post1", "vllm-0.8"),
     ("vllm/vllm-openai:v0.13.0", "vllm-0.11"), ("vLLM 0.14.0", "vllm-0.14"),
     ("TGI 1.4.5", "tgi-1.0"), ("text-generation-inference 2.0.1", "tgi"),
-    # TensorRT-LLM: v0.5's defaults, v0.6-v0.9's precompiled XQA, the XQA JIT from v0.10 (1.x too)
-    ("TensorRT-LLM 0.5.0", "trtllm-0.5"), ("tensorrt_llm==0.9.0", "trtllm-xqa8"), ("TensorRT-LLM v0.10.0", "trtllm"),
-    ("TensorRT-LLM 1.2", "trtllm"),
+    # TensorRT-LLM: v0.5's defaults, v0.6-v0.9's precompiled XQA, the XQA JIT from v0.10 without multi-block mode
+    # until v0.12 moved it to the runtime, on by default (1.x too)
+    ("TensorRT-LLM 0.5.0", "trtllm-0.5"), ("tensorrt_llm==0.9.0", "trtllm-xqa8"),
+    ("TensorRT-LLM v0.10.0", "trtllm-0.10"), ("tensorrt_llm==0.11.0", "trtllm-0.10"),
+    ("TensorRT-LLM 0.12.0", "trtllm"), ("TensorRT-LLM 1.2", "trtllm"),
 ])
 def test_a_stated_release_picks_one_profile_and_no_band(text, key):
     assert catalog.find_engine(text).key == key
@@ -34,8 +36,8 @@ def test_a_stated_release_picks_one_profile_and_no_band(text, key):
     ("vllm", ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")),
     ("served with vllm-openai in docker", ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")),
     ("text-generation-inference", ("tgi-1.0", "tgi")), ("TGI", ("tgi-1.0", "tgi")),
-    ("TensorRT-LLM", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
-    ("trtllm-bench", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
+    ("TensorRT-LLM", ("trtllm-0.5", "trtllm-xqa8", "trtllm-0.10", "trtllm")),
+    ("trtllm-bench", ("trtllm-0.5", "trtllm-xqa8", "trtllm-0.10", "trtllm")),
     # a profile named by a release alias, and engines with one profile: nothing to widen
     ("vllm-v0", ()), ("vllm-0.8", ()), ("vllm-0.11", ()), ("vllm-0.14", ()), ("trtllm-0.9", ()), ("trtllm-mmha", ()),
     ("SGLang", ()), ("llama.cpp", ()),

@@ -15,7 +15,7 @@ from rules.expectations import REPORTED_RATE_SLACK
 from rules.roofline import RELEASE_UNSTATED, Layout
 
 VLLM = ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")
-TRTLLM = ("trtllm-0.5", "trtllm-xqa8", "trtllm")
+TRTLLM = ("trtllm-0.5", "trtllm-xqa8", "trtllm-0.10", "trtllm")
 
 
 def left(framework: str, *lines: str) -> tuple[tuple[str, ...], str]:
@@ -63,7 +63,7 @@ def left(framework: str, *lines: str) -> tuple[tuple[str, ...], str]:
     # (https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html), the benchmark
     # (https://github.com/NVIDIA/TensorRT-LLM/issues/2694), the release it prints on import
     ("TensorRT-LLM", "trtllm-build --checkpoint_dir ./tllm_ckpt --output_dir ./engine --gemm_plugin float16",
-     ("trtllm-xqa8", "trtllm")),
+     ("trtllm-xqa8", "trtllm-0.10", "trtllm")),
     ("TensorRT-LLM", "trtllm-serve ${model_path} --max_batch_size 1024 --max_num_tokens 2048", ("trtllm",)),
     ("TensorRT-LLM", "trtllm-bench --model meta-llama/Llama-2-7b-hf throughput --dataset /tmp/synthetic_128_128.txt",
      ("trtllm",)),
