@@ -1246,6 +1246,9 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     band = band_text(low, high, m.value)
     widths = ", ".join(f"{d} {band_text(q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low)}"
                        for d, q in priced)
+    bit_counts = sorted(int(d.removeprefix("int")) for d, _ in priced)
+    bits = f"{bit_counts[0]}- to {bit_counts[-1]}-bit" if len(bit_counts) > 1 else f"{bit_counts[0]}-bit"
+    names = " and ".join(d for d, _ in priced)
     at, _ = batch_words(facts, m)
     evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), {at}", m.value, unit="tok/s"),
                 ev("prediction:roofline", f"roofline of the checkpoint's {p.dtype} weights (the figure is above it, "
@@ -1254,15 +1257,15 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
                    f"({priced[0][1].engine} profile, {gpu.key})", expected=band, unit="tok/s"),
                 ev(facts.subject.model_source, "model", model.key)]
     return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
-                f"{said} is what {model.name} gives one stream on {gpu.name} at 4- to 8-bit weights "
+                f"{said} is what {model.name} gives one stream on {gpu.name} at {bits} weights "
                 f"(expected {band} over the widths spanned)",
                 f"The ticket does not say which weights ran, and {said} is above what the checkpoint's {p.dtype} "
                 f"weights allow one stream ({roofline:.0f} tok/s), so the run streamed quantised weights. Over the "
-                "widths quantised checkpoints come in, 8-bit and 4-bit, a healthy run gives one stream "
+                f"widths quantised checkpoints come in that fit these GPUs ({names}), a healthy run gives one stream "
                 f"{band} tok/s, and the figure sits inside that: decode streams every weight from memory per token, "
                 "and that bound sets the speed.",
-                evidence, fix="Nothing is broken at either width; which one ran (the model file name or launch line) "
-                "narrows the band, and 4-bit weights are the faster end of it.")
+                evidence, fix=f"Nothing is broken at {'either width' if len(priced) > 1 else names}; which weights ran "
+                "(the model file name or launch line) narrows the band, and the fewer bits a weight, the faster.")
 
 
 def tokens_per_step(facts: Facts, m: Measurement) -> Measurement | None:

@@ -531,7 +531,8 @@ def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     """(low, high, [(dtype, prediction)]): the band one stream gives over every width in SPANNED_WEIGHTS, where the
     ticket states no weights, no batch or load for the figure, and the figure is above the checkpoint's 16-bit
     roofline but within reach of 4-bit weights (quantised_stream): the unknown fact answered with the band over its
-    plausible values, not with a question. None where the figure needs no span or a width cannot be priced."""
+    plausible values, not with a question; a width that does not fit the GPUs is left out of the band. None where the
+    figure needs no span or no width fits."""
     if m.batch or m.concurrency or wfield(facts, "batch")[0] or wfield(facts, "concurrency")[0]:
         return None  # a load stated: the rate may be a batch's, which the widths alone do not bound
     if not quantised_stream(facts, tp, m.value, margin=1.1):
@@ -541,8 +542,9 @@ def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     if any(SIXTEEN_BIT.search(text) for _, text in claims.texts(facts)):
         return None  # 16-bit weights said in words: a figure above their bound is a load or a misreading, not a width
     priced = [(d, predict_layout(facts, tp, 1, pp=pp, dtype=d)) for d in SPANNED_WEIGHTS]
-    if any(p is None or not (p.valid and p.fits and p.decode_tok_s_expected) for _, p in priced):
-        return None
+    priced = [(d, p) for d, p in priced if p is not None and p.valid and p.fits and p.decode_tok_s_expected]
+    if not priced:
+        return None  # no width fits: offload or another layout, not a width, decides the rate
     low = min(p.decode_tok_s_expected / p.band_high for _, p in priced)
     high = max(p.decode_tok_s_expected / p.band_low for _, p in priced)
     return low, high, priced

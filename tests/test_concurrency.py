@@ -148,3 +148,11 @@ def test_prompts_sent_at_a_request_rate_are_no_load(tmp_path):
     f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(
         rate=130, load="\n\n```\nvllm bench serve --model m --num-prompts 8 --request-rate 2\n```"))
     assert "requests in flight" not in f.evidence[0].detail
+
+
+def test_a_genai_perf_prompt_pool_is_no_load(tmp_path):
+    """genai-perf's --num-prompts sizes its prompt pool; without --concurrency it sends one request at a time
+    (perf_analyzer's default), so the pool is not N requests in flight as vLLM's --num-prompts at rate inf is."""
+    f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(
+        rate=130, load="\n\n```\ngenai-perf profile -m m --num-prompts 8 --tokenizer m\n```"))
+    assert "requests in flight" not in f.evidence[0].detail

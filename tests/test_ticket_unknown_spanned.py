@@ -127,3 +127,18 @@ def test_a_model_only_the_ticket_layout_holds_has_nothing_to_compare():
 
 def test_a_layer_split_is_not_priced_as_tensor_parallel():
     assert _gain("Llama 3 8B split over 4x RTX 4090 with llama.cpp is slow. Is this normal?") is None
+
+
+def test_the_stated_tp_is_priced_not_every_gpu_of_the_machine():
+    """TP=2 on an 8-GPU machine is the layout the reporter runs: the gain is priced to TP=2, not to all eight."""
+    small, large, _, _ = _gain("Llama 3.2 1B on 8x H100 SXM with TP=2 in vLLM. Is this normal?")
+    assert (small, large) == (1, 2)
+
+
+def test_a_width_that_does_not_fit_is_left_out_of_the_span():
+    """Llama 2 13B on a 12 GB RTX 3060: 8-bit weights (13 GB) do not fit, 4-bit do; the rate is judged over the
+    width that fits, not sent back as a question."""
+    answer, findings = verdict_of(issue("# speed\n\nLlama 2 13B runs at 28 tokens/s on my RTX 3060 12GB. "
+                                        "Is that normal?"))
+    (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
+    assert answer.category == "expected_physics" and "4-bit weights" in f.title and "8-bit" not in f.title

@@ -1686,7 +1686,7 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         if (h := SLOT_TASK.search(ln)) is not None:
             task = (h.group(1) or h.group(3), h.group(2) or h.group(4))
         load = slots if in_slot else None
-        if in_slot and task and re.search(r"(?<!prompt )\beval time\s*=", ln):
+        if in_slot and task and DECODE_TIMING.search(ln):
             closed.add(task)
         if (m := PROMPT_TIMING.search(ln)) is not None:  # the prompt's processing: one request's prefill rate
             out.append(Measurement(where(name, i), "prefill_tok_s", float(m.group(1)), "tok/s", stat="mean",

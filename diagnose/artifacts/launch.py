@@ -263,6 +263,12 @@ def _command(command: str, src: str) -> list:
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
     _apply_flags(w, flags)
+    if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
+        # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
+        # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
+        # (https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/perf_analyzer/genai-perf/
+        # README.html)
+        w.extra.pop("num_prompts", None)
     if w.model is None:
         m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)", command)
         if m:
