@@ -18,7 +18,7 @@ from diagnose.evidence import Facts, Note, Workload
 from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
-from rules.expectations import band_text, lowest_normal
+from rules.expectations import band_text
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
@@ -37,7 +37,7 @@ from rules.ticket_figures import (
     training_job,
     unmodelled_layout,
 )
-from rules.workload import predict_layout, quantised_stream, weights_span
+from rules.workload import predict_layout, quantised_stream, weights_span_holding
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
@@ -438,8 +438,7 @@ def figure_unjudged(facts: Facts, predictions=None):
         p = predict_layout(facts, tp, m.batch or 1, pp=pp)
         above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
         faster = p is not None and p.valid and m.value > p.decode_tok_s * 1.1  # than 16-bit weights, fitted or not
-        span = weights_span(facts, m, tp, pp) if faster else None
-        if span and lowest_normal(span[0], m) <= m.value <= span[1]:
+        if faster and weights_span_holding(facts, m, tp, pp):
             return  # inside the band over the widths the run may have streamed: ticket.measured_vs_expected says so
         if above and quantised_stream(facts, tp, m.value):
             yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "

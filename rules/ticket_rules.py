@@ -88,7 +88,7 @@ from rules.workload import (
     assumed_weights,
     batch_words,
     predict_layout,
-    weights_span,
+    weights_span_holding,
 )
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
@@ -1236,12 +1236,10 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     band over the widths the run may have streamed (rules.workload.weights_span), saying which were spanned. Inside
     it is physics at one of them; outside it, None (which width ran, or a load nobody stated, decides first:
     ticket.figure_unjudged asks)."""
-    span = weights_span(facts, m, tp, pp)
+    span = weights_span_holding(facts, m, tp, pp)
     if span is None:
         return None
     low, high, priced = span
-    if not lowest_normal(low, m) <= m.value <= high:
-        return None
     model, gpu = facts.subject.model, facts.subject.gpu
     band = band_text(low, high, m.value)
     widths = ", ".join(f"{d} {band_text(q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low)}"

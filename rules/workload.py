@@ -555,6 +555,15 @@ def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     return low, high, priced
 
 
+def weights_span_holding(facts: Facts, m, tp: int, pp: int = 1):
+    """weights_span where the figure lies inside it (from the slow edge's lowest normal reading up to the fast edge),
+    else None: the one test ticket.measured_vs_expected answers from and ticket.figure_unjudged stays silent on."""
+    from rules.expectations import lowest_normal
+
+    span = weights_span(facts, m, tp, pp)
+    return span if span and lowest_normal(span[0], m) <= m.value <= span[1] else None
+
+
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")
 def latency_bound_small_batch(facts: Facts, predictions=None):
     """At batch 1 adding TP GPUs adds per-layer all-reduce latency and shrinks GEMMs; the model
