@@ -2,8 +2,13 @@
 memory the source leaves unstated kept out of the fit, the data file's comment saying what its rows give, the host's
 bandwidth only where the CPU reads, and an --n-cpu-moe that moves nothing refused."""
 
+import re
+
 import pytest
-from test_offload_11w import _offload_finding, _predict
+from test_offload_11w import ROWS, _offload_finding, _predict
+
+from benchmarks import offload_accuracy
+from rules import offload
 
 # ------------------------------------------------------------------------ the prompt: llama.cpp's op offload only
 
@@ -27,6 +32,47 @@ def test_llamacpp_keeps_its_prompt_line(args):
     f = _offload_finding("--gpu", "rtx-4090", *args)
     (line,) = [e for e in f["evidence"] if "micro-batches" in e["detail"]]
     assert "--no-op-offload" in line["detail"] and line["expected"] > 0
+
+
+# ------------------------------------------------------------- the anomalous row: a known miss, not a band edge
+
+
+def test_an_anomalous_row_sets_no_share_and_is_reported_as_a_known_miss(capsys):
+    """ktransformers#319's 2 x EPYC 7C13 with 8 DIMMs in all: the thread cannot say how the channels are populated.
+    Its share (about 15 %) no longer sets the low edge of the experts' band, and the benchmark names it apart."""
+    from scripts.fit_offload import achieved
+    from scripts.fit_offload import main as fit_main
+
+    odd = [r for r in ROWS if r.get("anomalous")]
+    assert odd and all(r["split"] == "fit" for r in odd)
+    for row in odd:
+        a = achieved(row)
+        lo, _, _ = offload.achieved_share(a["reads"])
+        assert a["achieved_gbs"] / a["peak_gbs"] < lo
+        assert not [r for r in offload._table()["achieved"] if r["source"] == row["source"]
+                    and r.get("machine") == a["machine"]]
+    fit_main()
+    out = capsys.readouterr()
+    assert "7C13" not in out.out and "anomalous" in out.err
+    offload_accuracy.main([])
+    printed = capsys.readouterr().out
+    (miss,) = [line for line in printed.splitlines() if line.startswith("known miss")]
+    assert "EPYC 7C13" in miss and "8 DIMMs" in miss and odd[0]["source"] in miss
+    fit_line = next(line for line in printed.splitlines() if line.startswith("fit"))
+    assert f"{sum(r['split'] == 'fit' and not r.get('anomalous') for r in ROWS)} rows" in fit_line
+
+
+def test_the_data_files_comment_states_the_shares_its_rows_give():
+    """host_memory.toml's comment quotes each kind's range and centre: they are achieved_share()'s, rounded."""
+    from rules.catalog import CATALOG_DIR
+
+    text = " ".join(line.lstrip("# ") for line in (CATALOG_DIR / "host_memory.toml").read_text().splitlines()
+                    if line.startswith("#"))
+    for kind, words in (("dense", r"dense layers read at"), ("experts", r"routed experts at")):
+        m = re.search(words + r" (\d+)-(\d+) % (?:of peak )?\(median (?:over machines )?(\d+) %\)", text)
+        assert m, kind
+        lo, mid, hi = offload.achieved_share(kind)
+        assert tuple(map(int, m.groups())) == (round(lo * 100), round(hi * 100), round(mid * 100))
 
 
 # ------------------------------------------------------------------ the host's bandwidth only where the CPU reads
