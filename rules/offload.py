@@ -174,7 +174,7 @@ def experts_on_cpu(p, first_layers: int | None = None) -> Placement | None:
 
 def streamed_over_pcie(gb: float) -> Placement:
     """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to each GPU each step."""
-    return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step", resident_gb=gb)
+    return Placement(0.0, gb, f"{gb:.1f} GB of weights copied from host memory every step", resident_gb=gb)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,17 +219,19 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
 
 def evidence(paces: list[OffloadPace], p, gpu_key: str) -> list:
     """The lines predict.offload and ticket.offload_rate both show for their placements, built once: where each
-    token's bytes are read and how long each part takes, the host's bandwidth, the share of it the cited decode runs
-    reached for what the CPU reads, and the all-in-VRAM figure beside it."""
+    token's bytes are read and how long each part takes, the host's bandwidth where the CPU reads any, the share of it
+    the cited decode runs reached for what the CPU reads, and the all-in-VRAM figure beside it."""
     from diagnose.findings import Evidence
 
     host = paces[0].host
-    terms = "; ".join(f"{x.placement.words}: {x.placement.cpu_gb:.2f} GB read by the CPU ({x.cpu_ms:.0f} ms)"
-                      + (f", {x.placement.pcie_gb:.2f} GB over PCIe ({x.pcie_ms:.0f} ms)" if x.placement.pcie_gb
-                         else "") + f", the GPU's share {x.gpu_ms:.0f} ms" for x in paces)
-    out = [Evidence("prediction:offload", f"per token, {terms}"),
-           Evidence("rules/catalog/host_memory.toml", ("assumed: " if host.assumed else "") + host.what, None,
-                    f"{host.low_gbs:.0f}-{host.high_gbs:.0f}", "GB/s")]
+    terms = "; ".join(f"{x.placement.words}: " + ", ".join(
+        ([f"{x.placement.cpu_gb:.2f} GB read by the CPU ({x.cpu_ms:.0f} ms)"] if x.placement.cpu_gb else [])
+        + ([f"{x.placement.pcie_gb:.2f} GB over PCIe ({x.pcie_ms:.0f} ms)"] if x.placement.pcie_gb else [])
+        + [f"the GPU's share {x.gpu_ms:.0f} ms"]) for x in paces)
+    out = [Evidence("prediction:offload", f"per token, {terms}")]
+    if any(x.placement.cpu_gb for x in paces):  # a PCIe copy alone (vLLM --cpu-offload-gb) reads no memory channel
+        out.append(Evidence("rules/catalog/host_memory.toml", ("assumed: " if host.assumed else "") + host.what, None,
+                            f"{host.low_gbs:.0f}-{host.high_gbs:.0f}", "GB/s"))
     for reads in dict.fromkeys(x.placement.reads for x in paces if x.placement.cpu_gb):
         lo, mid, hi = achieved_share(reads)
         what = "routed experts" if reads == "experts" else "dense layers"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
 from rules import catalog, offload
+from rules.common import LLAMACPP_ENGINES
 from rules.engine import rule
 from rules.expectations import band_text
 from rules.predictions import PredictResult
@@ -22,9 +23,11 @@ def placement(p, asked: dict, model) -> offload.Placement | None:
     return None
 
 
-def _prompt_lines(p, placed: offload.Placement, pcie: float) -> list[Evidence]:
-    """The prompt's rate under llama.cpp's op offload (rules.offload.prompt_pace), none where it does not apply."""
-    x = offload.prompt_pace(p, placed, pcie, p.prompt)
+def _prompt_lines(p, placed: offload.Placement, pcie: float, engine: str) -> list[Evidence]:
+    """The prompt's rate under llama.cpp's op offload (rules.offload.prompt_pace), none where it does not apply: the
+    micro-batch copies are llama.cpp's (Ollama runs it); vLLM's --cpu-offload-gb copies once per forward pass and
+    KTransformers computes the prompt's experts on the CPU, which this model does not price."""
+    x = offload.prompt_pace(p, placed, pcie, p.prompt) if engine in LLAMACPP_ENGINES else None
     if x is None:
         return []
     return [Evidence("prediction:offload", f"a {p.prompt}-token prompt: each of its {x.batches} micro-batches of up "
@@ -69,7 +72,7 @@ def offload_pace(facts, predictions):
                 Evidence("prediction:offload", f"decode rate, {placed.words}, batch 1", None, round(pace.expected, 2),
                          "tok/s"),
                 *offload.evidence([pace], p, gpu.key),
-                *_prompt_lines(p, placed, pcie),
+                *_prompt_lines(p, placed, pcie, predictions.engine.key),
                 Evidence("prediction:roofline", "weights left on the GPU", round(left, 1), round(usable, 1), "GB"),
             ],
             fix="For more speed keep fewer bytes off the GPU (a smaller quantisation, more or larger GPUs) or give "

@@ -4,7 +4,7 @@ tests/data/offload_rows.toml, printed as host_memory.toml [[achieved]] rows.
 Each fit row's rate is a step time; the GPU's share of it is the all-in-VRAM prediction scaled to the bytes left on the
 GPU (rules/offload.decode_pace), the rest is the CPU reading its bytes. Achieved GB/s = the CPU's GB per token / that
 remaining time; its share of the host's peak is what rules/offload.achieved_share pools, per kind of read (whole dense
-layers, or an MoE's routed experts). Validation rows are never read here.
+layers, or an MoE's routed experts). Validation rows and rows marked `anomalous` are never read here.
 
     python scripts/fit_offload.py            # the [[achieved]] rows to paste into rules/catalog/host_memory.toml
 """
@@ -42,6 +42,9 @@ def achieved(row: dict) -> dict | None:
 def main() -> int:
     for row in rows():
         if row["split"] != "fit":
+            continue
+        if row.get("anomalous"):  # a memory configuration the source leaves unstated: a known miss, never fitted
+            print(f"# skipped (anomalous: {row['anomalous']}): {row['source']}", file=sys.stderr)
             continue
         a = achieved(row)
         if a is None:

@@ -134,7 +134,7 @@ def test_the_fitted_shares_in_the_data_file_are_what_the_fit_rows_give():
     from scripts.fit_offload import achieved
 
     hybrid = [r for r in offload._table()["achieved"] if r["what"].startswith("hybrid")]
-    fitted = [r for r in ROWS if r["split"] == "fit"]
+    fitted = [r for r in ROWS if r["split"] == "fit" and not r.get("anomalous")]  # anomalous: a known miss
     assert len(hybrid) == len(fitted)
     for row, listed in zip(fitted, hybrid):
         a = achieved(row)
@@ -326,7 +326,8 @@ def test_predict_more_cpu_layers_is_slower_and_the_copy_offload_is_priced_over_p
 
     assert expected("--cpu-layers", "60") < expected("--cpu-layers", "40")
     f = _offload_finding("--model", "llama-3-8b", "--gpu", "rtx-4090", "--cpu-offload-gb", "4")
-    assert "over PCIe" in f["evidence"][1]["detail"] and "assumed" in f["evidence"][2]["detail"]
+    assert "over PCIe" in f["evidence"][1]["detail"]  # a PCIe copy reads no host memory channel: no bandwidth line
+    assert not [e for e in f["evidence"] if e["source"] == "rules/catalog/host_memory.toml"]
 
 
 def test_predict_n_cpu_moe_prices_only_the_first_layers_experts():

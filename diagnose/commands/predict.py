@@ -214,6 +214,9 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
         raise InputError(f"{flag}: {model.name} is a dense model, it has no experts")
     if n_cpu_moe and n_cpu_moe > model.layers:
         raise InputError(f"--n-cpu-moe {n_cpu_moe}: {model.name} has {model.layers} layers")
+    if n_cpu_moe and n_cpu_moe <= model.first_dense_layers:
+        raise InputError(f"--n-cpu-moe {n_cpu_moe}: {model.name}'s first {model.first_dense_layers} layers are dense "
+                         "and hold no experts, so nothing would leave the GPU; give a larger N")
     if host and not channels and offload.cpu_family(host) is None:
         raise InputError(f"--host {host!r}: no CPU family in rules/catalog/host_memory.toml matches it; "
                          "give --host-channels (and --host-mts)")
