@@ -49,6 +49,11 @@ class Fact:
         FACT_TYPES[key] = cls
 
 
+# The `nvidia-smi -q` sections the ticket checks read, as -q prints them: PCIe link, power, clock event reasons
+# ("Clocks Throttle Reasons" in older drivers).
+PCIE_LINK, POWER, REASONS = SMI_SECTIONS = ("GPU Link Info", "Power Readings", "Clocks Event Reasons")
+
+
 @dataclass
 class GpuFact(Fact):
     """One GPU as nvidia-smi / NVML describes it."""
@@ -80,6 +85,9 @@ class GpuFact(Fact):
     # sw_power_cap, hw_slowdown, sync_boost, sw_thermal_slowdown, hw_thermal_slowdown,
     # hw_power_brake_slowdown, display_clocks_setting
     clock_event_reasons: list[str] = field(default_factory=list)
+    # The `nvidia-smi -q` sections a paste held (of SMI_SECTIONS): a cut paste shows which are missing, and
+    # "every reason Not Active" (no reasons above) still shows the reasons were read.
+    smi_sections: list[str] = field(default_factory=list)
     ecc_mode: bool | None = None
     ecc_uncorrected_volatile: int | None = None
     ecc_corrected_volatile: int | None = None

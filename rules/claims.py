@@ -1984,7 +1984,18 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
 # "首token延迟随 prompt 长度增加" (prefill's work grows with the prompt, by design).
 _OTHER_CAUSE = (r"(?:with|as)\s+(?:the\s+|a\s+)?(?:longer\s+|larger\s+)?(?:prompt|input|context|batch|sequence|length)|"
                 r"随[^\n，,。]{0,12}?(?:长度|prompt|输入|上下文|batch)")
-_NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
+# Slowness in the other words of everyday English (what a dictionary or thesaurus gives for "slow": sluggish, laggy,
+# crawling, at a snail's pace, glacial, bogged down, underperforming, "takes forever", drawn-out "sloooow"), as a
+# reporter writes them ("generation is sluggish", "it crawls", "feels laggy"); "crawl" only not followed by what a
+# web crawler crawls ("crawling the pages"), "lag" only as an amount ("a lot of lag", "noticeable lag").
+_SLOW_WORDS = (r"\bsluggish\w*|\blagg(?:y|iness)\b|\b(?:a lot of|lots of|noticeable|significant|huge|big|serious|"
+               r"massive|terrible|bad|severe|heavy|annoying) lag\b|\bslo{2,}w\w*|\bglacial(?:ly)?\b|"
+               r"\b(?:to|at) a (?:snail'?s? |slow |painful |near )?crawl\b|"
+               r"\bcrawl(?:s|ing|ed)\b(?! (?:the|a|an|web|websites?|pages?|sites?|over|through|data|URLs?|links?)\b)|"
+               r"\bsnail'?s?[- ](?:pace|speed)\b|\blike a snail\b|\bbog(?:s|ged|ging)? down\b|\bunderperform\w*|"
+               r"\b(?:takes?|took|taking) (?:forever|ages|an eternity)\b")
+_NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
+            r"|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
             # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
             r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
             r"(?: or no)? (?:gain|improvement|speed-?up|acceleration|benefit|boost|uplift)\b|"
@@ -2136,6 +2147,8 @@ _PUBLISHED = r"(?:advertised|marketed|spec(?:'d|ced|ified)?|theoretical|rated|pr
 _REFERENCE = (r"\b(?:" + _PUBLISHED + r"|expect\w*|spec\w*|published|datasheet|roofline|peak|benchmarks?|reported|"
               r"paper|blog|others|other (?:users|people)|hardware|theor\w*|"
               r"what (?:\w+\s+){0,3}?(?:should|can|could|is supposed to|are supposed to|would)\b)")
+
+
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
@@ -2195,7 +2208,8 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"(?<!не)нормальн\w*|(?<!не)ожидаем\w*|так и должно быть|"
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
-    ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+    ("slow", _RATE_FELL + r"|\bslow\w*|" + _SLOW_WORDS +
+             r"|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
              r"\b(?:speed|throughput|bandwidth|performance)\s+(?:is\s+|was\s+|are\s+|seems\s+|looks\s+|stays\s+)?"
              r"(?:very\s+|quite\s+|too\s+|rather\s+|so\s+)?low\b|"
@@ -2295,7 +2309,7 @@ def _at_published(m: re.Match) -> bool:
     return bool(measured and published and measured >= 0.9 * published)
 
 
-_SLOW_WORD = re.compile(r"\bslow\w*", re.I)
+_SLOW_WORD = re.compile(r"\bslow\w*|" + _SLOW_WORDS, re.I)
 _ONE_GPU = re.compile(r"\b(?:1|one|single)\s*(?:GPU|card)s?\b|\bTP\s*=?\s*1\b", re.I)
 
 

@@ -322,14 +322,35 @@ NCCL_LOG = "the NCCL_DEBUG=INFO output of one all_reduce_perf run on the affecte
 
 
 def ticket_gaps(facts) -> list[str]:
-    """The basic artifacts (TOPO_MATRIX, SMI_QUERY, NCCL_LOG) whose facts the ticket does not hold."""
-    from diagnose.evidence import CollectiveResult, GpuFact, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+    """The basic artifacts (TOPO_MATRIX, SMI_QUERY, NCCL_LOG) whose facts the ticket does not hold; of a cut
+    `nvidia-smi -q` paste, only the sections it lacks (smi_gap)."""
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, NcclVersion, TopologyPath
 
     held = {TOPO_MATRIX: facts.of(TopologyPath),
-            SMI_QUERY: [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.power_draw_w or g.clock_event_reasons],
             NCCL_LOG: (facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion)
                        + facts.of(CollectiveResult))}
-    return [ask for ask, records in held.items() if not records]
+    gaps = [ask for ask, records in held.items() if not records]
+    smi = smi_gap(facts)
+    return gaps[:1] + [smi] + gaps[1:] if smi else gaps
+
+
+def smi_gap(facts) -> str | None:
+    """What to ask of `nvidia-smi -q`: all of it when no part of one is attached, else the sections the checks read
+    (PCIe link, power, clock event reasons) that are missing, by name; None when all are there. A section is held when a
+    paste printed it (GpuFact.smi_sections) or another source gave its figures (an NVML replay, a `--query-gpu` CSV)."""
+    from diagnose.evidence import PCIE_LINK, POWER, REASONS, GpuFact
+
+    gpus = facts.of(GpuFact)
+    shown = {PCIE_LINK: any(g.pcie_gen_current or g.pcie_width_current for g in gpus),
+             POWER: any(g.power_draw_w or g.power_limit_w for g in gpus),
+             REASONS: any(g.clock_event_reasons for g in gpus)}
+    missing = [s for s in shown if not shown[s] and not any(s in g.smi_sections for g in gpus)]
+    if len(missing) == len(shown) and not any(g.smi_sections for g in gpus):
+        return SMI_QUERY  # no -q paste at all
+    if not missing:
+        return None
+    names = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+    return f"the {names} section{'s' if len(missing) > 1 else ''} of {SMI_QUERY}"
 
 
 def fallback_ask(kind: str, facts) -> str | None:
@@ -347,7 +368,7 @@ def fallback_ask(kind: str, facts) -> str | None:
 
         wanted = ticket_gaps(facts)
         if gpu_count(facts) == 1:  # one GPU: no links or NCCL to show, only the GPU's own state
-            wanted = [w for w in wanted if w == SMI_QUERY]
+            wanted = [w for w in wanted if SMI_QUERY in w]
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (

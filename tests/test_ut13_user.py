@@ -15,6 +15,10 @@ here (other engines' and tools' forms, negations):
   the topology says nothing *measured* shows it, not that nothing shows it;
 - a plan whose SLO caps a layout's batch below its share of the users says so beside the table (TP1 x DP4 served 80 of
   100 users while holding 212 sequences, with nothing saying why);
+- slowness said in other everyday words ("sluggish", "it crawls", "feels laggy", "at a snail's pace") is a slowness
+  complaint, and ruled out when negated ("not sluggish", "no longer crawls"); it could end `healthy` before;
+- a cut `nvidia-smi -q` paste (NVIDIA/nvidia-docker#1090: PCIe link and clock reasons, no power) is not asked for
+  again whole: only the sections it lacks are named.
 """
 
 from pathlib import Path
@@ -22,9 +26,10 @@ from pathlib import Path
 import pytest
 from conftest import report_json
 
-from diagnose.artifacts import issue_md, p2p_test, topo
+from diagnose.artifacts import issue_md, p2p_test, smi_query, topo
 from diagnose.evidence import Facts, Measurement, P2PStatus, PairBandwidth
-from rules.engine import evaluate
+from rules import claims
+from rules.engine import SMI_QUERY, evaluate, ticket_gaps
 
 DATA = Path(__file__).parent / "data" / "ut13"
 
@@ -229,3 +234,78 @@ def test_the_links_ask_says_words_are_not_a_measurement():
     r = report_json("ticket", DATA / "ollama2191.md")
     (f,) = [f for f in r["findings"] if f["rule"] == "workload.evidence_coverage"]
     assert "nothing measured shows whether they talk over NVLink" in f["summary"] and "topo -m" in f["fix"]
+
+
+# --------------------------------------------------------------------------- slowness in other words
+
+@pytest.mark.parametrize("text", [
+    "Generation is sluggish on 4x A100 with TP=4 in vLLM.",
+    "It crawls: Llama-3-70B with SGLang at TP=8 on H100.",
+    "Decoding slows to a crawl on our two L40S once the context grows.",
+    "The chat feels laggy with TensorRT-LLM on 2x RTX 4090.",
+    "Tokens come out at a snail's pace with Ollama on a 3090.",
+    "There is noticeable lag between tokens with exllamav2.",
+    "Each reply takes forever with text-generation-inference on 4 GPUs.",
+    "Mixtral underperforms badly on our 8x H100 node.",
+    "Responses are sooo slooow with llama.cpp.",
+])
+def test_slowness_in_other_words_is_a_complaint(text):
+    facts = issue(text)
+    assert claims.symptom(facts) in ("slow", "scaling") and claims.complaint(facts), text
+
+
+@pytest.mark.parametrize("text", [
+    "Generation is not sluggish at all; I only want to know how to set the KV cache size.",
+    "It no longer crawls after we enabled CUDA graphs.",
+    "The output is never laggy, the model just fails to load on the second GPU.",
+    "We are crawling the web pages with a scraper on the same box.",  # a web crawler, not a speed
+])
+def test_slowness_words_negated_or_of_another_sense_are_no_complaint(text):
+    assert not claims.complaint(issue(text)), text
+    assert claims.symptom(issue(text)) not in ("slow", "scaling"), text
+
+
+def test_a_sluggish_layer_split_reads_as_a_slow_one_does(tmp_path):
+    """The same two 4090s (a real -q paste, SOURCES.md in tests/data/hardware/real): "sluggish" gets the verdict
+    "slow" gets, and "not sluggish" none of it."""
+    paste = (Path(__file__).parent / "data" / "hardware" / "real" / "smi_q_rtx4090_x8_535.txt").read_text()
+    verdicts = {}
+    for word in ("slow", "sluggish", "not sluggish"):
+        (tmp_path / word).mkdir()
+        (tmp_path / word / "issue.md").write_text(f"Generation is {word} with llama.cpp on these two cards.\n")
+        (tmp_path / word / "smi.txt").write_text(paste)
+        verdicts[word] = report_json("ticket", tmp_path / word)["verdict"]["category"]
+    assert verdicts["sluggish"] == verdicts["slow"] != "healthy"
+    assert verdicts["not sluggish"] == "healthy"
+
+
+# --------------------------------------------------------------------------- a cut nvidia-smi -q paste
+
+def smi_ask(path: Path) -> str:
+    facts = Facts()
+    facts.add(*smi_query.parse(path.read_text(), path.name))
+    return next((g for g in ticket_gaps(facts) if SMI_QUERY in g), "")
+
+
+def test_a_cut_smi_q_paste_is_asked_only_for_its_missing_section():
+    ask = smi_ask(DATA / "nvidia_docker1090_smi_q.txt")  # link width and clock reasons (all Not Active), no power
+    assert ask == f"the Power Readings section of {SMI_QUERY}"
+    r = report_json("ticket", DATA / "nvidia_docker1090_smi_q.txt")
+    assert "Power Readings" in r["verdict"]["summary"] and "attach `nvidia-smi -q`" not in r["verdict"]["summary"]
+
+
+@pytest.mark.parametrize("name", ["smi_q_rtx4090_x8_535.txt", "smi_qx_a100_sxm4_mig_535.xml"])
+def test_a_full_smi_q_paste_is_not_asked_for(name):
+    """Real full pastes, text and XML (tests/data/hardware/real/SOURCES.md): every section the checks read is there."""
+    assert smi_ask(Path(__file__).parent / "data" / "hardware" / "real" / name) == ""
+
+
+def test_a_paste_of_other_sections_asks_for_the_three_by_name():
+    """Only the Remapped Rows section (a real paste, tests/data/hardware/real/SOURCES.md) is a -q paste too: the ask
+    names the sections the checks read, not the whole output again."""
+    assert smi_ask(DATA.parent / "hardware" / "real" / "smi_q_remapped_rows_uncorrectable_pending.txt") == (
+        f"the GPU Link Info, Power Readings and Clocks Event Reasons sections of {SMI_QUERY}")
+
+
+def test_no_smi_paste_asks_for_all_of_it():
+    assert SMI_QUERY in ticket_gaps(Facts())

@@ -12,7 +12,7 @@ import re
 import xml.parsers.expat
 
 from diagnose.artifacts.smi_common import bus_id, clean_lines, idle_or_loaded, to_float, to_int
-from diagnose.evidence import GpuFact, HostFact, where
+from diagnose.evidence import PCIE_LINK, POWER, REASONS, GpuFact, HostFact, where
 
 KIND = "smi_query"
 
@@ -39,6 +39,11 @@ _REASONS = {
     "display clock setting": "display_clocks_setting",
     "display clocks setting": "display_clocks_setting",
 }
+
+# The parents (text and XML names) of SMI_SECTIONS' items: a paste records which sections it held (SMI_SECTIONS'
+# names, and any other by its first header as printed, lower-case: "remapped rows").
+_SECTION_OF = {"pcie generation": PCIE_LINK, "link width": PCIE_LINK, "gpu link info": PCIE_LINK,
+               "pcie_gen": PCIE_LINK, "link_widths": PCIE_LINK, "power readings": POWER}
 
 # (parent section or None for any, key) -> field, for the text form. Keys compare lower-case.
 _TEXT_FIELDS = {
@@ -270,6 +275,10 @@ def _facts(gpus, host, name, table) -> list:
                 if count is not None:
                     setattr(fact, ecc, (getattr(fact, ecc) or 0) + count)
                 continue
+            first = sections[0] if sections and re.search("[a-z]", sections[0]) else None
+            section = REASONS if _reason(sections, key) else _SECTION_OF.get(_power_parent(parent)) or first
+            if section and section not in fact.smi_sections:
+                fact.smi_sections.append(section)
             reason = _reason(sections, key)
             if reason:
                 if value.strip().lower() == "active":
@@ -294,8 +303,13 @@ def _known(sections, key) -> bool:
     return bool(_field(_TEXT_FIELDS, parent, key) or _reason(sections, key) or _ecc(sections, key))
 
 
+def _power_parent(parent: str) -> str:
+    """Power Readings under its other names (driver 530+ text "GPU Power Readings", XML tags)."""
+    return "power readings" if parent in ("gpu power readings", "gpu_power_readings", "power_readings") else parent
+
+
 def _field(table, parent, key):
-    parent = "power readings" if parent in ("gpu power readings", "gpu_power_readings", "power_readings") else parent
+    parent = _power_parent(parent)
     return table.get((parent, key)) or table.get((None, key))
 
 
