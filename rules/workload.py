@@ -471,14 +471,9 @@ def batch_words(facts: Facts, m) -> tuple[str, bool]:
     batch, _ = wfield(facts, "batch")
     if batch:
         return f"batch {batch} (stated)", False
-    from rules.ticket_figures import stated_load  # (one reader of a stated load; ticket_figures builds on this module)
-
-    load = stated_load(facts, m)
-    if load:  # a load stated, but not that the figure is one stream's at it
-        return (f"batch 1 (assumed: {load[0]} requests in flight stated: {load[1]}; the figure not said to be one "
-                "stream's)"), True
-    if (m.concurrency or wfield(facts, "concurrency")[0] or 0) > 1:  # stated, but capped at one or in conflict
-        return "batch 1 (assumed: the loads stated disagree or the engine decodes one request at a time)", True
+    load = m.concurrency or wfield(facts, "concurrency")[0]
+    if load and load > 1:  # a load stated, but not that the figure is one stream's at it
+        return f"batch 1 (assumed: {load} requests in flight stated, the figure not said to be one stream's)", True
     said = next((w.extra["load_stated"] for w in facts.of(Workload) if w.extra.get("load_stated")), None)
     if said:
         return f"batch 1 (stated: '{said}')", False
