@@ -8,14 +8,15 @@ Format (tests/data/published/*.csv; `diagnose scaling` reads it too):
     # Conditions: <engine version, CUDA graphs, clocks, what the metric means>
     # Split: fit | validation      (which part of the predictor's calibration the file is in)
     # Build: b2824, b2833           (optional: the engine builds the table ran, where its profile depends on them)
-    engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy]
+    engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy][,fa]
 
 engine and gpu are catalog names (rules/catalog/*.toml), model a catalog name or one --model takes
 ('Qwen/Qwen2.5-72B-Instruct-AWQ', rules.subject.model_named); dtype is a weight dtype (bf16, int4, ...)
 or a GGUF type (Q4_0, Q5_K_M: rules/catalog/gguf_types.toml), whose blocks give the bytes, or empty for what the
 model's name states (else the checkpoint's); metric is one of
 rules.expectations.METRICS; healthy (yes/no, default yes) says whether the source found the
-system working. A malformed row is an InputError naming its file and line.
+system working; fa (1, 0 or empty) whether llama.cpp ran flash attention (llama-bench's fa column or -fa, or the build's
+default), empty where the source does not say. A malformed row is an InputError naming its file and line.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Row:
     url: str = ""  # the file's Source line
     network: str | None = None  # the fabric between nodes, where the row spans several
     builds: tuple[str, ...] = ()  # the file's '# Build:' line ('b2824', '2024-05'), as a ticket states them
+    fa: bool | None = None  # flash attention on (llama.cpp's -fa 1) or off; None: not stated
 
     @property
     def table(self) -> str:
@@ -132,9 +134,12 @@ def _row(cell: dict, src: str, split: str, url: str, builds: tuple[str, ...] = (
     healthy = (cell.get("healthy") or "yes").lower()
     if healthy not in ("yes", "no"):
         raise InputError(f"{src}: healthy must be yes or no, got {healthy!r}")
+    fa = cell.get("fa") or ""
+    if fa not in ("", "0", "1"):
+        raise InputError(f"{src}: fa must be 1, 0 or empty, got {fa!r}")
     return Row(src, cell["engine"], cell["gpu"], ints["gpus_per_node"] or 8, cell["model"], cell["dtype"], ints["tp"],
                ints["pp"] or 1, ints["batch"], ints["input_len"], ints["output_len"], metric, value, healthy == "yes",
-               split, url, cell.get("network") or None, builds)
+               split, url, cell.get("network") or None, builds, fa == "1" if fa else None)
 
 
 def read_dir(folder) -> list[Row]:
@@ -167,10 +172,11 @@ def expect(row: Row, **overrides):
     from rules.subject import model_named
 
     dtype, group = weights(row)
-    # the profile the row names, as its builds run a split by layers and a quantised prompt (unstated: the newest)
+    # the profile the row names, as its builds run a split by layers and a quantised prompt (unstated: the newest),
+    # with flash attention where the row says it ran
     args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=dtype, quant_group=group,
-                engine=catalog.build_profile(catalog.engine(row.engine), row.builds), gpus_per_node=row.gpus_per_node,
-                network=row.network)
+                engine=catalog.build_profile(catalog.engine(row.engine), row.builds, row.fa),
+                gpus_per_node=row.gpus_per_node, network=row.network)
     args.update(overrides)
     # a split whose builds the table does not state (or straddle a flip) may have kept its graphs or not: the band
     # covers the eager twin too, as for a ticket

@@ -436,6 +436,12 @@ class EngineSpec:
     # BUILD may be a range "LO-HI" where the release that first carried the change is only known to lie in it: a build
     # stated inside the range is on neither side (rules.catalog.kernel_build); () = every build alike
     kernel_bands: tuple[str, ...] = ()
+    # a decode layer's attention with flash attention on (engines.toml: llama.cpp's -fa): the unfused attention's
+    # kernels that kernels_per_layer counts (unfused_attention_kernels) and the kernels flash attention runs in their
+    # place (fa_kernels); flash_attention is what catalog.attention_build set for the run stated. 0 = not modelled
+    unfused_attention_kernels: int = 0
+    fa_kernels: int = 0
+    flash_attention: bool = False
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -931,8 +937,8 @@ def engine(name: str | None) -> EngineSpec:
 def split_twin(found: EngineSpec, pp: int, lookup=None) -> EngineSpec:
     """The profile that runs a model split over `pp` stages: an engine that drops its CUDA graphs there (engines.toml
     pp_eager: llama.cpp's pipeline parallelism) runs as its build_twin, which `lookup` resolves (default: engine())."""
-    if pp > 1 and found.pp_eager and found.build_twin:
-        return (lookup or engine)(found.build_twin)
+    if pp > 1 and found.pp_eager and found.build_twin:  # the twin launches the same attention kernels
+        return dataclasses.replace((lookup or engine)(found.build_twin), flash_attention=found.flash_attention)
     return found
 
 
@@ -979,10 +985,16 @@ def kernel_build(found: EngineSpec, builds) -> EngineSpec:
     return found
 
 
-def build_profile(found: EngineSpec, builds) -> EngineSpec:
-    """`found` as the builds stated run it: a split by layers (split_build), a quantised prompt (mmq_build) and the
-    kernels of a decode layer (kernel_build)."""
-    return kernel_build(mmq_build(split_build(found, builds), builds), builds)
+def attention_build(found: EngineSpec, fa: bool | None = None) -> EngineSpec:
+    """`found` running its decode attention as flash attention where `fa` says it ran (llama-bench's -fa 1); not stated
+    (None), the unfused kernels kernels_per_layer counts: llama-bench's default (-fa 0) until its switch to auto."""
+    return dataclasses.replace(found, flash_attention=True) if fa and found.fa_kernels else found
+
+
+def build_profile(found: EngineSpec, builds, fa: bool | None = None) -> EngineSpec:
+    """`found` as the builds stated run it: a split by layers (split_build), a quantised prompt (mmq_build), the
+    kernels of a decode layer (kernel_build), and with flash attention on or off (attention_build)."""
+    return attention_build(kernel_build(mmq_build(split_build(found, builds), builds), builds), fa)
 
 
 def build_decides(found: EngineSpec | None, builds) -> bool:

@@ -745,7 +745,9 @@ def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(),
     p = predict(model, gpu, layout, engine=engine, **kwargs)
     if not p.decode_step_ms_expected:
         return p
-    others = [] if build_stated or not (engine and engine.build_twin) else [catalog.engine(engine.build_twin)]
+    others = []
+    if not build_stated and engine and engine.build_twin:  # the twin runs the same attention path
+        others = [replace(catalog.engine(engine.build_twin), flash_attention=engine.flash_attention)]
     for other in [*others, *releases[:-1]]:
         q = predict(model, gpu, layout, engine=other, **kwargs)
         ratio = q.decode_step_ms_expected / p.decode_step_ms_expected

@@ -269,7 +269,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                 us["compute"] += max(0.0, walk - (us["kv"] + us["compute"] - before))
         # the engine's non-GEMM kernels of a dense layer, plus what an MoE layer adds beside its GEMMs
         # (routing; the shared expert's own activation), whatever its GEMM count
-        misc = (max(0, s.engine.layer_kernels(s.dtype) - DENSE_GEMMS - 1)
+        misc = (max(0, s.engine.layer_kernels(s.dtype) + attention_kernels(s) - DENSE_GEMMS - 1)
                 + ((MOE_ROUTING_KERNELS + (1 if model.shared_experts else 0)) if moe else 0)
                 + (MLA_EXTRA_KERNELS if model.is_mla else 0))
         # their traffic: norms and residual adds ~6 x hidden per token; the MLP activation reads gate and up and
@@ -343,6 +343,13 @@ def unfused_attention(s: Setting, sequences: int, prompt: int) -> list[tuple[flo
     return [(square * s.engine.context_score_bytes, flops, s.tensor_rate(dtype, rows, prompt, d)),
             (square * (s.engine.context_score_bytes + 2.0), 0.0, 0.0),
             (square * 2.0, flops, s.tensor_rate(dtype, rows, d, prompt))]
+
+
+def attention_kernels(s: Setting) -> int:
+    """Kernels a decode layer's attention takes from the engine's kernels_per_layer where it runs as flash attention
+    (rules.catalog.attention_build): fa_kernels in place of the unfused path's unfused_attention_kernels."""
+    e = s.engine
+    return e.fa_kernels - e.unfused_attention_kernels if e.flash_attention else 0
 
 
 def slowest_gpu_wait_ms(tp: int, gpu_ms: float, cv: float) -> float:

@@ -182,7 +182,7 @@ class Trial:
     def runs(self, row: published.Row) -> catalog.EngineSpec:
         """The trial's profile that runs the row as its builds do (a split's graphs, a quantised prompt's MMQ), or
         that engine's twin where a split drops graphs."""
-        found = catalog.build_profile(self.engines[row.engine], row.builds)
+        found = catalog.build_profile(self.engines[row.engine], row.builds, row.fa)
         return catalog.split_twin(found, row.pp, self.engines.__getitem__)
 
     def set(self, key: tuple, value: float) -> None:
