@@ -1322,6 +1322,18 @@ def _gone(sentence: str, m: re.Match) -> bool:
                 or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
 
 
+# (issue 11, u14a) NUMA nodes are no hosts. numactl --hardware opens with "available: 2 nodes (0-1)" (the count, then
+# the range of node ids: numactl(8)), and AMD's BIOS option counts "NUMA nodes per socket" (NPS1/2/4, "4 nodes per
+# socket"); neither says the job spans machines.
+_NUMACTL_BEFORE = re.compile(r"\bavailable:\s*$", re.I)
+_NUMACTL_AFTER = re.compile(r"^\s*\(\d+-\d+\)|^\s+per\s+(?:socket|CPU|die|package)\b", re.I)
+
+
+def _numa_nodes(sentence: str, m: re.Match) -> bool:
+    before = sentence[:m.start()].rsplit("\n", 1)[-1]
+    return bool(_NUMACTL_BEFORE.search(before[-20:]) or _NUMACTL_AFTER.match(sentence[m.end():m.end() + 30]))
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
@@ -1331,6 +1343,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
+    if kind == "multi_node" and _numa_nodes(sentence, m):
+        return True
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
