@@ -86,23 +86,48 @@ def report(results, title: str) -> bool:
     return all(ok.values())
 
 
+def _kind(c: published.CollectiveRow) -> str:
+    """pcie, nvlink (NVLink, NVSwitch, bridges) or network: the fabric the all-reduce ran on."""
+    kind = "nvlink" if c.fabric == "nvlink-bridge" else catalog.interconnect(c.fabric).kind
+    return "nvlink" if kind == "nvswitch" else kind
+
+
+SIZE_BANDS = ((0, 128 << 10, "< 128 KB"), (128 << 10, (1 << 20) + 1, "128 KB - 1 MB"),
+              ((1 << 20) + 1, math.inf, "> 1 MB"))
+
+
 def report_collectives() -> None:
     """The expected all-reduce time against every table of tests/data/collectives (median per
-    table x ranks x power-of-two size, as the fit weighs them)."""
+    table x ranks x power-of-two size, as the fit weighs them), then by size band and GPU count for
+    the fit and the validation tables (each file's `# Split:`)."""
     print(f"\n== all-reduce tables ({(REPO / 'tests' / 'data' / 'collectives').relative_to(REPO)}): "
           "expected time / measured - 1")
     groups = collections.defaultdict(list)
     for path in sorted((REPO / "tests" / "data" / "collectives").glob("*.csv")):
         for c in published.read_collectives(path):
             groups[(path.name, c.implementation, c.gpus, c.nodes, int(math.log2(max(c.size_bytes, 1))))].append(c)
-    by_table = collections.defaultdict(list)
+    by_table, points = collections.defaultdict(list), []
     for (name, *_), cs in groups.items():
         cs.sort(key=lambda c: c.time_us)
         mid = cs[len(cs) // 2]
-        by_table[name].append(published.expect_collective(mid)[0] / mid.time_us - 1)
-    for name, errs in sorted(by_table.items()):
-        print(f"{name:64s} {len(errs):4d} median {_pct(statistics.median(errs)):>6s} "
+        err = published.expect_collective(mid)[0] / mid.time_us - 1
+        by_table[(name, mid.split)].append(err)
+        points.append((mid, err))
+    for (name, split), errs in sorted(by_table.items()):
+        print(f"{name:64s} {split[:3]} {len(errs):4d} median {_pct(statistics.median(errs)):>6s} "
               f"median |e| {100 * statistics.median(abs(e) for e in errs):4.0f}%")
+    for split in published.SPLITS:
+        print(f"{split} tables by fabric, size band and GPU count (median error / median |error| / points):")
+        for kind in ("pcie", "nvlink", "network"):
+            for lo, hi, band in SIZE_BANDS:
+                cells = collections.defaultdict(list)
+                for c, err in points:
+                    if c.split == split and lo <= c.size_bytes < hi and _kind(c) == kind:
+                        cells[c.gpus].append(err)
+                if cells:
+                    print(f"  {kind:7s} {band:14s} " + "  ".join(
+                        f"{n} GPUs {_pct(statistics.median(v))}/{100 * statistics.median(abs(e) for e in v):.0f}%"
+                        f"/{len(v)}" for n, v in sorted(cells.items())))
     lo, hi = catalog.calibration().allreduce_band
     print(f"all-reduce band x{lo:g} .. x{hi:g} (vidur's single kernel-time samples without CUDA graphs are noisy)")
 

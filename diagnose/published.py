@@ -82,9 +82,7 @@ def read(path) -> list[Row]:
     lines = text.splitlines()
     comments = [ln.lstrip("# ").strip() for ln in lines if ln.lstrip().startswith("#")]
     url = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("source:")), "")
-    split = next((c.split(":", 1)[1].strip().lower() for c in comments if c.lower().startswith("split:")), "fit")
-    if split not in SPLITS:
-        raise InputError(f"{path}: '# Split: {split}' must be one of {', '.join(SPLITS)}")
+    split = _split(path, comments)
     builds = _builds(path, next((c.split(":", 1)[1] for c in comments if c.lower().startswith("build:")), ""))
     numbered = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not numbered:
@@ -101,6 +99,14 @@ def read(path) -> list[Row]:
     if not out:
         raise InputError(f"{path}: header but no rows")
     return out
+
+
+def _split(path: Path, comments: list[str]) -> str:
+    """A file's `# Split:` line (fit when it has none): which part of the calibration it belongs to."""
+    split = next((c.split(":", 1)[1].strip().lower() for c in comments if c.lower().startswith("split:")), "fit")
+    if split not in SPLITS:
+        raise InputError(f"{path}: '# Split: {split}' must be one of {', '.join(SPLITS)}")
+    return split
 
 
 def _builds(path: Path, line: str) -> tuple[str, ...]:
@@ -210,6 +216,9 @@ class CollectiveRow:
     time_us: float
     graph: bool
     p2p: bool | None = None  # None: what the GPU's catalog row says (a P2P-patched driver says yes)
+    split: str = "fit"  # the file's `# Split:` (fit | validation), as the published tables
+    path: str = ""  # the ring's worst PCIe link as nvidia-smi topo -m names it (pix, pxb, phb, node, sys); "" unknown
+    cpu: str = ""  # the host CPUs where the ring spans sockets, as NCCL tells their link apart (NCCL_CPU_LINK_GBS)
 
 
 def read_collectives(path) -> list[CollectiveRow]:
@@ -218,8 +227,9 @@ def read_collectives(path) -> list[CollectiveRow]:
     from rules import catalog
 
     path = Path(path)
-    lines = [(n, ln) for n, ln in enumerate(path.read_text().splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
+    text = path.read_text().splitlines()
+    lines = [(n, ln) for n, ln in enumerate(text, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
+    split = _split(path, [ln.lstrip("# ").strip() for ln in text if ln.lstrip().startswith("#")])
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
@@ -234,7 +244,8 @@ def read_collectives(path) -> list[CollectiveRow]:
         p2p = {"yes": True, "no": False}.get(c.get("p2p") or "")
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], c["fabric"], int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
-                                 c["graph"] == "yes", p2p))
+                                 c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
+                                 (c.get("cpu") or "").strip().lower()))
     return out
 
 
@@ -259,5 +270,6 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
         link = (gpu.nvlink_gbs if gpu is not None and gpu.nvlink_gbs else fabric.bandwidth_gbs)
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
     t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=None
-                         if what == "nccl" else what)
+                         if what == "nccl" else what, path=row.path, cpu=row.cpu,
+                         cc=gpu.compute_capability if gpu is not None else 0.0)
     return t.us, roof

@@ -13,8 +13,12 @@ expected: the implementation the engine runs at this size and rank count:
   - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
     up to its size limit, where the GPUs are all-to-all NVLink (or a PCIe pair, where the
     engine allows it);
-  - between GPUs without PCIe peer-to-peer, NCCL's SHM transport: every step crosses PCIe
-    twice through host memory, so twice the hop latency and half the bandwidth.
+  - over PCIe, one of NCCL's two protocols there (LL128 needs NVLink: tuning.cc enables it only
+    up to PATH_NVB): LL (low latency, half the bus bandwidth: tuning.cc "busBw * .5") or Simple
+    (a longer step, the full bandwidth), picked as NCCL's tuner picks (pcie_protocol); each then
+    takes its own fitted step time;
+  - between GPUs without PCIe peer-to-peer, NCCL's SHM transport: every step goes through host
+    memory, so its bandwidth is what the host's memory path moves (shm_bus_gbs), not the link's.
 All constants are in rules/catalog/calibration.toml ([nccl], [custom.*]), fitted to
 tests/data/collectives and collectives-reference.md.
 """
@@ -30,6 +34,25 @@ from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
 # NCCL's own tuner constants (src/graph/tuning.cc [R8]): which algorithm it picks, not how long it takes
 NCCL_RING_LL_US = 6.6
 NCCL_NVLINK_HOP_US = 0.6
+# ... and which protocol on PCIe (tuning.cc @ 5067397: baseLatencies ring {LL 6.6, Simple 8.4}, hwLatencies PCI ring
+# {LL 1.0, Simple 5.7} us per step; ring LL bandwidth "busBw * .5")
+NCCL_BASE_US = {"LL": 6.6, "Simple": 8.4}
+NCCL_PCI_STEP_US = {"LL": 1.0, "Simple": 5.7}
+NCCL_LL_SHARE = 0.5
+# NCCL's bandwidth of a PCIe x16 link (src/graph/topo.cc: width x GT/s / 80 GB/s, PCI_BW = 12 for Gen3 x16), scaled
+# from the link's rate; and of the link between two CPU sockets (topo.h: AMD_BW 16; Intel QPI/UPI by model:
+# BDW 6, SKL 10, SRP 22, ERP 40), which a ring spanning the sockets (topology path SYS) crosses
+NCCL_PCI_GEN3_X16_GBS = 12.0
+PCIE_GEN3_X16_GBS = 15.75
+NCCL_CPU_LINK_GBS = {"amd": 16.0, "intel-bdw": 6.0, "intel-skl": 10.0, "intel-srp": 22.0, "intel-erp": 40.0}
+# src/graph/search.cc: the slowest ring speed NCCL's search tries per GPU generation (speedArrayIntra ends at 3.0;
+# sm100SpeedArrayIntra, compute capability 10.0 and up, at 18.0); a ring no speed fits falls back to "simple order"
+# with bwIntra = 0.1 GB/s (PATH_SYS), so the tuner then takes Simple for all but the smallest messages
+NCCL_SEARCH_FLOOR_GBS = {0.0: 3.0, 10.0: 18.0}
+NCCL_FALLBACK_GBS = 0.1
+# nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
+# bridge(s), or between CPU sockets
+PATHS = ("pix", "pxb", "phb", "node", "sys")
 
 
 @dataclass(frozen=True)
@@ -38,6 +61,7 @@ class AllReduceTime:
     # what ran: "NCCL ring", "NCCL SHM" (a ring staged through host memory), "NCCL tree", "NCCL NVLS",
     # "vllm custom"
     impl: str
+    protocol: str = ""  # NCCL's protocol over PCIe: "LL" or "Simple" (pcie_protocol); "" elsewhere
 
 
 def peer_to_peer(gpu: GpuSpec, ic: InterconnectSpec) -> bool:
@@ -96,18 +120,24 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 
 
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
-         p2p: bool = True, only: str | None = None) -> AllReduceTime:
+         p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree (across nodes) or NVLS (NVSwitch);
-    `only` ('ring', 'tree', 'nvls') times the one algorithm forced with NCCL_ALGO."""
+    `only` ('ring', 'tree', 'nvls') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
+    `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol)."""
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
-    hop = _hop_us(ic, c, p2p)
     shm = not p2p and ic.kind == "pcie"
+    if ic.kind == "pcie":
+        proto = pcie_protocol(ic, nranks, size_bytes, path=path, cpu=cpu, cc=cc)
+        hop, bus = _pcie_step(ic, c, p2p, proto)
+        data = ring_bus_factor(nranks) * size_bytes
+        return AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring", proto)
+    hop = _hop_us(ic, c, p2p)
     bus = _bus(ic, c, p2p)
     if ic.kind != "network" or nodes <= 1:
         data = ring_bus_factor(nranks) * size_bytes
-        ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring")
+        ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
         nvls_bus = c["nvls_bus_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3
@@ -130,6 +160,41 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
 
 
+def pcie_protocol(ic: InterconnectSpec, nranks: int, size_bytes: float, *, path: str = "", cpu: str = "",
+                  cc: float = 0.0) -> str:
+    """The protocol NCCL's tuner picks for a ring all-reduce over PCIe: the one its own model
+    (tuning.cc: base + steps x hardware latency + bytes / bandwidth, LL at half the bandwidth) says
+    is faster, with the ring bandwidth its topology search finds (nccl_ring_gbs)."""
+    steps = 2 * (nranks - 1)
+    algbw = nccl_ring_gbs(ic, path=path, cpu=cpu, cc=cc) * 1e3 / ring_bus_factor(max(nranks, 2))  # bytes per us
+
+    def tuner(proto: str) -> float:
+        share = NCCL_LL_SHARE if proto == "LL" else 1.0
+        return NCCL_BASE_US[proto] + steps * NCCL_PCI_STEP_US[proto] + size_bytes / (algbw * share)
+    return min(("LL", "Simple"), key=tuner)
+
+
+def nccl_ring_gbs(ic: InterconnectSpec, *, path: str = "", cpu: str = "", cc: float = 0.0) -> float:
+    """The per-channel ring bandwidth NCCL's search settles on over PCIe: the link's rate as topo.cc
+    counts it, or the CPU-to-CPU link's where the ring spans sockets (path 'sys'); a ring slower
+    than the slowest speed the search tries for this GPU generation falls back to 0.1 GB/s."""
+    bw = NCCL_PCI_GEN3_X16_GBS * ic.bandwidth_gbs / PCIE_GEN3_X16_GBS
+    if path == "sys" and cpu in NCCL_CPU_LINK_GBS:
+        bw = min(bw, NCCL_CPU_LINK_GBS[cpu])
+    floor = max(v for k, v in NCCL_SEARCH_FLOOR_GBS.items() if cc >= k)
+    return bw if bw >= floor else NCCL_FALLBACK_GBS
+
+
+def _pcie_step(ic: InterconnectSpec, c: dict, p2p: bool, proto: str) -> tuple[float, float]:
+    """(hop in us, bus bandwidth in bytes per us) of one ring step over PCIe under `proto`: LL's
+    shorter step at its share of the bandwidth, or Simple's longer one at all of it; without
+    peer-to-peer (SHM) the step goes through host memory, at the host's bandwidth."""
+    hop = c["hop_us_pcie"] if proto == "LL" else c["hop_us_pcie_simple"]
+    share = c["ll_bus_share"] if proto == "LL" else 1.0
+    bus = (min(ic.achieved_gbs, c["shm_bus_gbs"]) if not p2p else ic.achieved_gbs) * 1e3 * share
+    return hop * (1.0 if p2p else c["shm_hop_factor"]), bus
+
+
 def _pick(options: list[AllReduceTime], only: str | None) -> AllReduceTime:
     """The fastest, as NCCL's tuner picks; or the one algorithm forced."""
     forced = [t for t in options if only and t.impl.lower().endswith(only)]
@@ -147,7 +212,7 @@ def _hop_us(ic: InterconnectSpec, c: dict, p2p: bool) -> float:
     if ic.kind in ("nvlink", "nvswitch"):
         return c["hop_us_nvlink"]
     if ic.kind == "pcie":
-        return c["hop_us_pcie"] * (1.0 if p2p else c["shm_hop_factor"])  # SHM: GPU -> host memory -> GPU
+        return _pcie_step(ic, c, p2p, "LL")[0]
     return c["hop_us_network"]
 
 
@@ -174,9 +239,13 @@ def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, g
     if copy:
         crossings = 1 if p2p or ic.kind != "pcie" else 2
         return fixed + _hop_us(ic, c, True) + crossings * size_bytes / _bus(ic, c, True)
+    if ic.kind == "pcie":
+        hop, bus = _pcie_step(ic, c, p2p, pcie_protocol(ic, 2, size_bytes))
+        return fixed + hop + size_bytes / bus
     return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
 
 
 def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:
-    """Bytes per microsecond NCCL moves on this fabric: without PCIe peer-to-peer, SHM's share of it."""
-    return ic.achieved_gbs * 1e3 * (c["shm_bus_factor"] if not p2p and ic.kind == "pcie" else 1.0)
+    """Bytes per microsecond NCCL moves on this fabric at full bandwidth (Simple): without PCIe
+    peer-to-peer, what the host's memory path moves (SHM)."""
+    return _pcie_step(ic, c, p2p, "Simple")[1] if ic.kind == "pcie" else ic.achieved_gbs * 1e3

@@ -63,8 +63,10 @@ GLOBAL = [
     ("dequant", "gguf_k_low", 1.0, 40.0),
     ("gemm_efficiency", "bf16", 0.3, 1.0),
     ("gemm_efficiency", "fp8", 0.2, 1.0), ("nccl", "base_us", 1.0, 40.0), ("nccl", "hop_us_nvlink", 0.1, 6.0),
-    ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
-    ("nccl", "shm_bus_factor", 0.03, 1.0), ("launch", "eager_extra_us", 0.3, 30.0),
+    ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_pcie_simple", 0.1, 20.0), ("nccl", "ll_bus_share", 0.2, 1.0),
+    ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
+    # SHM's bus bandwidth: a host memory path, between a tenth of a PCIe Gen3 link and a Gen4 link's achieved rate
+    ("nccl", "shm_bus_gbs", 1.0, 24.0), ("launch", "eager_extra_us", 0.3, 30.0),
     # a one-shot kernel exchanges flags with every peer over NVLink before and after its reads: two
     # fabric round trips and a kernel, no less than ~2 us even replayed in a graph (the smallest
     # custom all-reduce measured, launched from the host, takes 3.7 us: sglang PR 2904)
@@ -137,10 +139,13 @@ def fit_rows() -> list[published.Row]:
 
 def collective_points() -> list[tuple[published.CollectiveRow, float]]:
     """One point per table x implementation x ranks x nodes x power-of-two size: the median
-    measured time of the rows in it (vidur's thousand sizes per rank count are noisy singles)."""
+    measured time of the rows in it (vidur's thousand sizes per rank count are noisy singles).
+    Tables whose `# Split:` is validation are never read here."""
     groups = collections.defaultdict(list)
     for path in sorted(COLLECTIVES.glob("*.csv")):
         for r in published.read_collectives(path):
+            if r.split != "fit":
+                continue
             key = (path.name, r.implementation, r.gpus, r.nodes, r.graph, int(math.log2(max(r.size_bytes, 1))))
             groups[key].append(r)
     out = []
@@ -270,13 +275,32 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
     return (best, fbest) if fbest < f0 else (x0, f0)
 
 
-def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = ()) -> tuple[Trial, Objective]:
+def touched(rows, points, keys) -> tuple[list, list]:
+    """The fit rows and all-reduce points whose expected figure moves when any of `keys` (calibration.toml
+    constants) moves: the only ones a fit of those constants alone needs to recompute."""
+    base = catalog.calibration()
+    trial = Trial(base, {})
+    for key in keys:
+        trial.set(key, trial.get(key) * 1.5 + 0.1)
+
+    def figures(cal):
+        with catalog.trial_calibration(cal):
+            return ([published.expect(r).expected for r in rows],
+                    [published.expect_collective(p)[0] for p, _ in points])
+    (r0, c0), (r1, c1) = figures(base), figures(trial.cal)
+    return ([r for r, a, b in zip(rows, r0, r1) if a != b], [p for p, a, b in zip(points, c0, c1) if a != b])
+
+
+def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = (),
+        only_keys: tuple = ()) -> tuple[Trial, Objective]:
     rows, points = fit_rows(), collective_points()
     if only:  # one engine (and its tied twins) on its own rows; the shared constants stay as they are
         rows, points = [r for r in rows if only in (r.engine, TIED.get(r.engine))], []
         if not rows:
             raise SystemExit(f"no fit rows for engine {only!r}")
     engines = {r.engine for r in rows} | {TIED[e] for e in {r.engine for r in rows} if e in TIED}
+    if only_keys:  # these calibration constants alone, on the rows and points they move; engines held
+        rows, points = touched(rows, points, only_keys)
     trial = Trial(catalog.calibration(), {k: catalog.engine(k) for k in engines})
     for e, to in TIED.items():  # a tied engine starts from the constants it takes
         if e in trial.engines:
@@ -285,7 +309,9 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tu
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL if not only or (s, n) in ONLY_ENGINE_CAL.get(only, ())]
-    for e in sorted(engines):
+    if only_keys:
+        keys = [k for k in keys if k[0] in only_keys]
+    for e in sorted(engines if not only_keys else ()):
         for name, lo, hi in ENGINE:
             if (only and name not in ONLY_ENGINE) or name in hold:
                 continue
@@ -427,13 +453,31 @@ def main() -> None:
     ap.add_argument("--only-engine", metavar="KEY", help="fit only this engine's own constants on its own rows")
     ap.add_argument("--hold", metavar="NAMES", default="",
                     help="engine constants to keep as they are (comma-separated: host_ms_per_step,kernel_overhead_us)")
+    ap.add_argument("--only-keys", metavar="KEYS", default="",
+                    help="fit only these calibration.toml constants (section.name, comma-separated) on the fit rows "
+                         "and all-reduce points they move; the rest, engines and bands stay")
     args = ap.parse_args()
     catalog.configure([str(PUBLISHED / "models.toml")])
     hold = tuple(n for n in args.hold.split(",") if n)
     unknown = [n for n in hold if n not in {name for name, _, _ in ENGINE}]
     if unknown:
         raise SystemExit(f"--hold: no engine constant {', '.join(unknown)}")
-    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine, hold=hold)
+    only_keys = tuple(tuple(k.split(".", 1)) for k in args.only_keys.split(",") if k)
+    if any(k not in {(s, n) for s, n, _, _ in GLOBAL} for k in only_keys):
+        raise SystemExit(f"--only-keys: each must be one of {', '.join(f'{s}.{n}' for s, n, _, _ in GLOBAL)}")
+    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine, hold=hold, only_keys=only_keys)
+    if only_keys:
+        for key in only_keys:
+            print(f"[{key[0]}] {key[1]} = {_fmt(trial.get(key))}")
+        print(f"{len(obj.rows)} fit rows and {len(obj.points)} all-reduce points move with them; "
+              f"loss {obj.value():.4f}")
+        if args.write:
+            text = catalog.CALIBRATION_FILE.read_text()
+            for key in only_keys:
+                text = _set_value(text, *key, trial.get(key))
+            catalog.CALIBRATION_FILE.write_text(text)
+            print(f"written: {catalog.CALIBRATION_FILE}")
+        return
     if args.only_engine:  # the shared constants and bands stay; only the engine's own are printed and written
         for key in sorted(k for k in trial.engines if args.only_engine in (k, TIED.get(k))):
             print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(trial.engines[key], n))}" for n in ONLY_ENGINE))
