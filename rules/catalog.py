@@ -327,6 +327,8 @@ class EngineSpec:
     piecewise_layer_us: float = 0.0
     custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
     custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
+    # the limit at 2 ranks where the engine sizes its buffer larger for a pair (TensorRT-LLM: 16 MB); 0 = the above
+    custom_allreduce_pair_max_bytes: int = 0
     custom_allreduce_max_ranks: int = 8
     custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
     attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
