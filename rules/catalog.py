@@ -749,6 +749,7 @@ class Calibration:
     overlap_p: float  # how fully a kernel overlaps its memory stream with its math (p-norm of the two times)
     expert_gemm_efficiency: float  # share of the dense GEMM rate a grouped (MoE expert) GEMM reaches
     gpu_speed_cv: float  # relative spread in speed between GPUs of one TP group
+    host_speed_cv: float  # relative spread of the ranks' host times where each rank's own process launches its step
     gemm_efficiency: dict
     nccl: dict
     eager_extra_us: float  # a collective launched from the host instead of a CUDA graph
@@ -836,6 +837,7 @@ def _load_calibration(path: Path) -> Calibration:
         overlap_p=number(shape, "overlap_p", "gemm_shape"),
         expert_gemm_efficiency=number(shape, "expert_gemm_efficiency", "gemm_shape"),
         gpu_speed_cv=number(sync, "gpu_speed_cv", "sync"),
+        host_speed_cv=number(sync, "host_speed_cv", "sync"),
         gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},
         nccl={k: number(nccl, k, "nccl") for k in nccl},
         eager_extra_us=number(launch, "eager_extra_us", "launch"),

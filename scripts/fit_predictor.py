@@ -11,6 +11,9 @@ drown the rest. `validation` tables are never read here.
 
     python scripts/fit_predictor.py            # print the fitted constants and the fit error
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
+    python scripts/fit_predictor.py --only-cal sync.host_speed_cv [--write]   # these calibration.toml constants
+                                               only (comma-separated section.name), the rest held: minutes where
+                                               the full fit takes an hour or more
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
                                                (host_ms_per_step, host_ms_per_request, kernel_overhead_us,
                                                attention_efficiency) on
@@ -53,6 +56,8 @@ GLOBAL = [
     ("gemm_shape", "overlap_p", 1.5, 8.0), ("gemm_shape", "expert_gemm_efficiency", 0.3, 1.0),
     # GPUs of one model differ in speed by a few per cent (Sinha et al., SC 2022)
     ("sync", "gpu_speed_cv", 0.001, 0.05),
+    # host-bound ranks (no CUDA graphs): their processes' host times spread more than GPUs' speeds, up to a third
+    ("sync", "host_speed_cv", 0.001, 0.35),
     # a per-query-head attention kernel: at least a load and a multiply-add per KV element and head
     ("per_head_attention", "kv16", 2.0, 16.0), ("per_head_attention", "kv8", 2.0, 16.0),
     # dequantising one weight-only int4 / int8 weight: a few instructions with lop3 tricks, a dozen in a
@@ -270,7 +275,8 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
     return (best, fbest) if fbest < f0 else (x0, f0)
 
 
-def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = ()) -> tuple[Trial, Objective]:
+def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = (),
+        only_cal: tuple = ()) -> tuple[Trial, Objective]:
     rows, points = fit_rows(), collective_points()
     if only:  # one engine (and its tied twins) on its own rows; the shared constants stay as they are
         rows, points = [r for r in rows if only in (r.engine, TIED.get(r.engine))], []
@@ -285,7 +291,11 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tu
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL if not only or (s, n) in ONLY_ENGINE_CAL.get(only, ())]
-    for e in sorted(engines):
+    if only_cal:  # these calibration constants alone; every engine's and the rest held
+        keys = [k for k in keys if f"{k[0][0]}.{k[0][1]}" in only_cal]
+        if len(keys) != len(only_cal):
+            raise SystemExit(f"--only-cal: not all of {', '.join(only_cal)} are fitted constants (GLOBAL)")
+    for e in sorted(engines if not only_cal else ()):
         for name, lo, hi in ENGINE:
             if (only and name not in ONLY_ENGINE) or name in hold:
                 continue
@@ -425,6 +435,8 @@ def main() -> None:
     ap.add_argument("--sweeps", type=int, default=4)
     ap.add_argument("--bands-only", action="store_true", help="keep the constants, recompute only the bands")
     ap.add_argument("--only-engine", metavar="KEY", help="fit only this engine's own constants on its own rows")
+    ap.add_argument("--only-cal", metavar="NAMES", default="",
+                    help="fit only these calibration.toml constants (comma-separated section.name), the rest held")
     ap.add_argument("--hold", metavar="NAMES", default="",
                     help="engine constants to keep as they are (comma-separated: host_ms_per_step,kernel_overhead_us)")
     args = ap.parse_args()
@@ -433,7 +445,21 @@ def main() -> None:
     unknown = [n for n in hold if n not in {name for name, _, _ in ENGINE}]
     if unknown:
         raise SystemExit(f"--hold: no engine constant {', '.join(unknown)}")
-    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine, hold=hold)
+    only_cal = tuple(n for n in args.only_cal.split(",") if n)
+    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine, hold=hold, only_cal=only_cal)
+    if only_cal:  # the other constants and the bands stay; only these are printed and written
+        for name in only_cal:
+            section, key = name.rsplit(".", 1)
+            print(f"[{section}] {key} = {_fmt(trial.get((section, key)))}")
+        print(f"fit rows: median |log error| {statistics.median(obj.loss):.3f}")
+        if args.write:
+            text = catalog.CALIBRATION_FILE.read_text()
+            for name in only_cal:
+                section, key = name.rsplit(".", 1)
+                text = _set_value(text, section, key, trial.get((section, key)))
+            catalog.CALIBRATION_FILE.write_text(text)
+            print(f"written: {catalog.CALIBRATION_FILE}")
+        return
     if args.only_engine:  # the shared constants and bands stay; only the engine's own are printed and written
         for key in sorted(k for k in trial.engines if args.only_engine in (k, TIED.get(k))):
             print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(trial.engines[key], n))}" for n in ONLY_ENGINE))
