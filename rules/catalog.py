@@ -327,6 +327,8 @@ class EngineSpec:
     piecewise_layer_us: float = 0.0
     custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
     custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
+    # the limit at 2 ranks where the engine sizes its buffer larger for a pair (TensorRT-LLM: 16 MB); 0 = the above
+    custom_allreduce_pair_max_bytes: int = 0
     custom_allreduce_max_ranks: int = 8
     custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
     attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
@@ -753,6 +755,7 @@ class Calibration:
     overlap_p: float  # how fully a kernel overlaps its memory stream with its math (p-norm of the two times)
     expert_gemm_efficiency: float  # share of the dense GEMM rate a grouped (MoE expert) GEMM reaches
     gpu_speed_cv: float  # relative spread in speed between GPUs of one TP group
+    host_speed_cv: float  # relative spread of the ranks' host times where each rank's own process launches its step
     gemm_efficiency: dict
     nccl: dict
     eager_extra_us: float  # a collective launched from the host instead of a CUDA graph
@@ -840,6 +843,7 @@ def _load_calibration(path: Path) -> Calibration:
         overlap_p=number(shape, "overlap_p", "gemm_shape"),
         expert_gemm_efficiency=number(shape, "expert_gemm_efficiency", "gemm_shape"),
         gpu_speed_cv=number(sync, "gpu_speed_cv", "sync"),
+        host_speed_cv=number(sync, "host_speed_cv", "sync"),
         gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},
         nccl={k: number(nccl, k, "nccl") for k in nccl},
         eager_extra_us=number(launch, "eager_extra_us", "launch"),

@@ -112,7 +112,8 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
                     p2p: bool) -> bool:
     if not engine.custom_allreduce or nodes > 1 or nranks > engine.custom_allreduce_max_ranks:
         return False
-    if size_bytes >= engine.custom_allreduce_max_bytes:
+    limit = engine.custom_allreduce_pair_max_bytes if nranks == 2 else 0
+    if size_bytes >= (limit or engine.custom_allreduce_max_bytes):
         return False
     if ic.kind in ("nvlink", "nvswitch"):
         return ic.kind == "nvswitch" or nranks == 2  # NVLink bridges join pairs only

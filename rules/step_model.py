@@ -15,7 +15,8 @@ engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_l
 a dense layer's four GEMMs and its attention; an MoE layer adds its routing) with the
 activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
 engine's implementation (rules.collectives), and apart from them the wait for the group's slowest
-GPU (`slowest_gpu_wait_ms`). Without CUDA graphs the host launches every
+GPU (`slowest_gpu_wait_ms`), or, where the hosts set the pace, for the slowest rank's host
+(`host_speed_cv`). Without CUDA graphs the host launches every
 kernel, calls every all-reduce and makes the layer's views itself, so a pass takes at least kernels x `launch_us`
 + all-reduces x `allreduce_host_us` + layers x `host_us_per_layer`; with piecewise CUDA graphs (each layer's
 attention eager between graph pieces) a decode pass adds layers x `piecewise_layer_us`. The engine's host time per
@@ -296,7 +297,14 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     if not s.engine.cuda_graphs or prefill:
         host = (kernels * s.engine.launch_us + t.allreduces * (s.engine.allreduce_host_us or s.engine.launch_us)
                 + model.layers * s.engine.host_us_per_layer) / 1e3
-        t.launch_ms = max(0.0, host - t.total_ms)
+        if t.allreduces and host > t.total_ms:
+            # each rank's own process launches its pass, and every all-reduce waits for the slowest rank's host
+            # (its time spread across ranks: calibration.toml [sync] host_speed_cv)
+            gpu_ms = t.total_ms - t.wait_ms
+            t.wait_ms = max(t.wait_ms, slowest_gpu_wait_ms(s.tp, host, s.cal.host_speed_cv))
+            t.launch_ms = host - gpu_ms
+        else:
+            t.launch_ms = max(0.0, host - t.total_ms)
     elif s.engine.piecewise_layer_us:  # piecewise graphs: each layer's attention runs eagerly between two pieces
         t.launch_ms = model.layers * s.engine.piecewise_layer_us / 1e3
     return t

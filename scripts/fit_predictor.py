@@ -11,6 +11,9 @@ drown the rest. `validation` tables are never read here.
 
     python scripts/fit_predictor.py            # print the fitted constants and the fit error
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
+    python scripts/fit_predictor.py --only-keys sync.host_speed_cv [--write]   # these calibration.toml constants
+                                               only (comma-separated section.name), the rest held: minutes where
+                                               the full fit takes an hour or more
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
                                                (host_ms_per_step, host_ms_per_request, kernel_overhead_us,
                                                attention_efficiency) on
@@ -53,6 +56,8 @@ GLOBAL = [
     ("gemm_shape", "overlap_p", 1.5, 8.0), ("gemm_shape", "expert_gemm_efficiency", 0.3, 1.0),
     # GPUs of one model differ in speed by a few per cent (Sinha et al., SC 2022)
     ("sync", "gpu_speed_cv", 0.001, 0.05),
+    # host-bound ranks (no CUDA graphs): their processes' host times spread more than GPUs' speeds, up to a third
+    ("sync", "host_speed_cv", 0.001, 0.35),
     # a per-query-head attention kernel: at least a load and a multiply-add per KV element and head
     ("per_head_attention", "kv16", 2.0, 16.0), ("per_head_attention", "kv8", 2.0, 16.0),
     # dequantising one weight-only int4 / int8 weight: a few instructions with lop3 tricks, a dozen in a
