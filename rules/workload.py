@@ -716,6 +716,14 @@ def evidence_coverage(facts: Facts, predictions=None):
                    "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
                    count + board)
         return
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
+    if spec is not None and not spec.nvlink_links:  # a board without NVLink (L40S, GeForce since Ada): PCIe only
+        yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
+                   f"Several GPUs work together over PCIe ({spec.name} has no NVLink), but nothing measured shows "
+                   "whether they share a PCIe switch, one CPU's root complex, or cross CPU sockets.",
+                   "`nvidia-smi topo -m` from the node",
+                   count + [ev(spec_src or "catalog", f"catalog {spec.key}: no NVLink links", spec.interconnect)])
+        return
     yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
                "Several GPUs work together, but nothing measured shows whether they talk over NVLink, a PCIe switch, "
                "or across CPU sockets.",
