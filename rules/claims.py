@@ -1856,9 +1856,10 @@ def _engine_versions(text: str):
 
 # (issue 11 s) The figure each release gave, written right after it: "vLLM 0.5.4: 42 tok/s; vLLM 0.6.3: 31 tok/s",
 # "0.5.4 -> 42 tok/s", "with 0.6.3 we get 31 tok/s". {version: (value, unit)} for the releases with one.
-_RELEASE_FIGURE = r"(?:\s*(?::|=|->|→|\|)\s*|\s+(?:gives?|gave|got|does|did|reaches|reached|is at|was at|at|we get|" \
-                  r"I get|we got|I got|runs at|ran at)\s+)~?(\d+(?:\.\d+)?)\s*" \
-                  r"(tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s|ms)\b"
+# (Markdown emphasis may wrap the release or its separator: "**v0.4.6:** 27 tokens/sec", sglang#7568)
+_RELEASE_FIGURE = r"(?:[*_]*\s*(?::|=|->|→|\|)[*_]*\s*|[*_]*\s+(?:gives?|gave|got|does|did|reaches|reached|is at|" \
+                  r"was at|at|we get|I get|we got|I got|runs at|ran at)\s+)~?(\d+(?:\.\d+)?)\s*" \
+                  r"(tok\w*/s(?:ec)?|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s(?:ec)?|fps|images?/s|ms)\b"
 
 
 def release_figures(text: str, versions: list[str]) -> dict[str, tuple[float, str]]:

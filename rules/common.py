@@ -65,6 +65,9 @@ def claim_ev(c: _claims.Claim, detail: str) -> Evidence:
 
 def make(rule: str, category: str, severity: str, confidence: float, title: str, summary: str,
          evidence: Iterable[Evidence] = (), fix: str = "", refs: Iterable[str] = (), ask: str = "") -> Finding:
+    # a title opening on an unnumbered GPU (label: "the GPU PCIe link runs at x8") starts a sentence, and the verdict
+    # quotes it as one
+    title = "The" + title[3:] if title.startswith("the ") else title
     return Finding(rule=rule, category=category, severity=severity, confidence=round(confidence, 2),
                    title=title, summary=summary, evidence=list(evidence), fix=fix,
                    references=[DOCS.get(r, r) for r in refs], ask=ask)

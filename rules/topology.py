@@ -957,12 +957,14 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
     lows = []
     # the narrowest link first: of several degraded GPUs the one with the least bandwidth left leads the report
     for g in sorted(gpus, key=_link_share):
-        if g.pcie_gen_current is None:
+        # a width short of the link's own needs no generation beside it: a paste cut above "Link Width" still shows it
+        narrow = bool(g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max)
+        if g.pcie_gen_current is None and not narrow:
             continue
         idle = _idle(g)
-        if g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max:
+        if narrow:
             slower = (f" at Gen{g.pcie_gen_current} (capable of Gen{g.pcie_gen_max})"
-                      if g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max else "")
+                      if g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max else "")
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",

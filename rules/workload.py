@@ -32,6 +32,7 @@ from rules.common import (
     job_gpus,
     make,
     measurements,
+    named_system,
     need,
     node_count,
     passed,
@@ -696,16 +697,32 @@ def evidence_coverage(facts: Facts, predictions=None):
     from rules.topology import nvswitch_by_catalog
 
     board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
+    system = named_system(facts)  # (the count of a named system's GPUs is its catalog row's, from where it is named)
+    source = tp_src or count_src or _first_gpu_source(facts, system)
+    if not board and system and system[0].gpu_link == "nvswitch" and (tp or per_node or 0) <= (system[0].gpus or 0):
+        board = [ev(system[1], f'the named system "{system[2]}": an NVSwitch system, every GPU pair on NVLink '
+                               f"(rules/catalog/systems.toml: {system[0].name}, {system[0].cited})", "nvswitch")]
     # (the label names NCCL's ranks only where the count shown is theirs: a stated TP size is shown from its source)
-    count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node"
-                + (" (ranks NCCL connects inside it)" if by_nccl and not tp else ""), tp or per_node)]
+    count = [ev(source, "GPUs working together in a node"
+                + (" (ranks NCCL connects inside it)" if by_nccl and not tp else "")
+                + (f' (the named system "{system[2]}" holds {system[0].gpus})' if system and source == system[1]
+                   and not (tp or count_src) else ""), tp or per_node)]
     if board:
+        what = (f"The catalog's {facts.subject.gpu.key} is an NVSwitch board" if facts.subject.gpu is not None
+                and nvswitch_by_catalog(facts) else f"The named {system[0].name} is an NVSwitch system")
         yield need("workload.evidence_coverage", "How the GPUs are connected was not measured",
-                   f"Several GPUs work together. The catalog's {facts.subject.gpu.key} is "
-                   "an NVSwitch board, so every pair should share NVLink, but nothing measured on this node shows "
-                   "it (links down or a disabled fabric manager would not show here).",
+                   f"Several GPUs work together. {what}, so every pair should share NVLink, but nothing measured on "
+                   "this node shows it (links down or a disabled fabric manager would not show here).",
                    "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
                    count + board)
+        return
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
+    if spec is not None and not spec.nvlink_links:  # a board without NVLink (L40S, GeForce since Ada): PCIe only
+        yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
+                   f"Several GPUs work together over PCIe ({spec.name} has no NVLink), but nothing measured shows "
+                   "whether they share a PCIe switch, one CPU's root complex, or cross CPU sockets.",
+                   "`nvidia-smi topo -m` from the node",
+                   count + [ev(spec_src or "catalog", f"catalog {spec.key}: no NVLink links", spec.interconnect)])
         return
     yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
                "Several GPUs work together, but nothing measured shows whether they talk over NVLink, a PCIe switch, "
@@ -713,7 +730,10 @@ def evidence_coverage(facts: Facts, predictions=None):
                "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)", count)
 
 
-def _first_gpu_source(facts: Facts) -> str:
-    """Where the GPUs were seen when no field states their count (a probe, nvidia-smi output)."""
+def _first_gpu_source(facts: Facts, system=None) -> str:
+    """Where the GPUs were seen when no field states their count (a probe, nvidia-smi output), else where the ticket
+    names the system whose catalog row gives the count (common.gpus_per_node)."""
     gpu = next((g for g in facts.of(GpuFact) if g.index is not None), None)
-    return gpu.source if gpu else "GPU count: source not recorded"
+    if gpu:
+        return gpu.source
+    return system[1] if system else "GPU count: source not recorded"

@@ -239,9 +239,12 @@ def test_unknown_gpu_links_name_the_probe_that_saw_the_gpus():
     """Two GPUs, no topology: the insufficient-data finding cites where the GPUs were seen, not 'ticket'."""
     facts, findings, _ = replay("2x-gtx1080ti-pcie-gen1-reading.json")
     (f,) = by_rule(findings, "workload.evidence_coverage")
-    (e,) = f.evidence
+    # (s14: a board without NVLink adds the catalog's word for it, and the ask names no `nvlink -s`)
+    e, board = f.evidence
     assert e.measured == 2
     assert e.source in {g.source for g in facts.of(GpuFact)} and e.source.startswith("probe:")
+    assert board.detail.startswith("catalog ") and board.detail.endswith("no NVLink links")
+    assert "nvlink -s" not in f.fix
 
 
 def test_hgx_h100_p2p_matrix_is_healthy_nvlink_efficiency():

@@ -328,5 +328,6 @@ def test_the_tables_note_states_the_kernel_cost_it_assumed(gpu):
     report = run_json("--model", "llama-3.1-8b", "--gpu", gpu, "--tp", "1,2")
     (table,) = report["tables"].values()
     widest = max(report["predictions"]["layouts"], key=lambda p: p["tp"])
-    assert f"each kernel with a {widest['assumptions']['kernel_overhead_us']:.1f} us fixed cost" in table["note"]
+    # (worded so no article depends on the figure: it read "each kernel with a 8.3 us fixed cost")
+    assert f"a fixed cost of {widest['assumptions']['kernel_overhead_us']:.1f} us per kernel" in table["note"]
     assert "{" not in table["note"]

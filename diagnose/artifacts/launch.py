@@ -132,11 +132,30 @@ def detect(text: str) -> float:
     return min(1.0, total)
 
 
+# A shell variable set on a line of its own in a pasted script ("MODEL_PATH=/models/Qwen3-30B-A3B",
+# "export TP=4"), which a later command reads as $MODEL_PATH or ${TP}.
+SHELL_SET = re.compile(r"^\s*(?:export\s+|readonly\s+|local\s+)?(?P<name>[A-Za-z_]\w*)="
+                       r"(?P<value>\"[^\"$`]*\"|'[^']*'|[^\s\"'`;$]*)\s*(?:#.*)?$")
+SHELL_USE = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))")
+
+
+def expand(line: str, shell: dict[str, str]) -> str:
+    """The line with the variables the script set before it replaced by their values, as the shell runs it;
+    one it did not set stays as written."""
+    def value(m: re.Match) -> str:
+        return shell.get(m.group("braced") or m.group("bare"), m.group(0))
+    return SHELL_USE.sub(value, line) if shell else line
+
+
 def parse(text: str, name: str) -> list:
     out: list = []
     yaml_name: str | None = None  # `- name: NCCL_X` waiting for its `value:` line
+    shell: dict[str, str] = {}
     for n, line in _joined(text):
         src = where(name, n)
+        if (m := SHELL_SET.match(line)) is not None:
+            shell[m.group("name")] = m.group("value").strip("'\"")
+        line = expand(line, shell)
         if yaml_name and (m := YAML_VALUE.match(line)) is not None:
             out.extend(_assignments(f"{yaml_name}={m.group('value')}", src))
         yaml_name = m.group("name") if (m := YAML_NAME.match(line)) is not None else None

@@ -135,6 +135,26 @@ VLLM_OFFLINE = re.compile(r"Processed prompts:\s*100%.*?est\. speed input:\s*(?P
 PERF_ANALYZER = re.compile(r"^\s*Concurrency:\s*(?P<c>\d+),\s*throughput:\s*(?P<t>\d+(?:\.\d+)?)\s*infer/sec,\s*"
                            r"latency\s*(?P<l>\d+(?:\.\d+)?)\s*usec", re.I)
 
+# genai-perf's and AIPerf's console table ("LLM Metrics"): a header row of statistics ("┃ Statistic ┃ avg ┃ min ┃ ...",
+# AIPerf: "┃ Metric ┃ avg ┃ ...") and one row per metric ("│ Inter token latency (ms) │ 1.85 │ ..."), the unit in the
+# label, a long label wrapped onto the next row ("Output Token Throughput Per User" / "(tokens/sec/user)"), counts
+# with thousands separators. Metric names and units: https://docs.nvidia.com/aiperf/reference/ai-perf-metrics-reference
+# and genai-perf's README (https://github.com/triton-inference-server/perf_analyzer/tree/main/genai-perf).
+GENAI_ROW = re.compile(r"^\s*[│┃|]\s*(?P<label>[^│┃|]*?)\s*[│┃|](?P<cells>(?:[^│┃|]*[│┃|])+)\s*$")
+GENAI_STATS = {"avg": "mean", "mean": "mean", "p50": "median", "median": "median", "p90": "p90", "p95": "p95",
+               "p99": "p99"}
+# label (lower case, unit dropped) -> metric, and whether it is a latency (its unit in the label) or a rate
+GENAI_METRICS = {
+    "time to first token": ("ttft_ms", "latency"),
+    "inter token latency": ("itl_ms", "latency"),
+    "request latency": ("e2e_latency_ms", "latency"),
+    "output token throughput": ("output_tok_s", "tok/s"),
+    "output token throughput per user": ("request_tok_s", "tok/s"),  # one request's output rate (AIPerf)
+    "output token throughput per request": ("request_tok_s", "tok/s"),  # the same (genai-perf)
+    "request throughput": ("request_throughput", "req/s"),
+}
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3}
+
 
 # What each figure these formats print counts, by their own definitions: token and request throughputs are over
 # every request in flight (vLLM's benchmark_serving divides all output tokens by the run's duration; trtllm-bench's
@@ -159,9 +179,18 @@ def detect(text: str) -> float:
     if any(p.search(line) for line in head.splitlines()[:4000]
            for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, VLLM_OFFLINE, PERF_ANALYZER)):
         return 0.8
+    if _genai_table(head):
+        return 0.8
     if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2 or SPEC_ACCEPT.search(head):
         return 0.7
     return 0.0
+
+
+def _genai_table(text: str) -> bool:
+    """A genai-perf / AIPerf table: its statistics header and a metric row it names."""
+    state: dict = {}
+    rows = (_genai_row(line, "", state) for line in text.splitlines()[:4000] if "│" in line or "┃" in line)
+    return any(rows)
 
 
 def parse(text: str, name: str) -> list:
@@ -281,7 +310,45 @@ def _summary_line(line: str, src: str, state: dict) -> list | None:
         return [Measurement(src, "ttft_ms", float(m.group("v")) * 1e3, "ms", stat="mean", concurrency=concurrency)]
     if (m := VLLM_OFFLINE.search(line)) is not None:
         return [Measurement(src, "output_tok_s", float(m.group("out")), "tok/s")]
-    return None
+    return _genai_row(line, src, state)
+
+
+def _genai_row(line: str, src: str, state: dict) -> list | None:
+    """A genai-perf / AIPerf table row (GENAI_ROW): the header's statistics are kept in `state`, each metric row gives
+    its figure per statistic read (mean, median, p90/p95/p99); None for any other line."""
+    m = GENAI_ROW.match(line)
+    if m is None:
+        return None
+    label = m.group("label").strip()
+    cells = [c.strip() for c in re.split(r"[│┃|]", m.group("cells"))[:-1]]
+    if label.lower() in ("statistic", "metric") and cells and cells[0].lower() in GENAI_STATS:
+        state["genai"] = [GENAI_STATS.get(c.lower()) for c in cells]
+        return []
+    stats = state.get("genai")
+    if not stats:
+        return None
+    unit = re.search(r"\(([^)]*)\)\s*$", label)
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", label).strip().lower()
+    if name in GENAI_METRICS or not name:
+        state["genai_row"] = name  # a wrapped label's second row ("(tokens/sec/user)") carries no figures
+    if name not in GENAI_METRICS:
+        return []
+    metric, kind = GENAI_METRICS[name]
+    scale = 1.0
+    if kind == "latency":
+        scale = _TO_MS.get(unit.group(1).strip().lower() if unit else "ms")
+        if scale is None:
+            return []
+    out = []
+    for stat, cell in zip(stats, cells):
+        v = number(cell)
+        # a rate's own figure is its average (the run's, or one request's mean); its percentiles over requests are
+        # no rate the run held
+        if stat is None or v is None or (kind != "latency" and stat != "mean"):
+            continue
+        out.append(Measurement(src, metric, round(v * scale, 6), "ms" if kind == "latency" else kind,
+                               stat=stat if kind == "latency" else None))
+    return out
 
 
 def _result_workload(name: str, header: int, rate, concurrency: int | None) -> list:

@@ -50,7 +50,7 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         f"Expected figures: {_engine_name(a.get('engine'))} "
         f"({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
         f"{_allreduce(a.get('allreduce'))}{'; NVLink bridge ' + a['nvlink_bridge'] if a.get('nvlink_bridge') else ''}"
-        f"), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
+        f"), a fixed cost of {a.get('kernel_overhead_us', 0):.1f} us per kernel, "
         f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
         f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, "
         f"{a.get('host_ms_per_step', 0) + a.get('multiprocess_ms_per_step', 0):.3g} ms host time per step"
