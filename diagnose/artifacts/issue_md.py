@@ -498,8 +498,8 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
 # ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
 CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
-                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
-_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3}
+                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms|小时|h)", re.I)
+_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3, "小时": 3600.0}
 # ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
 WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
                                   r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
@@ -1737,6 +1737,7 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False
     for i, ln in prose:
         if RATE.search(ln) or any(figures.token_rates(c, dot) for c, _ in _clauses(ln)):
             continue
+        ln = figures.spelled_durations(ln)  # "takes over an hour", "需要一个多小时"
         found = figures.counted_rates(ln, dot)
         for m in [*CJK_TOKENS_IN_TIME.finditer(ln), *WORLD_TOKENS_IN_TIME.finditer(ln)]:
             unit = m.group(3).lower()
@@ -1826,6 +1827,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             found += [(m, "ms per token", value, unit) for m, value, unit in figures.token_times(clause)]
+            found += [(m, "ttft", value, unit) for m, value, unit in figures.first_token_times(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
