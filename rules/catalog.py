@@ -192,6 +192,16 @@ class ModelSpec:
     v_head_dim: int = 0
     sliding_window: int = 0
     sliding_window_every: int = 0  # every n-th layer is local (windowed); 0 = none
+    global_every: int = 0  # every n-th layer is global, the others local (Gemma 3: 6); 0 = none
+    # Hybrid linear attention (Qwen3-Next, Qwen3.5/3.6): every n-th layer is full (softmax) attention, the others
+    # Gated DeltaNet layers whose state per sequence is fixed, so only the full layers grow a KV cache.
+    full_attention_every: int = 0  # 0 = every layer is full attention
+    linear_key_heads: int = 0
+    linear_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel: int = 4
+    attn_output_gate: bool = False  # the query projection also yields a sigmoid gate (doubles q_proj)
     checkpoint_dtype: str = "bf16"
     max_context: int = 0
     published_params_b: float = 0.0
@@ -206,6 +216,28 @@ class ModelSpec:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+    @property
+    def is_hybrid(self) -> bool:
+        return self.full_attention_every > 0
+
+    @property
+    def full_attention_layers(self) -> int:
+        """Layers with softmax attention and a KV cache (all of them unless hybrid)."""
+        return self.layers // self.full_attention_every if self.is_hybrid else self.layers
+
+    @property
+    def local_layers(self) -> int:
+        """Layers that attend only the last `sliding_window` tokens."""
+        if not self.sliding_window:
+            return 0
+        if self.global_every:
+            return self.layers - self.layers // self.global_every
+        return self.layers // self.sliding_window_every if self.sliding_window_every else 0
+
+    @property
+    def full_attention_share(self) -> float:
+        return self.full_attention_layers / self.layers
 
     @property
     def moe_layers(self) -> int:
@@ -223,12 +255,34 @@ class ModelSpec:
                 q = h * nh * (nope + rope)
             kv = h * (self.kv_lora_rank + rope) + self.kv_lora_rank * nh * (nope + v)
             return q + kv + nh * v * h + self.q_lora_rank + self.kv_lora_rank
-        params = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
+        params = h * nh * hd * (2 if self.attn_output_gate else 1) + 2 * h * nkv * hd + nh * hd * h
         if self.qkv_bias:
             params += nh * hd + 2 * nkv * hd
         if self.attn_out_bias:
             params += h
-        return params
+        if not self.is_hybrid:
+            return params
+        full = self.full_attention_layers
+        return (full * params + (self.layers - full) * self.linear_attn_params()) / self.layers
+
+    def linear_attn_params(self) -> int:
+        """One Gated DeltaNet layer: q, k, v, output gate z and the per-head b, a projections in, a short causal
+        convolution over q, k, v, per-head decay and bias, a gated norm, and the output projection."""
+        h, kh, vh = self.hidden, self.linear_key_heads, self.linear_value_heads
+        qkv = 2 * kh * self.linear_key_head_dim + vh * self.linear_value_head_dim
+        return (h * (qkv + vh * self.linear_value_head_dim + 2 * vh) + self.linear_conv_kernel * qkv + 2 * vh
+                + self.linear_value_head_dim + vh * self.linear_value_head_dim * h)
+
+    def linear_state_bytes(self, bytes_per_elem: float = 2.0) -> float:
+        """A sequence's fixed recurrent state over all Gated DeltaNet layers: a key x value matrix per value head
+        and the convolution's last kernel-1 inputs."""
+        if not self.is_hybrid:
+            return 0.0
+        kh, vh = self.linear_key_heads, self.linear_value_heads
+        qkv = 2 * kh * self.linear_key_head_dim + vh * self.linear_value_head_dim
+        per_layer = (self.linear_value_heads * self.linear_key_head_dim * self.linear_value_head_dim
+                     + (self.linear_conv_kernel - 1) * qkv)
+        return (self.layers - self.full_attention_layers) * per_layer * bytes_per_elem
 
     def mlp_params(self, ffn: int) -> int:
         """One MLP (or one expert) of width `ffn`."""
@@ -272,15 +326,16 @@ class ModelSpec:
     def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None) -> float:
         """KV-cache bytes per token of context, whole model (MLA: the shared latent).
 
-        With `context`, windowed layers hold at most `sliding_window` tokens, so this is the
-        average per token at that context.
+        With `context`, windowed layers hold at most `sliding_window` tokens and a hybrid's linear layers a fixed
+        state per sequence, so this is the average per token at that context.
         """
         per_layer = (self.kv_lora_rank + self.qk_rope_head_dim) if self.is_mla else 2 * self.kv_heads * self.head_dim
-        layers = float(self.layers)
-        if context and self.sliding_window and self.sliding_window_every and context > self.sliding_window:
-            local = self.layers // self.sliding_window_every
+        layers = float(self.full_attention_layers)
+        if context and self.local_layers and context > self.sliding_window:
+            local = self.local_layers
             layers = (self.layers - local) + local * self.sliding_window / context
-        return per_layer * layers * bytes_per_elem
+        state = self.linear_state_bytes(bytes_per_elem) / context if context else 0.0
+        return per_layer * layers * bytes_per_elem + state
 
 
 @dataclass(frozen=True)
@@ -1684,6 +1739,12 @@ _HF_FIELDS = {
     "qk_rope_head_dim": ("qk_rope_head_dim",),
     "v_head_dim": ("v_head_dim",),
     "max_context": ("max_position_embeddings", "n_positions", "seq_length"),
+    "full_attention_every": ("full_attention_interval",),
+    "linear_key_heads": ("linear_num_key_heads",),
+    "linear_value_heads": ("linear_num_value_heads",),
+    "linear_key_head_dim": ("linear_key_head_dim",),
+    "linear_value_head_dim": ("linear_value_head_dim",),
+    "linear_conv_kernel": ("linear_conv_kernel_dim",),
 }
 _REQUIRED = ("layers", "hidden", "heads", "vocab")
 _TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "falcon", "gpt2", "phi", "bloom", "opt")
@@ -1734,9 +1795,10 @@ def model_from_config(path) -> ModelSpec:
     if values.get("kv_lora_rank"):
         values["head_dim"] = values.get("qk_nope_head_dim", 0) + values.get("qk_rope_head_dim", 0) or values["head_dim"]
         values["kv_heads"] = values["heads"]
-    window = cfg.get("sliding_window")
-    if isinstance(window, int) and window > 0 and mtype in ("gemma2", "gpt_oss"):
-        values.update(sliding_window=window, sliding_window_every=2)
+    if values.get("shared_expert_ffn") and not values.get("shared_experts"):  # Qwen MoE: one shared expert
+        values["shared_experts"] = 1
+    _hybrid_layers(cfg, values)
+    _windowed_layers(cfg, mtype, values)
     name = str(data.get("_name_or_path") or path.parent.name or path.stem)
     spec = ModelSpec(
         key=f"config:{path}",
@@ -1749,6 +1811,7 @@ def model_from_config(path) -> ModelSpec:
         mlp_bias=bool(cfg.get("mlp_bias", mtype == "gpt_oss")),
         norms_per_layer=4 if mtype.startswith("gemma") else 2,
         parallel_attn=bool(cfg.get("parallel_attn", False)),
+        attn_output_gate=bool(cfg.get("attn_output_gate", mtype.startswith(("qwen3_next", "qwen3_5")))),
         checkpoint_dtype=_checkpoint_dtype(cfg, data),
         sources=(str(path),),
         **values,
@@ -1757,6 +1820,39 @@ def model_from_config(path) -> ModelSpec:
         raise InputError(f"{path}: its sizes make {spec.params():.3g} parameters, beyond any real model "
                          f"(at most {MAX_PARAMS:.0e})")
     return spec
+
+
+def _windowed_layers(cfg: dict, mtype: str, values: dict) -> None:
+    """Sliding-window layers: `layer_types` names each ("sliding_attention" / "full_attention"); older configs
+    leave it to the model type: Gemma 2 and GPT-OSS alternate, Gemma 3 has one global layer in every
+    sliding_window_pattern (6: five local to one global, https://arxiv.org/abs/2503.19786 section 2)."""
+    window = cfg.get("sliding_window")
+    if not (isinstance(window, int) and window > 0):
+        return
+    types = cfg.get("layer_types")
+    pattern = cfg.get("sliding_window_pattern", cfg.get("_sliding_window_pattern"))
+    if isinstance(types, list) and types.count("sliding_attention") and types.count("full_attention"):
+        local, full = types.count("sliding_attention"), types.count("full_attention")
+        every = {"sliding_window_every": 2} if local == full else {"global_every": max(2, round(len(types) / full))}
+        values.update(sliding_window=window, **every)
+    elif mtype in ("gemma2", "gpt_oss"):
+        values.update(sliding_window=window, sliding_window_every=2)
+    elif mtype.startswith("gemma3"):
+        values.update(sliding_window=window, global_every=pattern if isinstance(pattern, int) and pattern > 1 else 6)
+
+
+def _hybrid_layers(cfg: dict, values: dict) -> None:
+    """Linear-attention hybrids name their layers in `layer_types`; a config without the list (Qwen3-Next's
+    first release) gives the period as full_attention_interval. Without linear heads a model is not hybrid."""
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and "linear_attention" in types and types.count("full_attention"):
+        values["full_attention_every"] = max(1, round(len(types) / types.count("full_attention")))
+    if not (values.get("linear_key_heads") and values.get("linear_value_heads")):
+        values.pop("full_attention_every", None)
+        return
+    values.setdefault("full_attention_every", 4)  # transformers' Qwen3NextConfig default
+    values.setdefault("linear_key_head_dim", values["head_dim"])
+    values.setdefault("linear_value_head_dim", values["linear_key_head_dim"])
 
 
 def _checkpoint_dtype(cfg: dict, data: dict) -> str:

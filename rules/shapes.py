@@ -72,7 +72,7 @@ def _attention_params_per_rank(model: ModelSpec, tp: int) -> float:
     if model.is_mla:
         replicated = h * model.q_lora_rank + h * (model.kv_lora_rank + model.qk_rope_head_dim)
         return replicated + (model.attn_params() - replicated) / tp
-    kv_weights = 2 * h * model.kv_heads * model.head_dim
+    kv_weights = 2 * h * model.kv_heads * model.head_dim * model.full_attention_share
     return (model.attn_params() - kv_weights) / tp + kv_weights * kv_replication(model, tp) / tp
 
 
@@ -201,10 +201,13 @@ def attention_flops_per_token(model: ModelSpec, tp: int, attended: float, layers
 
 
 def attended(model: ModelSpec, context: float) -> float:
-    """Average keys attended per layer at this context (windowed layers see at most the window)."""
-    if not (model.sliding_window and model.sliding_window_every) or context <= model.sliding_window:
+    """Average keys attended per layer at this context (windowed layers see at most the window; a hybrid's linear
+    layers read their fixed state, counted with the KV bytes, not keys)."""
+    if model.is_hybrid:
+        return context * model.full_attention_share
+    if not model.local_layers or context <= model.sliding_window:
         return float(context)
-    local = model.layers // model.sliding_window_every
+    local = model.local_layers
     return ((model.layers - local) * context + local * model.sliding_window) / model.layers
 
 

@@ -37,7 +37,7 @@ from rules.ticket_figures import (
     training_job,
     unmodelled_layout,
 )
-from rules.workload import predict_layout, quantised_stream, weights_span_holding
+from rules.workload import predict_layout, quantised_stream, weights_span, weights_span_holding
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
@@ -438,7 +438,7 @@ def figure_unjudged(facts: Facts, predictions=None):
         p = predict_layout(facts, tp, m.batch or 1, pp=pp)
         above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
         faster = p is not None and p.valid and m.value > p.decode_tok_s * 1.1  # than 16-bit weights, fitted or not
-        if faster and weights_span_holding(facts, m, tp, pp):
+        if (faster or (p is not None and p.valid and not p.fits)) and weights_span_holding(facts, m, tp, pp):
             return  # inside the band over the widths the run may have streamed: ticket.measured_vs_expected says so
         if above and quantised_stream(facts, tp, m.value):
             yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
@@ -453,11 +453,17 @@ def figure_unjudged(facts: Facts, predictions=None):
         pace = one_gpu_pace(facts)
         if pace is not None and split_pace(facts, pace, m):
             return  # a layer split's one stream needs no fit to judge: ticket.layer_split_rate set it against one GPU
+        span = weights_span(facts, m, tp, pp)
+        spanned = "" if span is None else (
+            f" Over the widths that fit ({' and '.join(d for d, _ in span[2])}) a healthy run gives one stream "
+            f"{span[0]:.3g}-{span[1]:.3g} tok/s, and {m.value:g} tok/s is "
+            + ("below that: an offload to host memory, or a fault" if m.value < span[0] else "outside it")
+            + ", so which weights ran decides.")
         yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
                    f"assumed", f"At {layout_words(p)} ({how}) with the checkpoint's {p.dtype} weights, "
                    f"{model.name} needs more memory than {tp * pp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the "
                    "run used a quantisation or a layout the ticket does not state, and no expected figure can be "
-                   "computed for it.",
+                   "computed for it." + spanned,
                    "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
                    "and the number of GPUs the model is split over", evidence)
         return

@@ -1101,8 +1101,9 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if batch_total(facts, m, layout_tp):
             continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
-        if p is not None and p.valid and not p.fits and m.value > p.decode_tok_s * 1.1:
-            # faster than the 16-bit weights could stream even had they fitted: no offload explains it, fewer bytes do
+        if p is not None and p.valid and not p.fits:
+            # faster than the 16-bit weights could stream even had they fitted (no offload explains it, fewer bytes
+            # do), or 16-bit weights the GPUs cannot hold: either way the run streamed a width the ticket does not say
             spanned = _spanned_weights(facts, m, layout_tp, pp, said, how, p.decode_tok_s, p)
             if spanned:
                 yield spanned
@@ -1242,6 +1243,15 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     low, high, priced = span
     model, gpu = facts.subject.model, facts.subject.gpu
     band = band_text(low, high, m.value)
+    if m.value > roofline * 1.1:
+        why, bound = (f"{said} is above what the checkpoint's {p.dtype} weights allow one stream ({roofline:.0f} "
+                      "tok/s)"), (f"roofline of the checkpoint's {p.dtype} weights (the figure is above it, so the run "
+                                   "streamed fewer bytes a weight)", m.value, round(roofline, 1), "tok/s")
+    else:
+        why, bound = (f"the checkpoint's {p.dtype} weights ({p.weights_gb_per_gpu:.1f} GB a GPU at "
+                      f"{layout_words(p)}) do not fit {gpu.name} ({gpu.memory_gb:g} GB)"), \
+            (f"GPU memory the checkpoint's {p.dtype} weights need per GPU (they do not fit, so the run held fewer "
+             "bytes a weight)", round(p.weights_gb_per_gpu, 1), gpu.memory_gb, "GB")
     widths = ", ".join(f"{d} {band_text(q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low)}"
                        for d, q in priced)
     bit_counts = sorted(int(d.removeprefix("int")) for d, _ in priced)
@@ -1249,19 +1259,17 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     names = " and ".join(d for d, _ in priced)
     at, _ = batch_words(facts, m)
     evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), {at}", m.value, unit="tok/s"),
-                ev("prediction:roofline", f"roofline of the checkpoint's {p.dtype} weights (the figure is above it, "
-                   "so the run streamed fewer bytes a weight)", m.value, round(roofline, 1), "tok/s"),
+                ev("prediction:roofline", *bound),
                 ev("prediction:expected", f"expected band over the weights spanned (none stated): {widths} tok/s "
                    f"({priced[0][1].engine} profile, {gpu.key})", expected=band, unit="tok/s"),
                 ev(facts.subject.model_source, "model", model.key)]
     return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
                 f"{said} is what {model.name} gives one stream on {gpu.name} at {bits} weights "
                 f"(expected {band} over the widths spanned)",
-                f"The ticket does not say which weights ran, and {said} is above what the checkpoint's {p.dtype} "
-                f"weights allow one stream ({roofline:.0f} tok/s), so the run streamed quantised weights. Over the "
-                f"widths quantised checkpoints come in that fit these GPUs ({names}), a healthy run gives one stream "
-                f"{band} tok/s, and the figure sits inside that: decode streams every weight from memory per token, "
-                "and that bound sets the speed.",
+                f"The ticket does not say which weights ran, and {why}, so the run streamed quantised weights. Over "
+                f"the widths quantised checkpoints come in that fit these GPUs ({names}), a healthy run gives one "
+                f"stream {band} tok/s, and the figure sits inside that: decode streams every weight from memory per "
+                "token, and that bound sets the speed.",
                 evidence, fix=f"Nothing is broken at {'either width' if len(priced) > 1 else names}; which weights ran "
                 "(the model file name or launch line) narrows the band, and the fewer bits a weight, the faster.")
 

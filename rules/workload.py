@@ -523,6 +523,18 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
     return q is not None and q.valid and rate <= margin * q.decode_tok_s
 
 
+def checkpoint_unfit(facts: Facts, tp: int, pp: int = 1) -> bool:
+    """Do the checkpoint's 16-bit weights, where the ticket states no weights, overflow the GPUs at this layout? Then
+    the run streamed a quantised copy (or offloaded, which only a figure below every width's band can show), whatever
+    the engine: no engine serves from GPU memory what it does not hold."""
+    model = facts.subject.model
+    if model is None or facts.subject.gpu is None or weight_dtype(facts) or \
+            model.checkpoint_dtype not in ("bf16", "fp16", "fp32"):
+        return False
+    p = predict_layout(facts, tp, 1, pp=pp)
+    return p is not None and p.valid and not p.fits
+
+
 # The widths quantised checkpoints are published in, which a run whose weights nobody states may have streamed:
 # 8 bits (LLM.int8, GGUF Q8_0, FP8, 8-bit GPTQ/AWQ/MLC) and 4 bits (GGUF Q4_K_M / Q4_0, AWQ, GPTQ, NF4, MLC q4f16).
 SPANNED_WEIGHTS = ("int8", "int4")
@@ -531,12 +543,13 @@ SPANNED_WEIGHTS = ("int8", "int4")
 def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     """(low, high, [(dtype, prediction)]): the band one stream gives over every width in SPANNED_WEIGHTS, where the
     ticket states no weights, no batch or load for the figure, and the figure is above the checkpoint's 16-bit
-    roofline but within reach of 4-bit weights (quantised_stream): the unknown fact answered with the band over its
+    roofline but within reach of 4-bit weights (quantised_stream), or the 16-bit weights do not fit the GPUs at all
+    (checkpoint_unfit): the unknown fact answered with the band over its
     plausible values, not with a question; a width that does not fit the GPUs is left out of the band. None where the
     figure needs no span or no width fits."""
     if m.batch or m.concurrency or wfield(facts, "batch")[0] or wfield(facts, "concurrency")[0]:
         return None  # a load stated: the rate may be a batch's, which the widths alone do not bound
-    if not quantised_stream(facts, tp, m.value, margin=1.1):
+    if not (quantised_stream(facts, tp, m.value, margin=1.1) or checkpoint_unfit(facts, tp, pp)):
         return None
     from diagnose.artifacts.text import SIXTEEN_BIT
 

@@ -149,7 +149,7 @@ REAL_NAMES = [
 NOT_IN_CATALOG = [
     "meta-llama/Llama-3.2-11B-Vision-Instruct",  # a cross-attention decoder the catalog has no row for
     "meta-llama/Llama-4-Maverick-17B-128E-Instruct",  # Scout's 17B active, other experts
-    "Qwen/Qwen3-Next-80B-A3B-Instruct",  # Qwen3-30B-A3B's active size, another model
+    "Qwen/Qwen3.5-397B-A17B",  # a size of a line the catalog has at 27B and 35B-A3B (Qwen3-Next is a row since s14)
     "Qwen/CodeQwen1.5-7B",  # Qwen1.5-7B's size and line name, other shapes (GQA, its own vocabulary)
     "google/gemma-3n-E4B-it",  # an 'E4B' is not Gemma 3's 4B
     "deepseek-ai/deepseek-coder-6.7b-instruct",  # a size of a line the catalog has only at 33B
@@ -201,9 +201,9 @@ def test_a_ticket_naming_a_new_model_is_judged_against_its_expected_figure(name,
 
 
 def test_a_ticket_naming_a_model_the_catalog_lacks_gets_no_borrowed_shape():
-    facts = _ticket("# slow\n\nWe serve Qwen/Qwen3-Next-80B-A3B-Instruct on 4x H100 SXM with TP 4: 9 tok/s at batch 1.")
+    facts = _ticket("# slow\n\nWe serve Qwen/Qwen3.5-397B-A17B on 8x H100 SXM with TP 8: 9 tok/s at batch 1.")
     model = Subject.of(facts).model
-    assert model is None or "qwen3-30b" not in model.key
+    assert model is None or model.key not in ("qwen3-30b-a3b", "qwen3.6-35b-a3b", "qwen3.6-27b")
 
 
 @pytest.mark.parametrize("command, args", [

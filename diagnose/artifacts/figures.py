@@ -32,7 +32,8 @@ class Figure:
 
 # ------------------------------------------------------------------------------------------------ units
 NUM = r"(\d{1,3}(?:[,.]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_APPROX = r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just)\s+|[~≈]\s*)?"
+_APPROX = (r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just|over|more\s+than)\s+|"
+           r"[~≈]\s*)?")
 _TOKENS = r"(?:(?:output|generated|new|completion|decode[d]?)\s+)?(?:tokens?|toks?)"
 DURATION_UNIT = r"(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b"
 _SECONDS = (("ms", 1e-3), ("milli", 1e-3), ("h", 3600.0), ("m", 60.0), ("s", 1.0), ("d", 86400.0))
@@ -83,7 +84,7 @@ COUNT_COSTS_TIME = re.compile(r"\b(?:every|each|per)\s+" + NUM + r"\s+" + _TOKEN
 # hours", "250,000 output tokens, one request after the other, takes about 90 minutes", "took 40 s for 512 tokens".
 # Output tokens over the whole request (prompt processing included): the decode rate the reporter experiences.
 TOKENS_IN_TIME = re.compile(
-    r"(?<![\w.,])" + NUM + r"\s+" + _TOKENS + r"(?:[^.;\d]{0,60}?\s|\s+)"
+    r"(?<![\w.,])" + NUM + r"(?:\s+|-)" + _TOKENS + r"(?:[^.;\d]{0,60}?\s|\s+)"
     r"(?:in|within|took|takes|taking|needed|needs?|required|requires|lasted|lasts)\s+" + _APPROX + NUM + r"\s*"
     + DURATION_UNIT + "|"
     r"\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+" + _APPROX + NUM + r"\s*" + DURATION_UNIT
@@ -95,6 +96,27 @@ ONE_TOKEN_PER_ITERATION = re.compile(
     r"\b(?:one|a single|1)\s+token\s+(?:per|each|every|an?)\s+(?:iteration|step|it)\b|"
     r"\b(?:each|every|per)\s+(?:iteration|step)\s+(?:yields?|produces?|generates?|emits?|is)\s+(?:one|a single|1)\s+"
     r"token\b", re.I)
+
+
+# A duration spelled in words, written as figures before the readers above see it: "an hour", "half an hour",
+# "a minute"; in Chinese "一个多小时" (over an hour: its lower bound), "半小时", "两分钟", "十几分钟" (ten-odd
+# minutes: ten).
+# A lower bound on the time is an upper bound on the rate, which can only read a slow run as faster than it was.
+_CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_SPELLED = ((re.compile(r"\bhalf\s+an\s+hour\b", re.I), "30 minutes"),
+            (re.compile(r"\b(?:an|one)\s+(hour|minute|second)\b", re.I), r"1 \1"),
+            (re.compile(r"\ba\s+(minute|second)\b", re.I), r"1 \1"),
+            (re.compile(r"半个?小时"), "30分钟"),
+            (re.compile(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])个?多?(小时|分钟|秒)"),
+             lambda m: f"{_CJK_DIGITS[m.group(1)]}{m.group(2)}"),
+            (re.compile(r"十几个?(分钟|秒|小时)"), r"10\1"))
+
+
+def spelled_durations(text: str) -> str:
+    """The text with durations spelled in words written as figures (see _SPELLED)."""
+    for rx, figure in _SPELLED:
+        text = rx.sub(figure, text)
+    return text
 
 
 def _count_over_time(m: re.Match, count: str, value: str, unit: str, dot: bool) -> Figure | None:
@@ -152,9 +174,39 @@ TIME_PER_TOKEN = re.compile(r"\b(?:each|every|a|one|per)\s+(?:output\s+|new\s+|g
                             r"every)\s+" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
 
 
+# ... and as a decode step's time: "each decoding step takes 10 s", "every generation step needs ~120 ms" (a decode
+# step gives each sequence one token, so its time is the time per token). Not a training step, nor a bare "step".
+DECODE_STEP_TIME = re.compile(r"\b(?:each|every|one|a|per|the)\s+(?:decod(?:e|ing)|generation|inference)\s+"
+                              r"(?:step|iteration)\s+(?:takes?|took|needs?|costs?|lasts?|is|was)\s+" + _APPROX + NUM
+                              + r"\s*\+?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+
+
+# The time to the first token in words: "the 1k prompt takes 3 s before the first token", "waits ~2 s for the first
+# token", "the first token appears after 800 ms", "第一个 token 要等 3 秒" (issue_md.LATENCY reads "TTFT 3 s").
+FIRST_TOKEN_TIME = re.compile(
+    r"\b(?:takes?|took|needs?|waits?|waited|waiting)\s+" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|"
+    r"seconds?)\s+(?:before|until|till|for|to\s+(?:get|see|produce|return))\s+the\s+first\s+(?:output\s+)?token\b|"
+    r"\bfirst\s+(?:output\s+)?token\s+(?:only\s+)?(?:arrives?|appears?|comes?(?:\s+out)?|shows?\s+up|takes?|took|"
+    r"needs?)\s+(?:after\s+|in\s+)?" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b|"
+    r"(?:第一个|首个)\s*token\s*(?:就|都)?\s*(?:要等|需要等?|要|用了|耗时|等了)\s*(?:约|大约)?\s*" + NUM
+    + r"\s*(ms|毫秒|s|秒)", re.I)
+
+
+def first_token_times(text: str) -> list[tuple[re.Match, float, str]]:
+    """(match, value, unit) of each time to the first token said in words (FIRST_TOKEN_TIME)."""
+    out = []
+    for m in FIRST_TOKEN_TIME.finditer(text):
+        i = next(k for k in (1, 3, 5) if m.group(k))
+        unit = {"毫秒": "ms", "秒": "s"}.get(m.group(i + 1), m.group(i + 1))
+        if number(m.group(i)):
+            out.append((m, number(m.group(i)), unit))
+    return out
+
+
 def token_times(text: str) -> list[tuple[re.Match, float, str]]:
     """(match, value, unit) of each per-token time said in words (issue_md.MS_PER_TOKEN reads "45 ms/token")."""
-    return [(m, number(m.group(1)), m.group(2)) for m in TIME_PER_TOKEN.finditer(text) if number(m.group(1))]
+    return [(m, number(m.group(1)), m.group(2)) for rx in (TIME_PER_TOKEN, DECODE_STEP_TIME)
+            for m in rx.finditer(text) if number(m.group(1))]
 
 
 # ------------------------------------------------------------------------------------------------ ranges, changes

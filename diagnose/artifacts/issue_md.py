@@ -444,12 +444,13 @@ HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[
                    r"(?![\w.-])(?!/(?:assets|issues|pull|blob|tree|releases|commit|files|discussions|wiki|actions|raw)\b)")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
+    # (Qwen3-Next's line name between its version and size: "Qwen3-Next-80B-A3B", https://huggingface.co/Qwen)
     # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
     # and "-", https://kubernetes.io/docs/concepts/overview/working-with-objects/names/: "llama-3-1-8b-instruct-svc",
     # "qwen2-5-72b-deploy")
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:[.-]\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
-    r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)(?:-[Nn]ext)?[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
@@ -497,8 +498,8 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
 # ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
 CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
-                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
-_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3}
+                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms|小时|h)", re.I)
+_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3, "小时": 3600.0}
 # ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
 WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
                                   r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
@@ -1736,6 +1737,7 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False
     for i, ln in prose:
         if RATE.search(ln) or any(figures.token_rates(c, dot) for c, _ in _clauses(ln)):
             continue
+        ln = figures.spelled_durations(ln)  # "takes over an hour", "需要一个多小时"
         found = figures.counted_rates(ln, dot)
         for m in [*CJK_TOKENS_IN_TIME.finditer(ln), *WORLD_TOKENS_IN_TIME.finditer(ln)]:
             unit = m.group(3).lower()
@@ -1825,6 +1827,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             found += [(m, "ms per token", value, unit) for m, value, unit in figures.token_times(clause)]
+            found += [(m, "ttft", value, unit) for m, value, unit in figures.first_token_times(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):

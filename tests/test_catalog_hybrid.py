@@ -1,0 +1,162 @@
+"""Hybrid linear-attention models (Qwen3-Next, Qwen3.5, Qwen3.6): three Gated DeltaNet layers to one full-attention
+layer, so only a quarter of the layers grow a KV cache (issue 11, s14).
+
+Shapes as the model cards list them: https://huggingface.co/Qwen/Qwen3.6-27B ("16 x (3 x (Gated DeltaNet -> FFN) ->
+1 x (Gated Attention -> FFN))", attention 24 Q / 4 KV heads of 256, DeltaNet 48 V / 16 QK heads of 128),
+https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct (48 layers, 12 x (3 + 1), 512 experts, 10 routed + 1
+shared). The tickets below are paraphrases written for this test (no case's words), each with its negation.
+"""
+
+import json
+
+import pytest
+from conftest import diagnose
+
+from rules import catalog, shapes
+
+CARD_27B = dict(hidden_size=5120, intermediate_size=17408, num_hidden_layers=64, num_attention_heads=24,
+                num_key_value_heads=4, head_dim=256, vocab_size=248320, tie_word_embeddings=False,
+                linear_num_key_heads=16, linear_num_value_heads=48, linear_key_head_dim=128,
+                linear_value_head_dim=128, linear_conv_kernel_dim=4, attn_output_gate=True,
+                full_attention_interval=4, max_position_embeddings=262144, model_type="qwen3_5_text")
+
+
+def test_only_the_full_attention_layers_hold_kv():
+    m = catalog.model("Qwen/Qwen3.6-27B")
+    assert m.is_hybrid and m.full_attention_layers == 16
+    # 16 layers x K and V x 4 heads x 256 x 2 bytes, where a dense reading of all 64 layers gives 4x that
+    assert m.kv_bytes_per_token(2.0) == 16 * 2 * 4 * 256 * 2
+    # at a context, the DeltaNet state (48 layers x (48 heads x 128 x 128 + 3 conv steps x 10240)) is shared out
+    state = 48 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128)) * 2
+    assert m.linear_state_bytes(2.0) == state
+    assert m.kv_bytes_per_token(2.0, context=8192) == pytest.approx(65536 + state / 8192)
+
+
+def test_a_dense_model_is_unchanged():
+    m = catalog.model("qwen3-32b")
+    assert not m.is_hybrid and m.linear_state_bytes() == 0
+    assert m.kv_bytes_per_token(2.0, context=8192) == 64 * 2 * 8 * 128 * 2
+    assert shapes.attended(m, 4096) == 4096
+
+
+def test_hybrid_attends_the_context_only_in_its_full_layers():
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert shapes.attended(m, 4096) == pytest.approx(4096 * 12 / 48)
+
+
+@pytest.mark.parametrize("name, key", [
+    ("Qwen/Qwen3.6-27B-FP8", "qwen3.6-27b"),  # https://huggingface.co/Qwen/Qwen3.6-27B-FP8
+    ("qwen3.5:27b", "qwen3.6-27b"),  # https://ollama.com/library/qwen3.5
+    ("unsloth/Qwen3.6-35B-A3B-GGUF", "qwen3.6-35b-a3b"),  # https://huggingface.co/unsloth/Qwen3.6-35B-A3B-GGUF
+    ("Qwen/Qwen3-Next-80B-A3B-Thinking", "qwen3-next-80b-a3b"),
+])
+def test_names_as_written(name, key):
+    from rules.subject import model_named
+    assert model_named(name).key == key
+
+
+def test_other_sizes_stay_unknown():
+    """Qwen3.5-397B-A17B (https://huggingface.co/Qwen/Qwen3.5-397B-A17B) is not in the catalog: it must not borrow
+    the 35B's shape."""
+    from rules.subject import model_named
+    with pytest.raises(catalog.UnknownName):
+        model_named("Qwen/Qwen3.5-397B-A17B")
+
+
+def _config(tmp_path, text):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+                                "text_config": text}))
+    return catalog.model_from_config(path)
+
+
+def test_config_json_with_layer_types_counts_as_the_catalog_row(tmp_path):
+    types = (["linear_attention"] * 3 + ["full_attention"]) * 16
+    m = _config(tmp_path, {**CARD_27B, "layer_types": types})
+    row = catalog.model("qwen3.6-27b")
+    assert m.full_attention_every == 4 and m.params() == row.params()
+    assert m.kv_bytes_per_token() == row.kv_bytes_per_token()
+
+
+def test_config_json_without_layer_types_uses_the_interval(tmp_path):
+    m = _config(tmp_path, {**CARD_27B, "full_attention_interval": 2})
+    assert m.full_attention_layers == 32
+
+
+def test_config_json_of_a_dense_model_listing_full_layers_is_not_hybrid(tmp_path):
+    """transformers writes layer_types for plain Qwen3 too, every entry full_attention
+    (https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json shape): no linear layers, KV on all of them."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(model_type="qwen3", hidden_size=4096, intermediate_size=12288,
+                                    num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
+                                    head_dim=128, vocab_size=151936, layer_types=["full_attention"] * 36)))
+    m = catalog.model_from_config(path)
+    assert not m.is_hybrid and m.kv_bytes_per_token(2.0) == 36 * 2 * 8 * 128 * 2
+
+
+@pytest.mark.parametrize("text, category, figure", [
+    ("Running Qwen3.6-27B-AWQ on a single RTX 3090 with vLLM, one request at a time: 38 tok/s decode. Is that "
+     "normal?", "expected_physics", "38 tok/s"),
+    ("Qwen3-Next-80B-A3B-Instruct-FP8 on 2x H100 80GB, tensor parallel 2, vLLM, one user: I only get 9 tok/s.",
+     "other", "9 tok/s"),
+    ("Qwen3.5-35B-A3B Q4_K_M in llama.cpp on one RTX 4090, fully offloaded: 150 tokens/s generation. normal?",
+     "expected_physics", "150 tok/s"),
+])
+def test_a_figure_for_a_hybrid_model_gets_an_expected_figure(tmp_path, text, category, figure):
+    (tmp_path / "issue.md").write_text(f"# speed\n\n{text}\n")
+    report = json.loads(diagnose("ticket", str(tmp_path / "issue.md"), "--json", "--fail-on", "never").stdout)
+    assert report["verdict"]["category"] == category, report["verdict"]
+    assert figure in report["verdict"]["summary"] and "expected" in report["verdict"]["summary"]
+
+
+def test_an_unknown_hybrid_size_is_not_judged(tmp_path):
+    (tmp_path / "issue.md").write_text("# speed\n\nQwen3.5-397B-A17B on 8x H100, TP8, vLLM, one user: 30 tok/s. "
+                                       "Is that normal?\n")
+    report = json.loads(diagnose("ticket", str(tmp_path / "issue.md"), "--json", "--fail-on", "never").stdout)
+    assert report["verdict"]["category"] != "expected_physics", report["verdict"]
+
+
+# Gemma 3: one global layer in six, the others a 1024-token window (512 on the 1B): https://arxiv.org/abs/2503.19786
+# section 2 and https://huggingface.co/google/gemma-3-27b-it/blob/main/config.json (sliding_window_pattern 6).
+
+def test_gemma3_windows_five_layers_in_six():
+    m = catalog.model("gemma3:27b")
+    assert m.local_layers == 52  # 62 layers, layers 6, 12, ... 60 global
+    per_layer = 2 * 16 * 128 * 2
+    assert m.kv_bytes_per_token(2.0) == 62 * per_layer  # no context: the full-context upper bound
+    assert m.kv_bytes_per_token(2.0, context=32768) == pytest.approx((10 + 52 * 1024 / 32768) * per_layer)
+    assert shapes.attended(m, 32768) == pytest.approx((10 * 32768 + 52 * 1024) / 62)
+    assert m.kv_bytes_per_token(2.0, context=1024) == 62 * per_layer  # inside the window every layer holds it all
+
+
+def test_gemma2_still_alternates():
+    m = catalog.model("gemma-2-9b")
+    assert m.local_layers == 21 and m.global_every == 0
+
+
+def _gemma3_config(tmp_path, **extra):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(model_type="gemma3_text", hidden_size=1152, intermediate_size=6912,
+                                    num_hidden_layers=26, num_attention_heads=4, num_key_value_heads=1, head_dim=256,
+                                    vocab_size=262144, sliding_window=512, **extra)))
+    return catalog.model_from_config(path)
+
+
+def test_gemma3_config_json_reads_its_windows(tmp_path):
+    """As transformers 4.5x writes a Gemma 3 config: the pattern (underscored) and the layer list."""
+    types = (["sliding_attention"] * 5 + ["full_attention"]) * 4 + ["sliding_attention"] * 2
+    m = _gemma3_config(tmp_path, _sliding_window_pattern=6, layer_types=types)
+    assert m.local_layers == 22 and m.sliding_window == 512
+    assert m.kv_bytes_per_token(2.0) == catalog.model("gemma-3-1b").kv_bytes_per_token(2.0)
+    assert m.kv_bytes_per_token(2.0, 8192) == catalog.model("gemma-3-1b").kv_bytes_per_token(2.0, 8192)
+
+
+def test_a_config_whose_layers_are_all_full_has_no_window(tmp_path):
+    """Negation: Qwen2/Qwen3 configs carry a sliding_window with use_sliding_window false and every layer
+    full_attention: no layer is windowed."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(model_type="qwen3", hidden_size=4096, intermediate_size=12288,
+                                    num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                                    vocab_size=151936, sliding_window=4096, use_sliding_window=False,
+                                    layer_types=["full_attention"] * 36)))
+    assert catalog.model_from_config(path).local_layers == 0
