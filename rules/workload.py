@@ -39,6 +39,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
+from rules.stated_load import any_load
 
 DECODE = ("decode_tok_s", "output_tok_s")
 
@@ -462,24 +463,6 @@ def assumed_cut(p) -> float:
     return 0.1 if assumed_weights(p) else 0.0
 
 
-def batch_words(facts: Facts, m) -> tuple[str, bool]:
-    """(words, assumed) for the batch a figure is judged at: its own, a ticket-wide one, the reporter's "one request at
-    a time" quoted, or batch 1 assumed because nothing states a load. An assumed batch does not cut confidence: 0.05
-    off an inside-band answer let a layout's prior (p2p_disabled, tests/test_ticket_by_design.py) outrank a fit."""
-    if m.batch:
-        return f"batch {m.batch}", False
-    batch, _ = wfield(facts, "batch")
-    if batch:
-        return f"batch {batch} (stated)", False
-    load = m.concurrency or wfield(facts, "concurrency")[0]
-    if load and load > 1:  # a load stated, but not that the figure is one stream's at it
-        return f"batch 1 (assumed: {load} requests in flight stated, the figure not said to be one stream's)", True
-    said = next((w.extra["load_stated"] for w in facts.of(Workload) if w.extra.get("load_stated")), None)
-    if said:
-        return f"batch 1 (stated: '{said}')", False
-    return "batch 1 (assumed: none stated)", True
-
-
 _GGUF_FILE = re.compile(r"[\w.+-]+\.gguf\b", re.I)
 
 
@@ -533,7 +516,7 @@ def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     roofline but within reach of 4-bit weights (quantised_stream): the unknown fact answered with the band over its
     plausible values, not with a question; a width that does not fit the GPUs is left out of the band. None where the
     figure needs no span or no width fits."""
-    if m.batch or m.concurrency or wfield(facts, "batch")[0] or wfield(facts, "concurrency")[0]:
+    if any_load(facts, m):
         return None  # a load stated: the rate may be a batch's, which the widths alone do not bound
     if not quantised_stream(facts, tp, m.value, margin=1.1):
         return None
