@@ -552,6 +552,8 @@ def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1
     accelerate's device_map="auto" spread it over every visible GPU: one stream reads at one GPU's pace, the
     memory is all of theirs. The answer says it assumed so."""
     tp, how = assumed_tp(facts, m)
+    if (m.pp or 1) > 1:  # the figure states its own stages, as a published row's pp column does for scaling
+        return tp, m.pp, how
     n = gpu_count(facts)
     if how != ONE_GPU or not n or n < 2 or wfield(facts, "pp")[0]:
         return tp, 1, how

@@ -42,6 +42,8 @@ from rules.engine import rule
 from rules.stated_load import any_load
 
 DECODE = ("decode_tok_s", "output_tok_s")
+# The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
+FLOAT_WEIGHTS = ("fp16", "bf16", "fp32")
 
 
 def weight_dtype(facts: Facts) -> str | None:
@@ -53,6 +55,9 @@ def weight_dtype(facts: Facts) -> str | None:
     for w in facts.of(Workload):
         if w.dtype in ("int4", "int8", "fp8"):
             return w.dtype
+        gguf = catalog.gguf_weights(w.dtype)  # a GGUF type stated as the dtype ('Q4_0'), read as a published row's is
+        if gguf and gguf[0] not in FLOAT_WEIGHTS:
+            return gguf[0]
     for w in facts.of(Workload):
         found = catalog.named_weights(w.model)
         if found:
@@ -271,7 +276,8 @@ def quant_group(facts: Facts) -> str | None:
     else the common one of its dtype; None for other engines (the dtype's default group) and 16-bit weights."""
     from rules import catalog
 
-    statements = [w.model for w in facts.of(Workload) if w.model] + [text for _, text in claims.texts(facts)]
+    statements = ([w.model for w in facts.of(Workload) if w.model] + [w.dtype for w in facts.of(Workload) if w.dtype]
+                  + [text for _, text in claims.texts(facts)])
     dtype = weight_dtype(facts)
     if dtype not in GGUF_BY_DTYPE or not any(_GGUF.search(text) for text in statements):
         return None
