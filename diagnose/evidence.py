@@ -52,6 +52,9 @@ class Fact:
 # The `nvidia-smi -q` sections the ticket checks read, as -q prints them: PCIe link, power, clock event reasons
 # ("Clocks Throttle Reasons" in older drivers).
 PCIE_LINK, POWER, REASONS = SMI_SECTIONS = ("GPU Link Info", "Power Readings", "Clocks Event Reasons")
+# The GpuFact fields each section's figures fill, whichever source gave them (a -q paste, NVML, a --query-gpu CSV).
+SECTION_FIELDS = {PCIE_LINK: ("pcie_gen_current", "pcie_width_current"), POWER: ("power_draw_w", "power_limit_w"),
+                  REASONS: ("clock_event_reasons",)}
 
 
 @dataclass
@@ -107,6 +110,12 @@ class GpuFact(Fact):
     fabric_bandwidth: str | None = None
     numa_node: int | None = None
     cpu_affinity: str | None = None  # "0-55,112-167"
+
+    def held_sections(self) -> list[str]:
+        """The SMI_SECTIONS this record holds: printed by a `-q` paste (smi_sections; "every reason Not Active" leaves
+        no figure but was read), or filled by another source (NVML, a `--query-gpu` CSV, the table's power column)."""
+        return [s for s in SMI_SECTIONS
+                if s in self.smi_sections or any(getattr(self, name) for name in SECTION_FIELDS[s])]
 
 
 @dataclass

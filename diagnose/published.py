@@ -162,8 +162,9 @@ def weights(row: Row) -> tuple[str, str | None]:
     name states ('-AWQ', 'GPTQ-Int8': rules.catalog.named_weights, as every command reads a name), else ''."""
     from rules import catalog
 
-    if row.dtype.upper() in catalog.gguf_types():
-        return catalog.gguf_type(row.dtype).dtype, row.dtype.upper()
+    gguf = catalog.gguf_weights(row.dtype)
+    if gguf:
+        return gguf
     return row.dtype or catalog.named_weights(row.model) or "", None
 
 

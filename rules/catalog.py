@@ -1668,6 +1668,15 @@ def gguf_type(name: str) -> GgufType:
     return found
 
 
+def gguf_weights(text: str | None) -> tuple[str, str] | None:
+    """(dtype, GGUF type) where `text` is a GGUF type's name as a dtype field states it ('Q4_0', 'q4_k_m': a published
+    table's dtype cell, a ticket's [workload] dtype), else None: the one reading of such a field every command uses."""
+    if not text or str(text).strip().upper() not in gguf_types():
+        return None
+    found = gguf_type(str(text).strip())
+    return found.dtype, found.name
+
+
 @functools.lru_cache(maxsize=1)
 def _gguf_pattern() -> re.Pattern:
     """Any GGUF type name (the longest first, so Q4_K_M wins over Q4_K), or a bare K-quant."""

@@ -348,17 +348,15 @@ def ticket_gaps(facts) -> list[str]:
 
 def smi_gap(facts) -> str | None:
     """What to ask of `nvidia-smi -q`: all of it when no part of one is attached, else the sections the checks read
-    (PCIe link, power, clock event reasons) that are missing, by name; None when all are there. A section is held when a
-    paste printed it (GpuFact.smi_sections) or another source gave its figures (an NVML replay, a `--query-gpu` CSV)."""
-    from diagnose.evidence import PCIE_LINK, POWER, REASONS, GpuFact
+    (PCIe link, power, clock event reasons) that are missing, by name; None when all are there. Which sections a GPU's
+    record holds is GpuFact.held_sections' answer alone."""
+    from diagnose.evidence import SMI_SECTIONS, GpuFact
 
     gpus = facts.of(GpuFact)
-    shown = {PCIE_LINK: any(g.pcie_gen_current or g.pcie_width_current for g in gpus),
-             POWER: any(g.power_draw_w or g.power_limit_w for g in gpus),
-             REASONS: any(g.clock_event_reasons for g in gpus)}
-    missing = [s for s in shown if not shown[s] and not any(s in g.smi_sections for g in gpus)]
-    if len(missing) == len(shown) and not any(g.smi_sections for g in gpus):
-        return SMI_QUERY  # no -q paste at all
+    held = {s for g in gpus for s in g.held_sections()}
+    if not held and not any(g.smi_sections for g in gpus):
+        return SMI_QUERY  # no -q paste at all, and no source gave a section's figures
+    missing = [s for s in SMI_SECTIONS if s not in held]
     if not missing:
         return None
     names = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]

@@ -38,6 +38,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
+from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, one_load, sent_at_once, stated_batch
 from rules.workload import assumed_weights, predict_layout, quantised_stream, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -323,57 +324,6 @@ def bridge_figure(facts: Facts, predictions=None):
 # an upper bound and 10 % covers the catalog's nominal memory bandwidth (the margin
 # ticket.measured_vs_expected uses for the same question).
 ONE_STREAM_MARGIN = 1.1
-# Without a stated concurrency, the batch a serving engine decodes at full load: vLLM's default
-# --max-num-seqs is 256 (https://docs.vllm.ai/en/latest/serving/engine_args.html), halved while the KV
-# cache cannot hold it.
-FULL_LOAD_BATCHES = (256, 128, 64, 32)
-
-
-# The engine flags that cap the sequences decoded together (vLLM --max-num-seqs, TensorRT-LLM and LMDeploy
-# --max-batch-size: https://docs.vllm.ai/en/latest/serving/engine_args.html,
-# https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.html):
-# more requests in flight than that only queue.
-# So do a server's slots: llama-server -np / --parallel and Ollama's OLLAMA_NUM_PARALLEL (the flag read is kept
-# beside the count: diagnose.artifacts.launch), and TGI's --max-concurrent-requests, past which it refuses requests
-# (https://huggingface.co/docs/text-generation-inference/reference/launcher).
-BATCH_CAPS = (("max_num_seqs", "--max-num-seqs"), ("max_batch_size", "--max-batch-size"), ("parallel", "--parallel"),
-              ("max_concurrent_requests", "--max-concurrent-requests"))
-
-
-def engine_batch_cap(facts: Facts) -> tuple[int, str, str] | None:
-    """(sequences, source, flag) of the smallest batch cap a launch line sets, or None."""
-    caps = []
-    for w in facts.of(Workload):
-        for key, flag in BATCH_CAPS:
-            value = str(w.extra.get(key) or "")
-            if value.isdigit() and int(value) > 0:
-                caps.append((int(value), w.source, str(w.extra.get(f"{key}_flag") or flag)))
-    return min(caps, default=None)
-
-
-def stated_load(facts: Facts, m: Measurement) -> tuple[int, str] | None:
-    """(requests decoding together, how it is known) for a figure with no batch of its own where the ticket states a
-    load above one: the figure's own, the ticket's one concurrency, or the prompts a benchmark sent at once (no request
-    rate, no cap: all of them in flight); at most the engine's batch cap. None where none above one is stated."""
-    if m.batch or wfield(facts, "batch")[0]:
-        return None
-    n, how = m.concurrency, "stated with the figure"
-    if not n and (n := one_load(facts)):
-        how = "the concurrency the ticket states"
-    if not n and (sent := sent_at_once(facts, least=2)):
-        n, how = sent[0], f"{sent[0]} prompts sent at once, no request rate or cap"
-    if not n or n < 2:
-        return None
-    cap = engine_batch_cap(facts)
-    if cap and cap[0] < n:
-        return (cap[0], f"{how}; the engine's {cap[2]} {cap[0]} decodes that many together at most") if cap[0] > 1 \
-            else None
-    return n, how
-
-
-def stated_batch(facts: Facts, m: Measurement) -> int | None:
-    """The batch a rate was stated at (on the figure, else in the ticket's layout), or None."""
-    return m.batch or wfield(facts, "batch")[0]
 
 
 def batch_total(facts: Facts, m: Measurement, tp: int) -> bool:
@@ -394,21 +344,6 @@ def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
         return None
     p = predict_layout(facts, tp, batch)
     return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
-
-
-def sent_at_once(facts: Facts, least: int = max(FULL_LOAD_BATCHES)) -> tuple[int, str] | None:
-    """(requests, source) of an offline benchmark that sends all its prompts at once: a prompt count stated with no
-    request rate (or rate inf) and no concurrency cap (trtllm-bench throughput; vLLM's benchmarks default to rate
-    inf, https://docs.vllm.ai/en/stable/cli/bench/serve.html). At least the largest full-load batch, it keeps the
-    engine's batch full: the rate is a full load's; `least` asks for fewer."""
-    rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
-    if rate not in ("inf", "infinity") or wfield(facts, "concurrency")[0]:
-        return None
-    for w in facts.of(Workload):
-        n = str(w.extra.get("num_prompts") or "")
-        if n.isdigit() and int(n) >= least:
-            return int(n), w.source
-    return None
 
 
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
@@ -617,6 +552,8 @@ def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1
     accelerate's device_map="auto" spread it over every visible GPU: one stream reads at one GPU's pace, the
     memory is all of theirs. The answer says it assumed so."""
     tp, how = assumed_tp(facts, m)
+    if (m.pp or 1) > 1:  # the figure states its own stages, as a published row's pp column does for scaling
+        return tp, m.pp, how
     n = gpu_count(facts)
     if how != ONE_GPU or not n or n < 2 or wfield(facts, "pp")[0]:
         return tp, 1, how
@@ -636,13 +573,6 @@ def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
                 "quantised weights than the ticket says can explain the margin.",
                 evidence, fix="Nothing is broken; check the model, dtype and lengths given match the run if the "
                 "figure is to be compared with others.")
-
-
-def one_load(facts: Facts) -> int | None:
-    """The concurrency the ticket states, when every statement of it agrees ("--max-concurrency 8" in one command and
-    32 in another leave a figure's own load unknown)."""
-    loads = {w.concurrency for w in facts.of(Workload) if w.concurrency}
-    return loads.pop() if len(loads) == 1 else None
 
 
 def derived_load(facts: Facts, m: Measurement):

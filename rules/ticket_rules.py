@@ -62,6 +62,7 @@ from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowes
 from rules.health import FATAL_XIDS
 from rules.loss_bound import within_physics
 from rules.reference_scaling import reference_shortfall
+from rules.stated_load import batch_words, stated_load
 from rules.ticket_figures import (
     SERVING_METRICS,
     assumed_layout,
@@ -75,7 +76,6 @@ from rules.ticket_figures import (
     layout_words,
     one_gpu_pace,
     split_pace,
-    stated_load,
     training_job,
     unmodelled_layout,
 )
@@ -86,7 +86,6 @@ from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
     assumed_weights,
-    batch_words,
     predict_layout,
     weights_span_holding,
 )

@@ -40,8 +40,11 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
+from rules.stated_load import any_load
 
 DECODE = ("decode_tok_s", "output_tok_s")
+# The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
+FLOAT_WEIGHTS = ("fp16", "bf16", "fp32")
 
 
 def weight_dtype(facts: Facts) -> str | None:
@@ -53,6 +56,9 @@ def weight_dtype(facts: Facts) -> str | None:
     for w in facts.of(Workload):
         if w.dtype in ("int4", "int8", "fp8"):
             return w.dtype
+        gguf = catalog.gguf_weights(w.dtype)  # a GGUF type stated as the dtype ('Q4_0'), read as a published row's is
+        if gguf and gguf[0] not in FLOAT_WEIGHTS:
+            return gguf[0]
     for w in facts.of(Workload):
         found = catalog.named_weights(w.model)
         if found:
@@ -271,7 +277,8 @@ def quant_group(facts: Facts) -> str | None:
     else the common one of its dtype; None for other engines (the dtype's default group) and 16-bit weights."""
     from rules import catalog
 
-    statements = [w.model for w in facts.of(Workload) if w.model] + [text for _, text in claims.texts(facts)]
+    statements = ([w.model for w in facts.of(Workload) if w.model] + [w.dtype for w in facts.of(Workload) if w.dtype]
+                  + [text for _, text in claims.texts(facts)])
     dtype = weight_dtype(facts)
     if dtype not in GGUF_BY_DTYPE or not any(_GGUF.search(text) for text in statements):
         return None
@@ -463,24 +470,6 @@ def assumed_cut(p) -> float:
     return 0.1 if assumed_weights(p) else 0.0
 
 
-def batch_words(facts: Facts, m) -> tuple[str, bool]:
-    """(words, assumed) for the batch a figure is judged at: its own, a ticket-wide one, the reporter's "one request at
-    a time" quoted, or batch 1 assumed because nothing states a load. An assumed batch does not cut confidence: 0.05
-    off an inside-band answer let a layout's prior (p2p_disabled, tests/test_ticket_by_design.py) outrank a fit."""
-    if m.batch:
-        return f"batch {m.batch}", False
-    batch, _ = wfield(facts, "batch")
-    if batch:
-        return f"batch {batch} (stated)", False
-    load = m.concurrency or wfield(facts, "concurrency")[0]
-    if load and load > 1:  # a load stated, but not that the figure is one stream's at it
-        return f"batch 1 (assumed: {load} requests in flight stated, the figure not said to be one stream's)", True
-    said = next((w.extra["load_stated"] for w in facts.of(Workload) if w.extra.get("load_stated")), None)
-    if said:
-        return f"batch 1 (stated: '{said}')", False
-    return "batch 1 (assumed: none stated)", True
-
-
 _GGUF_FILE = re.compile(r"[\w.+-]+\.gguf\b", re.I)
 
 
@@ -547,7 +536,7 @@ def weights_span(facts: Facts, m, tp: int, pp: int = 1):
     (checkpoint_unfit): the unknown fact answered with the band over its
     plausible values, not with a question; a width that does not fit the GPUs is left out of the band. None where the
     figure needs no span or no width fits."""
-    if m.batch or m.concurrency or wfield(facts, "batch")[0] or wfield(facts, "concurrency")[0]:
+    if any_load(facts, m):
         return None  # a load stated: the rate may be a batch's, which the widths alone do not bound
     if not (quantised_stream(facts, tp, m.value, margin=1.1) or checkpoint_unfit(facts, tp, pp)):
         return None

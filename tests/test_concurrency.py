@@ -156,3 +156,13 @@ def test_a_genai_perf_prompt_pool_is_no_load(tmp_path):
     f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(
         rate=130, load="\n\n```\ngenai-perf profile -m m --num-prompts 8 --tokenizer m\n```"))
     assert "requests in flight" not in f.evidence[0].detail
+
+
+def test_a_load_capped_at_one_is_not_worded_as_n_in_flight(tmp_path):
+    """8 concurrent requests against a server that decodes one at a time (--max-num-seqs 1): the figure is judged at
+    batch 1 and the evidence says why, not "8 requests in flight stated"."""
+    f = measured_vs_expected(tmp_path, "issue.md", TICKET.format(
+        rate=130, load=" Tested with 8 concurrent requests.\n\n```\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
+                       "--max-num-seqs 1\n```"))
+    assert "8 requests in flight" not in f.evidence[0].detail
+    assert "engine decodes one request at a time" in f.evidence[0].detail

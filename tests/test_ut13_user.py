@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from conftest import report_json
 
-from diagnose.artifacts import issue_md, p2p_test, smi_query, topo
-from diagnose.evidence import Facts, Measurement, P2PStatus, PairBandwidth
+from diagnose.artifacts import issue_md, p2p_test, smi_csv, smi_query, topo
+from diagnose.evidence import POWER, Facts, GpuFact, Measurement, P2PStatus, PairBandwidth
 from rules import claims
 from rules.engine import SMI_QUERY, evaluate, ticket_gaps
 
@@ -309,3 +309,15 @@ def test_a_paste_of_other_sections_asks_for_the_three_by_name():
 
 def test_no_smi_paste_asks_for_all_of_it():
     assert SMI_QUERY in ticket_gaps(Facts())
+
+
+def test_a_query_gpu_csv_holds_the_sections_its_figures_fill():
+    """A real `--query-gpu` CSV (netdata's tesla-p100.csv, tests/data/hardware/real/SOURCES.md) is no -q paste, yet its
+    power.draw column is the Power Readings figure: only the other two sections are asked for, by name, and the one
+    answer (GpuFact.held_sections) says so for each record."""
+    path = DATA.parent / "hardware" / "real" / "smi_csv_tesla_p100.csv"
+    facts = Facts()
+    facts.add(*smi_csv.parse(path.read_text(), path.name))
+    assert [g.held_sections() for g in facts.of(GpuFact)] == [[POWER]]
+    assert next(g for g in ticket_gaps(facts) if SMI_QUERY in g) == (
+        f"the GPU Link Info and Clocks Event Reasons sections of {SMI_QUERY}")

@@ -1,0 +1,169 @@
+"""Same evidence, same verdict (issue 11): a published table read by `diagnose scaling`, and a ticket that states the
+same rows (ticket.toml: the model, GPU, engine and weights of the rows, their lengths in its description, each row a
+[[measured]] figure at its TP, PP and batch), get the same verdict category and lead severity from `diagnose ticket`.
+
+The tables are the real ones in tests/data/published/ (each file cites its source). A ticket states only the figures
+ticket.toml can name with the same meaning: decode_tok_s, itl_ms, tpot_ms, and output_tok_s_total at a batch of two or
+more (a batch's output rate, ticket's output_tok_s); a batch-1 output_tok_s_total is one request's tokens over its
+whole call, prefill included, which no ticket metric states.
+
+What disagreed, and the root fixed: a ticket whose [workload] dtype is a GGUF type ('Q4_0', 'Q4_K_M') was priced at the
+checkpoint's 16 bits (rules.workload.weight_dtype read only int4/int8/fp8) while the published row's dtype cell was
+read through rules/catalog/gguf_types.toml: 36 llama.cpp groups were `other` (faster than the 16-bit roofline) in
+ticket and `expected_physics` in scaling. Both now read the field through rules.catalog.gguf_weights. And a figure's
+own pipeline stages ([[measured]] pp = 4, a published row's pp column) were dropped by ticket
+(rules.ticket_figures.assumed_layout kept PP 1 unless the ticket's layout stated it): a 70B layer split over four
+48 GB boards was 'does not fit' (insufficient_data) in ticket and priced at PP4 in scaling; 11 groups.
+Sweep (the 212 groups below, ticket vs scaling): 140 agreed before both fixes (34 of them `expected_physics` in scaling
+and `other` in ticket), 192 after; the 20 left are KNOWN's.
+KNOWN lists the files where the two still disagree, each with why; the sweep fails when a file outside it disagrees,
+and when a file in it no longer does (then it leaves the list).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+
+PUBLISHED = Path(__file__).parent / "data" / "published"
+CATALOG = PUBLISHED / "models.toml"
+TICKET_METRIC = {"decode_tok_s": "decode_tok_s", "itl_ms": "itl_ms", "tpot_ms": "tpot_ms",
+                 "output_tok_s_total": "output_tok_s"}
+SETUP = ("engine", "gpu", "gpus_per_node", "model", "dtype", "input_len", "output_len")
+
+# Files where scaling and ticket still disagree on some group, and why (the judgement is not yet one function).
+_SOLE_LAYOUT = ("one layout beyond the band: scaling calls it slow everywhere (scaling.base_efficiency, "
+                "insufficient_data) where ticket answers from its symptom prior or calls the figure slow")
+KNOWN = {
+    "llamacpp-xiongjiedai-a100-pcie-layer-split-2024-05.csv": _SOLE_LAYOUT,
+    "llamacpp-xiongjiedai-rtx3090-layer-split-2024-05.csv": (
+        "Llama-3-70B F16 over six 24 GB RTX 3090s: scaling fits the weights (23.96 of 25.8 GB a GPU), ticket finds "
+        "they do not fit as assumed (ticket.figure_unjudged)"),
+    "tgi-1.0-sagemaker-a100-40gb-llama-2-bs1-tp8-4373a85.csv": _SOLE_LAYOUT,
+    "tgi-1.0-sagemaker-a10g-llama-2-bs1-tp1-4-8-4373a85.csv":
+        "TGI's TP1/4/8 per-token latency: scaling judges the series, ticket gives no finding",
+    "trtllm-nim-dli-llama-3-70b-a100-tp4-tp8.csv": _SOLE_LAYOUT,
+    "trtllm-perf-v0.5.0-static-throughput.csv": _SOLE_LAYOUT,
+    "vllm-16300-qwq-32b-a100-tp.csv": ("batch-16 output rates at TP2/4/8: scaling calls TP8 beyond the band "
+                                       "(scaling.broken_layout), ticket judges no output rate across TP sizes"),
+    "vllm-pr25444-qwen3-coder-30b-a3b-fp8-h100-b10.csv": _SOLE_LAYOUT,
+}
+
+
+def _rows(path: Path) -> list[dict]:
+    lines = [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return list(csv.DictReader(lines))
+
+
+def groups(path: Path) -> dict[tuple, list[dict]]:
+    """The file's healthy rows a ticket can state, by setup (one ticket names one model, GPU, engine and lengths)."""
+    out = defaultdict(list)
+    for row in _rows(path):
+        if row["metric"] not in TICKET_METRIC or row.get("healthy", "yes") == "no":
+            continue
+        if row["metric"] == "output_tok_s_total" and int(row["batch"] or 1) < 2:
+            continue
+        out[tuple(row[k] for k in SETUP)].append(row)
+    return dict(out)
+
+
+def _ticket(rows: list[dict]) -> str:
+    first = rows[0]
+    measured = "".join(
+        f'\n[[measured]]\nmetric = "{TICKET_METRIC[r["metric"]]}"\nvalue = {float(r["value"])}\ntp = {r["tp"]}\n'
+        + (f'pp = {r["pp"]}\n' if (r["pp"] or "1") != "1" else "") + f'batch = {r["batch"]}\n' for r in rows)
+    return (f'description = "{first["model"]} {first["dtype"]} on {first["gpu"]} with {first["engine"]}: input length '
+            f'{first["input_len"]}, output length {first["output_len"]}. Is this normal?"\n\n'
+            f'[hardware]\ngpu = "{first["gpu"]}"\ngpu_count = {first["gpus_per_node"]}\n\n'
+            f'[software]\nframework = "{first["engine"]}"\n\n'
+            f'[workload]\nmodel = "{first["model"]}"\ndtype = "{first["dtype"]}"\n{measured}')
+
+
+def _verdict(*args) -> tuple[str, str | None]:
+    result = CliRunner().invoke(cli, [str(a) for a in args] + ["--json", "--fail-on", "never",
+                                                               "--catalog", str(CATALOG)])
+    assert result.exit_code == 0, (args, result.output)
+    report = json.loads(result.stdout)
+    return report["verdict"]["category"], (report["findings"][0]["severity"] if report["findings"] else None)
+
+
+def both(tmp_path: Path, rows: list[dict]) -> tuple[tuple, tuple]:
+    """(scaling's (verdict, lead severity) on the rows as a published table, ticket's on the ticket stating them)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    with open(tmp_path / "table.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    folder = tmp_path / "ticket"
+    folder.mkdir()
+    (folder / "ticket.toml").write_text(_ticket(rows))
+    return _verdict("scaling", tmp_path / "table.csv"), _verdict("ticket", folder)
+
+
+@pytest.mark.parametrize("name,dtype", [
+    ("llamacpp-pr6766-cuda-graphs-rtx3090-rtx4090.csv", "Q4_0"),  # llama.cpp, a GGUF type as the dtype
+    ("llamacpp-pr4766-rtx4090-codellama-7b.csv", "Q4_K_M"),
+    ("gptfast-tp-llama-3-8b-a100-0fb6914.csv", "bf16"),  # a TP1-8 table
+    ("trtllm-nim-dli-llama-3-8b-h100-tp1-tp2.csv", "fp8"),
+])
+def test_a_ticket_stating_a_tables_rows_gets_scalings_verdict(tmp_path, name, dtype):
+    for i, (setup, rows) in enumerate(groups(PUBLISHED / name).items()):
+        if setup[SETUP.index("dtype")] == dtype:
+            scaling, ticket = both(tmp_path / str(i), rows)
+            assert scaling == ticket, (name, setup, scaling, ticket)
+            assert scaling[0] == "expected_physics"  # healthy published runs
+
+
+def test_a_gguf_type_stated_as_the_dtype_is_priced_as_its_blocks(tmp_path):
+    """A ticket's [workload] dtype 'Q4_0' is 4-bit weights (llama.cpp PR 6766's RTX 3090 row): its decode rate is below
+    the 4-bit roofline, not 'faster than the roofline' of 16-bit weights, as it was when only int4/int8/fp8 were read
+    there."""
+    rows = next(r for s, r in groups(PUBLISHED / "llamacpp-pr6766-cuda-graphs-rtx3090-rtx4090.csv").items()
+                if s[:2] == ("llamacpp", "rtx-3090"))
+    folder = tmp_path / "ticket"
+    folder.mkdir(parents=True)
+    (folder / "ticket.toml").write_text(_ticket(rows))
+    result = CliRunner().invoke(cli, ["ticket", str(folder), "--json", "--fail-on", "never"])
+    report = json.loads(result.stdout)
+    assert not any("beats the roofline" in f["title"] for f in report["findings"])
+    judged = next(f for f in report["findings"] if f["rule"] == "ticket.measured_vs_expected")
+    roofline = next(e for e in judged["evidence"] if e["source"] == "prediction:roofline")
+    assert roofline["expected"] > float(rows[0]["value"])
+    assert report["verdict"]["category"] == "expected_physics"
+
+
+def test_a_figures_own_stages_are_the_layout_it_is_priced_at(tmp_path):
+    """A ticket's [[measured]] pp = 4 (Llama-3-70B F16 over four A40s, llama.cpp's layer split, xiongjiedai's table)
+    is priced at PP4, as scaling prices the row: not at PP1, where 141 GB of weights do not fit one 48 GB board."""
+    path = PUBLISHED / "llamacpp-xiongjiedai-a40-layer-split-2024-05.csv"
+    rows = next(r for s, r in groups(path).items() if s[3:5] == ("llama-3-70b", "F16"))
+    assert rows[0]["pp"] == "4"
+    folder = tmp_path / "ticket"
+    folder.mkdir(parents=True)
+    (folder / "ticket.toml").write_text(_ticket(rows))
+    report = json.loads(CliRunner().invoke(cli, ["ticket", str(folder), "--json", "--fail-on", "never"]).stdout)
+    judged = next(f for f in report["findings"] if f["rule"] == "ticket.measured_vs_expected")
+    assert "PP=4" in judged["evidence"][0]["detail"]
+    assert report["verdict"]["category"] == "expected_physics"
+    assert both(tmp_path / "both", rows)[0] == ("expected_physics", "info")
+
+
+@pytest.mark.slow
+def test_every_published_table_gets_one_verdict_from_both(tmp_path):
+    disagree = defaultdict(list)
+    for path in sorted(PUBLISHED.glob("*.csv")):
+        for i, (setup, rows) in enumerate(groups(path).items()):
+            scaling, ticket = both(tmp_path / f"{path.stem}-{i}", rows)
+            if scaling != ticket:
+                disagree[path.name].append((setup, scaling, ticket))
+    unexplained = {name: cases for name, cases in disagree.items() if name not in KNOWN}
+    assert not unexplained, unexplained
+    mended = sorted(set(KNOWN) - set(disagree))
+    assert not mended, f"these now agree: take them out of KNOWN: {mended}"
