@@ -4,7 +4,8 @@ Every row of tests/data/offload_rows.toml (a source's CPU, memory, GPU, model, G
 states) is priced the way `diagnose predict` and `diagnose ticket` price it. Error = expected / measured - 1, so a
 negative error is a model slower than reality. Printed for the `fit` rows and the `validation` rows apart: median and
 max |error|, and how many measured rates sit inside the band, over the rows whose memory configuration is known; a
-row marked `anomalous` (its source leaves the memory unstated) is printed apart as a known miss, with the reason.
+row marked `anomalous` (its source leaves the memory unstated) is printed apart as a known miss, with the reason. The
+[[pair]] prompts (mmap on and off, the same box) check the pageable copy rate: the mmap-on rate priced from the pinned.
 
     python benchmarks/offload_accuracy.py [--rows]     # --rows: every row, worst first
 """
@@ -28,6 +29,17 @@ ROWS = REPO / "tests" / "data" / "offload_rows.toml"
 
 def rows() -> list[dict]:
     return tomllib.loads(ROWS.read_text())["row"]
+
+
+def pairs() -> list[dict]:
+    """The prompts timed with mmap on and off ([[pair]]): what pageable copies cost against pinned ones."""
+    return tomllib.loads(ROWS.read_text())["pair"]
+
+
+def pageable_expected(pair: dict) -> float:
+    """The mmap-on prompt rate rules/offload prices from the pinned one: a copy-bound prompt (op offload copies the
+    host-resident weights for every micro-batch) slows by the pinned to pageable copy rate."""
+    return pair["pinned_tok_s"] * offload.copy_gbs(1.0, pinned=False) / offload.copy_gbs(1.0, pinned=True)
 
 
 def prediction(model: str, gpu: str, gguf: str):
@@ -78,6 +90,10 @@ def main(argv=None) -> int:
         s = summary(part)
         print(f"{split:<10} {s['n']:>3} rows  median |error| {s['median_abs']:.0%}  max {s['max_abs']:.0%}  "
               f"inside band {s['inside']}/{s['n']}")
+    for split in ("fit", "validation"):
+        errs = [(pageable_expected(x) / x["pageable_tok_s"] - 1, x) for x in pairs() if x["split"] == split]
+        print(f"{split:<10} {len(errs):>3} prompt pairs (mmap on, from the pinned rate)  median |error| "
+              f"{statistics.median(abs(e) for e, _ in errs):.0%}  max {max(abs(e) for e, _ in errs):.0%}")
     for x in results:
         if x["row"].get("anomalous"):
             print(f"known miss {x['err']:+.0%} ({x['row']['split']}, not in the figures above): {x['row']['cpu']}, "
@@ -89,6 +105,10 @@ def main(argv=None) -> int:
             print(f"{x['err']:+7.0%}  {r['split'][:3]}  measured {r['tok_s']:>6.2f}  expected {p.expected:>6.2f} "
                   f"(band {p.low:.1f}-{p.high:.1f})  {r['model']} {r['gguf']} on {r['gpu']}, {r['cpu']}: "
                   f"{p.placement.words}")
+        for x in pairs():
+            e = pageable_expected(x)
+            print(f"{e / x['pageable_tok_s'] - 1:+7.0%}  {x['split'][:3]}  mmap on: measured {x['pageable_tok_s']:g} "
+                  f"expected {e:.0f} tok/s, pinned {x['pinned_tok_s']:g}  {x['source']}")
     return 0
 
 

@@ -252,6 +252,18 @@ def evidence(paces: list[OffloadPace], p, gpu_key: str) -> list:
 OP_OFFLOAD_MIN_BATCH = 32
 UBATCH = 512
 
+# Those copies run at the link's pinned rate only from pinned memory. With mmap on (llama.cpp's default) the loader
+# keeps host-resident weights in the pageable mapping ("avoid using a host buffer when using mmap",
+# https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model-loader.cpp; pinning mapped pages is off by default
+# since https://github.com/ggml-org/llama.cpp/pull/6206); --no-mmap (-mmp 0, --load-mode none) loads them into the
+# pinned CUDA_Host buffer. A copy from pageable memory is staged: the driver first copies it into pinned staging memory
+# for the DMA (https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html, "Memcpy"), so it runs below the
+# pinned rate. Its share of that rate is the median, over the fit pairs of tests/data/offload_rows.toml [[pair]] (one
+# prompt timed mmap on and off, the same box), of pageable t/s / pinned t/s, each a copy-bound prompt: 166 / 330
+# (https://github.com/ggml-org/llama.cpp/pull/28223) and 363 / 527 (a comment on
+# https://github.com/ggml-org/llama.cpp/pull/27742); benchmarks/offload_accuracy.py checks it on the validation pair.
+PAGEABLE_SHARE = 0.60
+
 
 @dataclasses.dataclass(frozen=True)
 class PromptPace:
@@ -263,13 +275,20 @@ class PromptPace:
     gpu_ms: float
 
 
-def prompt_pace(p, placement: Placement, pcie_gbs: float, prompt: int, ubatch: int = UBATCH) -> PromptPace | None:
+def copy_gbs(pcie_gbs: float, pinned: bool) -> float:
+    """The rate a host-to-GPU weight copy runs at: the link's pinned rate, or its pageable share (mmap on)."""
+    return pcie_gbs if pinned else pcie_gbs * PAGEABLE_SHARE
+
+
+def prompt_pace(p, placement: Placement, pcie_gbs: float, prompt: int, ubatch: int = UBATCH,
+                pinned: bool = False) -> PromptPace | None:
     """llama.cpp's prompt with `placement`'s weights in host memory: every micro-batch of 32+ tokens copies each
-    host-resident weight to the GPU, which computes the whole prompt at its own all-in-VRAM prefill pace. None where
-    nothing is kept in host memory or the prompt is too short for the GPU to take it (the CPU computes it then)."""
+    host-resident weight to the GPU, from pageable memory under mmap (the default) or pinned memory (--no-mmap), and
+    the GPU computes the whole prompt at its own all-in-VRAM prefill pace. None where nothing is kept in host memory or
+    the prompt is too short for the GPU to take it (the CPU computes it then)."""
     if not placement.resident_gb or prompt < OP_OFFLOAD_MIN_BATCH or not p.prefill_tok_s_expected:
         return None
     batches = math.ceil(prompt / ubatch)
-    copy_ms = batches * placement.resident_gb / pcie_gbs * 1e3
+    copy_ms = batches * placement.resident_gb / copy_gbs(pcie_gbs, pinned) * 1e3
     gpu_ms = prompt / p.prefill_tok_s_expected * 1e3
     return PromptPace(prompt / (copy_ms + gpu_ms) * 1e3, batches, copy_ms, gpu_ms)

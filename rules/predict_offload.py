@@ -23,16 +23,20 @@ def placement(p, asked: dict, model) -> offload.Placement | None:
     return None
 
 
-def _prompt_lines(p, placed: offload.Placement, pcie: float, engine: str) -> list[Evidence]:
+def _prompt_lines(p, placed: offload.Placement, pcie: float, engine: str, pinned: bool) -> list[Evidence]:
     """The prompt's rate under llama.cpp's op offload (rules.offload.prompt_pace), none where it does not apply: the
     micro-batch copies are llama.cpp's (Ollama runs it); vLLM's --cpu-offload-gb copies once per forward pass and
     KTransformers computes the prompt's experts on the CPU, which this model does not price."""
-    x = offload.prompt_pace(p, placed, pcie, p.prompt) if engine in LLAMACPP_ENGINES else None
+    x = offload.prompt_pace(p, placed, pcie, p.prompt, pinned=pinned) if engine in LLAMACPP_ENGINES else None
     if x is None:
         return []
+    memory = ("pinned memory (--no-mmap)" if pinned else
+              f"pageable memory (mmap, the default: {offload.PAGEABLE_SHARE:.0%} of the link's pinned {pcie:g} GB/s, "
+              "measured mmap on vs off; --no-mmap pins them)")
     return [Evidence("prediction:offload", f"a {p.prompt}-token prompt: each of its {x.batches} micro-batches of up "
                      f"to {offload.UBATCH} tokens copies the {placed.resident_gb:.1f} GB kept in host memory to the "
-                     f"GPU over PCIe at {pcie:g} GB/s ({x.copy_ms:.0f} ms in all; llama.cpp computes a batch of "
+                     f"GPU over PCIe at {offload.copy_gbs(pcie, pinned):.1f} GB/s from {memory} "
+                     f"({x.copy_ms:.0f} ms in all; llama.cpp computes a batch of "
                      f"{offload.OP_OFFLOAD_MIN_BATCH}+ tokens on the GPU, --no-op-offload keeps it on the CPU), the "
                      f"GPU's own prefill {x.gpu_ms:.0f} ms", None, round(x.tok_s, 1), "tok/s")]
 
@@ -72,7 +76,7 @@ def offload_pace(facts, predictions):
                 Evidence("prediction:offload", f"decode rate, {placed.words}, batch 1", None, round(pace.expected, 2),
                          "tok/s"),
                 *offload.evidence([pace], p, gpu.key),
-                *_prompt_lines(p, placed, pcie, predictions.engine.key),
+                *_prompt_lines(p, placed, pcie, predictions.engine.key, bool(asked.get("pinned"))),
                 Evidence("prediction:roofline", "weights left on the GPU", round(left, 1), round(usable, 1), "GB"),
             ],
             fix="For more speed keep fewer bytes off the GPU (a smaller quantisation, more or larger GPUs) or give "

@@ -149,7 +149,7 @@ def test_a_prompt_copies_the_host_resident_weights_once_per_micro_batch():
     not only a token's."""
     p = _prediction("llama-3-70b", "RTX 4090", "Q4_K_M")
     placed = offload.layers_on_cpu(p, 40, 80)
-    one, two = offload.prompt_pace(p, placed, 24.5, 512), offload.prompt_pace(p, placed, 24.5, 1024)
+    one, two = (offload.prompt_pace(p, placed, 24.5, n, pinned=True) for n in (512, 1024))
     assert one.batches == 1 and two.batches == 2
     assert two.copy_ms == pytest.approx(2 * one.copy_ms) == pytest.approx(2 * placed.resident_gb / 24.5 * 1e3)
     assert offload.prompt_pace(p, placed, 24.5, 31) is None

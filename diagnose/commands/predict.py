@@ -87,10 +87,14 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--host-mts", type=click.IntRange(800, 12800), help="Host memory speed in MT/s (DDR5-4800: 4800).")
 @click.option("--host-channels", type=click.IntRange(1, 24), help="Populated memory channels per socket.")
 @click.option("--sockets", type=click.IntRange(1, 8), help="CPU sockets the offloaded weights are spread over.")
+@click.option("--no-mmap", "no_mmap", is_flag=True, help="llama.cpp --no-mmap / -mmp 0: the weights kept in host "
+              "memory sit in pinned memory, so a prompt's copies of them run at the link's full rate [default: mmap "
+              "on, pageable, slower].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
             interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu,
-            cpu_layers, experts_on_cpu, n_cpu_moe, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets):
+            cpu_layers, experts_on_cpu, n_cpu_moe, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets,
+            no_mmap):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -123,7 +127,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         if key:
             catalog.interconnect(key)  # fail early, with closest names
     offload = offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host_cpu, host_mts, host_channels,
-                              sockets, n_cpu_moe)
+                              sockets, n_cpu_moe, no_mmap)
     layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"), eng)
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
@@ -186,7 +190,7 @@ def _layouts(gpus, tps, pps, dps, eng):
 
 
 def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts, channels, sockets,
-                    n_cpu_moe=None) -> dict | None:
+                    n_cpu_moe=None, no_mmap=False) -> dict | None:
     """The weights asked to stay off the GPU and the host they run from, checked against the model and the CPU
     families rules/catalog/host_memory.toml knows; None when no offload was asked."""
     from diagnose.errors import InputError
@@ -197,10 +201,16 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
     if len(placements) > 1:
         raise InputError(f"{' and '.join(placements)} both place weights off the GPU: give one")
     if not placements:
+        if no_mmap:
+            raise InputError("--no-mmap says where weights kept in host memory sit: add --cpu-layers, "
+                             "--experts-on-cpu or --n-cpu-moe")
         if host or mts or channels or sockets:
             raise InputError("--host, --host-mts, --host-channels and --sockets describe an offload: add --cpu-layers, "
                              "--experts-on-cpu, --n-cpu-moe or --cpu-offload-gb")
         return None
+    if cpu_offload_gb and no_mmap:
+        raise InputError("--no-mmap is llama.cpp's; --cpu-offload-gb (vLLM) copies weights it already keeps in "
+                         "pinned memory: drop one")
     if cpu_offload_gb and (host or mts or channels or sockets):
         raise InputError("--host, --host-mts, --host-channels and --sockets describe the CPU's memory, which "
                          "--cpu-offload-gb does not read from (its weights are copied over PCIe): drop them")
@@ -222,7 +232,7 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
                          "give --host-channels (and --host-mts)")
     return {"cpu_layers": cpu_layers, "experts_on_cpu": experts_on_cpu, "n_cpu_moe": n_cpu_moe,
             "cpu_offload_gb": cpu_offload_gb,
-            "host": host, "host_mts": mts, "host_channels": channels, "sockets": sockets}
+            "host": host, "host_mts": mts, "host_channels": channels, "sockets": sockets, "pinned": no_mmap}
 
 
 def build_report(model, gpu, eng, rows: list[PredictRow], request, offload: dict | None = None):
