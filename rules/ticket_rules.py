@@ -60,6 +60,7 @@ from rules.common import (
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowest_normal
 from rules.health import FATAL_XIDS
+from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import (
@@ -699,15 +700,19 @@ def p2p_corrupts(facts: Facts, predictions=None):
                refs=["nccl_acs"])
 
 
-@rule("ticket.shm_error", "shm_too_small")
+@rule("ticket.shm_error", "shm_too_small", "other")
 def shm_error(facts: Facts, predictions=None):
-    """NCCL's (or the engine's) shared-memory segment cannot be created: /dev/shm too small or not shared."""
+    """NCCL's (or the engine's) shared-memory segment cannot be created: /dev/shm too small or not shared; a failure
+    whose errno is not about space (Permission denied, No such file or directory) is `other` (rules.host.shm_reason)."""
     if any(f for f in facts.of(Note) if f.kind == "host_shm_checked"):
         return
     c = _first(facts, "shm_error")
     if not c:
         return
     confidence = weight(c)
+    if (code := shm_reason([c.quote], None)) is not None:
+        yield not_size_finding("ticket.shm_error", code, [claim_ev(c, "shared-memory failure")], min(confidence, 0.55))
+        return
     if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
             and not claims.find(facts, "container"):
         # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
@@ -830,7 +835,8 @@ def module_missing(facts: Facts, predictions=None):
 
 @rule("ticket.engine_versions", "other")
 def engine_versions(facts: Facts, predictions=None):
-    """The same setup is slower on a newer release of the serving engine: a software regression."""
+    """The same setup is slower on a newer release of the serving engine, or fails (hangs, crashes, raises) on one
+    release where another works: a software regression, whatever the failure looks like."""
     c = _first(facts, "engine_versions_compared")
     if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
@@ -847,8 +853,8 @@ def engine_versions(facts: Facts, predictions=None):
                "When only the engine's release changed, the difference is the engine's: a default that changed "
                "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
                evidence,
-               fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
-               "with both figures.")
+               fix="Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
+               "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
 
 
 @rule("ticket.torch_releases", "nccl_regression")
