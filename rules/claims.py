@@ -4930,3 +4930,27 @@ _extend({"clock_power": [
     r"\bDCGM_FR_(?:CLOCKS?_(?:EVENT|THROTTLE)_(?:THERMAL|POWER)|THERMAL_VIOLATIONS(?:_TS)?|THROTTLING_VIOLATION)\b",
     r"\bDCGM_FI_DEV_(?:THERMAL|POWER)_VIOLATION\b(?:\{[^}\n]*\})?\s+[1-9]",
 ]})
+
+
+# --------------------------------------------------------------------------- an error message the catalog knows
+# (issue 11, s14) The CUDA runtime's and the engines' own error messages (rules/catalog/engine_errors.toml): pasted
+# output, or the reporter's sentence quoting it. Not one ruled out ("no out-of-memory errors", "it is not OOM"), asked
+# about or guessed ("could it be an illegal memory access?").
+def known_errors(facts: Facts) -> list[Claim]:
+    """Error messages of the catalog the ticket quotes: data {error (catalog.EngineError), origin}."""
+    from rules.catalog import engine_errors
+
+    out: list[Claim] = []
+    for origin, said in (("output", _pasted(facts)), ("prose", texts(facts))):
+        for source, text in said:
+            for row in engine_errors():
+                if any(c.data["error"].id == row.id for c in out):
+                    continue  # one claim a message: the pasted output's, else the first sentence's
+                for sentence in sentences(text) if origin == "prose" else [text]:
+                    m = row.pattern.search(sentence)
+                    if m and (origin == "output" or not (negated_words(sentence, m) or _guessed(sentence)
+                                                         or asked(sentence))):
+                        out.append(Claim("known_error", source, _quote(sentence, m, 80),
+                                         {"error": row, "origin": origin}))
+                        break
+    return out

@@ -32,7 +32,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
-from rules.catalog import UNLIKE, pace_gap, resolve_gpu
+from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
@@ -1529,12 +1529,32 @@ def hang_on_pcie(facts: Facts, predictions=None):
                refs=["nccl_acs", "nccl_trouble"])
 
 
+@rule("ticket.known_error", *ERROR_CATEGORIES)
+def known_error(facts: Facts, predictions=None):
+    """An error message of the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml: out of
+    memory, a KV cache too small for max_model_len, no kernel image for the GPU, a driver older than the runtime, the
+    GPU busy in exclusive mode, no GPU visible, an illegal memory access): the message names the failure, so its row's
+    category with the message as evidence, not a transport or layout cause read from the failure."""
+    found = claims.known_errors(facts)
+    if not found:
+        return
+    c = next((c for c in found if c.data["origin"] == "output"), found[0])
+    row = c.data["error"]
+    others = [x.data["error"].id for x in found if x is not c]
+    yield make("ticket.known_error", row.category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
+               f"The ticket quotes a known error message: {row.id.replace('_', ' ')}",
+               f"The message says {row.meaning}. It names the failure itself, whatever the GPUs' links or layout are."
+               + (f" Also quoted: {', '.join(o.replace('_', ' ') for o in others)}." if others else ""),
+               [claim_ev(c, f"error message ({row.id}, rules/catalog/engine_errors.toml)")],
+               fix=row.fix, refs=[src.split(" (")[0] for src in row.sources])
+
+
 @rule("ticket.software_error", "other")
 def software_error(facts: Facts, predictions=None):
     """An error or crash whose only evidence is the software raising: an engine or framework problem
-    until a hardware or transport cause shows."""
+    until a hardware or transport cause shows (a message the catalog knows: ticket.known_error)."""
     said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("error", "crash"):
+    if not said or said[2] not in ("error", "crash") or claims.known_errors(facts):
         return
     c = _first(facts, "exception")
     if not c:

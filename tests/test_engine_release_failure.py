@@ -9,34 +9,20 @@ here for other engines, negations and conditions."""
 from pathlib import Path
 
 import pytest
+from conftest import judged_file, judged_issue
 from test_ticket_questions import development_case
 
-from diagnose.artifacts import issue_md
-from diagnose.bundle import read_bundle
-from diagnose.evidence import Facts
 from rules import claims
 from rules.engine import evaluate, ticket_verdict
 
 DATA = Path(__file__).parent / "data" / "ut14e"
 
 
-def judged(facts: Facts):
-    findings = evaluate(facts)
-    return ticket_verdict(facts, findings), {f.rule: f for f in findings}
-
-
-def said(text: str):
-    facts = Facts()
-    facts.add(*issue_md.parse(text, "issue.md"))
-    return judged(facts)
 
 
 @pytest.mark.parametrize("name, releases", [("vllm8397", "0.6.1 vs 0.6.0"), ("vllm5637", "0.5.0 vs 0.4.3")])
 def test_public_release_rollbacks_are_the_engines(tmp_path, name, releases):
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "issue.md").write_text((DATA / f"{name}.md").read_text())
-    verdict, rules = judged(read_bundle([folder]))
+    verdict, rules = judged_file(tmp_path, DATA, name)
     assert verdict.category == "other" and verdict.confidence < 0.7
     assert releases in rules["ticket.engine_versions"].title
 
@@ -58,7 +44,7 @@ def test_development_hami_vllm_025_hang(tmp_path):
     "# LMDeploy\n\nlmdeploy 0.6.2 errors out with tp=2; lmdeploy 0.6.0 runs ok on the same box.",
 ])
 def test_a_failure_on_one_release_and_not_another_in_other_engines(text):
-    verdict, rules = said(text)
+    verdict, rules = judged_issue(text)
     assert "ticket.engine_versions" in rules and verdict.category == "other"
 
 
@@ -71,7 +57,7 @@ def test_a_failure_on_one_release_and_not_another_in_other_engines(text):
     "# vLLM\n\nvLLM 0.6.1 starts if I set --disable-custom-all-reduce; vLLM 0.6.1 hangs without it.",
 ])
 def test_no_release_ab_when_releases_behave_alike_or_work_on_a_condition(text):
-    _, rules = said(text)
+    _, rules = judged_issue(text)
     assert "ticket.engine_versions" not in rules
 
 

@@ -8,32 +8,17 @@ and on sentences written here."""
 from pathlib import Path
 
 import pytest
+from conftest import judged_file, judged_issue
 from test_ticket_questions import development_case
 
-from diagnose.artifacts import issue_md, nccl_log
-from diagnose.bundle import read_bundle
+from diagnose.artifacts import nccl_log
 from diagnose.evidence import Facts, NcclEvent
 from rules.engine import evaluate, ticket_verdict
 
 DATA = Path(__file__).parent / "data" / "ut14s"
 
 
-def judged(facts: Facts):
-    findings = evaluate(facts)
-    return ticket_verdict(facts, findings), {f.rule: f for f in findings}
 
-
-def real(tmp_path, name: str):
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "issue.md").write_text((DATA / f"{name}.md").read_text())
-    return judged(read_bundle([folder]))
-
-
-def said(text: str):
-    facts = Facts()
-    facts.add(*issue_md.parse(text, "issue.md"))
-    return judged(facts)
 
 
 @pytest.mark.parametrize("line, code", [
@@ -53,7 +38,7 @@ def test_the_parser_records_the_errno_it_reads(line, code):
 def test_public_enoent_attach_failures_are_not_a_small_shm(tmp_path, name):
     """NVIDIA/nccl#1589 (cured by another NCCL release) and #2190 (252 GB /dev/shm, 98 % free): both were
     shm_too_small at 0.9."""
-    verdict, rules = real(tmp_path, name)
+    verdict, rules = judged_file(tmp_path, DATA, name)
     assert verdict.category == "other" and verdict.confidence < 0.7
     assert "host.shm_too_small" not in rules
     assert "ENOENT" in rules["host.shm_access"].title
@@ -61,7 +46,7 @@ def test_public_enoent_attach_failures_are_not_a_small_shm(tmp_path, name):
 
 def test_public_failed_extend_stays_a_full_shm(tmp_path):
     """NVIDIA/nccl-tests#166: posix_fallocate could not extend the segment: /dev/shm is full."""
-    verdict, rules = real(tmp_path, "nccltests166")
+    verdict, rules = judged_file(tmp_path, DATA, "nccltests166")
     assert verdict.category == "shm_too_small" and "host.shm_access" not in rules
 
 
@@ -82,7 +67,7 @@ def test_development_permission_denied_is_other(tmp_path):
      "shm_too_small"),
 ])
 def test_the_reason_in_the_reporters_words(text, category):
-    verdict, rules = said(text)
+    verdict, rules = judged_issue(text)
     assert rules["ticket.shm_error"].category == category
 
 
@@ -91,7 +76,7 @@ def test_one_full_shm_line_beside_a_permission_line_is_still_size():
            "h:1:3 [1] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 5967876 bytes\n")
     facts = Facts()
     facts.add(*nccl_log.parse(log, "log"))
-    verdict, rules = judged(facts)
+    rules = {f.rule: f for f in evaluate(facts)}
     assert "host.shm_access" not in rules and rules["host.shm_too_small"].category == "shm_too_small"
 
 
@@ -100,5 +85,5 @@ def test_one_full_shm_line_beside_a_permission_line_is_still_size():
     "# TP slow\n\n/dev/shm is 64 GB and nothing fails, but TP=4 decodes at 20 tok/s.",
 ])
 def test_no_shared_memory_failure_said_gives_no_shm_finding(text):
-    _, rules = said(text)
+    _, rules = judged_issue(text)
     assert "host.shm_access" not in rules and "ticket.shm_error" not in rules
