@@ -1529,6 +1529,13 @@ def hang_on_pcie(facts: Facts, predictions=None):
                refs=["nccl_acs", "nccl_trouble"])
 
 
+def _gpu_fault(facts: Facts) -> bool:
+    """Does the ticket show a GPU fault: a fatal Xid line, or the hardware errors ticket.hardware_error reads?"""
+    return any(x.xid in FATAL_XIDS for x in facts.of(XidEvent)) or any(
+        not any(g.isdigit() and int(g) not in FATAL_XIDS for g in c.data.get("groups", []))
+        for c in claims.find(facts, "hardware_error"))
+
+
 @rule("ticket.known_error", *ERROR_CATEGORIES)
 def known_error(facts: Facts, predictions=None):
     """An error message of the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml: out of
@@ -1536,8 +1543,8 @@ def known_error(facts: Facts, predictions=None):
     GPU busy in exclusive mode, no GPU visible, an illegal memory access): the message names the failure, so its row's
     category with the message as evidence, not a transport or layout cause read from the failure."""
     found = claims.known_errors(facts)
-    if not found:
-        return
+    if not found or _gpu_fault(facts):
+        return  # a GPU that reports a fault explains what CUDA then tells the software (ticket.hardware_error)
     c = next((c for c in found if c.data["origin"] == "output"), found[0])
     row = c.data["error"]
     others = [x.data["error"].id for x in found if x is not c]

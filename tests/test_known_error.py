@@ -10,6 +10,7 @@ import pytest
 from conftest import judged_file, judged_issue
 
 from rules.catalog import engine_errors
+from rules.engine import evaluate, ticket_verdict
 
 DATA = Path(__file__).parent / "data" / "ut14k"
 
@@ -59,3 +60,35 @@ def test_each_message_in_another_engine(text, row):
 def test_a_message_ruled_out_or_asked_about_is_no_claim(text):
     _, rules = judged_issue(text)
     assert "ticket.known_error" not in rules
+
+
+def test_a_second_cause_beside_a_confident_one_leaves_the_verdict_unsure():
+    """Two explanations, each from its own pasted lines (NCCL on sockets with no IB device; PyTorch out of memory):
+    the stronger leads, below 0.7 (rules.engine.contested), and the summary names the other. Lines in NCCL's and
+    PyTorch's own formats."""
+    text = ("# Job crashes\n\n```\nnode1:1234:1300 [0] NCCL INFO NET/IB : No device found.\n"
+            "node1:1234:1300 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+            "node1:1234:1300 [0] NCCL INFO Using network Socket\n"
+            "node1:1234:1300 [0] NCCL INFO comm 0x5 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 7000 commId 0x1 - "
+            "Init COMPLETE\n"
+            "node1:1234:1300 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 0 has a total capacity of "
+            "79.15 GiB of which 1.10 GiB is free.\n```\n")
+    verdict, rules = judged_issue(text)
+    assert rules["nccl.socket_fallback"].confidence >= 0.7 and "ticket.known_error" in rules
+    assert verdict.category == "socket_fallback" and verdict.confidence < 0.7
+    assert "out of memory" in verdict.summary
+    # without the second cause the same lines stay confident
+    alone, _ = judged_issue(text.replace(text[text.index("torch.OutOfMemoryError"):text.index("free.\n") + 6], ""))
+    assert alone.category == "socket_fallback" and alone.confidence >= 0.7
+
+
+def test_a_gpu_fault_explains_the_cuda_error_it_causes(tmp_path):
+    """h006 (development): nccl-tests fails with 'CUDA-capable device(s) is/are busy or unavailable' on a GPU whose
+    driver asks for a reset: the fault is the cause, the CUDA message its consequence, no rival to it."""
+    from test_ticket_questions import development_case
+
+    findings = evaluate(facts := development_case(tmp_path, "h006"))
+    verdict = ticket_verdict(facts, findings)
+    assert verdict.category == "hardware_fault" and verdict.confidence >= 0.7
+    assert not any(f.rule == "ticket.known_error" for f in findings)
