@@ -551,7 +551,9 @@ RIVAL = 0.5
 
 def contested(findings: list[Finding], category: str) -> Finding | None:
     """The strongest cause of another category than `category` at warning or worse and at least RIVAL, if any."""
-    rivals = [f for f in findings if is_cause(f) and f.category != category and f.category not in CONCLUSIONS
+    # (comm_bound, time spent communicating, is what every slow transport shows: a symptom, no rival to it)
+    rivals = [f for f in findings if is_cause(f) and f.category != category
+              and f.category not in (*CONCLUSIONS, "comm_bound")
               and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"] and f.confidence >= RIVAL]
     return max(rivals, key=lambda f: f.confidence, default=None)
 
