@@ -1874,3 +1874,44 @@ def _checkpoint_dtype(cfg: dict, data: dict) -> str:
     if method in ("awq", "gptq", "marlin"):
         return "int4" if quant.get("bits", 4) == 4 else "int8"
     return "fp16" if str(cfg.get("torch_dtype", "")) == "float16" else "bf16"
+
+
+@dataclass(frozen=True)
+class EngineError:
+    """One error message of the CUDA stack or an engine (rules/catalog/engine_errors.toml): what it says failed."""
+
+    id: str
+    pattern: re.Pattern
+    category: str
+    meaning: str
+    fix: str
+    sources: tuple[str, ...]
+
+
+# The categories an error row may name: those rules.ticket_rules.known_error declares.
+ERROR_CATEGORIES = ("other", "hardware_fault", "p2p_disabled", "shm_too_small", "nccl_regression",
+                    "tp_not_dividing_heads")
+
+
+@functools.lru_cache(maxsize=1)
+def engine_errors() -> tuple[EngineError, ...]:
+    """Every row of rules/catalog/engine_errors.toml, its pattern compiled (case-insensitive); a row without a
+    pattern, a known category, a meaning, a fix or a source is a bad catalog file (InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "engine_errors.toml"
+    rows = []
+    for i, row in enumerate(load_toml(path, "catalog").get("error", [])):
+        where = f"{path}: error #{i + 1}"
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k] for k in
+                                                ("id", "pattern", "category", "meaning", "fix")):
+            raise InputError(f"{where}: needs id, pattern, category, meaning and fix")
+        if row["category"] not in ERROR_CATEGORIES or not row.get("sources"):
+            raise InputError(f"{where}: category one of {', '.join(ERROR_CATEGORIES)}, and its sources")
+        try:
+            pattern = re.compile(row["pattern"], re.I)
+        except re.error as e:
+            raise InputError(f"{where}: pattern: {e}") from None
+        rows.append(EngineError(row["id"], pattern, row["category"], row["meaning"], row["fix"],
+                                tuple(row["sources"])))
+    return tuple(rows)

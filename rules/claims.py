@@ -1350,6 +1350,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
     inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
+    inside = inside or (kind == "shm_error" and _FAILURE_DENIED.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
     kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
@@ -1402,6 +1403,8 @@ _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|
 # (layer_slower, rules.ticket_layers: "through the proxy it is not slower" rules the layer out)
 _NEGATED_ANYWHERE_INSIDE = ("few_requests", "layer_slower")
 _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
+# A failure denied next to its verb ("/dev/shm is 64 GB and nothing fails", "shm_open never failed", "no errors").
+_FAILURE_DENIED = re.compile(r"(?:\b(?:nothing|never|not|no)|n't)\s+(?:\w+\s+)?(?:fail\w*|errors?)\b", re.I)
 
 
 _CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)
@@ -1614,7 +1617,7 @@ def claims(facts: Facts) -> list[Claim]:
         # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
         engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
-        if engine_versions and _REGRESS_WORDS.search(text):
+        if engine_versions and (_REGRESS_WORDS.search(text) or engine_failure_ab(text, engine_versions[1])):
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1],
                 "figures": release_figures(text, engine_versions[1])}))
@@ -1848,10 +1851,29 @@ def _engine_versions(text: str):
     if len(versions) < 2 or (len(named) < 2 and not re.search(
             r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)):
         return None
-    if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
-        return None
+    if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions):
+        return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# An engine's release as people write it: "v0.25.0", "0.24.0", "v0.6" (its own numbering starts at 0, unlike NCCL's).
+_ENGINE_RELEASE = re.compile(r"(?<![\w.])v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)")
+
+
+_GONE_BACK = r"\b(?:downgrad\w*|roll(?:ing|ed)?\s+back|revert\w*(?:\s+back)?|go(?:ing)?\s+back|went\s+back)\b"
+
+
+def engine_failure_ab(text: str, versions: list[str]) -> bool:
+    """One release of the engine fails (hangs, crashes, errors) where another of its releases works, each said in a
+    part naming its own release ("vLLM v0.25.0 will hang ...; it starts successfully if I downgrade vLLM to
+    v0.24.0"): the same A/B as NCCL's (failure_ab), over the engine's releases."""
+    good, bad = release_sides(text, versions, _ENGINE_RELEASE)
+    if good and not bad and _FAILS.search(text):
+        # going back to a release cures a failure the text names: the other release named is the failing one
+        back = [m.group(1) for m in re.finditer(_GONE_BACK + r"[^.\n]{0,40}?" + _ENGINE_RELEASE.pattern, text, re.I)]
+        bad = {v for v in versions if v not in good} if set(back) & good else set()
+    return bool(good and bad and not good & bad)
 
 
 # (issue 11 s) The figure each release gave, written right after it: "vLLM 0.5.4: 42 tok/s; vLLM 0.6.3: 31 tok/s",
@@ -1907,7 +1929,7 @@ _RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 # issue threads): a failure (hang, crash, error) or a slowdown on one side, "works", "fine", "normal", "no problems"
 # on the other. A negator before a word turns it over ("no problems", "not normal", "doesn't work"), and so does
 # a word after it saying it went away ("the hang is gone").
-_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd]|normal(?:ly)?|as expected|"
+_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succe(?:ed|ss)\w*|passe[sd]|normal(?:ly)?|as expected|"
                     r"good|correct(?:ly)?)\b", re.I)
 _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*|freez\w*|froze|"
                     r"problems?|issues?|bugs?|"
@@ -1929,9 +1951,16 @@ _RELEASE_CONTRAST = re.compile(r";\s*|,?\s+(?:while|whereas|but|although|however
 _BOUND = re.compile(r"(?:\b(?:than|since|after|before|until|prior to)|[<>]=?)\s*(?:NCCL\s*)?v?$", re.I)
 
 
+# A change said to cure the failure ("rolling back to v0.6.0 resolves the issue", "fixes the hang"): works-words whose
+# object is a failure word, read as one good word.
+_CURES = re.compile(r"\b(?:resolv|fix|solv|cur)\w*\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+|it\s+)?"
+                    r"(?:issues?|problems?|errors?|bugs?|hangs?|crash\w*)\b", re.I)
+
+
 def _state(part: str) -> str | None:
     """'good' or 'bad' when every behaviour word of the part says the same once negations are applied."""
-    said = set()
+    said = {"good"} if _CURES.search(part) else set()
+    part = _CURES.sub(" ", part)
     for word, meaning in ((_WORKS, "good"), (_FAILS, "bad")):
         for m in word.finditer(part):
             flip = _NEGATED_BEFORE.search(part[:m.start()]) or _GONE_AFTER.match(part, m.end())
@@ -1939,12 +1968,27 @@ def _state(part: str) -> str | None:
     return said.pop() if len(said) == 1 else None
 
 
-def release_sides(text: str, named: list[str] | None = None) -> tuple[set[str], set[str]]:
+# A works-word followed by the condition it needs ("it starts successfully if set CUDA_DISABLE_CONTROL=true", "works
+# only when NCCL_P2P_DISABLE=1"): the release works with that change, not as it is.
+_ON_CONDITION = re.compile(r"\b(?:if|when|once|unless|only (?:if|when|with)|as long as|provided)\b"
+                           r"(?P<cond>(?:[^.;\n]|\.(?=\d))*)", re.I)
+
+
+def _works_on_condition(part: str, release: re.Pattern) -> bool:
+    """Does the part's works-word hang on a condition that names no release (another change made it work)?"""
+    works = _WORKS.search(part)
+    cond = _ON_CONDITION.search(part, works.end()) if works else None
+    return bool(cond and not release.search(cond.group("cond")))
+
+
+def release_sides(text: str, named: list[str] | None = None, release=None) -> tuple[set[str], set[str]]:
     """(releases said to behave well, releases said to behave badly) over the whole text: each sentence is
     cut at its contrasts and, failing that, at its commas; a part counts when it names releases and says one
     thing about them. Questions, guesses and sentences treating the releases alike are skipped. A line break
-    ends a part as a full stop does (pasted output or an image between two lines is no sentence)."""
+    ends a part as a full stop does (pasted output or an image between two lines is no sentence). `release`: the
+    pattern a release is written in (NCCL's 2.x by default; an engine's 0.x with _ENGINE_RELEASE)."""
     known = set(nccl_versions(text) if named is None else named)
+    release = release or _VERSION
     good: set[str] = set()
     bad: set[str] = set()
     for sentence in (line for s in sentences(text) for line in s.splitlines()):  # a line ends a thought too
@@ -1952,9 +1996,11 @@ def release_sides(text: str, named: list[str] | None = None) -> tuple[set[str], 
             continue
         for cut in (_RELEASE_CONTRAST, _CLAUSES):
             for part in cut.split(sentence):
-                releases = {m.group(1) for m in _VERSION.finditer(part)
+                releases = {m.group(1) for m in release.finditer(part)
                             if not _BOUND.search(part[max(0, m.start() - 16):m.start()])} & known
                 state = _state(part) if releases else None
+                if state == "good" and _works_on_condition(part, release):
+                    continue  # "v0.25.0 starts if I set X=1": works with another change, not on this release alone
                 (good if state == "good" else bad if state == "bad" else set()).update(releases)
     return good, bad
 
@@ -4899,3 +4945,27 @@ _extend({"clock_power": [
     r"\bDCGM_FR_(?:CLOCKS?_(?:EVENT|THROTTLE)_(?:THERMAL|POWER)|THERMAL_VIOLATIONS(?:_TS)?|THROTTLING_VIOLATION)\b",
     r"\bDCGM_FI_DEV_(?:THERMAL|POWER)_VIOLATION\b(?:\{[^}\n]*\})?\s+[1-9]",
 ]})
+
+
+# --------------------------------------------------------------------------- an error message the catalog knows
+# (issue 11, s14) The CUDA runtime's and the engines' own error messages (rules/catalog/engine_errors.toml): pasted
+# output, or the reporter's sentence quoting it. Not one ruled out ("no out-of-memory errors", "it is not OOM"), asked
+# about or guessed ("could it be an illegal memory access?").
+def known_errors(facts: Facts) -> list[Claim]:
+    """Error messages of the catalog the ticket quotes: data {error (catalog.EngineError), origin}."""
+    from rules.catalog import engine_errors
+
+    out: list[Claim] = []
+    for origin, said in (("output", _pasted(facts)), ("prose", texts(facts))):
+        for source, text in said:
+            for row in engine_errors():
+                if any(c.data["error"].id == row.id for c in out):
+                    continue  # one claim a message: the pasted output's, else the first sentence's
+                for sentence in sentences(text) if origin == "prose" else [text]:
+                    m = row.pattern.search(sentence)
+                    if m and (origin == "output" or not (negated_words(sentence, m) or _guessed(sentence)
+                                                         or asked(sentence))):
+                        out.append(Claim("known_error", source, _quote(sentence, m, 80),
+                                         {"error": row, "origin": origin}))
+                        break
+    return out

@@ -540,11 +540,32 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
     confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
-    v = verdict(fits_first(facts, one_reading(findings)), getattr(facts, "missing", ()), _ticket_symptom(facts),
-                fallback_ask("ticket", facts), weak_lead=WEAK_LEAD)
+    weighed = fits_first(facts, one_reading(findings))
+    v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
+                weak_lead=WEAK_LEAD)
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
+    rival = contested(weighed, v.category)
+    if v.confidence > CONTESTED and rival:
+        return dataclasses.replace(v, confidence=CONTESTED, summary=f"{v.summary} Not sure: {rival.title} "
+                                   f"({rival.category}, {rival.confidence:.2f}) explains the ticket another way.")
     return v
+
+
+# The most a verdict may claim while another cause of another category stands beside it at warning or worse with a
+# fair confidence (RIVAL): two explanations of one ticket, each from its own evidence, leave neither sure ("confidently
+# wrong" counts verdicts from 0.7 up, benchmarks/ticket_accuracy.py).
+CONTESTED = 0.65
+RIVAL = 0.5
+
+
+def contested(findings: list[Finding], category: str) -> Finding | None:
+    """The strongest cause of another category than `category` at warning or worse and at least RIVAL, if any."""
+    # (comm_bound, time spent communicating, is what every slow transport shows: a symptom, no rival to it)
+    rivals = [f for f in findings if is_cause(f) and f.category != category
+              and f.category not in (*CONCLUSIONS, "comm_bound")
+              and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"] and f.confidence >= RIVAL]
+    return max(rivals, key=lambda f: f.confidence, default=None)
 
 
 # Checks that set a figure the reporter measured against the expected band of the hardware (or its

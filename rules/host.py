@@ -8,9 +8,10 @@ proxy threads live in /dev/shm, so a container's default 64 MB is too small for 
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
-from diagnose.artifacts.nccl_log import cpu_list
+from diagnose.artifacts.nccl_log import cpu_list, errno_of
 from diagnose.evidence import Facts, GpuFact, NcclEvent, PairBandwidth, PcieLinkFact, TopologyPath
 from rules import claims
 from rules.common import claim_ev, ev, is_virtualized, make, passed
@@ -20,16 +21,80 @@ from rules.engine import rule
 SHM_MIN_BYTES = 512 << 20
 
 
+# Why a shared-memory call fails, by the errno NCCL prints with it (shm_open(3), posix_fallocate(3), NCCL's
+# misc/shmutils.cc): only a full /dev/shm (ENOSPC; ENOMEM, the kernel refusing the pages) is a size problem. /dev/shm is
+# a tmpfs every user may write (mode 1777, shm_overview(7)): EACCES / EPERM / EROFS is its permissions or mount; ENOENT
+# a segment one rank made and another cannot see. Each reason: what it means, and what to do.
+SIZE_ERRNOS = ("ENOSPC", "ENOMEM")
+_NOT_SIZE = {
+    "EACCES": ("the process may not create or open files in /dev/shm (its mode should be drwxrwxrwt, 1777), or a "
+               "segment of the same name belongs to another user",
+               "Check `ls -ld /dev/shm` (drwxrwxrwt); `chmod 1777 /dev/shm`, or remove leftover /dev/shm/nccl-* files "
+               "of another user's job; in a container, mount /dev/shm writable for the user the job runs as."),
+    "ENOENT": ("a rank cannot find the segment another rank created: the ranks do not share one /dev/shm (separate "
+               "containers or IPC namespaces), the segment was removed under them (systemd-logind's RemoveIPC=yes "
+               "deletes a user's POSIX shared memory at logout), or the NCCL release's shared-memory path fails on "
+               "this host",
+               "Run all local ranks in one container (or with --ipc=host), set RemoveIPC=no in "
+               "/etc/systemd/logind.conf for a service account, and retry with NCCL_SHM_DISABLE=1 and with another "
+               "NCCL release to tell a host setting from a library problem."),
+    "EMFILE": ("the process ran out of file descriptors",
+               "Raise the open-files limit (`ulimit -n`, LimitNOFILE= for a service)."),
+    "EEXIST": ("a segment of the same name is left over from an earlier job",
+               "Remove stale /dev/shm/nccl-* files (with no NCCL job running) and retry."),
+}
+_NOT_SIZE["EPERM"] = _NOT_SIZE["EROFS"] = _NOT_SIZE["EACCES"]
+
+
+def _shm_size(facts: Facts):
+    """(bytes of /dev/shm, its record), either None when no `df /dev/shm` was read."""
+    size_rec = facts.host("shm_bytes")
+    try:
+        return (float(size_rec.value) if size_rec is not None else None), size_rec
+    except (TypeError, ValueError):
+        return None, size_rec
+
+
+def shm_reason(messages: list[str], size: float | None) -> str | None:
+    """The errno that explains shared-memory failures other than by size: every failure that names an errno names
+    one of _NOT_SIZE, none a full /dev/shm, and /dev/shm is not known to be small. None otherwise."""
+    codes = [c for c in map(errno_of, messages) if c]
+    if not codes or any(re.search(r"failed to extend|posix_fallocate", m, re.I) for m in messages) \
+            or any(c in SIZE_ERRNOS or c not in _NOT_SIZE for c in codes) \
+            or (size is not None and size < SHM_MIN_BYTES):
+        return None
+    return codes[0]
+
+
+def not_size_finding(rule_id: str, code: str, shown: list, confidence: float):
+    """The `other` finding for a shared-memory failure whose errno rules out a full /dev/shm."""
+    cause, fix = _NOT_SIZE[code]
+    return make(rule_id, "other", "warning", confidence,
+                f"NCCL's shared-memory segment fails with {code}: not a /dev/shm size problem",
+                f"The failure names its reason ({code}), and it is not a full /dev/shm (that is ENOSPC): {cause}. "
+                "A larger --shm-size does not help here.",
+                shown, fix=fix, refs=["nccl_trouble"])
+
+
+@rule("host.shm_access", "other")
+def shm_access(facts: Facts, predictions=None):
+    """NCCL's shared-memory segment fails for a reason its errno names other than space (permissions, a segment
+    another rank cannot see, no file descriptors): a host setting or a library problem, never 'too small'."""
+    failed = [e for e in facts.of(NcclEvent) if e.kind == "shm_alloc_failed"]
+    code = shm_reason([e.message for e in failed], _shm_size(facts)[0])
+    if code is None:
+        return
+    shown = next(e for e in failed if errno_of(e.message))
+    yield not_size_finding("host.shm_access", code, [ev(shown, f'NCCL: "{shown.message[:160]}"')], 0.6)
+
+
 @rule("host.shm_too_small", "shm_too_small")
 def shm_too_small(facts: Facts, predictions=None):
-    """NCCL could not create its shared-memory segment, or /dev/shm is tiny."""
+    """NCCL could not create its shared-memory segment (for lack of space, or no reason given), or /dev/shm is tiny."""
     failed = [e for e in facts.of(NcclEvent) if e.kind == "shm_alloc_failed"]
-    size, size_rec = None, facts.host("shm_bytes")
-    if size_rec is not None:
-        try:
-            size = float(size_rec.value)
-        except (TypeError, ValueError):
-            size = None
+    size, size_rec = _shm_size(facts)
+    if failed and shm_reason([e.message for e in failed], size):
+        return  # another reason than space (host.shm_access)
     if not failed and (size is None or size >= SHM_MIN_BYTES):
         if size is not None:
             yield passed("host.shm_too_small", "/dev/shm is large enough for NCCL",

@@ -32,7 +32,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
-from rules.catalog import UNLIKE, pace_gap, resolve_gpu
+from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
@@ -60,6 +60,7 @@ from rules.common import (
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowest_normal
 from rules.health import FATAL_XIDS
+from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import batch_words, stated_load
@@ -698,15 +699,19 @@ def p2p_corrupts(facts: Facts, predictions=None):
                refs=["nccl_acs"])
 
 
-@rule("ticket.shm_error", "shm_too_small")
+@rule("ticket.shm_error", "shm_too_small", "other")
 def shm_error(facts: Facts, predictions=None):
-    """NCCL's (or the engine's) shared-memory segment cannot be created: /dev/shm too small or not shared."""
+    """NCCL's (or the engine's) shared-memory segment cannot be created: /dev/shm too small or not shared; a failure
+    whose errno is not about space (Permission denied, No such file or directory) is `other` (rules.host.shm_reason)."""
     if any(f for f in facts.of(Note) if f.kind == "host_shm_checked"):
         return
     c = _first(facts, "shm_error")
     if not c:
         return
     confidence = weight(c)
+    if (code := shm_reason([c.quote], None)) is not None:
+        yield not_size_finding("ticket.shm_error", code, [claim_ev(c, "shared-memory failure")], min(confidence, 0.55))
+        return
     if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
             and not claims.find(facts, "container"):
         # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
@@ -829,7 +834,8 @@ def module_missing(facts: Facts, predictions=None):
 
 @rule("ticket.engine_versions", "other")
 def engine_versions(facts: Facts, predictions=None):
-    """The same setup is slower on a newer release of the serving engine: a software regression."""
+    """The same setup is slower on a newer release of the serving engine, or fails (hangs, crashes, raises) on one
+    release where another works: a software regression, whatever the failure looks like."""
     c = _first(facts, "engine_versions_compared")
     if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
@@ -846,8 +852,8 @@ def engine_versions(facts: Facts, predictions=None):
                "When only the engine's release changed, the difference is the engine's: a default that changed "
                "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
                evidence,
-               fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
-               "with both figures.")
+               fix="Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
+               "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
 
 
 @rule("ticket.torch_releases", "nccl_regression")
@@ -1530,12 +1536,39 @@ def hang_on_pcie(facts: Facts, predictions=None):
                refs=["nccl_acs", "nccl_trouble"])
 
 
+def _gpu_fault(facts: Facts) -> bool:
+    """Does the ticket show a GPU fault: a fatal Xid line, or the hardware errors ticket.hardware_error reads?"""
+    return any(x.xid in FATAL_XIDS for x in facts.of(XidEvent)) or any(
+        not any(g.isdigit() and int(g) not in FATAL_XIDS for g in c.data.get("groups", []))
+        for c in claims.find(facts, "hardware_error"))
+
+
+@rule("ticket.known_error", *ERROR_CATEGORIES)
+def known_error(facts: Facts, predictions=None):
+    """An error message of the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml: out of
+    memory, a KV cache too small for max_model_len, no kernel image for the GPU, a driver older than the runtime, the
+    GPU busy in exclusive mode, no GPU visible, an illegal memory access): the message names the failure, so its row's
+    category with the message as evidence, not a transport or layout cause read from the failure."""
+    found = claims.known_errors(facts)
+    if not found or _gpu_fault(facts):
+        return  # a GPU that reports a fault explains what CUDA then tells the software (ticket.hardware_error)
+    c = next((c for c in found if c.data["origin"] == "output"), found[0])
+    row = c.data["error"]
+    others = [x.data["error"].id for x in found if x is not c]
+    yield make("ticket.known_error", row.category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
+               f"The ticket quotes a known error message: {row.id.replace('_', ' ')}",
+               f"The message says {row.meaning}. It names the failure itself, whatever the GPUs' links or layout are."
+               + (f" Also quoted: {', '.join(o.replace('_', ' ') for o in others)}." if others else ""),
+               [claim_ev(c, f"error message ({row.id}, rules/catalog/engine_errors.toml)")],
+               fix=row.fix, refs=[src.split(" (")[0] for src in row.sources])
+
+
 @rule("ticket.software_error", "other")
 def software_error(facts: Facts, predictions=None):
     """An error or crash whose only evidence is the software raising: an engine or framework problem
-    until a hardware or transport cause shows."""
+    until a hardware or transport cause shows (a message the catalog knows: ticket.known_error)."""
     said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("error", "crash"):
+    if not said or said[2] not in ("error", "crash") or claims.known_errors(facts):
         return
     c = _first(facts, "exception")
     if not c:

@@ -141,3 +141,27 @@ def _bundled_catalog_only(monkeypatch):
     catalog.configure()
     yield
     catalog.configure()
+
+
+def judged_issue(text: str | None = None, folder: Path | None = None):
+    """(verdict, {rule id: finding}) of `diagnose ticket` on a pasted issue's text, or on a folder read as a bundle."""
+    from diagnose.artifacts import issue_md
+    from diagnose.bundle import read_bundle
+    from diagnose.evidence import Facts
+    from rules.engine import evaluate, ticket_verdict
+
+    if folder is not None:
+        facts = read_bundle([folder])
+    else:
+        facts = Facts()
+        facts.add(*issue_md.parse(text, "issue.md"))
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), {f.rule: f for f in findings}
+
+
+def judged_file(tmp_path: Path, data: Path, name: str):
+    """judged_issue of data/<name>.md copied into a bundle folder of its own (as issue.md)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "issue.md").write_text((data / f"{name}.md").read_text())
+    return judged_issue(folder=folder)

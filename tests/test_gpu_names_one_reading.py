@@ -153,3 +153,17 @@ def test_only_an_s_product_claims_its_lower_case_s():
     assert [g.key for g in flagged] == ["l40s"]
     for g in flagged:
         assert g.name.endswith("S") and catalog.find_gpu(name=g.name[:-1]) is not None
+
+
+@pytest.mark.parametrize("text, mixed", [
+    # a plural in a sentence beside the product's name in the title: one product (was "V100, V100S": straggler 0.65)
+    ("# SGLang on V100 fails\n\nRunning sglang with --tp 2 on two V100s:\n```\nRuntimeError: CUDA error: no kernel "
+     "image is available for execution on the device\n```\n", False),
+    ("# vLLM on A100\n\nWe have four A100s, tensor parallel 4 crashes.\n", False),
+    # two products in one inventory still are two
+    ("# Two cards\n\n- GPU: RTX 4090\n- GPU: RTX 3060\n\nllama.cpp splits the layers and it is slow.\n", True),
+])
+def test_a_plural_in_prose_names_the_same_product(tmp_path, text, mixed):
+    (tmp_path / "issue.md").write_text(text)
+    report = json.loads(diagnose("ticket", str(tmp_path), "--json", "--fail-on", "never").stdout)
+    assert any(f["rule"] == "ticket.mixed_gpus" for f in report["findings"]) == mixed

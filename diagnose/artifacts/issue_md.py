@@ -1320,9 +1320,13 @@ GPU_SUFFIX = re.compile(r"(?:[\s_-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+\d{2,3}\s*
 
 
 def gpu_key(name: str) -> str:
-    """One product's key however it is written: "RTX 3090 24GB", "3090" -> "3090"; "A100 80GB SXM" -> "A100"."""
-    key = GPU_SUFFIX.sub("", name.strip())
-    return re.sub(r"\s+|-", "", key).upper().replace("RTX", "").replace("GTX", "")
+    """One product's key however it is written: "RTX 3090 24GB", "3090" -> "3090"; "A100 80GB SXM" -> "A100". A
+    lower-case s glued to the number stays lower case ("V100s"): a plural or the product's own S is the catalog's call
+    (rules.catalog.gpu_name), and upper-casing it would turn "two V100s" into the V100S."""
+    key = re.sub(r"\s+|-", "", GPU_SUFFIX.sub("", name.strip()))
+    plural = re.search(r"(?<=\d)s$", key) is not None
+    key = key.upper().replace("RTX", "").replace("GTX", "")
+    return key[:-1] + "s" if plural else key
 
 
 def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:

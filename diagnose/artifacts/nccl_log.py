@@ -9,7 +9,7 @@ interleaved with a framework's own output or an nccl-tests table reads fine.
 
 NcclEvent kinds (data): ib_unavailable, net_init_failed, using_socket ({interfaces} or
 {network}), network ({network, devices?, link_layers?}), gdr ({enabled, reason}),
-shm_alloc_failed ({path, size_bytes}), p2p_disabled, nvls, collnet, topology, timeout, error,
+shm_alloc_failed ({path, size_bytes, errno?}), p2p_disabled, nvls, collnet, topology, timeout, error,
 warn, comm ({rank, nranks, nNodes?, localRanks?, ...}), channels ({coll, p2p, nvls?, collnet?}),
 ring ({channel, of, ranks}), trees, p2p_chunksize ({bytes}), affinity ({gpu, mask, cpus}).
 HostFact: shm_bytes (from `df /dev/shm`), cuda_driver_version.
@@ -69,6 +69,21 @@ IB_IN_USE = re.compile(r"\bUsing network IB\b|\bNET/IB\s*:\s*Using\b|\bvia NET/I
 GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
 SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)"
                          r"(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
+# Why a shared-memory call failed, as NCCL prints it: strerror(errno) after the call ("Call to shm_open failed :
+# Permission denied", include/shm.h; "error: No such file or directory (2)", misc/shmutils.cc). glibc's strerror texts
+# (errno(3)) to their names; which of them means a full /dev/shm is for the rules to say.
+STRERROR = {"No space left on device": "ENOSPC", "Cannot allocate memory": "ENOMEM", "Permission denied": "EACCES",
+            "Operation not permitted": "EPERM", "No such file or directory": "ENOENT", "File exists": "EEXIST",
+            "Too many open files": "EMFILE", "Read-only file system": "EROFS"}
+_STRERROR = re.compile("|".join(map(re.escape, STRERROR)), re.I)
+
+
+def errno_of(text: str) -> str | None:
+    """The errno name of the first strerror text in `text` (None when it names none)."""
+    m = _STRERROR.search(text)
+    return next((name for said, name in STRERROR.items() if said.lower() == m.group(0).lower()), None) if m else None
+
+
 AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-fA-F,-]+)")
 # NCCL prints the CPU set it binds a GPU's threads to (the process's affinity within the GPU's local CPUs) in one of
 # two forms: hex bytes in 32-bit groups, leading zero bytes dropped ("ffffff,00000000,00ffffff", ncclCpusetToStr),
@@ -223,8 +238,8 @@ def _events(src: str, msg: str, level: str | None) -> list:
     out: list = []
     if (m := SHM_SEGMENT.search(msg)) is not None:
         size = m.group("size") or m.group("to")
-        out.append(NcclEvent(src, "shm_alloc_failed", msg,
-                             {"path": m.group("path"), "size_bytes": int(size) if size else None}))
+        data = {"path": m.group("path"), "size_bytes": int(size) if size else None}
+        out.append(NcclEvent(src, "shm_alloc_failed", msg, data | ({"errno": code} if (code := errno_of(msg)) else {})))
         return out
     if (m := COMM.search(msg)) is not None:
         data = {"rank": int(m.group("rank")), "nranks": int(m.group("nranks"))}
@@ -285,7 +300,10 @@ def _events(src: str, msg: str, level: str | None) -> list:
         return out
     for kind, pattern in EVENTS:
         if pattern.search(msg):
-            out.append(NcclEvent(src, kind, msg, {"level": level} if level else {}))
+            data = {"level": level} if level else {}
+            if kind == "shm_alloc_failed" and (code := errno_of(msg)):
+                data["errno"] = code
+            out.append(NcclEvent(src, kind, msg, data))
             return out
     if level in ("WARN", "ERROR"):
         out.append(NcclEvent(src, "warn" if level == "WARN" else "error", msg, {"level": level}))
