@@ -50,6 +50,10 @@ NCCL_CPU_LINK_GBS = {"amd": 16.0, "intel-bdw": 6.0, "intel-skl": 10.0, "intel-sr
 # with bwIntra = 0.1 GB/s (PATH_SYS), so the tuner then takes Simple for all but the smallest messages
 NCCL_SEARCH_FLOOR_GBS = {0.0: 3.0, 10.0: 18.0}
 NCCL_FALLBACK_GBS = 0.1
+# src/enqueue.cc (addP2pToPlan): a send/recv takes LL only while its bytes are <= nChannels x NCCL_P2P_LL_THRESHOLD
+# (NCCL_PARAM P2pLLThreshold, default 16384), Simple above; its tuner's all-reduce model plays no part. Counted for
+# one channel (how many channels NCCL gives one peer is not modelled).
+NCCL_P2P_LL_BYTES = 16384
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -230,9 +234,10 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
 def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True,
            p2p: bool = True, copy: bool = False) -> float:
     """One PP send/recv between neighbouring stages: an NCCL send/recv is one step of the all-reduce's path model
-    (nccl), so without PCIe peer-to-peer (p2p False) the bytes take NCCL's SHM transport, with its hop and its share
-    of the bus bandwidth, as the ring's steps do. `copy`: the engine copies with cudaMemcpyPeerAsync (llama.cpp,
-    engines.toml pp_handover), which the driver stages through host memory without P2P: the bytes cross PCIe twice."""
+    (nccl), under the protocol enqueue.cc gives a send (LL up to NCCL_P2P_LL_BYTES, Simple above), so without PCIe
+    peer-to-peer (p2p False) the bytes take NCCL's SHM transport, with its hop and its share of the bus bandwidth, as
+    the ring's steps do. `copy`: the engine copies with cudaMemcpyPeerAsync (llama.cpp, engines.toml pp_handover),
+    which the driver stages through host memory without P2P: the bytes cross PCIe twice."""
     if roofline:
         return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
     c = catalog.calibration().nccl
@@ -241,7 +246,7 @@ def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, g
         crossings = 1 if p2p or ic.kind != "pcie" else 2
         return fixed + _hop_us(ic, c, True) + crossings * size_bytes / _bus(ic, c, True)
     if ic.kind == "pcie":
-        hop, bus = _pcie_step(ic, c, p2p, pcie_protocol(ic, 2, size_bytes))
+        hop, bus = _pcie_step(ic, c, p2p, "LL" if size_bytes <= NCCL_P2P_LL_BYTES else "Simple")
         return fixed + hop + size_bytes / bus
     return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
 
