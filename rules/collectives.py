@@ -251,6 +251,13 @@ def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, g
     return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
 
 
+def shm_busbw_gbs(ic: InterconnectSpec) -> float:
+    """The busbw a large all-reduce reaches over NCCL's SHM transport on this PCIe fabric (GB/s): what the host's
+    memory path moves (calibration.toml [nccl] shm_bus_gbs), never more than the link; the one figure rules.nccl
+    judges a board without peer-to-peer by."""
+    return _bus(ic, catalog.calibration().nccl, False) / 1e3
+
+
 def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:
     """Bytes per microsecond NCCL moves on this fabric at full bandwidth (Simple): without PCIe
     peer-to-peer, what the host's memory path moves (SHM)."""
