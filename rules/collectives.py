@@ -26,6 +26,7 @@ tests/data/collectives and collectives-reference.md.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from rules import catalog
@@ -54,6 +55,11 @@ NCCL_FALLBACK_GBS = 0.1
 # (NCCL_PARAM P2pLLThreshold, default 16384), Simple above; its tuner's all-reduce model plays no part. Counted for
 # one channel (how many channels NCCL gives one peer is not modelled).
 NCCL_P2P_LL_BYTES = 16384
+# which of those links a host CPU family (rules/catalog/host_memory.toml [[cpu]] family names) gets: NCCL reads the
+# CPU's vendor and, on Intel, its CPUID model (src/graph/topo.cc: model 0x8F Sapphire Rapids SRP, 0xCF Emerald
+# Rapids ERP, >= 0x55 Skylake-SP and later SKL); a family not listed (Granite Rapids, Broadwell) is left unknown
+NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapids", "intel-srp"),
+                            ("Emerald Rapids", "intel-erp"), ("Skylake|Cascade Lake|Ice Lake", "intel-skl"))
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -95,16 +101,17 @@ def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int
 
 def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
-             link_gbs: float | None = None) -> AllReduceTime:
+             link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
     cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink
-    rate per direction (sets a custom kernel's bandwidth).
+    rate per direction (sets a custom kernel's bandwidth); path, cpu, cc: what NCCL's tuner sees over PCIe
+    (nccl), where the caller knows them.
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
-    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p)]
+    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc)]
     if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
         options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
                               link_gbs=link_gbs or ic.bandwidth_gbs))
@@ -163,6 +170,11 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     ring = fixed + (ring_steps - 2 * (nodes - 1)) * intra + 2 * (nodes - 1) * net + data
     tree = fixed + 2 * ((per_node - 1) * intra + math.ceil(math.log2(nodes)) * net) + data
     return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
+
+
+def cpu_class(family: str) -> str:
+    """The CPU link class NCCL gives a host CPU family (NCCL_CPU_CLASS_BY_FAMILY), "" where unknown."""
+    return next((c for pattern, c in NCCL_CPU_CLASS_BY_FAMILY if re.search(pattern, family)), "")
 
 
 def pcie_protocol(ic: InterconnectSpec, nranks: int, size_bytes: float, *, path: str = "", cpu: str = "",
