@@ -267,12 +267,14 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
         # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken)
         expected.allreduce_us_nccl = collectives.nccl(catalog.interconnect(pred.interconnect), layout["tp"],
                                                       pred.allreduce_bytes,
-                                                      graphs=bool(pred.assumptions.get("cuda_graphs"))).us
+                                                      graphs=bool(pred.assumptions.get("cuda_graphs")),
+                                                      cc=spec.compute_capability).us
         pcie = spec.pcie_interconnect
         if pcie != pred.interconnect and pcie in catalog.interconnects():
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
             expected.allreduce_us_pcie = collectives.nccl(catalog.interconnect(pcie), layout["tp"],
-                                                          pred.allreduce_bytes, p2p=spec.pcie_p2p).us
+                                                          pred.allreduce_bytes, p2p=spec.pcie_p2p,
+                                                          cc=spec.compute_capability).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out

@@ -26,6 +26,7 @@ tests/data/collectives and collectives-reference.md.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from rules import catalog
@@ -50,6 +51,15 @@ NCCL_CPU_LINK_GBS = {"amd": 16.0, "intel-bdw": 6.0, "intel-skl": 10.0, "intel-sr
 # with bwIntra = 0.1 GB/s (PATH_SYS), so the tuner then takes Simple for all but the smallest messages
 NCCL_SEARCH_FLOOR_GBS = {0.0: 3.0, 10.0: 18.0}
 NCCL_FALLBACK_GBS = 0.1
+# src/enqueue.cc (addP2pToPlan): a send/recv takes LL only while its bytes are <= nChannels x NCCL_P2P_LL_THRESHOLD
+# (NCCL_PARAM P2pLLThreshold, default 16384), Simple above; its tuner's all-reduce model plays no part. Counted for
+# one channel (how many channels NCCL gives one peer is not modelled).
+NCCL_P2P_LL_BYTES = 16384
+# which of those links a host CPU family (rules/catalog/host_memory.toml [[cpu]] family names) gets: NCCL reads the
+# CPU's vendor and, on Intel, its CPUID model (src/graph/topo.cc: model 0x8F Sapphire Rapids SRP, 0xCF Emerald
+# Rapids ERP, >= 0x55 Skylake-SP and later SKL); a family not listed (Granite Rapids, Broadwell) is left unknown
+NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapids", "intel-srp"),
+                            ("Emerald Rapids", "intel-erp"), ("Skylake|Cascade Lake|Ice Lake", "intel-skl"))
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -91,16 +101,17 @@ def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int
 
 def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
-             link_gbs: float | None = None) -> AllReduceTime:
+             link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
     cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink
-    rate per direction (sets a custom kernel's bandwidth).
+    rate per direction (sets a custom kernel's bandwidth); path, cpu, cc: what NCCL's tuner sees over PCIe
+    (nccl), where the caller knows them.
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
-    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p)]
+    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc)]
     if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
         options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
                               link_gbs=link_gbs or ic.bandwidth_gbs))
@@ -159,6 +170,11 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     ring = fixed + (ring_steps - 2 * (nodes - 1)) * intra + 2 * (nodes - 1) * net + data
     tree = fixed + 2 * ((per_node - 1) * intra + math.ceil(math.log2(nodes)) * net) + data
     return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
+
+
+def cpu_class(family: str) -> str:
+    """The CPU link class NCCL gives a host CPU family (NCCL_CPU_CLASS_BY_FAMILY), "" where unknown."""
+    return next((c for pattern, c in NCCL_CPU_CLASS_BY_FAMILY if re.search(pattern, family)), "")
 
 
 def pcie_protocol(ic: InterconnectSpec, nranks: int, size_bytes: float, *, path: str = "", cpu: str = "",
@@ -230,9 +246,10 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
 def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True,
            p2p: bool = True, copy: bool = False) -> float:
     """One PP send/recv between neighbouring stages: an NCCL send/recv is one step of the all-reduce's path model
-    (nccl), so without PCIe peer-to-peer (p2p False) the bytes take NCCL's SHM transport, with its hop and its share
-    of the bus bandwidth, as the ring's steps do. `copy`: the engine copies with cudaMemcpyPeerAsync (llama.cpp,
-    engines.toml pp_handover), which the driver stages through host memory without P2P: the bytes cross PCIe twice."""
+    (nccl), under the protocol enqueue.cc gives a send (LL up to NCCL_P2P_LL_BYTES, Simple above), so without PCIe
+    peer-to-peer (p2p False) the bytes take NCCL's SHM transport, with its hop and its share of the bus bandwidth, as
+    the ring's steps do. `copy`: the engine copies with cudaMemcpyPeerAsync (llama.cpp, engines.toml pp_handover),
+    which the driver stages through host memory without P2P: the bytes cross PCIe twice."""
     if roofline:
         return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
     c = catalog.calibration().nccl
@@ -241,9 +258,16 @@ def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, g
         crossings = 1 if p2p or ic.kind != "pcie" else 2
         return fixed + _hop_us(ic, c, True) + crossings * size_bytes / _bus(ic, c, True)
     if ic.kind == "pcie":
-        hop, bus = _pcie_step(ic, c, p2p, pcie_protocol(ic, 2, size_bytes))
+        hop, bus = _pcie_step(ic, c, p2p, "LL" if size_bytes <= NCCL_P2P_LL_BYTES else "Simple")
         return fixed + hop + size_bytes / bus
     return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
+
+
+def shm_busbw_gbs(ic: InterconnectSpec) -> float:
+    """The busbw a large all-reduce reaches over NCCL's SHM transport on this PCIe fabric (GB/s): what the host's
+    memory path moves (calibration.toml [nccl] shm_bus_gbs), never more than the link; the one figure rules.nccl
+    judges a board without peer-to-peer by."""
+    return _bus(ic, catalog.calibration().nccl, False) / 1e3
 
 
 def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:

@@ -422,19 +422,22 @@ def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) ->
 def without_p2p(rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: list | None = None):
     """The finding for an all-reduce busbw on a board whose stock driver refuses PCIe peer-to-peer (catalog
     `pcie_p2p = false`, GeForce): NCCL stages every chunk through host memory (SHM,
-    https://github.com/NVIDIA/nccl/issues/1639), each transfer crossing PCIe twice through memory all the GPUs
-    share, so the band that is physics on a P2P path ([BUSBW_FLOOR, 1] of its figure) halves: from a quarter
-    (BUSBW_BROKEN) of the P2P figure up to it. None outside (faster than PCIe, or slower than staging explains)."""
-    share = value / pcie.achieved_gbs
-    if not BUSBW_BROKEN <= share <= 1.2:
+    https://github.com/NVIDIA/nccl/issues/1639), so the figure to judge by is the SHM path's (rules.collectives
+    .shm_busbw_gbs, the predictor's own): physics from BUSBW_FLOOR of it (as on any path) up to the P2P figure.
+    None outside (faster than PCIe, or slower than staging explains)."""
+    from rules.collectives import shm_busbw_gbs
+
+    shm = shm_busbw_gbs(pcie)
+    if not BUSBW_FLOOR * shm <= value <= 1.2 * pcie.achieved_gbs:
         return None
     return make(rule_id, "expected_physics", "info", 0.55,
                 f"{value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
                 f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
                 f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
-                f"{value:g} GB/s is {share:.0%} of the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives with "
-                f"peer-to-peer, not under the quarter ({BUSBW_BROKEN * pcie.achieved_gbs:.1f} GB/s) staging through "
-                "host memory explains; more GPUs share the same host memory, so the figure falls as GPUs are added.",
+                f"A healthy SHM path moves about {shm:g} GB/s busbw (calibration.toml [nccl] shm_bus_gbs, fitted to "
+                f"nccl-tests tables without P2P); {value:g} GB/s is {value / shm:.0%} of it, not under half "
+                f"({BUSBW_FLOOR * shm:.1f} GB/s), and at most the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives "
+                "with peer-to-peer; more GPUs share the same host memory, so the figure falls as GPUs are added.",
                 [what] + (origin or []) + [ev(gpu_src or "catalog", "GPU without PCIe P2P (catalog pcie_p2p = false): "
                                               "NCCL stages through host memory (SHM)", gpu.key)],
                 fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per "

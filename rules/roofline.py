@@ -467,7 +467,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             mbu: float | None = None, mfu: float | None = None, gpus_per_node: int = 8, network=None,
             engine: EngineSpec | None = None,
             output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5,
-            memory_share: tuple[float, str, str] | None = None) -> Prediction:
+            memory_share: tuple[float, str, str] | None = None, ring_path: str = "",
+            ring_cpu: str = "") -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds at the end of its reply (default prompt + output, output 256): the memory
@@ -481,6 +482,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     itl_share: where in the reply the ITL is priced (itl_context): 0.5 its mean, 0.95 its 95th percentile step.
     memory_share: (fraction, "total" or "free", words) the engine was told to fill (rules.workload.memory_share) in
     place of its profile's memory_utilization: of the whole GPU, or of what the weights and reserve leave free.
+    ring_path / ring_cpu: the TP ring's worst PCIe link ('pix' .. 'sys') and, across sockets, the CPUs' link
+    ('amd', 'intel-skl', ...) where the caller has them (a topology, a CPU model): NCCL's PCIe protocol depends on them
+    (rules.collectives.nccl_ring_gbs); "" is what a box of the catalog fabric gives.
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
@@ -542,7 +546,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mb = math.ceil(batch / m)
     share = m / pp  # per GPU per step: m microbatches through 1/pp of the layers
     setting = step_model.Setting(model, gpu, eng, cal, tp, dtype, kv_dtype, exp_fabric, nodes, p2p, quant_group, mbu,
-                                 mfu)
+                                 mfu, ring_path=ring_path, ring_cpu=ring_cpu)
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
     # the decode step every command judges (ticket, scaling, capture, predict, plan) is priced at one context: the

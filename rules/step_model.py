@@ -110,6 +110,8 @@ class Setting:
     group: int | str | None = None
     stream_efficiency: float | None = None  # --mbu override
     gemm_efficiency: float | None = None  # --mfu override
+    ring_path: str = ""  # the TP ring's worst PCIe link (collectives.PATHS), where known; "" unknown
+    ring_cpu: str = ""  # the host CPUs' link where the ring spans sockets (collectives.NCCL_CPU_LINK_GBS); "" unknown
 
     @property
     def compute_dtype(self) -> str:
@@ -290,7 +292,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     if t.allreduces:
         graphs = s.engine.cuda_graphs and not prefill
         ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,
-                                  graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None)
+                                  graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None, path=s.ring_path,
+                                  cpu=s.ring_cpu, cc=s.gpu.compute_capability)
         t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
         t.allreduce_ms = t.allreduces * ar.us / 1e3
         t.wait_ms = slowest_gpu_wait_ms(s.tp, t.memory_ms + t.compute_ms + t.overhead_ms, s.cal.gpu_speed_cv)

@@ -41,6 +41,7 @@ from rules.common import (
 )
 from rules.engine import rule
 from rules.stated_load import any_load
+from rules.topology import ring_route
 
 DECODE = ("decode_tok_s", "output_tok_s")
 # The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
@@ -357,7 +358,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
                                           dtype=dtype, quant_group=gguf, gpus_per_node=per_node or 8,
                                           build_stated=build_stated(facts), releases=releases,
                                           release_note=release_note, interconnect=interconnect,
-                                          memory_share=memory_share(facts))
+                                          memory_share=memory_share(facts), **ring_route(facts, tp))
     try:
         p = priced(dtype=dtype or weight_dtype(facts))
         if not dtype and p.kv_budget_gb < 0 and may_run_quantised(facts):

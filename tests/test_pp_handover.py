@@ -1,8 +1,8 @@
 """A PP hand-over by NCCL send/recv takes the all-reduce's path model (rules.collectives): between GPUs without PCIe
 peer-to-peer NCCL uses its SHM transport for sends as for the ring's steps, with the same hop and the host's bandwidth
-(calibration.toml [nccl] shm_*), under the protocol NCCL's tuner picks (LL or Simple over PCIe). It used to stage the
-bytes as a peer copy does (PCIe crossed twice), which only llama.cpp's cudaMemcpyPeerAsync does (engines.toml
-pp_handover = "copy")."""
+(calibration.toml [nccl] shm_*), under the protocol NCCL gives a send over PCIe (LL up to 16384 bytes, Simple above).
+It used to stage the bytes as a peer copy does (PCIe crossed twice), which only llama.cpp's cudaMemcpyPeerAsync does
+(engines.toml pp_handover = "copy")."""
 
 import pytest
 
@@ -11,19 +11,25 @@ from rules import catalog, collectives
 
 def test_worked_example_a_bf16_hidden_state_over_pcie4_without_p2p():
     """Llama 3 70B's hidden state (8192 BF16 values, 16,384 bytes) over PCIe Gen4 (24.5 GB/s achieved), from a CUDA
-    graph. NCCL's tuner takes LL for it (a two-rank ring switches to Simple near 269 KB: 11.2 us more latency x
-    24 GB/s): 6.98 us fixed + 1.42 us LL hop + 16384 B / (24,500 B/us x 0.719 LL share) = 9.330 us. Without P2P
-    (SHM) the bytes move at the host's 2.59 GB/s: 6.98 + 1.42 x 1 + 16384 / (2,590 x 0.719) = 17.198 us. Staged
+    graph. A send takes LL up to NCCL_P2P_LL_THRESHOLD = 16384 bytes (NVIDIA/nccl src/enqueue.cc addP2pToPlan,
+    https://github.com/NVIDIA/nccl/blob/master/src/enqueue.cc), this one included: 6.98 us fixed + 1.42 us LL hop
+    + 16384 B / (24,500 B/us x 0.719 LL share) = 9.330 us. Without P2P (SHM) the bytes move at the host's 2.59 GB/s:
+    6.98 + 1.42 x 1 + 16384 / (2,590 x 0.719) = 17.198 us. Staged
     as a peer copy (no NCCL protocol; PCIe crossed twice at the link's rate): 6.98 + 1.42 + 2 x 16384 / 24,500 =
-    9.737 us."""
+    9.737 us. Four times the bytes (65,536) take Simple, though a two-rank all-reduce of that size still takes LL
+    (its tuner switches near 269 KB): 6.98 + 2.36 Simple hop + 65536 / 24,500 = 12.015 us, not LL's
+    6.98 + 1.42 + 65536 / (24,500 x 0.719) = 12.120 us."""
     c = catalog.calibration().nccl
     ic = catalog.interconnect("pcie4")
-    assert (c["base_us"], c["hop_us_pcie"], c["ll_bus_share"], c["shm_hop_factor"], c["shm_bus_gbs"],
-            ic.achieved_gbs) == (6.98, 1.42, 0.719, 1, 2.59, 24.5)  # the constants the figures above were worked with
+    # the constants the figures above were worked with
+    assert (c["base_us"], c["hop_us_pcie"], c["hop_us_pcie_simple"], c["ll_bus_share"], c["shm_hop_factor"],
+            c["shm_bus_gbs"], ic.achieved_gbs) == (6.98, 1.42, 2.36, 0.719, 1, 2.59, 24.5)
     assert collectives.pcie_protocol(ic, 2, 16384) == "LL" and collectives.pcie_protocol(ic, 2, 300_000) == "Simple"
     assert collectives.p2p_us(ic, 16384) == pytest.approx(9.330, abs=1e-3)
     assert collectives.p2p_us(ic, 16384, p2p=False) == pytest.approx(17.198, abs=1e-3)
     assert collectives.p2p_us(ic, 16384, p2p=False, copy=True) == pytest.approx(9.737, abs=1e-3)
+    assert collectives.pcie_protocol(ic, 2, 65536) == "LL"
+    assert collectives.p2p_us(ic, 65536) == pytest.approx(12.015, abs=1e-3)
 
 
 @pytest.mark.parametrize("fabric", ["pcie3", "pcie4", "pcie5", "nvlink3"])
@@ -31,7 +37,8 @@ def test_worked_example_a_bf16_hidden_state_over_pcie4_without_p2p():
 @pytest.mark.parametrize("size", [0, 16384, 8 << 20])
 def test_a_send_is_one_step_of_the_two_rank_ring(fabric, p2p, size):
     """Two ranks' ring all-reduce is the fixed cost, two hops and 2(n-1)/n = 1 x the bytes: a send is the same less
-    one hop, on whichever path (P2P or SHM) the all-reduce takes."""
+    one hop, on whichever path (P2P or SHM) the all-reduce takes, at sizes where both take the same protocol (LL at
+    16 KB and below, Simple at 8 MB)."""
     ic = catalog.interconnect(fabric)
     ring = collectives.nccl(ic, 2, size, p2p=p2p)
     c = catalog.calibration().nccl
