@@ -53,7 +53,8 @@ def stated_by(command: str):
              --gemm_plugin float16 \\
              --speculative_decoding_mode medusa \\
              --max_batch_size 4""", "medusa", None),
-    # SGLang's MTP for DeepSeek (https://docs.sglang.ai/advanced_features/speculative_decoding.html)
+    # SGLang's MTP algorithm name (NEXTN) with the flags https://docs.sglang.io/advanced_features/speculative_decoding.html
+    # documents (written for this test, not quoted)
     ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --speculative-algorithm NEXTN "
      "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4", "mtp", 3),
 ])

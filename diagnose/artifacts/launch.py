@@ -111,7 +111,7 @@ EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-uti
 # vLLM --speculative-config JSON (method, model, num_speculative_tokens) and the older --speculative-model /
 # --num-speculative-tokens (https://docs.vllm.ai/en/v0.9.1/features/spec_decode.html); SGLang
 # --speculative-algorithm EAGLE/EAGLE3/NEXTN/NGRAM with --speculative-num-steps / --speculative-num-draft-tokens
-# (https://docs.sglang.ai/advanced_features/speculative_decoding.html); TensorRT-LLM trtllm-build
+# (https://docs.sglang.io/advanced_features/speculative_decoding.html); TensorRT-LLM trtllm-build
 # --speculative_decoding_mode and --max_draft_len (https://nvidia.github.io/TensorRT-LLM/advanced/speculative-decoding.html);
 # llama-server -md/--model-draft and --draft-max/--draft (https://github.com/ggml-org/llama.cpp/tree/master/tools/server).
 # SGLang's argparse takes a flag's unique prefix (--speculative-algo, --speculative-draft as in
