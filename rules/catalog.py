@@ -1915,3 +1915,33 @@ def engine_errors() -> tuple[EngineError, ...]:
         rows.append(EngineError(row["id"], pattern, row["category"], row["meaning"], row["fix"],
                                 tuple(row["sources"])))
     return tuple(rows)
+
+
+# --------------------------------------------------------------------------- speculative decoding
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """Tokens one verify step yields under a speculative-decoding method, as published
+    (rules/catalog/speculative.toml)."""
+
+    method: str
+    low: float
+    high: float
+    why: str
+    source: str
+
+
+@functools.lru_cache(maxsize=None)
+def acceptance() -> dict[str, Acceptance]:
+    """Published acceptance lengths by method (rules/catalog/speculative.toml)."""
+    from diagnose.inputs import finite_number, load_toml
+
+    path = CATALOG_DIR / "speculative.toml"
+    out = {}
+    for method, row in load_toml(path, "catalog").items():
+        row = row if isinstance(row, dict) else {}
+        low = finite_number(row.get("low"), f"{path}: [{method}] low", low=1.0)
+        out[method] = Acceptance(method, low, finite_number(row.get("high"), f"{path}: [{method}] high", low=low),
+                                 str(row.get("why", "")), str(row.get("source", "")))
+    return out

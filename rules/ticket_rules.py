@@ -30,7 +30,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
-from rules import claims, fleet_rules
+from rules import claims, fleet_rules, speculation
 from rules.beyond_roofline import beats, finding
 from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
@@ -63,7 +63,7 @@ from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
 from rules.reference_scaling import reference_shortfall
-from rules.stated_load import batch_words, stated_load
+from rules.stated_load import batch_words, stated_batch, stated_load
 from rules.ticket_figures import (
     SERVING_METRICS,
     assumed_layout,
@@ -1116,6 +1116,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         load = None if per_step or m.scope == "aggregate" else stated_load(facts, m)
+        spec = None if per_step or load or m.scope == "aggregate" or stated_batch(facts, m) \
+            else speculation.stated(facts)
+        if spec is not None and m.value > p.decode_tok_s_expected / p.band_low:
+            yield _speculated_rate(m, spec, p, how, said, model, model_src, gpu)
+            return
         judged = _rate_at_load(facts, m, load, p, how, pp) if load else None
         if judged is not None:
             yield judged
@@ -1182,6 +1187,49 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_fix(facts))
         return
+
+
+def _speculated_rate(m: Measurement, spec, p, how: str, said: str, model, model_src, gpu):
+    """One stream's rate above the plain-decode band where the ticket says speculative decoding ran but prints no
+    acceptance length: each verify step streams the weights once and keeps the published tokens a step for the
+    method (rules/catalog/speculative.toml), so the band is the plain one times that range. Inside it: physics;
+    beyond even the roofline times the most a step keeps: not one stream's decode rate, as without speculation."""
+    lo, hi, a = spec.tokens_per_step()
+    plain_low, plain_high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
+    low, high, roofline = plain_low * lo, plain_high * hi, p.decode_tok_s * hi
+    band = band_text(low, high, m.value)
+    drafts = f", {spec.draft_tokens} draft tokens a step" if spec.draft_tokens else ""
+    label = {"unnamed": "speculative decoding", "draft_model": "a draft model", "ngram": "n-gram drafting",
+             "mtp": "MTP"}.get(spec.method, spec.method.upper().replace("EAGLE3", "EAGLE-3"))
+    evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), one stream, with {label}{drafts}", m.value,
+                   round(high, 1), "tok/s"),
+                ev(spec.source, f"speculative decoding stated: {spec.said}", spec.method),
+                ev(a.source, f"tokens a verify step keeps under {label}, as published"
+                   f"{' (at most 1 + the draft tokens)' * bool(drafts)}: {a.why}", f"{lo:g}-{hi:g}", unit="tok/step"),
+                ev("prediction:expected", f"plain-decode band ({p.engine} profile, {gpu.key}) times {lo:g}-{hi:g} "
+                   f"tokens a step (plain {band_text(plain_low, plain_high)})", expected=band, unit="tok/s"),
+                ev("prediction:roofline", f"roofline times {hi:g} tokens a step (plain {p.decode_tok_s:.0f})",
+                   expected=round(roofline, 1), unit="tok/s"),
+                ev(model_src, "model", model.key)]
+    if m.value <= high:
+        return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
+                    f"{said} is what {model.name} gives one stream on {gpu.name} with {label} (expected {band})",
+                    f"The rate is above plain decode ({band_text(plain_low, plain_high)} tok/s), as speculative "
+                    f"decoding makes it: each verify step streams the weights once and keeps {lo:g}-{hi:g} tokens "
+                    f"by the figures published for {label}, a healthy run gives {band} tok/s and the figure is inside.",
+                    evidence, fix="Nothing is broken; the engine's acceptance-length line (vLLM 'SpecDecoding "
+                    "metrics', SGLang 'accept len') pins the tokens a step; a run without speculation gives the "
+                    "plain rate.")
+    if m.value <= roofline * 1.1:
+        return faster_than_band("ticket.measured_vs_expected", said, f"{band} tok/s with {label}",
+                                f"roofline {roofline:.0f} tok/s at {hi:g} tokens a step", evidence)
+    return make("ticket.measured_vs_expected", "other", "warning", 0.5,
+                f"{said} beats the roofline even with {label} ({roofline:.0f} tok/s at {hi:g} tokens a step)",
+                "One stream cannot decode this fast even if every verify step kept the most tokens published for the "
+                "method: the figure counts something else (a batch's total, prompt tokens) or the weights are "
+                "smaller than the ticket says.",
+                evidence, fix="Say what the figure counts (one request's output tok/s, or the total over requests) and "
+                "which weights ran.")
 
 
 def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: str, pp: int):

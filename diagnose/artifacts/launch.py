@@ -107,6 +107,20 @@ EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-uti
                "nproc-per-node", "nnodes",
                "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
                "disable-custom-all-reduce", "enable-chunked-prefill", "max-concurrent-requests")
+# Speculative decoding as each engine takes it, kept as given (rules.speculation reads the method and draft count):
+# vLLM --speculative-config JSON (method, model, num_speculative_tokens) and the older --speculative-model /
+# --num-speculative-tokens (https://docs.vllm.ai/en/v0.9.1/features/spec_decode.html); SGLang
+# --speculative-algorithm EAGLE/EAGLE3/NEXTN/NGRAM with --speculative-num-steps / --speculative-num-draft-tokens
+# (https://docs.sglang.io/advanced_features/speculative_decoding.html); TensorRT-LLM trtllm-build
+# --speculative_decoding_mode and --max_draft_len (https://nvidia.github.io/TensorRT-LLM/advanced/speculative-decoding.html);
+# llama-server -md/--model-draft and --draft-max/--draft (https://github.com/ggml-org/llama.cpp/tree/master/tools/server).
+# SGLang's argparse takes a flag's unique prefix (--speculative-algo, --speculative-draft as in
+# https://github.com/sgl-project/sglang/pull/2150); newer llama-server spells --spec-type draft-eagle3 and
+# --spec-draft-n-max (https://github.com/ggml-org/llama.cpp/pull/24593).
+SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens", "speculative-algorithm",
+              "speculative-algo", "speculative-num-steps", "speculative-num-draft-tokens",
+              "speculative-draft-model-path", "speculative-draft", "speculative-decoding-mode", "max-draft-len",
+              "model-draft", "md", "draft-max", "draft", "spec-type", "spec-draft-n-max")
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
 # docker / mpirun options that take a value as the next token
@@ -249,6 +263,7 @@ def _takes_value(norm: str) -> bool:
     known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {
         "enable-dp-attention", "trust-remote-code", "enable-expert-parallel"}
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
+    known |= set(SPEC_FLAGS)
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
                                      "nnodes", "tokenizer", "revision", "seed", "parallel"}
 
@@ -277,7 +292,9 @@ def _command(command: str, src: str) -> list:
     tokens = _tokens(command)
     if LLAMA_SERVER.match(command):
         tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
-        return _server_slots(_flags(tokens[1:])[0], src)
+        flags = _flags(tokens[1:])[0]
+        return _server_slots(flags, src) + ([Workload(src, extra={"speculative": spec})]
+                                            if (spec := _speculation(flags)) else [])
     flags, positional = _flags(tokens[1:])
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
@@ -327,6 +344,13 @@ def _apply_flags(w: Workload, flags: dict) -> None:
     for flag in EXTRA_FLAGS:
         if flag in flags:
             w.extra[flag.replace("-", "_")] = flags[flag]
+    if spec := _speculation(flags):
+        w.extra["speculative"] = spec
+
+
+def _speculation(flags: dict) -> dict:
+    """The speculative-decoding flags given, by their dashed names, values as written."""
+    return {f: flags[f] for f in SPEC_FLAGS if flags.get(f) not in (None, True)}
 
 
 def _says_something(w: Workload) -> bool:
