@@ -104,6 +104,11 @@ class GpuSpec:
     written_lower_s: bool = False
     # measured all-reduce bus bandwidth over its own NVLink; 0 = scaled from the fabric
     nvlink_achieved_gbs: float = 0.0
+    # a larger memory size third parties refit this board with (the RTX 4090 48GB and 2080 Ti 22GB sold in China), a
+    # row source citing owners who run one; 0 = none known. A stated size equal to it is one board's, never a total.
+    modded_memory_gb: float = 0.0
+    # where memory_gb came from when a ticket states another size than the row's (rules.subject); "" = the row's own
+    memory_said: str = ""
     nvml_names: tuple[str, ...] = ()
     pci_device_ids: tuple[str, ...] = ()  # 4 upper-case hex digits, vendor 10DE
     aliases: tuple[str, ...] = ()

@@ -671,7 +671,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                               f"{fabric.name} (--interconnect {fabric.key} for a bridged pair)"
                               if exp_fabric is not fabric else None),
             "memory_utilization": _r(usable / (gpu.memory_bytes / 1e9), 3), "memory_share": share_said,
-            "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
+            "memory": gpu.memory_said or None, "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),
             "overlap": "none (communication adds to the step)",

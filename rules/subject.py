@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_builds, engine_of, has_nvlink, named_system, runs_ollama, wfield
+from rules.common import engine_builds, engine_of, gpu_count, has_nvlink, named_system, runs_ollama, wfield
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class Subject:
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
+        gpu, gpu_source = _with_stated_memory(facts, gpu, gpu_source)
         engine = catalog.run_engine(key, gpu, builds=engine_builds(facts)) if key else None
         return cls(gpu, gpu_source, *_model(facts), engine, by_family)
 
@@ -95,6 +96,54 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
             return spec, f"{src} (GPU family '{name}' read as {spec.key})", True
     return (system[0], system[1], False) if system else (None, None, False)
+
+
+# nvidia-smi's total sits 1-6 % under the marketed size (L40S 46068 MiB of 48 GB, A10 23028 of 24, T4 15360 of 16:
+# https://github.com/modal-labs/modal-client/pull/2797), so a size within 10 % of the row's is the row's own
+OTHER_SIZE = 0.10
+# a memory size as written after a GPU name: "48GB", "48Gb" (people's spelling of GB; no GPU is sold in gigabits),
+# "22G", "94 GiB"; not a rate ("100Gb/s") nor the "10G" of "A10G" (a name)
+STATED_SIZE = re.compile(r"(?<![\w.])(\d{2,3})\s?G(?:i?B)?(?![\w/])", re.I)
+
+
+def _with_stated_memory(facts: Facts, spec: GpuSpec | None, source: str | None) -> tuple[GpuSpec | None, str | None]:
+    """The row with the per-GPU memory that nvidia-smi's total or the reporter's GPU name states, where it differs
+    from the row's (a modded RTX 4090 48GB, no catalog variant of that size): weights-fit and the KV budget then use
+    it, the row still gives bandwidth and FLOPs, and the source says where the size came from."""
+    said = _stated_memory(facts, spec) if spec else None
+    if said is None:
+        return spec, source
+    gb, where, how = said
+    variants = [g.memory_gb for g in catalog.gpus().values() if _product(g) == _product(spec)]
+    flag = ("" if gb <= max(variants) or gb == spec.modded_memory_gb
+            else ", larger than any variant the catalog knows: the reporter's figure")
+    note = f"memory {gb:g} GB a GPU from {how} at {where}, not the catalog's {spec.memory_gb:g} GB{flag}"
+    return dataclasses.replace(spec, memory_gb=gb, memory_said=note), f"{source} ({note})"
+
+
+def _stated_memory(facts: Facts, spec: GpuSpec) -> tuple[float, str, str] | None:
+    """(GB a GPU, where, how it was read) where nvidia-smi's total, else a size written after the GPU's name, differs
+    from the row's memory by more than OTHER_SIZE; None otherwise. A size that is the GPUs' sum ("2x 3090 48GB": 2 x
+    24) is a total, unless it is the board's known modded size; one under half or over twice the row's is no
+    board's (host RAM, a model's size)."""
+    mine = [g for g in facts.of(GpuFact) if not g.name or _product(_known(catalog.resolve_gpu, text=g.name))
+            == _product(spec)]
+    totals = [g for g in mine if g.memory_total_mib]
+    if totals:
+        gb = float(round(totals[0].memory_total_mib / 1024))
+        how = f"nvidia-smi's total of {totals[0].memory_total_mib:.0f} MiB"
+        return (gb, totals[0].source, how) if abs(gb - spec.memory_gb) > OTHER_SIZE * spec.memory_gb else None
+    named = [(g.name, g.source) for g in mine if g.name] + [wfield(facts, "gpu")]
+    count = gpu_count(facts) or 1
+    for name, where in named:
+        for m in STATED_SIZE.finditer(name or ""):
+            gb = float(m.group(1))
+            if gb != spec.modded_memory_gb and (not 0.5 <= gb / spec.memory_gb <= 2.0
+                                                or count > 1 and gb == count * spec.memory_gb):
+                continue
+            if abs(gb - spec.memory_gb) > OTHER_SIZE * spec.memory_gb:
+                return gb, where, f"the GPU as the reporter names it ('{name}')"
+    return None
 
 
 def _states_other_memory(name: str, board: GpuSpec) -> bool:

@@ -125,9 +125,9 @@ def unmodelled_figures(facts: Facts, predictions=None):
 
 def weights_ev(p) -> list:
     """The weights the prediction assumed, when an engine's default quantisation stood in for a ticket
-    that names none, and the bits a weight of the GGUF type it priced."""
-    return [ev(f"prediction:{k}" if k in ("build", "release") else "prediction:weights", p.assumptions[k])
-            for k in ("weights", "gguf", "build", "release") if p.assumptions.get(k)]
+    that names none, the bits a weight of the GGUF type it priced, and a GPU memory size the ticket states."""
+    return [ev(f"prediction:{k}" if k in ("build", "release", "memory") else "prediction:weights", p.assumptions[k])
+            for k in ("weights", "gguf", "build", "release", "memory") if p.assumptions.get(k)]
 
 
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):

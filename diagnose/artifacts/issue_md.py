@@ -312,7 +312,9 @@ GPU_NAME = re.compile(
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2}"
     r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
-    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
+    # (a size the host's RAM is, "RTX 3090 48GB RAM", is not the card's)
+    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?)\b)"
+    r"|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
 # "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
