@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_builds, engine_of, has_nvlink, named_system, runs_ollama, wfield
+from rules.common import engine_builds, engine_flash_attn, engine_of, has_nvlink, named_system, runs_ollama, wfield
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ class Subject:
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
-        engine = catalog.run_engine(key, gpu, builds=engine_builds(facts)) if key else None
+        fa, server = engine_flash_attn(facts)
+        engine = catalog.run_engine(key, gpu, builds=engine_builds(facts), fa=fa, server=server) if key else None
         return cls(gpu, gpu_source, *_model(facts), engine, by_family)
 
 
