@@ -30,7 +30,7 @@ from pathlib import Path
 from diagnose import published
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Measurement, Note, Workload
-from rules.common import engine_builds, engine_of, engine_releases
+from rules.common import engine_builds, engine_flash_attn, engine_of, engine_releases
 from rules.littles_law import UNIT_LIMITS, benchmark_results, derived_batch
 from rules.roofline import Layout
 
@@ -74,6 +74,10 @@ class Setup:
     engine_stated: bool = False
     # the engine builds the input states (a published table's '# Build:' line, a ticket's framework or log lines)
     builds: tuple[str, ...] = ()
+    # llama.cpp's flash attention as the input states it (True, False, 'auto'; None: its tool's default for the builds)
+    # and whether a line ran llama-server, whose default that is (rules.catalog.attention_build)
+    fa: bool | str | None = None
+    fa_server: bool = False
     # not stated: the release profiles its material leaves (rules.common.engine_releases), keys oldest first, and what
     # narrowed them; () = every release's
     releases: tuple[str, ...] = ()
@@ -299,12 +303,13 @@ def _setup_of(read) -> Setup:
     named = Subject.of(read)
     prompt, output = stated_lengths(read)  # the lengths `ticket` predicts the figures at
     releases, note = engine_releases(read)
+    fa, server = engine_flash_attn(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), prompt=prompt, output=output,
                  quant=quant_group(read), engine_stated=not releases,
                  releases=tuple(e.key for e in releases) if note else (), release_note=note,
                  unmodelled=unmodelled_layout(read), builds=tuple(engine_builds(read)),
-                 may_run_quantised=may_run_quantised(read))
+                 may_run_quantised=may_run_quantised(read), fa=fa, fa_server=server)
 
 
 def _content_layout(read) -> Layout | None:
@@ -368,7 +373,7 @@ def published_measurement(row: published.Row) -> Measurement:
 def published_setup(row: published.Row) -> Setup:
     dtype, gguf = published.weights(row)
     return Setup(row.model, row.gpu, row.engine, dtype, row.input_len, row.output_len, row.gpus_per_node,
-                 row.network, quant=gguf, engine_stated=True, builds=row.builds)
+                 row.network, quant=gguf, engine_stated=True, builds=row.builds, fa=row.fa)
 
 
 # --------------------------------------------------------------------------- CSV

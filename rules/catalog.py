@@ -504,6 +504,12 @@ class EngineSpec:
     unfused_attention_kernels: int = 0
     fa_kernels: int = 0
     flash_attention: bool = False
+    # the builds (merged that day) from which flash attention is on where a run does not say (its -fa default became
+    # auto, on for CUDA): llama-server and llama-cli's (fa_auto_since_*) and llama-bench's (bench_fa_auto_since_*)
+    fa_auto_since_build: int = 0
+    fa_auto_since_date: str = ""
+    bench_fa_auto_since_build: int = 0
+    bench_fa_auto_since_date: str = ""
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -1049,16 +1055,23 @@ def kernel_build(found: EngineSpec, builds) -> EngineSpec:
     return found
 
 
-def attention_build(found: EngineSpec, fa: bool | None = None) -> EngineSpec:
-    """`found` running its decode attention as flash attention where `fa` says it ran (llama-bench's -fa 1); not stated
-    (None), the unfused kernels kernels_per_layer counts: llama-bench's default (-fa 0) until its switch to auto."""
+def attention_build(found: EngineSpec, fa: bool | str | None = None, builds=(), server: bool = False) -> EngineSpec:
+    """`found` running its decode attention as flash attention where the run says so (-fa on / 1: True; off / 0:
+    False). Not said (None), it follows the tool's default for the builds stated: on from the build its default became
+    auto (auto turns it on for CUDA; engines.toml fa_auto_since_build for llama-server and llama-cli, `server`,
+    bench_fa_auto_since_build for llama-bench), off before it and where no build is stated. 'auto' said is on: only
+    builds from that switch take the value."""
+    if fa is None:
+        since = ((found.fa_auto_since_build, found.fa_auto_since_date) if server
+                 else (found.bench_fa_auto_since_build, found.bench_fa_auto_since_date))
+        fa = since[0] > 0 and build_side(found, builds, *since) is False
     return dataclasses.replace(found, flash_attention=True) if fa and found.fa_kernels else found
 
 
-def build_profile(found: EngineSpec, builds, fa: bool | None = None) -> EngineSpec:
+def build_profile(found: EngineSpec, builds, fa: bool | str | None = None, server: bool = False) -> EngineSpec:
     """`found` as the builds stated run it: a split by layers (split_build), a quantised prompt (mmq_build), the
     kernels of a decode layer (kernel_build), and with flash attention on or off (attention_build)."""
-    return attention_build(kernel_build(mmq_build(split_build(found, builds), builds), builds), fa)
+    return attention_build(kernel_build(mmq_build(split_build(found, builds), builds), builds), fa, builds, server)
 
 
 def build_decides(found: EngineSpec | None, builds) -> bool:
@@ -1068,7 +1081,8 @@ def build_decides(found: EngineSpec | None, builds) -> bool:
         not found.pp_graphs_flips or split_graphs(found, builds) is not None)
 
 
-def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=()) -> EngineSpec:
+def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=(),
+               fa: bool | str | None = None, server: bool = False) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
     format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU below its graphs' architecture gate
     (engines.toml graphs_min_cc: ggml-cuda keeps CUDA graphs off there) is llamacpp-eager, but for a GPU the later
@@ -1084,7 +1098,9 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
             found, builds, found.graphs_since_build, found.graphs_since_date) is not True
         if not later:
             return engine(found.build_twin)
-    return engine(found.build_twin) if build_side(found, builds) else build_profile(found, builds)
+    if build_side(found, builds):
+        return attention_build(engine(found.build_twin), fa, builds, server)
+    return build_profile(found, builds, fa, server)
 
 
 # A build stated by its date: a year, a month or a day ('2024', '2024-03', '2024-03-15').

@@ -167,6 +167,15 @@ def engine_builds(facts: Facts) -> list[str]:
     return list(dict.fromkeys(b for w in facts.of(Workload) for b in w.extra.get("engine_builds", ())))
 
 
+def engine_flash_attn(facts: Facts) -> tuple[bool | str | None, bool]:
+    """(flash attention as a llama-server line states it: True for on, False for off, 'auto', None where none says;
+    whether a line ran llama-server, whose -fa default an unstated one takes, not llama-bench's: rules.catalog
+    .attention_build)."""
+    said = next((w.extra["flash_attn"] for w in facts.of(Workload) if w.extra.get("flash_attn")), None)
+    server = any(w.extra.get("llamacpp_tool") == "llama-server" for w in facts.of(Workload))
+    return {"on": True, "off": False, "auto": "auto"}.get(said or ""), server
+
+
 def figure_tp(facts: Facts, m: Measurement) -> tuple[int, str] | None:
     """(TP, how it is known) from a figure's own clause: the TP stated with it, or the GPUs it names where the
     engine splits every layer over them ("with 4 GPUs 205 tok/s" under vLLM); None when the clause says neither."""

@@ -237,7 +237,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         engine_name, gguf = pick("engine", engine, s.engine), pick("dtype", quant, s.quant)
         # the builds --build states, else those the run's own input states (a published table's '# Build:' line)
         run_builds = builds or s.builds
-        e = catalog.run_engine(engine_name, g, gguf, run_builds)  # (run first: an unknown name is bad input)
+        e = catalog.run_engine(engine_name, g, gguf, run_builds, s.fa, s.fa_server)  # (first: a bad name is bad input)
         # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
         releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
             engine_name)

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_builds, engine_of, gpu_count, has_nvlink, named_system, runs_ollama, wfield
+from rules.common import (
+    engine_builds,
+    engine_flash_attn,
+    engine_of,
+    gpu_count,
+    has_nvlink,
+    named_system,
+    runs_ollama,
+    wfield,
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,8 @@ class Subject:
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
         gpu, gpu_source = _with_stated_memory(facts, gpu, gpu_source)
-        engine = catalog.run_engine(key, gpu, builds=engine_builds(facts)) if key else None
+        fa, server = engine_flash_attn(facts)
+        engine = catalog.run_engine(key, gpu, builds=engine_builds(facts), fa=fa, server=server) if key else None
         return cls(gpu, gpu_source, *_model(facts), engine, by_family)
 
 

@@ -158,6 +158,29 @@ def test_genai_perf_table_in_nanoseconds_with_separators():
     assert got[("e2e_latency_ms", "p99")] == pytest.approx(5217.352175)
 
 
+def test_aiperf_labels_wrapped_over_rows_take_their_unit_from_the_row_below():
+    # AIPerf's sample output (https://github.com/ai-dynamo/aiperf/blob/main/docs/tutorials/instruct-coder.md): rich
+    # wraps each label, its unit on the row below the figures, a rate's name over three rows
+    path = DATA / "aiperf_instructcoder_wrapped.txt"
+    got = figures(path)
+    assert got[("ttft_ms", "mean")] == 467.66 and got[("e2e_latency_ms", "p99")] == 95994.62
+    assert got[("output_tok_s", None)] == 47.46  # "Output Token" / "Throughput" / "(tokens/sec)"
+    assert got[("request_tok_s", None)] == 16.73  # "Output Token" / "Throughput Per User" / "(tokens/sec/user)"
+    # "Time to First" / "Output Token (ms)" is no TTFT; nor is "Time to Second" / "Token (ms)"
+    assert got[("ttft_ms", "median")] == 320.26
+    assert 35962.41 not in got.values() and 58.66 not in got.values()
+    text = path.read_text()
+    # the unit is the next row's: the same table in genai-perf's nanoseconds is read as such, not as ms
+    in_ns = text.replace("               (ms) │", "               (ns) │")
+    ns = {(m.metric, m.stat): m.value for m in serving_bench.parse(in_ns, "ns.txt") if isinstance(m, Measurement)}
+    assert ns[("ttft_ms", "mean")] == pytest.approx(467.66e-6, rel=1e-2)
+    assert ns[("itl_ms", "p99")] == pytest.approx(67.8e-6, rel=1e-2)
+    # a latency whose unit was lost (the unit rows cut) is no figure: no unit is assumed
+    cut = "\n".join(line for line in text.splitlines() if "(ms) │" not in line or "Token (ms)" in line)
+    bare = {m.metric for m in serving_bench.parse(cut, "cut.txt") if isinstance(m, Measurement)}
+    assert bare == {"output_tok_s", "request_tok_s", "request_throughput"}
+
+
 def test_genai_perf_older_labels_and_an_unrelated_table():
     table = ("┃                         Statistic ┃    avg ┃    min ┃    max ┃    p99 ┃    p90 ┃    p75 ┃\n"
              "│          Time to first token (ms) │  16.26 │  12.39 │  17.25 │  17.09 │  16.68 │  16.56 │\n"

@@ -265,7 +265,7 @@ def _takes_value(norm: str) -> bool:
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
     known |= set(SPEC_FLAGS)
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
-                                     "nnodes", "tokenizer", "revision", "seed", "parallel"}
+                                     "nnodes", "tokenizer", "revision", "seed", "parallel", "fa", "flash-attn"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
@@ -293,8 +293,8 @@ def _command(command: str, src: str) -> list:
     if LLAMA_SERVER.match(command):
         tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
         flags = _flags(tokens[1:])[0]
-        return _server_slots(flags, src) + ([Workload(src, extra={"speculative": spec})]
-                                            if (spec := _speculation(flags)) else [])
+        return (_server_slots(flags, src) + _flash_attn(command, flags, src)
+                + ([Workload(src, extra={"speculative": spec})] if (spec := _speculation(flags)) else []))
     flags, positional = _flags(tokens[1:])
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
@@ -326,6 +326,23 @@ def _server_slots(flags: dict, src: str) -> list:
     one (recent builds' default, -1): no count is stated."""
     n = to_int(flags.get("np") or flags.get("parallel"))
     return [Workload(src, extra={"parallel": n, "parallel_flag": "--parallel"})] if n and n >= 1 else []
+
+
+# llama-server's -fa / --flash-attn: a bare flag (on) before b6325, then on|off|auto with 1/0/-1 as aliases
+# (https://github.com/ggml-org/llama.cpp/pull/15434, https://github.com/ggml-org/llama.cpp/pull/15746, common/arg.cpp)
+FLASH_ATTN = {"on": "on", "enabled": "on", "1": "on", "true": "on", "off": "off", "disabled": "off", "0": "off",
+              "false": "off", "auto": "auto", "-1": "auto"}
+
+
+def _flash_attn(command: str, flags: dict, src: str) -> list:
+    """That the line runs llama-server (extra llamacpp_tool), and the flash attention it states (flash_attn: on, off or
+    auto; absent where it says none, or a value llama.cpp does not take). Which build's default an unstated one is, is
+    the rules' (rules.catalog.attention_build). Ollama's runner is not llama-server: its default is Ollama's."""
+    if "ollama" in command.split()[0]:
+        return []
+    value = flags.get("fa", flags.get("flash-attn"))
+    said = "on" if value is True else FLASH_ATTN.get(str(value).strip().lower()) if value is not None else None
+    return [Workload(src, extra={"llamacpp_tool": "llama-server", **({"flash_attn": said} if said else {})})]
 
 
 def _apply_flags(w: Workload, flags: dict) -> None:

@@ -190,7 +190,7 @@ def _genai_table(text: str) -> bool:
     """A genai-perf / AIPerf table: its statistics header and a metric row it names."""
     state: dict = {}
     rows = (_genai_row(line, "", state) for line in text.splitlines()[:4000] if "│" in line or "┃" in line)
-    return any(rows)
+    return any(rows) or bool(_genai_flush(state))
 
 
 def parse(text: str, name: str) -> list:
@@ -212,6 +212,8 @@ def _parse(text: str, name: str) -> list:
     state: dict = {}  # the other summaries' context: their concurrency, whether a trtllm-bench block is open
     for n, line in lines(text):
         src = where(name, n)
+        if GENAI_ROW.match(line) is None:  # a genai-perf table's end: its last row is complete
+            out.extend(_genai_flush(state))
         if (m := CONCURRENCY.search(line)) is not None:
             concurrency = to_int(m.group("v"))
         if (m := RATE.search(line)) is not None:
@@ -264,6 +266,7 @@ def _parse(text: str, name: str) -> list:
                 periodic.setdefault("step", []).append(Measurement(src, "step_ms", float(m.group("sec")) * 1e3, "ms"))
     if in_result:  # a block cut off before its closing line
         out.extend(_result_workload(name, header, rate, concurrency))
+    out.extend(_genai_flush(state))
     for series in periodic.values():
         out.extend(_thin(series))
     return out
@@ -314,33 +317,50 @@ def _summary_line(line: str, src: str, state: dict) -> list | None:
 
 
 def _genai_row(line: str, src: str, state: dict) -> list | None:
-    """A genai-perf / AIPerf table row (GENAI_ROW): the header's statistics are kept in `state`, each metric row gives
-    its figure per statistic read (mean, median, p90/p95/p99); None for any other line."""
+    """A genai-perf / AIPerf table row (GENAI_ROW): the header's statistics are kept in `state`. Rich wraps a long
+    label over the rows below its figures ("Time to First Token" / "(ms)", "Output Token" / "Throughput" /
+    "(tokens/sec)"), so a row with figures is held until the next one, or the table's end (_genai_flush), and read
+    with its whole label; None for any other line."""
     m = GENAI_ROW.match(line)
     if m is None:
         return None
     label = m.group("label").strip()
     cells = [c.strip() for c in re.split(r"[│┃|]", m.group("cells"))[:-1]]
     if label.lower() in ("statistic", "metric") and cells and cells[0].lower() in GENAI_STATS:
+        out = _genai_flush(state)
         state["genai"] = [GENAI_STATS.get(c.lower()) for c in cells]
-        return []
-    stats = state.get("genai")
-    if not stats:
+        return out
+    if not state.get("genai"):
         return None
+    if not any(cells):  # the rest of a wrapped label
+        if state.get("genai_row"):
+            state["genai_row"][1].append(label)
+        return []
+    out = _genai_flush(state)
+    state["genai_row"] = (src, [label], cells)
+    return out
+
+
+def _genai_flush(state: dict) -> list:
+    """The figures of the held genai-perf row (_genai_row), read with its whole label: a latency without a unit
+    is dropped (genai-perf prints ns, AIPerf ms: no unit can be assumed)."""
+    held = state.pop("genai_row", None)
+    if held is None:
+        return []
+    src, parts, cells = held
+    label = " ".join(p for p in parts if p)
     unit = re.search(r"\(([^)]*)\)\s*$", label)
     name = re.sub(r"\s*\([^)]*\)\s*$", "", label).strip().lower()
-    if name in GENAI_METRICS or not name:
-        state["genai_row"] = name  # a wrapped label's second row ("(tokens/sec/user)") carries no figures
     if name not in GENAI_METRICS:
         return []
     metric, kind = GENAI_METRICS[name]
     scale = 1.0
     if kind == "latency":
-        scale = _TO_MS.get(unit.group(1).strip().lower() if unit else "ms")
+        scale = _TO_MS.get(unit.group(1).strip().lower()) if unit else None
         if scale is None:
             return []
     out = []
-    for stat, cell in zip(stats, cells):
+    for stat, cell in zip(state["genai"], cells):
         v = number(cell)
         # a rate's own figure is its average (the run's, or one request's mean); its percentiles over requests are
         # no rate the run held

@@ -96,13 +96,16 @@ def stated_builds(build: str | None, engine: str | None, gguf: str | None) -> li
     return [value]
 
 
-def engine_run(engine: str | None, gpu, gguf: str | None, build: str | None) -> tuple:
-    """(profile, releases) predict and plan run for --engine: the one its name and --build pick, or, where the name
-    states no release of an engine whose releases run several profiles ('vllm', 'tgi', 'trtllm'), the newest
-    release's, with every candidate (rules.catalog.release_candidates) for the band, as a ticket naming it gets."""
+def engine_run(engine: str | None, gpu, gguf: str | None, build: str | None, flash_attn: str | None = None) -> tuple:
+    """(profile, releases) predict and plan run for --engine: the one its name, --build and --flash-attn pick, or,
+    where the name states no release of an engine whose releases run several profiles ('vllm', 'tgi', 'trtllm'), the
+    newest release's, with every candidate (rules.catalog.release_candidates) for the band, as a ticket naming it
+    gets. --flash-attn unstated takes llama-bench's default for the build, as a published row or a ticket without a
+    llama-server line does (rules.catalog.attention_build)."""
     from rules import catalog
 
-    named = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf))
+    fa = {"on": True, "off": False, "auto": "auto"}.get(flash_attn or "")
+    named = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf), fa)
     releases = catalog.release_candidates(engine)
     return (releases[-1] if releases else named), releases
 

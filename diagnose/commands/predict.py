@@ -90,11 +90,14 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--no-mmap", "no_mmap", is_flag=True, help="llama.cpp --no-mmap / -mmp 0: the weights kept in host "
               "memory sit in pinned memory, so a prompt's copies of them run at the link's full rate [default: mmap "
               "on, pageable, slower].")
+@click.option("--flash-attn", "flash_attn", type=click.Choice(["on", "off", "auto"]),
+              help="llama.cpp -fa: its decode attention as flash attention (on; auto is on for CUDA) or the unfused "
+              "kernels (off) [default: llama-bench's for --build: on from b9437, else off].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
             interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu,
             cpu_layers, experts_on_cpu, n_cpu_moe, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets,
-            no_mmap):
+            no_mmap, flash_attn):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -121,7 +124,9 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
     said = weights(model_name, dtype, quant, engine)
     dtype, gguf = said.dtype, said.gguf
-    eng, releases = engine_run(engine, gpu, gguf, build)  # 'vllm' without its release: the newest's, every one's band
+    eng, releases = engine_run(engine, gpu, gguf, build, flash_attn)  # 'vllm' alone: the newest's, every one's band
+    if flash_attn and not eng.fa_kernels:
+        raise InputError(f"--flash-attn is llama.cpp's -fa; the {eng.key} profile does not model it")
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
@@ -155,7 +160,8 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
-        "engine": eng.key, "output": output_len, "quant_group": quant_group, "quant": gguf, "mbu": mbu, "mfu": mfu,
+        "engine": eng.key, "flash_attn": flash_attn, "output": output_len, "quant_group": quant_group, "quant": gguf,
+        "mbu": mbu, "mfu": mfu,
     })
 
 
