@@ -13,7 +13,8 @@ drown the rest. `validation` tables are never read here.
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
     python scripts/fit_predictor.py --only-keys sync.host_speed_cv [--write]   # these calibration.toml constants
                                                only (comma-separated section.name), the rest held: minutes where
-                                               the full fit takes an hour or more
+                                               the full fit takes an hour or more; every row keeps its full-fit
+                                               weight, only the rows the keys move are recomputed
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
                                                (host_ms_per_step, host_ms_per_request, kernel_overhead_us,
                                                attention_efficiency) on
