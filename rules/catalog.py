@@ -375,6 +375,10 @@ class EngineSpec:
     # host time per step paid only when the model spans several worker processes (TP or PP > 1): the
     # engine handing each step's inputs to the other processes (and getting the output back)
     multiprocess_ms_per_step: float = 0.0
+    # each TP rank is its own Python process that issues its kernels and collectives (vLLM's workers, SGLang's
+    # schedulers, torchrun ranks, TGI's shards): where the hosts set the pace, every all-reduce waits for the rank
+    # whose interpreter is slowest (calibration.toml [sync] host_speed_cv); False for C++ runtimes
+    python_rank_processes: bool = False
     # host time of one all-reduce called eagerly through the framework (torch.distributed / c10d: work object,
     # events, stream waits, the NCCL enqueue), where it is not one kernel launch; 0 = launch_us
     allreduce_host_us: float = 0.0

@@ -16,7 +16,8 @@ a dense layer's four GEMMs and its attention; an MoE layer adds its routing) wit
 activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
 engine's implementation (rules.collectives), and apart from them the wait for the group's slowest
 GPU (`slowest_gpu_wait_ms`), or, where the hosts set the pace, for the slowest rank's host
-(`host_speed_cv`). Without CUDA graphs the host launches every
+(`host_speed_cv`, where each rank is its own Python process: engines.toml python_rank_processes).
+Without CUDA graphs the host launches every
 kernel, calls every all-reduce and makes the layer's views itself, so a pass takes at least kernels x `launch_us`
 + all-reduces x `allreduce_host_us` + layers x `host_us_per_layer`; with piecewise CUDA graphs (each layer's
 attention eager between graph pieces) a decode pass adds layers x `piecewise_layer_us`. The engine's host time per
@@ -302,9 +303,10 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                 + model.layers * s.engine.host_us_per_layer) / 1e3
         if t.allreduces and host > t.total_ms:
             # each rank's own process launches its pass, and every all-reduce waits for the slowest rank's host
-            # (its time spread across ranks: calibration.toml [sync] host_speed_cv)
+            # (its time spread across Python ranks: calibration.toml [sync] host_speed_cv; none for C++ runtimes)
             gpu_ms = t.total_ms - t.wait_ms
-            t.wait_ms = max(t.wait_ms, slowest_gpu_wait_ms(s.tp, host, s.cal.host_speed_cv))
+            if s.engine.python_rank_processes:
+                t.wait_ms = max(t.wait_ms, slowest_gpu_wait_ms(s.tp, host, s.cal.host_speed_cv))
             t.launch_ms = host - gpu_ms
         else:
             t.launch_ms = max(0.0, host - t.total_ms)

@@ -13,7 +13,8 @@ drown the rest. `validation` tables are never read here.
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
     python scripts/fit_predictor.py --only-keys sync.host_speed_cv [--write]   # these calibration.toml constants
                                                only (comma-separated section.name), the rest held: minutes where
-                                               the full fit takes an hour or more
+                                               the full fit takes an hour or more; every row keeps its full-fit
+                                               weight, only the rows the keys move are recomputed
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
                                                (host_ms_per_step, host_ms_per_request, kernel_overhead_us,
                                                attention_efficiency) on
@@ -231,6 +232,9 @@ class Objective:
 
     def __init__(self, rows, points, trial: Trial):
         self.rows, self.points, self.trial = rows, points, trial
+        # (row indices, point indices) a refresh(None) recomputes: those a fit's keys move (touched()); None = all.
+        # The weights stay those of all rows and points, so a fit of a few keys minimises the same objective.
+        self.active: tuple[list[int], list[int]] | None = None
         per_table = collections.Counter(r.table for r in rows)
         self.w = [1 / math.sqrt(per_table[r.table]) for r in rows]
         per_file = collections.Counter(p[0].source.split(":")[0] for p in points)
@@ -246,12 +250,15 @@ class Objective:
         return abs(math.log(e.ratio(r.value)))
 
     def refresh(self, engine: str | None) -> float:
+        rows_i, points_i = self.active or (range(len(self.rows)), range(len(self.points)))
         with catalog.trial_calibration(self.trial.cal):
-            for i, r in enumerate(self.rows):
+            for i in rows_i:
+                r = self.rows[i]
                 if engine is None or engine in (r.engine, TIED.get(r.engine), self.trial.runs(r).key):
                     self.loss[i] = self._row_loss(r)
             if engine is None:
-                for i, (c, t) in enumerate(self.points):
+                for i in points_i:
+                    c, t = self.points[i]
                     self.closs[i] = abs(math.log(t / published.expect_collective(c)[0]))
         return self.value()
 
@@ -280,20 +287,26 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
     return (best, fbest) if fbest < f0 else (x0, f0)
 
 
-def touched(rows, points, keys) -> tuple[list, list]:
-    """The fit rows and all-reduce points whose expected figure moves when any of `keys` (calibration.toml
-    constants) moves: the only ones a fit of those constants alone needs to recompute."""
+def touched(rows, points, keys) -> tuple[list[int], list[int]]:
+    """Indices of the fit rows and all-reduce points whose expected figure moves when any of `keys`
+    (calibration.toml constants) moves up or down (a term under a max() may move one way only): the only ones a
+    fit of those constants alone needs to recompute."""
     base = catalog.calibration()
-    trial = Trial(base, {})
-    for key in keys:
-        trial.set(key, trial.get(key) * 1.5 + 0.1)
 
     def figures(cal):
         with catalog.trial_calibration(cal):
             return ([published.expect(r).expected for r in rows],
                     [published.expect_collective(p)[0] for p, _ in points])
-    (r0, c0), (r1, c1) = figures(base), figures(trial.cal)
-    return ([r for r, a, b in zip(rows, r0, r1) if a != b], [p for p, a, b in zip(points, c0, c1) if a != b])
+    r0, c0 = figures(base)
+    moved_rows, moved_points = set(), set()
+    for up in (True, False):
+        trial = Trial(base, {})
+        for key in keys:
+            trial.set(key, trial.get(key) * 1.5 + 0.1 if up else trial.get(key) / 1.5)
+        r1, c1 = figures(trial.cal)
+        moved_rows |= {i for i, (a, b) in enumerate(zip(r0, r1)) if a != b}
+        moved_points |= {i for i, (a, b) in enumerate(zip(c0, c1)) if a != b}
+    return sorted(moved_rows), sorted(moved_points)
 
 
 def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = (),
@@ -304,18 +317,26 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tu
         if not rows:
             raise SystemExit(f"no fit rows for engine {only!r}")
     engines = {r.engine for r in rows} | {TIED[e] for e in {r.engine for r in rows} if e in TIED}
-    if only_keys:  # these calibration constants alone, on the rows and points they move; engines held
-        rows, points = touched(rows, points, only_keys)
     trial = Trial(catalog.calibration(), {k: catalog.engine(k) for k in engines})
     for e, to in TIED.items():  # a tied engine starts from the constants it takes
         if e in trial.engines:
             for name, _, _ in ENGINE:
                 if name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
-    obj = Objective(rows, points, trial)
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL if not only or (s, n) in ONLY_ENGINE_CAL.get(only, ())]
-    if only_keys:
+    if only_keys:  # these calibration constants alone, recomputing the rows and points they move; engines held
         keys = [k for k in keys if k[0] in only_keys]
+        missing = [".".join(k) for k in only_keys if k not in {key for key, _, _ in keys}]
+        if missing:
+            own = ", ".join(".".join(k) for k in ONLY_ENGINE_CAL.get(only, ())) or "none"
+            raise SystemExit(f"--only-keys: {', '.join(missing)} not fitted with --only-engine {only} "
+                             f"(its calibration keys: {own})")
+    obj = Objective(rows, points, trial)
+    if only_keys:
+        obj.active = touched(rows, points, only_keys)
+        if not obj.active[0] and not obj.active[1]:
+            named = ", ".join(".".join(k) for k in only_keys)
+            raise SystemExit(f"--only-keys: {named} moves no fit row or all-reduce point")
     for e in sorted(engines if not only_keys else ()):
         for name, lo, hi in ENGINE:
             if (only and name not in ONLY_ENGINE) or name in hold:
@@ -329,7 +350,10 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tu
         trial.set(key, min(hi, max(lo, trial.get(key))))
     obj.refresh(None)
     if verbose:
-        print(f"{len(rows)} fit rows in {len({r.table for r in rows})} tables, {len(points)} all-reduce points; "
+        moving = [rows[i] for i in obj.active[0]] if obj.active else rows
+        print(f"{len(moving)} fit rows in {len({r.table for r in moving})} tables, "
+              f"{len(obj.active[1]) if obj.active else len(points)} all-reduce points"
+              f"{' move (of ' + str(len(rows)) + ' rows, weighted as in the full fit)' if obj.active else ''}; "
               f"start {obj.value():.4f}")
     for sweep in range(sweeps):
         start = obj.value()
@@ -474,8 +498,9 @@ def main() -> None:
     if only_keys:
         for key in only_keys:
             print(f"[{key[0]}] {key[1]} = {_fmt(trial.get(key))}")
-        print(f"{len(obj.rows)} fit rows and {len(obj.points)} all-reduce points move with them; "
-              f"loss {obj.value():.4f}")
+        moving = [obj.rows[i] for i in obj.active[0]]
+        print(f"{len(moving)} fit rows in {len({r.table for r in moving})} tables and {len(obj.active[1])} all-reduce "
+              f"points move with them; loss {obj.value():.4f} (all {len(obj.rows)} fit rows' objective)")
         if args.write:
             text = catalog.CALIBRATION_FILE.read_text()
             for key in only_keys:

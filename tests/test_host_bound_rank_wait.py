@@ -6,8 +6,10 @@ GPU, not the host, sets the step.
 Real inputs: TGI 1.0.3 (no CUDA graphs: engine tgi-1.0) at one request in flight on 8 x A10G and on 8 x A100-40GB
 (tests/data/published/tgi-1.0-sagemaker-*, source
 https://github.com/philschmid/text-generation-inference-tests/blob/4373a85992198f116af57c7dd18d2f07f6d03bae/results/sagemaker.csv).
-The A10G table is fit (host_speed_cv was fitted on the fit rows); the A100-40GB table is validation."""
+The A10G table is fit (host_speed_cv was fitted on the fit rows); the A100-40GB table is validation.
+The wait applies only where each rank is its own Python process (engines.toml python_rank_processes)."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,28 @@ def test_the_wait_follows_the_rank_count_as_the_slowest_of_n():
         waits[tp] = t.wait_ms / (t.total_ms - t.wait_ms)
     for tp in (4, 8):
         assert waits[tp] == pytest.approx(cal.host_speed_cv * step_model.expected_max_normal(tp), rel=0.01)
+
+
+def test_no_host_wait_where_a_cpp_runtime_drives_the_ranks():
+    # the same host-bound TP8 pass (TGI 1.0's launches), once with each rank a Python process and once as if a C++
+    # runtime issued them: only the Python ranks wait for the slowest interpreter; the launches cost the same
+    gpu = catalog.gpu("a10g")
+    model = model_named("llama-2-7b")
+    python = catalog.engine("tgi-1.0")
+    assert python.python_rank_processes
+    cpp = dataclasses.replace(python, python_rank_processes=False)
+    terms = {}
+    for eng in (python, cpp):
+        s = step_model.Setting(model, gpu, eng, catalog.calibration(), 8, "fp16", "fp16", catalog.interconnect("pcie4"),
+                               1, True, None, None, None)
+        terms[eng.python_rank_processes] = step_model.pass_terms(s, sequences=1, tokens_per_seq=1, context=260,
+                                                                 prefill=False)
+    assert terms[True].launch_ms == pytest.approx(terms[False].launch_ms)
+    assert terms[True].wait_ms > 0.5 > terms[False].wait_ms
+
+
+@pytest.mark.parametrize("key,python", [("vllm", True), ("sglang", True), ("gpt-fast", True), ("tgi-1.0", True),
+                                        ("deepspeed", True), ("trtllm-0.10", False), ("trtllm-0.5", False),
+                                        ("fastertransformer", False), ("lmdeploy", False)])
+def test_which_engines_run_a_python_process_per_rank(key, python):
+    assert catalog.engine(key).python_rank_processes is python
