@@ -160,3 +160,44 @@ def test_a_config_whose_layers_are_all_full_has_no_window(tmp_path):
                                     vocab_size=151936, sliding_window=4096, use_sliding_window=False,
                                     layer_types=["full_attention"] * 36)))
     assert catalog.model_from_config(path).local_layers == 0
+
+
+def _gemma3_4b_config(tmp_path, types):
+    """Gemma 3 4B's text_config (https://huggingface.co/google/gemma-3-4b-it/blob/main/config.json: 34 layers,
+    8 heads, 4 KV heads of 256, window 1024) with a layer_types list as transformers writes it (layer i is full
+    when (i + 1) % 6 == 0, Gemma3TextConfig), or any other list."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(model_type="gemma3_text", hidden_size=2560, intermediate_size=10240,
+                                    num_hidden_layers=34, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                                    vocab_size=262208, sliding_window=1024, layer_types=types)))
+    return catalog.model_from_config(path)
+
+
+def test_gemma3_4b_layer_types_keep_their_counts(tmp_path):
+    """34 layers with a full one every sixth: 5 full (layers 6, 12, ... 30), 29 local, as the catalog row counts
+    them; a period rounded from the list (34 / 5 -> 7) gave 30 local layers."""
+    types = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(34)]
+    m = _gemma3_4b_config(tmp_path, types)
+    row = catalog.model("gemma-3-4b")
+    assert m.local_layers == 29 == row.local_layers
+    assert m.kv_bytes_per_token(2.0, 32768) == row.kv_bytes_per_token(2.0, 32768)
+
+
+def test_more_full_than_local_layers_are_counted_as_listed(tmp_path):
+    """Negation of a period: three full layers to one windowed one is 26 full, 8 local of 34 (a rounded period
+    made every second layer local, 17)."""
+    types = (["full_attention"] * 3 + ["sliding_attention"]) * 8 + ["full_attention"] * 2
+    m = _gemma3_4b_config(tmp_path, types)
+    assert m.local_layers == 8
+    per_layer = 2 * 4 * 256 * 2
+    assert m.kv_bytes_per_token(2.0, 8192) == pytest.approx((26 + 8 * 1024 / 8192) * per_layer)
+
+
+def test_a_hybrid_list_that_is_no_period_is_counted_as_listed(tmp_path):
+    """A list of 64 layers whose last eight are all full attention (not Qwen's 3 + 1 all through): 42 linear,
+    22 full, where a rounded period (64 / 22 -> 3) counted 21 full layers."""
+    types = (["linear_attention"] * 3 + ["full_attention"]) * 14 + ["full_attention"] * 8
+    m = _config(tmp_path, {**CARD_27B, "layer_types": types})
+    assert m.full_attention_layers == 22
+    assert m.kv_bytes_per_token(2.0) == 22 * 2 * 4 * 256 * 2
+    assert m.linear_state_bytes(2.0) == 42 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128)) * 2
