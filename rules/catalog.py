@@ -329,18 +329,20 @@ class ModelSpec:
         head = 0 if self.tied_embeddings else self.lm_head_params()
         return self.decoder_params(active=True) + self.embedding_params() + head + self.hidden
 
-    def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None) -> float:
+    def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None,
+                           state_bytes_per_elem: float = 2.0) -> float:
         """KV-cache bytes per token of context, whole model (MLA: the shared latent).
 
         With `context`, windowed layers hold at most `sliding_window` tokens and a hybrid's linear layers a fixed
-        state per sequence, so this is the average per token at that context.
+        state per sequence, so this is the average per token at that context. The state has its own element size
+        (the model dtype, not the KV cache's: rules.shapes.STATE_BYTES); 0 leaves it out.
         """
         per_layer = (self.kv_lora_rank + self.qk_rope_head_dim) if self.is_mla else 2 * self.kv_heads * self.head_dim
         layers = float(self.full_attention_layers)
         if context and self.local_layers and context > self.sliding_window:
             local = self.local_layers
             layers = (self.layers - local) + local * self.sliding_window / context
-        state = self.linear_state_bytes(bytes_per_elem) / context if context else 0.0
+        state = self.linear_state_bytes(state_bytes_per_elem) / context if context else 0.0
         return per_layer * layers * bytes_per_elem + state
 
 

@@ -201,3 +201,44 @@ def test_a_hybrid_list_that_is_no_period_is_counted_as_listed(tmp_path):
     assert m.full_attention_layers == 22
     assert m.kv_bytes_per_token(2.0) == 22 * 2 * 4 * 256 * 2
     assert m.linear_state_bytes(2.0) == 42 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128)) * 2
+
+
+# Qwen3-Next-80B-A3B, https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json: 48 layers,
+# full_attention_interval 4 (12 full, 36 Gated DeltaNet), 2 KV heads of 256, linear_num_key_heads 16,
+# linear_num_value_heads 32, key and value head dims 128, linear_conv_kernel_dim 4.
+NEXT_KV = 12 * 2 * 2 * 256  # attention K and V elements per token, whole model
+NEXT_STATE = 36 * (32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)) * 2  # bytes per sequence, bf16: 39,518,208
+
+
+@pytest.mark.parametrize("tp, kv_per_gpu, state_per_gpu", [
+    (1, NEXT_KV * 2, NEXT_STATE),
+    (4, NEXT_KV * 2 * 2 / 4, NEXT_STATE / 4),  # 2 KV heads on 4 ranks: each copied twice; 16 key heads split 4 ways
+    (8, NEXT_KV * 2 * 4 / 8, NEXT_STATE / 8),  # KV copied four times; the state still split 8 ways, never copied
+])
+def test_the_state_is_split_over_the_linear_heads_not_replicated_like_kv(tp, kv_per_gpu, state_per_gpu):
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert NEXT_STATE == 39_518_208 and m.linear_state_bytes(2.0) == NEXT_STATE
+    assert shapes.linear_state_bytes_per_gpu(m, tp) == state_per_gpu
+    assert shapes.kv_bytes_per_token_per_gpu(m, tp, 1, "bf16", 8192) == pytest.approx(kv_per_gpu
+                                                                                     + state_per_gpu / 8192)
+
+
+def test_an_fp8_kv_cache_halves_the_kv_not_the_state():
+    """--kv-cache-dtype fp8 stores attention K and V in one byte; the state stays in the model dtype (vLLM's
+    mamba_cache_dtype 'auto')."""
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert shapes.kv_bytes_per_token_per_gpu(m, 1, 1, "fp8", 8192) == pytest.approx(NEXT_KV + NEXT_STATE / 8192)
+    assert shapes.kv_bytes_per_token_per_gpu(m, 8, 1, "fp8", 8192) == pytest.approx(NEXT_KV * 4 / 8
+                                                                                    + NEXT_STATE / 8 / 8192)
+
+
+def test_decode_reads_and_writes_the_state():
+    """One decode step, batch 2, 8192 tokens: the attention KV and the state read, the state written back."""
+    from rules import roofline
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert roofline.decode_work(m, 1, 2, 8192, "bf16", "bf16").kv_bytes == pytest.approx(
+        2 * (8192 * NEXT_KV * 2 + 2 * NEXT_STATE))
+    assert roofline.decode_work(m, 8, 2, 8192, "bf16", "bf16").kv_bytes == pytest.approx(
+        2 * (8192 * NEXT_KV * 2 * 4 / 8 + 2 * NEXT_STATE / 8))
+    dense = roofline.decode_work(catalog.model("qwen3-32b"), 4, 2, 8192, "bf16", "bf16")
+    assert dense.kv_bytes == pytest.approx(2 * 8192 * 64 * 2 * 8 * 128 * 2 / 4)  # no state, nothing written
