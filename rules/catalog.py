@@ -198,9 +198,11 @@ class ModelSpec:
     sliding_window: int = 0
     sliding_window_every: int = 0  # every n-th layer is local (windowed); 0 = none
     global_every: int = 0  # every n-th layer is global, the others local (Gemma 3: 6); 0 = none
+    local_layer_count: int = 0  # local layers as a config's layer_types lists them; 0 = derive from the period
     # Hybrid linear attention (Qwen3-Next, Qwen3.5/3.6): every n-th layer is full (softmax) attention, the others
     # Gated DeltaNet layers whose state per sequence is fixed, so only the full layers grow a KV cache.
     full_attention_every: int = 0  # 0 = every layer is full attention
+    linear_layer_count: int = 0  # linear layers as a config's layer_types lists them; 0 = derive from the period
     linear_key_heads: int = 0
     linear_value_heads: int = 0
     linear_key_head_dim: int = 0
@@ -224,11 +226,13 @@ class ModelSpec:
 
     @property
     def is_hybrid(self) -> bool:
-        return self.full_attention_every > 0
+        return self.full_attention_every > 0 or self.linear_layer_count > 0
 
     @property
     def full_attention_layers(self) -> int:
         """Layers with softmax attention and a KV cache (all of them unless hybrid)."""
+        if self.linear_layer_count:
+            return self.layers - self.linear_layer_count
         return self.layers // self.full_attention_every if self.is_hybrid else self.layers
 
     @property
@@ -236,6 +240,8 @@ class ModelSpec:
         """Layers that attend only the last `sliding_window` tokens."""
         if not self.sliding_window:
             return 0
+        if self.local_layer_count:
+            return self.local_layer_count
         if self.global_every:
             return self.layers - self.layers // self.global_every
         return self.layers // self.sliding_window_every if self.sliding_window_every else 0
@@ -328,18 +334,20 @@ class ModelSpec:
         head = 0 if self.tied_embeddings else self.lm_head_params()
         return self.decoder_params(active=True) + self.embedding_params() + head + self.hidden
 
-    def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None) -> float:
+    def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None,
+                           state_bytes_per_elem: float = 2.0) -> float:
         """KV-cache bytes per token of context, whole model (MLA: the shared latent).
 
         With `context`, windowed layers hold at most `sliding_window` tokens and a hybrid's linear layers a fixed
-        state per sequence, so this is the average per token at that context.
+        state per sequence, so this is the average per token at that context. The state has its own element size
+        (the model dtype, not the KV cache's: rules.shapes.STATE_BYTES); 0 leaves it out.
         """
         per_layer = (self.kv_lora_rank + self.qk_rope_head_dim) if self.is_mla else 2 * self.kv_heads * self.head_dim
         layers = float(self.full_attention_layers)
         if context and self.local_layers and context > self.sliding_window:
             local = self.local_layers
             layers = (self.layers - local) + local * self.sliding_window / context
-        state = self.linear_state_bytes(bytes_per_elem) / context if context else 0.0
+        state = self.linear_state_bytes(state_bytes_per_elem) / context if context else 0.0
         return per_layer * layers * bytes_per_elem + state
 
 
@@ -1857,7 +1865,8 @@ def model_from_config(path) -> ModelSpec:
 
 
 def _windowed_layers(cfg: dict, mtype: str, values: dict) -> None:
-    """Sliding-window layers: `layer_types` names each ("sliding_attention" / "full_attention"); older configs
+    """Sliding-window layers: `layer_types` names each ("sliding_attention" / "full_attention"), and its count is
+    kept as listed (a period rounded from it miscounts: Gemma 3 4B has 34 layers, 29 local); older configs
     leave it to the model type: Gemma 2 and GPT-OSS alternate, Gemma 3 has one global layer in every
     sliding_window_pattern (6: five local to one global, https://arxiv.org/abs/2503.19786 section 2)."""
     window = cfg.get("sliding_window")
@@ -1866,9 +1875,7 @@ def _windowed_layers(cfg: dict, mtype: str, values: dict) -> None:
     types = cfg.get("layer_types")
     pattern = cfg.get("sliding_window_pattern", cfg.get("_sliding_window_pattern"))
     if isinstance(types, list) and types.count("sliding_attention") and types.count("full_attention"):
-        local, full = types.count("sliding_attention"), types.count("full_attention")
-        every = {"sliding_window_every": 2} if local == full else {"global_every": max(2, round(len(types) / full))}
-        values.update(sliding_window=window, **every)
+        values.update(sliding_window=window, local_layer_count=types.count("sliding_attention"))
     elif mtype in ("gemma2", "gpt_oss"):
         values.update(sliding_window=window, sliding_window_every=2)
     elif mtype.startswith("gemma3"):
@@ -1880,9 +1887,11 @@ def _hybrid_layers(cfg: dict, values: dict) -> None:
     first release) gives the period as full_attention_interval. Without linear heads a model is not hybrid."""
     types = cfg.get("layer_types")
     if isinstance(types, list) and "linear_attention" in types and types.count("full_attention"):
+        values["linear_layer_count"] = types.count("linear_attention")  # as listed, not rounded to a period
         values["full_attention_every"] = max(1, round(len(types) / types.count("full_attention")))
     if not (values.get("linear_key_heads") and values.get("linear_value_heads")):
         values.pop("full_attention_every", None)
+        values.pop("linear_layer_count", None)
         return
     values.setdefault("full_attention_every", 4)  # transformers' Qwen3NextConfig default
     values.setdefault("linear_key_head_dim", values["head_dim"])

@@ -306,7 +306,9 @@ def decode_work(model: ModelSpec, tp: int, batch: int, context: int, dtype: str,
     touched = experts_touched(model, batch) if model.is_moe else None
     head = model.lm_head_params() / tp  # tied: the embedding table is read as the LM head
     weights = decoder_bytes_per_rank(model, tp, dtype, touched, group) + head * shapes.edge_bytes(dtype, group)
-    kv = batch * context * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, context)
+    # the KV cache and a hybrid's state are read; the recurrent update also writes the state back
+    kv = batch * (context * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, context)
+                  + shapes.linear_state_bytes_per_gpu(model, tp))
     active = decoder_params_per_rank(model, tp, model.experts_active if model.is_moe else None) + head
     flops = batch * (2.0 * active + shapes.attention_flops_per_token(model, tp, shapes.attended(model, context)))
     return Work(weights, kv, batch * shapes.act_bytes_per_token(model, tp), flops,

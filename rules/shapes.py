@@ -120,10 +120,34 @@ def weights_bytes_per_gpu(model: ModelSpec, tp: int, pp: int, dtype: str, group:
     return decoder + edges
 
 
+# A hybrid's recurrent state is kept in vLLM's mamba_cache_dtype / mamba_ssm_cache_dtype, "auto" by default: the
+# model's dtype (16-bit here, whatever the weights' quantisation), not the KV cache's (--kv-cache-dtype fp8 leaves it):
+# MambaStateDtypeCalculator, https://docs.vllm.ai/en/v0.11.2/api/vllm/model_executor/layers/mamba/mamba_utils/
+STATE_BYTES = 2.0
+
+
+def linear_state_replication(model: ModelSpec, tp: int) -> int:
+    """How many TP ranks hold a copy of each linear-attention key head's state: the state is split over the heads
+    (vLLM's Qwen3NextGatedDeltaNet keeps num_k_heads / tp and num_v_heads / tp per rank), copied only past them."""
+    heads = model.linear_key_heads
+    return max(1, tp // heads) if heads and tp > heads else 1
+
+
+def linear_state_bytes_per_gpu(model: ModelSpec, tp: int, pp: int = 1) -> float:
+    """One sequence's fixed recurrent state on the fullest GPU (0 unless hybrid)."""
+    if not model.is_hybrid:
+        return 0.0
+    whole = model.linear_state_bytes(STATE_BYTES) * linear_state_replication(model, tp) / tp
+    return whole * math.ceil(model.layers / pp) / model.layers
+
+
 def kv_bytes_per_token_per_gpu(model: ModelSpec, tp: int, pp: int, kv_dtype: str, context: int | None = None) -> float:
-    whole = model.kv_bytes_per_token(DTYPE_BYTES[kv_dtype], context)
+    """Cache bytes per token of context on one GPU: attention KV (replicated past the KV heads) in the KV dtype,
+    plus, with `context`, a hybrid's state shared out over the context (split over the linear heads, model dtype)."""
+    whole = model.kv_bytes_per_token(DTYPE_BYTES[kv_dtype], context, state_bytes_per_elem=0.0)
     per_rank = whole * kv_replication(model, tp) / tp if not model.is_mla else whole
-    return per_rank * math.ceil(model.layers / pp) / model.layers
+    state = linear_state_bytes_per_gpu(model, tp, pp) / context if context else 0.0
+    return per_rank * math.ceil(model.layers / pp) / model.layers + state
 
 
 # --------------------------------------------------------------------------- one layer's work

@@ -263,7 +263,9 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
         else:  # every sequence reads its whole KV cache
             flops = sequences * shapes.attention_flops_per_token(model, s.tp, keys, layers=1)
-            kv_b = sequences * keys * kv_token_layer * count
+            kv_b = sequences * context * kv_token_layer * count  # kv_token_layer already averages windows and layers
+            # a hybrid's recurrent update writes its state back (read with the cache above): once more per step
+            kv_b += sequences * shapes.linear_state_bytes_per_gpu(model, s.tp) * count / model.layers
             before = us["kv"] + us["compute"]
             kernel(0.0, kv_b, 0.0, flops * count, attn_rate)
             if not grouped_attention(s):  # one block per query head: CUDA-core work may exceed the KV stream

@@ -160,3 +160,101 @@ def test_a_config_whose_layers_are_all_full_has_no_window(tmp_path):
                                     vocab_size=151936, sliding_window=4096, use_sliding_window=False,
                                     layer_types=["full_attention"] * 36)))
     assert catalog.model_from_config(path).local_layers == 0
+
+
+def _gemma3_4b_config(tmp_path, types):
+    """Gemma 3 4B's text_config (https://huggingface.co/google/gemma-3-4b-it/blob/main/config.json: 34 layers,
+    8 heads, 4 KV heads of 256, window 1024) with a layer_types list as transformers writes it (layer i is full
+    when (i + 1) % 6 == 0, Gemma3TextConfig), or any other list."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(dict(model_type="gemma3_text", hidden_size=2560, intermediate_size=10240,
+                                    num_hidden_layers=34, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                                    vocab_size=262208, sliding_window=1024, layer_types=types)))
+    return catalog.model_from_config(path)
+
+
+def test_gemma3_4b_layer_types_keep_their_counts(tmp_path):
+    """34 layers with a full one every sixth: 5 full (layers 6, 12, ... 30), 29 local, as the catalog row counts
+    them; a period rounded from the list (34 / 5 -> 7) gave 30 local layers."""
+    types = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(34)]
+    m = _gemma3_4b_config(tmp_path, types)
+    row = catalog.model("gemma-3-4b")
+    assert m.local_layers == 29 == row.local_layers
+    assert m.kv_bytes_per_token(2.0, 32768) == row.kv_bytes_per_token(2.0, 32768)
+
+
+def test_more_full_than_local_layers_are_counted_as_listed(tmp_path):
+    """Negation of a period: three full layers to one windowed one is 26 full, 8 local of 34 (a rounded period
+    made every second layer local, 17)."""
+    types = (["full_attention"] * 3 + ["sliding_attention"]) * 8 + ["full_attention"] * 2
+    m = _gemma3_4b_config(tmp_path, types)
+    assert m.local_layers == 8
+    per_layer = 2 * 4 * 256 * 2
+    assert m.kv_bytes_per_token(2.0, 8192) == pytest.approx((26 + 8 * 1024 / 8192) * per_layer)
+
+
+def test_a_hybrid_list_that_is_no_period_is_counted_as_listed(tmp_path):
+    """A list of 64 layers whose last eight are all full attention (not Qwen's 3 + 1 all through): 42 linear,
+    22 full, where a rounded period (64 / 22 -> 3) counted 21 full layers."""
+    types = (["linear_attention"] * 3 + ["full_attention"]) * 14 + ["full_attention"] * 8
+    m = _config(tmp_path, {**CARD_27B, "layer_types": types})
+    assert m.full_attention_layers == 22
+    assert m.kv_bytes_per_token(2.0) == 22 * 2 * 4 * 256 * 2
+    assert m.linear_state_bytes(2.0) == 42 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128)) * 2
+
+
+# Qwen3-Next-80B-A3B, https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json: 48 layers,
+# full_attention_interval 4 (12 full, 36 Gated DeltaNet), 2 KV heads of 256, linear_num_key_heads 16,
+# linear_num_value_heads 32, key and value head dims 128, linear_conv_kernel_dim 4.
+NEXT_KV = 12 * 2 * 2 * 256  # attention K and V elements per token, whole model
+NEXT_STATE = 36 * (32 * 128 * 128 + 3 * (2 * 16 * 128 + 32 * 128)) * 2  # bytes per sequence, bf16: 39,518,208
+
+
+@pytest.mark.parametrize("tp, kv_per_gpu, state_per_gpu", [
+    (1, NEXT_KV * 2, NEXT_STATE),
+    (4, NEXT_KV * 2 * 2 / 4, NEXT_STATE / 4),  # 2 KV heads on 4 ranks: each copied twice; 16 key heads split 4 ways
+    (8, NEXT_KV * 2 * 4 / 8, NEXT_STATE / 8),  # KV copied four times; the state still split 8 ways, never copied
+])
+def test_the_state_is_split_over_the_linear_heads_not_replicated_like_kv(tp, kv_per_gpu, state_per_gpu):
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert NEXT_STATE == 39_518_208 and m.linear_state_bytes(2.0) == NEXT_STATE
+    assert shapes.linear_state_bytes_per_gpu(m, tp) == state_per_gpu
+    assert shapes.kv_bytes_per_token_per_gpu(m, tp, 1, "bf16", 8192) == pytest.approx(kv_per_gpu
+                                                                                     + state_per_gpu / 8192)
+
+
+def test_an_fp8_kv_cache_halves_the_kv_not_the_state():
+    """--kv-cache-dtype fp8 stores attention K and V in one byte; the state stays in the model dtype (vLLM's
+    mamba_cache_dtype 'auto')."""
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert shapes.kv_bytes_per_token_per_gpu(m, 1, 1, "fp8", 8192) == pytest.approx(NEXT_KV + NEXT_STATE / 8192)
+    assert shapes.kv_bytes_per_token_per_gpu(m, 8, 1, "fp8", 8192) == pytest.approx(NEXT_KV * 4 / 8
+                                                                                    + NEXT_STATE / 8 / 8192)
+
+
+def test_decode_reads_and_writes_the_state():
+    """One decode step, batch 2, 8192 tokens: the attention KV and the state read, the state written back."""
+    from rules import roofline
+    m = catalog.model("qwen3-next-80b-a3b")
+    assert roofline.decode_work(m, 1, 2, 8192, "bf16", "bf16").kv_bytes == pytest.approx(
+        2 * (8192 * NEXT_KV * 2 + 2 * NEXT_STATE))
+    assert roofline.decode_work(m, 8, 2, 8192, "bf16", "bf16").kv_bytes == pytest.approx(
+        2 * (8192 * NEXT_KV * 2 * 4 / 8 + 2 * NEXT_STATE / 8))
+    dense = roofline.decode_work(catalog.model("qwen3-32b"), 4, 2, 8192, "bf16", "bf16")
+    assert dense.kv_bytes == pytest.approx(2 * 8192 * 64 * 2 * 8 * 128 * 2 / 4)  # no state, nothing written
+
+
+@pytest.mark.parametrize("key, tp", [("gemma-3-27b", 1), ("qwen3-next-80b-a3b", 4), ("qwen3-32b", 1)])
+def test_the_step_model_reads_the_cache_the_roofline_counts(key, tp):
+    """Decode at 32768 tokens, 4 sequences on H100: the step model's KV time is the roofline's KV bytes at the
+    attention stream rate. It multiplied the per-token bytes (already averaged over windows and linear layers) by
+    the attended keys (averaged again): Gemma 3 27B read 0.84 ms of 4.49, Qwen3-Next 0.16 of 0.61; a dense model
+    was right."""
+    from rules import roofline, step_model
+    cal, gpu, eng = catalog.calibration(), catalog.gpu("h100-sxm"), catalog.engine("vllm")
+    m = catalog.model(key)
+    s = step_model.Setting(m, gpu, eng, cal, tp, "bf16", "bf16", catalog.interconnect("nvlink4"), 1, True,
+                           None, None, None)
+    t = step_model.pass_terms(s, sequences=4, tokens_per_seq=1, context=32768, prefill=False)
+    kv_bw = gpu.hbm_gbs * 1e3 * (eng.attention_efficiency or cal.attention_efficiency)
+    assert t.kv_ms == pytest.approx(roofline.decode_work(m, tp, 4, 32768, "bf16", "bf16").kv_bytes / kv_bw / 1e3)
