@@ -62,6 +62,7 @@ from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowes
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
+from rules.predict_rules import shortfall_evidence, shortfall_words
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import batch_words, stated_batch, stated_load
 from rules.ticket_figures import (
@@ -1285,6 +1286,17 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                 evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(pn)) + beyond_band_fix(facts))
 
 
+def unfit_share(p) -> tuple[str, float]:
+    """(what does not fit, usable GB a GPU) for a prediction that does not fit: the roofline's own shortfall, weights +
+    the engine's reserve + KV against usable memory, so weights smaller than the GPU are never called the overflow."""
+    usable = p.kv_budget_gb + p.weights_gb_per_gpu + p.reserved_gb  # its KV budget is usable - weights - reserve
+    if p.weights_gb_per_gpu > usable:
+        return "weights", usable
+    if p.weights_gb_per_gpu + p.reserved_gb > usable:
+        return "weights plus the engine's reserve", usable
+    return "weights, the engine's reserve and the KV cache", usable
+
+
 def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, how: str, roofline: float, p):
     """One stream faster than the checkpoint's 16-bit roofline allows, with no weights stated: judged against the
     band over the widths the run may have streamed (rules.workload.weights_span), saying which were spanned. Inside
@@ -1298,13 +1310,15 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     band = band_text(low, high, m.value)
     if m.value > roofline * 1.1:
         why, bound = (f"{said} is above what the checkpoint's {p.dtype} weights allow one stream ({roofline:.0f} "
-                      "tok/s)"), (f"roofline of the checkpoint's {p.dtype} weights (the figure is above it, so the run "
-                                   "streamed fewer bytes a weight)", m.value, round(roofline, 1), "tok/s")
+                      "tok/s)"), ev("prediction:roofline", f"roofline of the checkpoint's {p.dtype} weights (the "
+                                    "figure is above it, so the run streamed fewer bytes a weight)", m.value,
+                                    round(roofline, 1), "tok/s")
     else:
-        why, bound = (f"the checkpoint's {p.dtype} weights ({p.weights_gb_per_gpu:.1f} GB a GPU at "
-                      f"{layout_words(p)}) do not fit {gpu.name} ({gpu.memory_gb:g} GB)"), \
-            (f"GPU memory the checkpoint's {p.dtype} weights need per GPU (they do not fit, so the run held fewer "
-             "bytes a weight)", round(p.weights_gb_per_gpu, 1), gpu.memory_gb, "GB")
+        what, usable = unfit_share(p)
+        why = (f"the checkpoint's {p.dtype} {what} do not fit {gpu.name} at {layout_words(p)}: "
+               f"{shortfall_words(p, usable)}")
+        bound = shortfall_evidence(p, usable, "prediction:roofline", f"the checkpoint's {p.dtype} weights at "
+                                   f"{layout_words(p)} (they do not fit, so the run held fewer bytes a weight)")
     widths = ", ".join(f"{d} {band_text(q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low)}"
                        for d, q in priced)
     bit_counts = sorted(int(d.removeprefix("int")) for d, _ in priced)
@@ -1312,7 +1326,7 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
     names = " and ".join(d for d, _ in priced)
     at, _ = batch_words(facts, m)
     evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), {at}", m.value, unit="tok/s"),
-                ev("prediction:roofline", *bound),
+                bound,
                 ev("prediction:expected", f"expected band over the weights spanned (none stated): {widths} tok/s "
                    f"({priced[0][1].engine} profile, {gpu.key})", expected=band, unit="tok/s"),
                 ev(facts.subject.model_source, "model", model.key)]
