@@ -26,6 +26,21 @@ def figures_of(text: str) -> list[tuple[str, float]]:
     ("It waits ~2 s for the first token.", [("ttft_ms", 2000.0)]),
     ("The first token appears after 9 seconds.", [("ttft_ms", 9000.0)]),
     ("第一个token要等3秒。", [("ttft_ms", 3000.0)]),
+    # a spelled duration reaches the latency readers too
+    ("Each decoding step takes over a second.", [("itl_ms", 1000.0)]),
+    ("With this build the first token only shows up after a second.", [("ttft_ms", 1000.0)]),
+    # Chinese numerals beyond 两 and 十几
+    ("输出1200个token用了二十分钟。", [("decode_tok_s", 1.0)]),
+    ("生成900个token要三十秒。", [("decode_tok_s", 30.0)]),
+    ("生成900个token要半小时。", [("decode_tok_s", 0.5)]),
+    ("生成900个token要一个半小时。", [("decode_tok_s", 0.167)]),
+    # "a second" as an ordinal is no duration: the count's own time is read
+    ("Generating 2000 tokens in a second run took 80 s.", [("decode_tok_s", 25.0)]),
+    ("After adding a second GPU, 500 tokens took 20 s.", [("decode_tok_s", 25.0)]),
+    ("One second later we retried, and 300 tokens took 30 s.", [("decode_tok_s", 10.0)]),
+    # a bound written before a rate is no negation; "N tokens a second" stays a rate
+    ("We get not more than 20 tok/s on this box.", [("decode_tok_s", 20.0)]),
+    ("It generates 20 tokens a second.", [("decode_tok_s", 20.0)]),
 ])
 def test_durations_read_as_the_rules_unit(text, expected):
     assert figures_of(text) == expected
@@ -37,15 +52,22 @@ def test_durations_read_as_the_rules_unit(text, expected):
     "The model takes 90 s to load before the first request.",  # a load time, no token
     "Processing the 7000-token prompt takes over an hour.",  # a prompt's processing is no output rate
     "It has been running for an hour.",  # a duration with no count of tokens
+    "300 tokens in a second attempt; it took 2 minutes.",  # an ordinal, and the time a clause away
+    "We tried a second time with 400 tokens.",  # an ordinal with no time at all
+    "生成900个token要几分钟。",  # "a few minutes": no figure
 ])
 def test_durations_that_are_no_figure(text):
     assert figures_of(text) == []
 
 
 def test_spelled_durations_keep_other_numbers():
-    assert figures.spelled_durations("十一个小时") == "十一个小时"  # eleven hours, not 'one hour'
+    assert figures.spelled_durations("十一个小时") == "11小时"  # eleven hours, not 'one hour'
     assert figures.spelled_durations("an hour and a minute") == "1 hour and 1 minute"
     assert figures.spelled_durations("一个多小时, 半小时") == "1小时, 30分钟"
+    assert figures.spelled_durations("二十几秒, 一百二十秒, 第二秒, 每一秒") == "20秒, 120秒, 第二秒, 每一秒"
+    assert (figures.spelled_durations("a second run, a second GPU, took a second.")
+            == "a second run, a second GPU, took 1 second.")
+    assert figures.spelled_durations("900 tokens an hour") == "900 tokens an hour"  # a rate, PER_TIME reads it
 
 
 @pytest.mark.parametrize("text", [

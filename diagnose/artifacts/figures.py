@@ -32,8 +32,12 @@ class Figure:
 
 # ------------------------------------------------------------------------------------------------ units
 NUM = r"(\d{1,3}(?:[,.]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_APPROX = (r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just|over|more\s+than)\s+|"
-           r"[~≈]\s*)?")
+_NEAR = r"about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just"
+_APPROX = r"(?:(?:" + _NEAR + r")\s+|[~≈]\s*)?"
+# ... and, before a duration only, its lower bound ("takes over an hour", "more than 100 ms"): read as the figure, the
+# words kept in Figure.said. A lower bound on the time is an upper bound on the rate, so it can only read a slow run
+# as faster than it was; ranges, changes and negations keep _APPROX ("not more than 20 tok/s" bounds, not denies).
+_ABOUT = r"(?:(?:" + _NEAR + r"|over|more\s+than|at\s+least)\s+|[~≈]\s*)?"
 _TOKENS = r"(?:(?:output|generated|new|completion|decode[d]?)\s+)?(?:tokens?|toks?)"
 DURATION_UNIT = r"(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b"
 _SECONDS = (("ms", 1e-3), ("milli", 1e-3), ("h", 3600.0), ("m", 60.0), ("s", 1.0), ("d", 86400.0))
@@ -76,18 +80,18 @@ TIME_PER_COUNT = re.compile(r"(?<![\w.,])" + NUM + r"\s*" + DURATION_UNIT + r"\s
                             + NUM + r"\s+" + _TOKENS + r"\b", re.I)
 # "every 100 tokens of output cost me ~6 seconds", "each 50 tokens take 2 s", "100 tokens every 2 seconds"
 COUNT_COSTS_TIME = re.compile(r"\b(?:every|each|per)\s+" + NUM + r"\s+" + _TOKENS + r"\b[^.;\d]{0,25}?\s"
-                              r"(?:takes?|took|costs?|needs?|lasts?)\s+(?:me\s+|us\s+)?" + _APPROX + NUM + r"\s*"
+                              r"(?:takes?|took|costs?|needs?|lasts?)\s+(?:me\s+|us\s+)?" + _ABOUT + NUM + r"\s*"
                               + DURATION_UNIT + "|"
-                              r"(?<![\w.,])" + NUM + r"\s+" + _TOKENS + r"\s+(?:every|each)\s+" + _APPROX + NUM
+                              r"(?<![\w.,])" + NUM + r"\s+" + _TOKENS + r"\s+(?:every|each)\s+" + _ABOUT + NUM
                               + r"\s*" + DURATION_UNIT, re.I)
 # A count over the time it took, a job's length included: "512 tokens in 40 s", "1,000,000 output tokens took 4
 # hours", "250,000 output tokens, one request after the other, takes about 90 minutes", "took 40 s for 512 tokens".
 # Output tokens over the whole request (prompt processing included): the decode rate the reporter experiences.
 TOKENS_IN_TIME = re.compile(
     r"(?<![\w.,])" + NUM + r"(?:\s+|-)" + _TOKENS + r"(?:[^.;\d]{0,60}?\s|\s+)"
-    r"(?:in|within|took|takes|taking|needed|needs?|required|requires|lasted|lasts)\s+" + _APPROX + NUM + r"\s*"
+    r"(?:in|within|took|takes|taking|needed|needs?|required|requires|lasted|lasts)\s+" + _ABOUT + NUM + r"\s*"
     + DURATION_UNIT + "|"
-    r"\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+" + _APPROX + NUM + r"\s*" + DURATION_UNIT
+    r"\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+" + _ABOUT + NUM + r"\s*" + DURATION_UNIT
     + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?" + NUM + r"\s+" + _TOKENS + r"\b", re.I)
 # A progress bar's "47 it/s" where the text says each iteration yields one token (tqdm counts iterations; vLLM's and
 # HF's bars count prompts or steps, which are no tokens unless so said).
@@ -99,17 +103,40 @@ ONE_TOKEN_PER_ITERATION = re.compile(
 
 
 # A duration spelled in words, written as figures before the readers above see it: "an hour", "half an hour",
-# "a minute"; in Chinese "一个多小时" (over an hour: its lower bound), "半小时", "两分钟", "十几分钟" (ten-odd
-# minutes: ten).
-# A lower bound on the time is an upper bound on the rate, which can only read a slow run as faster than it was.
+# "a minute", "a second" where no word follows it ("a second run", "a second GPU", "one second later" are an ordinal
+# or a moment, no time taken), never after a count of tokens ("900 tokens an hour" is a rate: PER_TIME); in Chinese a
+# numeral of 一..九, 十, 百 and 两 before 小时/分钟/秒 ("两分钟", "二十分钟", "三十秒", "一个半小时"), 半 as a half
+# ("半小时"), and 多/几 after it as the lower bound ("一个多小时": one; "十几分钟": ten). 几 alone ("几分钟", a few
+# minutes) and an ordinal ("第二秒") or "every" ("每一秒") stay unread.
+_NOT_A_RATE = r"(?<!tokens\s)(?<!token\s)(?<!toks\s)(?<!tok\s)"
 _CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CJK_NUMERAL = "一二两三四五六七八九十百"
+
+
+def _cjk_number(numeral: str) -> int:
+    """A Chinese numeral of digits, 十 and 百 ("二十" 20, "十五" 15, "一百二十" 120)."""
+    total = digit = 0
+    for ch in numeral:
+        if ch in "十百":
+            total, digit = total + (digit or 1) * (10 if ch == "十" else 100), 0
+        else:
+            digit = _CJK_DIGITS[ch]
+    return total + digit
+
+
+def _cjk_duration(m: re.Match) -> str:
+    value = _cjk_number(m.group(1)) + (0.5 if m.group(2) else 0)
+    return f"{value:g}{m.group(3)}"
+
+
 _SPELLED = ((re.compile(r"\bhalf\s+an\s+hour\b", re.I), "30 minutes"),
-            (re.compile(r"\b(?:an|one)\s+(hour|minute|second)\b", re.I), r"1 \1"),
-            (re.compile(r"\ba\s+(minute|second)\b", re.I), r"1 \1"),
-            (re.compile(r"半个?小时"), "30分钟"),
-            (re.compile(r"(?<![\d一二两三四五六七八九十])([一二两三四五六七八九])个?多?(小时|分钟|秒)"),
-             lambda m: f"{_CJK_DIGITS[m.group(1)]}{m.group(2)}"),
-            (re.compile(r"十几个?(分钟|秒|小时)"), r"10\1"))
+            (re.compile(_NOT_A_RATE + r"\b(?:an|one)\s+(hour|minute)\b", re.I), r"1 \1"),
+            (re.compile(_NOT_A_RATE + r"\ba\s+minute\b", re.I), "1 minute"),
+            (re.compile(_NOT_A_RATE + r"\b(?:a|one)\s+second\b(?!\s*[^\W\d_])", re.I), "1 second"),
+            (re.compile(r"(?<![\d" + _CJK_NUMERAL + r"第每])([" + _CJK_NUMERAL + r"]+)几?个?(半)?多?个?(小时|分钟|秒)"),
+             _cjk_duration),
+            (re.compile(r"(?<![\d" + _CJK_NUMERAL + r"半第每])半个?(小时|分钟)"),
+             lambda m: "30分钟" if m.group(1) == "小时" else "30秒"))
 
 
 def spelled_durations(text: str) -> str:
@@ -117,6 +144,15 @@ def spelled_durations(text: str) -> str:
     for rx, figure in _SPELLED:
         text = rx.sub(figure, text)
     return text
+
+
+# Chinese time units as the Latin units seconds() and the latency readers take.
+CJK_UNITS = {"毫秒": "ms", "秒": "s", "分钟": "min", "小时": "h"}
+
+
+def latin_unit(unit: str) -> str:
+    """A time unit as DURATION_UNIT writes it ("秒" is "s"), lower case."""
+    return CJK_UNITS.get(unit, unit.lower())
 
 
 def _count_over_time(m: re.Match, count: str, value: str, unit: str, dot: bool) -> Figure | None:
@@ -171,23 +207,23 @@ def counted_rates(line: str, dot_thousands: bool = False) -> list[Figure]:
 # A per-token time in words: "each token takes ~12 ms", "every token needs 40 ms", "a token every 80 ms".
 TIME_PER_TOKEN = re.compile(r"\b(?:each|every|a|one|per)\s+(?:output\s+|new\s+|generated\s+)?token\s+"
                             r"(?:takes?|took|needs?|costs?|comes?(?:\s+out)?\s+(?:in|after|every)|arrives?\s+every|"
-                            r"every)\s+" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+                            r"every)\s+" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
 
 
 # ... and as a decode step's time: "each decoding step takes 10 s", "every generation step needs ~120 ms" (a decode
 # step gives each sequence one token, so its time is the time per token). Not a training step, nor a bare "step".
 DECODE_STEP_TIME = re.compile(r"\b(?:each|every|one|a|per|the)\s+(?:decod(?:e|ing)|generation|inference)\s+"
-                              r"(?:step|iteration)\s+(?:takes?|took|needs?|costs?|lasts?|is|was)\s+" + _APPROX + NUM
+                              r"(?:step|iteration)\s+(?:takes?|took|needs?|costs?|lasts?|is|was)\s+" + _ABOUT + NUM
                               + r"\s*\+?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
 
 
 # The time to the first token in words: "the 1k prompt takes 3 s before the first token", "waits ~2 s for the first
 # token", "the first token appears after 800 ms", "第一个 token 要等 3 秒" (issue_md.LATENCY reads "TTFT 3 s").
 FIRST_TOKEN_TIME = re.compile(
-    r"\b(?:takes?|took|needs?|waits?|waited|waiting)\s+" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|"
+    r"\b(?:takes?|took|needs?|waits?|waited|waiting)\s+" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|"
     r"seconds?)\s+(?:before|until|till|for|to\s+(?:get|see|produce|return))\s+the\s+first\s+(?:output\s+)?token\b|"
     r"\bfirst\s+(?:output\s+)?token\s+(?:only\s+)?(?:arrives?|appears?|comes?(?:\s+out)?|shows?\s+up|takes?|took|"
-    r"needs?)\s+(?:after\s+|in\s+)?" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b|"
+    r"needs?)\s+(?:after\s+|in\s+)?" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b|"
     r"(?:第一个|首个)\s*token\s*(?:就|都)?\s*(?:要等|需要等?|要|用了|耗时|等了)\s*(?:约|大约)?\s*" + NUM
     + r"\s*(ms|毫秒|s|秒)", re.I)
 
@@ -197,7 +233,7 @@ def first_token_times(text: str) -> list[tuple[re.Match, float, str]]:
     out = []
     for m in FIRST_TOKEN_TIME.finditer(text):
         i = next(k for k in (1, 3, 5) if m.group(k))
-        unit = {"毫秒": "ms", "秒": "s"}.get(m.group(i + 1), m.group(i + 1))
+        unit = latin_unit(m.group(i + 1))
         if number(m.group(i)):
             out.append((m, number(m.group(i)), unit))
     return out

@@ -501,7 +501,6 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
 CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
                                 r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms|小时|h)", re.I)
-_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3, "小时": 3600.0}
 # ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
 WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
                                   r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
@@ -970,10 +969,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     relative, compared = _relative_rates(seamed, name, dot)
     out.extend(relative)
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart, dot, compared))  # the lines _sets_apart read
-    out.extend(_tokens_over_time(seamed, name, dot))
+    worded = [(i, figures.spelled_durations(ln)) for i, ln in seamed]  # "takes over an hour", "需要一个多小时"
+    out.extend(_tokens_over_time(worded, name, dot))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
     out.extend(_timing_lines(code_lines + timed + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
-    out.extend(_latencies(seamed, name, apart))
+    out.extend(_latencies(worded, name, apart))
     out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
@@ -1743,11 +1743,9 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False
     for i, ln in prose:
         if RATE.search(ln) or any(figures.token_rates(c, dot) for c, _ in _clauses(ln)):
             continue
-        ln = figures.spelled_durations(ln)  # "takes over an hour", "需要一个多小时"
         found = figures.counted_rates(ln, dot)
         for m in [*CJK_TOKENS_IN_TIME.finditer(ln), *WORLD_TOKENS_IN_TIME.finditer(ln)]:
-            unit = m.group(3).lower()
-            time = float(m.group(2)) * _CJK_SECONDS.get(unit, 0.0) or figures.seconds(float(m.group(2)), unit)
+            time = figures.seconds(float(m.group(2)), figures.latin_unit(m.group(3)))
             if time > 0 and not re.search(r"prompt|input|context|prefill", ln[max(0, m.start() - 30):m.start()], re.I):
                 found.append(Figure(m.start(), m.end(), round(number(m.group(1)) / time, 3), m.group(0)))
         out += [Measurement(where(name, i), "decode_tok_s", f.value, "tok/s", stat="reported", said=f.said)
@@ -1828,7 +1826,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
             found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
                       for m in MS_PER_TOKEN.finditer(clause)]
             found += [(m, "ms per token", number(m.group(1) or m.group(3)),
-                       {"毫秒": "ms", "秒": "s"}.get(m.group(2) or m.group(4), (m.group(2) or m.group(4)).lower()))
+                       figures.latin_unit(m.group(2) or m.group(4)))
                       for m in WORLD_MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
