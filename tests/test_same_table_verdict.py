@@ -15,7 +15,8 @@ own pipeline stages ([[measured]] pp = 4, a published row's pp column) were drop
 (rules.ticket_figures.assumed_layout kept PP 1 unless the ticket's layout stated it): a 70B layer split over four
 48 GB boards was 'does not fit' (insufficient_data) in ticket and priced at PP4 in scaling; 11 groups.
 Sweep (the 212 groups below, ticket vs scaling): 140 agreed before both fixes (34 of them `expected_physics` in scaling
-and `other` in ticket), 192 after; the 20 left are KNOWN's.
+and `other` in ticket), 192 after (then the merged session-14 predictor changes made the NIM 70B A100
+TP4/TP8 table agree too); the rest are KNOWN's.
 KNOWN lists the files where the two still disagree, each with why; the sweep fails when a file outside it disagrees,
 and when a file in it no longer does (then it leaves the list).
 """
@@ -49,7 +50,6 @@ KNOWN = {
     "tgi-1.0-sagemaker-a100-40gb-llama-2-bs1-tp8-4373a85.csv": _SOLE_LAYOUT,
     "tgi-1.0-sagemaker-a10g-llama-2-bs1-tp1-4-8-4373a85.csv":
         "TGI's TP1/4/8 per-token latency: scaling judges the series, ticket gives no finding",
-    "trtllm-nim-dli-llama-3-70b-a100-tp4-tp8.csv": _SOLE_LAYOUT,
     "trtllm-perf-v0.5.0-static-throughput.csv": _SOLE_LAYOUT,
     "vllm-16300-qwq-32b-a100-tp.csv": ("batch-16 output rates at TP2/4/8: scaling calls TP8 beyond the band "
                                        "(scaling.broken_layout), ticket judges no output rate across TP sizes"),

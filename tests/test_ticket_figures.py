@@ -169,7 +169,9 @@ def test_busbw_on_boards_without_peer_to_peer_is_bounded_by_host_memory():
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "nccl.busbw")
     assert f.category == v.category == "expected_physics"
-    text = text.replace("18 GB/s", "2 GB/s")  # far below what host staging gives: not physics
+    # far below what host staging gives (the band starts at half the predictor's SHM figure, 2.59 GB/s over Gen4,
+    # the 4x RTX 4090 kalavai table's plateau being 2.58): not physics
+    text = text.replace("18 GB/s", "0.8 GB/s")
     _, findings, _ = _issue(text)
     assert [f.category for f in _rules(findings, "nccl.busbw")] != ["expected_physics"]
 
