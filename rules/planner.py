@@ -208,6 +208,13 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
         steps.append(f"Without PCIe peer-to-peer on the {gpu.name}, NCCL stages each of {chosen.label}'s all-reduces "
                      f"through host memory (SHM): {shm.allreduce_us_expected:g} us per call expected at this batch, "
                      f"{chosen.allreduce_share:.0%} of the step; the figures above include it.")
+    route = (req.predict(chosen.tp, chosen.pp, chosen.dp, chosen.batch_per_replica).assumptions.get("ring_route")
+             if chosen.tp > 1 else None)
+    if route:  # what --node showed of this TP ring (rules.topology.ring_route)
+        from rules.topology import route_said
+
+        steps.append(f"{chosen.label}'s all-reduce ring (GPUs 0-{chosen.tp - 1}) takes PCIe path {route_said(route)} "
+                     "(--node); NCCL's protocol there prices each call.")
     if (note := roofline.fp8_upcast(gpu, dtype)):
         steps.append(note + "; the figures above assume it.")
     if model.is_moe:

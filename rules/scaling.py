@@ -400,9 +400,10 @@ def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
     got = cal.allreduce_us(p.tp, p.allreduce_bytes)
     if got:
         return got[0], f"measured curve, {got[1]}"
+    from rules.topology import route_said
+
     route = p.assumptions.get("ring_route")
-    across = f" across {route['cpu']} CPUs" if route and route["cpu"] and route["path"] == "sys" else ""
-    via = f", ring path {route['path']}{across}" if route else ""
+    via = f", ring path {route_said(route)}" if route else ""
     return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}{via}, {p.engine})"
 
 

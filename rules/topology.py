@@ -1059,6 +1059,12 @@ def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
     return {"ring_path": path, "ring_cpu": collectives.cpu_class(family[0]["family"]) if family else ""}
 
 
+def route_said(route: dict) -> str:
+    """A prediction's ring_route assumption in words: "sys across amd CPUs", "node"."""
+    across = f" across {route['cpu']} CPUs" if route.get("cpu") and route["path"] == "sys" else ""
+    return route["path"] + across
+
+
 def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) -> int | None:
     """The most NVLinks every hop of one ring over `members` keeps, or None when every ring must
     cross a PCIe or host hop. NCCL builds its rings over NVLink where such a ring exists (NCCL

@@ -44,9 +44,12 @@ def test_a_capture_names_its_hosts_cpu(capture, cpu):
     assert ring_route(read_bundle([TOPO, shared_path(*capture)]), 4)["ring_cpu"] == cpu
 
 
+def plan_report(*extra) -> dict:
+    return report_json(*PLAN, *extra)["predictions"]["plan"]
+
+
 def plan_options(*extra) -> dict:
-    rep = report_json(*PLAN, *extra)
-    return {o["label"]: o for o in rep["predictions"]["plan"]["options"]}
+    return {o["label"]: o for o in plan_report(*extra)["options"]}
 
 
 def test_plan_prices_each_tp_over_the_route_its_node_files_show():
@@ -86,3 +89,9 @@ def test_capture_prices_its_allreduce_over_the_route():
                       "--tp", "4", "--gpu", "rtx-pro-6000-blackwell", "--batch", "1", "--node", TOPO)
     assert rep["predictions"]["roofline"]["assumptions"]["ring_route"] == {"path": "sys", "cpu": "intel-srp"}
     assert rep["predictions"]["expected"]["allreduce_us"] == pytest.approx(15.88, abs=0.01)
+
+
+def test_plan_says_which_route_it_priced():
+    steps = " ".join(plan_report("--node", TOPO, "--node", CPU)["steps"])
+    assert "TP4 x DP1's all-reduce ring (GPUs 0-3) takes PCIe path sys across amd CPUs" in steps
+    assert "all-reduce ring" not in " ".join(plan_report()["steps"])
