@@ -31,7 +31,7 @@ STEP_POINTS = 200  # without --stats: this many steps per capture, evenly chosen
 
 
 def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
-          stats_dir=None, nvtx_gpu=False) -> Report:
+          stats_dir=None, nvtx_gpu=False, node=()) -> Report:
     from diagnose.pipeline import run_pipeline
 
     full_stats = full_stats or bool(stats_dir)
@@ -44,12 +44,12 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         # first, so that every rule reads the user's values (Facts.workload: first source wins);
         # capture.given_vs_recorded says where the capture recorded something else
         facts.records.insert(0, Workload(GIVEN, model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
-    predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu)
+    predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu, topology=_machine(facts, node))
     pipeline = any(g.comm_ops.get("send_recv") for g in facts.of(GpuTimeline))
     if pipeline or (predictions.expected and predictions.expected.step_ms):
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
-              "step": step_name}
+              "step": step_name, **({"node": [str(f) for f in node]} if node else {})}
     # what an export lacks is asked for by capture.trace_present (a gap: the verdict and Next say it alike)
     from rules.engine import verdict
 
@@ -209,10 +209,21 @@ def _workload(facts, model, tp, pp, batch):
     return model or w.model, tp or w.tp, pp or w.pp, batch or w.decode_batch()
 
 
-def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
+def _machine(facts, node):
+    """What states the machine the capture ran on: the --node files (a topology matrix, a node report), then the
+    capture's own facts (its CPU), for the TP ring's route (rules.topology.ring_route)."""
+    from diagnose.bundle import read_bundle
+    from diagnose.evidence import Facts
+
+    if not node:
+        return facts
+    return Facts(records=[*read_bundle(list(node)).records, *facts.records], material=list(facts.material))
+
+
+def predict(facts, model, tp, pp, batch, gpu, topology=None) -> CapturePrediction:
     """Roofline figures the capture rules compare with (rules.predictions.CapturePrediction and
     its CaptureExpectation). Needs --model and a GPU (--gpu, or the capture's TARGET_INFO_GPU name
-    when the catalog knows it).
+    when the catalog knows it). topology: the facts that state the machine (_machine), for the ring's route.
     """
     ranks = _ranks(facts)
     layout = {"tp": tp or (max(1, ranks // (pp or 1)) if ranks else 1), "pp": pp or 1}
@@ -222,6 +233,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     from rules import catalog, collectives, roofline
     from rules.common import engine_of, engine_releases
     from rules.subject import model_named
+    from rules.topology import ring_route
     from rules.workload import quant_group, weight_dtype
 
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
@@ -234,6 +246,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
             raise  # the user's own --model: their error
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
+    route = ring_route(topology if topology is not None else facts, layout["tp"])
     engine = engine_of(facts)
     # an engine named without its release: the newest's figure, the band of every release the material leaves, as
     # ticket and scaling
@@ -241,7 +254,8 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     # the weights the --model name or launch line states ('-AWQ', --quantization fp8), as a ticket reads them
     pred = roofline.predict_any_build(shape, spec, lay, batch=batch or 1, engine=catalog.engine(engine),
                                       dtype=weight_dtype(facts), quant_group=quant_group(facts),
-                                      build_stated=True, releases=releases, release_note=release_note)
+                                      build_stated=True, releases=releases, release_note=release_note,
+                                      **route)
     out.roofline = pred
     expected = CaptureExpectation(
         step_ms=pred.decode_step_ms_expected,
@@ -268,13 +282,15 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
         expected.allreduce_us_nccl = collectives.nccl(catalog.interconnect(pred.interconnect), layout["tp"],
                                                       pred.allreduce_bytes,
                                                       graphs=bool(pred.assumptions.get("cuda_graphs")),
-                                                      cc=spec.compute_capability).us
+                                                      cc=spec.compute_capability, path=route["ring_path"],
+                                                      cpu=route["ring_cpu"]).us
         pcie = spec.pcie_interconnect
         if pcie != pred.interconnect and pcie in catalog.interconnects():
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
             expected.allreduce_us_pcie = collectives.nccl(catalog.interconnect(pcie), layout["tp"],
                                                           pred.allreduce_bytes, p2p=spec.pcie_p2p,
-                                                          cc=spec.compute_capability).us
+                                                          cc=spec.compute_capability, path=route["ring_path"],
+                                                          cpu=route["ring_cpu"]).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out

@@ -50,19 +50,23 @@ class Request:
     ttft_slo_ms: float | None = None
     quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml)
     itl_slo_share: float = 0.5  # where in the reply the ITL SLO's statistic falls (roofline.slo_share: p95 -> 0.95)
+    # the facts that state the machine (--node: a topology matrix, a node report): each TP size's all-reduce takes the
+    # ring route they show (rules.topology.ring_route, as ticket, scaling and capture take it); None: not known
+    topology: object = field(default=None, compare=False, repr=False)
     # one plan asks for the same layout and batch several times (the option, the SLO search, the plan's steps)
     _predicted: dict = field(default_factory=dict, compare=False, repr=False)
 
     def predict(self, tp: int, pp: int, dp: int, batch: int, itl_share: float = 0.5):
         """The prediction at this layout and batch, worked out once per request (the caller only reads it)."""
         from rules import roofline
+        from rules.topology import ring_route
 
         key = (tp, pp, dp, batch, itl_share)
         if key not in self._predicted:
             self._predicted[key] = roofline.predict(
                 self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
                 context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype, gpus_per_node=self.gpus_per_node,
-                engine=self.engine, quant_group=self.quant, itl_share=itl_share)
+                engine=self.engine, quant_group=self.quant, itl_share=itl_share, **ring_route(self.topology, tp))
         return self._predicted[key]
 
 
@@ -159,9 +163,11 @@ def ties(options: list[Option], top: Option, slo: bool) -> list[Option]:
 
 def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, prompt: int | None = None,
          dtype: str | None = None, kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
-         ttft_slo_ms: float | None = None, quant: str | None = None, itl_slo_share: float = 0.5) -> Plan:
+         ttft_slo_ms: float | None = None, quant: str | None = None, itl_slo_share: float = 0.5,
+         topology=None) -> Plan:
     """Work out every layout and pick by the objective (module docstring); what the plan rules read.
-    model, gpu, engine: the catalog rows (rules.catalog.model/gpu/engine), resolved by the command."""
+    model, gpu, engine: the catalog rows (rules.catalog.model/gpu/engine), resolved by the command; topology: the
+    facts of the machine's own files (Request.topology)."""
     from rules import roofline
 
     dtype = dtype or model.checkpoint_dtype
@@ -171,7 +177,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     if model.max_context and context > model.max_context:
         raise InputError(f"--context {context} is longer than {model.name}'s {model.max_context}-token window")
     req = Request(model, gpu, gpus, context, concurrency, prompt, dtype, kv_dtype, gpus_per_node, engine, itl_slo_ms,
-                  ttft_slo_ms, quant, itl_slo_share)
+                  ttft_slo_ms, quant, itl_slo_share, topology)
     node = min(gpus, gpus_per_node)
     # an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) is offered no TP above 1
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0 and (t == 1 or "tp" in engine.parallel)
@@ -202,6 +208,13 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
         steps.append(f"Without PCIe peer-to-peer on the {gpu.name}, NCCL stages each of {chosen.label}'s all-reduces "
                      f"through host memory (SHM): {shm.allreduce_us_expected:g} us per call expected at this batch, "
                      f"{chosen.allreduce_share:.0%} of the step; the figures above include it.")
+    route = (req.predict(chosen.tp, chosen.pp, chosen.dp, chosen.batch_per_replica).assumptions.get("ring_route")
+             if chosen.tp > 1 else None)
+    if route:  # what --node showed of this TP ring (rules.topology.ring_route)
+        from rules.topology import route_said
+
+        steps.append(f"{chosen.label}'s all-reduce ring (GPUs 0-{chosen.tp - 1}) takes PCIe path {route_said(route)} "
+                     "(--node); NCCL's protocol there prices each call.")
     if (note := roofline.fp8_upcast(gpu, dtype)):
         steps.append(note + "; the figures above assume it.")
     if model.is_moe:

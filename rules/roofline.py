@@ -682,6 +682,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                 else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
             "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
             "prompt_gemm": prompt_gemm(setting),
+            # the TP ring's route as the caller's material states it (rules.topology.ring_route); absent: not known
+            **({"ring_route": {"path": ring_path, "cpu": ring_cpu}} if ring_path and tp > 1 else {}),
         },
     )
 

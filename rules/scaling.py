@@ -206,7 +206,7 @@ def _percentile(run, metric: str, stat: str):
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
             gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
             override: frozenset = frozenset(), named: dict | None = None, quant: str | None = None,
-            builds=()) -> ScalingAnalysis:
+            builds=(), topology=None) -> ScalingAnalysis:
     """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
     model, gpu (catalog rows), engine, dtype: for runs whose input does not name its own (a published
@@ -215,8 +215,11 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     resolved them (diagnose.commands.scaling._resolve_named); rules never look a name up.
     quant: the GGUF type (--quant, an Ollama tag) whose bytes the weights stream; it states the dtype (override).
     builds: the llama.cpp build the runs ran (--build), as a ticket states one: its side's profile, its own band.
+    topology: the facts that state the machine (the inputs' topology matrix, a --node report): each layout's all-reduce
+    takes the ring route they show (rules.topology.ring_route, as ticket, plan and capture take it).
     """
     from rules import catalog
+    from rules.topology import ring_route
     from rules.workload import fits_only_quantised
 
     cal = cal or Calibration()
@@ -252,7 +255,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                                    context=None if s.output else context, output=s.output, interconnect=interconnect,
                                    gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e, network=s.network,
                                    batch=run.batch or default_batch, quant_group=gguf, build_stated=stated,
-                                   releases=releases, release_note=note)
+                                   releases=releases, release_note=note, **ring_route(topology, run.layout.tp))
         p = priced(dtype=pick("dtype", dtype, s.dtype))
         if s.may_run_quantised and "dtype" not in override:  # as `ticket` prices it (rules.workload.predict_layout)
             p = fits_only_quantised(p, priced, g, engine_name or e.key)
@@ -260,7 +263,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
     alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect,
-                                                 quant_group=next((q for q in quants if q), None)))
+                                                 quant_group=next((q for q in quants if q), None)), topology)
     # the band the rows were judged against: the calibrated one, wider where a row's engine is named without its
     # release or build (roofline.predict_any_build covers every profile it may have run)
     band = [min(r.band_low for r in rows), max(r.band_high for r in rows)] if rows else catalog.calibration().band
@@ -397,7 +400,11 @@ def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
     got = cal.allreduce_us(p.tp, p.allreduce_bytes)
     if got:
         return got[0], f"measured curve, {got[1]}"
-    return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}, {p.engine})"
+    from rules.topology import route_said
+
+    route = p.assumptions.get("ring_route")
+    via = f", ring path {route_said(route)}" if route else ""
+    return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}{via}, {p.engine})"
 
 
 def _healthy_slowest_us(p, gpu, ref: float) -> float:
@@ -410,8 +417,10 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
         return ref
     fabric = catalog.interconnect(p.interconnect)
     p2p = collectives.peer_to_peer(gpu, fabric)
+    route = p.assumptions.get("ring_route") or {"path": "", "cpu": ""}
     nccl = collectives.nccl(fabric, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
-                            p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
+                            p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))),
+                            path=route["path"], cpu=route["cpu"], cc=gpu.compute_capability)
     return max(ref, nccl.us)
 
 
@@ -539,7 +548,7 @@ def _speedups(rows: list[ScalingRow]) -> None:
             r.speedup_base = first.label
 
 
-def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlternative | None:
+def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs, topology=None) -> DpAlternative | None:
     """The largest-TP decode row against TP/2 x DP2 on the same GPUs at the same batch per replica:
     measured when that layout was measured, else its expected step (of the model and GPU in `specs`,
     as analyse resolved them)."""
@@ -554,10 +563,12 @@ def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlter
         alt_ms, how, src = twin.step_ms, "measured", twin.step_source
     else:
         from rules import roofline
+        from rules.topology import ring_route
 
         gpu = specs[("gpu", top.gpu)]
         p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch,
-                             dtype=top.dtype, prompt=top.prompt, engine=specs[("engine", top.engine)], **kwargs)
+                             dtype=top.dtype, prompt=top.prompt, engine=specs[("engine", top.engine)], **kwargs,
+                             **ring_route(topology, half))
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)

@@ -1037,20 +1037,32 @@ def gpu_links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
     return out
 
 
-def ring_route(facts: Facts, tp: int) -> dict[str, str]:
-    """What NCCL's tuner sees of a TP ring over GPUs 0..tp-1 (roofline.predict's ring_path / ring_cpu): the worst
-    PCIe path the topology matrix gives those pairs ("" where it does not cover them all, or a pair is NVLink),
-    and the CPU link class of the host CPU the reporter names (collectives.cpu_class)."""
+def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
+    """What NCCL's tuner sees of a TP ring over GPUs 0..tp-1 (roofline.predict's ring_path / ring_cpu), the one route
+    ticket, scaling, plan and capture price the all-reduce with: the worst PCIe path the topology matrix gives those
+    pairs ("" where it does not cover them all, or a pair is NVLink), and the CPU link class (collectives.cpu_class)
+    of the host's CPU as read from the machine (a node report, the live probe, a capture's CpuDescription), else as
+    the reporter names it. No facts: nothing known ({"ring_path": "", "ring_cpu": ""})."""
     from rules import collectives, offload
 
+    if facts is None or tp < 2:
+        return {"ring_path": "", "ring_cpu": ""}
     links = gpu_links(facts)
     paths = [links[p].path.lower().replace("soc", "sys") if p in links else "" for p in
              itertools.combinations(range(tp), 2)]
     path = max(paths, key=collectives.PATHS.index) if paths and all(p in collectives.PATHS for p in paths) else ""
-    cpu = next((c.data["cpu"] for c in claims.host_platform(facts) if c.data.get("cpu") and not c.guess
-                and not c.negated), None)
-    family = offload.cpu_family(cpu) if cpu else None
+    read = facts.host("cpu_model")
+    cpu = read.value if read is not None and read.value else next(
+        (c.data["cpu"] for c in claims.host_platform(facts) if c.data.get("cpu") and not c.guess and not c.negated),
+        None)
+    family = offload.cpu_family(str(cpu)) if cpu else None
     return {"ring_path": path, "ring_cpu": collectives.cpu_class(family[0]["family"]) if family else ""}
+
+
+def route_said(route: dict) -> str:
+    """A prediction's ring_route assumption in words: "sys across amd CPUs", "node"."""
+    across = f" across {route['cpu']} CPUs" if route.get("cpu") and route["path"] == "sys" else ""
+    return route["path"] + across
 
 
 def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) -> int | None:

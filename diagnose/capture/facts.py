@@ -40,6 +40,7 @@ from diagnose.evidence import (
     GpuFact,
     GpuTimeline,
     GridUse,
+    HostFact,
     LaunchStats,
     Measurement,
     NcclCalls,
@@ -415,6 +416,9 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
         _joined(cap, ranges)
         facts.add(ci)
         facts.extend(gpus)
+        cpu = cap.system_env().get("CpuDescription", "").strip()
+        if cpu:  # the host's CPU as nsys recorded it: NCCL's link between its sockets (rules.topology.ring_route)
+            facts.add(HostFact(f"{cap.source} TARGET_INFO_SYSTEM_ENV.CpuDescription", "cpu_model", cpu))
         for m in ci.missing_tables:
             facts.missing.append(f"{cap.name}: {m}")
         facts.extend(launch)

@@ -22,8 +22,11 @@ from diagnose.commands.options import InputPath, OutputPath, batch_size, gpu_cou
               help="Also write every nsys-stats summary, all rows, as CSV here.")
 @click.option("--nvtx-gpu", is_flag=True, help="Also attribute GPU kernel time to NVTX ranges (kernels launched inside "
                                                "each range, by correlationId).")
+@click.option("--node", "node_files", multiple=True, type=InputPath("report"),
+              help="`nvidia-smi topo -m` output or a `diagnose node --json` report of the machine the capture ran on: "
+                   "the expected all-reduce takes the TP ring's route it shows (PCIe path, CPUs); repeatable.")
 @output_options
-def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir, nvtx_gpu):
+def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir, nvtx_gpu, node_files):
     """Explain where GPU time went in nsys SQLite exports: one file, or one file per rank.
 
     Reads the file read-only (any Nsight Systems version), summarises it as `nsys stats` does,
@@ -39,11 +42,11 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir, nvtx_
       diagnose capture samples/captures/tp4_nvlink_healthy.sqlite --nvtx-gpu
     """
     return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats,
-                   stats_dir=stats_dir, nvtx_gpu=nvtx_gpu)
+                   stats_dir=stats_dir, nvtx_gpu=nvtx_gpu, node=list(node_files))
 
 
 def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False, stats_dir=None,
-            nvtx_gpu=False):
+            nvtx_gpu=False, node=()):
     """The capture report (also used by `diagnose compare` on two captures)."""
     from diagnose import capture_report
 
@@ -55,7 +58,8 @@ def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name
 
         catalog.gpu(gpu)
     return capture_report.build(files, model=model, tp=tp, pp=pp, gpu=gpu, batch=batch,
-                                step_name=step_name, full_stats=stats, stats_dir=stats_dir, nvtx_gpu=nvtx_gpu)
+                                step_name=step_name, full_stats=stats, stats_dir=stats_dir, nvtx_gpu=nvtx_gpu,
+                                node=node)
 
 
 def _exported(files: list) -> list:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from diagnose.commands.options import (
+    InputPath,
     batch_size,
     build_option,
     engine_run,
@@ -36,11 +37,14 @@ from diagnose.commands.predict import DTYPES, KV_DTYPE_HELP, KV_DTYPES
 @click.option("--engine",
               help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, llamacpp, ...) "
                    "[default: llamacpp for GGUF weights (--quant, an Ollama tag), else generic].")
+@click.option("--node", "node_files", multiple=True, type=InputPath("report"),
+              help="`nvidia-smi topo -m` output or a `diagnose node --json` report of the machine: each TP size's "
+                   "all-reduce takes the ring route it shows (PCIe path, CPUs across sockets); repeatable.")
 @quant_option
 @build_option
 @output_options
 def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant,
-         build):
+         build, node_files):
     """Pick a TP/PP/DP layout for serving and show the napkin math.
 
     Works out every layout that fits (TP within a node, the other GPUs as replicas; PP across
@@ -62,6 +66,7 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
                     --seats 100 --slo itl_p95=40ms
     """
     from diagnose import tables
+    from diagnose.bundle import read_bundle
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules import catalog, planner
@@ -84,8 +89,10 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
                           engine=engine_run(engine, gpu, gguf, build)[0],
                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,
-                          itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5)
+                          itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5,
+                          topology=read_bundle(list(node_files)) if node_files else None)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
               "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,
-              "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine, "quant": gguf}
+              "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine, "quant": gguf,
+              **({"node": list(node_files)} if node_files else {})}
     return run_pipeline("plan", inputs, Facts(), result, only=["plan."], tables=tables.plan.tables(result))

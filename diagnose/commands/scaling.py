@@ -33,7 +33,8 @@ from diagnose.commands.predict import DTYPES  # one list of weight dtypes for pr
                    "nor its name; repeatable.")
 @click.option("--node", "node_files", multiple=True, type=InputPath("report"),
               help="`diagnose node --json` report (or nccl-tests output) of the same machine: calibrate with its "
-                   "measured all-reduce curve, HBM bandwidth and GEMM rate; repeatable.")
+                   "measured all-reduce curve, HBM bandwidth and GEMM rate; `nvidia-smi topo -m` output: each "
+                   "layout's all-reduce takes the TP ring's route it shows (PCIe path, CPUs); repeatable.")
 @click.option("--slo", help="Latency SLO for goodput, e.g. itl_p95=150ms,ttft_p95=2s.")
 @click.option("--gpus", type=gpu_count(),
               help="GPU count to fill with replicas for goodput [default: the largest layout].")
@@ -177,15 +178,17 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     from rules import scaling as S
 
     _need_runs(data)
+    from diagnose.evidence import TopologyPath
+
     cal = S.calibration(node)
-    if node is not None and node.records and cal.empty:
+    if node is not None and node.records and cal.empty and not node.of(TopologyPath):
         files = ", ".join(sorted({f.name for f in getattr(node, "files", [])}))
-        raise InputError(f"--node {files}: no all-reduce, HBM or GEMM measurements in it (expected a "
-                         "`diagnose node --json` report or nccl-tests output)")
+        raise InputError(f"--node {files}: no all-reduce, HBM or GEMM measurements nor a topology in it (expected a "
+                         "`diagnose node --json` report, nccl-tests output or `nvidia-smi topo -m`)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
                          interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch,
                          engine=engine, override=override, named=_resolve_named(data.runs, override), quant=quant,
-                         builds=builds)
+                         builds=builds, topology=_with_node(data.facts, node))
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
     if slo_spec:
         analysis.goodput = S.goodput(data.runs, slo_spec, total_gpus)
@@ -258,7 +261,7 @@ def _with_node(facts, node):
 
     if node is None or not node.records:
         return facts
-    return Facts(records=[*facts.records, *node.records], missing=list(facts.missing))
+    return Facts(records=[*facts.records, *node.records], missing=list(facts.missing), material=list(facts.material))
 
 
 def _what_to_attach(analysis) -> str:
