@@ -6,8 +6,9 @@ roofline: the fabric's one-hop latency (`floor_us` in interconnects.toml, a phys
   it can (NVLS / SHARP: the bytes cross each link once, not 2(n-1)/n times).
 expected: the implementation the engine runs at this size and rank count:
   - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
-    achieved bus bandwidth), the tree across nodes (steps grow with log2 of the node count, not
-    the rank count; the faster of the two), NVLS on NVSwitch gen3+ where NCCL's own tuner model
+    achieved bus bandwidth); across nodes the ring or tree and the LL, LL128 or Simple protocol
+    NCCL's own tuner model picks (network: its latencies, a ring at the node's NICs' rate, a tree
+    past it on two nodes only), NVLS on NVSwitch gen3+ where NCCL's own tuner model
     prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]: large messages); a call launched from the
     host, not a CUDA graph, waits longer for its peers (x log2 of the ranks).
   - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
@@ -60,6 +61,19 @@ NCCL_P2P_LL_BYTES = 16384
 # Rapids ERP, >= 0x55 Skylake-SP and later SKL); a family not listed (Granite Rapids, Broadwell) is left unknown
 NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapids", "intel-srp"),
                             ("Emerald Rapids", "intel-erp"), ("Skylake|Cascade Lake|Ice Lake", "intel-skl"))
+# NCCL's tuner across nodes (src/graph/tuning.cc @ 5067397, ncclTunerConstantsDefaults): base latency per call and
+# hardware latency per step (us) by (algorithm, protocol), over NVLink inside a node and over the network between
+# nodes; getNetOverhead: a ring step inside a node still posts to the network proxy (1 us on Intel hosts, 2 on AMD,
+# x3 for Simple); llMaxBws for several nodes, looked up by the CPU vendor (Intel row: 2 nodes 39.0, more 20.4; AMD
+# row: 22.5, 19.0 GB/s). LL128 runs on Volta and later (it needs NVLink inside the node: typeIntra <= PATH_NVB).
+NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
+NCCL_NET_BASE_US = {"tree": {"LL": 6.8, "LL128": 14.0, "Simple": 8.4},
+                    "ring": {"LL": 6.6, "LL128": 14.0, "Simple": 8.4}}
+NCCL_HW_NVLINK_US = {"tree": {"LL": 0.6, "LL128": 1.25, "Simple": 4.0},
+                     "ring": {"LL": 0.6, "LL128": 1.9, "Simple": 3.4}}
+NCCL_HW_NET_US = {"tree": {"LL": 5.0, "LL128": 8.5, "Simple": 14.0}, "ring": {"LL": 2.7, "LL128": 4.0, "Simple": 14.0}}
+NCCL_NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0}
+NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -161,15 +175,55 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         tuner_ring = NCCL_RING_LL_US + 2 * (nranks - 1) * NCCL_NVLINK_HOP_US + data / bus
         tuner_nvls = c["nvls_us"] + data / nvls_bus
         return nvls if nranks > 2 and tuner_nvls < tuner_ring else ring
+    return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc)
+
+
+def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fixed: float, *,
+            only: str | None = None, cpu: str = "", cc: float = 0.0) -> AllReduceTime:
+    """An all-reduce across nodes, as NCCL runs it: the (algorithm, protocol) its tuner's own model
+    says is fastest (net_tuner_us, NCCL's constants), timed with that model's latency at the fitted
+    scale (calibration.toml [nccl] net_lat_scale) and its bandwidth at the NICs' achieved rate.
+    `only` ('ring', 'tree') forces the algorithm, as NCCL_ALGO does; the protocol is still the tuner's."""
+    c = catalog.calibration().nccl
+    options = [(a, p) for a in ("ring", "tree") for p in NCCL_NET_PROTOS
+               if (not only or a == only) and (p != "LL128" or cc == 0.0 or cc >= 7.0)]
+    algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu))
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu)
+    achieved = algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # bytes per us
+    return AllReduceTime(fixed + c["net_lat_scale"] * lat + size_bytes / achieved, f"NCCL {algo}", proto)
+
+
+def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str, *,
+                 cpu: str = "") -> float:
+    """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu)
+    return NCCL_NET_BASE_US[algo][proto] + lat + size_bytes / (algbw * 1e3)
+
+
+def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: str, cpu: str) -> tuple[float, float]:
+    """(latency beyond the base in us, algorithm bandwidth in GB/s) of NCCL's tuner model across nodes
+    (tuning.cc ncclTopoTuneModel). Each GPU has its own NIC (interconnects.toml: per GPU NIC), so a ring's
+    channels together move the node's NICs' line rate (search.cc: one ring per NIC, bwInter the NIC's speed);
+    a tree moves 0.92 of it, and twice that between two nodes (search.cc raises a 2-node tree's bwIntra to
+    2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at half the
+    bus bandwidth, tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node count);
+    LL128: 0.92 (ring) and 120/128 (tree)."""
     per_node = max(1, nranks // nodes)
-    intra = c["hop_us_nvlink"]
-    net = c["hop_us_network"]
-    # each GPU's NIC carries its 1/per_node share of the inter-node reduction (hierarchical)
-    data = ring_bus_factor(nodes) * size_bytes / per_node / bus
-    ring_steps = 2 * (nranks - 1)
-    ring = fixed + (ring_steps - 2 * (nodes - 1)) * intra + 2 * (nodes - 1) * net + data
-    tree = fixed + 2 * ((per_node - 1) * intra + math.ceil(math.log2(nodes)) * net) + data
-    return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
+    node_gbs = per_node * ic.bandwidth_gbs
+    vendor = "amd" if cpu == "amd" else "intel"
+    ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
+    if algo == "ring":
+        bus = {"LL": min(ll_max, node_gbs * 0.5), "LL128": node_gbs * 0.92, "Simple": node_gbs}[proto]
+        overhead = NCCL_NET_OVERHEAD_US.get(vendor, 1.0) * (3.0 if proto == "Simple" else 1.0)
+        inter_steps = 2 * (nodes - 1)
+        inter = NCCL_HW_NET_US["tree" if per_node == 1 else "ring"][proto]
+        lat = (2 * (nranks - 1) - inter_steps) * max(NCCL_HW_NVLINK_US["ring"][proto], overhead) + inter_steps * inter
+        return lat, bus * nranks / (2 * (nranks - 1))
+    tree = node_gbs * (2.0 if nodes <= 2 else 1.0) * 0.92
+    bus = {"LL": min(tree / 3.8, ll_max), "LL128": tree * 120 / 128, "Simple": tree}[proto]
+    lat = 2 * ((per_node - 1) * NCCL_HW_NVLINK_US["tree"][proto]
+               + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
+    return lat, bus * 0.5
 
 
 def cpu_class(family: str) -> str:
