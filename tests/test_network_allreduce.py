@@ -35,12 +35,33 @@ def test_two_nodes_run_the_tree_past_the_nics_and_more_nodes_do_not():
     """'On two nodes, NCCL uses the tree (or nvlstree) algorithm which can indeed go beyond the network bottleneck'
     (sjeaugey, https://github.com/NVIDIA/nccl-tests/issues/196); 'As you scale out beyond two nodes, the same effect
     will not be present' (AddyLaddy, nccl issue 812). tuning.cc takes bwIntra for a 2-node tree, which search.cc
-    raises to twice bwInter; beyond two nodes a tree moves 0.92 x 0.5 of the NICs' rate and the ring wins."""
+    raises to twice bwInter (A100: 2 x 25 GB/s, held at its intra-node search's 40): 0.92 x 8 x 40 = 294.4 GB/s of
+    tree busBw, algbw half that, 276 GB/s as nccl-tests counts busbw on 16 ranks; beyond two nodes a tree moves
+    0.92 x 0.5 of the NICs' rate and the ring wins."""
     hdr = catalog.interconnect("ib-hdr")
-    two = collectives.nccl(hdr, 16, 8 * GIB, nodes=2)
-    assert two.impl == "NCCL tree" and busbw(16, 8 * GIB, two.us) > 1.5 * 192
-    four = collectives.nccl(hdr, 32, 8 * GIB, nodes=4)
+    assert collectives._tree_bus_gbs(hdr, 8, 2, 8.0) == pytest.approx(294.4)
+    two = collectives.nccl(hdr, 16, 8 * GIB, nodes=2, cc=8.0)
+    assert two.impl == "NCCL tree" and busbw(16, 8 * GIB, two.us) > 1.3 * 192
+    four = collectives.nccl(hdr, 32, 8 * GIB, nodes=4, cc=8.0)
     assert four.impl == "NCCL ring" and busbw(32, 8 * GIB, four.us) <= 192
+
+
+def test_hopper_nodes_on_nvswitch_take_nvlstree_at_its_per_channel_cap():
+    """'You should see NVLS being used with single-node runs, NVLSTree with multi-node' (kiskra-nvidia,
+    https://github.com/NVIDIA/nccl-tests/issues/309). Its busBw is one channel per NIC at perChMaxNVLSTreeBws
+    (Hopper: 57.7 GB/s on two nodes, 45.5 on more): 8 x 57.7 = 461.6 GB/s, where the thread's 2-node HGX H100 run
+    plateaus at 469 (within 2 %); on four nodes NVLSTree's 364 GB/s loses to the ring at the NICs' 376, and the
+    4-node run plateaus at 366. An A100 (no NVLS: nvlsEfficiency 0 for Ampere) never takes it."""
+    ndr = catalog.interconnect("ib-ndr")
+    h100, a100 = catalog.gpu("h100-sxm"), catalog.gpu("a100-80gb-sxm")
+    assert collectives.nvls_capable(h100) and not collectives.nvls_capable(a100)
+    for name, ranks, nodes, impl in (("nccltests-h100-hgx-2x8-ndr-issue309.csv", 16, 2, "NCCL NVLSTree"),
+                                     ("nccltests-h100-vm-4x8-ndr-issue309.csv", 32, 4, "NCCL ring")):
+        largest = max(published.read_collectives(COLLECTIVES / name), key=lambda r: r.size_bytes)
+        t = collectives.nccl(ndr, ranks, largest.size_bytes, nodes=nodes, graphs=False, cc=9.0, nvls=True)
+        assert t.impl == impl
+        assert t.us == pytest.approx(largest.time_us, rel=0.05)
+    assert collectives.nccl(ndr, 16, 8 * GIB, nodes=2, cc=9.0, nvls=False).impl != "NCCL NVLSTree"
 
 
 def test_small_messages_take_the_tree_with_ll_as_the_tuner_does():
@@ -51,7 +72,7 @@ def test_small_messages_take_the_tree_with_ll_as_the_tuner_does():
     assert collectives.net_tuner_us(hdr, 32, 0, 4, "tree", "LL") == pytest.approx(35.2)
     assert collectives.net_tuner_us(hdr, 32, 0, 4, "ring", "LL") == pytest.approx(78.8)
     assert collectives.net_tuner_us(hdr, 32, 0, 4, "ring", "LL", cpu="amd") == pytest.approx(134.8)
-    small = collectives.nccl(hdr, 32, 4096, nodes=4)
+    small = collectives.nccl(hdr, 32, 4096, nodes=4, cc=8.0)
     assert (small.impl, small.protocol) == ("NCCL tree", "LL")
     assert collectives.nccl(hdr, 32, 4096, nodes=4, only="ring").impl == "NCCL ring"
 
