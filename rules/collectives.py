@@ -8,9 +8,10 @@ expected: the implementation the engine runs at this size and rank count:
   - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
-    node's NICs' rate, a tree past it on two nodes only, NVLSTree at its per-channel cap), NVLS on NVSwitch gen3+ where NCCL's own tuner model
-    prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]: large messages); a call launched from the
-    host, not a CUDA graph, waits longer for its peers (x log2 of the ranks).
+    node's NICs' rate, a tree past it on two nodes only, NVLSTree at its per-channel cap); NVLS on
+    NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
+    large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
+    (x log2 of the ranks).
   - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
     up to its size limit, where the GPUs are all-to-all NVLink (or a PCIe pair, where the
     engine allows it);
@@ -66,6 +67,8 @@ NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapid
 # nodes; getNetOverhead: a ring step inside a node still posts to the network proxy (1 us on Intel hosts, 2 on AMD,
 # x3 for Simple); llMaxBws for several nodes, looked up by the CPU vendor (Intel row: 2 nodes 39.0, more 20.4; AMD
 # row: 22.5, 19.0 GB/s). LL128 runs on Volta and later (it needs NVLink inside the node: typeIntra <= PATH_NVB).
+# Releases differ: v2.12.12-1 had a 28 us Simple step over the network and no per-step network overhead; v2.18.3-1
+# 14 us and the overhead, as now (tuning.cc at each tag).
 NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
 NCCL_NET_BASE_US = {"tree": {"LL": 6.8, "LL128": 14.0, "Simple": 8.4},
                     "ring": {"LL": 6.6, "LL128": 14.0, "Simple": 8.4}}
