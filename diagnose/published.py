@@ -200,7 +200,7 @@ COLLECTIVE_COLUMNS = ("implementation", "gpu", "fabric", "gpus", "nodes", "size_
 # implementation column -> (what runs, the custom kernel's calibration key)
 IMPLEMENTATIONS = {
     "nccl": ("nccl", None), "nccl-ring": ("ring", None), "nccl-tree": ("tree", None), "nccl-nvls": ("nvls", None),
-    "nccl-nvlstree": ("tree", None), "vllm-custom": ("custom", "vllm"), "sglang-custom": ("custom", "trtllm"),
+    "nccl-nvlstree": ("nvlstree", None), "vllm-custom": ("custom", "vllm"), "sglang-custom": ("custom", "trtllm"),
     "trtllm-custom": ("custom", "trtllm"),
 }
 
@@ -272,5 +272,6 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
     t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=None
                          if what == "nccl" else what, path=row.path, cpu=row.cpu,
-                         cc=gpu.compute_capability if gpu is not None else 0.0)
+                         cc=gpu.compute_capability if gpu is not None else 0.0,
+                         nvls=gpu is not None and row.nodes > 1 and collectives.nvls_capable(gpu))
     return t.us, roof

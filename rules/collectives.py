@@ -6,10 +6,12 @@ roofline: the fabric's one-hop latency (`floor_us` in interconnects.toml, a phys
   it can (NVLS / SHARP: the bytes cross each link once, not 2(n-1)/n times).
 expected: the implementation the engine runs at this size and rank count:
   - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
-    achieved bus bandwidth), the tree across nodes (steps grow with log2 of the node count, not
-    the rank count; the faster of the two), NVLS on NVSwitch gen3+ where NCCL's own tuner model
-    prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]: large messages); a call launched from the
-    host, not a CUDA graph, waits longer for its peers (x log2 of the ranks).
+    achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
+    LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
+    node's NICs' rate, a tree past it on two nodes only, NVLSTree at its per-channel cap); NVLS on
+    NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
+    large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
+    (x log2 of the ranks).
   - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
     up to its size limit, where the GPUs are all-to-all NVLink (or a PCIe pair, where the
     engine allows it);
@@ -60,6 +62,31 @@ NCCL_P2P_LL_BYTES = 16384
 # Rapids ERP, >= 0x55 Skylake-SP and later SKL); a family not listed (Granite Rapids, Broadwell) is left unknown
 NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapids", "intel-srp"),
                             ("Emerald Rapids", "intel-erp"), ("Skylake|Cascade Lake|Ice Lake", "intel-skl"))
+# NCCL's tuner across nodes (src/graph/tuning.cc @ 5067397, ncclTunerConstantsDefaults): base latency per call and
+# hardware latency per step (us) by (algorithm, protocol), over NVLink inside a node and over the network between
+# nodes; getNetOverhead: a ring step inside a node still posts to the network proxy (1 us on Intel hosts, 2 on AMD,
+# x3 for Simple); llMaxBws for several nodes, looked up by the CPU vendor (Intel row: 2 nodes 39.0, more 20.4; AMD
+# row: 22.5, 19.0 GB/s). LL128 runs on Volta and later (it needs NVLink inside the node: typeIntra <= PATH_NVB).
+# Releases differ: v2.12.12-1 had a 28 us Simple step over the network and no per-step network overhead; v2.18.3-1
+# 14 us and the overhead, as now (tuning.cc at each tag).
+NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
+NCCL_NET_BASE_US = {"tree": {"LL": 6.8, "LL128": 14.0, "Simple": 8.4},
+                    "ring": {"LL": 6.6, "LL128": 14.0, "Simple": 8.4}}
+NCCL_HW_NVLINK_US = {"tree": {"LL": 0.6, "LL128": 1.25, "Simple": 4.0},
+                     "ring": {"LL": 0.6, "LL128": 1.9, "Simple": 3.4}}
+NCCL_HW_NET_US = {"tree": {"LL": 5.0, "LL128": 8.5, "Simple": 14.0}, "ring": {"LL": 2.7, "LL128": 4.0, "Simple": 14.0}}
+NCCL_NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0}
+# NVLSTree (NVLink SHARP inside each node, a tree between nodes; Hopper and later on NVSwitch): hardware latency
+# (Simple only) 25 us over NVLink, 20.9 us per network step, no base; per-channel bandwidth capped at
+# perChMaxNVLSTreeBws (Hopper: 57.7 GB/s on 2 nodes, 45.5 on more; Blackwell: 96.0, 80.0), its inter-node bandwidth
+# doubled on two nodes, one channel per NIC (the NVLS heads); its busBw converts to algbw as a ring's does
+NCCL_NVLS_TREE_US = (25.0, 20.9)
+# the tree's per-channel cap (perChMaxTreeBws, by GPU generation: Volta, Ampere, Hopper, Blackwell; 2 nodes, more)
+# and the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
+NCCL_TREE_CH_GBS = {0.0: (18.5, 10.0), 8.0: (23.6, 17.8), 9.0: (41.4, 36.0), 10.0: (42.8, 24.0)}
+NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
+NCCL_NVLS_TREE_CH_GBS = {9.0: (57.7, 45.5), 10.0: (96.0, 80.0)}
+NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -101,17 +128,19 @@ def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int
 
 def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
-             link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0) -> AllReduceTime:
+             link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
+             nvls: bool = False) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
     cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink
     rate per direction (sets a custom kernel's bandwidth); path, cpu, cc: what NCCL's tuner sees over PCIe
-    (nccl), where the caller knows them.
+    (nccl), where the caller knows them; nvls: across nodes, the GPUs' NVSwitch reduces (nvls_capable).
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
-    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc)]
+    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc,
+                    nvls=nvls)]
     if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
         options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
                               link_gbs=link_gbs or ic.bandwidth_gbs))
@@ -132,10 +161,12 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 
 
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
-         p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0) -> AllReduceTime:
-    """NCCL's fastest algorithm for this size: ring, tree (across nodes) or NVLS (NVSwitch);
-    `only` ('ring', 'tree', 'nvls') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
-    `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol)."""
+         p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
+         nvls: bool = False) -> AllReduceTime:
+    """NCCL's fastest algorithm for this size: ring, tree or NVLSTree (across nodes) or NVLS (NVSwitch);
+    `only` ('ring', 'tree', 'nvls', 'nvlstree') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
+    `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol); across nodes,
+    `nvls` says the GPUs sit on an NVSwitch that reduces (nvls_capable)."""
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
@@ -161,15 +192,91 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         tuner_ring = NCCL_RING_LL_US + 2 * (nranks - 1) * NCCL_NVLINK_HOP_US + data / bus
         tuner_nvls = c["nvls_us"] + data / nvls_bus
         return nvls if nranks > 2 and tuner_nvls < tuner_ring else ring
+    return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls)
+
+
+def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fixed: float, *,
+            only: str | None = None, cpu: str = "", cc: float = 0.0, nvls: bool = False) -> AllReduceTime:
+    """An all-reduce across nodes, as NCCL runs it: the (algorithm, protocol) its tuner's own model
+    says is fastest (net_tuner_us, NCCL's constants), timed with that model's latency at the fitted
+    scale (calibration.toml [nccl] net_lat_scale) and its bandwidth at the NICs' achieved rate.
+    `only` ('ring', 'tree', 'nvlstree') forces the algorithm, as NCCL_ALGO does; the protocol is still the tuner's.
+    NVLSTree is an option only where `nvls` (an NVSwitch that reduces, Hopper or later: nvls_capable)."""
+    c = catalog.calibration().nccl
+    options = [(a, p) for a in ("ring", "tree") for p in NCCL_NET_PROTOS
+               if (not only or a == only) and (p != "LL128" or cc == 0.0 or cc >= 7.0)]
+    if nvls and cc >= min(NCCL_NVLS_TREE_CH_GBS) and only in (None, "nvlstree"):
+        options.append(("nvlstree", "Simple"))
+    algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc))
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
+    achieved = algbw * 1e3 if algo == "nvlstree" else algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # B/us
+    if algo == "nvlstree":
+        # as inside a node (nccl: NVLS), the 25 us NVLink latency steers the tuner, not the measured time
+        lat -= NCCL_NVLS_TREE_US[0]
+    name = "NCCL NVLSTree" if algo == "nvlstree" else f"NCCL {algo}"
+    return AllReduceTime(fixed + c["net_lat_scale"] * lat + size_bytes / achieved, name, proto)
+
+
+def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float) -> float:
+    """The bus bandwidth NCCL's tuner gives its tree across nodes (GB/s), one channel per NIC: each channel's
+    bwIntra is the NIC's speed, twice it on two nodes (search.cc), but no more than the fastest speed its intra-node
+    search tries (speedArrayIntra: 40, sm90 60, sm100 90 GB/s); at 25 GB/s and up the channels are duplicated
+    (ncclTopoDupChannels; not on Hopper and later below 50 GB/s with more than 4 channels); tuning.cc then takes
+    0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
+    gen = max(k for k in NCCL_TREE_CH_GBS if cc >= k)
+    per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
+    dup = per_channel >= 25.0 and not (cc > 8.0 and per_channel < 50.0 and nics > 4)
+    channels = nics * (2 if dup else 1)
+    return min(0.92 * nics * per_channel, channels * NCCL_TREE_CH_GBS[gen][0 if nodes <= 2 else 1])
+
+
+def nvls_capable(gpu: GpuSpec) -> bool:
+    """Whether NCCL can run NVLS / NVLSTree on this GPU's own board: an NVSwitch that reduces (interconnects.toml
+    in_network_reduction) and Hopper or later (tuning.cc nvlsEfficiency is 0 for Volta and Ampere)."""
+    ic = catalog.interconnects().get(gpu.interconnect)
+    return bool(gpu.nvlink_gbs and ic is not None and ic.in_network_reduction
+                and gpu.compute_capability >= min(NCCL_NVLS_TREE_CH_GBS))
+
+
+def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str, *,
+                 cpu: str = "", cc: float = 0.0) -> float:
+    """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
+    base = 0.0 if algo == "nvlstree" else NCCL_NET_BASE_US[algo][proto]
+    return base + lat + size_bytes / (algbw * 1e3)
+
+
+def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: str, cpu: str,
+               cc: float = 0.0) -> tuple[float, float]:
+    """(latency beyond the base in us, algorithm bandwidth in GB/s) of NCCL's tuner model across nodes
+    (tuning.cc ncclTopoTuneModel). Each GPU has its own NIC (interconnects.toml: per GPU NIC), so a ring's
+    channels together move the node's NICs' line rate (search.cc: one ring per NIC, bwInter the NIC's speed);
+    a tree moves 0.92 of it, and twice that between two nodes (search.cc raises a 2-node tree's bwIntra to
+    2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at half the
+    bus bandwidth, tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node count);
+    LL128: 0.92 (ring) and 120/128 (tree)."""
     per_node = max(1, nranks // nodes)
-    intra = c["hop_us_nvlink"]
-    net = c["hop_us_network"]
-    # each GPU's NIC carries its 1/per_node share of the inter-node reduction (hierarchical)
-    data = ring_bus_factor(nodes) * size_bytes / per_node / bus
-    ring_steps = 2 * (nranks - 1)
-    ring = fixed + (ring_steps - 2 * (nodes - 1)) * intra + 2 * (nodes - 1) * net + data
-    tree = fixed + 2 * ((per_node - 1) * intra + math.ceil(math.log2(nodes)) * net) + data
-    return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
+    node_gbs = per_node * ic.bandwidth_gbs
+    if algo == "nvlstree":
+        caps = NCCL_NVLS_TREE_CH_GBS[max(k for k in NCCL_NVLS_TREE_CH_GBS if cc >= k)]
+        inter = ic.achieved_gbs * (2.0 if nodes <= 2 else 1.0)
+        bus = per_node * min(caps[0 if nodes <= 2 else 1], inter)
+        lat = NCCL_NVLS_TREE_US[0] + 2 * int(math.log2(nodes)) * NCCL_NVLS_TREE_US[1]
+        return lat, bus * nranks / (2 * (nranks - 1))
+    vendor = "amd" if cpu == "amd" else "intel"
+    ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
+    if algo == "ring":
+        bus = {"LL": min(ll_max, node_gbs * 0.5), "LL128": node_gbs * 0.92, "Simple": node_gbs}[proto]
+        overhead = NCCL_NET_OVERHEAD_US.get(vendor, 1.0) * (3.0 if proto == "Simple" else 1.0)
+        inter_steps = 2 * (nodes - 1)
+        inter = NCCL_HW_NET_US["tree" if per_node == 1 else "ring"][proto]
+        lat = (2 * (nranks - 1) - inter_steps) * max(NCCL_HW_NVLINK_US["ring"][proto], overhead) + inter_steps * inter
+        return lat, bus * nranks / (2 * (nranks - 1))
+    tree = _tree_bus_gbs(ic, per_node, nodes, cc)
+    bus = {"LL": min(tree / 3.8, ll_max), "LL128": tree * 120 / 128, "Simple": tree}[proto]
+    lat = 2 * ((per_node - 1) * NCCL_HW_NVLINK_US["tree"][proto]
+               + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
+    return lat, bus * 0.5
 
 
 def cpu_class(family: str) -> str:

@@ -71,6 +71,8 @@ GLOBAL = [
     ("gemm_efficiency", "fp8", 0.2, 1.0), ("nccl", "base_us", 1.0, 40.0), ("nccl", "hop_us_nvlink", 0.1, 6.0),
     ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_pcie_simple", 0.1, 20.0), ("nccl", "ll_bus_share", 0.2, 1.0),
     ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
+    # NCCL's tuner latencies across nodes as measured: its own constants (x1) up to a few times them
+    ("nccl", "net_lat_scale", 0.5, 4.0),
     # SHM's bus bandwidth: a host memory path, between a tenth of a PCIe Gen3 link and a Gen4 link's achieved rate
     ("nccl", "shm_bus_gbs", 1.0, 24.0), ("launch", "eager_extra_us", 0.3, 30.0),
     # a one-shot kernel exchanges flags with every peer over NVLink before and after its reads: two

@@ -1,0 +1,97 @@
+"""An all-reduce across nodes (rules.collectives.network): NCCL's own tuner model (src/graph/tuning.cc @ 5067397 of
+https://github.com/NVIDIA/nccl), checked by hand, against what NCCL's maintainers state, and against the published
+multi-node nccl-tests tables in tests/data/collectives."""
+
+from pathlib import Path
+
+import pytest
+
+from diagnose import published
+from rules import catalog, collectives
+
+COLLECTIVES = Path(__file__).parent / "data" / "collectives"
+GIB = 1 << 30
+
+
+def busbw(nranks: int, size: float, us: float) -> float:
+    """nccl-tests' bus bandwidth (GB/s): algbw x 2(n-1)/n."""
+    return size / us / 1e3 * 2 * (nranks - 1) / nranks
+
+
+def test_a_ring_across_dgx_a100_nodes_moves_the_nodes_nics_line_rate():
+    """'On an Nvidia DGX-A100 system we have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW' (AddyLaddy,
+    https://github.com/NVIDIA/nccl/issues/812): a ring's busbw is the node's NICs together, whatever the node count,
+    not one NIC's share of a hierarchical reduction (the old model's 357 GB/s at 2 nodes, 246 at 4)."""
+    hdr = catalog.interconnect("ib-hdr")
+    for nodes in (2, 4, 8):
+        t = collectives.nccl(hdr, 8 * nodes, 8 * GIB, nodes=nodes, only="ring")
+        assert busbw(8 * nodes, 8 * GIB, t.us) == pytest.approx(192, rel=0.03)
+    # NDR doubles it: 46-48 GB/s per NIC (AddyLaddy, https://github.com/NVIDIA/nccl-tests/issues/290)
+    t = collectives.nccl(catalog.interconnect("ib-ndr"), 32, 8 * GIB, nodes=4, only="ring")
+    assert 8 * 46 <= busbw(32, 8 * GIB, t.us) <= 8 * 48
+
+
+def test_two_nodes_run_the_tree_past_the_nics_and_more_nodes_do_not():
+    """'On two nodes, NCCL uses the tree (or nvlstree) algorithm which can indeed go beyond the network bottleneck'
+    (sjeaugey, https://github.com/NVIDIA/nccl-tests/issues/196); 'As you scale out beyond two nodes, the same effect
+    will not be present' (AddyLaddy, nccl issue 812). tuning.cc takes bwIntra for a 2-node tree, which search.cc
+    raises to twice bwInter (A100: 2 x 25 GB/s, held at its intra-node search's 40): 0.92 x 8 x 40 = 294.4 GB/s of
+    tree busBw, algbw half that, 276 GB/s as nccl-tests counts busbw on 16 ranks; beyond two nodes a tree moves
+    0.92 x 0.5 of the NICs' rate and the ring wins."""
+    hdr = catalog.interconnect("ib-hdr")
+    assert collectives._tree_bus_gbs(hdr, 8, 2, 8.0) == pytest.approx(294.4)
+    two = collectives.nccl(hdr, 16, 8 * GIB, nodes=2, cc=8.0)
+    assert two.impl == "NCCL tree" and busbw(16, 8 * GIB, two.us) > 1.3 * 192
+    four = collectives.nccl(hdr, 32, 8 * GIB, nodes=4, cc=8.0)
+    assert four.impl == "NCCL ring" and busbw(32, 8 * GIB, four.us) <= 192
+
+
+def test_hopper_nodes_on_nvswitch_take_nvlstree_at_its_per_channel_cap():
+    """'You should see NVLS being used with single-node runs, NVLSTree with multi-node' (kiskra-nvidia,
+    https://github.com/NVIDIA/nccl-tests/issues/309). Its busBw is one channel per NIC at perChMaxNVLSTreeBws
+    (Hopper: 57.7 GB/s on two nodes, 45.5 on more): 8 x 57.7 = 461.6 GB/s, where the thread's 2-node HGX H100 run
+    plateaus at 469 (within 2 %); on four nodes NVLSTree's 364 GB/s loses to the ring at the NICs' 376, and the
+    4-node run plateaus at 366. An A100 (no NVLS: nvlsEfficiency 0 for Ampere) never takes it."""
+    ndr = catalog.interconnect("ib-ndr")
+    h100, a100 = catalog.gpu("h100-sxm"), catalog.gpu("a100-80gb-sxm")
+    assert collectives.nvls_capable(h100) and not collectives.nvls_capable(a100)
+    for name, ranks, nodes, impl in (("nccltests-h100-hgx-2x8-ndr-issue309.csv", 16, 2, "NCCL NVLSTree"),
+                                     ("nccltests-h100-vm-4x8-ndr-issue309.csv", 32, 4, "NCCL ring")):
+        largest = max(published.read_collectives(COLLECTIVES / name), key=lambda r: r.size_bytes)
+        t = collectives.nccl(ndr, ranks, largest.size_bytes, nodes=nodes, graphs=False, cc=9.0, nvls=True)
+        assert t.impl == impl
+        assert t.us == pytest.approx(largest.time_us, rel=0.05)
+    assert collectives.nccl(ndr, 16, 8 * GIB, nodes=2, cc=9.0, nvls=False).impl != "NCCL NVLSTree"
+
+
+def test_small_messages_take_the_tree_with_ll_as_the_tuner_does():
+    """tuning.cc's latencies, by hand, for 4 nodes x 8 GPUs on an Intel host: the LL tree costs 6.8 + 2 x (7 x 0.6 +
+    2 x 5.0) = 35.2 us; the LL ring 6.6 + 56 x max(0.6, 1.0 network overhead) + 6 x 2.7 = 78.8 us, and 2 us of
+    overhead per step on an AMD host (getNetOverhead) makes it 134.8 us."""
+    hdr = catalog.interconnect("ib-hdr")
+    assert collectives.net_tuner_us(hdr, 32, 0, 4, "tree", "LL") == pytest.approx(35.2)
+    assert collectives.net_tuner_us(hdr, 32, 0, 4, "ring", "LL") == pytest.approx(78.8)
+    assert collectives.net_tuner_us(hdr, 32, 0, 4, "ring", "LL", cpu="amd") == pytest.approx(134.8)
+    small = collectives.nccl(hdr, 32, 4096, nodes=4, cc=8.0)
+    assert (small.impl, small.protocol) == ("NCCL tree", "LL")
+    assert collectives.nccl(hdr, 32, 4096, nodes=4, only="ring").impl == "NCCL ring"
+
+
+def test_the_published_two_node_tables_by_size():
+    """Lambda's 2 x 8 B200 table (dstack docs): 8 B-128 KB sit near the small-message latency, the largest sizes
+    at the 2-node tree's bandwidth; the H20 2 x 8 table's 4-512 B rows at its latency. Within the all-reduce band."""
+    lo, hi = catalog.calibration().allreduce_band
+    for name in ("nccltests-b200-lambda-2x8-ib.csv", "nccltests-h20-2x8-nvlstree-issue1244-partial.csv"):
+        for row in published.read_collectives(COLLECTIVES / name):
+            if row.size_bytes <= 128 << 10 or row.size_bytes >= GIB:
+                expected, roof = published.expect_collective(row)
+                assert lo <= row.time_us / expected <= hi, row.source
+                assert roof < row.time_us
+
+
+def test_the_roofline_stays_below_every_multi_node_measurement():
+    for path in sorted(COLLECTIVES.glob("*.csv")):
+        for row in published.read_collectives(path):
+            if row.nodes > 1:
+                expected, roof = published.expect_collective(row)
+                assert roof < min(expected, row.time_us), row.source
