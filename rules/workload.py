@@ -714,6 +714,9 @@ def evidence_coverage(facts: Facts, predictions=None):
         per_node = None  # the job runs on one of the node's GPUs: no peers to connect
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
+    if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
+        return  # one GPU per machine (gpus.toml gpus_per_machine): no GPUs inside a node to connect; the network
+        # between the machines is nccl.gdr's to ask about
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
     if links:
         return

@@ -13,7 +13,9 @@ showed it and on text written here (paraphrases, negations, other engines):
 - "as expected" said of a run is a statement, not an "is this normal?" question (NVIDIA/TensorRT-LLM#5929);
 - "the CPU limits the GPU", "monothreaded": the host-bound vocabulary (ollama/ollama#9406);
 - TP across nodes that hold one GPU each is the only multi-GPU layout there, a lead and not a misplacement
-  (the NVIDIA developer forum's two-DGX-Spark thread).
+  (the NVIDIA developer forum's two-DGX-Spark thread);
+- a results row whose unit is in its label ("| Narrative decode TPS | 73.41 |") is a figure
+  (noonghunna/club-3090#698).
 """
 
 from pathlib import Path
@@ -179,6 +181,9 @@ def test_tp_over_nodes_of_one_gpu_is_a_lead():
     f = {x["rule"]: x for x in r["findings"]}["workload.cross_node_tp"]
     assert (f["severity"], f["confidence"]) == ("info", 0.3)
     assert r["verdict"]["category"] != "cross_node_tp"
+    # no GPUs share a machine, so no node topology is asked for; the network path is
+    assert "workload.evidence_coverage" not in {x["rule"] for x in r["findings"]}
+    assert "nccl.gdr" in {x["rule"] for x in r["findings"]}
 
 
 @pytest.mark.parametrize("gpus, nodes", [(16, 2), (16, 16)])
@@ -190,3 +195,28 @@ def test_tp_over_nodes_of_servers_stays_critical(tmp_path, gpus, nodes):
         '[workload]\nmodel = "llama-3-70b"\ntp = 16\n')
     f = {x["rule"]: x for x in report_json("ticket", str(tmp_path))["findings"]}["workload.cross_node_tp"]
     assert (f["severity"], f["category"]) == ("critical", "cross_node_tp")
+
+
+# --------------------------------------------------------------------------- a unit written in a table row's label
+
+def test_unit_in_a_results_rows_label_is_read():
+    r = report("club3090_698")
+    f = r["findings"][0]
+    assert (r["verdict"]["category"], f["rule"]) == ("expected_physics", "ticket.measured_vs_expected")
+    assert f["evidence"][0]["measured"] == 72.67 and f["evidence"][0]["source"] == "issue.md:29"
+
+
+@pytest.mark.parametrize("row, read", [
+    ("| Narrative decode TPS | 73.41 |", ("decode_tok_s", 73.41, "tok/s")),
+    ("| Decode speed (tokens/s) | 41.2 |", ("decode_tok_s", 41.2, "tok/s")),
+    ("| TTFT (ms) | 139 |", ("ttft_ms", 139.0, "ms")),
+    # no unit in the label, or more than one figure in the row: left as written
+    ("| GPUs | 2 |", None),
+    ("| decode TPS | 36 | 50 |", None),
+])
+def test_label_units(row, read):
+    from diagnose.evidence import Measurement
+
+    got = [(m.metric, m.value, m.unit) for m in issue_md.parse("# q\n\nOn 2x 3090 with TP=2:\n\n" + row + "\n",
+                                                               "issue.md") if isinstance(m, Measurement)]
+    assert got == ([read] if read else [])
