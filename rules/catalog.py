@@ -99,6 +99,9 @@ class GpuSpec:
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
+    # the most GPUs of this board one machine holds, where the board fixes it (a desktop superchip: one); 0 = the board
+    # leaves it to the system (PCIe cards, SXM baseboards)
+    gpus_per_machine: int = 0
     # People write this product's own S in lower case ("L40s"): a lower-case s after its number names it, not a plural
     # of the card without the S (gpu_name). How each S product is written is measured in its row's comment and sources.
     written_lower_s: bool = False

@@ -20,7 +20,7 @@ from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GPU_NAME, GPUS_HEAD
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
-from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
@@ -385,8 +385,18 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\b(?:pinned|pegged|stuck|sits?|sitting|running)\s+at\s+100\s*%\s+(?:of\s+)?(?:one|a single|1)\s+"
         r"(?:CPU\s+)?(?:core|thread)\b",
         # the work bound by one thread's speed ("bottlenecked by single-threaded performance")
-        r"\bsingle[- ]thread(?:ed)?\b[^.\n]{0,30}?\b(?:bottleneck\w*|bound|limit\w*|hold\w* back|held back)\b|"
-        r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\bsingle[- ](?:thread(?:ed)?|core)\b",
+        # ("mono-threaded", "monothread": the same word as French and Spanish technical English write it)
+        r"\b(?:single[- ]|mono-?)thread(?:ed)?\b[^.\n]{0,30}?\b(?:bottleneck\w*|bound|limit\w*|hold\w* back|"
+        r"held back)\b|"
+        r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\b(?:single[- ](?:thread(?:ed)?|core)|"
+        r"mono-?thread(?:ed)?)\b",
+        # the CPU said to hold the GPU back ("CPU limits GPU computation", "the GPUs are limited by the CPU"); "the CPU
+        # does not limit the GPU" rules it out
+        r"\bCPU\b(?:(?!\b(?:not|never|no)\b|n't)[^.\n]){0,20}?\b(?:limits?|limiting|throttles?|throttling|"
+        r"holds? back|holding back|starv(?:es|ing))\s+(?:the\s+)?GPUs?\b",
+        r"\b(?:GPUs?|speed|throughput|performance|generation|decod\w*|inference)\b(?:(?!\b(?:not|never|no)\b|n't)[^.\n])"
+        r"{0,40}?\b(?:limited|bound|bottlenecked|held back|starved)"
+        r"\s+by\s+(?:the\s+|a\s+|one\s+)?(?:single[- ]threaded\s+)?CPU\b",
         r"\b(?:only|just)\s+(?:ever\s+)?(?:uses?|using|runs? on|utili[sz]es?)\s+(?:a\s+single|one|1)\s+"
         r"(?:CPU\s+)?(?:thread|core)\b",
         # one thread whatever the thread count is set to (llama.cpp's -t/--threads, Ollama's num_thread)
@@ -988,7 +998,10 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
-        r"\bpipeline[- _]?parallel\w*\b(?![- _]?size\s*(?:=\s*)?1\b)",
+        # (a degree of 1 after the word, as flags and configs write it, is no pipeline: "--pipeline_parallel 1",
+        # "pipeline_parallel_size=1", Megatron's "--pipeline-model-parallel-size 1")
+        r"\bpipeline[- _]?(?:model[- _]?)?parallel(?:ism|i[sz]ed|i[sz]ation)?(?:[- _](?:size|degree))?\b"
+        r"(?![- _]?(?:size|degree)?\s*[=:]?\s*1\b)",
         r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
     ],
@@ -1621,6 +1634,10 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1],
                 "figures": release_figures(text, engine_versions[1])}))
+        elif not named and (bisected := code_change_regression(text)):
+            out.append(Claim("engine_versions_compared", source, bisected[2], {
+                "engine": bisected[0], "versions": bisected[1], "figures": code_change_figures(text),
+                "commits": True}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -1855,6 +1872,57 @@ def _engine_versions(text: str):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# A slowdown the reporter bisected to one change of the engine's code, not to a release: "regresses ... after PR
+# #29223 / merge commit da802dd", "bisected the regression to commit 1a2b3c4". Git and GitHub name a change by its
+# pull request number or its commit hash (seven or more hex digits, `git rev-parse --short`); a bisect (git-bisect(1))
+# ends on the first bad commit. Both builds ran the same setup, so the difference is the engine's, as between releases.
+# (an NCCL commit is NCCL's: nccl_versions_compared and ticket.nccl_versions read NCCL's own changes)
+_CODE_CHANGE = re.compile(r"\b(?:PR|pull request)\s*#\s*\d{2,6}\b|\b(?:merge\s+)?commit\s+`?[0-9a-f]{7,40}\b", re.I)
+_BISECT_WORDS = re.compile(r"\b(?:bisect\w*|regress\w*|introduced (?:by|in|with)|caused by|(?:slower|worse|dropp?\w*) "
+                           r"(?:since|after))\b", re.I)
+
+
+def code_change_regression(text: str) -> tuple[str | None, list[str], str] | None:
+    """(engine, [the changes named], quote) where a performance regression is pinned on a PR or commit of the engine,
+    else None."""
+    if not (_PERF_WORDS.search(text) and _BISECT_WORDS.search(text)):
+        return None
+    refs, first = [], None
+    for sentence in sentences(text):
+        if re.search(r"\bNCCL\b", sentence):
+            continue
+        for m in _CODE_CHANGE.finditer(sentence):
+            ref = re.sub(r"\s+", " ", m.group(0).replace("`", ""))
+            if ref not in refs:
+                refs.append(ref)
+            first = first or (sentence, m)
+    if not refs:
+        return None
+    engine = _ENGINE_VERSION.search(text)
+    return (engine.group(1) if engine else None), refs[:2], _quote(first[0], first[1], 120)
+
+
+# One figure of a build, as a bisect reports it: "128.8 output tok/s", "22.7 ms".
+_BUILD_FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:output\s+|decode\s+)?(tok(?:ens)?/s(?:ec)?|t/s|ms)\b", re.I)
+
+
+def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
+    """{"before": (figure, unit), "after": ...} from the one sentence that names a change and gives two figures in one
+    unit, else {}. The change is a regression (code_change_regression), so the worse figure is the one after it: the
+    lower rate, or the longer time."""
+    for sentence in sentences(text):
+        if not _CODE_CHANGE.search(sentence):
+            continue
+        found = [(float(m.group(1)), m.group(2).lower()) for m in _BUILD_FIGURE.finditer(sentence)]
+        if len(found) != 2 or found[0][1] != found[1][1] or found[0][0] == found[1][0]:
+            continue
+        unit = found[0][1]
+        worse = max if unit == "ms" else min
+        after = worse(found)
+        return {"before": next(f for f in found if f != after), "after": after}
+    return {}
 
 
 # An engine's release as people write it: "v0.25.0", "0.24.0", "v0.6" (its own numbering starts at 0, unlike NCCL's).
@@ -2345,6 +2413,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
             if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
                 continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
                 # "880 GB/s out of the advertised 900": at spec
+            if kind == "normal?" and _as_expected_said(text, m):
+                continue  # "with ep_size=None we see a speed-up as expected": a statement that a run behaves, not a
+                # question whether it does
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and _other_upgrade(text, m):
@@ -2356,6 +2427,14 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+def _as_expected_said(text: str, m: re.Match) -> bool:
+    """Is the match "as expected" said of a run in a statement ("works as expected", "scales as expected") rather than
+    asked ("is this as expected?")? Its sentence has no question mark."""
+    if m.group(0).lower() != "expected" or not re.search(r"\bas\s+$", text[max(0, m.start() - 4):m.start()], re.I):
+        return False
+    return "?" not in _sentence_at(text, m.start())
 
 
 def _at_published(m: re.Match) -> bool:
@@ -2879,6 +2958,8 @@ def speedups(facts: Facts) -> list[Claim]:
                 if _setting_toggled(_CLAUSES.split(before)[-1]):
                     continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
                     # setting's A/B on one layout, not a speed-up between GPU counts
+                if _against_engine(sentence, m):
+                    continue  # "2 times slower than lmdeploy": another engine's speed, not another layout's
                 if percent is True and m.group(3) and (
                         not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
                         or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
@@ -3006,6 +3087,17 @@ def _loss_measured(sentence: str, m: re.Match | None) -> bool:
                 or (m and negated_words(sentence, m)) or conditional(re.split(r"[,;:]\s", before)[-1], when=False))
 
 
+# The loss's other side is another engine: "about 2 times slower than lmdeploy", "3x slower compared to vLLM on the
+# same GPUs". That compares software, not layouts, so no GPU count bounds it.
+_AGAINST_ENGINE = re.compile(r"\s*(?:(?:slower|faster|quicker|better|worse)\s+)?"
+                             r"(?:than|compared (?:to|with)|vs\.?|versus|against)\s+(?:\w+\s+){0,2}?"
+                             + ENGINE_WORD.pattern, re.I)
+
+
+def _against_engine(sentence: str, m: re.Match | None) -> bool:
+    return bool(m and _AGAINST_ENGINE.match(sentence, m.end()))
+
+
 def stated_losses(facts: Facts) -> list[Claim]:
     """Slowdowns the reporter measured: a speed-up below one (speedups) and the losses figures.losses reads ("fifty
     times slower", "from 40 tok/s to 1 tok/s", "10 minutes instead of 10 seconds"), data {factor (how many times as
@@ -3020,8 +3112,9 @@ def stated_losses(facts: Facts) -> list[Claim]:
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m, factor in figure_losses(sentence):
-                if not _loss_measured(sentence, m):
-                    continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower"
+                if not _loss_measured(sentence, m) or _against_engine(sentence, m):
+                    continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower",
+                    # "2 times slower than lmdeploy" (another engine, not another layout)
                 if any(c.source == source and abs(c.data["factor"] - factor) <= 0.01 * factor for c in out):
                     continue  # the speed-up read it already
                 small, large = _span(_layout_counts(sentence))
@@ -3605,6 +3698,31 @@ def own_system_fine(facts: Facts, c: Claim) -> bool:
             at = sentence.find(c.quote.strip("…").strip()[:40])
             return bool(_OWN_FINE.search(sentence[max(at, 0):]))
     return False
+
+
+# Peer-to-peer run both ways as the reporter's own A/B: "enabling P2P on 8 RTX 4090s gives lower alltoall_perf than
+# with P2P disabled", "with P2P enabled it is slower than with NCCL_P2P_DISABLE=1". Where P2P ran enabled, the driver
+# did not refuse it: the disabled arm is a setting chosen to compare, not the refusal ticket.p2p_refused reads. (NCCL
+# turns P2P off by NCCL_P2P_DISABLE=1, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html; a driver
+# that refuses it leaves nothing to enable.) An enabling that failed, was asked about or hoped for is no arm.
+_P2P_WORD = r"(?:P2P|peer[- ]to[- ]peer)(?:\s+(?:capability|access|support|transport|mode))?"
+_P2P_ON = re.compile(r"(?<!\w)(?:enabling|enabled|turning on|switching on)\s+(?:the\s+)?" + _P2P_WORD + r"\b|"
+                     r"\b(?:with|when|while)\s+(?:the\s+)?" + _P2P_WORD + r"\s+(?:is\s+|was\s+)?(?:enabled|on)\b|"
+                     r"\b" + _P2P_WORD + r"\s+(?:enabled|on)\s+(?:vs\.?|versus|and|or|compared)\b|"
+                     r"\bNCCL_P2P_DISABLE\s*=\s*0\b", re.I)
+_P2P_ON_DENIED = re.compile(r"(?:\b(?:not|never|cannot|unable to|fail\w* (?:at|in|to)|how (?:to|do I|can I)|"
+                            r"trying|tried|try|want\w* to|should|would|could)|n't)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+def p2p_run_enabled(facts: Facts) -> Claim | None:
+    """The reporter's statement that P2P ran enabled (an arm of their own A/B), or None."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m in _P2P_ON.finditer(sentence):
+                if asked(sentence) or _P2P_ON_DENIED.search(sentence[max(0, m.start() - 40):m.start()]):
+                    continue
+                return Claim("p2p_enabled", source, _quote(sentence, m, 60))
+    return None
 
 
 # GPUDirect RDMA registered through the kernel's DMA-BUF instead of the nvidia-peermem module: NCCL uses it where the

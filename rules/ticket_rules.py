@@ -462,6 +462,8 @@ def p2p_refused(facts: Facts, predictions=None):
         return  # in a VM topology.virtualization_no_p2p judges it
     if c.guess or claims.own_system_fine(facts, c):
         return  # said of other systems ("..., but on mine every cell is OK"), or asked: no refusal seen here
+    if claims.p2p_run_enabled(facts):
+        return  # P2P ran enabled as one arm of the reporter's A/B: the driver did not refuse it
     if has_nvlink(facts):
         yield from _p2p_refused_over_nvlink(facts, c)
         return  # over NVLink, PCIe P2P is not the path
@@ -840,21 +842,43 @@ def engine_versions(facts: Facts, predictions=None):
     c = _first(facts, "engine_versions_compared")
     if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
-    versions = " vs ".join(c.data["versions"][:2])
     engine = c.data["engine"] or engine_of(facts) or "the engine"
+    title, summary, evidence, fix = (_code_change if c.data.get("commits") else _releases)(c, engine)
+    yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6), title, summary, evidence, fix=fix)
+
+
+def _releases(c: Claim, engine: str) -> tuple:
+    """(title, summary, evidence, fix) of two releases of the engine compared."""
+    versions = " vs ".join(c.data["versions"][:2])
     evidence = [claim_ev(c, "releases compared")]
     figures = c.data.get("figures") or {}
     if len(figures) >= 2 and len({u.lower() for _, u in figures.values()}) == 1:  # (issue 11 s) each release's figure
         old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
         evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
                            figures[old][0], figures[new][1]))
-    yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
-               f"{engine} {versions}: the same setup behaves differently between releases",
-               "When only the engine's release changed, the difference is the engine's: a default that changed "
-               "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
-               evidence,
-               fix="Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
-               "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
+    return (f"{engine} {versions}: the same setup behaves differently between releases",
+            "When only the engine's release changed, the difference is the engine's: a default that changed "
+            "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
+            evidence,
+            "Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
+            "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
+
+
+def _code_change(c: Claim, engine: str) -> tuple:
+    """(title, summary, evidence, fix) of a regression the reporter pinned on one pull request or commit."""
+    change = " / ".join(c.data["versions"])
+    evidence = [claim_ev(c, "the change the slowdown was pinned on")]
+    figures = c.data.get("figures") or {}
+    if figures:
+        (before, unit), (after, _) = figures["before"], figures["after"]
+        evidence.append(ev(c, f"{engine} after {change} (expected: the figure before it, same setup)", after, before,
+                           unit))
+    return (f"{engine} is slower after {change}: the same setup, one code change apart",
+            "The reporter compared builds of the engine that differ by one change (a bisect ends on it); the GPUs, "
+            "model and load were the same, so the difference is the engine's code, not the hardware.",
+            evidence,
+            "Report it upstream with both builds' figures and the bisect; run the build before the change until it "
+            "is fixed.")
 
 
 @rule("ticket.torch_releases", "nccl_regression")

@@ -96,7 +96,27 @@ def cross_node_tp(facts: Facts, predictions=None):
     nodes, node_ev = node_count(facts)
     if not tp or not per_node or not nodes:
         return
-    if nodes > 1 and tp > per_node:
+    gpu = facts.subject.gpu
+    if nodes > 1 and tp > per_node and gpu is not None and gpu.gpus_per_machine == 1:
+        # (issue 11) a board that comes one to a machine (rules/catalog/gpus.toml gpus_per_machine: DGX Spark's GB10):
+        # every layout over several GPUs crosses the network, so TP across nodes is no misplacement; whether it beats
+        # one GPU or a pipeline split over the same network depends on the network's latency, which a measurement
+        # decides. (Nodes that could hold more GPUs but run one each, "--nnodes 16" of H100 servers, stay critical.)
+        yield make(
+            "workload.cross_node_tp", "cross_node_tp", "info", 0.3,
+            f"TP={tp} runs over the network: each node holds one GPU",
+            "With one GPU per node every multi-GPU layout crosses the network. Tensor parallelism puts two "
+            "all-reduces per layer on the NIC, every token; a pipeline split across nodes sends the activations once "
+            "per stage instead but decodes one stream no faster than one GPU. Which pays depends on the network's "
+            "latency: a lead to measure, not a fault.",
+            [ev(tp_src, "tensor-parallel size", tp, "1 (GPUs per node)"),
+             ev(facts.subject.gpu_source, f"GPUs one {gpu.name} machine holds (rules/catalog/gpus.toml)", 1)]
+            + node_ev,
+            fix=f"Measure TP={tp} against one GPU and against PP={tp} over the same network; keep TP across nodes "
+            "where it is the faster.",
+            refs=["vllm_parallel"],
+        )
+    elif nodes > 1 and tp > per_node:
         yield make(
             "workload.cross_node_tp", "cross_node_tp", "critical", 0.85,
             f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs",
@@ -694,6 +714,9 @@ def evidence_coverage(facts: Facts, predictions=None):
         per_node = None  # the job runs on one of the node's GPUs: no peers to connect
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
+    if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
+        return  # one GPU per machine (gpus.toml gpus_per_machine): no GPUs inside a node to connect; the network
+        # between the machines is nccl.gdr's to ask about
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
     if links:
         return

@@ -840,7 +840,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
-                                   r"\1 x ", ln))
+                                   r"\1 x ", label_unit(ln)))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1189,6 +1189,25 @@ def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
         if len(body) >= 2:
             out.extend((j, "| " + " | ".join(cells) + " |") for j, cells in [(i, head), *body])
     return out
+
+
+# A two-cell table row whose figure's unit is written in its label, as results tables often put it: "| Narrative decode
+# TPS | 73.41 |", "| Output throughput (tok/s) | 1234 |", "| TTFT (ms) | 139 |". The unit is moved beside the figure,
+# where the prose readers look for it. TPS is tokens per second (the label vLLM's, SGLang's and llama.cpp's benchmark
+# scripts and their users write).
+_LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|s|GB/s)\)|"
+                         r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*\|?\s*$", re.I)
+
+
+def label_unit(line: str) -> str:
+    """The row with its label's unit written after its figure; any other line as it is."""
+    m = _LABEL_UNIT.match(line)
+    if not m:
+        return line
+    unit = m.group("paren") or m.group("word")
+    unit = "tok/s" if re.fullmatch(r"tps|t/s|tok(?:ens)?/s(?:ec)?", unit, re.I) else unit
+    label = m.group("label") + (f" {m.group('word')}" if m.group("word") else "")
+    return f"| {label.strip()} | {m.group('n')} {unit} |"
 
 
 def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
