@@ -1613,8 +1613,9 @@ def known_error(facts: Facts, predictions=None):
     """An error message of NCCL, the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml:
     NCCL's unknown result code or a missing NCCL symbol, an NCCL release mismatch; two ranks on one GPU; invalid usage;
     a driver/library mismatch; a GPU index not visible; a dtype, kernel or quantisation the GPU is too old for; memory
-    another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for max_model_len, no kernel image for the GPU, a driver older than the runtime, the
-    GPU busy in exclusive mode, no GPU visible, an illegal memory access, a device-side assert, the display watchdog):
+    another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for
+    max_model_len, no kernel image for the GPU, a driver older than the runtime, the GPU busy in exclusive mode, no GPU
+    visible, an illegal memory access, a device-side assert, the display watchdog):
     the message names the failure, so its row's category with the message as evidence, not a transport or layout cause
     read from the failure."""
     found = claims.known_errors(facts)
