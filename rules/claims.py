@@ -1630,7 +1630,9 @@ def claims(facts: Facts) -> list[Claim]:
         # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
         engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
-        if engine_versions and (_REGRESS_WORDS.search(text) or engine_failure_ab(text, engine_versions[1])):
+        # (one release named: engine_moved_to read the change and what it did)
+        if engine_versions and (len(engine_versions[1]) == 1 or _REGRESS_WORDS.search(text)
+                                or engine_failure_ab(text, engine_versions[1])):
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1],
                 "figures": release_figures(text, engine_versions[1])}))
@@ -1865,9 +1867,12 @@ def _engine_versions(text: str):
         engines.update(e.group(1).lower() for e in list(_ENGINE_VERSION.finditer(before))[-1:])
     if len(engines) > 1:
         return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
-    if len(versions) < 2 or (len(named) < 2 and not re.search(
-            r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)):
-        return None
+    if len(versions) < 2:
+        moved = engine_moved_to(text)
+        return moved[:3] if moved else None
+    if len(named) < 2 and not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text,
+                                        re.I) and not (m and engine_failure_ab(text, versions)):
+        return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
@@ -1925,6 +1930,67 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
     return {}
 
 
+# (issue 11, s15) One release named as where the engine was moved ("after upgrading to vLLM 0.6.4 it got slower",
+# "since we moved to SGLang 0.4.3 ...", "downgrading to 0.4.1 fixed it"): the other side of the A/B is the release
+# before, unnamed. The verbs are how release notes and issue threads say a release changed; the engine must be named.
+_MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*|bump\w*|downgrad\w*|"
+                       r"roll(?:ed|ing)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back)"
+                       r"(?:\s+(?!to\b)[\w.-]+){0,2}?\s+to\s+(?:(?:the\s+)?(?P<engine>"
+                       + _ENGINE_VERSION.pattern[3:-3] + r")\W{0,3})?"
+                       r"v?(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)", re.I)
+_BACK = re.compile(r"^(?:downgrad|roll|revert|go|went)", re.I)
+_PLANNED = re.compile(r"\b(?:plan(?:s|ning)?|will|going|want(?:s|ed)?|would|should|could|might|try(?:ing)?|thinking|"
+                      r"consider\w*|wonder\w*|if)\b(?:\s+\w+){0,3}\s*$", re.I)
+# Another product's name between the verb and its release ("upgraded torch to 2.5.1"): that product moved.
+_OTHER_MOVED = re.compile(r"\b(?:nccl|cuda|driver|torch|pytorch|python|ubuntu|kernel|transformers|triton|xformers|"
+                          r"flash[-_ ]?attn|docker|image)\b", re.I)
+_CURED = re.compile(r"\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works? again|back to normal|restor\w*|"
+                    r"(?:problem|issue|hang|crash|slowdown|error)\w* (?:is |was )?gone|went away)\b", re.I)
+
+
+# ... or the failure said to be new to the release in use: "haven't seen it in earlier versions of vllm", "this did not
+# happen with older releases", "it worked fine in previous versions".
+_EARLIER = (r"(?:in|with|on|under|using)\s+(?:the\s+)?(?:earlier|older|previous|prior|past|last)\s+"
+            r"(?:versions?|releases?)")
+_NEW_IN_RELEASE = re.compile(r"\b(?:haven'?t|havn'?t|hadn'?t|didn'?t|did not|have not|had not|never|wasn'?t|was not)\s+"
+                             r"(?:\w+\s+)?(?:seen|see|saw|happen\w*|occur\w*|notic\w*|experienc\w*|encounter\w*|"
+                             r"observ\w*|had|have|get|got|there)\b(?:\s+\w+){0,3}?\s+" + _EARLIER
+                             + r"|\b(?:worked|ran|was)\s+(?:\w+\s+){0,2}?"
+                             r"(?:fine|well|ok|okay|normally|great)\s+" + _EARLIER, re.I)
+
+
+def engine_moved_to(text: str):
+    """(engine, [release], quote, cured) when the text says the engine was moved to one named release and it then
+    failed or slowed ("after upgrading to vLLM 0.6.4 throughput dropped"), or that going back to one cured it
+    ("downgrading to 0.4.1 fixed it"), or that a failure of the one release it names was not there in earlier ones.
+    Not an upgrade that cured it, a plan ("we will upgrade to ..."), a question or a guess, nor a sentence that rules
+    the change out ("it is not the upgrade to 0.6.4")."""
+    named = _ENGINE_VERSION.search(text)
+    for sentence in sentences(text):
+        m = _MOVED_TO.search(sentence)
+        if not m or not (m.group("engine") or named) or asked(sentence) or _guessed(sentence) or \
+                negated_words(sentence, m) or hypothetical(sentence, m.start()) or \
+                _PLANNED.search(sentence[:m.start()]) or \
+                _OTHER_MOVED.search(sentence[m.start():m.start("release")]):
+            continue
+        cured = bool(_CURED.search(sentence))
+        if bool(_BACK.match(m.group("verb"))) != cured:
+            continue  # an upgrade that cured it, or a downgrade that did not
+        if not cured and _state(sentence) != "bad":
+            continue  # the move named, but no failure or slowdown with it
+        engine = m.group("engine") or named.group(1)
+        return engine, [m.group("release")], _quote(sentence, m, 120), cured
+    releases = [r for r in re.finditer(_ENGINE_VERSION.pattern + r"\W{0,3}v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b", text,
+                                       re.I)]
+    # (the clause's own question mark: "haven't seen it in earlier versions, any thoughts?" reports, then asks)
+    new = next((m for s_ in sentences(text) for m in [_NEW_IN_RELEASE.search(s_)]
+                if m and not asked(s_[:m.start()] + re.match(r"[^,;?]*\??", s_[m.start():]).group(0))
+                and not _guessed(s_)), None)
+    if new and len({r.group(2) for r in releases}) == 1 and _FAILS.search(text):
+        return releases[0].group(1), [releases[0].group(2)], _quote(text, new, 120), False
+    return None
+
+
 # An engine's release as people write it: "v0.25.0", "0.24.0", "v0.6" (its own numbering starts at 0, unlike NCCL's).
 _ENGINE_RELEASE = re.compile(r"(?<![\w.])v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)")
 
@@ -1980,10 +2046,11 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
     parts = sentences(text)
     for i, sentence in enumerate(parts):
         here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
-        if not here or not _REGRESS_WORDS.search(sentence):
-            continue
+        said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)]
+        if not here or not said or _SAME_ON.search(sentence):
+            continue  # "not a regression", "the same on both": no contrast
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
-        if len(near) >= 2 or (_RELEASE_CHANGE.search(sentence) and len(known) >= 2):
+        if len(near) >= 2 or (any(_RELEASE_CHANGE.match(m.group(0)) for m in said) and len(known) >= 2):
             return True  # "a regression in 2.29.7" compares it with a release the text names elsewhere
     return False
 
@@ -1999,15 +2066,19 @@ _RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 # a word after it saying it went away ("the hang is gone").
 _WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succe(?:ed|ss)\w*|passe[sd]|normal(?:ly)?|as expected|"
                     r"good|correct(?:ly)?)\b", re.I)
-_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*|freez\w*|froze|"
+_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*|freez\w*|froze|broken|"
                     r"problems?|issues?|bugs?|"
                     r"slow(?:er|s|ed|ing|ly)?|poor(?:ly)?|worse|degrad\w*|regress\w*|drop(?:s|ped)?|"
                     r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 _GONE_AFTER = re.compile(r"\s+(?:\w+\s+){0,2}?(?:is|are|was|were)?\s*(?:gone|went away|disappear\w*|resolved|"
                          r"fixed)\b", re.I)
+# (issue 11, s15) The same said of two releases ("the same on 2.18.3 and 2.19.3", "no difference between them"): no
+# contrast, whatever else the sentence says ("so this is not a regression").
+_SAME_ON = re.compile(r"\b(?:the )?same (?:on|in|with|for|across|between|under)\b|"
+                      r"\bno (?:real |noticeable |measurable |significant )?difference\b", re.I)
 _ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|"
-                    r"same (?:error|hang|problem|issue|result))\b", re.I)
+                    r"same (?:error|hang|problem|issue|result))\b|" + _SAME_ON.pattern, re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
 # Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
@@ -5079,7 +5150,10 @@ def known_errors(facts: Facts) -> list[Claim]:
             for row in engine_errors():
                 if any(c.data["error"].id == row.id for c in out):
                     continue  # one claim a message: the pasted output's, else the first sentence's
-                for sentence in sentences(text) if origin == "prose" else [text]:
+                # (a line ends a prose thought too: an error pasted outside a code block is one line, and the guess
+                # words of the framework's own next line, "A call failed possibly due to ...", are not the reporter's)
+                for sentence in ([line for s in sentences(text) for line in s.splitlines()] if origin == "prose"
+                                 else [text]):
                     m = row.pattern.search(sentence)
                     if m and (origin == "output" or not (negated_words(sentence, m) or _guessed(sentence)
                                                          or asked(sentence))):

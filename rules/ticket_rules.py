@@ -838,7 +838,8 @@ def module_missing(facts: Facts, predictions=None):
 @rule("ticket.engine_versions", "other")
 def engine_versions(facts: Facts, predictions=None):
     """The same setup is slower on a newer release of the serving engine, or fails (hangs, crashes, raises) on one
-    release where another works: a software regression, whatever the failure looks like."""
+    release where another works, or since it was moved to one named release (the other one unnamed): a software
+    regression, whatever the failure looks like."""
     c = _first(facts, "engine_versions_compared")
     if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
@@ -856,7 +857,8 @@ def _releases(c: Claim, engine: str) -> tuple:
         old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
         evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
                            figures[old][0], figures[new][1]))
-    return (f"{engine} {versions}: the same setup behaves differently between releases",
+    return (f"{engine} {versions}: the same setup behaves differently between releases" if len(c.data["versions"]) > 1
+            else f"{engine}: the same setup behaves differently since its release changed ({versions})",
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
             evidence,
@@ -1631,10 +1633,14 @@ def _gpu_fault(facts: Facts) -> bool:
 
 @rule("ticket.known_error", *ERROR_CATEGORIES)
 def known_error(facts: Facts, predictions=None):
-    """An error message of the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml: out of
-    memory, a KV cache too small for max_model_len, no kernel image for the GPU, a driver older than the runtime, the
-    GPU busy in exclusive mode, no GPU visible, an illegal memory access): the message names the failure, so its row's
-    category with the message as evidence, not a transport or layout cause read from the failure."""
+    """An error message of NCCL, the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml:
+    NCCL's unknown result code or a missing NCCL symbol, an NCCL release mismatch; two ranks on one GPU; invalid usage;
+    a driver/library mismatch; a GPU index not visible; a dtype, kernel or quantisation the GPU is too old for; memory
+    another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for
+    max_model_len, no kernel image for the GPU, a driver older than the runtime, the GPU busy in exclusive mode, no GPU
+    visible, an illegal memory access, a device-side assert, the display watchdog):
+    the message names the failure, so its row's category with the message as evidence, not a transport or layout cause
+    read from the failure."""
     found = claims.known_errors(facts)
     if not found or _gpu_fault(facts):
         return  # a GPU that reports a fault explains what CUDA then tells the software (ticket.hardware_error)
