@@ -98,8 +98,8 @@ SIZE_BANDS = ((0, 128 << 10, "< 128 KB"), (128 << 10, (1 << 20) + 1, "128 KB - 1
 
 def report_collectives() -> None:
     """The expected all-reduce time against every table of tests/data/collectives (median per
-    table x ranks x power-of-two size, as the fit weighs them), then by size band and GPU count for
-    the fit and the validation tables (each file's `# Split:`)."""
+    table x ranks x power-of-two size, as the fit weighs them; each table with how it was launched),
+    then by size band and GPU count for the fit and the validation tables (each file's `# Split:`)."""
     print(f"\n== all-reduce tables ({(REPO / 'tests' / 'data' / 'collectives').relative_to(REPO)}): "
           "expected time / measured - 1")
     groups = collections.defaultdict(list)
@@ -111,10 +111,10 @@ def report_collectives() -> None:
         cs.sort(key=lambda c: c.time_us)
         mid = cs[len(cs) // 2]
         err = published.expect_collective(mid)[0] / mid.time_us - 1
-        by_table[(name, mid.split)].append(err)
+        by_table[(name, mid.split, mid.launch)].append(err)
         points.append((mid, err))
-    for (name, split), errs in sorted(by_table.items()):
-        print(f"{name:64s} {split[:3]} {len(errs):4d} median {_pct(statistics.median(errs)):>6s} "
+    for (name, split, launch), errs in sorted(by_table.items()):
+        print(f"{name:64s} {split[:3]} {launch:10s} {len(errs):4d} median {_pct(statistics.median(errs)):>6s} "
               f"median |e| {100 * statistics.median(abs(e) for e in errs):4.0f}%")
     for split in published.SPLITS:
         print(f"{split} tables by fabric, size band and GPU count (median error / median |error| / points):")

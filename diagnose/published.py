@@ -197,6 +197,10 @@ def expect(row: Row, **overrides):
 # --------------------------------------------------------------------------- all-reduce tables
 
 COLLECTIVE_COLUMNS = ("implementation", "gpu", "fabric", "gpus", "nodes", "size_bytes", "time_us", "graph")
+# How a table's calls were launched (its `launch` column; tests/data/collectives/README.md): one host thread driving
+# every GPU of its node inside ncclGroupStart/End (nccl-tests -g N), one process or thread per GPU (MPI with -g 1,
+# torchrun, Ray, an engine's workers), or not said by the source
+LAUNCHES = ("one-thread", "per-gpu", "unstated")
 # implementation column -> (what runs, the custom kernel's calibration key)
 IMPLEMENTATIONS = {
     "nccl": ("nccl", None), "nccl-ring": ("ring", None), "nccl-tree": ("tree", None), "nccl-nvls": ("nvls", None),
@@ -220,6 +224,12 @@ class CollectiveRow:
     split: str = "fit"  # the file's `# Split:` (fit | validation), as the published tables
     path: str = ""  # the ring's worst PCIe link as nvidia-smi topo -m names it (pix, pxb, phb, node, sys); "" unknown
     cpu: str = ""  # the host CPUs where the ring spans sockets, as NCCL tells their link apart (NCCL_CPU_LINK_GBS)
+    launch: str = "unstated"  # LAUNCHES: how the source launched each call, as its command line says
+
+    def thread_gpus(self) -> int:
+        """GPUs one host thread launched each call on (nccl-tests -g N: the GPUs of its node), 0 where each GPU has
+        its own process or the source does not say."""
+        return self.gpus // max(self.nodes, 1) if self.launch == "one-thread" else 0
 
 
 def read_collectives(path) -> list[CollectiveRow]:
@@ -243,10 +253,13 @@ def read_collectives(path) -> list[CollectiveRow]:
                 or c["fabric"] not in (*known, "nvlink-bridge")):
             continue
         p2p = {"yes": True, "no": False}.get(c.get("p2p") or "")
+        launch = (c.get("launch") or "unstated").strip().lower()
+        if launch not in LAUNCHES:
+            raise InputError(f"{path}:{n}: launch must be one of {', '.join(LAUNCHES)}, got {launch!r}")
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], c["fabric"], int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
-                                 (c.get("cpu") or "").strip().lower()))
+                                 (c.get("cpu") or "").strip().lower(), launch))
     return out
 
 
@@ -272,6 +285,6 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
     t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=None
                          if what == "nccl" else what, path=row.path, cpu=row.cpu,
-                         cc=gpu.compute_capability if gpu is not None else 0.0,
+                         cc=gpu.compute_capability if gpu is not None else 0.0, thread_gpus=row.thread_gpus(),
                          nvls=gpu is not None and row.nodes > 1 and collectives.nvls_capable(gpu))
     return t.us, roof

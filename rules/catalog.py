@@ -840,6 +840,10 @@ class Calibration:
     gemm_efficiency: dict
     nccl: dict
     eager_extra_us: float  # a collective launched from the host instead of a CUDA graph
+    # one host thread launching a collective on several GPUs (nccl-tests -g N): its fixed host time per call, and
+    # what it spends on each GPU's part
+    thread_call_us: float
+    thread_launch_us: float
     custom: dict
     band: tuple[float, float]
     allreduce_band: tuple[float, float]
@@ -928,6 +932,8 @@ def _load_calibration(path: Path) -> Calibration:
         gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},
         nccl={k: number(nccl, k, "nccl") for k in nccl},
         eager_extra_us=number(launch, "eager_extra_us", "launch"),
+        thread_call_us=number(launch, "thread_call_us", "launch"),
+        thread_launch_us=number(launch, "thread_launch_us", "launch"),
         custom=custom, band=bands[0], allreduce_band=bands[1],
     )
 

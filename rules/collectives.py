@@ -21,7 +21,9 @@ expected: the implementation the engine runs at this size and rank count:
     takes its own fitted step time;
   - between GPUs without PCIe peer-to-peer, NCCL's SHM transport: every step goes through host
     memory, so its bandwidth is what the host's memory path moves (shm_bus_gbs), not the link's.
-All constants are in rules/catalog/calibration.toml ([nccl], [custom.*]), fitted to
+A benchmark whose one host thread launches every GPU's part of each call (nccl-tests -g N) runs at
+that thread's pace where it is slower than the kernel (thread_bound); engines run a process per GPU.
+All constants are in rules/catalog/calibration.toml ([nccl], [launch], [custom.*]), fitted to
 tests/data/collectives and collectives-reference.md.
 """
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
@@ -162,11 +164,16 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
          p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
-         nvls: bool = False) -> AllReduceTime:
+         nvls: bool = False, thread_gpus: int = 0) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree or NVLSTree (across nodes) or NVLS (NVSwitch);
     `only` ('ring', 'tree', 'nvls', 'nvlstree') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
     `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol); across nodes,
-    `nvls` says the GPUs sit on an NVSwitch that reduces (nvls_capable)."""
+    `nvls` says the GPUs sit on an NVSwitch that reduces (nvls_capable).
+    `thread_gpus`: the GPUs one host thread launches each call on (a benchmark's one-thread mode,
+    thread_bound); 0 where every GPU has its own process, as in every serving engine."""
+    if thread_gpus > 1 and not graphs:
+        return thread_bound(nccl(ic, nranks, size_bytes, nodes=nodes, p2p=p2p, only=only, path=path, cpu=cpu, cc=cc,
+                                 nvls=nvls), thread_gpus)
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
@@ -277,6 +284,17 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
     lat = 2 * ((per_node - 1) * NCCL_HW_NVLINK_US["tree"][proto]
                + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
     return lat, bus * 0.5
+
+
+def thread_bound(kernel: AllReduceTime, thread_gpus: int) -> AllReduceTime:
+    """Back-to-back calls that one host thread launches on `thread_gpus` GPUs (nccl-tests -g N: startColl puts one
+    ncclAllReduce per GPU inside ncclGroupStart/End, and ncclGroupEnd's doLaunches prepares and launches each GPU's
+    kernel in turn on that thread; the reported time is the loop's wall time over its iterations). The thread issues
+    a call every thread_call_us + thread_gpus x thread_launch_us; the GPUs, queued, take the call's kernel time (as
+    replayed: every rank's kernel is already waiting, so no peer is late). The slower of the two sets the pace."""
+    cal = catalog.calibration()
+    launches = cal.thread_call_us + thread_gpus * cal.thread_launch_us
+    return kernel if kernel.us >= launches else replace(kernel, us=launches)
 
 
 def cpu_class(family: str) -> str:

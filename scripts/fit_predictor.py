@@ -75,6 +75,10 @@ GLOBAL = [
     ("nccl", "net_lat_scale", 0.5, 4.0),
     # SHM's bus bandwidth: a host memory path, between a tenth of a PCIe Gen3 link and a Gen4 link's achieved rate
     ("nccl", "shm_bus_gbs", 1.0, 24.0), ("launch", "eager_extra_us", 0.3, 30.0),
+    # one thread launching each GPU's part of a collective in turn (nccl-tests -g N, calibration.toml [launch]): the
+    # call's own host work (the group's start and end, the benchmark's loop), then per GPU a kernel launch of a few
+    # microseconds and NCCL's per-communicator planning
+    ("launch", "thread_call_us", 0.1, 20.0), ("launch", "thread_launch_us", 0.5, 20.0),
     # a one-shot kernel exchanges flags with every peer over NVLink before and after its reads: two
     # fabric round trips and a kernel, no less than ~2 us even replayed in a graph (the smallest
     # custom all-reduce measured, launched from the host, takes 3.7 us: sglang PR 2904)
@@ -189,7 +193,7 @@ class Trial:
         if section == "nccl":
             return self.cal.nccl[name]
         if section == "launch":
-            return self.cal.eager_extra_us
+            return getattr(self.cal, name)
         return getattr(self.cal.custom[section.split(".", 1)[1]], name)
 
     def runs(self, row: published.Row) -> catalog.EngineSpec:
@@ -221,7 +225,7 @@ class Trial:
         elif section == "nccl":
             cal = dataclasses.replace(cal, nccl={**cal.nccl, name: value})
         elif section == "launch":
-            cal = dataclasses.replace(cal, eager_extra_us=value)
+            cal = dataclasses.replace(cal, **{name: value})
         else:
             key2 = section.split(".", 1)[1]
             kernel = dataclasses.replace(cal.custom[key2], **{name: value})
