@@ -655,12 +655,19 @@ _FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高
 _SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
 _CLAUSE_END = re.compile(r"\b(?:and|but|while|whereas)\b|[,;:，；。、]|但|而|が、|그런데|aber|pero|но\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
+# What the reporter expected rather than saw: "the A100 should be better than the A6000", "我以为 H100 应该比 A100 快".
+# A stronger board "should" win only where it did not, so the comparison the run showed is the other way round.
+_EXPECTED = re.compile(r"\b(?:should|ought to|supposed to|expected to|would expect|I (?:thought|expected|assumed|"
+                       r"believed))\b|应该|应当|本应|理应|按理|以为|はず|べき|sollte|deber[íi]a|должн", re.I)
+# A comparative said with a negation: "the A100 should not be slower than the A6000" expects it faster.
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+){0,2}$|不|没", re.I)
 
 
 def gpus_compared(facts: Facts):
-    """(the GPU the reporter says is slower, the faster one, the claim) from one sentence that names two catalog GPUs
-    with a comparison between them; None when no sentence does, a name is not in the catalog, or the direction is not
-    said."""
+    """(the GPU the run showed slower, the faster one, the claim) from one sentence that names two catalog GPUs with a
+    comparison between them ("not faster" is slower; "A should be faster than B" is an expectation the run missed, so
+    A came out behind: data["expected"]); None when no sentence does, a name is not in the catalog, or the direction is
+    not said."""
     from diagnose.artifacts.issue_md import GPU_NAME
     from rules import catalog
 
@@ -676,12 +683,17 @@ def gpus_compared(facts: Facts):
             if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
                 continue
             said = between + " " + after
-            fast, slow = bool(_FASTER.search(said)), bool(_SLOWER.search(said))
-            if fast == slow:
+            faster, slower = _FASTER.search(said), _SLOWER.search(said)
+            if bool(faster) == bool(slower):
                 continue  # no direction, or both words ("faster ... but slower at prefill")
+            word = faster or slower
+            fast = bool(faster) != bool(_NOT_BEFORE.search(said[:word.start()]))  # "not slower" says faster
+            # "A should be faster than B" tells what the run did not show: the board expected ahead came out behind
+            # ("A should be slower than B, why?" asks about the expectation itself and keeps its direction)
+            expected = fast and bool(_EXPECTED.search(_CLAUSE_END.split(sentence[:ma.start()])[-1] + " " + between))
             quote = claims.one_line(sentence[max(0, ma.start() - 30):mb.end() + 40])
-            c = claims.Claim("gpus_compared", source, quote)
-            return (b, a, c) if fast else (a, b, c)
+            c = claims.Claim("gpus_compared", source, quote, {"expected": expected})
+            return (a, b, c) if expected or not fast else (b, a, c)
     return None
 
 
@@ -696,6 +708,28 @@ def _best_rate(facts: Facts, board) -> float | None:
     return max(rates, default=None)
 
 
+def _boards_compared(facts: Facts):
+    """gpus_compared's (slower, faster, claim) where the datasheets may judge it: no failure or fault in sight, not
+    both boards' rates with the model (ticket.rate_ratio sets those against the predictor's ratio), and no figures
+    of the ticket's own that put the board said slower ahead."""
+    found = gpus_compared(facts)
+    if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error") \
+            or ticket_ratio.ratio_judged(facts) is not None:
+        return None
+    slow, fast, _ = found
+    slow_rate, fast_rate = _best_rate(facts, slow), _best_rate(facts, fast)
+    return None if slow_rate is not None and fast_rate is not None and slow_rate >= fast_rate else found
+
+
+def _datasheets(c: claims.Claim, slow, fast) -> list:
+    """The comparison quoted and both boards' catalog figures, the board said slower as the measured side."""
+    return [claim_ev(c, "the GPUs compared"),
+            ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
+               "GB/s"),
+            ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", tensor_rate(slow),
+               tensor_rate(fast), "TFLOPS")]
+
+
 @rule("ticket.gpus_compared", "expected_physics")
 def gpu_models_compared(facts: Facts, predictions=None):
     """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
@@ -703,16 +737,11 @@ def gpu_models_compared(facts: Facts, predictions=None):
     else holds it back, which the figures here cannot tell), or when the ticket measured the board the datasheets
     put behind at the higher rate (the figures contradict the datasheets: not physics), or where both boards' rates and
     the model are known (ticket.rate_ratio sets them against the predictor's ratio)."""
-    found = gpus_compared(facts)
-    if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+    found = _boards_compared(facts)
+    if found is None:
         return
-    if ticket_ratio.ratio_judged(facts) is not None:
-        return  # both boards' rates and the model known: ticket.rate_ratio sets them against the predictor's ratio
     slow, fast, c = found
     if not (slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)):
-        return
-    slow_rate, fast_rate = _best_rate(facts, slow), _best_rate(facts, fast)
-    if slow_rate is not None and fast_rate is not None and slow_rate >= fast_rate:
         return
     yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
                f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",
@@ -720,13 +749,40 @@ def gpu_models_compared(facts: Facts, predictions=None):
                f"({slow.hbm_gbs:g} GB/s against {fast.hbm_gbs:g} GB/s); prompt processing and batches run on the "
                f"tensor cores ({tensor_rate(slow):g} against {tensor_rate(fast):g} dense 16-bit TFLOPS). A board "
                f"behind on both is slower by design; older boards may also lack the kernels a quantised model uses.",
-               [claim_ev(c, "the GPUs compared"),
-                ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
-                   "GB/s"),
-                ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", tensor_rate(slow),
-                   tensor_rate(fast), "TFLOPS")],
+               _datasheets(c, slow, fast),
                fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
                "--gpu` for each board gives the expected rate of this model on it.")
+
+
+@rule("ticket.stronger_gpu_slower", "host_bound", "launch_bound")
+def stronger_gpu_slower(facts: Facts, predictions=None):
+    """'The A100 should be better than the A6000' (it came out behind), 'the H100 is slower than the A800': the board
+    ahead on both datasheet figures delivered less. A GPU's own limits cannot make it slower than a board it beats
+    on memory bandwidth and tensor rate, so something outside the GPU set the step time: most often the host thread
+    that feeds it (kernel launches and Python per token, where a desktop CPU's single core outruns a server's), else
+    a different engine build or setting between the two runs, or the stronger board held at low clocks. A weak lead
+    (0.4): the words cannot tell these apart. Silent where both boards' rates and the model are known
+    (ticket.rate_ratio judges them), where the ticket's own figures put the stronger board ahead, or on a failure."""
+    found = _boards_compared(facts)
+    if found is None:
+        return
+    slow, fast, c = found
+    if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)):
+        return
+    said = "expected ahead, came out behind" if c.data.get("expected") else "said to be the slower one"
+    yield make("ticket.stronger_gpu_slower", "host_bound", "info", 0.4,
+               f"{slow.name} ({said}) leads {fast.name} on both datasheet figures: the GPU does not set this rate",
+               f"Decode reads every weight once per step and prefill runs on the tensor cores, so a board with more "
+               f"memory bandwidth ({slow.hbm_gbs:g} against {fast.hbm_gbs:g} GB/s) and more tensor rate "
+               f"({tensor_rate(slow):g} against {tensor_rate(fast):g} dense 16-bit TFLOPS) is faster whenever the GPU "
+               f"is the limit. Behind here, it waits on something else: the host thread launching each token's "
+               f"kernels (a faster CPU core, CUDA graphs or a compiled engine shorten it), a different engine version "
+               f"or setting between the two runs, or clocks held low on the stronger board.",
+               _datasheets(c, slow, fast),
+               fix="Compare like with like: the CPU model and engine version and flags of both runs, and "
+               "`nvidia-smi -q -d CLOCK,PERFORMANCE` on the stronger board while it generates; where one CPU core "
+               "sits at 100 % during decode, the host is the limit (CUDA graphs, a compiled engine or a faster "
+               "core help).")
 
 
 # --------------------------------------------------------------------------- two boards' measured rates (issue 11 m)

@@ -290,6 +290,46 @@ def test_gpu_comparison_stays_silent_when_the_datasheets_do_not_explain_it(text)
     assert not [f for f in findings if f.rule == "ticket.gpus_compared"]
 
 
+@pytest.mark.parametrize("text", [
+    "The T4 is not faster than the A100 on the same prompt.",   # a negated comparative still says which is behind
+    "Is it normal that the A10 isn't quicker than the A100 here?",
+])
+def test_a_negated_comparison_keeps_its_direction(text):
+    verdict, findings = answer(text)
+    assert verdict.category == "expected_physics"
+    assert [f for f in findings if f.rule == "ticket.gpus_compared"]
+    assert not [f for f in findings if f.rule == "ticket.stronger_gpu_slower"]
+
+
+@pytest.mark.parametrize("text", [
+    # an expectation the run did not meet: the board expected ahead came out behind
+    "The H100 should be faster than the A100, but our decode is slower on it.",
+    "I thought the RTX 4090 would be quicker than the RTX 3060, yet it takes longer per token.",
+    "按理说 A100 应该比 T4 快，但实际测下来更慢。",
+    "The H100 should not be slower than the A100, but it is.",
+    # said outright
+    "The H100 is slower than the A800 in our training job.",
+    "Our A100 is slower than the old V100 box at batch 1, same script.",
+])
+def test_the_stronger_board_behind_is_not_the_gpus_limit(text):
+    verdict, findings = answer(text)
+    (f,) = [f for f in findings if f.rule == "ticket.stronger_gpu_slower"]
+    assert not [g for g in findings if g.rule == "ticket.gpus_compared"]
+    assert verdict.category == "host_bound" and verdict.confidence < 0.5
+    # the stronger board's figures are the measured side and lead the other's
+    assert all(e.measured > e.expected for e in f.evidence if e.measured is not None)
+
+
+@pytest.mark.parametrize("text", [
+    "The H100 should be faster than the A100 and it hangs after an hour.",   # a failure decides
+    "I think the H100 is slower than the A100, not measured yet.",          # a guess
+    "The A10 should be slower than the A100, why?",                          # the weaker board expected behind
+])
+def test_the_stronger_board_lead_stays_silent_without_an_observed_reversal(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.stronger_gpu_slower"]
+
+
 # --------------------------------------------------------------------------- one request against several
 
 
