@@ -95,3 +95,18 @@ def test_the_roofline_stays_below_every_multi_node_measurement():
             if row.nodes > 1:
                 expected, roof = published.expect_collective(row)
                 assert roof < min(expected, row.time_us), row.source
+
+
+def test_roce_tables_resolve_their_fabric_and_run_the_two_node_tree():
+    """RoCE is RDMA over Ethernet, which NCCL drives through its IB transport (src/transport/net_ib names the link layer
+    'RoCE'), so a table's 'roce' (an alias) reads as the catalog's RoCE row, not as an unknown fabric. The OCI OKE
+    sample (2 x 8 A100, 1.6 Tb/s of RoCE per node: roce-200 per GPU) plateaus at 237.9 GB/s busbw at 8 GiB, past
+    the NICs' 200, as a 2-node tree does (sjeaugey, https://github.com/NVIDIA/nccl-tests/issues/196)."""
+    l40s = published.read_collectives(COLLECTIVES / "nccltests-l40s-2node-2gpu-roce-ring.csv")
+    assert l40s and {r.fabric for r in l40s} == {"roce-400"}
+    oke = published.read_collectives(COLLECTIVES / "nccltests-a100-40gb-oci-2x8-roce.csv")
+    largest = max(oke, key=lambda r: r.size_bytes)
+    assert (largest.fabric, largest.size_bytes) == ("roce-200", 8 * GIB)
+    t = collectives.nccl(catalog.interconnect(largest.fabric), 16, largest.size_bytes, nodes=2, graphs=False, cc=8.0)
+    assert t.impl == "NCCL tree" and busbw(16, 8 * GIB, t.us) > 200
+    assert t.us == pytest.approx(largest.time_us, rel=0.05)
