@@ -77,6 +77,21 @@ def test_small_messages_take_the_tree_with_ll_as_the_tuner_does():
     assert collectives.nccl(hdr, 32, 4096, nodes=4, only="ring").impl == "NCCL ring"
 
 
+def test_the_tree_takes_nccls_medium_size_correction():
+    """'Trees are not perfectly sticking to the model for medium sizes' (tuning.cc treeCorrectionFactor, one row per
+    protocol, 64 B x 2^i): at 128 KB (i = 11) the LL tree gets half its bandwidth, LL128 0.6, Simple 0.5; from 128 MB
+    (LL128) or 512 MB (Simple, past the table) all of it; a ring none of it. By hand, 4 nodes x 8 A100 on HDR: the
+    LL tree's busBw is min(0.92 x 8 x 25, 16 channels x 17.8) / 3.8 = 48.4, held at llMaxBw 20.4 on an Intel host;
+    its algbw half that, 10.2 GB/s, then x 0.5 at 128 KB."""
+    assert [collectives.tree_correction("tree", p, 128 << 10) for p in ("LL", "LL128", "Simple")] == [.5, .6, .5]
+    assert collectives.tree_correction("tree", "LL128", 128 << 20) == 1.0
+    assert collectives.tree_correction("tree", "Simple", 512 << 20) == 1.0
+    assert collectives.tree_correction("ring", "LL", 128 << 10) == 1.0
+    hdr = catalog.interconnect("ib-hdr")
+    assert collectives.net_tuner_us(hdr, 32, 128 << 10, 4, "tree", "LL", cc=8.0) == pytest.approx(
+        35.2 + (128 << 10) / (0.5 * 20.4 / 2 * 1e3))
+
+
 def test_the_published_two_node_tables_by_size():
     """Lambda's 2 x 8 B200 table (dstack docs): 8 B-128 KB sit near the small-message latency, the largest sizes
     at the 2-node tree's bandwidth; the H20 2 x 8 table's 4-512 B rows at its latency. Within the all-reduce band."""
