@@ -235,8 +235,6 @@ class CollectiveRow:
 def read_collectives(path) -> list[CollectiveRow]:
     """The timed all-reduce rows of one tests/data/collectives table (rows without a time, of an
     implementation or fabric the model has no entry for, are left out)."""
-    from rules import catalog
-
     path = Path(path)
     text = path.read_text().splitlines()
     lines = [(n, ln) for n, ln in enumerate(text, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
@@ -245,22 +243,34 @@ def read_collectives(path) -> list[CollectiveRow]:
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
         raise InputError(f"{path}: an all-reduce table needs the columns {', '.join(COLLECTIVE_COLUMNS)}")
-    known = catalog.interconnects()
     out = []
     for (n, _), cells in zip(lines[1:], rows[1:]):
         c = dict(zip(header, cells))
-        if (c["implementation"] not in IMPLEMENTATIONS or not c["time_us"]
-                or c["fabric"] not in (*known, "nvlink-bridge")):
+        fabric = _fabric_key(c["fabric"])
+        if c["implementation"] not in IMPLEMENTATIONS or not c["time_us"] or fabric is None:
             continue
         p2p = {"yes": True, "no": False}.get(c.get("p2p") or "")
         launch = (c.get("launch") or "unstated").strip().lower()
         if launch not in LAUNCHES:
             raise InputError(f"{path}:{n}: launch must be one of {', '.join(LAUNCHES)}, got {launch!r}")
-        out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], c["fabric"], int(c["gpus"]),
+        out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
                                  (c.get("cpu") or "").strip().lower(), launch))
     return out
+
+
+def _fabric_key(name: str) -> str | None:
+    """The interconnects.toml key a table's fabric names, by key or alias ('roce': RoCE, which NCCL drives through
+    its IB transport, src/transport/net_ib); None where the catalog has no such fabric."""
+    from rules import catalog
+
+    if name == "nvlink-bridge":
+        return name
+    try:
+        return catalog.interconnect(name).key
+    except catalog.UnknownName:
+        return None
 
 
 def expect_collective(row: CollectiveRow) -> tuple[float, float]:

@@ -8,7 +8,8 @@ expected: the implementation the engine runs at this size and rank count:
   - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
-    node's NICs' rate, a tree past it on two nodes only, NVLSTree at its per-channel cap); NVLS on
+    node's NICs' rate, a tree past it on two nodes only and slower at medium sizes as the tuner's own
+    correction says, NVLSTree at its per-channel cap); NVLS on
     NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
     large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
     (x log2 of the ranks).
@@ -82,6 +83,11 @@ NCCL_NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0}
 # (Simple only) 25 us over NVLink, 20.9 us per network step, no base; per-channel bandwidth capped at
 # perChMaxNVLSTreeBws (Hopper: 57.7 GB/s on 2 nodes, 45.5 on more; Blackwell: 96.0, 80.0), its inter-node bandwidth
 # doubled on two nodes, one channel per NIC (the NVLS heads); its busBw converts to algbw as a ring's does
+# Known miss, H20 2 x 8 forced NVLSTree at 4-512 B (+55 %): tuning.cc's form (intraLat + 2 log2(nodes) x interLat)
+# is the same in every release, but 20.9 us is v2.28.9-1's; v2.19.3-1 .. v2.28.7-1, which every multi-node table
+# here ran (that one 2.21.5), had 14 (v2.18.3-1 19). With 14 that table is +15 %, but the 4-node H100 tables then
+# take NVLSTree at 32-64 MB and miss by 28-34 %: those releases priced NVLSTree past two nodes at bwInter / 2 x 5/6,
+# not at perChMaxNVLSTreeBws (from v2.28.3-1). Pinning every constant to the tables' releases is the fix, not done.
 NCCL_NVLS_TREE_US = (25.0, 20.9)
 # the tree's per-channel cap (perChMaxTreeBws, by GPU generation: Volta, Ampere, Hopper, Blackwell; 2 nodes, more)
 # and the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
@@ -89,6 +95,12 @@ NCCL_TREE_CH_GBS = {0.0: (18.5, 10.0), 8.0: (23.6, 17.8), 9.0: (41.4, 36.0), 10.
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
 NCCL_NVLS_TREE_CH_GBS = {9.0: (57.7, 45.5), 10.0: (96.0, 80.0)}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
+# "Trees are not perfectly sticking to the model for medium sizes" (tuning.cc treeCorrectionFactor, the same from
+# v2.12 to v2.29): the tree's bandwidth x this factor, by protocol, at 64 B x 2^i (i = log2(bytes / 64), 0..22)
+NCCL_TREE_CORRECTION = {
+    "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
+    "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0),
+    "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9)}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -216,6 +228,7 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
         options.append(("nvlstree", "Simple"))
     algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc))
     lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
+    algbw *= tree_correction(algo, proto, size_bytes)
     achieved = algbw * 1e3 if algo == "nvlstree" else algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # B/us
     if algo == "nvlstree":
         # as inside a node (nccl: NVLS), the 25 us NVLink latency steers the tuner, not the measured time
@@ -250,7 +263,13 @@ def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: in
     """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
     lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
     base = 0.0 if algo == "nvlstree" else NCCL_NET_BASE_US[algo][proto]
-    return base + lat + size_bytes / (algbw * 1e3)
+    return base + lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
+
+
+def tree_correction(algo: str, proto: str, size_bytes: float) -> float:
+    """The share of its modelled bandwidth NCCL's tuner gives a tree at this size (NCCL_TREE_CORRECTION); 1 else."""
+    i = int(math.log2(size_bytes / 64)) if size_bytes >= 64 else -1
+    return NCCL_TREE_CORRECTION[proto][i] if algo == "tree" and 0 <= i < len(NCCL_TREE_CORRECTION[proto]) else 1.0
 
 
 def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: str, cpu: str,

@@ -77,6 +77,21 @@ def test_small_messages_take_the_tree_with_ll_as_the_tuner_does():
     assert collectives.nccl(hdr, 32, 4096, nodes=4, only="ring").impl == "NCCL ring"
 
 
+def test_the_tree_takes_nccls_medium_size_correction():
+    """'Trees are not perfectly sticking to the model for medium sizes' (tuning.cc treeCorrectionFactor, one row per
+    protocol, 64 B x 2^i): at 128 KB (i = 11) the LL tree gets half its bandwidth, LL128 0.6, Simple 0.5; from 128 MB
+    (LL128) or 512 MB (Simple, past the table) all of it; a ring none of it. By hand, 4 nodes x 8 A100 on HDR: the
+    LL tree's busBw is min(0.92 x 8 x 25, 16 channels x 17.8) / 3.8 = 48.4, held at llMaxBw 20.4 on an Intel host;
+    its algbw half that, 10.2 GB/s, then x 0.5 at 128 KB."""
+    assert [collectives.tree_correction("tree", p, 128 << 10) for p in ("LL", "LL128", "Simple")] == [.5, .6, .5]
+    assert collectives.tree_correction("tree", "LL128", 128 << 20) == 1.0
+    assert collectives.tree_correction("tree", "Simple", 512 << 20) == 1.0
+    assert collectives.tree_correction("ring", "LL", 128 << 10) == 1.0
+    hdr = catalog.interconnect("ib-hdr")
+    assert collectives.net_tuner_us(hdr, 32, 128 << 10, 4, "tree", "LL", cc=8.0) == pytest.approx(
+        35.2 + (128 << 10) / (0.5 * 20.4 / 2 * 1e3))
+
+
 def test_the_published_two_node_tables_by_size():
     """Lambda's 2 x 8 B200 table (dstack docs): 8 B-128 KB sit near the small-message latency, the largest sizes
     at the 2-node tree's bandwidth; the H20 2 x 8 table's 4-512 B rows at its latency. Within the all-reduce band."""
@@ -95,3 +110,18 @@ def test_the_roofline_stays_below_every_multi_node_measurement():
             if row.nodes > 1:
                 expected, roof = published.expect_collective(row)
                 assert roof < min(expected, row.time_us), row.source
+
+
+def test_roce_tables_resolve_their_fabric_and_run_the_two_node_tree():
+    """RoCE is RDMA over Ethernet, which NCCL drives through its IB transport (src/transport/net_ib names the link layer
+    'RoCE'), so a table's 'roce' (an alias) reads as the catalog's RoCE row, not as an unknown fabric. The OCI OKE
+    sample (2 x 8 A100, 1.6 Tb/s of RoCE per node: roce-200 per GPU) plateaus at 237.9 GB/s busbw at 8 GiB, past
+    the NICs' 200, as a 2-node tree does (sjeaugey, https://github.com/NVIDIA/nccl-tests/issues/196)."""
+    l40s = published.read_collectives(COLLECTIVES / "nccltests-l40s-2node-2gpu-roce-ring.csv")
+    assert l40s and {r.fabric for r in l40s} == {"roce-400"}
+    oke = published.read_collectives(COLLECTIVES / "nccltests-a100-40gb-oci-2x8-roce.csv")
+    largest = max(oke, key=lambda r: r.size_bytes)
+    assert (largest.fabric, largest.size_bytes) == ("roce-200", 8 * GIB)
+    t = collectives.nccl(catalog.interconnect(largest.fabric), 16, largest.size_bytes, nodes=2, graphs=False, cc=8.0)
+    assert t.impl == "NCCL tree" and busbw(16, 8 * GIB, t.us) > 200
+    assert t.us == pytest.approx(largest.time_us, rel=0.05)
