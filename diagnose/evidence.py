@@ -225,6 +225,24 @@ class HostFact(Fact):
     value: Any
 
 
+@dataclass
+class NumaMemory(Fact):
+    """Memory on one NUMA node, as numastat or numactl prints it. With `process` set: that process's resident
+    memory on the node (numastat -p / -c); without: the node itself (numastat -m, numactl -H). Which GPU a
+    process drives, and whether its memory is far from it, is for the rules."""
+
+    report_key: ClassVar[str] = "numa_memory"
+
+    source: str
+    node: int
+    used_mb: float | None = None  # a process: its pages on this node; a node: MemUsed (size - free)
+    total_mb: float | None = None  # a node's MemTotal / size
+    free_mb: float | None = None
+    pid: int | None = None
+    process: str | None = None  # the command name numastat prints ("python3", "llama-server"); "" when not shown
+    cpus: str | None = None  # numactl -H "node 0 cpus: 0-63"
+
+
 # --------------------------------------------------------------------------- NCCL
 
 
