@@ -101,6 +101,9 @@ class GpuFact(Fact):
     compute_mode: str | None = None
     mig_mode: bool | None = None
     virtualization_mode: str | None = None  # "None", "Pass-Through", "VGPU", ...
+    # Windows' driver model for the GPU (nvidia-smi -q "Driver Model: Current", the table's TCC/WDDM column): WDDM on
+    # a Windows host, which is also what a WSL 2 guest sees; None on Linux, which has no such setting
+    driver_model: str | None = None
     fabric_state: str | None = None  # "Completed", "In Progress", "Not Started", "Not Supported"
     fabric_status: str | None = None  # "Success" or an error
     # Fabric > Health (nvidia-smi -q, driver 550+): Summary "Healthy", "Unhealthy", "Limited Capacity";

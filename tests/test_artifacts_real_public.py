@@ -63,6 +63,10 @@ EXPECTED_KINDS = {
     "numactl_h_2x_e5_2698bv3_llamacpp1556.txt": ["numastat"],
     "gpu_numa_sysfs_8x_l4_dra1165.txt": ["gpu_numa"],
     "rocm_smi_showtoponuma_8gpu_rocm4740.txt": ["gpu_numa"],
+    "smi_a_wsl2_gtx1650ti_wddm_ctk271.txt": ["smi_query"],
+    "smi_table_wsl2_banner_wsl11277.txt": ["smi_table"],
+    "smi_table_windows_wddm_2gpu_wsl9134.txt": ["smi_table"],
+    "uname_proc_version_wsl2_wsl13027.txt": ["uname"],
     # smi_csv_tesla_p100.csv: smi_csv is not in artifacts.PARSER_MODULES (reported), so it is
     # tested through smi_csv.parse below rather than through the registry.
 }
