@@ -42,7 +42,8 @@ def test_the_kernel_release_in_its_three_forms():
 
 
 def test_version_strings_are_no_kernel_release():
-    for text in ("nccl 2.18.3-1+cuda12.1", "vllm 0.6.3.post1", "NCCL version 2.21.5+cuda12.4", "2.4.0"):
+    for text in ("nccl 2.18.3-1+cuda12.1", "2.21.5-1+cuda12.4", "vllm 0.6.3.post1", "NCCL version 2.21.5+cuda12.4",
+                 "2.4.0"):
         records, read = parse_text(text, "t")
         assert "uname" not in read.kinds, text
 

@@ -37,7 +37,7 @@ def _releases(text: str) -> list[tuple[int, str]]:
 def detect(text: str) -> float:
     found = _releases(text)
     # a bare "X.Y.Z-word" line is a release only where another line asked for it or it names a kernel flavour
-    strong = any(re.search(r"generic|microsoft|WSL|amd64|aws|azure|gcp|el\d|fc\d|\+|lowlatency|server", r, re.I)
+    strong = any(re.search(r"generic|microsoft|WSL|amd64|aws|azure|gcp|el\d|fc\d|lowlatency|server", r, re.I)
                  for _, r in found)
     return 0.9 if found and (strong or re.search(r"\buname\b|Linux version", text[:200_000])) else 0.0
 
