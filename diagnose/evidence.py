@@ -101,6 +101,9 @@ class GpuFact(Fact):
     compute_mode: str | None = None
     mig_mode: bool | None = None
     virtualization_mode: str | None = None  # "None", "Pass-Through", "VGPU", ...
+    # Windows' driver model for the GPU (nvidia-smi -q "Driver Model: Current", the table's TCC/WDDM column): WDDM on
+    # a Windows host, which is also what a WSL 2 guest sees; None on Linux, which has no such setting
+    driver_model: str | None = None
     fabric_state: str | None = None  # "Completed", "In Progress", "Not Started", "Not Supported"
     fabric_status: str | None = None  # "Success" or an error
     # Fabric > Health (nvidia-smi -q, driver 550+): Summary "Healthy", "Unhealthy", "Limited Capacity";
@@ -223,6 +226,24 @@ class HostFact(Fact):
     source: str
     name: str
     value: Any
+
+
+@dataclass
+class NumaMemory(Fact):
+    """Memory on one NUMA node, as numastat or numactl prints it. With `process` set: that process's resident
+    memory on the node (numastat -p / -c); without: the node itself (numastat -m, numactl -H). Which GPU a
+    process drives, and whether its memory is far from it, is for the rules."""
+
+    report_key: ClassVar[str] = "numa_memory"
+
+    source: str
+    node: int
+    used_mb: float | None = None  # a process: its pages on this node; a node: MemUsed (size - free)
+    total_mb: float | None = None  # a node's MemTotal / size
+    free_mb: float | None = None
+    pid: int | None = None
+    process: str | None = None  # the command name numastat prints ("python3", "llama-server"); "" when not shown
+    cpus: str | None = None  # numactl -H "node 0 cpus: 0-63"
 
 
 # --------------------------------------------------------------------------- NCCL

@@ -1289,9 +1289,15 @@ _COUNT_AFTER = re.compile(r"(?:\s+[x×*]|\s*[×*])\s*\d{1,3}\s*$")  # (not the "
 _PLURAL = re.compile(r"(?<=\d)(?:'s|s)$")
 
 
+# A memory size in brackets after the name, and the words that say it is each card's: "4090 (48Gb each)",
+# "A100(80GB)", "A6000 [48GB]", "4090（48G）" read as the spaced "4090 48Gb".
+_BRACKETED_SIZE = re.compile(r"\s*[(\[（【]\s*(\d{2,3}\s*G(?:i?B)?)(?![\w/])[^)\]）】]{0,20}[)\]）】]", re.I)
+
+
 def gpu_name(text: str | None) -> str:
-    """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100", "4 L40s" -> "L40S")."""
-    name = re.sub(r"\s+", " ", str(text or "")).strip()
+    """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100", "4 L40s" -> "L40S"), a size
+    in brackets spaced ("4090 (48G)" -> "4090 48G")."""
+    name = _BRACKETED_SIZE.sub(lambda m: " " + m.group(1), re.sub(r"\s+", " ", str(text or ""))).strip()
     name = _COUNT_AFTER.sub("", _COUNT_BEFORE.sub("", name)).strip()
     if name.endswith("'s"):
         return _PLURAL.sub("", name)

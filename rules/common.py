@@ -437,8 +437,33 @@ P2P_VM_FIX = ("In a VM the hypervisor decides whether GPUs may reach each other 
               "behind one PCIe switch with ACS off.")
 
 
-def is_virtualized(facts: Facts) -> list[Evidence]:
+# WSL 2 is a Hyper-V utility VM running Microsoft's own Linux kernel ("...-microsoft-standard-WSL2"; WSL 1's
+# "...-Microsoft" has no GPU at all); its GPUs are the Windows host's, under Windows' display driver model (WDDM),
+# with the host's driver (https://docs.nvidia.com/cuda/wsl-user-guide/index.html).
+_WSL_KERNEL = re.compile(r"microsoft", re.I)
+
+
+def wsl_evidence(facts: Facts) -> list[Evidence]:
+    """What shows the job runs in WSL 2 (or on the Windows host under it) in the tools' own output: the kernel
+    release, the GPUs' WDDM driver model, nvidia-smi's Linux build beside the Windows driver's version."""
     out: list[Evidence] = []
+    kernel = facts.host("kernel")
+    if kernel is not None and _WSL_KERNEL.search(str(kernel.value)):
+        out.append(ev(kernel, "the kernel is Microsoft's WSL 2 build", kernel.value))
+    wddm = next((g for g in facts.of(GpuFact) if (g.driver_model or "").upper() == "WDDM"), None)
+    if wddm is not None:
+        out.append(ev(wddm, f"GPU{wddm.index if wddm.index is not None else ''} driver model: Windows' display "
+                      "driver model (a Windows host, or a WSL 2 guest on it)", "WDDM", "TCC or a Linux driver"))
+    tool, driver = facts.host("nvidia_smi_version"), facts.host("driver_version")
+    if tool is not None and driver is not None and tool.source == driver.source and tool.value != driver.value:
+        out.append(ev(tool, "nvidia-smi's build against the driver's version (the same on a native Linux or Windows "
+                      "install; a WSL 2 guest runs the Linux tool on the Windows host's driver)", tool.value,
+                      driver.value))
+    return out
+
+
+def is_virtualized(facts: Facts) -> list[Evidence]:
+    out: list[Evidence] = wsl_evidence(facts)[:1]
     for g in facts.of(GpuFact):
         if g.virtualization_mode and g.virtualization_mode.strip().lower() not in ("none", "n/a", "bare metal", ""):
             out.append(ev(g, f"GPU{g.index if g.index is not None else ''} virtualization mode", g.virtualization_mode))

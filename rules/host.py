@@ -12,9 +12,9 @@ import re
 from collections import defaultdict
 
 from diagnose.artifacts.nccl_log import cpu_list, errno_of
-from diagnose.evidence import Facts, GpuFact, NcclEvent, PairBandwidth, PcieLinkFact, TopologyPath
+from diagnose.evidence import Facts, GpuFact, NcclEvent, NumaMemory, PairBandwidth, PcieLinkFact, TopologyPath
 from rules import claims
-from rules.common import claim_ev, ev, is_virtualized, make, passed
+from rules.common import claim_ev, ev, is_virtualized, make, passed, visible_devices
 from rules.engine import rule
 
 # Below this /dev/shm cannot hold NCCL's SHM buffers for a multi-GPU node (Docker's default is 64 MB).
@@ -179,6 +179,76 @@ def numa_affinity(facts: Facts, predictions=None):
         return
     # Binding unknown: the placement itself is reported by node.numa_placement; a live node or a
     # topology dump cannot know how a future job's ranks will be bound, so this is no open question.
+
+
+# Below this a process's pages on another node are a runtime's libraries and scratch, not the weights, KV cache or
+# pinned staging buffers the CPU streams every step (numastat prints MB).
+NUMA_MEMORY_MIN_MB = 1024
+# The share of a process's memory on the far node from which a quarter or more of its host reads cross the socket
+# link: local DRAM reads run at roughly twice the remote rate (node distance 10 vs 20-21 in `numactl -H`).
+FAR_SHARE = 0.25
+
+
+def _processes(facts: Facts) -> dict[tuple, list[NumaMemory]]:
+    """numastat's per-process rows, by (pid, command)."""
+    out: dict[tuple, list[NumaMemory]] = defaultdict(list)
+    for m in facts.of(NumaMemory):
+        if m.process is not None and m.used_mb is not None:
+            out[(m.pid, m.process)].append(m)
+    return out
+
+
+def _gpu_nodes(facts: Facts) -> tuple[set[int], list[GpuFact]]:
+    """The NUMA nodes of the GPUs in use (CUDA_VISIBLE_DEVICES, else every GPU listed), and their records."""
+    chosen = {int(x) for x in visible_devices(facts)[0] if x.isdigit()}
+    gpus = [g for g in facts.of(GpuFact) if g.numa_node is not None and g.numa_node >= 0
+            and (not chosen or g.index in chosen)]
+    return {g.numa_node for g in gpus}, gpus
+
+
+@rule("host.numa_memory", "numa_affinity")
+def numa_memory(facts: Facts, predictions=None):
+    """A process's host memory (numastat -p) sits on a NUMA node none of its GPUs hang off (nvidia-smi topo -m, a
+    GPU -> NUMA listing), or, where the GPUs' nodes are unknown, is split over nodes: every CPU read of those pages,
+    and every pinned copy staged through them, crosses the socket interconnect. A listing of GPUs on two nodes alone
+    is inventory (node.numa_placement), not this."""
+    gpu_nodes, gpus = _gpu_nodes(facts)
+    worst = None
+    for (pid, command), rows in _processes(facts).items():
+        total = sum(r.used_mb for r in rows)
+        if total < NUMA_MEMORY_MIN_MB:
+            continue
+        home = max(rows, key=lambda r: r.used_mb)
+        far = [r for r in rows if (r.node not in gpu_nodes if gpu_nodes else r is not home) and r.used_mb > 0]
+        share = sum(r.used_mb for r in far) / total
+        if share >= FAR_SHARE and (worst is None or share > worst[0]):
+            worst = (share, pid, command, rows, far, total)
+    if worst is None:
+        return
+    share, pid, command, rows, far, total = worst
+    label = f"{command or 'the process'}" + (f" (PID {pid})" if pid else "")
+    big = max(far, key=lambda r: r.used_mb)
+    evidence = [ev(big, f"{label}'s memory on NUMA node {big.node}, of its {total:,.0f} MB (numastat)",
+                   round(big.used_mb), f"< {FAR_SHARE:.0%} of it", "MB")]
+    if gpu_nodes:
+        by_node = ", ".join(f"GPU{g.index if g.index is not None else ' ' + str(g.bus_id)}: node {g.numa_node}"
+                            for g in gpus[:4])
+        evidence.append(ev(gpus[0], f"the GPUs' NUMA nodes ({by_node})", ", ".join(map(str, sorted(gpu_nodes)))))
+        title = f"{share:.0%} of {label}'s host memory is on NUMA node {big.node}, away from its GPUs"
+        why = (f"{label} keeps {big.used_mb:,.0f} MB on NUMA node {big.node}, while its GPUs hang off node "
+               f"{', '.join(map(str, sorted(gpu_nodes)))}. Host-side work on those pages (CPU-side weights or experts, "
+               "the scheduler, pinned staging buffers for copies to the GPU) reads them across the socket "
+               "interconnect, at about half the local rate and with higher latency.")
+    else:
+        title = f"{share:.0%} of {label}'s host memory is on a second NUMA node"
+        why = (f"{label}'s {total:,.0f} MB are split over NUMA nodes ({big.used_mb:,.0f} MB on node {big.node}). "
+               "Threads on either socket read the other node's share across the socket interconnect, at about half the "
+               "local rate: for an engine that keeps weights or experts in host memory that halves their bandwidth.")
+    yield make("host.numa_memory", "numa_affinity", "warning", 0.6 if gpu_nodes else 0.5, title, why, evidence,
+               fix="Start the engine bound to its GPUs' node (`numactl --cpunodebind=N --membind=N`, N from the NUMA "
+               "Affinity column of `nvidia-smi topo -m`), or, for an engine that keeps weights in host memory, its "
+               "own NUMA option (one copy per node, built with NUMA support); check with `numastat -p <pid>`.",
+               refs=["numa"])
 
 
 def _pcie_pairs(facts: Facts) -> list[PairBandwidth]:

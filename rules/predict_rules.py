@@ -13,6 +13,7 @@ from collections import defaultdict
 from diagnose.findings import Evidence, Finding
 from rules.catalog import ModelSpec
 from rules.engine import rule
+from rules.expectations import band_text
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import cannot_run, smaller_dtype_hint
 from rules.workload import heads_title
@@ -271,6 +272,42 @@ def best_layout(facts, predictions):
             fix=f"Latency goal: serve with {fastest.label}. Throughput goal: {per_gpu.label}"
             + ("" if same else "; measure both with your request mix before choosing."),
         )
+
+
+@rule("predict.speculative_decode", "expected_physics", needs=PredictResult)
+def speculative_decode(facts, predictions):
+    """One stream's decode under the speculative decoding asked for (--spec-method, --spec-tokens): each verify step
+    streams the weights once and keeps the tokens a step published for the method (rules/catalog/speculative.toml,
+    at most 1 + the draft tokens), so the expected rate is the plain band times that range and the roofline times
+    its top, as the ticket path judges a stated one. Batch 1 only: a batch's verify steps grow compute-bound."""
+    from rules import speculation
+
+    spec = predictions.speculation
+    rows = [p for p in predictions.layouts if spec and _loadable(p) and p.total_batch == 1]
+    if not rows:
+        return
+    banded = [(p, speculation.speculated(spec, p.decode_tok_s_expected, p.band_low, p.band_high, p.decode_tok_s))
+              for p in rows]
+    p, s = max(banded, key=lambda ps: ps[1].high)
+    lo, hi = s.per_step
+    band = band_text(s.low, s.high)
+    evidence = speculation.evidence(spec, s, p, predictions.gpu, band)
+    evidence += [Evidence(source=_where(q), detail=f"{q.label}: one stream with {spec.label}{spec.drafts} (plain "
+                          f"{band_text(t.plain_low, t.plain_high)} tok/s)", expected=band_text(t.low, t.high),
+                          unit="tok/s") for q, t in banded[:8] if q is not p]
+    yield Finding(
+        rule="predict.speculative_decode", category="expected_physics", severity="info", confidence=0.5,
+        title=f"With {spec.label}{spec.drafts}, one stream at {p.label} is expected at {band} tok/s "
+              f"(plain {band_text(s.plain_low, s.plain_high)})",
+        summary=(f"Each verify step streams the weights once and keeps {lo:g}-{hi:g} tokens by the figures published "
+                 f"for {spec.label}, so one stream decodes {lo:g}-{hi:g}x the plain rate; the roofline at {hi:g} "
+                 f"tokens a step is {s.roofline:.0f} tok/s. The acceptance length depends on the prompts and the "
+                 "draft: the range is the published one, not this model's."),
+        evidence=evidence,
+        fix="Measure the acceptance length on your prompts (vLLM's 'SpecDecoding metrics' line, SGLang's 'accept len') "
+            "and take the plain rate times it; at larger batches the gain shrinks as verify steps grow compute-bound.",
+        references=[part.split(" ")[0] for part in s.acceptance.source.split("; ") if part.startswith("http")],
+    )
 
 
 def _spans_nodes(p: PredictRow) -> bool:

@@ -67,6 +67,8 @@ class PredictResult(Predictions):
     # weights asked to stay off the GPU and the host they run from (--cpu-layers, --experts-on-cpu, --cpu-offload-gb,
     # --host, --host-mts, --host-channels, --sockets); None when none was (rules/predict_offload.py)
     offload: dict | None = None
+    # the speculative decoding asked for (--spec-method, --spec-tokens): a rules.speculation.Speculation, or None
+    speculation: Any = None
 
     @property
     def assumptions(self) -> dict:
@@ -74,7 +76,9 @@ class PredictResult(Predictions):
 
     def report_json(self) -> dict[str, Any]:
         out = {"layouts": [r.to_dict() for r in self.layouts], "assumptions": self.assumptions}
-        return out | ({"offload": self.offload} if self.offload else {})
+        spec = self.speculation
+        return out | ({"offload": self.offload} if self.offload else {}) | (
+            {"speculation": {"method": spec.method, "draft_tokens": spec.draft_tokens}} if spec else {})
 
 
 # --------------------------------------------------------------------------- diagnose plan

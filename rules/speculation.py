@@ -14,6 +14,8 @@ from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Workload
 from rules import claims
 from rules.catalog import Acceptance, acceptance
+from rules.common import ev
+from rules.expectations import band_text
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,71 @@ class Speculation:
         a = acceptance()[self.method]
         high = min(a.high, 1 + self.draft_tokens) if self.draft_tokens else a.high
         return min(a.low, high), high, a
+
+    @property
+    def label(self) -> str:
+        """The method as people name it: "EAGLE-3", "MTP", "a draft model"."""
+        return {"unnamed": "speculative decoding", "draft_model": "a draft model", "ngram": "n-gram drafting",
+                "mtp": "MTP"}.get(self.method, self.method.upper().replace("EAGLE3", "EAGLE-3"))
+
+    @property
+    def drafts(self) -> str:
+        return f", {self.draft_tokens} draft tokens a step" if self.draft_tokens else ""
+
+
+@dataclass(frozen=True)
+class SpeculatedBand:
+    """One stream's decode rate under speculation: the plain-decode band and roofline times the tokens a verify step
+    keeps (one step streams the weights once), by the published range for the method."""
+
+    low: float
+    high: float
+    roofline: float
+    plain_low: float
+    plain_high: float
+    per_step: tuple[float, float]
+    acceptance: Acceptance
+
+
+def speculated(spec: Speculation, expected: float, band_low: float, band_high: float,
+               roofline: float) -> SpeculatedBand:
+    """The band a healthy run gives one stream with `spec`, from the plain prediction (expected figure, its band
+    factors, roofline): the same arithmetic for a ticket's figure and for `predict --spec-method/--spec-tokens`."""
+    lo, hi, a = spec.tokens_per_step()
+    plain_low, plain_high = expected / band_high, expected / band_low
+    return SpeculatedBand(plain_low * lo, plain_high * hi, roofline * hi, plain_low, plain_high, (lo, hi), a)
+
+
+def evidence(spec: Speculation, s: SpeculatedBand, p, gpu, band: str) -> list:
+    """The published tokens a step for the method, and the plain band and roofline times them: the evidence of a
+    speculated rate, for a ticket's figure and for `predict`'s expected one alike (p: the plain prediction)."""
+    (lo, hi), a = s.per_step, s.acceptance
+    return [ev(a.source, f"tokens a verify step keeps under {spec.label}, as published"
+               f"{' (at most 1 + the draft tokens)' * bool(spec.draft_tokens)}: {a.why}", f"{lo:g}-{hi:g}",
+               unit="tok/step"),
+            ev("prediction:expected", f"plain-decode band ({p.engine} profile, {gpu.key}) times {lo:g}-{hi:g} "
+               f"tokens a step (plain {band_text(s.plain_low, s.plain_high)})", expected=band, unit="tok/s"),
+            ev("prediction:roofline", f"roofline times {hi:g} tokens a step (plain {p.decode_tok_s:.0f})",
+               expected=round(s.roofline, 1), unit="tok/s")]
+
+
+def requested(method: str | None, draft_tokens: int | None) -> Speculation | None:
+    """The speculation `predict` is asked to model (--spec-method, --spec-tokens); None when neither is given. A
+    method as the engines spell it ("EAGLE-3", "eagle3", "nextn", "ngram", "draft_model"); draft tokens alone are an
+    unnamed method's. A name no method matches is bad input."""
+    from diagnose.errors import InputError
+
+    if method is None and draft_tokens is None:
+        return None
+    key = None
+    if method is not None:
+        key = method.strip().lower() if method.strip().lower() in acceptance() else _method(method)
+        if key is None:
+            known = ", ".join(k for k in acceptance() if k != "unnamed")
+            raise InputError(f"--spec-method {method!r}: no speculative-decoding method in "
+                             f"rules/catalog/speculative.toml matches it (known: {known})")
+    said = " ".join(f"--{k} {v}" for k, v in (("spec-method", method), ("spec-tokens", draft_tokens)) if v)
+    return Speculation(key or "unnamed", draft_tokens, "request", said)
 
 
 # Method names as the engines spell them (vLLM's speculative_config "method", SGLang's --speculative-algorithm,

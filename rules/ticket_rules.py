@@ -1221,37 +1221,28 @@ def _speculated_rate(m: Measurement, spec, p, how: str, said: str, model, model_
     acceptance length: each verify step streams the weights once and keeps the published tokens a step for the
     method (rules/catalog/speculative.toml), so the band is the plain one times that range. Inside it: physics;
     beyond even the roofline times the most a step keeps: not one stream's decode rate, as without speculation."""
-    lo, hi, a = spec.tokens_per_step()
-    plain_low, plain_high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
-    low, high, roofline = plain_low * lo, plain_high * hi, p.decode_tok_s * hi
-    band = band_text(low, high, m.value)
-    drafts = f", {spec.draft_tokens} draft tokens a step" if spec.draft_tokens else ""
-    label = {"unnamed": "speculative decoding", "draft_model": "a draft model", "ngram": "n-gram drafting",
-             "mtp": "MTP"}.get(spec.method, spec.method.upper().replace("EAGLE3", "EAGLE-3"))
-    evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), one stream, with {label}{drafts}", m.value,
-                   round(high, 1), "tok/s"),
+    s = speculation.speculated(spec, p.decode_tok_s_expected, p.band_low, p.band_high, p.decode_tok_s)
+    (lo, hi), label = s.per_step, spec.label
+    band = band_text(s.low, s.high, m.value)
+    evidence = [ev(m, f"decode rate at {layout_words(p)} ({how}), one stream, with {label}{spec.drafts}", m.value,
+                   round(s.high, 1), "tok/s"),
                 ev(spec.source, f"speculative decoding stated: {spec.said}", spec.method),
-                ev(a.source, f"tokens a verify step keeps under {label}, as published"
-                   f"{' (at most 1 + the draft tokens)' * bool(drafts)}: {a.why}", f"{lo:g}-{hi:g}", unit="tok/step"),
-                ev("prediction:expected", f"plain-decode band ({p.engine} profile, {gpu.key}) times {lo:g}-{hi:g} "
-                   f"tokens a step (plain {band_text(plain_low, plain_high)})", expected=band, unit="tok/s"),
-                ev("prediction:roofline", f"roofline times {hi:g} tokens a step (plain {p.decode_tok_s:.0f})",
-                   expected=round(roofline, 1), unit="tok/s"),
+                *speculation.evidence(spec, s, p, gpu, band),
                 ev(model_src, "model", model.key)]
-    if m.value <= high:
+    if m.value <= s.high:
         return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
                     f"{said} is what {model.name} gives one stream on {gpu.name} with {label} (expected {band})",
-                    f"The rate is above plain decode ({band_text(plain_low, plain_high)} tok/s), as speculative "
+                    f"The rate is above plain decode ({band_text(s.plain_low, s.plain_high)} tok/s), as speculative "
                     f"decoding makes it: each verify step streams the weights once and keeps {lo:g}-{hi:g} tokens "
                     f"by the figures published for {label}, a healthy run gives {band} tok/s and the figure is inside.",
                     evidence, fix="Nothing is broken; the engine's acceptance-length line (vLLM 'SpecDecoding "
                     "metrics', SGLang 'accept len') pins the tokens a step; a run without speculation gives the "
                     "plain rate.")
-    if m.value <= roofline * 1.1:
+    if m.value <= s.roofline * 1.1:
         return faster_than_band("ticket.measured_vs_expected", said, f"{band} tok/s with {label}",
-                                f"roofline {roofline:.0f} tok/s at {hi:g} tokens a step", evidence)
+                                f"roofline {s.roofline:.0f} tok/s at {hi:g} tokens a step", evidence)
     return make("ticket.measured_vs_expected", "other", "warning", 0.5,
-                f"{said} beats the roofline even with {label} ({roofline:.0f} tok/s at {hi:g} tokens a step)",
+                f"{said} beats the roofline even with {label} ({s.roofline:.0f} tok/s at {hi:g} tokens a step)",
                 "One stream cannot decode this fast even if every verify step kept the most tokens published for the "
                 "method: the figure counts something else (a batch's total, prompt tokens) or the weights are "
                 "smaller than the ticket says.",

@@ -52,6 +52,7 @@ from rules.common import (
     tp_sizes,
     visible_devices,
     wfield,
+    wsl_evidence,
 )
 from rules.engine import rule
 
@@ -509,8 +510,23 @@ def p2p_status(facts: Facts, predictions=None):
 
 # WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
 # (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
-# environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
+# environments", https://github.com/NVIDIA/nccl-tests/issues/69; nccl-tests failing at topology detection under WSL,
+# https://github.com/NVIDIA/nccl/issues/442): several GPUs there get no peer-to-peer path.
 _WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
+WSL_FIX = ("NCCL is not supported under WSL 2, and its GPUs have no peer-to-peer or NVLink path: run a multi-GPU "
+           "(TP/PP) job on a native Linux install of the same machine (dual boot, or a Linux host). Under WSL 2 keep "
+           "to one GPU per model (data-parallel replicas, or a layer split that copies activations through the host, "
+           "as llama.cpp's default does); NCCL_P2P_DISABLE=1 avoids the P2P setup that hangs, at host-memory speed.")
+
+
+def wsl_signs(facts: Facts) -> list:
+    """What says the job runs under WSL 2: the tools' output (kernel release, WDDM, nvidia-smi vs driver version),
+    else the reporter's observation (a guess, or a setup left behind or ruled out, is none)."""
+    found = wsl_evidence(facts)
+    if not found:
+        found = [claim_ev(c, "the reporter runs under WSL 2") for c in claims.find(facts, "virtualized")
+                 if _WSL.search(c.quote) and not c.guess][:1]
+    return found
 
 
 def _multi_gpu(facts: Facts) -> bool:
@@ -553,9 +569,8 @@ def _virtual_symptoms(facts: Facts) -> list:
         if value < half:
             out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
                           value, round(half, 1), "GB/s"))
-    wsl = [c for c in claims.find(facts, "virtualized") if _WSL.search(c.quote) and not c.guess]
     said = claims.symptom_quote(facts)
-    if wsl and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
+    if wsl_signs(facts) and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
         out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "
                       f"support: \"{said[1]}\""))
     if nodes and nodes > 1:
@@ -578,6 +593,22 @@ def virtualization_no_p2p(facts: Facts, predictions=None):
     if not symptoms:
         return
     hard = [e for e in symptoms if not e.source.startswith("ticket.toml")]
+    wsl = wsl_signs(facts)
+    if wsl:
+        evidence = wsl + [e for e in virt + symptoms if e not in wsl]
+        yield make(
+            "topology.virtualization_no_p2p", "virtualization_no_p2p", "critical", 0.75 if hard else 0.6,
+            "WSL 2 gives the GPUs no peer-to-peer path, and NCCL does not support it",
+            "The job runs under WSL 2, a Hyper-V VM in which the Windows host's driver lends the GPUs to Linux "
+            "through a paravirtual device: the guest sees no PCIe topology, GPUs cannot reach each other directly, "
+            "and NCCL, which is not supported there, hangs or fails at setup or falls back to staging through host "
+            "memory.",
+            evidence,
+            fix=WSL_FIX,
+            refs=["https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                  "https://github.com/NVIDIA/nccl-tests/issues/69"],
+        )
+        return
     yield make(
         "topology.virtualization_no_p2p", "virtualization_no_p2p", "critical", 0.75 if hard else 0.6,
         "Virtualisation blocks peer-to-peer between GPUs (and between GPUs and NICs)",

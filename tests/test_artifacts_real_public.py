@@ -55,6 +55,18 @@ EXPECTED_KINDS = {
     "nvlink_s_a100_sxm4_x8.txt": ["nvlink_status"],
     "nvlink_e_h100_counters.txt": ["nvlink_status"],
     "nvlink_s_b200_all_links_inactive.txt": ["nvlink_status"],
+    "numastat_p_bash_membind1_numactl45.txt": ["numastat"],
+    # the launch reader takes the `$(pidof llama-server)` prompt for a llama.cpp tool: true of the process shown
+    "numastat_m_p_llama_server_ikllama278.txt": ["numastat", "launch"],
+    "numastat_cm_two_nodes_numactl115.txt": ["numastat"],
+    "numastat_p_pcp_summary_view_pcp2527.txt": ["numastat"],
+    "numactl_h_2x_e5_2698bv3_llamacpp1556.txt": ["numastat"],
+    "gpu_numa_sysfs_8x_l4_dra1165.txt": ["gpu_numa"],
+    "rocm_smi_showtoponuma_8gpu_rocm4740.txt": ["gpu_numa"],
+    "smi_a_wsl2_gtx1650ti_wddm_ctk271.txt": ["smi_query"],
+    "smi_table_wsl2_banner_wsl11277.txt": ["smi_table"],
+    "smi_table_windows_wddm_2gpu_wsl9134.txt": ["smi_table"],
+    "uname_proc_version_wsl2_wsl13027.txt": ["uname"],
     # smi_csv_tesla_p100.csv: smi_csv is not in artifacts.PARSER_MODULES (reported), so it is
     # tested through smi_csv.parse below rather than through the registry.
 }

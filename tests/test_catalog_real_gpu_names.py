@@ -19,7 +19,9 @@ from rules.subject import Subject
 REAL_SAMPLES = REPO / "tests" / "data" / "hardware" / "real"
 
 # A name that says nothing about the product: only the PCI device ID can map it.
-PLACEHOLDER_NAMES = {"NVIDIA Graphics Device"}  # RTX 5090 on drivers older than the card
+# RTX 5090 on drivers older than the card; a name the nvidia-smi table cut to fit its column (the Windows host's table
+# in https://github.com/microsoft/WSL/issues/9134)
+PLACEHOLDER_NAMES = {"NVIDIA Graphics Device", "NVIDIA GeForce ..."}
 
 # Reporters' free text (ticket.toml [hardware] gpu) that fits several rows; the tool must not
 # pick one of them silently.

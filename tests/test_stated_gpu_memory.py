@@ -43,7 +43,8 @@ def test_a_modded_4090_48gb_is_read_with_its_own_memory_and_the_16_bit_weights_f
     facts = _subject(tmp_path, SGLANG_7568)
     gpu = facts.subject.gpu
     assert (gpu.key, gpu.memory_gb, gpu.hbm_gbs) == ("rtx-4090", 48, 1008)  # bandwidth still the row's
-    assert "memory 48 GB a GPU" in facts.subject.gpu_source and "'4090 48Gb'" in facts.subject.gpu_source
+    # the first mention (line 3, "2x4090 (48Gb each)") carries its size in brackets
+    assert "memory 48 GB a GPU" in facts.subject.gpu_source and "'4090 (48Gb each)'" in facts.subject.gpu_source
     assert "larger than any variant" not in gpu.memory_said  # the catalog knows the 48 GB mod
     report = facts.to_dict()  # (the facts stay what was read)
     assert "subject" not in report
@@ -56,7 +57,7 @@ def test_the_ticket_says_where_the_memory_came_from_and_assumes_no_quantisation(
     report = json.loads(run.output)
     judged = next(f for f in report["findings"] if f["rule"] == "ticket.measured_vs_expected")
     said = {e["source"]: e["detail"] for e in judged["evidence"]}
-    assert "issue.md:13" in said["prediction:memory"] and "not the catalog's 24 GB" in said["prediction:memory"]
+    assert "issue.md:3" in said["prediction:memory"] and "not the catalog's 24 GB" in said["prediction:memory"]
     assert not any("quantised" in str(e["detail"]) for e in judged["evidence"])
 
 

@@ -3,6 +3,7 @@ reporter's environment has, as the issue templates ask for it.
 
     GPU models and configuration:        -> GpuFact per "GPU n: NAME" line
     Nvidia driver version: 535.104.05    -> HostFact driver_version
+    Python platform: Linux-<release>-... -> HostFact kernel
     [pip3] nvidia-nccl-cu12==2.20.5      -> NcclVersion
     vLLM Version: 0.6.3 / [pip3] vllm==  -> Workload framework "vLLM 0.6.3"
 The "GPU Topology:" matrix in the same report is read by the topo parser.
@@ -23,6 +24,8 @@ MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|I
 GPU_LINE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^\n(]+?)\s*(?:\(UUID[^)]*\))?\s*$")
 SINGLE_GPU = re.compile(r"^GPU models and configuration:\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
 DRIVER = re.compile(r"^Nvidia driver version:\s*(?P<v>[\d.]+)")
+# "Python platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35": platform.platform()'s kernel
+PLATFORM = re.compile(r"^Python platform\s*:\s*Linux-(?P<k>\d[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le|arm64)\b")
 NCCL_PIP = re.compile(r"\bnvidia-nccl-cu\d+==(?P<v>\d+\.\d+\.\d+)|^\s*\[conda\]\s+nccl\s+(?P<c>\d+\.\d+\.\d+)")
 ENGINE = re.compile(r"^(?:vLLM Version:\s*(?P<v1>[\w.+-]+)|"
                     r"\[pip\d?\]\s+(?P<name>vllm|sglang|tensorrt[-_]llm|lmdeploy)==(?P<v2>[\w.+-]+))", re.I)
@@ -51,6 +54,8 @@ def parse(text: str, name: str) -> list:
                 in_gpus = False
         if (m := DRIVER.match(line)) is not None:
             out.append(HostFact(src, "driver_version", m.group("v")))
+        if (m := PLATFORM.match(line)) is not None:
+            out.append(HostFact(src, "kernel", m.group("k")))
         if (m := NCCL_PIP.search(line)) is not None:
             out.append(NcclVersion(src, m.group("v") or m.group("c")))
         if (m := ENGINE.match(line.strip())) is not None:

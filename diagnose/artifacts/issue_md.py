@@ -292,6 +292,13 @@ def _plain(text: str) -> str:
 
 # --------------------------------------------------------------------------- what the prose names
 
+# A card's memory size after its name: "48GB", "48G", "48Gb", "94 GiB"; not a rate ("400Gb/s"), a size the host's
+# RAM is ("RTX 3090 48GB RAM", "128GB of system memory"), nor the cards' sum ("2x RTX 4090 48GB total"). In brackets
+# the words that say it is each card's may follow ("2x4090 (48Gb each)", "4090 (48GB VRAM)").
+_CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])"
+              r"(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?|memory)\b)"
+              r"(?!\s*(?:in\s+)?(?:total|combined|altogether|overall|aggregate|together)\b)")
+_EACH = r"(?:\s*(?:VRAM|each|per\s+(?:card|GPU)|显存))*"
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
@@ -312,9 +319,11 @@ GPU_NAME = re.compile(
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2}"
     r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
-    # (a size the host's RAM is, "RTX 3090 48GB RAM", is not the card's)
-    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?)\b)"
-    r"|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
+    # its form factor, and its memory size as people write it: spaced or dashed ("A100 80GB", "RTX 4090 48G",
+    # "A100-40G"), or in brackets ("4090 (48G)", "A100(80GB)", "A6000 [48GB]", "4090（48G）")
+    rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+{_CARD_SIZE}|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
+    # "two 3090s", "A100's"; a closing bracket ends the name itself ("4090（48G）两张": Chinese needs no space)
+    r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))",
     re.I)
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
 # "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
@@ -1335,9 +1344,10 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
 
 
 # What follows a GPU's name without naming another product: its form factor, memory type or memory size.
-# A size is split from the name by a space or dash ("A100 80GB", "RTX 3090 24GB", "A100-40G"): glued, its
-# digits would run into the model number ("A10080GB" is not "A10" with "080GB").
-GPU_SUFFIX = re.compile(r"(?:[\s_-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+\d{2,3}\s*GB?)+$", re.I)
+# A size is split from the name by a space or dash ("A100 80GB", "RTX 3090 24GB", "A100-40G") or set in brackets
+# ("4090 (48G)"): glued, its digits would run into the model number ("A10080GB" is not "A10" with "080GB").
+GPU_SUFFIX = re.compile(r"(?:[\s_-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+\d{2,3}\s*G(?:i?B)?|"
+                        rf"[\s_-]*[(\[（【]\s*\d{{2,3}}\s*G(?:i?B)?{_EACH}\s*[)\]）】])+$", re.I)
 
 
 def gpu_key(name: str) -> str:

@@ -1,6 +1,7 @@
 """Plain `nvidia-smi` (the box-drawn table): one GpuFact per GPU, plus driver and CUDA version.
 
-Each GPU takes two or three table rows: `| idx name persistence | bus-id disp | ecc |` then
+The banner gives nvidia-smi's own version beside the driver's (they differ in a WSL 2 guest, whose driver
+is the Windows host's). Each GPU takes two or three table rows: `| idx name persistence | bus-id disp | ecc |` then
 `| fan temp perf power/cap | memory used/total | util compute-mode |` then the MIG row. Cells
 are split on `|`, so column widths (which change between drivers) do not matter. The table
 has no PCIe link data, so pcie_read_under_load stays None.
@@ -37,6 +38,9 @@ def parse(text: str, name: str) -> list:
         banner = _BANNER.search(line)
         if banner:
             records.append(HostFact(where(name, i + 1), "driver_version", banner.group(2)))
+            # nvidia-smi's own build: the same as the driver's on Linux and Windows, the Linux tool beside the
+            # Windows host's driver (NVIDIA-SMI 550.54.10, Driver Version: 551.61) in a WSL 2 guest
+            records.append(HostFact(where(name, i + 1), "nvidia_smi_version", banner.group(1)))
             if banner.group(3) and banner.group(3) != "N/A":
                 records.append(HostFact(where(name, i + 1), "cuda_driver_version", banner.group(3)))
             continue
@@ -66,6 +70,8 @@ def _first_row(src, first, bus, cells) -> GpuFact:
     persistence = first.group(3)
     if persistence in ("On", "Off"):
         fact.persistence_mode = persistence == "On"
+    elif persistence in ("WDDM", "TCC"):  # Windows prints the driver model where Linux prints persistence
+        fact.driver_model = persistence
     if len(cells) > 2 and re.fullmatch(r"\d+", cells[2]):
         fact.ecc_uncorrected_volatile = int(cells[2])
     return fact

@@ -93,11 +93,17 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--flash-attn", "flash_attn", type=click.Choice(["on", "off", "auto"]),
               help="llama.cpp -fa: its decode attention as flash attention (on; auto is on for CUDA) or the unfused "
               "kernels (off) [default: llama-bench's for --build: on from b9437, else off].")
+@click.option("--spec-method", help="Speculative decoding to model for one stream: eagle, eagle3, mtp, medusa, "
+              "draft_model, ngram (as engines spell them: EAGLE-3, nextn, ...); its published acceptance range "
+              "(rules/catalog/speculative.toml) multiplies the batch-1 decode.")
+@click.option("--spec-tokens", type=click.IntRange(1, 64), help="Draft tokens proposed per verify step (vLLM "
+              "num_speculative_tokens, SGLang --speculative-num-steps): a step keeps at most 1 + this many; alone, "
+              "the range over every method.")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
             interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu,
             cpu_layers, experts_on_cpu, n_cpu_moe, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets,
-            no_mmap, flash_attn):
+            no_mmap, flash_attn, spec_method, spec_tokens):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -111,11 +117,14 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
       diagnose predict --model llama-3-70b --gpu h100-sxm --tp 1,2,4,8
       diagnose predict --model llama-3-70b --gpu h100-sxm --gpus 8 --batch 1,64
       diagnose predict --model samples/config.json --gpu l40s --tp 2,4 --dtype fp8
+      diagnose predict --model llama-3.1-8b --gpu h100-sxm --tp 1 \\
+        --spec-method eagle3 --spec-tokens 4
     """
     from diagnose.errors import InputError
     from rules import catalog, roofline
     from rules import offload as host_offload
     from rules.predictions import PredictRow
+    from rules.speculation import requested
     from rules.subject import model_named
 
     model = model_named(model_name)
@@ -138,6 +147,9 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
                                  param_hint="--tp")
     batches = int_list(batch_text, "--batch", MAX_BATCH)
+    spec = requested(spec_method, spec_tokens)
+    if spec and 1 not in batches:
+        raise InputError("--spec-method / --spec-tokens model one stream's decode: include --batch 1")
     if offload and not (1 in batches and any(lay.tp == 1 and lay.pp == 1 for lay in layouts)):
         raise InputError("an offload (--cpu-layers, --experts-on-cpu, --n-cpu-moe, --cpu-offload-gb) is judged for one "
                          "stream on one GPU: include --tp 1, --pp 1 and --batch 1")
@@ -156,12 +168,12 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if offload and cpu_offload_gb and single and cpu_offload_gb * host_offload.GIB > single.weights_gb_per_gpu:
         raise InputError(f"--cpu-offload-gb {cpu_offload_gb:g}: more than the {single.weights_gb_per_gpu:.1f} GB of "
                          f"weights one GPU holds at TP1")
-    return build_report(model, gpu, eng, rows, offload=offload, request={
+    return build_report(model, gpu, eng, rows, offload=offload, speculation=spec, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
         "engine": eng.key, "flash_attn": flash_attn, "output": output_len, "quant_group": quant_group, "quant": gguf,
-        "mbu": mbu, "mfu": mfu,
+        "mbu": mbu, "mfu": mfu, "spec_method": spec.method if spec else None, "spec_tokens": spec_tokens,
     })
 
 
@@ -241,14 +253,15 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
             "host": host, "host_mts": mts, "host_channels": channels, "sockets": sockets, "pinned": no_mmap}
 
 
-def build_report(model, gpu, eng, rows: list[PredictRow], request, offload: dict | None = None):
+def build_report(model, gpu, eng, rows: list[PredictRow], request, offload: dict | None = None, speculation=None):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
     from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    result = PredictResult(rows, model, gpu, eng, tp_asked=request.get("tp") is not None, offload=offload)
+    result = PredictResult(rows, model, gpu, eng, tp_asked=request.get("tp") is not None, offload=offload,
+                           speculation=speculation)
     return run_pipeline("predict", request, Facts(), result, only=["predict."],
                         decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 
