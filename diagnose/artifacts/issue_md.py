@@ -767,8 +767,9 @@ def _code_model(code_lines) -> tuple[int, str] | None:
     """(line, name) of the one model pasted code names where the prose names none: a compose service or container
     name ("vllm-qwen36-27b:"), a weights folder ("/models/Llama-3.1-8B-Instruct"), a script's Hugging Face id. Two
     different names (a list of downloads, a comparison) name no one model; a release's dot dropped or hyphenated
-    ("qwen36-27b", "llama-3-1-8b") is the same name."""
-    found = [(i, m.group(1)) for i, ln in code_lines
+    ("qwen36-27b", "llama-3-1-8b") is the same name. Not a table row's: a llama-bench row's model cell ("llama 7B",
+    which Llama 2 7B and Mistral 7B both print) is read with its params column by _timing_lines."""
+    found = [(i, m.group(1)) for i, ln in code_lines if "|" not in ln  # (a results table's rows: its own readers')
              for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln)))]
     names = {re.sub(r"[^a-z0-9]", "", n.rsplit("/", 1)[-1].lower()) for _, n in found}
     return found[0] if len(names) == 1 else None
@@ -924,8 +925,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
     if model_line is None:  # a name the patterns above do not know, ending in its size
         model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+    pasted = None
     if model_line is None:  # named only in what was pasted: a service, container or folder name, a script's id
-        model_line = _code_model(code_lines)
+        model_line = pasted = _code_model(code_lines)
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
         model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
@@ -936,7 +938,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
                  for dtype, named in QUANT_DTYPES if named.search(ln)}
         dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
-        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype))
+        named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
+        if pasted is None:
+            out.append(named_at)
     elif ollama_named:  # a word after "Ollama" that may be a library tag: rules.subject asks the tag table
         out.append(Workload(where(name, ollama_named[0]), extra={"ollama_named": ollama_named[1]}))
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
@@ -1017,6 +1021,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
+    if pasted is not None:  # last: a tool's own output read above (a llama-bench row and its params) names it better
+        out.append(named_at)
     return out
 
 
