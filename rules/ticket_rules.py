@@ -1317,8 +1317,8 @@ def unfit_share(p) -> tuple[str, float]:
 def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, how: str, roofline: float, p):
     """One stream faster than the checkpoint's 16-bit roofline allows, with no weights stated: judged against the
     band over the widths the run may have streamed (rules.workload.weights_span), saying which were spanned. Inside
-    it is physics at one of them; outside it, None (which width ran, or a load nobody stated, decides first:
-    ticket.figure_unjudged asks)."""
+    it is physics at one of them, and above its fast edge yet within the fastest width's roofline it beats the band;
+    outside that, None (which width ran, or a load nobody stated, decides first: ticket.figure_unjudged asks)."""
     span = weights_span_holding(facts, m, tp, pp)
     if span is None:
         return None
@@ -1347,6 +1347,13 @@ def _spanned_weights(facts: Facts, m: Measurement, tp: int, pp: int, said: str, 
                 ev("prediction:expected", f"expected band over the weights spanned (none stated): {widths} tok/s "
                    f"({priced[0][1].engine} profile, {gpu.key})", expected=band, unit="tok/s"),
                 ev(facts.subject.model_source, "model", model.key)]
+    if m.value > high:  # faster than healthy runs at the fastest width, yet within its roofline: nothing is slow
+        fastest = max(priced, key=lambda x: x[1].decode_tok_s)
+        evidence.insert(2, ev("prediction:roofline", f"roofline of one stream at {fastest[0]} weights, the fastest "
+                              "width spanned", m.value, round(fastest[1].decode_tok_s, 1), "tok/s"))
+        return faster_than_band("ticket.measured_vs_expected", f"{said} (weights not stated, {bits} spanned)",
+                                f"{band} tok/s over the widths spanned",
+                                f"roofline {fastest[1].decode_tok_s:.0f} tok/s at {fastest[0]}", evidence)
     return make("ticket.measured_vs_expected", "expected_physics", "info", 0.5,
                 f"{said} is what {model.name} gives one stream on {gpu.name} at {bits} weights "
                 f"(expected {band} over the widths spanned)",

@@ -430,16 +430,22 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     return None
 
 
+# (not a figure the sentence goes on to give after the words: "via vLLM tensor parallel: 18 tokens per second",
+# "tp: 2.5 ms", "tensor parallel 30% faster" are a rate, a time and a change, not a TP size)
+_NOT_A_SIZE = r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|sec|seconds?\b|min|[KMGT]i?B|%|times\b))"
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b"
+    + _NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
 # "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else).
 PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|pp(?:[-_ ]?size)?\s*[=:])"
                 r"\s*(\d{1,3})\b|\bPP(\d{1,3})\b|"
                 r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
+# (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
+# https://docs.docker.com/reference/dockerfile/#cmd)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
-                     r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
+                     r"(?:--tensor[-_]parallel[-_]size|--tp-size|--tp|-tp)(?:[ =]|[\"']\s*,\s*[\"'])(\d{1,3})\b")
 # (not a code repository's path: "github.com/ggerganov/llama.cpp" names an engine's source, and a name ending in a
 # source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
 # "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
@@ -462,9 +468,9 @@ MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:[.-]\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
     r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)(?:-[Nn]ext)?[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
-    r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
+    r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:\.5)?(?:[-\s](?:mini|small|medium|MoE|moe))?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
-    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
+    r"gpt-oss-\d+b|(?:GPT|gpt)-?[Jj](?:-6[Bb])?(?![\w-])|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     # lines named without a size ("GLM-4.5-Air", "Kimi K2", "Command R+", "Llama 4 Scout"): one size per name
     r"(?:GLM|glm)-?4\.[56](?:-Air|-air)?|(?:Kimi|kimi)[-\s]K2|(?:Command|command)[-\s][Rr](?:[-\s][Pp]lus)?|"
     r"(?:Llama|llama)[-\s]?4[-\s](?:Scout|scout)|"
@@ -755,6 +761,29 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
     return out
 
 
+# The container images the engines publish, as a pasted compose file, Dockerfile or `docker run` names them:
+# https://hub.docker.com/r/vllm/vllm-openai, https://hub.docker.com/r/lmsysorg/sglang,
+# https://github.com/huggingface/text-generation-inference/pkgs/container/text-generation-inference,
+# https://hub.docker.com/r/openmmlab/lmdeploy, https://hub.docker.com/r/ollama/ollama; the tag a release where it is one
+# ("vllm/vllm-openai:v0.6.3.post1"; "latest" and "nightly" name none).
+ENGINE_IMAGES = {"vllm/vllm-openai": "vllm", "lmsysorg/sglang": "sglang", "openmmlab/lmdeploy": "lmdeploy",
+                 "ghcr.io/huggingface/text-generation-inference": "tgi", "ollama/ollama": "ollama"}
+ENGINE_IMAGE = re.compile(r"(?<![\w./-])(?P<image>" + "|".join(map(re.escape, ENGINE_IMAGES)) + r")"
+                          r"(?::(?P<tag>[\w.-]+))?(?![\w/-])", re.I)
+
+
+def _code_model(code_lines) -> tuple[int, str] | None:
+    """(line, name) of the one model pasted code names where the prose names none: a compose service or container
+    name ("vllm-qwen36-27b:"), a weights folder ("/models/Llama-3.1-8B-Instruct"), a script's Hugging Face id. Two
+    different names (a list of downloads, a comparison) name no one model; a release's dot dropped or hyphenated
+    ("qwen36-27b", "llama-3-1-8b") is the same name. Not a table row's: a llama-bench row's model cell ("llama 7B",
+    which Llama 2 7B and Mistral 7B both print) is read with its params column by _timing_lines."""
+    found = [(i, m.group(1)) for i, ln in code_lines if "|" not in ln  # (a results table's rows: its own readers')
+             for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln)))]
+    names = {re.sub(r"[^a-z0-9]", "", n.rsplit("/", 1)[-1].lower()) for _, n in found}
+    return found[0] if len(names) == 1 else None
+
+
 def _unversioned(name: str) -> bool:
     """'Qwen 72B', 'Llama 70B': a family and a size, no version ('Qwen2-72B', 'Llama 3 70B' have one)."""
     return bool(re.fullmatch(r"[A-Za-z]+[\s_-]*\d+(?:\.\d)?\s*[bB]", name.strip()))
@@ -905,17 +934,22 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
     if model_line is None:  # a name the patterns above do not know, ending in its size
         model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+    pasted = None
+    if model_line is None:  # named only in what was pasted: a service, container or folder name, a script's id
+        model_line = pasted = _code_model(code_lines)
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
         model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
-        line = next(ln for i, ln in prose if i == model_line[0])
+        line = next(ln for i, ln in [*prose, *code_lines] if i == model_line[0])
         # ... else one another line gives where it names a model again (a title names it, the body its format:
         # "meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes)")
         again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
                  for dtype, named in QUANT_DTYPES if named.search(ln)}
         dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
-        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype))
+        named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
+        if pasted is None:
+            out.append(named_at)
     elif ollama_named:  # a word after "Ollama" that may be a library tag: rules.subject asks the tag table
         out.append(Workload(where(name, ollama_named[0]), extra={"ollama_named": ollama_named[1]}))
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
@@ -960,6 +994,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         release = engine_release(" ".join(lines), framework)
         framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
+    elif (image := next(((i, m) for i, ln in code_lines if (m := ENGINE_IMAGE.search(ln))), None)):
+        # the prose names none, the pasted compose file, Dockerfile or `docker run` the engine's own image
+        i, m = image
+        tag = re.match(r"v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?", m.group("tag") or "")  # not "-cu124"
+        release = tag.group(0) if tag else None
+        engine = ENGINE_IMAGES[m.group("image").lower()]
+        out.append(Workload(where(name, i), framework=f"{engine} {release}" if release else engine))
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
     # March 2024"), where it is first said
     stated = [(i, b) for i, ln in sorted([*prose, *code_lines]) for b in llamacpp_builds(ln)]
@@ -989,6 +1030,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
+    if pasted is not None:  # last: a tool's own output read above (a llama-bench row and its params) names it better
+        out.append(named_at)
     return out
 
 
