@@ -38,7 +38,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
-from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, one_load, sent_at_once, stated_batch
+from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, load_for, one_load, sent_at_once, stated_batch
 from rules.workload import assumed_weights, predict_layout, quantised_stream, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -362,11 +362,12 @@ def batched_rate(facts: Facts, predictions=None):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
         tp, _ = assumed_tp(facts, m)
-        stated = stated_batch(facts, m)
+        priced = load_for(facts, m)  # the one load every rule prices this figure at (the engine's cap included)
+        stated = priced.n if priced is not None and priced.kind == "batch" else None
         total_at, predicted = _total_of(facts, m, tp, stated) or (None, None)
         if stated and not total_at:
             continue  # one stream's rate at a stated batch: ticket.measured_vs_expected judges the figure at it
-        load = m.concurrency or total_at  # the requests in flight the reporter states, if any
+        load = priced.n if priced is not None else None  # the requests in flight the ticket states, if any
         one = predict_layout(facts, tp, 1)
         # "8 requests, total 96 tok/s", "batch size 64: 1900 tok/s"
         called_total = (m.metric == "output_tok_s" or total_at) and (load or 0) >= 2
@@ -388,7 +389,7 @@ def batched_rate(facts: Facts, predictions=None):
         if m.scope != "aggregate" and quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
-        loads = (load,) if load else FULL_LOAD_BATCHES
+        loads = (load,) if load else FULL_LOAD_BATCHES  # (load_for capped a stated load; full load is capped here)
         best = None
         for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
             p = predicted if predicted is not None and batch == total_at else predict_layout(facts, tp, batch)
@@ -403,10 +404,12 @@ def batched_rate(facts: Facts, predictions=None):
         band = band_text(low, total / p.band_low, m.value)
         at = (f"{batch} running requests (the engine's stats line)" if m.concurrency and m.stat is None else
               f"{batch} concurrent requests (stated)" if m.concurrency else
+              f"{batch} concurrent requests ({priced.how})" if load and priced.kind == "concurrency" else
               f"batch {batch} (stated)" if load else f"batch {batch} (full load)")
-        if cap and batch == cap[0] and batch < max(loads):
-            capped = "the stated concurrency" if load else "full load"
-            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps {capped})"
+        if load and priced.cap:
+            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps the stated concurrency)"
+        elif cap and batch == cap[0] and batch < max(loads):
+            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps full load)"
         said = ("tokens/s over every running request (the engine's stats line)" if m.scope == "aggregate" else
                 "tokens/s reported (a batch's total: one stream cannot exceed the roofline)")
         if load:
@@ -606,9 +609,11 @@ def derived_step(m: Measurement, derived, p, reply_stated: bool):
     return judged, expectation("step_ms", p), f"decode step ({step[1]})"
 
 
-# A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
-# benchmark_serving block), run at the concurrency the benchmark states.
-JUDGED_STATS = ("reported", "mean")
+# A figure as given: stated in prose ("reported"), a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
+# benchmark_serving block), run at the concurrency the benchmark states, or stated with no statistic (None: a
+# ticket.toml [[measured]] entry), read as its typical figure as `scaling` reads a row with none
+# (diagnose.scaling_inputs.Run.get): the same figure is judged in both commands.
+JUDGED_STATS = ("reported", "mean", None)
 
 
 @rule("ticket.latency_vs_expected", "expected_physics", "other")
@@ -620,15 +625,19 @@ def latency_vs_expected(facts: Facts, predictions=None):
         return
     from rules.expectations import expectation
 
+    series = latency_series(facts, model, model_src, gpu)
+    if series is not None:
+        yield series
+        return
     for metric in ("itl_ms", "tpot_ms"):
         for m in measurements(facts, metric):
             if m.stat not in JUDGED_STATS:
                 continue  # a median or percentile: the bands are for a mean
-            load = m.batch or m.concurrency or one_load(facts)
+            load = load_for(facts, m)
             derived = None if load or m.stat != "mean" else derived_load(facts, m)
             if m.stat == "mean" and not load and derived is None:
                 continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
-            batch = (derived[0] if derived else load) or 1
+            batch = derived[0] if derived else load.n if load else 1
             tp, pp, how = assumed_layout(facts, m, batch)
             p = predict_layout(facts, tp, batch, pp=pp)
             if p is None or not (p.valid and p.fits):
@@ -667,6 +676,62 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            "physics costs time (host, transport, clocks, configuration).",
                            evidence, fix=beyond_band_fix(facts))
             return
+
+
+def latency_series(facts: Facts, model, model_src, gpu):
+    """Per-token latencies stated at two or more TP sizes, at one load: a TP series, each layout judged with the one
+    judgement `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the
+    band and against the smallest TP measured), so a TGI or TensorRT-LLM table of ITLs by TP gets the same verdict in
+    both commands. A layout beyond the band: scaling.broken_layout's finding; every layout tracking (or as far from
+    the band as the smallest, which scaling does not change): scaling.tracks_prediction's; else None (judged per
+    figure)."""
+    from rules.expectations import expectation
+    from rules.scaling import beyond_title, series_status
+
+    for metric in ("itl_ms", "tpot_ms"):
+        by_tp: dict[int, Measurement] = {}
+        for m in measurements(facts, metric):
+            if m.tp and (m.pp or 1) == 1 and m.stat in JUDGED_STATS:
+                by_tp.setdefault(m.tp, m)
+        loads = {(load_for(facts, m) or (1,))[0] for m in by_tp.values()}
+        if len(by_tp) < 2 or len(loads) != 1:
+            continue
+        batch = loads.pop()
+        rows = []
+        for tp, m in sorted(by_tp.items()):
+            p = predict_layout(facts, tp, batch)
+            if p is None or not (p.valid and p.fits):
+                return None  # a layout that cannot run: judged per figure
+            e = expectation(metric, p)
+            if e.verdict(m.value) == "faster_than_roofline":
+                return None  # beyond the bound: judged per figure (beyond_roofline's finding)
+            rows.append((m, p, e, m.value / e.expected))
+        base = rows[0][3]
+        judged = [(m, p, e, r, series_status(r, p.band_low, p.band_high, base, i == 0))
+                  for i, (m, p, e, r) in enumerate(rows)]
+        evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP{m.tp}, batch {batch}: x{r:.2f} the expected time "
+                       f"({status})", m.value, round(e.expected, 3), "ms") for m, p, e, r, status in judged]
+        evidence += [ev("prediction:expected", f"expected band ({judged[0][1].engine} profile, {gpu.key})",
+                        expected=f"x{judged[0][1].band_low:.2f}-x{judged[0][1].band_high:.2f}"),
+                     ev(model_src, "model", model.key)]
+        beyond = [x for x in judged if x[4] == "beyond_band"]
+        if beyond:
+            m, p, e, r, _ = max(beyond, key=lambda x: x[3])
+            return make("ticket.latency_vs_expected", "other", "warning", 0.6,  # scaling.broken_layout's confidence
+                        beyond_title(f"TP{m.tp}", r, p.band_high),
+                        f"Over the TP series the ticket states, TP{m.tp} is x{r:.2f} slower than a healthy {p.engine} "
+                        f"system, while TP{judged[0][0].tp} is x{base:.2f}: something grows at this layout that the "
+                        "physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
+                        evidence, fix=beyond_band_fix(facts))
+        worst = max(judged, key=lambda x: x[3])
+        return make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
+                    f"All {len(judged)} layouts scale as expected (worst TP{worst[0].tp}: x{worst[3]:.2f} the expected "
+                    f"time, band up to x{worst[1].band_high:.2f}" + (f", the smallest layout's x{base:.2f} carried)"
+                                                                      if base > worst[1].band_high else ")"),
+                    "Each layout's per-token latency is what a healthy system with this engine gives for this model "
+                    "and GPU, or as far from it as the smallest layout measured, which more TP does not change.",
+                    evidence, fix="Nothing is broken in the scaling; pick the TP that meets the latency target.")
+    return None
 
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).

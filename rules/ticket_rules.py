@@ -1103,10 +1103,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
             spec_ev = [ev(per_step, "speculative decoding: mean tokens per verify step (the bonus token included); "
                           "the rate is judged per step", per_step.value, unit="tok/step")]
             m = step
-        layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        at_batch = stated_batch(facts, m) or 1  # load_for's batch: the one every rule prices this figure at
+        layout_tp, pp, how = assumed_layout(facts, m, at_batch)
         if batch_total(facts, m, layout_tp):
             continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
-        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
+        p = predict_layout(facts, layout_tp, at_batch, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is not None and p.valid and not p.fits:
             # faster than the 16-bit weights could stream even had they fitted (no offload explains it, fewer bytes
             # do), or 16-bit weights the GPUs cannot hold: either way the run streamed a width the ticket does not say
@@ -1136,8 +1137,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             evidence[0] = ev(m, f"{what}: verify steps per second, the measured {said}", m.value,
                              round(expected, 1), "steps/s")
             evidence += spec_ev
-        if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
-            yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
+        if beats(m.value, roofline, False) and (m.stat != "reported" or stated_batch(facts, m)):
+            yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {at_batch}", m.value, roofline,
                           "steps/s" if per_step else "tok/s", evidence,
                           assumed=defaults_assumed(facts, m, how, p))  # one stream beyond the bound, as scaling says
             return

@@ -17,6 +17,12 @@ own pipeline stages ([[measured]] pp = 4, a published row's pp column) were drop
 Sweep (the 212 groups below, ticket vs scaling): 140 agreed before both fixes (34 of them `expected_physics` in scaling
 and `other` in ticket), 192 after (then the merged session-14 predictor changes made the NIM 70B A100
 TP4/TP8 table agree too); the rest are KNOWN's.
+Session 15 (s15-t3): a per-token latency stated with no statistic (a ticket.toml [[measured]] itl_ms, a published row)
+is judged as `scaling` judges the row, and a series of them over TP sizes with scaling's one series judgement
+(rules.scaling.series_status, via ticket_figures.latency_series); a ticket.toml description's "input length N,
+output length M" is read as a pasted issue's prose is (text.stated_lengths), so both price the same step. The TGI
+A10G TP1 group agreed (ticket gave no finding), the sweep 198 -> 199 of 212 agree; the latency series that agreed only
+because the ticket fell back to its symptom prior now agree by the same judgement.
 KNOWN lists the files where the two still disagree, each with why; the sweep fails when a file outside it disagrees,
 and when a file in it no longer does (then it leaves the list).
 """
@@ -48,8 +54,6 @@ KNOWN = {
         "Llama-3-70B F16 over six 24 GB RTX 3090s: scaling fits the weights (23.96 of 25.8 GB a GPU), ticket finds "
         "they do not fit as assumed (ticket.figure_unjudged)"),
     "tgi-1.0-sagemaker-a100-40gb-llama-2-bs1-tp8-4373a85.csv": _SOLE_LAYOUT,
-    "tgi-1.0-sagemaker-a10g-llama-2-bs1-tp1-4-8-4373a85.csv":
-        "TGI's TP1/4/8 per-token latency: scaling judges the series, ticket gives no finding",
     "trtllm-perf-v0.5.0-static-throughput.csv": _SOLE_LAYOUT,
     "vllm-16300-qwq-32b-a100-tp.csv": ("batch-16 output rates at TP2/4/8: scaling calls TP8 beyond the band "
                                        "(scaling.broken_layout), ticket judges no output rate across TP sizes"),
