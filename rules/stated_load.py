@@ -73,10 +73,11 @@ def load_for(facts: Facts, m: Measurement | None = None, full_load: bool = False
     n, how, kind = next(((n, how, kind) for n, how, kind in stated if n), (None, None, None))
     cap = engine_batch_cap(facts)
     if n is None:
-        return Load(cap[0], f"the engine's {cap[2]} {cap[0]} (full load: none stated)", "full load", cap) \
+        return Load(cap[0], f"the engine's {cap[2]} {cap[0]} ({cap[1]}; full load: none stated)", "full load", cap) \
             if full_load and cap else None
     if cap and cap[0] < n:
-        return Load(cap[0], f"{how}; the engine's {cap[2]} {cap[0]} decodes that many together at most", kind, cap)
+        return Load(cap[0], f"{how} {n}; the engine's {cap[2]} {cap[0]} ({cap[1]}) decodes at most that many "
+                    "together", kind, cap)
     return Load(n, how, kind)
 
 

@@ -39,7 +39,7 @@ from rules.common import (
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
 from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, load_for, one_load, sent_at_once, stated_batch
-from rules.workload import assumed_weights, predict_layout, quantised_stream, weight_dtype
+from rules.workload import assumed_weights, predict_layout, quantised_stream, seated, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -346,6 +346,27 @@ def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
     return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
 
 
+def _layout(m: Measurement) -> tuple:
+    return m.tp, m.batch, m.concurrency, m.gpus, m.dtype, m.stat
+
+
+def same_layout(a: Measurement, b: Measurement) -> bool:
+    """Two figures stated for one layout (TP, batch, load, GPUs, weights) and timed alike."""
+    return _layout(a) == _layout(b)
+
+
+def slowest_first(ms: list[Measurement]) -> list[Measurement]:
+    """The figures in the order given, except that of several stated for one layout the slowest comes first:
+    "server A does 110 tok/s, server B 75 tok/s" on twin machines asks about the 75, and a verdict drawn from the
+    110 alone would call the shortfall physics."""
+    slowest: dict[tuple, Measurement] = {}
+    for m in ms:
+        if _layout(m) not in slowest or m.value < slowest[_layout(m)].value:
+            slowest[_layout(m)] = m
+    first = [m for m in ms if slowest[_layout(m)] is m]
+    return first + [m for m in ms if slowest[_layout(m)] is not m]
+
+
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -360,7 +381,7 @@ def batched_rate(facts: Facts, predictions=None):
              if m.stat == "reported"] + steady_logs(facts)
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
-    for m in rates:
+    for m in slowest_first(rates):  # (of two stated for one load, the slow one is the question)
         tp, _ = assumed_tp(facts, m)
         priced = load_for(facts, m)  # the one load every rule prices this figure at (the engine's cap included)
         stated = priced.n if priced is not None and priced.kind == "batch" else None
@@ -390,9 +411,13 @@ def batched_rate(facts: Facts, predictions=None):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
         loads = (load,) if load else FULL_LOAD_BATCHES  # (load_for capped a stated load; full load is capped here)
-        best = None
-        for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
-            p = predicted if predicted is not None and batch == total_at else predict_layout(facts, tp, batch)
+        best, seats = None, None
+        if load:  # at most the sequences the KV cache holds decode together (rules.workload.seated)
+            batch, p, seats = (load, predicted, None) if predicted is not None and load == total_at else \
+                seated(facts, tp, load)
+            best = (batch, p) if p is not None and p.valid and p.fits else None
+        for batch in () if load else dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
+            p = predict_layout(facts, tp, batch)
             if p is not None and p.valid and p.fits:
                 best = (batch, p)
                 break
@@ -406,7 +431,9 @@ def batched_rate(facts: Facts, predictions=None):
               f"{batch} concurrent requests (stated)" if m.concurrency else
               f"{batch} concurrent requests ({priced.how})" if load and priced.kind == "concurrency" else
               f"batch {batch} (stated)" if load else f"batch {batch} (full load)")
-        if load and priced.cap:
+        if seats is not None:
+            at = f"batch {batch} (at most: the KV cache holds {batch} of the {load} requests stated)"
+        elif load and priced.cap:
             at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps the stated concurrency)"
         elif cap and batch == cap[0] and batch < max(loads):
             at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps full load)"
@@ -422,6 +449,8 @@ def batched_rate(facts: Facts, predictions=None):
                     ev(model_src, "model", model.key)] + weights_ev(p)
         if cap and batch == cap[0]:
             evidence.append(ev(cap[1], f"the engine's {cap[2]}: sequences decoded together at most", cap[0]))
+        if seats is not None:
+            evidence.append(seats)
         sent = None if load else sent_at_once(facts)
         if sent:
             at = f"full load ({sent[0]} prompts sent at once, the engine's batch kept full; batch {batch} shown)"
@@ -639,7 +668,9 @@ def latency_vs_expected(facts: Facts, predictions=None):
                 continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
             batch = derived[0] if derived else load.n if load else 1
             tp, pp, how = assumed_layout(facts, m, batch)
-            p = predict_layout(facts, tp, batch, pp=pp)
+            # (a stated load above the KV cache's seats decodes at most those: rules.workload.seated)
+            batch, p, seats = (batch, predict_layout(facts, tp, batch, pp=pp), None) if derived else \
+                seated(facts, tp, batch, pp)
             if p is None or not (p.valid and p.fits):
                 continue
             judged, e, said = m, expectation(metric, p), f"{metric.split('_')[0].upper()}"
@@ -649,7 +680,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             band = band_text(e.low, e.high, judged.value, digits=1)
             what = f"{said} at {layout_words(p)} ({how}), batch {batch}" + (f" per replica ({derived[1]})"
                                                                             if derived else "")
-            evidence = band_evidence(judged, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
+            evidence = band_evidence(judged, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model) + (
+                [seats] if seats is not None else [])
             m = judged
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",

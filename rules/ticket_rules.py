@@ -77,6 +77,8 @@ from rules.ticket_figures import (
     layer_split_over_gpus,
     layout_words,
     one_gpu_pace,
+    same_layout,
+    slowest_first,
     split_pace,
     training_job,
     unmodelled_layout,
@@ -89,6 +91,7 @@ from rules.workload import (
     assumed_cut,
     assumed_weights,
     predict_layout,
+    seated,
     weights_span_holding,
 )
 
@@ -1240,9 +1243,9 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
     edge); a rate one stream's by its source (a llama-server slot) between one stream at N and one stream alone.
     Only a rate outside that range gives a verdict; the evidence says which reading the rate fits. None where the
     rate is above one stream's roofline (ticket.batched_rate judges totals) or batch N is not predicted."""
-    n, said_load = load
+    stated, said_load = load
     model, gpu = facts.subject.model, facts.subject.gpu
-    pn = predict_layout(facts, p.tp, n, pp=pp, dtype=m.dtype)
+    n, pn, seats = seated(facts, p.tp, stated, pp, m.dtype)  # (at most the sequences the KV cache holds)
     if m.value > 1.1 * p.decode_tok_s or pn is None or not (pn.valid and pn.fits and pn.decode_tok_s_expected):
         return None
     one = pn.decode_tok_s_expected
@@ -1257,7 +1260,8 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                    if m.value >= n * stream_band[0] else "between one stream's and all {n} streams' total")
     reading = reading.format(n=n)
     band = band_text(low, high, m.value)
-    at = f"{n} requests in flight ({said_load})"
+    at = f"{n} requests in flight ({said_load})" if seats is None else \
+        f"{n} requests decoding together at most (of the {stated} in flight: {said_load}; the KV cache holds {n})"
     what = (f"decode rate at {layout_words(p)} ({how}), {at}; the figure's scope "
             + ("is one stream" if per_stream else "is not stated: one stream's or all of them together"))
     evidence = band_evidence(m, what, "tok/s", one, band, p.decode_tok_s, pn, gpu, facts.subject.model_source, model)
@@ -1266,6 +1270,8 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                         f"total (fast edge); one stream's band at batch {n}: {band_text(*stream_band)}"),
                      expected=band, unit="tok/s")
     evidence.append(ev(m, "reading the figure fits", reading))
+    if seats is not None:
+        evidence.append(seats)
     if m.value > high:
         return faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s with {n} requests in flight",
                                 f"{band} tok/s", f"roofline {p.decode_tok_s:.0f} tok/s for one stream", evidence)
@@ -1365,27 +1371,6 @@ def _run_of(facts: Facts, source: str) -> tuple:
             if int(start) <= int(line) < int(start) + n.text.count("\n") + 1:
                 return file, int(start)
     return file, None
-
-
-def _layout(m: Measurement) -> tuple:
-    return m.tp, m.batch, m.concurrency, m.gpus, m.dtype, m.stat
-
-
-def same_layout(a: Measurement, b: Measurement) -> bool:
-    """Two figures stated for one layout (TP, batch, load, GPUs, weights) and timed alike."""
-    return _layout(a) == _layout(b)
-
-
-def slowest_first(ms: list[Measurement]) -> list[Measurement]:
-    """The figures in the order given, except that of several stated for one layout the slowest comes first:
-    "server A does 110 tok/s, server B 75 tok/s" on twin machines asks about the 75, and a verdict drawn from the
-    110 alone would call the shortfall physics."""
-    slowest: dict[tuple, Measurement] = {}
-    for m in ms:
-        if _layout(m) not in slowest or m.value < slowest[_layout(m)].value:
-            slowest[_layout(m)] = m
-    first = [m for m in ms if slowest[_layout(m)] is m]
-    return first + [m for m in ms if slowest[_layout(m)] is not m]
 
 
 def tp_series(facts: Facts, by_tp: dict) -> list | None:

@@ -6,7 +6,8 @@ never priced at two loads. Real inputs, each stating its load another way:
   `--max-concurrency 512` ("Max reqeuest concurrency: 512");
 - tests/data/normal_questions/lmdeploy210.md (https://github.com/InternLM/lmdeploy/issues/210): "batch size 1" in prose;
 - tests/data/ut9a/habana204.md (https://github.com/HabanaAI/vllm-fork/issues/204): `--max-num-seqs 128`, no load;
-- tests/data/slot_lines/llamacpp17300_np1.log (https://github.com/ggml-org/llama.cpp/issues/17300): llama-server `-np 1`;
+- tests/data/slot_lines/llamacpp17300_np1.log (https://github.com/ggml-org/llama.cpp/issues/17300):
+  llama-server `-np 1`;
 - ../shared/tickets/058 (ticket.toml batch = 1 beside a launch line's `--max-num-seqs 1`);
 - tests/data/published/lmdeploy-a100-static-llama-2-7b-ebe90bc.csv: a batch-16 ITL, its batch stated on the figure or
   once for the whole ticket.
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import shared_path
+
 from diagnose.bundle import read_bundle
 from diagnose.capture_report import _workload
 from diagnose.cli import cli
@@ -118,3 +119,27 @@ def test_a_batch_on_the_figure_or_in_the_layout_prices_the_figure_at_one_load(tm
         assert "batch 16" in judged["evidence"][0]["detail"], judged["evidence"][0]
         seen.append((judged["evidence"][0]["expected"], judged["category"], report["verdict"]["category"]))
     assert seen[0] == seen[1], seen
+
+
+def test_more_requests_than_the_kv_cache_seats_are_priced_at_the_seats_and_said_to_be_a_bound(tmp_path):
+    """A paraphrase of a TGI throughput ticket (Llama-2-7B fp16 on one H100, 2048-token prompts, 512 out, 96 requests
+    in flight): the KV cache holds fewer sequences than that, so at most those decode together (the rest queue) and the
+    finding prices the total at those seats, says 'at most', and cites the predictor's KV cache as the bound's source.
+    (It was not judged at all: batch 96 does not fit.)"""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "issue.md").write_text(
+        "# Throughput\n\nLlama-2-7b-chat fp16 on one H100 80GB SXM with TGI 1.0.3, 2048-token prompts and 512 output "
+        "tokens: with 96 concurrent requests the total throughput is 900 tok/s. Is this normal?\n")
+    facts = _facts(folder)
+    from rules.workload import predict_layout, seated
+
+    seats = predict_layout(facts, 1, 1).max_concurrent_seqs
+    assert 1 < seats < 96
+    batch, p, bound = seated(facts, 1, 96)
+    assert batch == seats and p.fits and bound.source.startswith("prediction:kv_cache")
+    assert f"at most {seats} sequences fit the KV cache" in bound.detail
+    report = json.loads(CliRunner().invoke(cli, ["ticket", str(folder), "--json", "--fail-on", "never"]).stdout)
+    rate = next(f for f in report["findings"] if f["rule"] == "ticket.batched_rate")
+    assert f"batch {seats} (at most" in rate["title"], rate["title"]
+    assert any(e["source"].startswith("prediction:kv_cache") and e["expected"] == seats for e in rate["evidence"])
