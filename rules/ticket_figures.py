@@ -377,6 +377,10 @@ def batched_rate(facts: Facts, predictions=None):
         return
     # (a rate the reporter calls the total is read as every stream's output: output_tok_s; an engine's stats lines
     # are every running request's together, one figure per log at its steady load)
+    series = stated_series(facts, model, model_src, gpu, ("output_tok_s",), "ticket.batched_rate")
+    if series is not None:  # a batch's output rates by TP: judged as a set, as scaling judges them
+        yield series
+        return
     rates = [m for m in [*measurements(facts, "decode_tok_s"), *measurements(facts, "output_tok_s")]
              if m.stat == "reported"] + steady_logs(facts)
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
@@ -654,7 +658,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
         return
     from rules.expectations import expectation
 
-    series = latency_series(facts, model, model_src, gpu)
+    series = stated_series(facts, model, model_src, gpu)
     if series is not None:
         yield series
         return
@@ -710,23 +714,26 @@ def latency_vs_expected(facts: Facts, predictions=None):
             return
 
 
-def latency_series(facts: Facts, model, model_src, gpu):
-    """Per-token latencies stated at two or more TP sizes, at one load: a TP series, each layout judged with the one
+def stated_series(facts: Facts, model, model_src, gpu, metrics=("itl_ms", "tpot_ms"),
+                  rule_id: str = "ticket.latency_vs_expected"):
+    """Figures of one metric stated at two or more TP sizes, at one load: a TP series, each layout judged with the one
     judgement `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the
-    band and against the smallest TP measured), so a TGI or TensorRT-LLM table of ITLs by TP gets the same verdict in
-    both commands. A layout beyond the band: scaling.broken_layout's finding; every layout tracking (or as far from
-    the band as the smallest, which scaling does not change): scaling.tracks_prediction's; else None (judged per
-    figure)."""
+    band and against the smallest TP measured), so a table of ITLs or of a batch's output rates by TP gets the same
+    verdict in both commands. An output rate (a batch's total over its whole requests, prefill included) is set
+    against the figure scaling sets it against (rules.expectations: output_tok_s), so it needs the reply's length. A
+    layout beyond the band: scaling.broken_layout's finding; every layout tracking (or as far from the band as the
+    smallest, which scaling does not change): scaling.tracks_prediction's; else None (judged per figure)."""
     from rules.expectations import expectation
     from rules.scaling import beyond_title, series_status
 
-    for metric in ("itl_ms", "tpot_ms"):
+    for metric in metrics:
         by_tp: dict[int, Measurement] = {}
         for m in measurements(facts, metric):
             if m.tp and (m.pp or 1) == 1 and m.stat in JUDGED_STATS:
                 by_tp.setdefault(m.tp, m)
         loads = {(load_for(facts, m) or (1,))[0] for m in by_tp.values()}
-        if len(by_tp) < 2 or len(loads) != 1:
+        rate = metric.endswith("tok_s")
+        if len(by_tp) < 2 or len(loads) != 1 or (rate and not wfield(facts, "output_len")[0]):
             continue
         batch = loads.pop()
         rows = []
@@ -734,33 +741,34 @@ def latency_series(facts: Facts, model, model_src, gpu):
             p = predict_layout(facts, tp, batch)
             if p is None or not (p.valid and p.fits):
                 return None  # a layout that cannot run: judged per figure
-            e = expectation(metric, p)
+            e = expectation("output_tok_s_total" if rate else metric, p)  # (a batch's total: scaling's name)
             if e.verdict(m.value) == "faster_than_roofline":
                 return None  # beyond the bound: judged per figure (beyond_roofline's finding)
-            rows.append((m, p, e, m.value / e.expected))
+            rows.append((m, p, e, e.expected / m.value if rate else m.value / e.expected))
         base = rows[0][3]
         judged = [(m, p, e, r, series_status(r, p.band_low, p.band_high, base, i == 0))
                   for i, (m, p, e, r) in enumerate(rows)]
-        evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP{m.tp}, batch {batch}: x{r:.2f} the expected time "
-                       f"({status})", m.value, round(e.expected, 3), "ms") for m, p, e, r, status in judged]
+        name, unit = ("output rate", "tok/s") if rate else (metric.split("_")[0].upper(), "ms")
+        evidence = [ev(m, f"{name} at TP{m.tp}, batch {batch}: x{r:.2f} the expected time ({status})", m.value,
+                       round(e.expected, 3), unit) for m, p, e, r, status in judged]
         evidence += [ev("prediction:expected", f"expected band ({judged[0][1].engine} profile, {gpu.key})",
                         expected=f"x{judged[0][1].band_low:.2f}-x{judged[0][1].band_high:.2f}"),
                      ev(model_src, "model", model.key)]
         beyond = [x for x in judged if x[4] == "beyond_band"]
         if beyond:
             m, p, e, r, _ = max(beyond, key=lambda x: x[3])
-            return make("ticket.latency_vs_expected", "other", "warning", 0.6,  # scaling.broken_layout's confidence
+            return make(rule_id, "other", "warning", 0.6,  # scaling.broken_layout's confidence
                         beyond_title(f"TP{m.tp}", r, p.band_high),
                         f"Over the TP series the ticket states, TP{m.tp} is x{r:.2f} slower than a healthy {p.engine} "
                         f"system, while TP{judged[0][0].tp} is x{base:.2f}: something grows at this layout that the "
                         "physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
                         evidence, fix=beyond_band_fix(facts))
         worst = max(judged, key=lambda x: x[3])
-        return make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
+        return make(rule_id, "expected_physics", "info", 0.55,
                     f"All {len(judged)} layouts scale as expected (worst TP{worst[0].tp}: x{worst[3]:.2f} the expected "
                     f"time, band up to x{worst[1].band_high:.2f}" + (f", the smallest layout's x{base:.2f} carried)"
                                                                       if base > worst[1].band_high else ")"),
-                    "Each layout's per-token latency is what a healthy system with this engine gives for this model "
+                    f"Each layout's {name} is what a healthy system with this engine gives for this model "
                     "and GPU, or as far from it as the smallest layout measured, which more TP does not change.",
                     evidence, fix="Nothing is broken in the scaling; pick the TP that meets the latency target.")
     return None
