@@ -642,11 +642,14 @@ def derived_step(m: Measurement, derived, p, reply_stated: bool):
     return judged, expectation("step_ms", p), f"decode step ({step[1]})"
 
 
-# A figure as given: stated in prose ("reported"), a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
-# benchmark_serving block), run at the concurrency the benchmark states, or stated with no statistic (None: a
-# ticket.toml [[measured]] entry), read as its typical figure as `scaling` reads a row with none
-# (diagnose.scaling_inputs.Run.get): the same figure is judged in both commands.
-JUDGED_STATS = ("reported", "mean", None)
+# A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
+# benchmark_serving block), run at the concurrency the benchmark states.
+JUDGED_STATS = ("reported", "mean")
+# ... and a per-token latency or a batch's output rate stated with no statistic (None: a ticket.toml [[measured]]
+# entry), read as its typical figure as `scaling` reads a row with none (diagnose.scaling_inputs.Run.get): the same
+# figure is judged in both commands. (A layer split's decode rate with none is priced by ticket.measured_vs_expected
+# at its stated stages, as scaling prices the row.)
+STATED_STATS = (*JUDGED_STATS, None)
 
 
 @rule("ticket.latency_vs_expected", "expected_physics", "other")
@@ -664,7 +667,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
         return
     for metric in ("itl_ms", "tpot_ms"):
         for m in measurements(facts, metric):
-            if m.stat not in JUDGED_STATS:
+            if m.stat not in STATED_STATS:
                 continue  # a median or percentile: the bands are for a mean
             load = load_for(facts, m)
             derived = None if load or m.stat != "mean" else derived_load(facts, m)
@@ -729,7 +732,7 @@ def stated_series(facts: Facts, model, model_src, gpu, metrics=("itl_ms", "tpot_
     for metric in metrics:
         by_tp: dict[int, Measurement] = {}
         for m in measurements(facts, metric):
-            if m.tp and (m.pp or 1) == 1 and m.stat in JUDGED_STATS:
+            if m.tp and (m.pp or 1) == 1 and m.stat in STATED_STATS:
                 by_tp.setdefault(m.tp, m)
         loads = {(load_for(facts, m) or (1,))[0] for m in by_tp.values()}
         rate = metric.endswith("tok_s")
