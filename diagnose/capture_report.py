@@ -202,11 +202,15 @@ def recorded_predictions(facts) -> CapturePrediction:
 def _workload(facts, model, tp, pp, batch):
     """Command-line values first, then what the capture's recorded launch line says.
 
-    A serving engine's --max-num-seqs is the decode batch at full load: used as the batch when
-    nothing better is known (the prediction's source says so).
+    The batch is the one a ticket prices its figures at (rules.stated_load.load_for): the stated batch,
+    else the concurrency, at most the engine's batch cap, and a serving engine's --max-num-seqs (the
+    decode batch at full load) when nothing is stated.
     """
+    from rules.stated_load import load_for
+
     w = facts.workload()
-    return model or w.model, tp or w.tp, pp or w.pp, batch or w.decode_batch()
+    load = load_for(facts, full_load=True)
+    return model or w.model, tp or w.tp, pp or w.pp, batch or (load.n if load else None)
 
 
 def _machine(facts, node):

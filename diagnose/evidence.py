@@ -439,13 +439,6 @@ class Workload(Fact):
     cuda_visible_devices: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def decode_batch(self) -> int | None:
-        """Sequences per decode step as this source records them: the batch, else the concurrency,
-        else a serving engine's --max-num-seqs (the decode batch at full load). One reading for
-        every command, so `capture` and `scaling` predict the same step from the same launch line."""
-        seqs = self.extra.get("max_num_seqs")
-        return self.batch or self.concurrency or (int(seqs) if str(seqs or "").isdigit() else None)
-
 
 @dataclass
 class Note(Fact):

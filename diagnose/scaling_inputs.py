@@ -322,8 +322,12 @@ def _content_layout(read) -> Layout | None:
 
 
 def _batch_of(read) -> int | None:
-    """The batch the input records, read as `diagnose capture` reads it (--max-num-seqs included)."""
-    return read.workload().decode_batch() if read.of(Workload) else None
+    """The batch the input records, read as `diagnose capture` and `ticket` read it (rules.stated_load.load_for: the
+    stated batch or concurrency at most the engine's cap, else --max-num-seqs as full load)."""
+    from rules.stated_load import load_for
+
+    load = load_for(read, full_load=True) if read.of(Workload) else None
+    return load.n if load else None
 
 
 def capture_comm(timelines, steps) -> CaptureComm | None:

@@ -32,15 +32,24 @@ def finding(rule: str, what: str, measured: float, roofline: float, unit: str, e
     """The finding every command gives for a figure that beats the roofline (`what`: 'TP8 batch 1'); `assumed`:
     the defaults the bound rests on (weights, layout) where the input did not state them."""
     rests = f" The bound rests on defaults the input does not state: {'; '.join(assumed)}." if assumed else ""
+    bound = f"{bound_word(unit)} {_num(roofline)} {unit}"
     return Finding(
         rule=rule, category=CATEGORY, severity=SEVERITY, confidence=ASSUMED_CONFIDENCE if assumed else CONFIDENCE,
-        title=f"{what}: measured {_num(measured)} {unit} beats the roofline ({_num(roofline)} {unit})",
-        summary="No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
+        title=f"{what}: measured {_num(measured)} {unit} beats the roofline ({bound}: prediction:roofline)",
+        summary=f"The roofline is a bound, not an estimate: {bound} here (datasheet bandwidth and FLOPs, ideal "
+        "collectives; prediction:roofline). "
+        "No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
         "model, dtype, GPU, layout, batch or lengths given do not match what was measured (a quantised checkpoint "
         "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding). It is "
         "not judged against the expected band." + rests,
         evidence=evidence, fix=fix,
     )
+
+
+def bound_word(unit: str) -> str:
+    """How a bound reads in a finding: a time is at least the bound ('at least 5.3 ms'), a rate or bandwidth at most
+    it ('at most 230 tok/s')."""
+    return "at least" if unit in ("ms", "us", "s") else "at most"
 
 
 def _num(x: float) -> str:

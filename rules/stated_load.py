@@ -5,6 +5,8 @@ It sits below both: it reads facts only and predicts nothing."""
 
 from __future__ import annotations
 
+import typing
+
 from diagnose.evidence import Facts, Measurement, Workload
 from rules.common import wfield
 
@@ -42,9 +44,48 @@ def one_load(facts: Facts) -> int | None:
     return loads.pop() if len(loads) == 1 else None
 
 
+class Load(typing.NamedTuple):
+    """The sequences a figure was decoded with: `n` (at most the engine's batch cap), how it is known, whether it was
+    stated as a batch ("batch": the figure is one stream's at it, or their total), as requests in flight
+    ("concurrency"), or is the engine's cap standing in for a full load ("full load"), and the cap that lowered it."""
+
+    n: int
+    how: str
+    kind: str
+    cap: tuple[int, str, str] | None = None
+
+
+def load_for(facts: Facts, m: Measurement | None = None, full_load: bool = False, sent: bool = False) -> Load | None:
+    """The one load a ticket, a capture or a scaling input prices a figure at: the figure's own batch, else its own
+    concurrency, else the batch the ticket's layout states, else the one concurrency it states (one_load), at most
+    the engine's batch cap (engine_batch_cap: more requests than that queue); with `full_load`, where none is stated,
+    the cap itself (the batch a serving engine decodes at full load: --max-num-seqs); with `sent`, after the stated
+    ones, the prompts an offline benchmark sends at once (sent_at_once: all of them in flight). None where nothing
+    states one. Every rule that picks a batch for a figure calls this, so one ticket is never priced at two loads."""
+    batch, batch_src = wfield(facts, "batch")
+    prompts = sent_at_once(facts, least=2) if sent else None
+    stated = [(m.batch if m else None, "the figure's batch", "batch"),
+              (m.concurrency if m else None, "stated with the figure", "concurrency"),
+              (batch, f"the batch the ticket states ({batch_src})", "batch"),
+              (one_load(facts), "the concurrency the ticket states", "concurrency"),
+              (prompts and prompts[0], prompts and f"{prompts[0]} prompts sent at once, no request rate or cap",
+               "concurrency")]
+    n, how, kind = next(((n, how, kind) for n, how, kind in stated if n), (None, None, None))
+    cap = engine_batch_cap(facts)
+    if n is None:
+        return Load(cap[0], f"the engine's {cap[2]} {cap[0]} ({cap[1]}; full load: none stated)", "full load", cap) \
+            if full_load and cap else None
+    if cap and cap[0] < n:
+        return Load(cap[0], f"{how} {n}; the engine's {cap[2]} {cap[0]} ({cap[1]}) decodes at most that many "
+                    "together", kind, cap)
+    return Load(n, how, kind)
+
+
 def stated_batch(facts: Facts, m: Measurement) -> int | None:
-    """The batch a rate was stated at (on the figure, else in the ticket's layout), or None."""
-    return m.batch or wfield(facts, "batch")[0]
+    """The batch a rate was stated at (load_for's, where it is a batch: on the figure, else in the ticket's layout, at
+    most the engine's cap), or None."""
+    load = load_for(facts, m)
+    return load.n if load is not None and load.kind == "batch" else None
 
 
 def any_load(facts: Facts, m: Measurement) -> bool:
@@ -69,33 +110,23 @@ def sent_at_once(facts: Facts, least: int = max(FULL_LOAD_BATCHES)) -> tuple[int
 
 def stated_load(facts: Facts, m: Measurement) -> tuple[int, str] | None:
     """(requests decoding together, how it is known) for a figure with no batch of its own where the ticket states a
-    load above one: the figure's own, the ticket's one concurrency, or the prompts a benchmark sent at once (no request
-    rate, no cap: all of them in flight); at most the engine's batch cap. None where none above one is stated."""
-    if stated_batch(facts, m):
+    load above one: load_for's concurrency (the figure's own, the ticket's one, or the prompts a benchmark sent at
+    once: no request rate, no cap, all of them in flight), at most the engine's batch cap. None where a batch is
+    stated (the figure is priced at it) or no load above one is."""
+    load = load_for(facts, m, sent=True)
+    if load is None or load.kind != "concurrency" or load.n < 2:
         return None
-    n, how = m.concurrency, "stated with the figure"
-    if not n and (n := one_load(facts)):
-        how = "the concurrency the ticket states"
-    if not n and (sent := sent_at_once(facts, least=2)):
-        n, how = sent[0], f"{sent[0]} prompts sent at once, no request rate or cap"
-    if not n or n < 2:
-        return None
-    cap = engine_batch_cap(facts)
-    if cap and cap[0] < n:
-        return (cap[0], f"{how}; the engine's {cap[2]} {cap[0]} decodes that many together at most") if cap[0] > 1 \
-            else None
-    return n, how
+    return load.n, load.how
 
 
 def batch_words(facts: Facts, m: Measurement) -> tuple[str, bool]:
     """(words, assumed) for the batch a figure is judged at: its own, a ticket-wide one, the reporter's "one request at
     a time" quoted, or batch 1 assumed because nothing states a load. An assumed batch does not cut confidence: 0.05
     off an inside-band answer let a layout's prior (p2p_disabled, tests/test_ticket_by_design.py) outrank a fit."""
-    if m.batch:
-        return f"batch {m.batch}", False
-    batch, _ = wfield(facts, "batch")
-    if batch:
-        return f"batch {batch} (stated)", False
+    priced = load_for(facts, m)
+    if priced is not None and priced.kind == "batch":
+        capped = f" ({priced.how})" if priced.cap else ""
+        return f"batch {priced.n}" + (capped or ("" if m.batch else " (stated)")), False
     load = stated_load(facts, m)
     if load:  # a load stated, but not that the figure is one stream's at it
         return (f"batch 1 (assumed: {load[0]} requests in flight stated: {load[1]}; the figure not said to be one "

@@ -38,8 +38,8 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
-from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, one_load, sent_at_once, stated_batch
-from rules.workload import assumed_weights, predict_layout, quantised_stream, weight_dtype
+from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, load_for, one_load, sent_at_once, stated_batch
+from rules.workload import assumed_weights, predict_layout, quantised_stream, seated, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -346,6 +346,27 @@ def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
     return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
 
 
+def _layout(m: Measurement) -> tuple:
+    return m.tp, m.batch, m.concurrency, m.gpus, m.dtype, m.stat
+
+
+def same_layout(a: Measurement, b: Measurement) -> bool:
+    """Two figures stated for one layout (TP, batch, load, GPUs, weights) and timed alike."""
+    return _layout(a) == _layout(b)
+
+
+def slowest_first(ms: list[Measurement]) -> list[Measurement]:
+    """The figures in the order given, except that of several stated for one layout the slowest comes first:
+    "server A does 110 tok/s, server B 75 tok/s" on twin machines asks about the 75, and a verdict drawn from the
+    110 alone would call the shortfall physics."""
+    slowest: dict[tuple, Measurement] = {}
+    for m in ms:
+        if _layout(m) not in slowest or m.value < slowest[_layout(m)].value:
+            slowest[_layout(m)] = m
+    first = [m for m in ms if slowest[_layout(m)] is m]
+    return first + [m for m in ms if slowest[_layout(m)] is not m]
+
+
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -356,17 +377,22 @@ def batched_rate(facts: Facts, predictions=None):
         return
     # (a rate the reporter calls the total is read as every stream's output: output_tok_s; an engine's stats lines
     # are every running request's together, one figure per log at its steady load)
+    series = stated_series(facts, model, model_src, gpu, ("output_tok_s",), "ticket.batched_rate")
+    if series is not None:  # a batch's output rates by TP: judged as a set, as scaling judges them
+        yield series
+        return
     rates = [m for m in [*measurements(facts, "decode_tok_s"), *measurements(facts, "output_tok_s")]
              if m.stat == "reported"] + steady_logs(facts)
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
-    for m in rates:
+    for m in slowest_first(rates):  # (of two stated for one load, the slow one is the question)
         tp, _ = assumed_tp(facts, m)
-        stated = stated_batch(facts, m)
+        priced = load_for(facts, m)  # the one load every rule prices this figure at (the engine's cap included)
+        stated = priced.n if priced is not None and priced.kind == "batch" else None
         total_at, predicted = _total_of(facts, m, tp, stated) or (None, None)
         if stated and not total_at:
             continue  # one stream's rate at a stated batch: ticket.measured_vs_expected judges the figure at it
-        load = m.concurrency or total_at  # the requests in flight the reporter states, if any
+        load = priced.n if priced is not None else None  # the requests in flight the ticket states, if any
         one = predict_layout(facts, tp, 1)
         # "8 requests, total 96 tok/s", "batch size 64: 1900 tok/s"
         called_total = (m.metric == "output_tok_s" or total_at) and (load or 0) >= 2
@@ -388,10 +414,14 @@ def batched_rate(facts: Facts, predictions=None):
         if m.scope != "aggregate" and quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
-        loads = (load,) if load else FULL_LOAD_BATCHES
-        best = None
-        for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
-            p = predicted if predicted is not None and batch == total_at else predict_layout(facts, tp, batch)
+        loads = (load,) if load else FULL_LOAD_BATCHES  # (load_for capped a stated load; full load is capped here)
+        best, seats = None, None
+        if load:  # at most the sequences the KV cache holds decode together (rules.workload.seated)
+            batch, p, seats = (load, predicted, None) if predicted is not None and load == total_at else \
+                seated(facts, tp, load)
+            best = (batch, p) if p is not None and p.valid and p.fits else None
+        for batch in () if load else dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
+            p = predict_layout(facts, tp, batch)
             if p is not None and p.valid and p.fits:
                 best = (batch, p)
                 break
@@ -403,10 +433,14 @@ def batched_rate(facts: Facts, predictions=None):
         band = band_text(low, total / p.band_low, m.value)
         at = (f"{batch} running requests (the engine's stats line)" if m.concurrency and m.stat is None else
               f"{batch} concurrent requests (stated)" if m.concurrency else
+              f"{batch} concurrent requests ({priced.how})" if load and priced.kind == "concurrency" else
               f"batch {batch} (stated)" if load else f"batch {batch} (full load)")
-        if cap and batch == cap[0] and batch < max(loads):
-            capped = "the stated concurrency" if load else "full load"
-            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps {capped})"
+        if seats is not None:
+            at = f"batch {batch} (at most: the KV cache holds {batch} of the {load} requests stated)"
+        elif load and priced.cap:
+            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps the stated concurrency)"
+        elif cap and batch == cap[0] and batch < max(loads):
+            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps full load)"
         said = ("tokens/s over every running request (the engine's stats line)" if m.scope == "aggregate" else
                 "tokens/s reported (a batch's total: one stream cannot exceed the roofline)")
         if load:
@@ -419,6 +453,8 @@ def batched_rate(facts: Facts, predictions=None):
                     ev(model_src, "model", model.key)] + weights_ev(p)
         if cap and batch == cap[0]:
             evidence.append(ev(cap[1], f"the engine's {cap[2]}: sequences decoded together at most", cap[0]))
+        if seats is not None:
+            evidence.append(seats)
         sent = None if load else sent_at_once(facts)
         if sent:
             at = f"full load ({sent[0]} prompts sent at once, the engine's batch kept full; batch {batch} shown)"
@@ -609,6 +645,11 @@ def derived_step(m: Measurement, derived, p, reply_stated: bool):
 # A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
 # benchmark_serving block), run at the concurrency the benchmark states.
 JUDGED_STATS = ("reported", "mean")
+# ... and a per-token latency or a batch's output rate stated with no statistic (None: a ticket.toml [[measured]]
+# entry), read as its typical figure as `scaling` reads a row with none (diagnose.scaling_inputs.Run.get): the same
+# figure is judged in both commands. (A layer split's decode rate with none is priced by ticket.measured_vs_expected
+# at its stated stages, as scaling prices the row.)
+STATED_STATS = (*JUDGED_STATS, None)
 
 
 @rule("ticket.latency_vs_expected", "expected_physics", "other")
@@ -620,17 +661,23 @@ def latency_vs_expected(facts: Facts, predictions=None):
         return
     from rules.expectations import expectation
 
+    series = stated_series(facts, model, model_src, gpu)
+    if series is not None:
+        yield series
+        return
     for metric in ("itl_ms", "tpot_ms"):
         for m in measurements(facts, metric):
-            if m.stat not in JUDGED_STATS:
+            if m.stat not in STATED_STATS:
                 continue  # a median or percentile: the bands are for a mean
-            load = m.batch or m.concurrency or one_load(facts)
+            load = load_for(facts, m)
             derived = None if load or m.stat != "mean" else derived_load(facts, m)
             if m.stat == "mean" and not load and derived is None:
                 continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
-            batch = (derived[0] if derived else load) or 1
+            batch = derived[0] if derived else load.n if load else 1
             tp, pp, how = assumed_layout(facts, m, batch)
-            p = predict_layout(facts, tp, batch, pp=pp)
+            # (a stated load above the KV cache's seats decodes at most those: rules.workload.seated)
+            batch, p, seats = (batch, predict_layout(facts, tp, batch, pp=pp), None) if derived else \
+                seated(facts, tp, batch, pp)
             if p is None or not (p.valid and p.fits):
                 continue
             judged, e, said = m, expectation(metric, p), f"{metric.split('_')[0].upper()}"
@@ -640,7 +687,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             band = band_text(e.low, e.high, judged.value, digits=1)
             what = f"{said} at {layout_words(p)} ({how}), batch {batch}" + (f" per replica ({derived[1]})"
                                                                             if derived else "")
-            evidence = band_evidence(judged, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
+            evidence = band_evidence(judged, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model) + (
+                [seats] if seats is not None else [])
             m = judged
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
@@ -667,6 +715,66 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            "physics costs time (host, transport, clocks, configuration).",
                            evidence, fix=beyond_band_fix(facts))
             return
+
+
+def stated_series(facts: Facts, model, model_src, gpu, metrics=("itl_ms", "tpot_ms"),
+                  rule_id: str = "ticket.latency_vs_expected"):
+    """Figures of one metric stated at two or more TP sizes, at one load: a TP series, each layout judged with the one
+    judgement `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the
+    band and against the smallest TP measured), so a table of ITLs or of a batch's output rates by TP gets the same
+    verdict in both commands. An output rate (a batch's total over its whole requests, prefill included) is set
+    against the figure scaling sets it against (rules.expectations: output_tok_s), so it needs the reply's length. A
+    layout beyond the band: scaling.broken_layout's finding; every layout tracking (or as far from the band as the
+    smallest, which scaling does not change): scaling.tracks_prediction's; else None (judged per figure)."""
+    from rules.expectations import expectation
+    from rules.scaling import beyond_title, series_status
+
+    for metric in metrics:
+        by_tp: dict[int, Measurement] = {}
+        for m in measurements(facts, metric):
+            if m.tp and (m.pp or 1) == 1 and m.stat in STATED_STATS:
+                by_tp.setdefault(m.tp, m)
+        loads = {(load_for(facts, m) or (1,))[0] for m in by_tp.values()}
+        rate = metric.endswith("tok_s")
+        if len(by_tp) < 2 or len(loads) != 1 or (rate and not wfield(facts, "output_len")[0]):
+            continue
+        batch = loads.pop()
+        rows = []
+        for tp, m in sorted(by_tp.items()):
+            p = predict_layout(facts, tp, batch)
+            if p is None or not (p.valid and p.fits):
+                return None  # a layout that cannot run: judged per figure
+            e = expectation("output_tok_s_total" if rate else metric, p)  # (a batch's total: scaling's name)
+            if e.verdict(m.value) == "faster_than_roofline":
+                return None  # beyond the bound: judged per figure (beyond_roofline's finding)
+            rows.append((m, p, e, e.expected / m.value if rate else m.value / e.expected))
+        base = rows[0][3]
+        judged = [(m, p, e, r, series_status(r, p.band_low, p.band_high, base, i == 0))
+                  for i, (m, p, e, r) in enumerate(rows)]
+        name, unit = ("output rate", "tok/s") if rate else (metric.split("_")[0].upper(), "ms")
+        evidence = [ev(m, f"{name} at TP{m.tp}, batch {batch}: x{r:.2f} the expected time ({status})", m.value,
+                       round(e.expected, 3), unit) for m, p, e, r, status in judged]
+        evidence += [ev("prediction:expected", f"expected band ({judged[0][1].engine} profile, {gpu.key})",
+                        expected=f"x{judged[0][1].band_low:.2f}-x{judged[0][1].band_high:.2f}"),
+                     ev(model_src, "model", model.key)]
+        beyond = [x for x in judged if x[4] == "beyond_band"]
+        if beyond:
+            m, p, e, r, _ = max(beyond, key=lambda x: x[3])
+            return make(rule_id, "other", "warning", 0.6,  # scaling.broken_layout's confidence
+                        beyond_title(f"TP{m.tp}", r, p.band_high),
+                        f"Over the TP series the ticket states, TP{m.tp} is x{r:.2f} slower than a healthy {p.engine} "
+                        f"system, while TP{judged[0][0].tp} is x{base:.2f}: something grows at this layout that the "
+                        "physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
+                        evidence, fix=beyond_band_fix(facts))
+        worst = max(judged, key=lambda x: x[3])
+        return make(rule_id, "expected_physics", "info", 0.55,
+                    f"All {len(judged)} layouts scale as expected (worst TP{worst[0].tp}: x{worst[3]:.2f} the expected "
+                    f"time, band up to x{worst[1].band_high:.2f}" + (f", the smallest layout's x{base:.2f} carried)"
+                                                                      if base > worst[1].band_high else ")"),
+                    f"Each layout's {name} is what a healthy system with this engine gives for this model "
+                    "and GPU, or as far from it as the smallest layout measured, which more TP does not change.",
+                    evidence, fix="Nothing is broken in the scaling; pick the TP that meets the latency target.")
+    return None
 
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).

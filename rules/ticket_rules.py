@@ -77,6 +77,8 @@ from rules.ticket_figures import (
     layer_split_over_gpus,
     layout_words,
     one_gpu_pace,
+    same_layout,
+    slowest_first,
     split_pace,
     training_job,
     unmodelled_layout,
@@ -89,6 +91,7 @@ from rules.workload import (
     assumed_cut,
     assumed_weights,
     predict_layout,
+    seated,
     weights_span_holding,
 )
 
@@ -1129,10 +1132,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
             spec_ev = [ev(per_step, "speculative decoding: mean tokens per verify step (the bonus token included); "
                           "the rate is judged per step", per_step.value, unit="tok/step")]
             m = step
-        layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        at_batch = stated_batch(facts, m) or 1  # load_for's batch: the one every rule prices this figure at
+        layout_tp, pp, how = assumed_layout(facts, m, at_batch)
         if batch_total(facts, m, layout_tp):
             continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
-        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
+        p = predict_layout(facts, layout_tp, at_batch, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is not None and p.valid and not p.fits:
             # faster than the 16-bit weights could stream even had they fitted (no offload explains it, fewer bytes
             # do), or 16-bit weights the GPUs cannot hold: either way the run streamed a width the ticket does not say
@@ -1162,8 +1166,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             evidence[0] = ev(m, f"{what}: verify steps per second, the measured {said}", m.value,
                              round(expected, 1), "steps/s")
             evidence += spec_ev
-        if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
-            yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
+        if beats(m.value, roofline, False) and (m.stat != "reported" or stated_batch(facts, m)):
+            yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {at_batch}", m.value, roofline,
                           "steps/s" if per_step else "tok/s", evidence,
                           assumed=defaults_assumed(facts, m, how, p))  # one stream beyond the bound, as scaling says
             return
@@ -1256,9 +1260,9 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
     edge); a rate one stream's by its source (a llama-server slot) between one stream at N and one stream alone.
     Only a rate outside that range gives a verdict; the evidence says which reading the rate fits. None where the
     rate is above one stream's roofline (ticket.batched_rate judges totals) or batch N is not predicted."""
-    n, said_load = load
+    stated, said_load = load
     model, gpu = facts.subject.model, facts.subject.gpu
-    pn = predict_layout(facts, p.tp, n, pp=pp, dtype=m.dtype)
+    n, pn, seats = seated(facts, p.tp, stated, pp, m.dtype)  # (at most the sequences the KV cache holds)
     if m.value > 1.1 * p.decode_tok_s or pn is None or not (pn.valid and pn.fits and pn.decode_tok_s_expected):
         return None
     one = pn.decode_tok_s_expected
@@ -1273,7 +1277,8 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                    if m.value >= n * stream_band[0] else "between one stream's and all {n} streams' total")
     reading = reading.format(n=n)
     band = band_text(low, high, m.value)
-    at = f"{n} requests in flight ({said_load})"
+    at = f"{n} requests in flight ({said_load})" if seats is None else \
+        f"{n} requests decoding together at most (of the {stated} in flight: {said_load}; the KV cache holds {n})"
     what = (f"decode rate at {layout_words(p)} ({how}), {at}; the figure's scope "
             + ("is one stream" if per_stream else "is not stated: one stream's or all of them together"))
     evidence = band_evidence(m, what, "tok/s", one, band, p.decode_tok_s, pn, gpu, facts.subject.model_source, model)
@@ -1282,6 +1287,8 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                         f"total (fast edge); one stream's band at batch {n}: {band_text(*stream_band)}"),
                      expected=band, unit="tok/s")
     evidence.append(ev(m, "reading the figure fits", reading))
+    if seats is not None:
+        evidence.append(seats)
     if m.value > high:
         return faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s with {n} requests in flight",
                                 f"{band} tok/s", f"roofline {p.decode_tok_s:.0f} tok/s for one stream", evidence)
@@ -1388,27 +1395,6 @@ def _run_of(facts: Facts, source: str) -> tuple:
             if int(start) <= int(line) < int(start) + n.text.count("\n") + 1:
                 return file, int(start)
     return file, None
-
-
-def _layout(m: Measurement) -> tuple:
-    return m.tp, m.batch, m.concurrency, m.gpus, m.dtype, m.stat
-
-
-def same_layout(a: Measurement, b: Measurement) -> bool:
-    """Two figures stated for one layout (TP, batch, load, GPUs, weights) and timed alike."""
-    return _layout(a) == _layout(b)
-
-
-def slowest_first(ms: list[Measurement]) -> list[Measurement]:
-    """The figures in the order given, except that of several stated for one layout the slowest comes first:
-    "server A does 110 tok/s, server B 75 tok/s" on twin machines asks about the 75, and a verdict drawn from the
-    110 alone would call the shortfall physics."""
-    slowest: dict[tuple, Measurement] = {}
-    for m in ms:
-        if _layout(m) not in slowest or m.value < slowest[_layout(m)].value:
-            slowest[_layout(m)] = m
-    first = [m for m in ms if slowest[_layout(m)] is m]
-    return first + [m for m in ms if slowest[_layout(m)] is not m]
 
 
 def tp_series(facts: Facts, by_tp: dict) -> list | None:

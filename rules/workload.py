@@ -413,6 +413,29 @@ QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 
                     "cache, so the run that gave the figure was quantised; the ticket does not say to what")
 
 
+def seated(facts: Facts, tp: int, n: int, pp: int = 1, dtype: str | None = None):
+    """(sequences decoded together, prediction, evidence) for `n` requests in flight at this layout: `n` where the
+    KV cache holds them (evidence None), else the seats it holds (the predictor's max_concurrent_seqs at batch 1): an
+    engine decodes at most that many and queues the rest, so a figure stated at `n` is priced at those seats, and the
+    evidence says the load is a bound (at most that many decode together), with the cache's size as its source. The
+    prediction is None where the layout is not predicted or not even one sequence fits."""
+    from diagnose.findings import Evidence
+
+    p = predict_layout(facts, tp, n, pp=pp, dtype=dtype)
+    if p is None or not p.valid or p.fits or n < 2:
+        return n, p, None
+    one = predict_layout(facts, tp, 1, pp=pp, dtype=dtype)
+    seats = one.max_concurrent_seqs if one is not None and one.valid and one.fits else 0
+    q = predict_layout(facts, tp, seats, pp=pp, dtype=dtype) if 1 <= seats < n else None
+    if q is None or not (q.valid and q.fits):
+        return n, p, None
+    return seats, q, Evidence(
+        source=f"prediction:kv_cache (TP={tp}" + (f" PP={pp}" if pp > 1 else "") + ")",
+        detail=f"at most {seats} sequences fit the KV cache ({one.kv_budget_gb:g} GB a GPU for it, "
+        f"{one.kv_gb_per_seq_per_gpu:g} GB a sequence at {one.context} tokens): of the {n} requests stated at most "
+        f"{seats} decode together, the rest queue, so the figure is priced at {seats}", measured=n, expected=seats)
+
+
 def may_run_quantised(facts: Facts) -> bool:
     """Could the run have used quantised weights the ticket does not name? Its engine keeps every weight on the GPU
     (GPU_RESIDENT) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit weights do

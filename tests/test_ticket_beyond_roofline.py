@@ -30,6 +30,9 @@ def test_a_figure_beyond_the_roofline_is_the_shared_warning(text, rule):
     (f,) = _rule(findings, rule)
     assert (f.category, f.severity) == ("other", "warning")
     assert "beats the roofline" in f.title
+    # (s15-t3) the roofline is said to be a bound, with its source: a time at least it, a rate or speed-up at most it
+    word = "at least" if rule in ("ticket.latency_vs_expected", "ticket.ttft_vs_expected") else "at most"
+    assert f"({word} " in f.title and "prediction:roofline" in f.title, f.title
     assert verdict.category == "other"
 
 

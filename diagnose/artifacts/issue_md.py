@@ -24,6 +24,7 @@ from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
     LLAMACPP_FORK,
+    PROMPT_LEN,
     QUANT_DTYPES,
     RATE_UNIT,
     TIME_UNIT,
@@ -35,6 +36,7 @@ from diagnose.artifacts.text import (
     llamacpp_builds,
     number,
     quant_dtype,
+    stated_lengths,
     table_cells,
     to_gbs,
     to_ms,
@@ -552,15 +554,6 @@ TIME_RANGE = re.compile(r"\b(?:from|between)\s+~?\d[\d,]*(?:\.\d+)?\s*(?:" + TIM
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
 LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
                                 re.I)
-# The prompt length a figure was measured at: "a 2000-token prompt", "input length 1024", "1k input tokens",
-# "ISL 2048", "--input-len 512" (benchmarks name it input length or ISL; people say prompt).
-PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s+)?(?:prompts?|inputs?|context)\b|"
-                        r"\b(?:prompt|input)[- _](?:length|len|tokens?|size)\s*(?:=|:|of|is|was)?\s*~?"
-                        r"(\d{2,6}|\d{1,3}[kK])\b|"
-                        r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
-                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b|"
-                        # "an input of 35 tokens" (TRT-LLM#2648)
-                        r"\b(?:prompt|input)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 # The requests an offline benchmark sends ("number of prompt 3,000", "--num-prompts 1000", "num_prompts=500"): with
 # no request rate they are all sent at once (trtllm-bench throughput; vLLM's benchmarks default to rate inf).
 NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=:]|of|is)?\s*"
@@ -568,13 +561,6 @@ NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=
 # The request rate a serving benchmark offers ("--request-rate 2", "request_rate=10", "request rate: inf"): with a
 # finite rate the prompts arrive over time, not all at once (vLLM benchmark_serving's --request-rate).
 REQUEST_RATE = re.compile(r"(?:--|\b)request[-_ ]rate\s*(?:[=:]|of|is)?\s*(inf(?:inity)?|\d+(?:\.\d+)?)\b", re.I)
-# The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
-# "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
-OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
-                        r"\b(?:output|generation|completion)[- _](?:length|len|size)\s*(?:=|:|of|is|was)?\s*~?"
-                        r"(\d{1,6}|\d{1,3}[kK])\b|"
-                        r"\b(\d{1,6}|\d{1,3}[kK])\s+(?:output|generated)\s+tokens\b|"
-                        r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
@@ -972,12 +958,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     load = _one_stated(prose, CONCURRENT, MAX_CONCURRENCY)  # (--max-concurrency: a command's launch)
     if load:  # one load for the whole ticket: what its benchmark figures were run at
         out.append(Workload(where(name, load[0]), concurrency=load[1]))
-    prompt = _prompt_len(prose)
-    if prompt:
-        out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
-    reply = _prompt_len(prose, OUTPUT_LEN, low=1)
-    if reply:
-        out.append(Workload(where(name, reply[0]), output_len=reply[1]))
+    out += stated_lengths(prose, name)
     share = next((f for i, ln in sorted([*prose, *code_lines]) if (f := share_fact(ln, where(name, i)))), None)
     if share:  # the memory share the engine was told to fill: the first stated
         out.append(share)
@@ -1865,18 +1846,6 @@ def _one_stated(prose: list[tuple[int, str]], *patterns: re.Pattern) -> tuple[in
     it states none or several: a ticket-wide batch or load is only read where nothing contradicts it."""
     found = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)}
     return min(found) if len({n for _, n in found}) == 1 else None
-
-
-def _prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, low: int = 8) -> tuple[int, int] | None:
-    """(line, tokens) of the first prompt length (or, given OUTPUT_LEN, reply length) the prose states ("2k" is
-    2000), or None."""
-    for i, ln in prose:
-        if (m := pattern.search(ln)):
-            token = next(g for g in m.groups() if g)
-            n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
-            if low <= n <= 1_000_000:
-                return i, n
-    return None
 
 
 def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = None) -> list:

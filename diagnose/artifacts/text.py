@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.evidence import Workload, where
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
 LAUNCHER_PREFIX = re.compile(
     r"^\s*(?:"
@@ -359,3 +361,41 @@ def llamacpp_builds(text: str | None) -> list[str]:
         if _dates_a_build(date):
             found.append((start, date))
     return list(dict.fromkeys(b for _, b in sorted(found)))
+
+
+# The prompt length a figure was measured at: "a 2000-token prompt", "input length 1024", "1k input tokens",
+# "ISL 2048", "--input-len 512" (benchmarks name it input length or ISL; people say prompt).
+PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s+)?(?:prompts?|inputs?|context)\b|"
+                        r"\b(?:prompt|input)[- _](?:length|len|tokens?|size)\s*(?:=|:|of|is|was)?\s*~?"
+                        r"(\d{2,6}|\d{1,3}[kK])\b|"
+                        r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
+                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b|"
+                        # "an input of 35 tokens" (TRT-LLM#2648)
+                        r"\b(?:prompt|input)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
+# The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
+# "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
+OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
+                        r"\b(?:output|generation|completion)[- _](?:length|len|size)\s*(?:=|:|of|is|was)?\s*~?"
+                        r"(\d{1,6}|\d{1,3}[kK])\b|"
+                        r"\b(\d{1,6}|\d{1,3}[kK])\s+(?:output|generated)\s+tokens\b|"
+                        r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
+
+
+def stated_lengths(prose: list[tuple[int, str]], name: str) -> list:
+    """Workloads of the prompt and reply lengths the reporter's words state ("input length 2000, output length 200"):
+    read alike from a pasted issue's prose and a ticket.toml's description, so the same words price the same step."""
+    prompt, reply = prompt_len(prose), prompt_len(prose, OUTPUT_LEN, low=1)
+    return ([Workload(where(name, prompt[0]), prompt_len=prompt[1])] if prompt else []) + (
+        [Workload(where(name, reply[0]), output_len=reply[1])] if reply else [])
+
+
+def prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, low: int = 8) -> tuple[int, int] | None:
+    """(line, tokens) of the first prompt length (or, given OUTPUT_LEN, reply length) the prose states ("2k" is
+    2000), or None."""
+    for i, ln in prose:
+        if (m := pattern.search(ln)):
+            token = next(g for g in m.groups() if g)
+            n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
+            if low <= n <= 1_000_000:
+                return i, n
+    return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from diagnose.artifacts.text import build_extra
+from diagnose.artifacts.text import build_extra, stated_lengths
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload, where
 from diagnose.inputs import tomllib  # tomli on Python 3.10
 
@@ -61,6 +61,8 @@ def parse(text: str, name: str) -> list:
             out.append(Note(where(name, lines.key(None, "description")), "description", str(value)))
             if extra := build_extra(str(value)):  # "a llama.cpp release from March 2024"
                 out.append(Workload(where(name, lines.key(None, "description")), extra=extra))
+            # "input length 2000, output length 200": the lengths a pasted issue's prose states, read the same way
+            out += stated_lengths([(lines.key(None, "description"), str(value))], name)
         elif key in SECTIONS and isinstance(value, dict):
             out.extend(_section(key, value, name, lines))
         elif key == "measured" and isinstance(value, list):
