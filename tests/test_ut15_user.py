@@ -21,7 +21,7 @@ showed it and on text written here (paraphrases, negations, other engines):
 from pathlib import Path
 
 import pytest
-from conftest import report_json
+from conftest import report_json, shared_path
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts
@@ -220,3 +220,42 @@ def test_label_units(row, read):
     got = [(m.metric, m.value, m.unit) for m in issue_md.parse("# q\n\nOn 2x 3090 with TP=2:\n\n" + row + "\n",
                                                                "issue.md") if isinstance(m, Measurement)]
     assert got == ([read] if read else [])
+
+
+# --------------------------------------------------------------------------- a setting alone makes no verdict
+
+# Launch lines as each engine's docs write them (vLLM: https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html,
+# SGLang: https://docs.sglang.ai/backend/server_arguments.html, TensorRT-LLM:
+# https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve.html), with valid and invalid parallel degrees.
+BARE_LAUNCHES = [
+    ("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 0", None),
+    ("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2", 2),
+    ("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --tp -1", None),
+    ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 0", None),
+    ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --tp 4", 4),
+    ("trtllm-serve meta-llama/Llama-3.1-8B-Instruct --tp_size 0 --pp_size 1", None),
+]
+
+
+@pytest.mark.parametrize("line,tp", BARE_LAUNCHES)
+def test_a_bare_launch_line_is_no_verdict(tmp_path, line, tp):
+    """CUDA graphs on (no --enforce-eager) is a setting found fine: it moves a prior and says nothing about how the
+    system runs, so a launch line alone comes back insufficient_data, never healthy; a degree below 1 lays nothing
+    out and is no layout."""
+    (tmp_path / "launch.sh").write_text(line + "\n")
+    r = report_json("ticket", str(tmp_path))
+    assert r["verdict"]["category"] == "insufficient_data"
+    assert {w["tp"] for w in r["facts"]["workload"]} == {tp}
+
+
+def test_a_setting_found_fine_still_sits_beside_a_measured_pass(tmp_path):
+    """A measured figure that fits still answers with the launch line beside it: the setting check neither makes nor
+    blocks 'healthy'. The bundle is shared ticket 018 (https://github.com/Azure/azurehpc-health-checks/issues/162,
+    256.63 GB/s P2P on a bridged H100 PCIe pair)."""
+    shared = shared_path("tickets", "018-azurehpc-health-checks-162-h100-pcie-inactive-links-by-design")
+    for f in ("attachment1.log", "ticket.toml"):
+        (tmp_path / f).write_text((shared / f).read_text())
+    (tmp_path / "launch.sh").write_text("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n")
+    r = report_json("ticket", str(tmp_path))
+    assert {"workload.eager_mode", "topology.pair_bandwidth"} <= {f["rule"] for f in r["findings"]}
+    assert r["verdict"]["category"] == "healthy" and "topology.pair_bandwidth" in r["verdict"]["summary"]
