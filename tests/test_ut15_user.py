@@ -24,7 +24,7 @@ import pytest
 from conftest import report_json, shared_path
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Measurement
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "ut15"
@@ -215,7 +215,6 @@ def test_unit_in_a_results_rows_label_is_read():
     ("| decode TPS | 36 | 50 |", None),
 ])
 def test_label_units(row, read):
-    from diagnose.evidence import Measurement
 
     got = [(m.metric, m.value, m.unit) for m in issue_md.parse("# q\n\nOn 2x 3090 with TP=2:\n\n" + row + "\n",
                                                                "issue.md") if isinstance(m, Measurement)]
@@ -259,3 +258,42 @@ def test_a_setting_found_fine_still_sits_beside_a_measured_pass(tmp_path):
     r = report_json("ticket", str(tmp_path))
     assert {"workload.eager_mode", "topology.pair_bandwidth"} <= {f["rule"] for f in r["findings"]}
     assert r["verdict"]["category"] == "healthy" and "topology.pair_bandwidth" in r["verdict"]["summary"]
+
+
+# --------------------------------------------------------------------------- a scaling pair in prose
+
+# Each pair as a reporter writes it, the unit given once and left out of the second figure, against the same pair with
+# the unit said twice: the same layouts and figures, and the same verdict (the prose scaling reading).
+ELIDED = [
+    ("With 1 GPU I get 97 tok/s, with 2 GPUs I get 120.", "With 1 GPU I get 97 tok/s, with 2 GPUs I get 120 tok/s."),
+    ("TP1: 97 t/s, TP2: 120", "TP1: 97 t/s, TP2: 120 t/s"),
+    ("with tensor parallel 1 it does 97 tokens/s, with TP=2 about 120.",
+     "with tensor parallel 1 it does 97 tokens/s, with TP=2 about 120 tokens/s."),
+]
+
+
+@pytest.mark.parametrize("short,full", ELIDED)
+def test_a_unit_left_out_of_the_second_figure_is_the_firsts(tmp_path, short, full):
+    def rates(text):
+        return sorted((m.value, m.tp, m.gpus) for m in said(text).of(Measurement))
+
+    assert rates(short) == rates(full) and len(rates(short)) == 2
+    verdicts = []
+    for k, text in enumerate((short, full)):
+        d = tmp_path / str(k)
+        d.mkdir()
+        (d / "issue.md").write_text(f"# Llama-3.1-8B on 2x RTX 4090 with vLLM: is this scaling normal?\n\n{text}\n")
+        verdicts.append(report_json("ticket", str(d))["verdict"]["category"])
+    assert verdicts[0] == verdicts[1] == "expected_physics"
+
+
+@pytest.mark.parametrize("text", [
+    "With 1 GPU I get 97 tok/s, with 2 GPUs 24 GB are used.",   # a size has its own unit
+    "With 1 GPU I get 97 tok/s, with 2 GPUs it takes 200 ms",  # so has a time
+    "With 1 GPU I get 97 tok/s, with 2 GPUs since 2023",       # a date
+    "With 1 GPU I get 97 tok/s, with 2 GPUs not 200",          # a negated figure
+    "I get 97 tok/s, and the model has 200",                   # no layout named: nothing compared
+    "With 2 GPUs the driver is 550",                           # no unit given before
+])
+def test_no_unit_carried_to_what_is_no_rate(text):
+    assert [m.value for m in said(text).of(Measurement)] in ([97.0], [])

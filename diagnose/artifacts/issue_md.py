@@ -1508,6 +1508,38 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
     return out + figures.token_rates(clause, dot)
 
 
+# A figure whose unit a comparison leaves out because the clause before gave it, each clause naming its layout ("with 1
+# GPU I get 97 tok/s, with 2 GPUs 200", "TP1: 97 t/s, TP2: 200", "at TP=1 it does 97 tok/s, at TP=2 about 120."): the
+# bare number that ends the later clause, outside its layout's own count (not a date, a version or a place in a list:
+# "with 2 GPUs since 2023", "on build 4012", "in step 3").
+_ELIDED = re.compile(r"(?<![\w.,=:/#-])(\d+(?:\.\d+)?)(\s*[.!?)]*\s*)$")
+_NO_FIGURE_AFTER = re.compile(r"\b(?:since|in|from|on|of|until|by|build|version|release|step|rank|gpu|cuda|device)\s*$",
+                              re.I)
+
+
+def _layout_named(clause: str) -> list[tuple[int, int]]:
+    """Where a clause names a layout (a TP size, a GPU count): the spans, empty when it names none."""
+    return [m.span() for m in [*TP.finditer(clause), *CLAUSE_GPUS.finditer(clause)]]
+
+
+def elided_units(line: str, apart: bool = False) -> str:
+    """The line with an elided rate unit written back after the bare figure that ends a later clause, when an earlier
+    clause gave a rate with its unit and both name their layout; any other line as it is (a count, a size or a time
+    ends a clause with its own unit, and no unit given before means none to carry)."""
+    unit = None
+    for clause, _ in _clauses(line, apart):
+        layout = _layout_named(clause)
+        rate = RATE.search(clause)
+        if rate and layout:
+            unit = unit or clause[rate.start():rate.end()][len(rate.group(1)):]
+            continue
+        m = _ELIDED.search(clause) if unit and layout else None
+        if m and not any(a <= m.start(1) < b for a, b in layout) and not _NO_FIGURE_AFTER.search(clause[:m.start(1)]):
+            at = line.find(clause) + m.end(1)
+            line = line[:at] + unit + line[at:]
+    return line
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None,
            dot: bool = False, compared: dict[int, set[int]] | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
@@ -1519,6 +1551,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
+        ln = elided_units(ln, apart)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
         for clause, quoted in _clauses(ln, apart):
