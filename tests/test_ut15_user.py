@@ -24,7 +24,7 @@ import pytest
 from conftest import report_json, shared_path
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts, Measurement
+from diagnose.evidence import Facts, Measurement, Note
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "ut15"
@@ -297,3 +297,28 @@ def test_a_unit_left_out_of_the_second_figure_is_the_firsts(tmp_path, short, ful
 ])
 def test_no_unit_carried_to_what_is_no_rate(text):
     assert [m.value for m in said(text).of(Measurement)] in ([97.0], [])
+
+
+# --------------------------------------------------------------------------- layout columns of a results table
+
+# GitHub-flavoured Markdown's tables (https://github.github.com/gfm/#tables-extension-): the outer pipes are optional
+# and the delimiter row ("-- | --", "|---|---|") makes the table, as TensorRT-LLM#5929 (tests/data/ut15/trtllm5929)
+# writes its results. TP/PP/EP columns are each row's layout: a pipeline stage holds its own GPUs (TP x PP); experts
+# spread over the TP group's GPUs (https://nvidia.github.io/TensorRT-LLM/advanced/expert-parallelism.html).
+LAYOUT_TABLE = ["Throughput (tok/s) by layout, Llama-3.1-70B on 8x H100:", "",
+                "{o}TP | PP | EP | Throughput{c}", "{o}-- | -- | -- | --{c}",
+                "{o}8 | 1 | 1 | 1000{c}", "{o}4 | 2 | 1 | 900{c}", "{o}2 | 4 | None | 700{c}"]
+
+
+@pytest.mark.parametrize("o,c", [("", ""), ("| ", " |")])
+def test_layout_columns_give_each_rows_layout(o, c):
+    text = "\n".join(ln.format(o=o, c=c) for ln in LAYOUT_TABLE)
+    table = next(n for n in said(text).of(Note) if n.kind == "results_table")
+    assert [(r["tp"], r["pp"], r["ep"], r["gpus"], r["value"]) for r in table.data["rows"]] == [
+        (8, 1, 1, 8, 1000.0), (4, 2, 1, 8, 900.0), (2, 4, 1, 8, 700.0)]  # the PP column is no rate
+
+
+def test_a_tp_column_alone_is_read_as_before():
+    text = "GPUs | tok/s\n--- | ---\n1 | 97\n2 | 120\n"
+    table = next(n for n in said(text).of(Note) if n.kind == "results_table")
+    assert [(r["gpus"], r["value"], "tp" in r) for r in table.data["rows"]] == [(1, 97.0, False), (2, 120.0, False)]

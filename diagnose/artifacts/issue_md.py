@@ -1150,6 +1150,13 @@ GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]
 # copy has the TP column's GPUs, so the row uses replicas x TP of them.
 REPLICA_HEADER = re.compile(r"^(?:#\s*)?(?:instances?|replicas?|copies|dp|dp[_ ]?size|data[_ ]?parallel\w*|"
                             r"num[_ -]?(?:instances|replicas))$", re.I)
+# The other layout columns of a results table ("| TP | PP | EP | tok/s |", TensorRT-LLM's tp_size/pp_size/ep_size,
+# vLLM's --pipeline-parallel-size): a pipeline stage holds its own GPUs (the row's GPUs are TP x PP); experts are spread
+# over the GPUs the TP (and DP) group already has (vLLM --enable-expert-parallel, SGLang --ep-size <= --tp-size,
+# TensorRT-LLM moe_expert_parallel_size x moe_tensor_parallel_size = tp_size), so EP adds none. Either is a layout,
+# never a figure.
+PP_HEADER = re.compile(r"^(?:pp|pp[_ ]?size|pipeline[_ -]?parallel\w*)$", re.I)
+EP_HEADER = re.compile(r"^(?:ep|ep[_ ]?size|expert[_ -]?parallel\w*|moe[_ ]?ep(?:[_ ]?size)?)$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
 # A figure given relative to a baseline row ("x", "2x", "1.5x (apparently)"): a bare x is the baseline itself.
 RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)?\s*[x×](?:\s*\(.*\))?$", re.I)
@@ -1244,7 +1251,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
             "ms" if LATENCY_WORDS.search(above) else None
         rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
         # GPU counts side by side, or the same GPUs laid out differently (replicas of TP2 against one TP8)
-        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas")) for row in rows}) >= 2:
+        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas"), row.get("pp"),
+                                                              row.get("ep")) for row in rows}) >= 2:
             out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
 
@@ -1291,16 +1299,20 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
     rcol = next((j for j, c in enumerate(cells) if j != gcol and REPLICA_HEADER.match(c)
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
     per_copy = rcol is not None and bool(re.match(r"(?i)tp|tensor", cells[gcol]))
+    # pipeline and expert degrees beside a TP column: the row's layout ("None", "-" or "off" is no such split)
+    layout = {key: j for key, pattern in (("pp", PP_HEADER), ("ep", EP_HEADER)) for j, c in enumerate(cells)
+              if j not in (gcol, rcol) and pattern.match(c)} if re.match(r"(?i)tp|tensor", cells[gcol]) else {}
     columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
-               for j, c in enumerate(cells) if j not in (gcol, rcol)]
+               for j, c in enumerate(cells) if j not in (gcol, rcol, *layout.values())]
     if outputs_first:  # a turned table lists every quantity: its main figure is the output rate
         columns = [c for c in columns if c[2] == "rate"]
         columns.sort(key=lambda c: (bool(_INPUT_RATE.search(c[1])), not _OUTPUT_RATE.search(c[1])))
     rows = []
     for r, vals in body:
-        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol) and not NUMBER.fullmatch(v)
-                      and not RELATIVE.match(v.strip("_* "))), "")
+        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol, *layout.values())
+                      and not NUMBER.fullmatch(v) and not RELATIVE.match(v.strip("_* "))), "")
         copies = int(vals[rcol]) if per_copy else 1
+        degrees = {key: int(vals[j]) if vals[j].isdigit() and int(vals[j]) >= 1 else 1 for key, j in layout.items()}
         for j, header, kind in columns:
             cell = vals[j].strip("_* ")
             relative = RELATIVE.match(cell) if kind == "rate" else None
@@ -1308,10 +1320,12 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
             if kind and (NUMBER.fullmatch(cell) or relative or unit):  # "4100", "2x", "4100 tok/s", "35 ms"
                 value = float(relative.group(1) or 1) if relative else float(unit.group(1)) if unit else \
                     float(cell.replace(",", "").lstrip("~+"))
-                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies, "column": header, "kind": kind,
-                       "value": value}
+                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies * degrees.get("pp", 1),
+                       "column": header, "kind": kind, "value": value}
                 if per_copy:
                     row.update(tp=int(vals[gcol]), replicas=copies)
+                if layout:
+                    row.update(tp=int(vals[gcol]), **degrees)
                 if relative:
                     row["relative"] = True  # a multiple of the baseline row, not an absolute rate
                 rows.append(row)
