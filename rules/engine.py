@@ -320,6 +320,10 @@ def is_cause(f: Finding) -> bool:
 
 # Passes weaker than this (configuration checks only) do not make a bundle "healthy".
 WEAK = 0.5
+# (issue 11) Checks of a setting the user chose (a launch flag, the layout against the model or the node): their pass
+# says the setting is fine, which moves a prior, and is no finding about the system, so it never makes "healthy" alone
+# (a bare launch line with CUDA graphs on is no evidence that nothing is wrong).
+SETTING_CHECKS = ("workload.",)
 # Informational findings that are conclusions in their own right; other info-level causes are
 # leads, and a check that could not run outranks them.
 CONCLUSIONS = ("expected_physics",)
@@ -468,7 +472,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
-    best = max((f.confidence for f in passed), default=0.0)
+    best = max((f.confidence for f in passed if not f.rule.startswith(SETTING_CHECKS)), default=0.0)
     if passed and symptom in ("slow", "scaling") and all(f.rule.startswith(MEASURED) for f in passed) and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("expected_physics", round(min(best, 0.7), 2),

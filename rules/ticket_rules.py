@@ -1464,6 +1464,8 @@ def _table_series(facts: Facts, n: Note, rows: list[dict]):
         return None
     if not all(r["kind"] == "rate" and re.search(r"tok|t/s", r["column"], re.I) for r in rows):
         return None
+    if any(r.get("pp", 1) > 1 for r in rows) or len({r.get("ep") for r in rows}) > 1:
+        return None  # pipeline stages or expert splits side by side: not a TP series
     file = n.source.rsplit(":", 1)[0]
     by_tp = {r["gpus"]: Measurement(f"{file}:{r['line']}", "decode_tok_s", r["value"], unit="tok/s", stat="reported",
                                     tp=r["gpus"], batch=1) for r in rows}

@@ -21,10 +21,10 @@ showed it and on text written here (paraphrases, negations, other engines):
 from pathlib import Path
 
 import pytest
-from conftest import report_json
+from conftest import report_json, shared_path
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Measurement, Note
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "ut15"
@@ -215,8 +215,110 @@ def test_unit_in_a_results_rows_label_is_read():
     ("| decode TPS | 36 | 50 |", None),
 ])
 def test_label_units(row, read):
-    from diagnose.evidence import Measurement
 
     got = [(m.metric, m.value, m.unit) for m in issue_md.parse("# q\n\nOn 2x 3090 with TP=2:\n\n" + row + "\n",
                                                                "issue.md") if isinstance(m, Measurement)]
     assert got == ([read] if read else [])
+
+
+# --------------------------------------------------------------------------- a setting alone makes no verdict
+
+# Launch lines as each engine's docs write them (vLLM: https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html,
+# SGLang: https://docs.sglang.ai/backend/server_arguments.html, TensorRT-LLM:
+# https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve.html), with valid and invalid parallel degrees.
+BARE_LAUNCHES = [
+    ("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 0", None),
+    ("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2", 2),
+    ("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --tp -1", None),
+    ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 0", None),
+    ("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --tp 4", 4),
+    ("trtllm-serve meta-llama/Llama-3.1-8B-Instruct --tp_size 0 --pp_size 1", None),
+]
+
+
+@pytest.mark.parametrize("line,tp", BARE_LAUNCHES)
+def test_a_bare_launch_line_is_no_verdict(tmp_path, line, tp):
+    """CUDA graphs on (no --enforce-eager) is a setting found fine: it moves a prior and says nothing about how the
+    system runs, so a launch line alone comes back insufficient_data, never healthy; a degree below 1 lays nothing
+    out and is no layout."""
+    (tmp_path / "launch.sh").write_text(line + "\n")
+    r = report_json("ticket", str(tmp_path))
+    assert r["verdict"]["category"] == "insufficient_data"
+    assert {w["tp"] for w in r["facts"]["workload"]} == {tp}
+
+
+def test_a_setting_found_fine_still_sits_beside_a_measured_pass(tmp_path):
+    """A measured figure that fits still answers with the launch line beside it: the setting check neither makes nor
+    blocks 'healthy'. The bundle is shared ticket 018 (https://github.com/Azure/azurehpc-health-checks/issues/162,
+    256.63 GB/s P2P on a bridged H100 PCIe pair)."""
+    shared = shared_path("tickets", "018-azurehpc-health-checks-162-h100-pcie-inactive-links-by-design")
+    for f in ("attachment1.log", "ticket.toml"):
+        (tmp_path / f).write_text((shared / f).read_text())
+    (tmp_path / "launch.sh").write_text("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n")
+    r = report_json("ticket", str(tmp_path))
+    assert {"workload.eager_mode", "topology.pair_bandwidth"} <= {f["rule"] for f in r["findings"]}
+    assert r["verdict"]["category"] == "healthy" and "topology.pair_bandwidth" in r["verdict"]["summary"]
+
+
+# --------------------------------------------------------------------------- a scaling pair in prose
+
+# Each pair as a reporter writes it, the unit given once and left out of the second figure, against the same pair with
+# the unit said twice: the same layouts and figures, and the same verdict (the prose scaling reading).
+ELIDED = [
+    ("With 1 GPU I get 97 tok/s, with 2 GPUs I get 120.", "With 1 GPU I get 97 tok/s, with 2 GPUs I get 120 tok/s."),
+    ("TP1: 97 t/s, TP2: 120", "TP1: 97 t/s, TP2: 120 t/s"),
+    ("with tensor parallel 1 it does 97 tokens/s, with TP=2 about 120.",
+     "with tensor parallel 1 it does 97 tokens/s, with TP=2 about 120 tokens/s."),
+]
+
+
+@pytest.mark.parametrize("short,full", ELIDED)
+def test_a_unit_left_out_of_the_second_figure_is_the_firsts(tmp_path, short, full):
+    def rates(text):
+        return sorted((m.value, m.tp, m.gpus) for m in said(text).of(Measurement))
+
+    assert rates(short) == rates(full) and len(rates(short)) == 2
+    verdicts = []
+    for k, text in enumerate((short, full)):
+        d = tmp_path / str(k)
+        d.mkdir()
+        (d / "issue.md").write_text(f"# Llama-3.1-8B on 2x RTX 4090 with vLLM: is this scaling normal?\n\n{text}\n")
+        verdicts.append(report_json("ticket", str(d))["verdict"]["category"])
+    assert verdicts[0] == verdicts[1] == "expected_physics"
+
+
+@pytest.mark.parametrize("text", [
+    "With 1 GPU I get 97 tok/s, with 2 GPUs 24 GB are used.",   # a size has its own unit
+    "With 1 GPU I get 97 tok/s, with 2 GPUs it takes 200 ms",  # so has a time
+    "With 1 GPU I get 97 tok/s, with 2 GPUs since 2023",       # a date
+    "With 1 GPU I get 97 tok/s, with 2 GPUs not 200",          # a negated figure
+    "I get 97 tok/s, and the model has 200",                   # no layout named: nothing compared
+    "With 2 GPUs the driver is 550",                           # no unit given before
+])
+def test_no_unit_carried_to_what_is_no_rate(text):
+    assert [m.value for m in said(text).of(Measurement)] in ([97.0], [])
+
+
+# --------------------------------------------------------------------------- layout columns of a results table
+
+# GitHub-flavoured Markdown's tables (https://github.github.com/gfm/#tables-extension-): the outer pipes are optional
+# and the delimiter row ("-- | --", "|---|---|") makes the table, as TensorRT-LLM#5929 (tests/data/ut15/trtllm5929)
+# writes its results. TP/PP/EP columns are each row's layout: a pipeline stage holds its own GPUs (TP x PP); experts
+# spread over the TP group's GPUs (https://nvidia.github.io/TensorRT-LLM/advanced/expert-parallelism.html).
+LAYOUT_TABLE = ["Throughput (tok/s) by layout, Llama-3.1-70B on 8x H100:", "",
+                "{o}TP | PP | EP | Throughput{c}", "{o}-- | -- | -- | --{c}",
+                "{o}8 | 1 | 1 | 1000{c}", "{o}4 | 2 | 1 | 900{c}", "{o}2 | 4 | None | 700{c}"]
+
+
+@pytest.mark.parametrize("o,c", [("", ""), ("| ", " |")])
+def test_layout_columns_give_each_rows_layout(o, c):
+    text = "\n".join(ln.format(o=o, c=c) for ln in LAYOUT_TABLE)
+    table = next(n for n in said(text).of(Note) if n.kind == "results_table")
+    assert [(r["tp"], r["pp"], r["ep"], r["gpus"], r["value"]) for r in table.data["rows"]] == [
+        (8, 1, 1, 8, 1000.0), (4, 2, 1, 8, 900.0), (2, 4, 1, 8, 700.0)]  # the PP column is no rate
+
+
+def test_a_tp_column_alone_is_read_as_before():
+    text = "GPUs | tok/s\n--- | ---\n1 | 97\n2 | 120\n"
+    table = next(n for n in said(text).of(Note) if n.kind == "results_table")
+    assert [(r["gpus"], r["value"], "tp" in r) for r in table.data["rows"]] == [(1, 97.0, False), (2, 120.0, False)]

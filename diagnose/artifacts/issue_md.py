@@ -1183,6 +1183,13 @@ GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]
 # copy has the TP column's GPUs, so the row uses replicas x TP of them.
 REPLICA_HEADER = re.compile(r"^(?:#\s*)?(?:instances?|replicas?|copies|dp|dp[_ ]?size|data[_ ]?parallel\w*|"
                             r"num[_ -]?(?:instances|replicas))$", re.I)
+# The other layout columns of a results table ("| TP | PP | EP | tok/s |", TensorRT-LLM's tp_size/pp_size/ep_size,
+# vLLM's --pipeline-parallel-size): a pipeline stage holds its own GPUs (the row's GPUs are TP x PP); experts are spread
+# over the GPUs the TP (and DP) group already has (vLLM --enable-expert-parallel, SGLang --ep-size <= --tp-size,
+# TensorRT-LLM moe_expert_parallel_size x moe_tensor_parallel_size = tp_size), so EP adds none. Either is a layout,
+# never a figure.
+PP_HEADER = re.compile(r"^(?:pp|pp[_ ]?size|pipeline[_ -]?parallel\w*)$", re.I)
+EP_HEADER = re.compile(r"^(?:ep|ep[_ ]?size|expert[_ -]?parallel\w*|moe[_ ]?ep(?:[_ ]?size)?)$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
 # A figure given relative to a baseline row ("x", "2x", "1.5x (apparently)"): a bare x is the baseline itself.
 RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)?\s*[x×](?:\s*\(.*\))?$", re.I)
@@ -1277,7 +1284,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
             "ms" if LATENCY_WORDS.search(above) else None
         rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
         # GPU counts side by side, or the same GPUs laid out differently (replicas of TP2 against one TP8)
-        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas")) for row in rows}) >= 2:
+        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas"), row.get("pp"),
+                                                              row.get("ep")) for row in rows}) >= 2:
             out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
 
@@ -1324,16 +1332,20 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
     rcol = next((j for j, c in enumerate(cells) if j != gcol and REPLICA_HEADER.match(c)
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
     per_copy = rcol is not None and bool(re.match(r"(?i)tp|tensor", cells[gcol]))
+    # pipeline and expert degrees beside a TP column: the row's layout ("None", "-" or "off" is no such split)
+    layout = {key: j for key, pattern in (("pp", PP_HEADER), ("ep", EP_HEADER)) for j, c in enumerate(cells)
+              if j not in (gcol, rcol) and pattern.match(c)} if re.match(r"(?i)tp|tensor", cells[gcol]) else {}
     columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
-               for j, c in enumerate(cells) if j not in (gcol, rcol)]
+               for j, c in enumerate(cells) if j not in (gcol, rcol, *layout.values())]
     if outputs_first:  # a turned table lists every quantity: its main figure is the output rate
         columns = [c for c in columns if c[2] == "rate"]
         columns.sort(key=lambda c: (bool(_INPUT_RATE.search(c[1])), not _OUTPUT_RATE.search(c[1])))
     rows = []
     for r, vals in body:
-        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol) and not NUMBER.fullmatch(v)
-                      and not RELATIVE.match(v.strip("_* "))), "")
+        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol, *layout.values())
+                      and not NUMBER.fullmatch(v) and not RELATIVE.match(v.strip("_* "))), "")
         copies = int(vals[rcol]) if per_copy else 1
+        degrees = {key: int(vals[j]) if vals[j].isdigit() and int(vals[j]) >= 1 else 1 for key, j in layout.items()}
         for j, header, kind in columns:
             cell = vals[j].strip("_* ")
             relative = RELATIVE.match(cell) if kind == "rate" else None
@@ -1341,10 +1353,12 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
             if kind and (NUMBER.fullmatch(cell) or relative or unit):  # "4100", "2x", "4100 tok/s", "35 ms"
                 value = float(relative.group(1) or 1) if relative else float(unit.group(1)) if unit else \
                     float(cell.replace(",", "").lstrip("~+"))
-                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies, "column": header, "kind": kind,
-                       "value": value}
+                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies * degrees.get("pp", 1),
+                       "column": header, "kind": kind, "value": value}
                 if per_copy:
                     row.update(tp=int(vals[gcol]), replicas=copies)
+                if layout:
+                    row.update(tp=int(vals[gcol]), **degrees)
                 if relative:
                     row["relative"] = True  # a multiple of the baseline row, not an absolute rate
                 rows.append(row)
@@ -1542,6 +1556,38 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
     return out + figures.token_rates(clause, dot)
 
 
+# A figure whose unit a comparison leaves out because the clause before gave it, each clause naming its layout ("with 1
+# GPU I get 97 tok/s, with 2 GPUs 200", "TP1: 97 t/s, TP2: 200", "at TP=1 it does 97 tok/s, at TP=2 about 120."): the
+# bare number that ends the later clause, outside its layout's own count (not a date, a version or a place in a list:
+# "with 2 GPUs since 2023", "on build 4012", "in step 3").
+_ELIDED = re.compile(r"(?<![\w.,=:/#-])(\d+(?:\.\d+)?)(\s*[.!?)]*\s*)$")
+_NO_FIGURE_AFTER = re.compile(r"\b(?:since|in|from|on|of|until|by|build|version|release|step|rank|gpu|cuda|device)\s*$",
+                              re.I)
+
+
+def _layout_named(clause: str) -> list[tuple[int, int]]:
+    """Where a clause names a layout (a TP size, a GPU count): the spans, empty when it names none."""
+    return [m.span() for m in [*TP.finditer(clause), *CLAUSE_GPUS.finditer(clause)]]
+
+
+def elided_units(line: str, apart: bool = False) -> str:
+    """The line with an elided rate unit written back after the bare figure that ends a later clause, when an earlier
+    clause gave a rate with its unit and both name their layout; any other line as it is (a count, a size or a time
+    ends a clause with its own unit, and no unit given before means none to carry)."""
+    unit = None
+    for clause, _ in _clauses(line, apart):
+        layout = _layout_named(clause)
+        rate = RATE.search(clause)
+        if rate and layout:
+            unit = unit or clause[rate.start():rate.end()][len(rate.group(1)):]
+            continue
+        m = _ELIDED.search(clause) if unit and layout else None
+        if m and not any(a <= m.start(1) < b for a, b in layout) and not _NO_FIGURE_AFTER.search(clause[:m.start(1)]):
+            at = line.find(clause) + m.end(1)
+            line = line[:at] + unit + line[at:]
+    return line
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None,
            dot: bool = False, compared: dict[int, set[int]] | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
@@ -1553,6 +1599,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
+        ln = elided_units(ln, apart)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
         for clause, quoted in _clauses(ln, apart):

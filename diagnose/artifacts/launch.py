@@ -122,6 +122,8 @@ SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens
               "speculative-draft-model-path", "speculative-draft", "speculative-decoding-mode", "max-draft-len",
               "model-draft", "md", "draft-max", "draft", "spec-type", "spec-draft-n-max")
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
+# Parallel degrees: a count of GPUs, 1 or more; "--tp 0" or "--tp -1" lays nothing out (the engines reject it).
+DEGREES = {"tp", "pp", "dp", "ep"}
 SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
 # docker / mpirun options that take a value as the next token
 VALUE_OPTIONS = {"-v", "-w", "-p", "-e", "--env", "--name", "--gpus", "--ipc", "--network", "--net", "--entrypoint",
@@ -355,6 +357,8 @@ def _apply_flags(w: Workload, flags: dict) -> None:
                 try:
                     value = int(str(value))
                 except ValueError:
+                    continue
+                if field_name in DEGREES and value < 1:
                     continue
             setattr(w, field_name, value)
             break
