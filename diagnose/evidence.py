@@ -352,6 +352,7 @@ class CollectiveResult(Fact):
     graph: bool = False
     group: list[int] | None = None  # GPU indices the collective ran over, when known
     tool: str = "nccl-tests"
+    thread_gpus: int = 0  # GPUs one host thread launched each call on (nccl-tests header nGpus > 1); 0: one per GPU
 
 
 @dataclass

@@ -43,7 +43,8 @@ from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun,
 
 # A measured all-reduce this many times the fabric's expected time per call is a broken path
 # (PCIe/SHM fallback, P2P off, a wrong NCCL setting), not latency physics: the expected figure's
-# all-reduce band (calibration.toml [allreduce_band], 2.5th-97.5th percentile) tops out near x3.
+# all-reduce band (calibration.toml [allreduce_band], 2.5th-97.5th percentile) tops out near x3.8 on one node (its
+# x5 high end is two-node RoCE tables the model reads badly, no node's own path).
 COMM_RATIO = 3.0
 # ... and it matters when the excess is at least this share of the measured step.
 COMM_SHARE_MIN = 0.10
@@ -115,8 +116,11 @@ class Calibration:
 def calibration(facts) -> Calibration:
     """Calibration figures from a node report / nccl-tests output (Measurement and
     CollectiveResult facts). Decode streams weights like a GEMV, so the batch-1..8 GEMV
-    bandwidth is preferred to the copy bandwidth when both were measured."""
+    bandwidth is preferred to the copy bandwidth when both were measured. An nccl-tests run whose one thread
+    launched every GPU's call (-g N, no graph) times that thread at small sizes, not the kernel an engine (a process
+    per GPU) runs: those rows are left out (rules.collectives.thread_paced), and the curve's source says so."""
     from diagnose.evidence import CollectiveResult, Measurement
+    from rules.collectives import THREAD_PACE_SPREAD, thread_pace_us, thread_paced
 
     cal = Calibration()
     ms = facts.of(Measurement) if facts is not None else []
@@ -131,14 +135,25 @@ def calibration(facts) -> Calibration:
             gemm.setdefault(m.dtype or "bf16", []).append(m.value)
             cal.gemm_source = cal.gemm_source or m.source
     cal.gemm_tflops = {k: statistics.median(v) for k, v in gemm.items()}
-    best: dict[tuple[int, int], tuple[float, str]] = {}
+    best: dict[tuple[int, int], CollectiveResult] = {}
     for c in facts.of(CollectiveResult) if facts is not None else []:
         if c.op != "all_reduce" or not c.nranks or not c.size_bytes or not c.time_us or c.time_us <= 0:
             continue
         key = (c.nranks, c.size_bytes)
-        if key not in best or c.time_us < best[key][0]:  # in-place vs out-of-place: the faster
-            best[key] = (c.time_us, c.source)
-    for (n, size), (t, src) in sorted(best.items()):
+        if key not in best or c.time_us < best[key].time_us:  # in-place vs out-of-place: the faster
+            best[key] = c
+    paced: dict[int, tuple[int, int]] = {}  # nranks -> (sizes left out at the thread's pace, GPUs per thread)
+    for (n, size), c in sorted(best.items()):
+        t, src = c.time_us, c.source
+        if thread_paced(t, c.thread_gpus, c.graph):
+            paced[n] = (paced.get(n, (0, 0))[0] + 1, c.thread_gpus)
+            continue
+        if n in paced:
+            left, gpus = paced[n]
+            src = (f"{src}; one thread launched each call on {gpus} GPUs (nccl-tests -g {gpus}, no graph): its {left} "
+                   f"sizes at that thread's pace (<= {THREAD_PACE_SPREAD:g} x {thread_pace_us(gpus):.1f} us, "
+                   "rules.collectives.thread_bound) left out, the kernel time above it kept; an engine runs a process "
+                   "per GPU")
         cal.allreduce.setdefault(n, []).append((size, t, src))
     return cal
 

@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from conftest import report_json
 
 from diagnose import published
 from diagnose.errors import InputError
@@ -96,3 +97,50 @@ def test_an_unknown_launch_mode_is_refused_in_one_line(tmp_path):
                    "nccl,rtx-4090,pcie4,2,1,8,9.0,0.00,no,mpi\n")
     with pytest.raises(InputError, match="launch must be one of one-thread, per-gpu, unstated, got 'mpi'"):
         published.read_collectives(bad)
+
+
+N44 = Path(__file__).parent / "data" / "issues" / "nccl-tests-44-2080ti-nvlink-bridge.txt"  # nccl-tests#44, verbatim
+
+
+def _calibration(text: str, name: str):
+    from diagnose.artifacts import nccl_tests
+    from diagnose.evidence import Facts
+    from rules import scaling
+
+    return scaling.calibration(Facts(nccl_tests.parse(text, name)))
+
+
+def test_a_one_thread_log_is_no_engines_all_reduce_below_the_threads_pace():
+    """https://github.com/NVIDIA/nccl-tests/issues/44 ('./all_reduce_perf -b 8 -e 128M -f 2 -g 2', 'nThread 1 nGpus 2',
+    2x RTX 2080 Ti): 7.0, 11.9 and 13.8 us at 8 B, 32 KB and 64 KB sit within 1.2 x the thread's 11.7 us pace, so they
+    time the thread, not the kernel a process per GPU runs: the curve an engine is judged by starts at 128 KB (18.4 us,
+    the kernel above the pace) and says why. The same table from two processes (nGpus 1) keeps every size."""
+    text = N44.read_text()
+    one = _calibration(text, N44.name).allreduce[2]
+    assert [s for s, _, _ in one][:2] == [131072, 262144] and one[0][1] == pytest.approx(18.39)
+    assert "one thread launched each call on 2 GPUs" in one[0][2] and "3 sizes" in one[0][2]
+    per_gpu = _calibration(text.replace("nThread 1 nGpus 2", "nThread 1 nGpus 1"), N44.name).allreduce[2]
+    assert [s for s, _, _ in per_gpu][:3] == [8, 32768, 65536] and "one thread" not in per_gpu[0][2]
+    # a graph replays every GPU's kernel: no thread sets the pace
+    graphed = _calibration(text.replace("validation: 1", "validation: 1 graph: 1"), N44.name).allreduce[2]
+    assert graphed[0][0] == 8
+
+
+def test_scaling_node_takes_the_per_process_figure_from_a_one_thread_log(tmp_path):
+    """`scaling --node` with the nccl-tests#44 log: a batch-1 decode all-reduce of Llama-2-7B (8 KB) is under the
+    curve's first kernel-bound size, so it takes the predictor's per-process figure, not the thread's 7-12 us; at
+    batch 64 (512 KB) the measured kernel time, the evidence naming the one-thread run."""
+    runs = tmp_path / "itl.csv"
+    runs.write_text("layout,batch,metric,value,engine\nTP1,1,itl_ms,30,vllm\nTP2,1,itl_ms,20,vllm\n"
+                    "TP1,64,itl_ms,40,vllm\nTP2,64,itl_ms,28,vllm\n")
+    node = tmp_path / "n44.txt"
+    args = ("scaling", runs, "--model", "llama-2-7b", "--gpu", "rtx-2080-ti", "--node", node)
+    got = {}
+    for mode, text in (("one", N44.read_text()), ("per", N44.read_text().replace("nGpus 2", "nGpus 1"))):
+        node.write_text(text)
+        got[mode] = {(r["label"], r["batch"]): r for r in report_json(*args)["predictions"]["scaling"]["rows"]}
+    assert got["per"][("TP2", 1)]["allreduce_ref_source"].startswith("measured curve")
+    assert got["one"][("TP2", 1)]["allreduce_ref_source"].startswith("prediction:expected")
+    big = got["one"][("TP2", 64)]
+    assert big["allreduce_ref_source"].startswith("measured curve") and "nccl-tests -g 2" in big["allreduce_ref_source"]
+    assert big["allreduce_ref_us"] == pytest.approx(got["per"][("TP2", 64)]["allreduce_ref_us"])

@@ -117,6 +117,7 @@ class _Block:
         self.hosts: list[str] = []
         self.devices: set[tuple[str, int]] = set()
         self.graph = False
+        self.thread_gpus = 0  # nGpus of the header: one thread launches each call on that many GPUs (-g N)
         self.old_error_column = False
         self.columns: list[str] | None = None
         self.rank_source: str | None = None
@@ -153,6 +154,7 @@ def parse(text: str, name: str) -> list:
             out.extend(_finish(block))
             block = _Block(pending_op or block.op)
             block.header_ranks = int(m.group("nthread")) * int(m.group("ngpus"))
+            block.thread_gpus = int(m.group("ngpus")) if int(m.group("ngpus")) > 1 else 0
             g = GRAPH.search(line)
             block.graph = bool(g and int(g.group(1)) > 0)
             continue
@@ -261,7 +263,7 @@ def _result(row, block: _Block, name: str, n: int) -> list:
         result = CollectiveResult(
             where(name, n), op or "unknown", size, time_us, algbw, busbw, nranks=nranks,
             nodes=len(block.hosts) or None, count=count, dtype=dtype, in_place=(i == 1),
-            errors=errors, graph=block.graph,
+            errors=errors, graph=block.graph, thread_gpus=block.thread_gpus,
         )
         out.append(result)
         out.extend(_check(result, name, n))
