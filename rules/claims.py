@@ -1631,15 +1631,17 @@ def claims(facts: Facts) -> list[Claim]:
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
         engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
         # (one release named: engine_moved_to read the change and what it did)
-        if engine_versions and (len(engine_versions[1]) == 1 or _REGRESS_WORDS.search(text)
+        # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
+        # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
+        if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text)
                                 or engine_failure_ab(text, engine_versions[1])):
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
-                "engine": engine_versions[0], "versions": engine_versions[1],
-                "figures": release_figures(text, engine_versions[1])}))
+                "engine": engine_versions[0], "versions": engine_versions[1], "kind": engine_versions[3],
+                "good": engine_versions[4], "figures": release_figures(text, engine_versions[1])}))
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
-                "engine": bisected[0], "versions": bisected[1], "figures": code_change_figures(text),
-                "commits": True}))
+                "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
+                "figures": code_change_figures(text)}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -1850,7 +1852,8 @@ _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latenc
 
 
 def _engine_versions(text: str):
-    """(engine, [versions], quote) when the text compares two releases of a serving engine."""
+    """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
+    says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
@@ -1869,14 +1872,14 @@ def _engine_versions(text: str):
         return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
     if len(versions) < 2:
         moved = engine_moved_to(text)
-        return moved[:3] if moved else None
+        return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
     if len(named) < 2 and not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text,
                                         re.I) and not (m and engine_failure_ab(text, versions)):
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
-    return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+    return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120), "releases", None
 
 
 # A slowdown the reporter bisected to one change of the engine's code, not to a release: "regresses ... after PR
@@ -1891,14 +1894,18 @@ _BISECT_WORDS = re.compile(r"\b(?:bisect\w*|regress\w*|introduced (?:by|in|with)
 
 def code_change_regression(text: str) -> tuple[str | None, list[str], str] | None:
     """(engine, [the changes named], quote) where a performance regression is pinned on a PR or commit of the engine,
-    else None."""
-    if not (_PERF_WORDS.search(text) and _BISECT_WORDS.search(text)):
+    in the sentence naming it, else None. Not one asked about, guessed, ruled out ("was not caused by PR #1") or
+    supposed (_change_said), nor a change said to have fixed it ("PR #1 fixed the regression")."""
+    if not _PERF_WORDS.search(text):
         return None
     refs, first = [], None
     for sentence in sentences(text):
-        if re.search(r"\bNCCL\b", sentence):
+        said = [w for w in _BISECT_WORDS.finditer(sentence) if not negated_words(sentence, w)]
+        if re.search(r"\bNCCL\b", sentence) or not said or _CURED.search(sentence):
             continue
         for m in _CODE_CHANGE.finditer(sentence):
+            if not _change_said(sentence, m):
+                continue
             ref = re.sub(r"\s+", " ", m.group(0).replace("`", ""))
             if ref not in refs:
                 refs.append(ref)
@@ -1911,18 +1918,30 @@ def code_change_regression(text: str) -> tuple[str | None, list[str], str] | Non
 
 # One figure of a build, as a bisect reports it: "128.8 output tok/s", "22.7 ms".
 _BUILD_FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:output\s+|decode\s+)?(tok(?:ens)?/s(?:ec)?|t/s|ms)\b", re.I)
+# Words that set two builds' figures side by side as before and after the change: "41 tok/s before and 35.5 after",
+# "23.4 ms with it, 20.1 ms on its parent", "from 41 to 35.5 tok/s", "128.8 -> 124.8". ("regressed after PR #1" says
+# when, not which figure: the "after" right before the change does not count.)
+_BEFORE_AFTER = re.compile(r"\b(?:before|after|parent|prior|previous|reverted|without it|with it|good|bad)\b|"
+                           r"\bfrom\s+~?\d[\d.]*\s*(?:\S+\s+)?to\s+~?\d|\d\s*(?:\S+\s*)?(?:->|→)\s*~?\d", re.I)
+_WHEN_CHANGED = re.compile(r"\b(?:after|since|with)\s+(?=" + _CODE_CHANGE.pattern + ")", re.I)
+# A metric named right before a figure ("TTFT 30 ms and TPOT 8 ms"): two different ones are two metrics, not two builds.
+_METRIC_BEFORE = re.compile(r"\b(ttft|tpot|itl|e2el?|latency|throughput)\b\W{0,3}(?:(?:is|was|of|at)\s+)?~?$", re.I)
 
 
 def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
     """{"before": (figure, unit), "after": ...} from the one sentence that names a change and gives two figures in one
-    unit, else {}. The change is a regression (code_change_regression), so the worse figure is the one after it: the
-    lower rate, or the longer time."""
+    unit set side by side as before and after it (_BEFORE_AFTER), else {}. The change is a regression
+    (code_change_regression), so the worse figure is the one after it: the lower rate, or the longer time."""
     for sentence in sentences(text):
-        if not _CODE_CHANGE.search(sentence):
+        if not _CODE_CHANGE.search(sentence) or not _BEFORE_AFTER.search(_WHEN_CHANGED.sub(" ", sentence)):
             continue
-        found = [(float(m.group(1)), m.group(2).lower()) for m in _BUILD_FIGURE.finditer(sentence)]
+        matches = list(_BUILD_FIGURE.finditer(sentence))
+        found = [(float(m.group(1)), m.group(2).lower()) for m in matches]
         if len(found) != 2 or found[0][1] != found[1][1] or found[0][0] == found[1][0]:
             continue
+        metrics = {n.group(1).lower() for m in matches if (n := _METRIC_BEFORE.search(sentence[:m.start()]))}
+        if len(metrics) > 1:
+            continue  # "TTFT 30 ms and TPOT 8 ms": two metrics of one build
         unit = found[0][1]
         worse = max if unit == "ms" else min
         after = worse(found)
@@ -1931,21 +1950,39 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
 
 
 # (issue 11, s15) One release named as where the engine was moved ("after upgrading to vLLM 0.6.4 it got slower",
-# "since we moved to SGLang 0.4.3 ...", "downgrading to 0.4.1 fixed it"): the other side of the A/B is the release
-# before, unnamed. The verbs are how release notes and issue threads say a release changed; the engine must be named.
+# "since we moved to SGLang 0.4.3 ...", "downgrading SGLang to 0.4.1 fixed it"): the other side of the A/B is the
+# release before, unnamed. The verbs are how release notes and issue threads say a release changed. Only the
+# engine's own name may stand between the verb and "to" ("switching gpu-memory-utilization to 0.95", "upgraded
+# flashinfer to 0.1.6" move something else), and the release must be the engine's: its name right before it
+# ("to vLLM 0.6.4"), as the verb's object ("upgraded vLLM to 0.6.4"), or that release given with the engine elsewhere.
+_ENGINE_NAME = _ENGINE_VERSION.pattern[3:-3]
 _MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*|bump\w*|downgrad\w*|"
                        r"roll(?:ed|ing)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back)"
-                       r"(?:\s+(?!to\b)[\w.-]+){0,2}?\s+to\s+(?:(?:the\s+)?(?P<engine>"
-                       + _ENGINE_VERSION.pattern[3:-3] + r")\W{0,3})?"
+                       r"(?:\s+(?:(?:the|our|my)\s+)?(?P<object>" + _ENGINE_NAME + r")"
+                       r"(?:\s+(?:version|package|release))?)?"
+                       r"\s+to\s+(?:(?:the\s+)?(?P<engine>" + _ENGINE_NAME + r")\W{0,3})?"
                        r"v?(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)", re.I)
-_BACK = re.compile(r"^(?:downgrad|roll|revert|go|went)", re.I)
+_BACK_VERB = re.compile(r"^(?:downgrad|roll|revert|go|went)", re.I)
 _PLANNED = re.compile(r"\b(?:plan(?:s|ning)?|will|going|want(?:s|ed)?|would|should|could|might|try(?:ing)?|thinking|"
                       r"consider\w*|wonder\w*|if)\b(?:\s+\w+){0,3}\s*$", re.I)
-# Another product's name between the verb and its release ("upgraded torch to 2.5.1"): that product moved.
-_OTHER_MOVED = re.compile(r"\b(?:nccl|cuda|driver|torch|pytorch|python|ubuntu|kernel|transformers|triton|xformers|"
-                          r"flash[-_ ]?attn|docker|image)\b", re.I)
 _CURED = re.compile(r"\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works? again|back to normal|restor\w*|"
                     r"(?:problem|issue|hang|crash|slowdown|error)\w* (?:is |was )?gone|went away)\b", re.I)
+# What the change did, said right after it: better ("it got faster", "throughput improved"), not a regression.
+_IMPROVED = re.compile(r"\b(?:faster|quicker|improv\w*|better|sped up|speed-?up|increas\w*)\b", re.I)
+
+
+def _change_said(sentence: str, m: re.Match) -> bool:
+    """Is the change `m` names reported as what happened, not asked about ("Is the slowdown caused by PR #1?"), guessed
+    ("maybe the upgrade to 0.6.4"), ruled out ("not caused by PR #1"), supposed ("if we upgrade to ...") or planned
+    ("we will upgrade to ...")? The guard of both readers of the engine's changes (releases and commits)."""
+    return not (asked(sentence) or _guessed(sentence) or negated_words(sentence, m) or
+                hypothetical(sentence, m.start()) or _PLANNED.search(sentence[:m.start()]))
+
+
+def _improved_after(sentence: str, end: int) -> bool:
+    """Does the clause after a change say it made things better ("it got faster but TP=8 is still slow")?"""
+    clause = _RELEASE_CONTRAST.split(sentence[end:], 1)[0]
+    return any(not _NEGATED_BEFORE.search(clause[:i.start()]) for i in _IMPROVED.finditer(clause))
 
 
 # ... or the failure said to be new to the release in use: "haven't seen it in earlier versions of vllm", "this did not
@@ -1962,23 +1999,25 @@ _NEW_IN_RELEASE = re.compile(r"\b(?:haven'?t|havn'?t|hadn'?t|didn'?t|did not|hav
 def engine_moved_to(text: str):
     """(engine, [release], quote, cured) when the text says the engine was moved to one named release and it then
     failed or slowed ("after upgrading to vLLM 0.6.4 throughput dropped"), or that going back to one cured it
-    ("downgrading to 0.4.1 fixed it"), or that a failure of the one release it names was not there in earlier ones.
-    Not an upgrade that cured it, a plan ("we will upgrade to ..."), a question or a guess, nor a sentence that rules
-    the change out ("it is not the upgrade to 0.6.4")."""
-    named = _ENGINE_VERSION.search(text)
+    ("downgrading to 0.4.1 fixed it": cured, that release is the good one), or that a failure of the one release it
+    names was not there in earlier ones. Not an upgrade that cured it or made it faster, a plan ("we will upgrade to
+    ..."), a question or a guess, nor a sentence that rules the change out ("it is not the upgrade to 0.6.4")."""
     for sentence in sentences(text):
         m = _MOVED_TO.search(sentence)
-        if not m or not (m.group("engine") or named) or asked(sentence) or _guessed(sentence) or \
-                negated_words(sentence, m) or hypothetical(sentence, m.start()) or \
-                _PLANNED.search(sentence[:m.start()]) or \
-                _OTHER_MOVED.search(sentence[m.start():m.start("release")]):
+        if not m or not _change_said(sentence, m):
             continue
+        engine = m.group("engine") or m.group("object")
+        given = re.search(r"\b(" + _ENGINE_NAME + r")\W{0,3}v?" + re.escape(m.group("release")) + r"(?![\w.]*\d)", text,
+                          re.I)
+        if not (engine or given):
+            continue  # "after upgrading to 12.4 tokens/s ...": nothing says 12.4 is the engine's release
+        engine = engine or given.group(1)
         cured = bool(_CURED.search(sentence))
-        if bool(_BACK.match(m.group("verb"))) != cured:
+        if bool(_BACK_VERB.match(m.group("verb"))) != cured:
             continue  # an upgrade that cured it, or a downgrade that did not
-        if not cured and _state(sentence) != "bad":
-            continue  # the move named, but no failure or slowdown with it
-        engine = m.group("engine") or named.group(1)
+        if not cured and (_state(sentence) != "bad" or not (_PERF_WORDS.search(sentence) or _FAILS.search(sentence))
+                          or _improved_after(sentence, m.end())):
+            continue  # the move named, but no failure or slowdown with it, or it made things better
         return engine, [m.group("release")], _quote(sentence, m, 120), cured
     releases = [r for r in re.finditer(_ENGINE_VERSION.pattern + r"\W{0,3}v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b", text,
                                        re.I)]
@@ -2047,7 +2086,7 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
     for i, sentence in enumerate(parts):
         here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
         said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)]
-        if not here or not said or _SAME_ON.search(sentence):
+        if not here or not said or said_alike(sentence):
             continue  # "not a regression", "the same on both": no contrast
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
         if len(near) >= 2 or (any(_RELEASE_CHANGE.match(m.group(0)) for m in said) and len(known) >= 2):
@@ -2073,12 +2112,44 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 _GONE_AFTER = re.compile(r"\s+(?:\w+\s+){0,2}?(?:is|are|was|were)?\s*(?:gone|went away|disappear\w*|resolved|"
                          r"fixed)\b", re.I)
-# (issue 11, s15) The same said of two releases ("the same on 2.18.3 and 2.19.3", "no difference between them"): no
-# contrast, whatever else the sentence says ("so this is not a regression").
-_SAME_ON = re.compile(r"\b(?:the )?same (?:on|in|with|for|across|between|under)\b|"
-                      r"\bno (?:real |noticeable |measurable |significant )?difference\b", re.I)
-_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|"
-                    r"same (?:error|hang|problem|issue|result))\b|" + _SAME_ON.pattern, re.I)
+# (issue 11, s15) The same said of the releases ("the same on 2.18.3 and 2.19.3", "no difference between them", "2.18.3
+# and 2.19.3 give identical results"): no contrast, whatever else the sentence says ("so this is not a regression").
+# "Same" said of something else ("same for both nodes", "the same with and without NVLS", "no difference between IB
+# and RoCE") leaves the releases' contrast standing: it counts only with the releases right after it, or closing a
+# clause that names them.
+_SAME_WORDS = re.compile(r"\b(?:the )?(?:same|identical)(?: (?:error|hang|problem|issue|result|behaviou?r|numbers?|"
+                         r"performance|speed|bandwidth|busbw)s?)?(?: (?:on|in|with|for|across|between|under|as))?\b|"
+                         r"\bno (?:real |noticeable |measurable |significant )?difference"
+                         r"(?: (?:between|across|with|on|for|in))?\b", re.I)
+# Hardware or runs "both" may be said of instead of releases ("on both nodes", "either GPU").
+_NOT_RELEASES = r"(?!\s+(?:nodes?|GPUs?|servers?|machines?|hosts?|cards?|ranks?|boxes|systems?|clusters?|NICs?|" \
+                r"sockets?|sides?|directions?|modes?|ways?)\b)"
+_RELEASES_NEXT = re.compile(r"\s*(?:(?:NCCL|" + _ENGINE_VERSION.pattern[3:-3] + r")\s*)?(?:v?\d+\.\d+|"
+                            r"(?:both|either|neither)\b" + _NOT_RELEASES + r"|them\b|"
+                            r"all (?:of them|versions|releases)\b|"
+                            r"each\b" + _NOT_RELEASES + r"|these\b|those\b|the two\b" + _NOT_RELEASES + r"|"
+                            r"(?:the\s+|all\s+)?(?:(?:old(?:er)?|new(?:er)?|two|both|different)\s+)?"
+                            r"(?:versions?|releases?|builds?)\b)", re.I)
+_CLAUSE_CLOSES = re.compile(r"\s*(?:[.;,:!)]|$|(?:so|and|but|either way)\b)", re.I)
+_A_RELEASE = re.compile(r"(?<![\w.])v?\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?![\w.]*\d)(?!\s*(?:[x%]|[KMG]i?B|ms\b|s\b|tok))|"
+                        r"\b(?:versions|releases|both)\b" + _NOT_RELEASES, re.I)
+
+
+def said_alike(sentence: str) -> bool:
+    """Does the sentence say the releases behave the same ("the same on 2.18.3 and 2.19.3", "2.18.3 and 2.19.3: no
+    difference"), not something else ("same for both nodes", "the same with NCCL_P2P_DISABLE=1")?"""
+    for m in _SAME_WORDS.finditer(sentence):
+        if _RELEASES_NEXT.match(sentence, m.end()):
+            return True
+        if _CLAUSE_CLOSES.match(sentence, m.end()):
+            clause = next((c for c in _CLAUSES.split(sentence[:m.end()])[-1:]), "")
+            if _A_RELEASE.search(clause):
+                return True
+    return False
+
+
+_ALIKE = re.compile(r"\b(?:(?:both|either|neither)\b" + _NOT_RELEASES + r"|all (?:of )?(?:them|versions|releases)\b)",
+                    re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
 # Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
@@ -2131,7 +2202,7 @@ def release_sides(text: str, named: list[str] | None = None, release=None) -> tu
     good: set[str] = set()
     bad: set[str] = set()
     for sentence in (line for s in sentences(text) for line in s.splitlines()):  # a line ends a thought too
-        if _ALIKE.search(sentence) or asked(sentence) or _guessed(sentence):
+        if _ALIKE.search(sentence) or said_alike(sentence) or asked(sentence) or _guessed(sentence):
             continue
         for cut in (_RELEASE_CONTRAST, _CLAUSES):
             for part in cut.split(sentence):
@@ -5150,14 +5221,28 @@ def known_errors(facts: Facts) -> list[Claim]:
             for row in engine_errors():
                 if any(c.data["error"].id == row.id for c in out):
                     continue  # one claim a message: the pasted output's, else the first sentence's
-                # (a line ends a prose thought too: an error pasted outside a code block is one line, and the guess
-                # words of the framework's own next line, "A call failed possibly due to ...", are not the reporter's)
-                for sentence in ([line for s in sentences(text) for line in s.splitlines()] if origin == "prose"
-                                 else [text]):
-                    m = row.pattern.search(sentence)
-                    if m and (origin == "output" or not (negated_words(sentence, m) or _guessed(sentence)
-                                                         or asked(sentence))):
-                        out.append(Claim("known_error", source, _quote(sentence, m, 80),
+                for sentence in (sentences(text) if origin == "prose" else [text]):
+                    m = row.pattern.search(sentence) if origin == "output" else _error_said(row.pattern, sentence)
+                    if m:
+                        out.append(Claim("known_error", source, _quote(m.string, m, 80),
                                          {"error": row, "origin": origin}))
                         break
     return out
+
+
+def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
+    """The catalog message in a prose sentence, matched line by line (an error pasted outside a code block is one
+    line), when the sentence up to it does not rule it out, guess or ask it: "Maybe it's\nCUDA out of memory" wraps
+    the guess onto the line before. The lines after the match are left out (the guess words of the framework's own
+    next line, "A call failed possibly due to ...", are not the reporter's); the question mark closing its own line
+    counts."""
+    lines = sentence.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        m = pattern.search(line)
+        if not m:
+            continue
+        head = "".join(lines[:i]).replace("\n", " ")  # the wrapped lines before, read as one with the match's
+        upto = pattern.search(head + line.rstrip("\n"), len(head))
+        if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)):
+            return upto
+    return None

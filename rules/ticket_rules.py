@@ -841,13 +841,13 @@ def module_missing(facts: Facts, predictions=None):
 @rule("ticket.engine_versions", "other")
 def engine_versions(facts: Facts, predictions=None):
     """The same setup is slower on a newer release of the serving engine, or fails (hangs, crashes, raises) on one
-    release where another works, or since it was moved to one named release (the other one unnamed): a software
-    regression, whatever the failure looks like."""
+    release where another works, or since it was moved to one named release (the other one unnamed), or since one pull
+    request or commit of its code: a software regression, whatever the failure looks like."""
     c = _first(facts, "engine_versions_compared")
     if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
     engine = c.data["engine"] or engine_of(facts) or "the engine"
-    title, summary, evidence, fix = (_code_change if c.data.get("commits") else _releases)(c, engine)
+    title, summary, evidence, fix = (_code_change if c.data["kind"] == "commit" else _releases)(c, engine)
     yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6), title, summary, evidence, fix=fix)
 
 
@@ -860,8 +860,14 @@ def _releases(c: Claim, engine: str) -> tuple:
         old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
         evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
                            figures[old][0], figures[new][1]))
-    return (f"{engine} {versions}: the same setup behaves differently between releases" if len(c.data["versions"]) > 1
-            else f"{engine}: the same setup behaves differently since its release changed ({versions})",
+    if c.data["kind"] == "releases":
+        title = f"{engine} {versions}: the same setup behaves differently between releases"
+    elif c.data["good"]:  # going back to it cured the problem: the release left behind is the regression
+        title = (f"{engine} works again on {c.data['good']} (the release gone back to); the newer release is the "
+                 "regression")
+    else:
+        title = f"{engine}: the same setup behaves differently since its release changed to {versions}"
+    return (title,
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
             evidence,
