@@ -256,6 +256,8 @@ class NcclVersion(Fact):
     source: str
     version: str  # "2.18.3"
     cuda: str | None = None  # the CUDA NCCL was built for ("+cuda12.1" in its own log line), never the system CUDA
+    # the container tag the version was looked up from (rules/catalog/ngc_containers.toml), not printed by NCCL
+    derived_from: str | None = None
 
 
 @dataclass

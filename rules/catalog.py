@@ -1994,3 +1994,30 @@ def acceptance() -> dict[str, Acceptance]:
         out[method] = Acceptance(method, low, finite_number(row.get("high"), f"{path}: [{method}] high", low=low),
                                  str(row.get("why", "")), str(row.get("source", "")))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _ngc_rows() -> dict[tuple[str, str], dict]:
+    """rules/catalog/ngc_containers.toml by (image, release), read once."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "ngc_containers.toml"
+    rows = load_toml(path, "catalog").get("container", [])
+    for row in rows:
+        if not all(isinstance(row.get(k), str) for k in ("image", "release", "url")):
+            raise InputError(f"{path}: every [[container]] row needs image, release and url strings")
+    return {(r["image"].lower(), r["release"]): r for r in rows}
+
+
+def ngc_container(image: str, release: str, variant: str = "") -> dict | None:
+    """What NVIDIA's release notes say an NGC image's YY.MM release ships (nccl, cuda, driver, url), or None for a
+    release or variant the table lacks (Triton's -trtllm-/-vllm- images are built apart from the image the notes
+    list, on other CUDA releases)."""
+    row = _ngc_rows().get((image.lower(), release))
+    if row is None or not (_OWN_IMAGE.match(variant) or variant in row.get("variants", ())):
+        return None
+    return row
+
+
+# The release's own image: what its release notes list ("23.11-py3", "24.12-py3-sdk", "24.05-py3-igpu", "23.11")
+_OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")

@@ -92,8 +92,10 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
     re-raises instead. The GPU and model the facts name are resolved once, here, before any rule
     runs (facts.subject, rules.subject): a broken catalog stops the run as bad input.
     """
+    from rules.containers import derive_container_versions
     from rules.subject import Subject
 
+    derive_container_versions(facts)  # an NGC tag's NCCL/CUDA, before anything reads the versions
     facts.subject = Subject.of(facts)
     findings: list[Finding] = []
     prefixes = tuple(only) if only else None
@@ -343,7 +345,8 @@ def ticket_gaps(facts) -> list[str]:
     from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, NcclVersion, TopologyPath
 
     held = {TOPO_MATRIX: facts.of(TopologyPath),
-            NCCL_LOG: (facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion)
+            NCCL_LOG: (facts.of(NcclEvent) + facts.of(NcclTransport)
+                       + [v for v in facts.of(NcclVersion) if v.derived_from is None]
                        + facts.of(CollectiveResult))}
     gaps = [ask for ask, records in held.items() if not records]
     smi = smi_gap(facts)

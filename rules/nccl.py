@@ -280,8 +280,8 @@ def _scope_holds(facts: Facts, row: dict) -> bool:
 def regression(facts: Facts, predictions=None):
     """Performance that changed with nothing but the NCCL version, and known regressions."""
     compared = claims.find(facts, "nccl_versions_compared")
-    versions = facts.of(NcclVersion)
-    running = _newest_printed(facts)
+    versions = [v for v in facts.of(NcclVersion) if v.derived_from is None]
+    running = _newest_printed(facts) or (None if compared else _from_tag(facts))
     named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
     newest = running.version if running else (named[-1] if named else None)
     known = [r for r in regressions() if newest and _in_range(newest, r["bad"]) and _scope_holds(facts, r)]
@@ -315,12 +315,25 @@ def regression(facts: Facts, predictions=None):
         yield make("nccl.regression", "other", "info", 0.3,
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
-                   [ev(running, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+                   [ev(running, in_use_detail(running), newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
 
 
 def _newest_printed(facts: Facts) -> NcclVersion | None:
     """The newest NCCL release a log or tool printed (the first of equal ones), or None."""
-    return max(facts.of(NcclVersion), key=lambda v: version_key(v.version), default=None)
+    return max((v for v in facts.of(NcclVersion) if v.derived_from is None), key=lambda v: version_key(v.version),
+               default=None)
+
+
+def _from_tag(facts: Facts) -> NcclVersion | None:
+    """The NCCL release a named NGC container ships (diagnose/pipeline.py derive_container_versions), or None."""
+    return next((v for v in facts.of(NcclVersion) if v.derived_from), None)
+
+
+def in_use_detail(v: NcclVersion) -> str:
+    """What an NCCL version's evidence line says: printed by a tool, or looked up from a container tag."""
+    if v.derived_from:
+        return f"NCCL version NVIDIA's release notes list for {v.derived_from} (rules/catalog/ngc_containers.toml)"
+    return "NCCL version in use"
 
 
 # A release comparison asked about on someone else's word ("someone on a forum said so", "I read that ...") or
@@ -757,7 +770,12 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
         named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]
         if len(named) == 1:
             return named[0], source
-    return None
+    v = _from_tag(facts)
+    return (v.version, v) if v else None
+
+
+def _in_use_text(source) -> str:
+    return in_use_detail(source) if isinstance(source, NcclVersion) else "NCCL version in use"
 
 
 def _affirmed(text: str, version: str) -> bool:
@@ -852,11 +870,11 @@ def version_floor(facts: Facts, predictions=None):
     version = in_use[0] if in_use else None
     if version and version_key(version)[0] < line.get("oldest_major", 0):
         why = f"NCCL {version} predates NCCL {line['oldest_major']}, the oldest line NVIDIA still releases"
-        evidence.append(ev(in_use[1], "NCCL version in use", version, f">= {line['oldest_major']}.0"))
+        evidence.append(ev(in_use[1], _in_use_text(in_use[1]), version, f">= {line['oldest_major']}.0"))
         evidence.append(ev(line["source"], "NCCL release line"))
     elif version and row and version_key(version) < version_key(row["min_nccl"]):
         why = f"NCCL {version} is older than {row['min_nccl']}, the first release for {row['gpus']}"
-        evidence.append(ev(in_use[1], f"NCCL version in use on {gpu.name}", version, f">= {row['min_nccl']}"))
+        evidence.append(ev(in_use[1], f"{_in_use_text(in_use[1])} on {gpu.name}", version, f">= {row['min_nccl']}"))
         evidence.append(ev(row["source"], f"first NCCL release for compute capability {row['compute_capability']}"))
         jit = not row.get("fails_before")  # earlier builds' PTX is JIT-compiled for it: they may run, untuned
     if sized:
