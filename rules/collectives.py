@@ -99,6 +99,10 @@ NCCL_TREE_CH_GBS = {0.0: (18.5, 10.0), 8.0: (23.6, 17.8), 9.0: (41.4, 36.0), 10.
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
 NCCL_NVLS_TREE_CH_GBS = {9.0: (57.7, 45.5), 10.0: (96.0, 80.0)}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
+# LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
+# more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
+NCCL_RING_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 36.7), 10.0: (40.0, 40.0)}
+NCCL_TREE_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 29.0), 10.0: (31.67, 20.0)}
 # "Trees are not perfectly sticking to the model for medium sizes" (tuning.cc treeCorrectionFactor, the same from
 # v2.12 to v2.29): the tree's bandwidth x this factor, by protocol, at 64 B x 2^i (i = log2(bytes / 64), 0..22)
 NCCL_TREE_CORRECTION = {
@@ -337,13 +341,18 @@ def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float) -> flo
     """The bus bandwidth NCCL's tuner gives its tree across nodes (GB/s), one channel per NIC: each channel's
     bwIntra is the NIC's speed, twice it on two nodes (search.cc), but no more than the fastest speed its intra-node
     search tries (speedArrayIntra: 40, sm90 60, sm100 90 GB/s); at 25 GB/s and up the channels are duplicated
-    (ncclTopoDupChannels; not on Hopper and later below 50 GB/s with more than 4 channels); tuning.cc then takes
-    0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
+    (net_channels); tuning.cc then takes 0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
     gen = max(k for k in NCCL_TREE_CH_GBS if cc >= k)
     per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
-    dup = per_channel >= 25.0 and not (cc > 8.0 and per_channel < 50.0 and nics > 4)
-    channels = nics * (2 if dup else 1)
+    channels = net_channels(per_channel, nics, cc)
     return min(0.92 * nics * per_channel, channels * NCCL_TREE_CH_GBS[gen][0 if nodes <= 2 else 1])
+
+
+def net_channels(per_channel: float, nics: int, cc: float) -> int:
+    """How many channels NCCL runs across nodes: one per NIC, doubled at 25 GB/s a channel and up
+    (ncclTopoDupChannels; not on Hopper and later below 50 GB/s with more than 4 channels)."""
+    dup = per_channel >= 25.0 and not (cc > 8.0 and per_channel < 50.0 and nics > 4)
+    return nics * (2 if dup else 1)
 
 
 def nvls_capable(gpu: GpuSpec) -> bool:
@@ -389,9 +398,12 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
         return lat, bus * nranks / (2 * (nranks - 1))
     vendor = "amd" if cpu == "amd" else "intel"
     ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
+    gen, many = max(k for k in NCCL_RING_LL128_CH_GBS if cc >= k), 0 if nodes <= 2 else 1
+    ll128_caps = (NCCL_RING_LL128_CH_GBS[gen][many], NCCL_TREE_LL128_CH_GBS[gen][many])
     if algo == "ring":
         ring_gbs = min(node_gbs, pcie_gbs) if pcie_gbs and per_node > 1 else node_gbs
-        bus = {"LL": min(ll_max, ring_gbs * 0.5), "LL128": ring_gbs * 0.92, "Simple": ring_gbs}[proto]
+        ll128 = min(ring_gbs * 0.92, net_channels(ic.bandwidth_gbs, per_node, cc) * ll128_caps[0])
+        bus = {"LL": min(ll_max, ring_gbs * 0.5), "LL128": ll128, "Simple": ring_gbs}[proto]
         overhead = NCCL_NET_OVERHEAD_US.get(vendor, 1.0) * (3.0 if proto == "Simple" else 1.0)
         inter_steps = 2 * (nodes - 1)
         inter = NCCL_HW_NET_US["tree" if per_node == 1 else "ring"][proto]
@@ -400,7 +412,10 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
     tree = _tree_bus_gbs(ic, per_node, nodes, cc)
     if pcie_gbs and per_node > 1:
         tree = min(tree, pcie_gbs)
-    bus = {"LL": min(tree / 3.8, ll_max), "LL128": tree * 120 / 128, "Simple": tree}[proto]
+    tree_channels = net_channels(min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0),
+                                     NCCL_INTRA_MAX_GBS[max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)]), per_node, cc)
+    bus = {"LL": min(tree / 3.8, ll_max), "LL128": min(tree * 120 / 128, tree_channels * ll128_caps[1]),
+           "Simple": tree}[proto]
     lat = 2 * ((per_node - 1) * hw_intra["tree"][proto]
                + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
     return lat, bus * 0.5

@@ -115,3 +115,12 @@ def test_a_ring_across_pcie_nodes_moves_no_more_than_the_pcie_link():
     assert busbw(4, GIB, amd.us) == pytest.approx(16.0, rel=0.02)
     one = collectives.nccl_for(l40s, roce, 2, GIB, nodes=2, only="ring")
     assert busbw(2, GIB, one.us) > 30
+
+
+def test_ll128_takes_nccls_per_channel_caps():
+    """tuning.cc @ 5067397 by hand: two B200 nodes on 8 NDR NICs each run 16 tree channels (8 NICs, duplicated at
+    90 GB/s a channel); LL128's tree busBw is min(662.4 x 120/128 = 621, 16 x perChMaxTreeLL128Bws 31.67 = 506.7)
+    GB/s, algbw half that. An A100 pair of nodes on HDR: 16 channels x 20 = 320 GB/s does not bind 294.4 x 120/128."""
+    ndr, hdr = catalog.interconnect("ib-ndr"), catalog.interconnect("ib-hdr")
+    assert collectives._net_model(ndr, 16, 2, "tree", "LL128", "", 10.0)[1] == pytest.approx(16 * 31.67 / 2)
+    assert collectives._net_model(hdr, 16, 2, "tree", "LL128", "", 8.0)[1] == pytest.approx(294.4 * 120 / 128 / 2)
