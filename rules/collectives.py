@@ -9,7 +9,8 @@ expected: the implementation the engine runs at this size and rank count:
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
     node's NICs' rate, a tree past it on two nodes only and slower at medium sizes as the tuner's own
-    correction says, NVLSTree at its per-channel cap); NVLS on
+    correction says, NVLSTree at its per-channel cap, LL128 at its per-channel caps; a node whose GPUs PCIe joins:
+    NCCL's PCI latency row, no LL128, no faster than that link); NVLS on
     NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
     large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
     (x log2 of the ranks).
