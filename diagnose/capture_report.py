@@ -215,13 +215,11 @@ def _workload(facts, model, tp, pp, batch):
 
 def _machine(facts, node):
     """What states the machine the capture ran on: the --node files (a topology matrix, a node report), then the
-    capture's own facts (its CPU), for the TP ring's route (rules.topology.ring_route)."""
+    capture's own facts (its CPU), for the TP ring's route (diagnose.evidence.with_machine)."""
     from diagnose.bundle import read_bundle
-    from diagnose.evidence import Facts
+    from diagnose.evidence import with_machine
 
-    if not node:
-        return facts
-    return Facts(records=[*read_bundle(list(node)).records, *facts.records], material=list(facts.material))
+    return with_machine(facts, read_bundle(list(node)) if node else None)
 
 
 def predict(facts, model, tp, pp, batch, gpu, topology=None) -> CapturePrediction:
@@ -282,19 +280,16 @@ def predict(facts, model, tp, pp, batch, gpu, topology=None) -> CapturePredictio
     )
     if layout["tp"] > 1 and pred.allreduce_bytes:
         expected.allreduce_us = pred.allreduce_us_expected
-        # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken)
-        expected.allreduce_us_nccl = collectives.nccl(catalog.interconnect(pred.interconnect), layout["tp"],
-                                                      pred.allreduce_bytes,
-                                                      graphs=bool(pred.assumptions.get("cuda_graphs")),
-                                                      cc=spec.compute_capability, path=route["ring_path"],
-                                                      cpu=route["ring_cpu"]).us
+        # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken),
+        # priced as scaling and the step model price it (collectives.prediction_nccl: nodes, NVLS, peer-to-peer)
+        expected.allreduce_us_nccl = collectives.prediction_nccl(pred, spec).us
         pcie = spec.pcie_interconnect
-        if pcie != pred.interconnect and pcie in catalog.interconnects():
-            # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
-            expected.allreduce_us_pcie = collectives.nccl(catalog.interconnect(pcie), layout["tp"],
-                                                          pred.allreduce_bytes, p2p=spec.pcie_p2p,
-                                                          cc=spec.compute_capability, path=route["ring_path"],
-                                                          cpu=route["ring_cpu"]).us
+        if pcie != pred.interconnect and pcie in catalog.interconnects() and \
+                catalog.interconnect(pred.interconnect).kind != "network":
+            # the same call over PCIe inside the node, as NCCL runs it there (no custom kernel, SHM where P2P is off)
+            expected.allreduce_us_pcie = collectives.nccl_for(spec, catalog.interconnect(pcie), layout["tp"],
+                                                              pred.allreduce_bytes, path=route["ring_path"],
+                                                              cpu=route["ring_cpu"]).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out

@@ -816,6 +816,18 @@ class Facts:
 _PLAIN = (str, int, bool, type(None))  # JSON as they are (exact types: not a subclass, not a float)
 
 
+def with_machine(facts: Facts | None, machine: Facts | None) -> Facts | None:
+    """The inputs' facts with the machine files' (--node: a topology matrix, a node report) put first: whatever reads
+    the first record of a kind (the TP ring's route, rules.topology.ring_route: the first CPU model, the first
+    topology) then reads the machine the user named, the same in capture, scaling and plan."""
+    if machine is None or not machine.records:
+        return facts
+    if facts is None:
+        return machine
+    return Facts(records=[*machine.records, *facts.records], missing=list(facts.missing),
+                 material=list(facts.material))
+
+
 def jsonable(value):
     """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain. The plain
     types are checked first by exact type, and a container's plain items are taken without a call

@@ -209,6 +209,13 @@ IMPLEMENTATIONS = {
 }
 
 
+def _nvls_board(gpu: str) -> bool:
+    """Whether the catalog knows `gpu` as a board NCCL runs NVLS / NVLSTree on."""
+    from rules import catalog, collectives
+
+    return gpu in catalog.gpus() and collectives.nvls_capable(catalog.gpu(gpu))
+
+
 @dataclass(frozen=True)
 class CollectiveRow:
     source: str
@@ -253,6 +260,9 @@ def read_collectives(path) -> list[CollectiveRow]:
         launch = (c.get("launch") or "unstated").strip().lower()
         if launch not in LAUNCHES:
             raise InputError(f"{path}:{n}: launch must be one of {', '.join(LAUNCHES)}, got {launch!r}")
+        if c["implementation"] == "nccl-nvlstree" and not _nvls_board(c["gpu"]):
+            raise InputError(f"{path}:{n}: NCCL runs NVLSTree only on Hopper or later GPUs on an NVSwitch that "
+                             f"reduces; {c['gpu']!r} is not one (rules.collectives.nvls_capable)")
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
@@ -293,8 +303,11 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
     if what == "custom":
         link = (gpu.nvlink_gbs if gpu is not None and gpu.nvlink_gbs else fabric.bandwidth_gbs)
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
-    t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=None
-                         if what == "nccl" else what, path=row.path, cpu=row.cpu,
-                         cc=gpu.compute_capability if gpu is not None else 0.0, thread_gpus=row.thread_gpus(),
-                         nvls=gpu is not None and row.nodes > 1 and collectives.nvls_capable(gpu))
+    only = None if what == "nccl" else what
+    if gpu is not None:  # as every command prices NCCL on this board (collectives.nccl_for), the row's p2p first
+        t = collectives.nccl_for(gpu, fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, only=only,
+                                 path=row.path, cpu=row.cpu, p2p=row.p2p, thread_gpus=row.thread_gpus())
+    else:
+        t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=only,
+                             path=row.path, cpu=row.cpu, thread_gpus=row.thread_gpus())
     return t.us, roof

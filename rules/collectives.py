@@ -9,7 +9,8 @@ expected: the implementation the engine runs at this size and rank count:
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
     node's NICs' rate, a tree past it on two nodes only and slower at medium sizes as the tuner's own
-    correction says, NVLSTree at its per-channel cap); NVLS on
+    correction says, NVLSTree at its per-channel cap, LL128 at its per-channel caps; a node whose GPUs PCIe joins:
+    NCCL's PCI latency row, no LL128, no faster than that link); NVLS on
     NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
     large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
     (x log2 of the ranks).
@@ -34,6 +35,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
+from diagnose.errors import InputError
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
 
@@ -78,6 +80,9 @@ NCCL_NET_BASE_US = {"tree": {"LL": 6.8, "LL128": 14.0, "Simple": 8.4},
 NCCL_HW_NVLINK_US = {"tree": {"LL": 0.6, "LL128": 1.25, "Simple": 4.0},
                      "ring": {"LL": 0.6, "LL128": 1.9, "Simple": 3.4}}
 NCCL_HW_NET_US = {"tree": {"LL": 5.0, "LL128": 8.5, "Simple": 14.0}, "ring": {"LL": 2.7, "LL128": 4.0, "Simple": 14.0}}
+# ... and over PCIe inside a node (tuning.cc @ 5067397 hwLatencies PCI row: intraHw is NCCL_HW_PCI wherever the graph's
+# typeIntra is not LINK_NVL); LL128 is then off (its enable rule: typeIntra <= PATH_NVB)
+NCCL_HW_PCI_US = {"tree": {"LL": 1.0, "LL128": 1.9, "Simple": 4.0}, "ring": {"LL": 1.0, "LL128": 2.5, "Simple": 5.7}}
 NCCL_NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0}
 # NVLSTree (NVLink SHARP inside each node, a tree between nodes; Hopper and later on NVSwitch): hardware latency
 # (Simple only) 25 us over NVLink, 20.9 us per network step, no base; per-channel bandwidth capped at
@@ -95,6 +100,10 @@ NCCL_TREE_CH_GBS = {0.0: (18.5, 10.0), 8.0: (23.6, 17.8), 9.0: (41.4, 36.0), 10.
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
 NCCL_NVLS_TREE_CH_GBS = {9.0: (57.7, 45.5), 10.0: (96.0, 80.0)}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
+# LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
+# more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
+NCCL_RING_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 36.7), 10.0: (40.0, 40.0)}
+NCCL_TREE_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 29.0), 10.0: (31.67, 20.0)}
 # "Trees are not perfectly sticking to the model for medium sizes" (tuning.cc treeCorrectionFactor, the same from
 # v2.12 to v2.29): the tree's bandwidth x this factor, by protocol, at 64 B x 2^i (i = log2(bytes / 64), 0..22)
 NCCL_TREE_CORRECTION = {
@@ -143,23 +152,61 @@ def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int
 def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
              link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
-             nvls: bool = False) -> AllReduceTime:
+             nvls: bool = False, gpu: GpuSpec | None = None) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
     cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink
     rate per direction (sets a custom kernel's bandwidth); path, cpu, cc: what NCCL's tuner sees over PCIe
     (nccl), where the caller knows them; nvls: across nodes, the GPUs' NVSwitch reduces (nvls_capable).
+    gpu: the board, where known: NCCL is then priced by nccl_for (its own p2p, cc, NVLS and node link), as every
+    command prices it.
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
-    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc,
-                    nvls=nvls)]
+    if gpu is not None:
+        p2p = peer_to_peer(gpu, ic)
+        options = [nccl_for(gpu, ic, nranks, size_bytes, nodes=nodes, graphs=graphs, path=path, cpu=cpu)]
+    else:
+        options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc,
+                        nvls=nvls)]
     if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
         options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
                               link_gbs=link_gbs or ic.bandwidth_gbs))
         return options[-1]  # the engine routes every message under its limit to its own kernel
     return min(options, key=lambda t: t.us)
+
+
+def nccl_for(gpu: GpuSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
+             graphs: bool = True, path: str = "", cpu: str = "", only: str | None = None, p2p: bool | None = None,
+             thread_gpus: int = 0) -> AllReduceTime:
+    """NCCL on `gpu`'s machine, as every command prices it (capture, scaling, the step model, the all-reduce tables):
+    what the board says of peer-to-peer, of an NVSwitch that reduces across nodes (nvls_capable) and of the link
+    joining a node's GPUs (node_pcie), read here once. p2p: a source's own word on PCIe peer-to-peer, if any."""
+    per_node = max(1, nranks // max(nodes, 1))
+    own = gpu.pcie_p2p if p2p is None else p2p
+    return nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs,
+                p2p=own if ic.kind in ("pcie", "network") else True,
+                only=only, path=path, cpu=cpu, cc=gpu.compute_capability, nvls=nodes > 1 and nvls_capable(gpu),
+                thread_gpus=thread_gpus, intra=node_pcie(gpu, per_node) if nodes > 1 else None)
+
+
+def prediction_nccl(p, gpu: GpuSpec) -> AllReduceTime:
+    """NCCL for a prediction's all-reduce (rules.roofline.Prediction: its fabric, TP size, message, nodes, CUDA graphs
+    and ring route), as nccl_for prices it: the slowest healthy path beside an engine's own kernel."""
+    route = p.assumptions.get("ring_route") or {}
+    nodes = max(1, math.ceil(p.tp / (p.assumptions.get("gpus_per_node") or 8)))
+    return nccl_for(gpu, catalog.interconnect(p.interconnect), p.tp, p.allreduce_bytes, nodes=nodes,
+                    graphs=bool(p.assumptions.get("cuda_graphs")), path=route.get("path", ""),
+                    cpu=route.get("cpu", ""))
+
+
+def node_pcie(gpu: GpuSpec, per_node: int) -> InterconnectSpec | None:
+    """The PCIe fabric joining `per_node` of this GPU's boards inside one node where no NVLink joins them all (no
+    NVLink, or more GPUs than its NVLink domain); None where NVLink does (NCCL's typeIntra LINK_NVL)."""
+    if per_node <= 1 or (gpu.nvlink_gbs and per_node <= gpu.nvlink_domain):
+        return None
+    return catalog.interconnects().get(gpu.pcie_interconnect)
 
 
 def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int,
@@ -176,16 +223,19 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
          p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
-         nvls: bool = False, thread_gpus: int = 0) -> AllReduceTime:
+         nvls: bool = False, thread_gpus: int = 0, intra: InterconnectSpec | None = None) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree or NVLSTree (across nodes) or NVLS (NVSwitch);
     `only` ('ring', 'tree', 'nvls', 'nvlstree') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
     `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol); across nodes,
     `nvls` says the GPUs sit on an NVSwitch that reduces (nvls_capable).
     `thread_gpus`: the GPUs one host thread launches each call on (a benchmark's one-thread mode,
-    thread_bound); 0 where every GPU has its own process, as in every serving engine."""
+    thread_bound); 0 where every GPU has its own process, as in every serving engine. `intra`: across nodes, the PCIe
+    fabric joining a node's GPUs where no NVLink does (network); None where NVLink does or nothing is known.
+    A forced algorithm NCCL cannot run here is an InputError, never another algorithm's time."""
     if thread_gpus > 1 and not graphs:
         return thread_bound(nccl(ic, nranks, size_bytes, nodes=nodes, p2p=p2p, only=only, path=path, cpu=cpu, cc=cc,
-                                 nvls=nvls), thread_gpus)
+                                 nvls=nvls, intra=intra), thread_gpus)
+    _check_forced(only, ic, nodes, nvls, cc)
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
@@ -211,25 +261,60 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         tuner_ring = NCCL_RING_LL_US + 2 * (nranks - 1) * NCCL_NVLINK_HOP_US + data / bus
         tuner_nvls = c["nvls_us"] + data / nvls_bus
         return nvls if nranks > 2 and tuner_nvls < tuner_ring else ring
-    return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls)
+    return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls, intra=intra, path=path,
+                   p2p=p2p)
+
+
+def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool, cc: float) -> None:
+    """Refuse an NCCL_ALGO this machine cannot run (NCCL itself fails the call): tree and NVLSTree only across nodes,
+    NVLSTree only where the GPUs' NVSwitch reduces (Hopper or later: nvls_capable), NVLS only inside one NVSwitch
+    node that reduces."""
+    across = ic.kind == "network" and nodes > 1
+    runs = {None: True, "ring": True, "tree": across,
+            "nvlstree": across and nvls and cc >= min(NCCL_NVLS_TREE_CH_GBS),
+            "nvls": not across and ic.kind == "nvswitch" and ic.in_network_reduction}
+    if only not in runs:
+        raise InputError(f"unknown NCCL algorithm {only!r}: one of ring, tree, nvls, nvlstree")
+    if only == "nvls" and across:
+        raise InputError("the NCCL nvls all-reduce across nodes (NVLS with CollNet / SHARP) is not modelled: "
+                         "NCCL_ALGO nvlstree, tree or ring")
+    if only == "tree" and not across:
+        raise InputError("the NCCL tree all-reduce is modelled only across nodes, not inside one node")
+    if not runs[only]:
+        where = f"{nodes} node(s) over {ic.name}" + ("" if not across or nvls else " without an NVSwitch that reduces")
+        raise InputError(f"NCCL cannot run the {only} all-reduce on {where}")
 
 
 def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fixed: float, *,
-            only: str | None = None, cpu: str = "", cc: float = 0.0, nvls: bool = False) -> AllReduceTime:
+            only: str | None = None, cpu: str = "", cc: float = 0.0, nvls: bool = False,
+            intra: InterconnectSpec | None = None, path: str = "", p2p: bool = True) -> AllReduceTime:
     """An all-reduce across nodes, as NCCL runs it: the (algorithm, protocol) its tuner's own model
     says is fastest (net_tuner_us, NCCL's constants), timed with that model's latency at the fitted
     scale (calibration.toml [nccl] net_lat_scale) and its bandwidth at the NICs' achieved rate.
     `only` ('ring', 'tree', 'nvlstree') forces the algorithm, as NCCL_ALGO does; the protocol is still the tuner's.
-    NVLSTree is an option only where `nvls` (an NVSwitch that reduces, Hopper or later: nvls_capable)."""
+    NVLSTree is an option only where `nvls` (an NVSwitch that reduces, Hopper or later: nvls_capable).
+    `intra`: the PCIe fabric joining a node's GPUs where no NVLink does: NCCL then prices each intra-node step with
+    its PCI latency row, runs no LL128 (tuning.cc enables it only up to typeIntra PATH_NVB), and the ring or tree
+    moves no more than that link carries (intra_gbs, with `path` and `p2p` as over PCIe inside one node)."""
     c = catalog.calibration().nccl
+    lanes = None  # (NCCL's figure, the achieved) busbw of the PCIe link inside the node
+    if intra is not None and nranks // nodes > 1:
+        lanes = (intra_gbs(intra, c, path=path, cpu=cpu, cc=cc, tuner=True),
+                 intra_gbs(intra, c, path=path, cpu=cpu, cc=cc, p2p=p2p))
     options = [(a, p) for a in ("ring", "tree") for p in NCCL_NET_PROTOS
-               if (not only or a == only) and (p != "LL128" or cc == 0.0 or cc >= 7.0)]
+               if (not only or a == only) and (p != "LL128" or ((cc == 0.0 or cc >= 7.0) and intra is None))]
     if nvls and cc >= min(NCCL_NVLS_TREE_CH_GBS) and only in (None, "nvlstree"):
         options.append(("nvlstree", "Simple"))
-    algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc))
-    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
+    tuner_pcie = lanes[0] if lanes else 0.0
+    algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc,
+                                                          pcie_gbs=tuner_pcie))
+    lat = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=tuner_pcie)[0]
+    algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)[1]  # the NICs' side; the PCIe link's bound below
     algbw *= tree_correction(algo, proto, size_bytes)
     achieved = algbw * 1e3 if algo == "nvlstree" else algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # B/us
+    if lanes:  # no faster than the PCIe link carries the bytes (LL: half of them are flags)
+        share = NCCL_LL_SHARE if proto == "LL" else 1.0
+        achieved = min(achieved, lanes[1] * share * _bus_to_alg(algo, nranks) * 1e3)
     if algo == "nvlstree":
         # as inside a node (nccl: NVLS), the 25 us NVLink latency steers the tuner, not the measured time
         lat -= NCCL_NVLS_TREE_US[0]
@@ -237,17 +322,38 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     return AllReduceTime(fixed + c["net_lat_scale"] * lat + size_bytes / achieved, name, proto)
 
 
+def intra_gbs(intra: InterconnectSpec, c: dict, *, path: str = "", cpu: str = "", cc: float = 0.0, p2p: bool = True,
+              tuner: bool = False) -> float:
+    """The busbw a node's PCIe-joined GPUs carry inside a ring across nodes (GB/s): NCCL's own figure for the link
+    (tuner: nccl_ring_gbs), or what it achieves (the PCIe Simple step's bus, SHM's without peer-to-peer), no more than
+    NCCL's CPU-to-CPU link where the ring crosses sockets (path 'sys'). All channels share that one link."""
+    if tuner:
+        return nccl_ring_gbs(intra, path=path, cpu=cpu, cc=cc)
+    bw = _pcie_step(intra, c, p2p, "Simple")[1] / 1e3
+    return min(bw, NCCL_CPU_LINK_GBS[cpu]) if path == "sys" and cpu in NCCL_CPU_LINK_GBS else bw
+
+
+def _bus_to_alg(algo: str, nranks: int) -> float:
+    """algbw / busBw as tuning.cc converts: n / 2(n-1) for a ring (and NVLSTree), 1/2 for a tree."""
+    return 0.5 if algo == "tree" else nranks / (2.0 * (nranks - 1))
+
+
 def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float) -> float:
     """The bus bandwidth NCCL's tuner gives its tree across nodes (GB/s), one channel per NIC: each channel's
     bwIntra is the NIC's speed, twice it on two nodes (search.cc), but no more than the fastest speed its intra-node
     search tries (speedArrayIntra: 40, sm90 60, sm100 90 GB/s); at 25 GB/s and up the channels are duplicated
-    (ncclTopoDupChannels; not on Hopper and later below 50 GB/s with more than 4 channels); tuning.cc then takes
-    0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
+    (net_channels); tuning.cc then takes 0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
     gen = max(k for k in NCCL_TREE_CH_GBS if cc >= k)
     per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
-    dup = per_channel >= 25.0 and not (cc > 8.0 and per_channel < 50.0 and nics > 4)
-    channels = nics * (2 if dup else 1)
+    channels = net_channels(per_channel, nics, cc)
     return min(0.92 * nics * per_channel, channels * NCCL_TREE_CH_GBS[gen][0 if nodes <= 2 else 1])
+
+
+def net_channels(per_channel: float, nics: int, cc: float) -> int:
+    """How many channels NCCL runs across nodes: one per NIC, doubled at 25 GB/s a channel and up
+    (ncclTopoDupChannels; not on Hopper and later below 50 GB/s with more than 4 channels)."""
+    dup = per_channel >= 25.0 and not (cc > 8.0 and per_channel < 50.0 and nics > 4)
+    return nics * (2 if dup else 1)
 
 
 def nvls_capable(gpu: GpuSpec) -> bool:
@@ -259,9 +365,9 @@ def nvls_capable(gpu: GpuSpec) -> bool:
 
 
 def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str, *,
-                 cpu: str = "", cc: float = 0.0) -> float:
+                 cpu: str = "", cc: float = 0.0, pcie_gbs: float = 0.0) -> float:
     """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
-    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=pcie_gbs)
     base = 0.0 if algo == "nvlstree" else NCCL_NET_BASE_US[algo][proto]
     return base + lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
 
@@ -273,15 +379,17 @@ def tree_correction(algo: str, proto: str, size_bytes: float) -> float:
 
 
 def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: str, cpu: str,
-               cc: float = 0.0) -> tuple[float, float]:
+               cc: float = 0.0, pcie_gbs: float = 0.0) -> tuple[float, float]:
     """(latency beyond the base in us, algorithm bandwidth in GB/s) of NCCL's tuner model across nodes
     (tuning.cc ncclTopoTuneModel). Each GPU has its own NIC (interconnects.toml: per GPU NIC), so a ring's
     channels together move the node's NICs' line rate (search.cc: one ring per NIC, bwInter the NIC's speed);
     a tree moves 0.92 of it, and twice that between two nodes (search.cc raises a 2-node tree's bwIntra to
     2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at half the
     bus bandwidth, tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node count);
-    LL128: 0.92 (ring) and 120/128 (tree)."""
+    LL128: 0.92 (ring) and 120/128 (tree). pcie_gbs: where a node's GPUs are joined by PCIe, not NVLink, NCCL's
+    figure for that link: the intra-node steps take the PCI latency row and the bus is no faster than the link."""
     per_node = max(1, nranks // nodes)
+    hw_intra = NCCL_HW_PCI_US if pcie_gbs else NCCL_HW_NVLINK_US
     node_gbs = per_node * ic.bandwidth_gbs
     if algo == "nvlstree":
         caps = NCCL_NVLS_TREE_CH_GBS[max(k for k in NCCL_NVLS_TREE_CH_GBS if cc >= k)]
@@ -291,16 +399,25 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
         return lat, bus * nranks / (2 * (nranks - 1))
     vendor = "amd" if cpu == "amd" else "intel"
     ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
+    gen, many = max(k for k in NCCL_RING_LL128_CH_GBS if cc >= k), 0 if nodes <= 2 else 1
+    ll128_caps = (NCCL_RING_LL128_CH_GBS[gen][many], NCCL_TREE_LL128_CH_GBS[gen][many])
     if algo == "ring":
-        bus = {"LL": min(ll_max, node_gbs * 0.5), "LL128": node_gbs * 0.92, "Simple": node_gbs}[proto]
+        ring_gbs = min(node_gbs, pcie_gbs) if pcie_gbs and per_node > 1 else node_gbs
+        ll128 = min(ring_gbs * 0.92, net_channels(ic.bandwidth_gbs, per_node, cc) * ll128_caps[0])
+        bus = {"LL": min(ll_max, ring_gbs * 0.5), "LL128": ll128, "Simple": ring_gbs}[proto]
         overhead = NCCL_NET_OVERHEAD_US.get(vendor, 1.0) * (3.0 if proto == "Simple" else 1.0)
         inter_steps = 2 * (nodes - 1)
         inter = NCCL_HW_NET_US["tree" if per_node == 1 else "ring"][proto]
-        lat = (2 * (nranks - 1) - inter_steps) * max(NCCL_HW_NVLINK_US["ring"][proto], overhead) + inter_steps * inter
+        lat = (2 * (nranks - 1) - inter_steps) * max(hw_intra["ring"][proto], overhead) + inter_steps * inter
         return lat, bus * nranks / (2 * (nranks - 1))
     tree = _tree_bus_gbs(ic, per_node, nodes, cc)
-    bus = {"LL": min(tree / 3.8, ll_max), "LL128": tree * 120 / 128, "Simple": tree}[proto]
-    lat = 2 * ((per_node - 1) * NCCL_HW_NVLINK_US["tree"][proto]
+    if pcie_gbs and per_node > 1:
+        tree = min(tree, pcie_gbs)
+    tree_channels = net_channels(min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0),
+                                     NCCL_INTRA_MAX_GBS[max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)]), per_node, cc)
+    bus = {"LL": min(tree / 3.8, ll_max), "LL128": min(tree * 120 / 128, tree_channels * ll128_caps[1]),
+           "Simple": tree}[proto]
+    lat = 2 * ((per_node - 1) * hw_intra["tree"][proto]
                + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
     return lat, bus * 0.5
 

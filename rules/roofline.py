@@ -370,16 +370,6 @@ def roofline_pass(work: Work, gpu: GpuSpec, fabric: InterconnectSpec, tp: int, n
 # --------------------------------------------------------------------------- communication
 
 
-def allreduce_time_us(interconnect: InterconnectSpec, nranks: int, size_bytes: float, *, roofline: bool = False,
-                      nodes: int = 1, engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True) -> float:
-    """One all-reduce: the physical floor (roofline=True) or what `engine` takes (default: NCCL
-    as a generic engine runs it). See rules.collectives."""
-    if roofline:
-        return collectives.roofline_us(interconnect, nranks, size_bytes, nodes=nodes)
-    return collectives.expected(interconnect, nranks, size_bytes, nodes=nodes, engine=engine or catalog.engine(None),
-                                graphs=graphs, p2p=p2p).us
-
-
 def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None,
               network=None) -> tuple[InterconnectSpec, int]:
     """The fabric a TP group's all-reduce runs on, and how many nodes it spans."""

@@ -426,16 +426,11 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
     """The slowest time a healthy path gives for this all-reduce on `gpu` (the prediction's catalog
     row): the engine's own kernel, or NCCL on the same fabric (an engine run without its custom
     kernel is not broken)."""
-    from rules import catalog, collectives
+    from rules import collectives
 
     if p.tp <= 1:
         return ref
-    fabric = catalog.interconnect(p.interconnect)
-    p2p = collectives.peer_to_peer(gpu, fabric)
-    route = p.assumptions.get("ring_route") or {"path": "", "cpu": ""}
-    nccl = collectives.nccl(fabric, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
-                            p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))),
-                            path=route["path"], cpu=route["cpu"], cc=gpu.compute_capability)
+    nccl = collectives.prediction_nccl(p, gpu)
     return max(ref, nccl.us)
 
 

@@ -295,9 +295,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     if t.allreduces:
         graphs = s.engine.cuda_graphs and not prefill
         ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,
-                                  graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None, path=s.ring_path,
-                                  cpu=s.ring_cpu, cc=s.gpu.compute_capability,
-                                  nvls=s.nodes > 1 and collectives.nvls_capable(s.gpu))
+                                  graphs=graphs, link_gbs=s.gpu.nvlink_gbs or None, path=s.ring_path,
+                                  cpu=s.ring_cpu, gpu=s.gpu)
         t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
         t.allreduce_ms = t.allreduces * ar.us / 1e3
         t.wait_ms = slowest_gpu_wait_ms(s.tp, t.memory_ms + t.compute_ms + t.overhead_ms, s.cal.gpu_speed_cv)

@@ -14,8 +14,8 @@ from conftest import published_tables, shared_path
 
 from diagnose import published
 from diagnose.errors import InputError
-from rules import catalog, roofline
-from rules.roofline import Layout, allreduce_time_us, experts_touched, tp_fabric, validity
+from rules import catalog, collectives, roofline
+from rules.roofline import Layout, experts_touched, tp_fabric, validity
 
 IC = catalog.interconnect  # a fabric by key, resolved as a command or the predictor does
 
@@ -186,7 +186,7 @@ def test_prefill_is_compute_bound_and_ttft_follows_flops():
     flops = 2 * catalog.model("llama-3-70b").decoder_params() * 2048 / 8
     gemm_ms = flops / 989e12 * 1e3
     # 160 all-reduces of 2048 x 8192 x 2 B = 32 MiB each come on top (no overlap assumed)
-    ar_ms = 160 * allreduce_time_us(IC("nvswitch3"), 8, 2048 * 8192 * 2, roofline=True) / 1e3
+    ar_ms = 160 * collectives.roofline_us(IC("nvswitch3"), 8, 2048 * 8192 * 2) / 1e3
     assert gemm_ms + ar_ms < p.ttft_ms < 1.05 * (gemm_ms + ar_ms)  # + attention, logits
     assert p.ttft_ms_expected > p.ttft_ms
 
@@ -370,7 +370,7 @@ def test_allreduce_roofline_never_slower_than_published(fabric, gpu, n, nodes, s
         ic, _ = tp_fabric(catalog.gpu(gpu), n, 8, interconnect=fabric)
     else:
         ic = catalog.interconnect(fabric)
-    assert allreduce_time_us(ic, n, size, roofline=True, nodes=nodes) <= measured_us * 1.001, source
+    assert collectives.roofline_us(ic, n, size, nodes=nodes) <= measured_us * 1.001, source
 
 
 def _ticket_measurements(name, gpu_key):

@@ -67,7 +67,7 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     """
     from diagnose import tables
     from diagnose.bundle import read_bundle
-    from diagnose.evidence import Facts
+    from diagnose.evidence import Facts, with_machine
     from diagnose.pipeline import run_pipeline
     from rules import catalog, planner
     from rules.roofline import slo_share
@@ -90,7 +90,7 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,
                           itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5,
-                          topology=read_bundle(list(node_files)) if node_files else None)
+                          topology=with_machine(None, read_bundle(list(node_files)) if node_files else None))
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
               "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,
               "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine, "quant": gguf,

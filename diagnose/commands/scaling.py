@@ -255,13 +255,12 @@ def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch:
 
 
 def _with_node(facts, node):
-    """The inputs' facts plus the --node files' (nccl-tests tables, node reports): the setting rules
-    read them as `ticket` does, so the same table gives the same cause, severity and exit code."""
-    from diagnose.evidence import Facts
+    """The --node files' facts (nccl-tests tables, node reports) first, then the inputs' (diagnose.evidence
+    with_machine, as capture and plan): the setting rules read them as `ticket` does, so the same table gives the same
+    cause, severity and exit code, and the ring's route reads the machine named."""
+    from diagnose.evidence import with_machine
 
-    if node is None or not node.records:
-        return facts
-    return Facts(records=[*facts.records, *node.records], missing=list(facts.missing), material=list(facts.material))
+    return with_machine(facts, node)
 
 
 def _what_to_attach(analysis) -> str:
