@@ -9,6 +9,7 @@ families of phrasings for one physical situation, never one ticket's sentence.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -377,6 +378,10 @@ MORE_WORDS_F: dict[str, list[str]] = {
 # graphs blog (the CPU cannot keep up issuing short kernels), Slurm's `--cpu-bind` and the Linux sysfs
 # `numa_node` file (-1: the firmware gave the kernel no NUMA node for the device), `nvidia-smi -pl` (the power
 # limit) and how collective stragglers are reported (one rank always last, the others waiting for it).
+# "CPU" naming the host's memory, its link to the GPU or an offload to it, not the thread that drives the GPU: "the
+# CPU-GPU PCIe link", "CPU memory bandwidth", "CPU RAM", "the CPU offload of the KV cache", "the CPU side".
+_NOT_THE_HOST_THREAD = (r"(?![-–/ ]?(?:to[- ])?GPU\b|[-– ]side\b|\s*(?:memory|RAM|DRAM|DDR\d?|offload\w*|bandwidth|"
+                        r"link|PCIe|<->|->|↔)\b)")
 MORE_WORDS_J: dict[str, list[str]] = {
     "cpu_ab": [
         # one named thread or core at its limit ("a single Python thread pinned at 100 %")
@@ -391,12 +396,13 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\b(?:single[- ](?:thread(?:ed)?|core)|"
         r"mono-?thread(?:ed)?)\b",
         # the CPU said to hold the GPU back ("CPU limits GPU computation", "the GPUs are limited by the CPU"); "the CPU
-        # does not limit the GPU" rules it out
-        r"\bCPU\b(?:(?!\b(?:not|never|no)\b|n't)[^.\n]){0,20}?\b(?:limits?|limiting|throttles?|throttling|"
-        r"holds? back|holding back|starv(?:es|ing))\s+(?:the\s+)?GPUs?\b",
+        # does not limit the GPU" rules it out, and the host's memory, link or offload is no host thread ("limited by
+        # the CPU-GPU PCIe link", "bound by CPU memory bandwidth", "limited by the CPU offload": _NOT_THE_HOST_THREAD)
+        r"\bCPU\b" + _NOT_THE_HOST_THREAD + r"(?:(?!\b(?:not|never|no)\b|n't)[^.\n]){0,20}?\b(?:limits?|limiting|"
+        r"throttles?|throttling|holds? back|holding back|starv(?:es|ing))\s+(?:the\s+)?GPUs?\b",
         r"\b(?:GPUs?|speed|throughput|performance|generation|decod\w*|inference)\b(?:(?!\b(?:not|never|no)\b|n't)[^.\n])"
         r"{0,40}?\b(?:limited|bound|bottlenecked|held back|starved)"
-        r"\s+by\s+(?:the\s+|a\s+|one\s+)?(?:single[- ]threaded\s+)?CPU\b",
+        r"\s+by\s+(?:the\s+|a\s+|one\s+)?(?:single[- ]threaded\s+)?CPU\b" + _NOT_THE_HOST_THREAD,
         r"\b(?:only|just)\s+(?:ever\s+)?(?:uses?|using|runs? on|utili[sz]es?)\s+(?:a\s+single|one|1)\s+"
         r"(?:CPU\s+)?(?:thread|core)\b",
         # one thread whatever the thread count is set to (llama.cpp's -t/--threads, Ollama's num_thread)
@@ -998,10 +1004,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
-        # (a degree of 1 after the word, as flags and configs write it, is no pipeline: "--pipeline_parallel 1",
-        # "pipeline_parallel_size=1", Megatron's "--pipeline-model-parallel-size 1")
-        r"\bpipeline[- _]?(?:model[- _]?)?parallel(?:ism|i[sz]ed|i[sz]ation)?(?:[- _](?:size|degree))?\b"
-        r"(?![- _]?(?:size|degree)?\s*[=:]?\s*1\b)",
+        # (a degree of 1 written with the words is no pipeline: pipeline_degree, _negated)
+        r"\bpipeline[- _]?(?:model[- _]?)?parallel(?:ism|i[sz]ed|i[sz]ation)?(?:[- _](?:size|degree))?\b",
         r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
     ],
@@ -1347,6 +1351,22 @@ def _numa_nodes(sentence: str, m: re.Match) -> bool:
     return bool(_NUMACTL_BEFORE.search(before[-20:]) or _NUMACTL_AFTER.match(sentence[m.end():m.end() + 30]))
 
 
+# The pipeline's degree written with its words, as prose, flags and configs write it: "pipeline parallelism of 1",
+# "pipeline parallel (PP=1)", "--pipeline_parallel 1", "pipeline_parallel_size=1", Megatron's
+# "--pipeline-model-parallel-size 1", "pipeline-parallel degree: 2", "pipeline parallel size is one".
+_PP_DEGREE = re.compile(r"[-_ ]?(?:(?:size|degree|stages?)\b)?\s*(?:\(\s*)?(?:(?:PP|pp)(?:[-_]?size)?\s*)?"
+                        r"(?:=|:|==|\bis\b|\bof\b|\bto\b|\bset to\b|\bequals?\b)?\s*(\d{1,3}|one|a single)\b"
+                        r"(?!\s*(?:%|x\b|×|GPUs?|cards?|nodes?|ms\b|s\b|sec|GB|tok|t/s|times))", re.I)
+
+
+def pipeline_degree(sentence: str, m: re.Match) -> int | None:
+    """The pipeline-parallel degree written right after the words `m` matched, or None where none is."""
+    d = _PP_DEGREE.match(sentence, m.end())
+    if not d:
+        return None
+    return 1 if d.group(1).lower() in ("one", "a single") else int(d.group(1))
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
@@ -1358,6 +1378,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     if kind == "multi_node" and _numa_nodes(sentence, m):
         return True
+    if kind == "pipeline_parallel" and pipeline_degree(sentence, m) == 1:
+        return True  # one stage: no pipeline
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
@@ -3084,6 +3106,7 @@ def speedups(facts: Facts) -> list[Claim]:
     smaller's), small, large (GPU counts; None when unstated)}. A ratio hoped for ("should be 2x") or ruled
     out ("not 2x faster") is not a measurement and is left out; so is a ratio of GPUs ("2x the GPUs")."""
     out: list[Claim] = []
+    engine = _engine_mentions(facts)
     for source, text in texts(facts):
         for sentence in sentences(text):
             if not _SPEED_WORDS.search(sentence):
@@ -3100,7 +3123,7 @@ def speedups(facts: Facts) -> list[Claim]:
                 if _setting_toggled(_CLAUSES.split(before)[-1]):
                     continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
                     # setting's A/B on one layout, not a speed-up between GPU counts
-                if _against_engine(sentence, m):
+                if _against_engine(sentence, m, engine):
                     continue  # "2 times slower than lmdeploy": another engine's speed, not another layout's
                 if percent is True and m.group(3) and (
                         not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
@@ -3230,14 +3253,56 @@ def _loss_measured(sentence: str, m: re.Match | None) -> bool:
 
 
 # The loss's other side is another engine: "about 2 times slower than lmdeploy", "3x slower compared to vLLM on the
-# same GPUs". That compares software, not layouts, so no GPU count bounds it.
+# same GPUs". That compares software, not layouts, so no GPU count bounds it. The engine may also name the other
+# layout's run: "than the same vLLM server on 4 GPUs", "than the vLLM TP=2 baseline", "than with vllm's TP=2 run", or
+# simply the engine the ticket runs: those compare layouts (_against_engine).
 _AGAINST_ENGINE = re.compile(r"\s*(?:(?:slower|faster|quicker|better|worse)\s+)?"
-                             r"(?:than|compared (?:to|with)|vs\.?|versus|against)\s+(?:\w+\s+){0,2}?"
+                             r"(?:than|compared (?:to|with)|vs\.?|versus|against)\s+(?P<words>(?:\w+\s+){0,2}?)"
                              + ENGINE_WORD.pattern, re.I)
+# Spellings of one engine (text.ENGINE_WORD's alternatives): "TensorRT-LLM" is "trt-llm", "TGI" is
+# "text-generation-inference", llama.cpp's programs are llama.cpp.
+_ENGINE_SPELLINGS = (("tensorrtllm", "trtllm"), ("textgenerationinference", "tgi"), ("deepspeedmii", "deepspeed"),
+                     ("megatronlm", "megatron"), ("exllamav2", "exllama"), ("oobabooga", "textgenerationwebui"))
 
 
-def _against_engine(sentence: str, m: re.Match | None) -> bool:
-    return bool(m and _AGAINST_ENGINE.match(sentence, m.end()))
+_RELEASE_NEXT = re.compile(r"\s*(?:==|@|version\s*)?\s*v?\d+\.\d", re.I)
+
+
+def _engine_family(word: str) -> str:
+    key = re.sub(r"[-_ .]", "", word.lower())
+    if key.startswith("llama") and key != "llama":
+        return "llamacpp"
+    return dict(_ENGINE_SPELLINGS).get(key, key)
+
+
+def _engine_mentions(facts: Facts) -> Counter:
+    """How often the ticket names each engine (_engine_family): in the reporter's words and pasted output, and as the
+    framework a file other than the issue's prose states (ticket.toml, a launch line, a benchmark's backend)."""
+    said = [n.text for n in facts.of(Note) if n.kind in (*_TEXT_KINDS, OUTPUT_KIND) and n.text]
+    said += [w.framework for w in facts.of(Workload) if w.framework and ".md" not in w.source]
+    return Counter(_engine_family(e.group(1)) for text in said for e in ENGINE_WORD.finditer(text))
+
+
+def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = None) -> bool:
+    """Is the other side of the loss `m` another engine ("2 times slower than lmdeploy")? Not where that engine is one
+    the ticket runs (`named` elsewhere in it: _engine_mentions) and no other is the subject, "same" or a possessive ties
+    it to this run ("the same vLLM server", "vllm's TP=2 run"), or the rest of the sentence counts a layout the part
+    before it does not ("TP=8 ... than vLLM on 4 GPUs")."""
+    a = m and _AGAINST_ENGINE.match(sentence, m.end())
+    if not a:
+        return False
+    rest = sentence[a.end():]
+    if re.search(r"\bsame\b", a.group("words"), re.I) or re.match(r"['’]s\b", rest):
+        return False
+    other = _engine_family(a.group(2))  # (group 1 is the words before the name)
+    here = Counter(_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence))
+    subjects = {_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence[:m.start()])}
+    if (named or Counter())[other] > here[other] and not subjects - {other} and not _RELEASE_NEXT.match(rest):
+        return False  # the ticket's own engine against itself, no other release of it: another layout or setting
+    before = set(_layout_counts(sentence[:m.start()])) | {count_word(next(g for g in t.groups() if g))
+                                                          for t in TP_SIZE.finditer(sentence[:m.start()])}
+    after = set(_layout_counts(rest)) | {count_word(next(g for g in t.groups() if g)) for t in TP_SIZE.finditer(rest)}
+    return not (after - before)
 
 
 def stated_losses(facts: Facts) -> list[Claim]:
@@ -3246,6 +3311,7 @@ def stated_losses(facts: Facts) -> list[Claim]:
     long the slower run takes), small, large (the GPU counts the sentence names; None when unstated)}. Hoped for,
     ruled out, guessed or conditional ones are no measurement (_loss_measured)."""
     out = []
+    engine = _engine_mentions(facts)
     for c in speedups(facts):
         said = figure_losses(c.quote)
         if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None):
@@ -3254,7 +3320,7 @@ def stated_losses(facts: Facts) -> list[Claim]:
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m, factor in figure_losses(sentence):
-                if not _loss_measured(sentence, m) or _against_engine(sentence, m):
+                if not _loss_measured(sentence, m) or _against_engine(sentence, m, engine):
                     continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower",
                     # "2 times slower than lmdeploy" (another engine, not another layout)
                 if any(c.source == source and abs(c.data["factor"] - factor) <= 0.01 * factor for c in out):
@@ -3850,20 +3916,47 @@ def own_system_fine(facts: Facts, c: Claim) -> bool:
 _P2P_WORD = r"(?:P2P|peer[- ]to[- ]peer)(?:\s+(?:capability|access|support|transport|mode))?"
 _P2P_ON = re.compile(r"(?<!\w)(?:enabling|enabled|turning on|switching on)\s+(?:the\s+)?" + _P2P_WORD + r"\b|"
                      r"\b(?:with|when|while)\s+(?:the\s+)?" + _P2P_WORD + r"\s+(?:is\s+|was\s+)?(?:enabled|on)\b|"
-                     r"\b" + _P2P_WORD + r"\s+(?:enabled|on)\s+(?:vs\.?|versus|and|or|compared)\b|"
+                     r"\b" + _P2P_WORD + r"\s+(?:enabled|on)(?=\s+(?:vs\.?|versus|and|or|compared)\b)|"
                      r"\bNCCL_P2P_DISABLE\s*=\s*0\b", re.I)
 _P2P_ON_DENIED = re.compile(r"(?:\b(?:not|never|cannot|unable to|fail\w* (?:at|in|to)|how (?:to|do I|can I)|"
                             r"trying|tried|try|want\w* to|should|would|could)|n't)\s+(?:\w+\s+){0,2}$", re.I)
 
 
+# The other arm, P2P off by choice: "than when P2P is disabled", "without P2P", "vs disabled", "NCCL_P2P_DISABLE=1".
+_P2P_OFF = re.compile(r"\b" + _P2P_WORD + r"\s+(?:is\s+|was\s+)?(?:disabled|off)\b|\b(?:disabling|without|turning off|"
+                      r"switching off)\s+(?:the\s+)?" + _P2P_WORD + r"\b|\b(?:vs\.?|versus|or|and)\s+(?:when\s+)?"
+                      r"(?:disabled|off)\b|\bNCCL_P2P_DISABLE\s*=\s*1\b", re.I)
+# The two arms set against each other with a result: a comparison ("lower than", "vs", "compared with") or a figure.
+_ARMS_COMPARED = re.compile(r"\b(?:than|vs\.?|versus|compared|against|whereas|respectively)\b|"
+                            r"(?<![\w.])\d+(?:\.\d+)?\s*(?:" + RATE_UNIT + r"|[GM]B/s|tok(?:ens)?/s|t/s|ms|us|µs|%)",
+                            re.I)
+_FIGURE_SAID = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:" + RATE_UNIT + r"|[GM]B/s|tok(?:ens)?/s|t/s|ms|us|µs)", re.I)
+# The enabling did not take: "I enabled P2P in the BIOS but simpleP2P still reports Peer access not available",
+# "enabling P2P has no effect: ... NS everywhere", "the driver refuses".
+_P2P_ON_FAILED = re.compile(r"\bbut\b[^.\n]{0,60}?\bstill\b|\b(?:no|zero)\s+effect\b|\bnothing changed\b|"
+                            r"\bnot\s+(?:available|supported|possible|enabled|working)\b|\b(?:C?NS)\b|"
+                            r"\bstill\s+(?:shows?|reports?|says?|prints?|lists?|disabled|not|NS|unavailable)\b|"
+                            r"\brefus\w*|\bfail\w*|\bcannot access peer\b|\bdoes(?:n't| not)\s+(?:work|help|stick)\b",
+                            re.I)
+
+
 def p2p_run_enabled(facts: Facts) -> Claim | None:
-    """The reporter's statement that P2P ran enabled (an arm of their own A/B), or None."""
+    """The reporter's statement that P2P ran enabled as an arm of their own A/B, or None: an enabled arm set against a
+    disabled one with a result on each (a comparison or a figure in one sentence, or a figure in each of two
+    sentences running on). An enabling that did not take ("but ... still not available", "no effect") is no arm."""
     for source, text in texts(facts):
-        for sentence in sentences(text):
+        said = sentences(text)
+        for i, sentence in enumerate(said):
             for m in _P2P_ON.finditer(sentence):
-                if asked(sentence) or _P2P_ON_DENIED.search(sentence[max(0, m.start() - 40):m.start()]):
+                if asked(sentence) or _P2P_ON_DENIED.search(sentence[max(0, m.start() - 40):m.start()]) \
+                        or _P2P_ON_FAILED.search(sentence[m.end():]):
                     continue
-                return Claim("p2p_enabled", source, _quote(sentence, m, 60))
+                rest = sentence[:m.start()] + " " + sentence[m.end():]
+                nxt = said[i + 1] if i + 1 < len(said) else ""
+                one = _P2P_OFF.search(rest) and _ARMS_COMPARED.search(rest)
+                two = _P2P_OFF.search(nxt) and _FIGURE_SAID.search(sentence) and _FIGURE_SAID.search(nxt)
+                if one or two:
+                    return Claim("p2p_enabled", source, _quote(sentence, m, 60))
     return None
 
 

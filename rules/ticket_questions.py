@@ -655,24 +655,57 @@ _FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高
 _SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
 _CLAUSE_END = re.compile(r"\b(?:and|but|while|whereas)\b|[,;:，；。、]|但|而|が、|그런데|aber|pero|но\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
-# What the reporter expected rather than saw: "the A100 should be better than the A6000", "我以为 H100 应该比 A100 快".
-# A stronger board "should" win only where it did not, so the comparison the run showed is the other way round.
-_EXPECTED = re.compile(r"\b(?:should|ought to|supposed to|expected to|would expect|I (?:thought|expected|assumed|"
-                       r"believed))\b|应该|应当|本应|理应|按理|以为|はず|べき|sollte|deber[íi]a|должн", re.I)
+# What the reporter expected rather than saw: "the A100 should be better than the A6000", "I'd expect the H100 to beat
+# the A100", "我以为 H100 应该比 A100 快". An expectation says which board came out ahead only with what the run showed
+# beside it (_expectation_missed).
+_EXPECTED = re.compile(r"\b(?:should(?:n['’]t)?|ought to|supposed to|expected to|would expect|I(?:['’]d| would)? "
+                       r"(?:have )?(?:thought|expect|expected|assumed|believed))\b|"
+                       r"应该|应当|本应|理应|按理|以为|はず|べき|sollte|deber[íi]a|должн", re.I)
+# A comparison said by its verb, with no "than": "the H100 beats the A100", "A outperforms B".
+_BEATS = re.compile(r"\b(?:beats?|outperform(?:s|ed)?|outpac(?:es?|ed))\b", re.I)
 # A comparative said with a negation: "the A100 should not be slower than the A6000" expects it faster.
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+){0,2}$|不|没", re.I)
+# The run fell short of the expectation, said after it (in the sentence or the next): a contrast ("but", "yet",
+# "instead", "however"), a denial ("it isn't", "it does not"), or a slower word ("it takes longer", "it's behind").
+_MISSED = re.compile(r"\b(?:but|yet|instead|however|though|although|unfortunately)\b|\b(?:it|they|that|this)(?:['’]s|"
+                     r"\s+(?:is|are|was|were|does|do|did|has|have))(?:n['’]t|\s+not)\b|\b(?:slower|worse|behind|longer|"
+                     r"lags?|lagg\w*|fall(?:s|en)? short|fell short)\b|但|却|然而|反而|实际|其实|更慢|不如|しかし|"
+                     r"\baber\b|\bpero\b|\bно\b", re.I)
+# ... or before it: "can not reach the 12.44 ms/token, and the A100 should be better than the A6000".
+_SHORT_OF = re.compile(r"\b(?:can ?not|can['’]t|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|(?:does|did)(?:n['’]t|"
+                       r" not))\s+(?:\w+\s+)?(?:reach|get|match|achieve|hit|attain)\b|达不到|无法达到", re.I)
+# The run bore the expectation out: "..., and it is", "and it was: 2x the tokens/s", "which it does", "as expected".
+_MET = re.compile(r"^\W*(?:and|which)\s+(?:it|they|that|so it)\s+(?:is|are|was|were|does|do|did)\b"
+                  r"(?!\s*(?:not|n['’]t))|^\W*(?:and\s+)?(?:as expected|indeed)\b", re.I)
+# A question that the board should be ahead: "Shouldn't the H100 be faster than the A100?", "Isn't the H100 supposed to
+# be faster?": asked because it was not.
+_WHY_NOT = re.compile(r"^\W*(?:should(?:n['’]t| not)|is(?:n['’]t| not)|would(?:n['’]t| not)|was(?:n['’]t| not))\b",
+                      re.I)
+
+
+def _expectation_missed(sentence: str, start: int, end: int, following: str) -> bool | None:
+    """Did the run miss the expectation said between `start` and `end` of the sentence: True (said so after it, in the
+    sentence or the next, or before it, or asked "shouldn't A be faster?"), False (borne out: "and it is"), None (not
+    said either way)."""
+    after = sentence[end:]
+    if _MET.search(after):
+        return False
+    if _MISSED.search(after + " " + following) or _SHORT_OF.search(sentence[:start]):
+        return True
+    return True if claims.asked(sentence) and _WHY_NOT.search(sentence) else None
 
 
 def gpus_compared(facts: Facts):
     """(the GPU the run showed slower, the faster one, the claim) from one sentence that names two catalog GPUs with a
-    comparison between them ("not faster" is slower; "A should be faster than B" is an expectation the run missed, so
-    A came out behind: data["expected"]); None when no sentence does, a name is not in the catalog, or the direction is
-    not said."""
+    comparison between them ("not faster" is slower; "A should be faster than B, but ..." is an expectation the run
+    missed, so A came out behind: data["expected"]; borne out, "and it is", A came out ahead); None when no sentence
+    does, a name is not in the catalog, or the direction is not said."""
     from diagnose.artifacts.issue_md import GPU_NAME
     from rules import catalog
 
     for source, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
+        said_all = claims.sentences(text)
+        for i, sentence in enumerate(said_all):
             names = [(m, catalog.resolve_gpu(m.group(1))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
@@ -680,7 +713,8 @@ def gpus_compared(facts: Facts):
             (ma, a), (mb, b) = named[:2]
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
             after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
-            if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
+            if not (_THAN.search(between) or _BEATS.search(between)) \
+                    or claims.guessed(sentence) and not claims.asked(sentence):
                 continue
             said = between + " " + after
             faster, slower = _FASTER.search(said), _SLOWER.search(said)
@@ -688,9 +722,15 @@ def gpus_compared(facts: Facts):
                 continue  # no direction, or both words ("faster ... but slower at prefill")
             word = faster or slower
             fast = bool(faster) != bool(_NOT_BEFORE.search(said[:word.start()]))  # "not slower" says faster
-            # "A should be faster than B" tells what the run did not show: the board expected ahead came out behind
-            # ("A should be slower than B, why?" asks about the expectation itself and keeps its direction)
+            # "A should be faster than B, but ..." tells what the run did not show: the board expected ahead came out
+            # behind ("A should be slower than B, why?" asks about the expectation itself and keeps its direction)
             expected = fast and bool(_EXPECTED.search(_CLAUSE_END.split(sentence[:ma.start()])[-1] + " " + between))
+            if expected:
+                following = said_all[i + 1] if i + 1 < len(said_all) else ""
+                missed = _expectation_missed(sentence, ma.start(), mb.end() + len(after), following)
+                if missed is None:
+                    continue  # an expectation alone says nothing of what the run did
+                expected = missed
             quote = claims.one_line(sentence[max(0, ma.start() - 30):mb.end() + 40])
             c = claims.Claim("gpus_compared", source, quote, {"expected": expected})
             return (a, b, c) if expected or not fast else (b, a, c)

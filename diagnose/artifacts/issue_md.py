@@ -1236,7 +1236,9 @@ def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 # TPS | 73.41 |", "| Output throughput (tok/s) | 1234 |", "| TTFT (ms) | 139 |". The unit is moved beside the figure,
 # where the prose readers look for it. TPS is tokens per second (the label vLLM's, SGLang's and llama.cpp's benchmark
 # scripts and their users write).
-_LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|s|GB/s)\)|"
+# (a bare "(s)" is seconds only set apart from its word: "Latency (s)"; glued on, "GPU(s)", "Node(s)", it is a plural)
+_LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
+                         r"GB/s)\)|(?<=\s)\((?P<paren_s>s)\)|"
                          r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*\|?\s*$", re.I)
 
 
@@ -1245,8 +1247,9 @@ def label_unit(line: str) -> str:
     m = _LABEL_UNIT.match(line)
     if not m:
         return line
-    unit = m.group("paren") or m.group("word")
+    unit = m.group("paren") or m.group("paren_s") or m.group("word")
     unit = "tok/s" if re.fullmatch(r"tps|t/s|tok(?:ens)?/s(?:ec)?", unit, re.I) else unit
+    unit = "s" if re.fullmatch(r"sec|seconds", unit, re.I) else unit
     label = m.group("label") + (f" {m.group('word')}" if m.group("word") else "")
     return f"| {label.strip()} | {m.group('n')} {unit} |"
 
