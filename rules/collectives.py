@@ -8,12 +8,12 @@ expected: the implementation the engine runs at this size and rank count:
   - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
-    node's NICs' rate, a tree past it on two nodes only and slower at medium sizes as the tuner's own
-    correction says, NVLSTree at its per-channel cap, LL128 at its per-channel caps; a node whose GPUs PCIe joins:
-    NCCL's PCI latency row, no LL128, no faster than that link); NVLS on
-    NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]:
-    large messages); a call launched from the host, not a CUDA graph, waits longer for its peers
-    (x log2 of the ranks).
+    node's NICs' rate and, under Simple, the tuner's plateau factor on its latency, a tree past it on two
+    nodes only and slower at medium sizes as the tuner's own correction says, NVLSTree at its per-channel cap,
+    LL128 at its per-channel caps; a node whose GPUs PCIe joins: NCCL's PCI latency row, no LL128, no faster
+    than that link); NVLS on NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl
+    src/graph/tuning.cc [R8]: large messages); a call launched from the host, not a CUDA graph, waits longer
+    for its peers (x log2 of the ranks).
   - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
     up to its size limit, where the GPUs are all-to-all NVLink (or a PCIe pair, where the
     engine allows it);
@@ -110,6 +110,10 @@ NCCL_TREE_CORRECTION = {
     "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
     "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0),
     "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9)}
+# "Plateau effect of ring" (tuning.cc ncclTopoGetAlgoTime, in every release since v2.7.3-1; these factors and this
+# threshold since v2.18.1-1): a ring all-reduce across nodes under Simple is priced at this many times its latency once
+# each rank's share of a channel reaches 64 B (bytes / (channels x ranks) >= 64), by GPU generation (Ampere on: 1.4)
+NCCL_RING_PLATEAU = {0.0: 1.9, 8.0: 1.4}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -309,6 +313,7 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc,
                                                           pcie_gbs=tuner_pcie))
     lat = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=tuner_pcie)[0]
+    lat *= ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
     algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)[1]  # the NICs' side; the PCIe link's bound below
     algbw *= tree_correction(algo, proto, size_bytes)
     achieved = algbw * 1e3 if algo == "nvlstree" else algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # B/us
@@ -369,7 +374,20 @@ def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: in
     """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
     lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=pcie_gbs)
     base = 0.0 if algo == "nvlstree" else NCCL_NET_BASE_US[algo][proto]
-    return base + lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
+    lat = (base + lat) * ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
+    return lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
+
+
+def ring_plateau(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str,
+                 cc: float = 0.0) -> float:
+    """The factor NCCL's tuner puts on a ring's latency across nodes under Simple past 64 B per rank and channel
+    (NCCL_RING_PLATEAU; its channels: one per NIC, duplicated as net_channels says); 1 elsewhere."""
+    if algo != "ring" or proto != "Simple" or nodes <= 1:
+        return 1.0
+    per_node = max(1, nranks // nodes)
+    if size_bytes / (net_channels(ic.bandwidth_gbs, per_node, cc) * nranks) < 64:
+        return 1.0
+    return NCCL_RING_PLATEAU[max(k for k in NCCL_RING_PLATEAU if cc >= k)]
 
 
 def tree_correction(algo: str, proto: str, size_bytes: float) -> float:

@@ -92,6 +92,24 @@ def test_the_tree_takes_nccls_medium_size_correction():
         35.2 + (128 << 10) / (0.5 * 20.4 / 2 * 1e3))
 
 
+def test_the_simple_ring_across_nodes_takes_nccls_plateau_factor():
+    """'Plateau effect of ring' (tuning.cc ncclTopoGetAlgoTime, every release since v2.7.3-1; x1.4 on Ampere and
+    later, x1.9 before, since v2.18.1-1): a Simple ring across nodes is priced at 1.4 x its latency once
+    bytes / (channels x ranks) reaches 64. By hand, 2 nodes x 8 H100 on NDR, Intel host: 8.4 + 28 x max(3.4 NVLink,
+    3 x 1.0 network overhead) + 2 x 14.0 = 131.6 us; 16 channels (one per NIC, duplicated at 50 GB/s), so the factor
+    starts at 64 x 16 x 16 = 16 KiB. LL, LL128 and the tree never take it, nor a ring on one node; a V100 takes 1.9."""
+    ndr = catalog.interconnect("ib-ndr")
+    assert collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "Simple", cc=9.0) == pytest.approx(131.6)
+    assert collectives.ring_plateau(ndr, 16, 16383, 2, "ring", "Simple", cc=9.0) == 1.0
+    assert collectives.ring_plateau(ndr, 16, 16384, 2, "ring", "Simple", cc=9.0) == 1.4
+    assert collectives.net_tuner_us(ndr, 16, 16 << 10, 2, "ring", "Simple", cc=9.0) == pytest.approx(
+        1.4 * 131.6, abs=0.5)  # the bytes' own share, 16 KiB at ~230 GB/s, is under 0.1 us
+    assert [collectives.ring_plateau(ndr, 16, GIB, 2, a, p, cc=9.0)
+            for a, p in (("ring", "LL"), ("ring", "LL128"), ("tree", "Simple"))] == [1.0, 1.0, 1.0]
+    assert collectives.ring_plateau(ndr, 8, GIB, 1, "ring", "Simple", cc=9.0) == 1.0
+    assert collectives.ring_plateau(ndr, 16, GIB, 2, "ring", "Simple", cc=7.0) == 1.9
+
+
 def test_the_published_two_node_tables_by_size():
     """Lambda's 2 x 8 B200 table (dstack docs): 8 B-128 KB sit near the small-message latency, the largest sizes
     at the 2-node tree's bandwidth; the H20 2 x 8 table's 4-512 B rows at its latency. Within the all-reduce band."""
