@@ -4524,10 +4524,11 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
-            for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH)) if prose else ():
+            for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
+                             ("words", _VRAM_LEFT_CPU)) if prose else ():
                 for m in zh.finditer(sentence):
                     out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
-                                     negated=bool(m.group("not")) or on_gpu(),
+                                     negated=bool(m.group("not") or m.groupdict().get("not_en")) or on_gpu(),
                                      guess=_guessed(sentence) or asked(sentence)))
     return out
 
@@ -4855,6 +4856,26 @@ _OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|�
                          r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
 _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
                            r"(?:放不下|装不下|不够|不足)")
+# Memory left on the GPU while the engine computes on the CPU ("显存还剩几个G，但是却用CPU推理", "there's still 6 GB of
+# VRAM free but it runs on the CPU"): llama.cpp and Ollama place whole layers by an estimate of what fits (-ngl /
+# num_gpu; Ollama's FAQ, "How can I tell if my model was loaded onto the GPU?", shows the split as "48%/52% CPU/GPU",
+# https://github.com/ollama/ollama/blob/main/docs/faq.md), so the layers that did not fit run from system memory on
+# the CPU although nvidia-smi still shows free VRAM: the same placement as partial_offload's words, said from the
+# other side. The CPU named after "but" as where the work runs, not as a load figure ("but CPU usage is 100 %");
+# a dot inside a name ("llama.cpp") does not end the clause.
+_VRAM_SIDE_ZH = r"(?:显存|显卡内存|显卡的内存|GPU\s*内存|VRAM)"
+_VRAM_LEFT_CPU = re.compile(
+    r"(?:(?:还有|还剩|剩余|剩下|空闲)[^。\n]{0,12}?" + _VRAM_SIDE_ZH + r"|" + _VRAM_SIDE_ZH +
+    r"[^。\n]{0,8}?(?:还有|还剩|剩余|剩下|没满|未满|没用完|没占满|空闲))"
+    r"[^。\n]{0,24}?(?:但是?|却|可是|然而|依然|仍然|还是)[^。\n]{0,16}?"
+    r"(?P<not>没有|没|未|不会|不)?\s*(?:会\s*)?(?:启用|使用|用|跑在|跑到|放在|放到|切换?到|回退到|转到|在)\s*了?\s*"
+    r"(?:CPU|处理器)\s*(?:推理|计算|运行|跑|上)|"
+    r"\b(?:still\s+|plenty\s+of\s+|(?:\d+(?:\.\d+)?\s*Gi?B|a\s+few\s+(?:GB|gigs))\s+(?:of\s+)?)(?:free\s+)?"
+    r"(?:VRAM|GPU\s+memory|video\s+memory)\s+(?:is\s+)?(?:left|free|available|unused|to\s+spare)\b"
+    r"(?:[^.\n]|\.(?=\w)){0,40}?\b(?:but|yet|still|however)\b(?:[^.\n]|\.(?=\w)){0,30}?"
+    r"(?P<not_en>\b(?:not|never|doesn't|does\s+not|isn't|won't|didn't)\s+)?"
+    r"\b(?:uses?|using|runs?|running|falls?\s+back\s+to|switch(?:es)?\s+to|spills?\s+(?:over\s+)?(?:in)?to)\s+"
+    r"(?:(?:part|some|half|layers|much)\s+(?:of\s+)?(?:it|the\s+model)?\s*(?:on\s+)?)?(?:the\s+)?CPU\b", re.I)
 
 
 
