@@ -67,8 +67,19 @@ def symptom_said(facts: Facts, row: dict) -> tuple[str, str, bool] | None:
                     continue
                 for m in shows.finditer(clause):
                     if not claims.negated_words(clause, m):
-                        return source, claims.one_line(clause)[:200], printed
+                        quote = claims.one_line(clause)[:200]
+                        return _cite(source, quote), quote, printed
     return None
+
+
+def _cite(source: str, quote: str) -> str:
+    """Where in a text read from several lines a quote (or a release) was said."""
+    return source.line_of(quote) if isinstance(source, claims.ProseSource) else source
+
+
+def _named_at(facts: Facts, version: str) -> str:
+    """The line of the reporter's text that names a release."""
+    return next((_cite(source, version) for source, text in claims.texts(facts) if version in text), "description")
 
 
 def _needs_hold(facts: Facts, row: dict) -> bool:
@@ -92,7 +103,7 @@ def _versions(facts: Facts) -> list[tuple[str, object, str]]:
     out = [(v.version, v, "printed") for v in facts.of(NcclVersion) if v.derived_from is None]
     for source, text in claims.texts(facts):
         good, _ = claims.release_sides(text)
-        out += [(v, source, "named") for v in claims.nccl_versions(text) if v not in good]
+        out += [(v, _cite(source, v), "named") for v in claims.nccl_versions(text) if v not in good]
     out += [(v.version, v, "tag") for v in facts.of(NcclVersion) if v.derived_from]
     return out
 
@@ -147,8 +158,8 @@ def known_regression(facts: Facts, predictions=None):
                     where_ev,
                     ev(f"rules/catalog/nccl_regressions.toml:{row['id']}", row["symptom"], version, row["bad"])]
         if outside:
-            evidence.append(ev(said[0], "NCCL release the reporter's A/B sets against it (works)", outside[-1],
-                               f"outside {row['bad']}"))
+            evidence.append(ev(_named_at(facts, outside[-1]), "NCCL release the reporter's A/B sets against it "
+                               "(works)", outside[-1], f"outside {row['bad']}"))
         yield make(
             "nccl.known_regression", "nccl_regression", "warning",
             0.75 if outside else (0.55 if how == "tag" else 0.65) + (0.05 if said[2] else 0),
