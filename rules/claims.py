@@ -819,7 +819,8 @@ PATTERNS: dict[str, list[str]] = {
         r"inactive|stopped|dead|mismatch\w*|in progress)\b",
         r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b",
         r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
-        r"\bnvls\.cc\b[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
+        # (NVLS buffers the device has no room for are memory, not the fabric: nvls.cc's "Cuda failure 'out of memory'")
+        r"\bnvls\.cc\b(?![^\n]{0,100}?out of memory)[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
         r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
         r"\bmulticast (?:object|support)\b[^.\n]{0,30}?\b(?:fail\w*|not supported)\b",
     ],
