@@ -256,13 +256,15 @@ def test_p2p_switched_off_is_one_category_per_interconnect_whatever_carries_it(b
 
 def test_a_slow_base_layout_gives_one_verdict_and_exit_code_in_ticket_and_scaling():
     """The README's TP2-slower sample (vLLM#22331, shared ticket 078): the batch-1 split that physics explains leads
-    in both commands (one verdict), and both exit 1 under --fail-on warning. TP1 at x1.29 its expected step is
-    'other' in both; ticket warns on it, scaling keeps it an info lead (the band holds 90 % of healthy runs: healthy
-    published tables have such a base, tests/test_published.py)."""
+    in both commands (one verdict), and both exit 1 under --fail-on warning. TP1, x1.29 its expected step, is judged
+    alike in both: beyond the calibrated band while its slow edge was x1.26 ('other': a ticket warning, a scaling
+    info lead), inside it since session 16's x1.354 (expected_physics in ticket.measured_vs_expected and in
+    scaling.tracks_prediction; neither judges it beyond, so scaling.base_efficiency is silent)."""
     folder = REPO / "samples" / "tickets" / "gptoss-tp2-slower"
     seen = {}
-    for cmd, rule in (("ticket", "ticket.measured_vs_expected"), ("scaling", "scaling.base_efficiency")):
+    for cmd, rule in (("ticket", "ticket.measured_vs_expected"), ("scaling", "scaling.tracks_prediction")):
         report, code = _run(cmd, folder, "--fail-on", "warning")
         (band,) = [f for f in report["findings"] if f["rule"] == rule]
+        assert not [f for f in report["findings"] if f["rule"] == "scaling.base_efficiency"]
         seen[cmd] = (report["verdict"]["category"], band["category"], code)
-    assert set(seen.values()) == {("latency_bound_small_batch", "other", 1)}, seen
+    assert set(seen.values()) == {("latency_bound_small_batch", "expected_physics", 1)}, seen

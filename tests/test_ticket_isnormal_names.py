@@ -291,7 +291,9 @@ def test_small_and_recent_checkpoints_resolve(name, key):
 
 
 def test_weights_that_cannot_fit_as_assumed_ask_for_the_quantisation():
-    facts = issue("# speed\n\nPhi-4 on one RTX 4090 decodes at 30 tok/s, is that normal?")
+    # 25 tok/s: below even the 4- to 8-bit band (33-99 tok/s with session 16's x1.354 band; 30 tok/s fell below x1.26's,
+    # now it is inside it, within the slack a rate timed end to end gets)
+    facts = issue("# speed\n\nPhi-4 on one RTX 4090 decodes at 25 tok/s, is that normal?")
     _, findings = verdict_of(facts)
     (f,) = [f for f in findings if f.rule == "ticket.figure_unjudged"]
     assert "quantisation" in f.fix and "does not fit" in f.title
@@ -300,7 +302,7 @@ def test_weights_that_cannot_fit_as_assumed_ask_for_the_quantisation():
 def test_an_engine_that_keeps_the_weights_on_the_gpu_ran_them_quantised():
     """(s12-11v) The same figure from vLLM, which offloads nothing unless told: the run was quantised, judged at 4- to
     8-bit weights, said as assumed, and the shortfall's fix asks which quantisation ran (rules.workload)."""
-    facts = issue("# speed\n\nPhi-4 on one RTX 4090 with vLLM decodes at 30 tok/s, is that normal?")
+    facts = issue("# speed\n\nPhi-4 on one RTX 4090 with vLLM decodes at 25 tok/s, is that normal?")
     _, findings = verdict_of(facts)
     assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
     (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
@@ -711,7 +713,8 @@ def test_no_layer_split_is_assumed_where_one_gpu_holds_the_weights_or_the_layout
 
 
 def test_one_gpu_named_for_weights_it_cannot_hold_still_asks_which_quantisation():
-    v, _ = verdict_of(issue("# speed\n\nLlama-2-13b on one 3090 gives 30 tok/s, is that normal?"))
+    # 25 tok/s, below the 4- to 8-bit band (34-81 tok/s with session 16's x1.354; 30 tok/s was below x1.26's)
+    v, _ = verdict_of(issue("# speed\n\nLlama-2-13b on one 3090 gives 25 tok/s, is that normal?"))
     assert v.category == "insufficient_data" and "quantisation" in v.summary
 
 

@@ -1,6 +1,7 @@
 """The user tester's report ut10a: each test runs the tester's own ticket (tests/data/ut10a, pasted from public
 threads; SOURCES.md), or an edit of it written here, through the command the tester ran."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -126,9 +127,13 @@ def _rate_finding(tmp_path, rate):
 
 
 def test_a_prose_rate_just_below_the_band_is_said_to_be_below_it(tmp_path):
-    """vLLM#7567's '45 TPS' against 46-68: accepted as physics (prose slack), but the text says it is below the
-    low edge and why that is accepted, never 'sits inside the calibrated band'."""
-    f = _rate_finding(tmp_path, 45)
+    """vLLM#7567's '45 TPS' sat below 46-68 under the x1.26 band and is inside 43-100 under session 16's x1.354, so the
+    rate is taken 5 % below the band's low edge as the ticket prints it: accepted as physics (prose slack), but the
+    text says it is below the low edge and why that is accepted, never 'sits inside the calibrated band'."""
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "below").mkdir()
+    low = int(re.search(r"expected (\d+)-", _rate_finding(tmp_path / "probe", 55)["title"]).group(1))
+    f = _rate_finding(tmp_path / "below", round(low * 0.95))
     assert f["category"] == "expected_physics"
     assert "below its low edge" in f["title"] and "inside" not in f["summary"]
     assert "below the calibrated band's low edge" in f["summary"]
