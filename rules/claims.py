@@ -5238,6 +5238,48 @@ def gpus_together(facts: Facts) -> Claim | None:
             return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})
     return None
 
+
+# (issue 11, batch u16b) What unlike GPUs do to each other's speed in one job, asked before (or instead of) measuring:
+# "how will that weaker card affect the speed?", "will the 3060 slow my 3090 down if I pair them?", "would mixing an
+# A100 and a V100 in one TP group hurt throughput?". Tensor parallelism gives every GPU an equal shard and all-reduces
+# at every layer, so the group waits for its slowest member at each step, and a layer split hands every token through
+# the slower card too (vLLM's parallelism guide; llama.cpp's --tensor-split exists to give a weaker card less work):
+# the answer is physics, not a fault. Either a lesser card named with what it does to the speed, in a ticket that is
+# about several unlike GPUs, or two GPU models named as used together in the question itself. Not a comparison of two
+# boards ("is a 3060 slower than a 3090?"), nor a question the reporter rules the speed out of.
+_LESSER_CARD = re.compile(r"(?:\b(?:weak|slow|old|small|cheap|low)(?:er|est)|\bless(?:er)?\s+powerful|\blower[- ]end)"
+                          r"\s+(?:\w+\s+){0,2}?(?:cards?|GPUs?|boards?|ones?)\b", re.I)
+_PACE_EFFECT = re.compile(r"\b(?:affect\w*|impact\w*|slow\w*\s+(?:\w+\s+){0,2}?down|hold\w*\s+(?:\w+\s+){0,2}?back|"
+                          r"bottleneck\w*|drag\w*\s+(?:\w+\s+){0,2}?down|limit\w*|hurt\w*|penali[sz]\w*|drop\w*|"
+                          r"(?:speed|performance|throughput|tok\w*/s)\b)", re.I)
+_UNLIKE_GPUS = re.compile(r"\b(?:different|mixed|unlike|mismatched|heterogeneous|two kinds of)\s+(?:\w+\s+)?"
+                          r"(?:GPUs|cards|boards|GPU models)\b", re.I)
+
+
+def mixed_gpus_asked(facts: Facts) -> Claim | None:
+    for source, text in texts(facts):
+        first = text.lstrip().split("\n", 1)[0]
+        title = first if first.startswith("#") else ""
+        for paragraph in re.split(r"\n\s*\n", text):
+            context = title + "\n" + paragraph
+            several = bool(_TOGETHER.search(context) or _UNLIKE_GPUS.search(context)) or \
+                len({m.group(1).lower() for m in GPU_NAME.finditer(context)}) >= 2
+            for sentence in sentences(paragraph):
+                if not asked(sentence):
+                    continue
+                lesser, effect = _LESSER_CARD.search(sentence), _PACE_EFFECT.search(sentence)
+                names = list(dict.fromkeys(m.group(1) for m in GPU_NAME.finditer(sentence)))
+                together = len(names) >= 2 and _TOGETHER.search(sentence) and not _CONTRAST.search(sentence) \
+                    and not _APART.search(sentence)
+                if not effect or not ((lesser and several) or together):
+                    continue
+                at = min(effect.start(), lesser.start() if lesser else effect.start())
+                if _NEGATION.search(sentence[max(0, at - 30):at]):
+                    continue  # "I don't mind the weaker card slowing it down, how do I enable it?"
+                return Claim("mixed_gpus_asked", source, _quote(sentence, lesser or effect, 80),
+                             {"names": names})
+    return None
+
 # (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built
 # without CUDA graphs"): TensorRT-LLM's --use_cuda_graph and the engines' graph options named as absent. And a profile
 # dominated by kernel launches as Nsight Systems' CUDA API summary shows it ("mostly cudaLaunchKernel", "80% of the

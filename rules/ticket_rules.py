@@ -1692,17 +1692,24 @@ def other_vendor_speed(facts: Facts, predictions=None):
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
-    parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling. Silent for another
-    vendor's accelerator (ticket.other_vendor)."""
+    parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling; asked before measuring
+    what a weaker card does to a group, the slower card's pace. Silent for another vendor's accelerator
+    (ticket.other_vendor)."""
     said = claims.symptom_quote(facts)
     kind = said[2] if said else None
-    if kind not in ("scaling", "slow", "normal?") or claims.other_vendor_speed(facts):
+    if kind not in ("scaling", "slow", "normal?", "other") or claims.other_vendor_speed(facts):
         return
     if reference_shortfall(facts):
         return  # slower than a reference run scaled to these GPUs: no physics (ticket.reference_scaled)
+    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
+    slower_card = _slower_card_pace(facts, evidence)  # (a question of any kind: "will the older card hold it back?")
+    if slower_card:
+        yield slower_card
+        return
+    if kind == "other":
+        return  # (the other priors below answer a complaint about speed or scaling, or a question whether it is normal)
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
-    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
     # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
     # any time: the GPUs work one after another whatever the figure)
     untimed = claims.work_duration(facts)
@@ -1787,6 +1794,27 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _slower_card_pace(facts: Facts, evidence: list):
+    """The answer to a question asked before measuring about what a lesser card does to a group of unlike GPUs
+    (claims.mixed_gpus_asked): the pace of the slower card, by physics. A board's own limits (P2P refused, no
+    NVLink) apply to any pair; the question is the slower card. None where a figure was measured (the figure checks
+    judge it)."""
+    mixed = claims.mixed_gpus_asked(facts)
+    if not mixed or facts.of(Measurement):
+        return None
+    return make("ticket.symptom_prior", "expected_physics", "info", 0.55,
+                "Unlike GPUs in one job: it runs at the pace of the slower card",
+                "Tensor parallelism gives every GPU an equal shard and all-reduces at every layer, so each step "
+                "waits for the slowest GPU; a layer split hands every token through the slower card as well. Paired "
+                "with a weaker card, the faster one idles for the difference: expect roughly the speed of a group "
+                "of the weaker cards, not a fault.",
+                evidence + [claim_ev(mixed, "what they ask of the unlike GPUs")],
+                fix="Compare `diagnose predict --gpu G --tp 2` for each board: the slower board's figure is the "
+                "pair's ceiling; give the weaker card less work where the engine allows it (llama.cpp "
+                "--tensor-split, a layer split) or keep it out of the tensor-parallel group.",
+                refs=["vllm_parallel"])
 
 
 def _physics_decides(facts: Facts, said):
