@@ -128,8 +128,28 @@ def report_collectives() -> None:
                     print(f"  {kind:7s} {band:14s} " + "  ".join(
                         f"{n} GPUs {_pct(statistics.median(v))}/{100 * statistics.median(abs(e) for e in v):.0f}%"
                         f"/{len(v)}" for n, v in sorted(cells.items())))
+    report_releases(points)
     lo, hi = catalog.calibration().allreduce_band
     print(f"all-reduce band x{lo:g} .. x{hi:g} (vidur's single kernel-time samples without CUDA graphs are noisy)")
+
+
+def report_releases(points) -> None:
+    """The all-reduce points by the NCCL release each table states (`# NCCL:`; the tuner constants it is priced with,
+    rules/catalog/nccl_tuning.toml), unstated ones apart (priced with the pinned release), fit and validation apart."""
+    pinned = catalog.nccl_tuning()["release"]["version"]
+    print("all-reduce points by the NCCL release the table states (median error / median |error| / max |error| / "
+          "points):")
+    for split in published.SPLITS:
+        cells = collections.defaultdict(list)
+        for c, err in points:
+            if c.split == split:
+                cells[c.nccl or ""].append(err)
+        for release in sorted(cells, key=lambda r: catalog.nccl_release(r) or (99,)):
+            errs = cells[release]
+            name = release or f"unstated (priced as {pinned})"
+            print(f"  {split:10s} {name:28s} {_pct(statistics.median(errs)):>6s} "
+                  f"{100 * statistics.median(abs(e) for e in errs):4.0f}% {100 * max(abs(e) for e in errs):4.0f}% "
+                  f"{len(errs):4d}")
 
 
 def main() -> None:

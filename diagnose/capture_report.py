@@ -289,7 +289,8 @@ def predict(facts, model, tp, pp, batch, gpu, topology=None) -> CapturePredictio
             # the same call over PCIe inside the node, as NCCL runs it there (no custom kernel, SHM where P2P is off)
             expected.allreduce_us_pcie = collectives.nccl_for(spec, catalog.interconnect(pcie), layout["tp"],
                                                               pred.allreduce_bytes, path=route["ring_path"],
-                                                              cpu=route["ring_cpu"]).us
+                                                              cpu=route["ring_cpu"],
+                                                              release=route.get("nccl_release")).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out

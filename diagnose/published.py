@@ -232,6 +232,7 @@ class CollectiveRow:
     path: str = ""  # the ring's worst PCIe link as nvidia-smi topo -m names it (pix, pxb, phb, node, sys); "" unknown
     cpu: str = ""  # the host CPUs where the ring spans sockets, as NCCL tells their link apart (NCCL_CPU_LINK_GBS)
     launch: str = "unstated"  # LAUNCHES: how the source launched each call, as its command line says
+    nccl: str = ""  # the NCCL release the source states (its `# NCCL:` line), "" where none: the pinned one is priced
 
     def thread_gpus(self) -> int:
         """GPUs one host thread launched each call on (nccl-tests -g N: the GPUs of its node), 0 where each GPU has
@@ -245,7 +246,9 @@ def read_collectives(path) -> list[CollectiveRow]:
     path = Path(path)
     text = path.read_text().splitlines()
     lines = [(n, ln) for n, ln in enumerate(text, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
-    split = _split(path, [ln.lstrip("# ").strip() for ln in text if ln.lstrip().startswith("#")])
+    comments = [ln.lstrip("# ").strip() for ln in text if ln.lstrip().startswith("#")]
+    split = _split(path, comments)
+    release = _nccl_release(path, comments)
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
@@ -266,8 +269,18 @@ def read_collectives(path) -> list[CollectiveRow]:
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
-                                 (c.get("cpu") or "").strip().lower(), launch))
+                                 (c.get("cpu") or "").strip().lower(), launch, release))
     return out
+
+
+def _nccl_release(path: Path, comments: list[str]) -> str:
+    """A table's `# NCCL: 2.21.5 - where it says so` line: the release that ran, "" where the file has none."""
+    from rules.catalog import nccl_release
+
+    line = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("nccl:")), "")
+    if line and nccl_release(line) is None:
+        raise InputError(f"{path}: '# NCCL: {line}' must start with an NCCL release (2.21.5)")
+    return ".".join(map(str, nccl_release(line))) if line else ""
 
 
 def _fabric_key(name: str) -> str | None:
@@ -303,11 +316,13 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
     if what == "custom":
         link = (gpu.nvlink_gbs if gpu is not None and gpu.nvlink_gbs else fabric.bandwidth_gbs)
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
+    release = row.nccl or None
     only = None if what == "nccl" else what
     if gpu is not None:  # as every command prices NCCL on this board (collectives.nccl_for), the row's p2p first
         t = collectives.nccl_for(gpu, fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, only=only,
-                                 path=row.path, cpu=row.cpu, p2p=row.p2p, thread_gpus=row.thread_gpus())
+                                 path=row.path, cpu=row.cpu, p2p=row.p2p, thread_gpus=row.thread_gpus(),
+                                 release=release)
     else:
         t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=only,
-                             path=row.path, cpu=row.cpu, thread_gpus=row.thread_gpus())
+                             path=row.path, cpu=row.cpu, thread_gpus=row.thread_gpus(), release=release)
     return t.us, roof

@@ -2021,3 +2021,63 @@ def ngc_container(image: str, release: str, variant: str = "") -> dict | None:
 
 # The release's own image: what its release notes list ("23.11-py3", "24.12-py3-sdk", "24.05-py3-igpu", "23.11")
 _OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")
+
+
+NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
+                    "tree_ch_gbs", "ll128", "pat")
+_RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+
+
+def nccl_release(text: str) -> tuple[int, int, int] | None:
+    """(major, minor, patch) of an NCCL version as printed ('2.21.5', '2.26.2+cuda12.8', 'v2.18.3-1'), None if none."""
+    m = _RELEASE.match(str(text).strip().lstrip("v"))
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
+@functools.lru_cache(maxsize=1)
+def _nccl_tuning_rows() -> tuple[str, list[dict]]:
+    """rules/catalog/nccl_tuning.toml: (pinned release, rows sorted by release), checked once."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "nccl_tuning.toml"
+    data = load_toml(path, "catalog")
+    rows = data.get("row", [])
+    for row in rows:
+        if row.get("key") not in NCCL_TUNING_KEYS or nccl_release(row.get("since", "")) is None \
+                or not str(row.get("source", "")).startswith("https://"):
+            raise InputError(f"{path}: every [[row]] needs key (one of {', '.join(NCCL_TUNING_KEYS)}), since "
+                             f"(an NCCL release, e.g. 2.18.3) and a source URL; got {row.get('key')!r} "
+                             f"{row.get('since')!r}")
+    if nccl_release(data.get("pinned", "")) is None:
+        raise InputError(f"{path}: pinned must be an NCCL release (e.g. 2.30.7)")
+    missing = set(NCCL_TUNING_KEYS) - {r["key"] for r in rows}
+    if missing:
+        raise InputError(f"{path}: no row for {', '.join(sorted(missing))}")
+    return data["pinned"], sorted(rows, key=lambda r: nccl_release(r["since"]))
+
+
+@functools.lru_cache(maxsize=64)
+def nccl_tuning(release: str | None = None) -> dict[str, dict]:
+    """NCCL's tuner constants as of `release` (rules/catalog/nccl_tuning.toml: per key, the last row whose `since` is
+    at or before it), the pinned release's where `release` is None or not a version. Each value carries its `since`
+    and `source`; the result also names the release it stands for ('release') and whether that was stated."""
+    pinned, rows = _nccl_tuning_rows()
+    stated = nccl_release(release or "")
+    at = stated or nccl_release(pinned)
+    out: dict = {}
+    for row in rows:
+        if nccl_release(row["since"]) <= at:
+            out[row["key"]] = row
+    missing = set(NCCL_TUNING_KEYS) - set(out)
+    if missing:  # a release before every row of a key: NCCL too old for this model
+        raise InputError(f"NCCL {release} is older than rules/catalog/nccl_tuning.toml knows "
+                         f"({', '.join(sorted(missing))})")
+    out["release"] = {"version": ".".join(map(str, at)), "stated": stated is not None}
+    return out
+
+
+def by_compute_capability(table: dict, cc: float):
+    """The value of a table keyed by compute capability ('9.0' = [...]) for a GPU of `cc`: the highest key at or below
+    it (NCCL's compCapIndex), None where the table has none that low."""
+    keys = [float(k) for k in table if float(k) <= cc]
+    return table[next(k for k in table if float(k) == max(keys))] if keys else None

@@ -39,14 +39,12 @@ from diagnose.errors import InputError
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
 
-# NCCL's own tuner constants (src/graph/tuning.cc [R8]): which algorithm it picks, not how long it takes
-NCCL_RING_LL_US = 6.6
-NCCL_NVLINK_HOP_US = 0.6
-# ... and which protocol on PCIe (tuning.cc @ 5067397: baseLatencies ring {LL 6.6, Simple 8.4}, hwLatencies PCI ring
-# {LL 1.0, Simple 5.7} us per step; ring LL bandwidth "busBw * .5")
-NCCL_BASE_US = {"LL": 6.6, "Simple": 8.4}
-NCCL_PCI_STEP_US = {"LL": 1.0, "Simple": 5.7}
+# NCCL's own tuner constants (src/graph/tuning.cc [R8]), which decide the algorithm and protocol NCCL picks, differ by
+# release: they live in rules/catalog/nccl_tuning.toml, one row per release that changed one, and every function below
+# that takes `release` (an NCCL version as printed, None for the pinned commit) reads that release's (tuning).
+# Ring LL bandwidth "busBw * .5" (every release)
 NCCL_LL_SHARE = 0.5
+PROTO_INDEX = {"LL": 0, "LL128": 1, "Simple": 2}
 # NCCL's bandwidth of a PCIe x16 link (src/graph/topo.cc: width x GT/s / 80 GB/s, PCI_BW = 12 for Gen3 x16), scaled
 # from the link's rate; and of the link between two CPU sockets (topo.h: AMD_BW 16; Intel QPI/UPI by model:
 # BDW 6, SKL 10, SRP 22, ERP 40), which a ring spanning the sockets (topology path SYS) crosses
@@ -67,39 +65,25 @@ NCCL_P2P_LL_BYTES = 16384
 # Rapids ERP, >= 0x55 Skylake-SP and later SKL); a family not listed (Granite Rapids, Broadwell) is left unknown
 NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapids", "intel-srp"),
                             ("Emerald Rapids", "intel-erp"), ("Skylake|Cascade Lake|Ice Lake", "intel-skl"))
-# NCCL's tuner across nodes (src/graph/tuning.cc @ 5067397, ncclTunerConstantsDefaults): base latency per call and
-# hardware latency per step (us) by (algorithm, protocol), over NVLink inside a node and over the network between
-# nodes; getNetOverhead: a ring step inside a node still posts to the network proxy (1 us on Intel hosts, 2 on AMD,
-# x3 for Simple); llMaxBws for several nodes, looked up by the CPU vendor (Intel row: 2 nodes 39.0, more 20.4; AMD
-# row: 22.5, 19.0 GB/s). LL128 runs on Volta and later (it needs NVLink inside the node: typeIntra <= PATH_NVB).
-# Releases differ: v2.12.12-1 had a 28 us Simple step over the network and no per-step network overhead; v2.18.3-1
-# 14 us and the overhead, as now (tuning.cc at each tag).
+# NCCL's tuner across nodes (tuning.cc ncclTopoTuneModel; the release's constants, nccl_tuning.toml): base latency per
+# call and hardware latency per step (us) by (algorithm, protocol), over NVLink or PCIe inside a node (intraHw is
+# NCCL_HW_PCI wherever the graph's typeIntra is not LINK_NVL; LL128 is then off: typeIntra <= PATH_NVB) and over the
+# network between nodes; getNetOverhead (from 2.18.1): a ring step inside a node still posts to the network proxy
+# (1 us on Intel hosts, 2 on AMD, x3 for Simple); llMaxBws for several nodes, looked up by the CPU vendor (Intel row:
+# 2 nodes 39.0, more 20.4; AMD row: 22.5, 19.0 GB/s; the same from v2.8.3-1 to now). LL128 runs on the GPUs the
+# release lists (Volta and Ampere from 2.7, Hopper from 2.15, Blackwell from 2.25, every one from 7.0 from 2.27).
+# NVLSTree (from 2.18.1; NVLink SHARP inside each node, a tree between nodes; Hopper and later on NVSwitch): Simple
+# only, its NVLink latency plus 2 log2(nodes) network steps (2 (nodes - 1) in 2.18), one channel per NIC (the NVLS
+# heads); its per-channel bandwidth the NIC's, times the release's two-node / many-node scale, capped at
+# perChMaxNVLSTreeBws from 2.28.3; its busBw to algbw by the release's ratio (nvlstree_model).
 NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
-NCCL_NET_BASE_US = {"tree": {"LL": 6.8, "LL128": 14.0, "Simple": 8.4},
-                    "ring": {"LL": 6.6, "LL128": 14.0, "Simple": 8.4}}
-NCCL_HW_NVLINK_US = {"tree": {"LL": 0.6, "LL128": 1.25, "Simple": 4.0},
-                     "ring": {"LL": 0.6, "LL128": 1.9, "Simple": 3.4}}
-NCCL_HW_NET_US = {"tree": {"LL": 5.0, "LL128": 8.5, "Simple": 14.0}, "ring": {"LL": 2.7, "LL128": 4.0, "Simple": 14.0}}
-# ... and over PCIe inside a node (tuning.cc @ 5067397 hwLatencies PCI row: intraHw is NCCL_HW_PCI wherever the graph's
-# typeIntra is not LINK_NVL); LL128 is then off (its enable rule: typeIntra <= PATH_NVB)
-NCCL_HW_PCI_US = {"tree": {"LL": 1.0, "LL128": 1.9, "Simple": 4.0}, "ring": {"LL": 1.0, "LL128": 2.5, "Simple": 5.7}}
-NCCL_NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0}
-# NVLSTree (NVLink SHARP inside each node, a tree between nodes; Hopper and later on NVSwitch): hardware latency
-# (Simple only) 25 us over NVLink, 20.9 us per network step, no base; per-channel bandwidth capped at
-# perChMaxNVLSTreeBws (Hopper: 57.7 GB/s on 2 nodes, 45.5 on more; Blackwell: 96.0, 80.0), its inter-node bandwidth
-# doubled on two nodes, one channel per NIC (the NVLS heads); its busBw converts to algbw as a ring's does
-# Known miss, H20 2 x 8 forced NVLSTree at 4-512 B (+55 %): tuning.cc's form (intraLat + 2 log2(nodes) x interLat)
-# is the same in every release, but 20.9 us is v2.28.9-1's; v2.19.3-1 .. v2.28.7-1, which every multi-node table
-# here ran (that one 2.21.5), had 14 (v2.18.3-1 19). With 14 that table is +15 %, but the 4-node H100 tables then
-# take NVLSTree at 32-64 MB and miss by 28-34 %: those releases priced NVLSTree past two nodes at bwInter / 2 x 5/6,
-# not at perChMaxNVLSTreeBws (from v2.28.3-1). Pinning every constant to the tables' releases is the fix, not done.
-NCCL_NVLS_TREE_US = (25.0, 20.9)
-# the tree's per-channel cap (perChMaxTreeBws, by GPU generation: Volta, Ampere, Hopper, Blackwell; 2 nodes, more)
-# and the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
-NCCL_TREE_CH_GBS = {0.0: (18.5, 10.0), 8.0: (23.6, 17.8), 9.0: (41.4, 36.0), 10.0: (42.8, 24.0)}
+# the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
-NCCL_NVLS_TREE_CH_GBS = {9.0: (57.7, 45.5), 10.0: (96.0, 80.0)}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
+# NVLS needs NVLink SHARP: an NVSwitch that reduces and a Hopper or later GPU (tuning.cc nvlsEfficiency is 0 for Volta
+# and Ampere; the NVLSTree caps start at Hopper)
+NVLS_MIN_CC = 9.0
+NVLS_MODEL_MIN_GPUS = 3
 # LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
 # more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
 NCCL_RING_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 36.7), 10.0: (40.0, 40.0)}
@@ -117,6 +101,37 @@ NCCL_RING_PLATEAU = {0.0: 1.9, 8.0: 1.4}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
+
+
+def tuning(release: str | None = None) -> dict:
+    """NCCL's tuner constants as of `release` (an NCCL version as printed; None: the pinned commit's): catalog rows."""
+    return catalog.nccl_tuning(release)
+
+
+def tuner_us(t: dict, key: str, algo: str, proto: str) -> float:
+    """One latency of a release's tuner table (key: base_us, hw_nvlink_us, hw_pci_us, hw_net_us) for (algo, proto)."""
+    return float(t[key][algo][PROTO_INDEX[proto]])
+
+
+def nvls_runs(t: dict, nranks: int) -> bool:
+    """Whether the release runs NVLS inside one node of `nranks` GPUs (nvls.cc: from 2.17.1; 3 GPUs or more from
+    2.18.1 to 2.28.7, 2 or more before and after), and the model can price it: its NVLS bandwidth
+    (nvls_bus_gbs_per_link_gbs) was fitted on 4 and 8 GPUs and would put a pair under the switch's roofline, so a pair
+    keeps the ring (NVLS_MODEL_MIN_GPUS) whatever the release."""
+    return bool(t["nvls"]["enabled"]) and nranks >= max(int(t["nvls"]["min_gpus"]), NVLS_MODEL_MIN_GPUS)
+
+
+def ll128_runs(t: dict, cc: float) -> bool:
+    """Whether the release enables LL128 by default on GPUs of compute capability `cc` (0: unknown, taken as yes)."""
+    rule = t["ll128"]
+    return cc == 0.0 or any(abs(cc - c) < 1e-6 for c in rule["cc"]) or (rule["cc_min"] > 0 and cc >= rule["cc_min"])
+
+
+def pat_runs(t: dict, collective: str, nranks: int, nodes: int) -> bool:
+    """Whether NCCL's PAT algorithm is an option (from 2.23.4: all-gather and reduce-scatter only, one GPU per node;
+    tuning.cc skips it for all-reduce in every release)."""
+    rule = t["pat"]
+    return collective in rule["collectives"] and (not rule["one_gpu_per_node"] or nranks == nodes)
 
 
 @dataclass(frozen=True)
@@ -156,7 +171,7 @@ def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int
 def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
              link_gbs: float | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
-             nvls: bool = False, gpu: GpuSpec | None = None) -> AllReduceTime:
+             nvls: bool = False, gpu: GpuSpec | None = None, release: str | None = None) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
@@ -164,16 +179,17 @@ def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int
     rate per direction (sets a custom kernel's bandwidth); path, cpu, cc: what NCCL's tuner sees over PCIe
     (nccl), where the caller knows them; nvls: across nodes, the GPUs' NVSwitch reduces (nvls_capable).
     gpu: the board, where known: NCCL is then priced by nccl_for (its own p2p, cc, NVLS and node link), as every
-    command prices it.
+    command prices it. release: the NCCL version that ran, where known (tuning).
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
     if gpu is not None:
         p2p = peer_to_peer(gpu, ic)
-        options = [nccl_for(gpu, ic, nranks, size_bytes, nodes=nodes, graphs=graphs, path=path, cpu=cpu)]
+        options = [nccl_for(gpu, ic, nranks, size_bytes, nodes=nodes, graphs=graphs, path=path, cpu=cpu,
+                            release=release)]
     else:
         options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p, path=path, cpu=cpu, cc=cc,
-                        nvls=nvls)]
+                        nvls=nvls, release=release)]
     if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
         options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
                               link_gbs=link_gbs or ic.bandwidth_gbs))
@@ -183,26 +199,27 @@ def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int
 
 def nccl_for(gpu: GpuSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              graphs: bool = True, path: str = "", cpu: str = "", only: str | None = None, p2p: bool | None = None,
-             thread_gpus: int = 0) -> AllReduceTime:
+             thread_gpus: int = 0, release: str | None = None) -> AllReduceTime:
     """NCCL on `gpu`'s machine, as every command prices it (capture, scaling, the step model, the all-reduce tables):
     what the board says of peer-to-peer, of an NVSwitch that reduces across nodes (nvls_capable) and of the link
-    joining a node's GPUs (node_pcie), read here once. p2p: a source's own word on PCIe peer-to-peer, if any."""
+    joining a node's GPUs (node_pcie), read here once. p2p: a source's own word on PCIe peer-to-peer, if any.
+    release: the NCCL version that ran, where known (tuning)."""
     per_node = max(1, nranks // max(nodes, 1))
     own = gpu.pcie_p2p if p2p is None else p2p
     return nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs,
                 p2p=own if ic.kind in ("pcie", "network") else True,
                 only=only, path=path, cpu=cpu, cc=gpu.compute_capability, nvls=nodes > 1 and nvls_capable(gpu),
-                thread_gpus=thread_gpus, intra=node_pcie(gpu, per_node) if nodes > 1 else None)
+                thread_gpus=thread_gpus, intra=node_pcie(gpu, per_node) if nodes > 1 else None, release=release)
 
 
 def prediction_nccl(p, gpu: GpuSpec) -> AllReduceTime:
     """NCCL for a prediction's all-reduce (rules.roofline.Prediction: its fabric, TP size, message, nodes, CUDA graphs
-    and ring route), as nccl_for prices it: the slowest healthy path beside an engine's own kernel."""
+    ring route and NCCL release), as nccl_for prices it: the slowest healthy path beside an engine's own kernel."""
     route = p.assumptions.get("ring_route") or {}
     nodes = max(1, math.ceil(p.tp / (p.assumptions.get("gpus_per_node") or 8)))
     return nccl_for(gpu, catalog.interconnect(p.interconnect), p.tp, p.allreduce_bytes, nodes=nodes,
                     graphs=bool(p.assumptions.get("cuda_graphs")), path=route.get("path", ""),
-                    cpu=route.get("cpu", ""))
+                    cpu=route.get("cpu", ""), release=p.assumptions.get("nccl_release") or None)
 
 
 def node_pcie(gpu: GpuSpec, per_node: int) -> InterconnectSpec | None:
@@ -227,7 +244,8 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
          p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
-         nvls: bool = False, thread_gpus: int = 0, intra: InterconnectSpec | None = None) -> AllReduceTime:
+         nvls: bool = False, thread_gpus: int = 0, intra: InterconnectSpec | None = None,
+         release: str | None = None) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree or NVLSTree (across nodes) or NVLS (NVSwitch);
     `only` ('ring', 'tree', 'nvls', 'nvlstree') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
     `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol); across nodes,
@@ -235,17 +253,19 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     `thread_gpus`: the GPUs one host thread launches each call on (a benchmark's one-thread mode,
     thread_bound); 0 where every GPU has its own process, as in every serving engine. `intra`: across nodes, the PCIe
     fabric joining a node's GPUs where no NVLink does (network); None where NVLink does or nothing is known.
+    `release`: the NCCL version that ran (tuning: its constants pick the algorithm and protocol); None: the pinned one.
     A forced algorithm NCCL cannot run here is an InputError, never another algorithm's time."""
     if thread_gpus > 1 and not graphs:
         return thread_bound(nccl(ic, nranks, size_bytes, nodes=nodes, p2p=p2p, only=only, path=path, cpu=cpu, cc=cc,
-                                 nvls=nvls, intra=intra), thread_gpus)
-    _check_forced(only, ic, nodes, nvls, cc)
+                                 nvls=nvls, intra=intra, release=release), thread_gpus)
+    t = tuning(release)
+    _check_forced(only, ic, nodes, nvls, cc, t, nranks)
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
     shm = not p2p and ic.kind == "pcie"
     if ic.kind == "pcie":
-        proto = pcie_protocol(ic, nranks, size_bytes, path=path, cpu=cpu, cc=cc)
+        proto = pcie_protocol(ic, nranks, size_bytes, path=path, cpu=cpu, cc=cc, release=release)
         hop, bus = _pcie_step(ic, c, p2p, proto)
         data = ring_bus_factor(nranks) * size_bytes
         return AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring", proto)
@@ -260,25 +280,33 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         nvls = AllReduceTime(fixed + data / nvls_bus, "NCCL NVLS")
         if only:
             return nvls if only == "nvls" else ring
-        # NCCL's tuner picks by its own model: NVLS costs it a 25 us hardware latency [R8], the ring
+        # NCCL's tuner picks by its own model: NVLS costs it the release's NVLS latency (25 us now [R8]), the ring
         # its LL base and hops; the time is then what the picked algorithm is measured to take
-        tuner_ring = NCCL_RING_LL_US + 2 * (nranks - 1) * NCCL_NVLINK_HOP_US + data / bus
-        tuner_nvls = c["nvls_us"] + data / nvls_bus
-        return nvls if nranks > 2 and tuner_nvls < tuner_ring else ring
+        hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
+        tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
+        tuner_nvls = t["nvls"]["tuner_us"] + data / nvls_bus
+        return nvls if nvls_runs(t, nranks) and tuner_nvls < tuner_ring else ring
     return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls, intra=intra, path=path,
-                   p2p=p2p)
+                   p2p=p2p, release=release)
 
 
-def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool, cc: float) -> None:
-    """Refuse an NCCL_ALGO this machine cannot run (NCCL itself fails the call): tree and NVLSTree only across nodes,
-    NVLSTree only where the GPUs' NVSwitch reduces (Hopper or later: nvls_capable), NVLS only inside one NVSwitch
-    node that reduces."""
+def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool, cc: float, t: dict,
+                  nranks: int) -> None:
+    """Refuse an NCCL_ALGO this machine or this NCCL release cannot run (NCCL itself fails the call): tree and NVLSTree
+    only across nodes, NVLSTree only where the GPUs' NVSwitch reduces (Hopper or later: nvls_capable), NVLS only inside
+    one NVSwitch node that reduces; NVLS and NVLSTree only from the releases that have them (t: tuning); PAT never for
+    an all-reduce. A forced NVLS on fewer GPUs than the release sets NVLS up for (nvls_runs) is not refused: NCCL ran
+    it without an error on 2 H100 at 2.20.5 (tests/data/collectives issue 1259), so it is priced as forced."""
     across = ic.kind == "network" and nodes > 1
     runs = {None: True, "ring": True, "tree": across,
-            "nvlstree": across and nvls and cc >= min(NCCL_NVLS_TREE_CH_GBS),
-            "nvls": not across and ic.kind == "nvswitch" and ic.in_network_reduction}
+            "nvlstree": across and nvls and cc >= NVLS_MIN_CC and t["nvlstree"]["enabled"],
+            "nvls": not across and ic.kind == "nvswitch" and ic.in_network_reduction and t["nvls"]["enabled"],
+            "pat": pat_runs(t, "allreduce", nranks, nodes)}
     if only not in runs:
         raise InputError(f"unknown NCCL algorithm {only!r}: one of ring, tree, nvls, nvlstree")
+    if only == "pat":
+        raise InputError(f"NCCL runs PAT only for all-gather and reduce-scatter with one GPU per node (from 2.23.4, "
+                         f"{t['pat']['source']}), never for an all-reduce")
     if only == "nvls" and across:
         raise InputError("the NCCL nvls all-reduce across nodes (NVLS with CollNet / SHARP) is not modelled: "
                          "NCCL_ALGO nvlstree, tree or ring")
@@ -286,12 +314,14 @@ def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool
         raise InputError("the NCCL tree all-reduce is modelled only across nodes, not inside one node")
     if not runs[only]:
         where = f"{nodes} node(s) over {ic.name}" + ("" if not across or nvls else " without an NVSwitch that reduces")
-        raise InputError(f"NCCL cannot run the {only} all-reduce on {where}")
+        version = f" (NCCL {t['release']['version']})" if t["release"]["stated"] else ""
+        raise InputError(f"NCCL cannot run the {only} all-reduce on {where}{version}")
 
 
 def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fixed: float, *,
             only: str | None = None, cpu: str = "", cc: float = 0.0, nvls: bool = False,
-            intra: InterconnectSpec | None = None, path: str = "", p2p: bool = True) -> AllReduceTime:
+            intra: InterconnectSpec | None = None, path: str = "", p2p: bool = True,
+            release: str | None = None) -> AllReduceTime:
     """An all-reduce across nodes, as NCCL runs it: the (algorithm, protocol) its tuner's own model
     says is fastest (net_tuner_us, NCCL's constants), timed with that model's latency at the fitted
     scale (calibration.toml [nccl] net_lat_scale) and its bandwidth at the NICs' achieved rate.
@@ -299,30 +329,34 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     NVLSTree is an option only where `nvls` (an NVSwitch that reduces, Hopper or later: nvls_capable).
     `intra`: the PCIe fabric joining a node's GPUs where no NVLink does: NCCL then prices each intra-node step with
     its PCI latency row, runs no LL128 (tuning.cc enables it only up to typeIntra PATH_NVB), and the ring or tree
-    moves no more than that link carries (intra_gbs, with `path` and `p2p` as over PCIe inside one node)."""
+    moves no more than that link carries (intra_gbs, with `path` and `p2p` as over PCIe inside one node).
+    `release`: the NCCL version whose tuner constants pick (tuning)."""
     c = catalog.calibration().nccl
+    t = tuning(release)
     lanes = None  # (NCCL's figure, the achieved) busbw of the PCIe link inside the node
     if intra is not None and nranks // nodes > 1:
         lanes = (intra_gbs(intra, c, path=path, cpu=cpu, cc=cc, tuner=True),
                  intra_gbs(intra, c, path=path, cpu=cpu, cc=cc, p2p=p2p))
     options = [(a, p) for a in ("ring", "tree") for p in NCCL_NET_PROTOS
-               if (not only or a == only) and (p != "LL128" or ((cc == 0.0 or cc >= 7.0) and intra is None))]
-    if nvls and cc >= min(NCCL_NVLS_TREE_CH_GBS) and only in (None, "nvlstree"):
+               if (not only or a == only) and (p != "LL128" or (ll128_runs(t, cc) and intra is None))]
+    if nvls and cc >= NVLS_MIN_CC and t["nvlstree"]["enabled"] and only in (None, "nvlstree"):
         options.append(("nvlstree", "Simple"))
     tuner_pcie = lanes[0] if lanes else 0.0
     algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc,
-                                                          pcie_gbs=tuner_pcie))
-    lat = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=tuner_pcie)[0]
+                                                          pcie_gbs=tuner_pcie, release=release))
+    lat = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=tuner_pcie, release=release)[0]
     lat *= ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
-    algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)[1]  # the NICs' side; the PCIe link's bound below
+    # the NICs' side (the PCIe link's bound below), as the newest tuner models the picked algorithm's bandwidth: a
+    # release's constants decide what NCCL picks and its latency, the hardware how fast the bytes then move
+    algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)[1]
     algbw *= tree_correction(algo, proto, size_bytes)
     achieved = algbw * 1e3 if algo == "nvlstree" else algbw * ic.achieved_gbs / ic.bandwidth_gbs * 1e3  # B/us
     if lanes:  # no faster than the PCIe link carries the bytes (LL: half of them are flags)
         share = NCCL_LL_SHARE if proto == "LL" else 1.0
         achieved = min(achieved, lanes[1] * share * _bus_to_alg(algo, nranks) * 1e3)
     if algo == "nvlstree":
-        # as inside a node (nccl: NVLS), the 25 us NVLink latency steers the tuner, not the measured time
-        lat -= NCCL_NVLS_TREE_US[0]
+        # as inside a node (nccl: NVLS), the NVLink latency (25 us now) steers the tuner, not the measured time
+        lat -= t["nvlstree"]["intra_us"]
     name = "NCCL NVLSTree" if algo == "nvlstree" else f"NCCL {algo}"
     return AllReduceTime(fixed + c["net_lat_scale"] * lat + size_bytes / achieved, name, proto)
 
@@ -343,15 +377,18 @@ def _bus_to_alg(algo: str, nranks: int) -> float:
     return 0.5 if algo == "tree" else nranks / (2.0 * (nranks - 1))
 
 
-def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float) -> float:
+def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float, t: dict | None = None) -> float:
     """The bus bandwidth NCCL's tuner gives its tree across nodes (GB/s), one channel per NIC: each channel's
     bwIntra is the NIC's speed, twice it on two nodes (search.cc), but no more than the fastest speed its intra-node
     search tries (speedArrayIntra: 40, sm90 60, sm100 90 GB/s); at 25 GB/s and up the channels are duplicated
-    (net_channels); tuning.cc then takes 0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws."""
-    gen = max(k for k in NCCL_TREE_CH_GBS if cc >= k)
+    (net_channels); tuning.cc then takes 0.92 of nChannels x bwIntra, capped at nChannels x perChMaxTreeBws (the
+    release's, t: tuning; none before 2.8.3)."""
+    t = t or tuning()
+    gen = max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)
     per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
     channels = net_channels(per_channel, nics, cc)
-    return min(0.92 * nics * per_channel, channels * NCCL_TREE_CH_GBS[gen][0 if nodes <= 2 else 1])
+    cap = catalog.by_compute_capability(t["tree_ch_gbs"]["caps"], cc)
+    return min(0.92 * nics * per_channel, channels * cap[0 if nodes <= 2 else 1] if cap else math.inf)
 
 
 def net_channels(per_channel: float, nics: int, cc: float) -> int:
@@ -366,14 +403,15 @@ def nvls_capable(gpu: GpuSpec) -> bool:
     in_network_reduction) and Hopper or later (tuning.cc nvlsEfficiency is 0 for Volta and Ampere)."""
     ic = catalog.interconnects().get(gpu.interconnect)
     return bool(gpu.nvlink_gbs and ic is not None and ic.in_network_reduction
-                and gpu.compute_capability >= min(NCCL_NVLS_TREE_CH_GBS))
+                and gpu.compute_capability >= NVLS_MIN_CC)
 
 
 def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str, *,
-                 cpu: str = "", cc: float = 0.0, pcie_gbs: float = 0.0) -> float:
-    """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw)."""
-    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=pcie_gbs)
-    base = 0.0 if algo == "nvlstree" else NCCL_NET_BASE_US[algo][proto]
+                 cpu: str = "", cc: float = 0.0, pcie_gbs: float = 0.0, release: str | None = None) -> float:
+    """NCCL's own estimate of one all-reduce across nodes (tuning.cc: base + latency + bytes / algbw), with the
+    constants of `release` (tuning)."""
+    lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=pcie_gbs, release=release)
+    base = 0.0 if algo == "nvlstree" else tuner_us(tuning(release), "base_us", algo, proto)
     lat = (base + lat) * ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
     return lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
 
@@ -397,7 +435,7 @@ def tree_correction(algo: str, proto: str, size_bytes: float) -> float:
 
 
 def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: str, cpu: str,
-               cc: float = 0.0, pcie_gbs: float = 0.0) -> tuple[float, float]:
+               cc: float = 0.0, pcie_gbs: float = 0.0, release: str | None = None) -> tuple[float, float]:
     """(latency beyond the base in us, algorithm bandwidth in GB/s) of NCCL's tuner model across nodes
     (tuning.cc ncclTopoTuneModel). Each GPU has its own NIC (interconnects.toml: per GPU NIC), so a ring's
     channels together move the node's NICs' line rate (search.cc: one ring per NIC, bwInter the NIC's speed);
@@ -405,16 +443,14 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
     2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at half the
     bus bandwidth, tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node count);
     LL128: 0.92 (ring) and 120/128 (tree). pcie_gbs: where a node's GPUs are joined by PCIe, not NVLink, NCCL's
-    figure for that link: the intra-node steps take the PCI latency row and the bus is no faster than the link."""
+    figure for that link: the intra-node steps take the PCI latency row and the bus is no faster than the link.
+    `release`: whose constants (tuning)."""
+    t = tuning(release)
     per_node = max(1, nranks // nodes)
-    hw_intra = NCCL_HW_PCI_US if pcie_gbs else NCCL_HW_NVLINK_US
+    hw_intra = "hw_pci_us" if pcie_gbs else "hw_nvlink_us"
     node_gbs = per_node * ic.bandwidth_gbs
     if algo == "nvlstree":
-        caps = NCCL_NVLS_TREE_CH_GBS[max(k for k in NCCL_NVLS_TREE_CH_GBS if cc >= k)]
-        inter = ic.achieved_gbs * (2.0 if nodes <= 2 else 1.0)
-        bus = per_node * min(caps[0 if nodes <= 2 else 1], inter)
-        lat = NCCL_NVLS_TREE_US[0] + 2 * int(math.log2(nodes)) * NCCL_NVLS_TREE_US[1]
-        return lat, bus * nranks / (2 * (nranks - 1))
+        return nvlstree_model(t, ic, nranks, nodes, cc)
     vendor = "amd" if cpu == "amd" else "intel"
     ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
     gen, many = max(k for k in NCCL_RING_LL128_CH_GBS if cc >= k), 0 if nodes <= 2 else 1
@@ -423,21 +459,40 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
         ring_gbs = min(node_gbs, pcie_gbs) if pcie_gbs and per_node > 1 else node_gbs
         ll128 = min(ring_gbs * 0.92, net_channels(ic.bandwidth_gbs, per_node, cc) * ll128_caps[0])
         bus = {"LL": min(ll_max, ring_gbs * 0.5), "LL128": ll128, "Simple": ring_gbs}[proto]
-        overhead = NCCL_NET_OVERHEAD_US.get(vendor, 1.0) * (3.0 if proto == "Simple" else 1.0)
+        overhead = t["net_overhead_us"][vendor] * (3.0 if proto == "Simple" else 1.0)
         inter_steps = 2 * (nodes - 1)
-        inter = NCCL_HW_NET_US["tree" if per_node == 1 else "ring"][proto]
-        lat = (2 * (nranks - 1) - inter_steps) * max(hw_intra["ring"][proto], overhead) + inter_steps * inter
+        inter = tuner_us(t, "hw_net_us", "tree" if per_node == 1 else "ring", proto)
+        intra_step = max(tuner_us(t, hw_intra, "ring", proto), overhead)
+        lat = (2 * (nranks - 1) - inter_steps) * intra_step + inter_steps * inter
         return lat, bus * nranks / (2 * (nranks - 1))
-    tree = _tree_bus_gbs(ic, per_node, nodes, cc)
+    tree = _tree_bus_gbs(ic, per_node, nodes, cc, t)
     if pcie_gbs and per_node > 1:
         tree = min(tree, pcie_gbs)
     tree_channels = net_channels(min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0),
                                      NCCL_INTRA_MAX_GBS[max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)]), per_node, cc)
     bus = {"LL": min(tree / 3.8, ll_max), "LL128": min(tree * 120 / 128, tree_channels * ll128_caps[1]),
            "Simple": tree}[proto]
-    lat = 2 * ((per_node - 1) * hw_intra["tree"][proto]
-               + int(math.log2(nodes)) * NCCL_HW_NET_US["tree"][proto])
+    lat = 2 * ((per_node - 1) * tuner_us(t, hw_intra, "tree", proto)
+               + int(math.log2(nodes)) * tuner_us(t, "hw_net_us", "tree", proto))
     return lat, bus * 0.5
+
+
+def nvlstree_model(t: dict, ic: InterconnectSpec, nranks: int, nodes: int, cc: float) -> tuple[float, float]:
+    """(latency in us, algbw in GB/s) of NVLSTree as the release's tuner models it (t: tuning): its NVLink latency and
+    network steps; one channel per NIC at the NICs' achieved rate times the release's scale (0: the fastest intra-node
+    speed, NCCL 2.18's bwIntra), capped per channel from 2.28.3; busBw to algbw by the release's ratio."""
+    rule = t["nvlstree"]
+    per_node = max(1, nranks // nodes)
+    many = 0 if nodes <= 2 else 1
+    scale = rule["inter_scale"][many]
+    gen = max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)
+    inter = ic.achieved_gbs * scale if scale > 0 else NCCL_INTRA_MAX_GBS[gen]
+    cap = catalog.by_compute_capability(rule["caps"], cc)
+    bus = per_node * min(cap[many] if cap else math.inf, inter)
+    steps = 2 * int(math.log2(nodes)) if rule["log_steps"] else 2 * (nodes - 1)
+    ratio = {"ring": nranks / (2 * (nranks - 1)), "five-sixths": 5.0 / 6.0,
+             "nodes-0.7": 0.7 * nodes / (2 * (nodes - 1))}[rule["ratio"]]
+    return rule["intra_us"] + steps * rule["net_us"], bus * ratio
 
 
 def thread_bound(kernel: AllReduceTime, thread_gpus: int) -> AllReduceTime:
@@ -474,16 +529,18 @@ def cpu_class(family: str) -> str:
 
 
 def pcie_protocol(ic: InterconnectSpec, nranks: int, size_bytes: float, *, path: str = "", cpu: str = "",
-                  cc: float = 0.0) -> str:
+                  cc: float = 0.0, release: str | None = None) -> str:
     """The protocol NCCL's tuner picks for a ring all-reduce over PCIe: the one its own model
-    (tuning.cc: base + steps x hardware latency + bytes / bandwidth, LL at half the bandwidth) says
-    is faster, with the ring bandwidth its topology search finds (nccl_ring_gbs)."""
+    (tuning.cc: base + steps x hardware latency + bytes / bandwidth, LL at half the bandwidth; the constants of
+    `release`, tuning) says is faster, with the ring bandwidth its topology search finds (nccl_ring_gbs)."""
+    t = tuning(release)
     steps = 2 * (nranks - 1)
     algbw = nccl_ring_gbs(ic, path=path, cpu=cpu, cc=cc) * 1e3 / ring_bus_factor(max(nranks, 2))  # bytes per us
 
     def tuner(proto: str) -> float:
         share = NCCL_LL_SHARE if proto == "LL" else 1.0
-        return NCCL_BASE_US[proto] + steps * NCCL_PCI_STEP_US[proto] + size_bytes / (algbw * share)
+        return (tuner_us(t, "base_us", "ring", proto) + steps * tuner_us(t, "hw_pci_us", "ring", proto)
+                + size_bytes / (algbw * share))
     return min(("LL", "Simple"), key=tuner)
 
 

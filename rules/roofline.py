@@ -460,7 +460,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             engine: EngineSpec | None = None,
             output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5,
             memory_share: tuple[float, str, str] | None = None, ring_path: str = "",
-            ring_cpu: str = "") -> Prediction:
+            ring_cpu: str = "", nccl_release: str = "") -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds at the end of its reply (default prompt + output, output 256): the memory
@@ -476,7 +476,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     place of its profile's memory_utilization: of the whole GPU, or of what the weights and reserve leave free.
     ring_path / ring_cpu: the TP ring's worst PCIe link ('pix' .. 'sys') and, across sockets, the CPUs' link
     ('amd', 'intel-skl', ...) where the caller has them (a topology, a CPU model): NCCL's PCIe protocol depends on them
-    (rules.collectives.nccl_ring_gbs); "" is what a box of the catalog fabric gives.
+    (rules.collectives.nccl_ring_gbs); "" is what a box of the catalog fabric gives. nccl_release: the NCCL release
+    the caller's material states (rules.topology.ring_route), whose tuner constants pick NCCL's algorithm; "" the
+    pinned one (rules/catalog/nccl_tuning.toml).
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
@@ -538,7 +540,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mb = math.ceil(batch / m)
     share = m / pp  # per GPU per step: m microbatches through 1/pp of the layers
     setting = step_model.Setting(model, gpu, eng, cal, tp, dtype, kv_dtype, exp_fabric, nodes, p2p, quant_group, mbu,
-                                 mfu, ring_path=ring_path, ring_cpu=ring_cpu)
+                                 mfu, ring_path=ring_path, ring_cpu=ring_cpu, nccl_release=nccl_release)
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
     # the decode step every command judges (ticket, scaling, capture, predict, plan) is priced at one context: the
@@ -674,6 +676,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "prompt_gemm": prompt_gemm(setting),
             # the TP ring's route as the caller's material states it (rules.topology.ring_route); absent: not known
             **({"ring_route": {"path": ring_path, "cpu": ring_cpu}} if ring_path and tp > 1 else {}),
+            **({"nccl_release": nccl_release} if nccl_release and tp > 1 else {}),
         },
     )
 

@@ -113,6 +113,7 @@ class Setting:
     gemm_efficiency: float | None = None  # --mfu override
     ring_path: str = ""  # the TP ring's worst PCIe link (collectives.PATHS), where known; "" unknown
     ring_cpu: str = ""  # the host CPUs' link where the ring spans sockets (collectives.NCCL_CPU_LINK_GBS); "" unknown
+    nccl_release: str = ""  # the NCCL release that ran, where stated (collectives.tuning); "" the pinned one
 
     @property
     def compute_dtype(self) -> str:
@@ -296,7 +297,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         graphs = s.engine.cuda_graphs and not prefill
         ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,
                                   graphs=graphs, link_gbs=s.gpu.nvlink_gbs or None, path=s.ring_path,
-                                  cpu=s.ring_cpu, gpu=s.gpu)
+                                  cpu=s.ring_cpu, gpu=s.gpu, release=s.nccl_release or None)
         t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
         t.allreduce_ms = t.allreduces * ar.us / 1e3
         t.wait_ms = slowest_gpu_wait_ms(s.tp, t.memory_ms + t.compute_ms + t.overhead_ms, s.cal.gpu_speed_cv)

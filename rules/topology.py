@@ -1073,11 +1073,14 @@ def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
     ticket, scaling, plan and capture price the all-reduce with: the worst PCIe path the topology matrix gives those
     pairs ("" where it does not cover them all, or a pair is NVLink), and the CPU link class (collectives.cpu_class)
     of the host's CPU as read from the machine (a node report, the live probe, a capture's CpuDescription), else as
-    the reporter names it. No facts: nothing known ({"ring_path": "", "ring_cpu": ""})."""
+    the reporter names it; and, where the evidence states one, the NCCL release that ran ("nccl_release":
+    nccl_release_in_use), whose tuner constants pick the algorithm. No facts: nothing known ({"ring_path": "",
+    "ring_cpu": ""})."""
     from rules import collectives, offload
 
     if facts is None or tp < 2:
         return {"ring_path": "", "ring_cpu": ""}
+    release = nccl_release_in_use(facts)
     links = gpu_links(facts)
     paths = [links[p].path.lower().replace("soc", "sys") if p in links else "" for p in
              itertools.combinations(range(tp), 2)]
@@ -1087,7 +1090,31 @@ def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
         (c.data["cpu"] for c in claims.host_platform(facts) if c.data.get("cpu") and not c.guess and not c.negated),
         None)
     family = offload.cpu_family(str(cpu)) if cpu else None
-    return {"ring_path": path, "ring_cpu": collectives.cpu_class(family[0]["family"]) if family else ""}
+    return {"ring_path": path, "ring_cpu": collectives.cpu_class(family[0]["family"]) if family else "",
+            **({"nccl_release": release} if release else {})}
+
+
+def nccl_release_in_use(facts: Facts) -> str:
+    """The NCCL release the evidence says ran: the one version printed (NCCL's own log line, a tool's), else the one a
+    named container ships (NcclVersion derived_from its tag); "" where none is stated, where the printed ones differ
+    (an A/B between releases: which one a figure is of is not known here) or where it is older than
+    rules/catalog/nccl_tuning.toml knows (then the pinned release is priced, as for none)."""
+    from diagnose.errors import InputError
+    from diagnose.evidence import NcclVersion
+    from rules import catalog
+
+    versions = list(facts.of(NcclVersion))
+    printed = {catalog.nccl_release(v.version) for v in versions if v.derived_from is None} - {None}
+    derived = {catalog.nccl_release(v.version) for v in versions if v.derived_from} - {None}
+    chosen = printed or derived
+    if len(chosen) != 1:
+        return ""
+    release = ".".join(map(str, next(iter(chosen))))
+    try:
+        catalog.nccl_tuning(release)
+    except InputError:
+        return ""
+    return release
 
 
 def route_said(route: dict) -> str:

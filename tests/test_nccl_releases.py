@@ -1,0 +1,174 @@
+"""NCCL's tuner constants per release (rules/catalog/nccl_tuning.toml, read by rules.collectives.tuning): each table is
+priced with the constants of the NCCL release it states. Every expectation below is derived from the lines of
+src/graph/tuning.cc and src/transport/nvls.cc at the cited tags of https://github.com/NVIDIA/nccl."""
+
+import dataclasses
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+
+from diagnose import published
+from diagnose.errors import InputError
+from diagnose.inputs import load_toml
+from rules import catalog, collectives
+
+COLLECTIVES = Path(__file__).parent / "data" / "collectives"
+TAG = re.compile(r"^https://github\.com/NVIDIA/nccl/blob/v(\d+\.\d+\.\d+)-1/src/")
+
+
+def test_every_row_cites_a_tag_inside_the_releases_it_covers():
+    """A row holds from its `since` until the next row of its key; the tag it cites must lie in that range, so the
+    cited file shows the value in force (read at every tag, release to release)."""
+    rows = load_toml(catalog.CATALOG_DIR / "nccl_tuning.toml", "catalog")["row"]
+    by_key: dict[str, list] = {}
+    for row in rows:
+        by_key.setdefault(row["key"], []).append(row)
+    for key, kept in by_key.items():
+        kept.sort(key=lambda r: catalog.nccl_release(r["since"]))
+        for row, after in zip(kept, kept[1:] + [None]):
+            m = TAG.match(row["source"])
+            assert m, row["source"]
+            tag = catalog.nccl_release(m[1])
+            assert catalog.nccl_release(row["since"]) <= tag, (key, row["since"], tag)
+            assert after is None or tag < catalog.nccl_release(after["since"]), (key, row["since"], tag)
+
+
+def test_a_release_takes_the_last_row_at_or_before_it_and_none_takes_the_pinned_one():
+    """v2.19.3-1 .. v2.28.7-1: NVLSTree 14 us a network step (tuning.cc hwLat NET, L77 at v2.19.3-1); v2.28.9-1 and
+    the pinned master: 20.9 (L165); v2.18.x: 19, over 2 (nodes - 1) steps (v2.18.1-1 L79, L228)."""
+    assert collectives.tuning("2.21.5")["nvlstree"]["net_us"] == 14.0
+    assert collectives.tuning("2.28.7")["nvlstree"]["net_us"] == 14.0
+    assert collectives.tuning("2.28.9")["nvlstree"]["net_us"] == 20.9
+    assert collectives.tuning("2.18.3")["nvlstree"]["net_us"] == 19.0
+    assert not collectives.tuning("2.18.3")["nvlstree"]["log_steps"]
+    pinned = collectives.tuning()
+    assert pinned["release"] == {"version": "2.30.7", "stated": False}
+    assert pinned["nvlstree"]["net_us"] == 20.9
+    assert collectives.tuning("2.26.2+cuda12.8")["release"] == {"version": "2.26.2", "stated": True}
+    with pytest.raises(InputError, match="older"):
+        collectives.tuning("2.6.4")
+
+
+def test_nvls_inside_one_h100_node_from_2_17_on_with_each_releases_latency():
+    """NVLS came in v2.17.1-1, on by default (nvls.cc L229 NCCL_NVLS_ENABLE 1; from v2.18.1-1 2, on wherever the GPU
+    reports multicast, L230/L247): so a table stated as 2.18 on 8 H100 gets NVLS for large messages, as 2.17 does; 2.16
+    has no NVLS algorithm at all (devcomm.h: 4 algorithms). The tuner's NVLS latency against the ring's LL start sets
+    where it takes over: 2.17 NVLS 40 us against ring 3.6 + 14 x 0.47 (v2.17.1-1 L56, L65); 2.18-2.20 23 against
+    6.6 + 14 x 0.6 (v2.18.1-1 L57-59, L69); 2.21 on 25 (v2.21.5-1 L69). A larger gap, a larger crossover."""
+    h100, sw = catalog.gpu("h100-sxm"), catalog.interconnect("nvswitch3")
+
+    def crossover(release):
+        return next((k for k in range(10, 31)
+                     if collectives.nccl_for(h100, sw, 8, 1 << k, release=release).impl == "NCCL NVLS"), None)
+    assert crossover("2.16.5") is None
+    assert crossover("2.17.1") > crossover("2.21.5") >= crossover("2.18.3")
+    assert collectives.nccl_for(h100, sw, 8, 256 << 20, release="2.18.3").impl == "NCCL NVLS"
+    with pytest.raises(InputError, match="nvls"):
+        collectives.nccl_for(h100, sw, 8, 256 << 20, release="2.16.5", only="nvls")
+    # the GPU count NCCL sets NVLS up from: 'gpuCount <= 2' returns from v2.18.1-1 (L239) to v2.28.7-1, 'gpuCount < 2'
+    # from v2.28.9-1 (L161); v2.17.1-1 'localRanks <= 1' (L232)
+    assert [collectives.tuning(r)["nvls"]["min_gpus"] for r in ("2.17.1", "2.18.1", "2.28.7", "2.28.9")] == [2, 3, 3, 2]
+
+
+def test_nvlstree_across_h100_nodes_only_from_2_18():
+    """NVLSTree is v2.18.1-1's (tuning.cc L250: disabled on one node; NCCL_NUM_ALGORITHMS 6): a 2.17 table over two
+    nodes of 8 H100 is ring or tree at every size, and forcing NVLSTree there is refused; 2.18 on picks it for large
+    messages."""
+    h100, ndr = catalog.gpu("h100-sxm"), catalog.interconnect("ib-ndr")
+    picks = {r: {collectives.nccl_for(h100, ndr, 16, 1 << k, nodes=2, release=r).impl for k in range(3, 31)}
+             for r in ("2.17.1", "2.18.1", "2.26.2")}
+    assert picks["2.17.1"] <= {"NCCL ring", "NCCL tree"}
+    assert "NCCL NVLSTree" in picks["2.18.1"] and "NCCL NVLSTree" in picks["2.26.2"]
+    with pytest.raises(InputError, match="nvlstree"):
+        collectives.nccl_for(h100, ndr, 16, 1 << 20, nodes=2, release="2.17.1", only="nvlstree")
+
+
+def test_the_h20_nvlstree_table_is_priced_at_its_own_2_21_5():
+    """nccltests-h20-2x8-nvlstree-issue1244-partial.csv states NCCL 2.21.5: NVLSTree at 4-512 B is all latency, 14 us a
+    network step then (v2.21.5-1 L77), not the pinned 20.9 (v2.28.9-1 L165). At its own release the rows sit within
+    20 % (+15 %); priced as the pinned release they are 40 % and more too slow (+55 %), the miss that release pinning
+    closes."""
+    rows = published.read_collectives(COLLECTIVES / "nccltests-h20-2x8-nvlstree-issue1244-partial.csv")
+    assert {r.nccl for r in rows} == {"2.21.5"}
+
+    def median_error(rows):
+        return statistics.median(published.expect_collective(r)[0] / r.time_us - 1 for r in rows)
+    assert abs(median_error(rows)) < 0.20
+    assert median_error([dataclasses.replace(r, nccl="") for r in rows]) > 0.40
+
+
+def test_pat_is_never_an_all_reduce():
+    """PAT (v2.23.4-1) runs all-gather and reduce-scatter only ('if (coll == ncclFuncAllReduce && a ==
+    NCCL_ALGO_PAT) continue', L174), with one GPU per node (ncclPatEnable: 'nNodes != nRanks' returns 0, L112): a 2.23+
+    table's all-reduce never takes it, and forcing it on an all-reduce is refused."""
+    new, old = collectives.tuning("2.23.4"), collectives.tuning("2.22.3")
+    assert collectives.pat_runs(new, "allgather", 4, 4) and collectives.pat_runs(new, "reducescatter", 2, 2)
+    assert not collectives.pat_runs(new, "allgather", 16, 2)  # 8 GPUs a node
+    assert not collectives.pat_runs(old, "allgather", 4, 4)
+    assert not any(collectives.pat_runs(collectives.tuning(r), "allreduce", 4, 4) for r in ("2.23.4", "2.27.3", None))
+    l40s, ndr = catalog.gpu("l40s"), catalog.interconnect("ib-ndr")
+    with pytest.raises(InputError, match="all-gather and reduce-scatter"):
+        collectives.nccl_for(l40s, ndr, 4, 1 << 20, nodes=4, release="2.23.4", only="pat")
+
+
+def test_ll128_reaches_more_gpus_release_by_release():
+    """LL128's default GPUs (tuning.cc): compute capability 7.0 and 8.0 exactly (v2.7.3-1 L177), 9.0 from v2.15.1-1
+    (L231), 10.0 from v2.25.1-1 (L435), every one from 7.0 from v2.27.3-1 ('minCompCap < 70' disables, L463). So an
+    L40S (8.9) pair of nodes gets LL128 among its protocols at 2.27.3, never at 2.26.2."""
+    assert not collectives.ll128_runs(collectives.tuning("2.14.3"), 9.0)
+    assert collectives.ll128_runs(collectives.tuning("2.15.1"), 9.0)
+    assert not collectives.ll128_runs(collectives.tuning("2.26.2"), 8.9)
+    assert collectives.ll128_runs(collectives.tuning("2.27.3"), 8.9)
+    l40s, ndr = catalog.gpu("l40s"), catalog.interconnect("ib-ndr")
+    protocols = {r: {collectives.nccl_for(l40s, ndr, 2, 1 << k, nodes=2, release=r).protocol for k in range(3, 31)}
+                 for r in ("2.26.2", "2.27.3")}
+    assert "LL128" not in protocols["2.26.2"] and "LL128" in protocols["2.27.3"]
+
+
+def test_the_ring_simple_network_step_of_2_12_and_2_18():
+    """hwLat NET ring Simple: 28 us in v2.12.7-1 .. v2.13.4-1 (L69), 14 from v2.18.1-1 (L77); two network steps on two
+    nodes, the same 8.4 us base and the same NVLink steps (3.4 us beats 2.18's 3 x 1 us Intel proxy overhead): the
+    tuner's all-reduce of nothing differs by 2 x (28 - 14) us."""
+    ndr = catalog.interconnect("ib-ndr")
+    old = collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "Simple", release="2.12.12")
+    new = collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "Simple", release="2.18.3")
+    assert old - new == pytest.approx(28.0)
+
+
+def test_a_table_states_its_release_in_one_header_line(tmp_path):
+    """`# NCCL: 2.26.2 - where the source says so`; a table without the line is priced with the pinned release; a line
+    that names no release is bad input."""
+    rows = published.read_collectives(COLLECTIVES / "nccltests-h100-hgx-2x8-ndr-issue309.csv")
+    assert {r.nccl for r in rows} == {"2.26.2"}
+    assert {r.nccl for r in published.read_collectives(COLLECTIVES / "vidur-h100-dgx-all-reduce.csv")} == {""}
+    bad = tmp_path / "t.csv"
+    bad.write_text("# NCCL: recent\nimplementation,gpu,fabric,gpus,nodes,size_bytes,time_us,busbw_gbs,graph\n"
+                   "nccl,h100-sxm,nvswitch3,8,1,1024,20.0,0.1,no\n")
+    with pytest.raises(InputError, match="NCCL release"):
+        published.read_collectives(bad)
+
+
+def test_a_ticket_prices_the_all_reduce_with_the_nccl_its_log_printed():
+    """A log's 'NCCL version 2.21.5' (../shared/tickets/027-torchtitan-853-ci-container-shm-16mb-h100, from
+    https://github.com/pytorch/torchtitan/issues/853) is the release every command prices NCCL with: the route the
+    ticket, scaling, plan and capture share carries it into the prediction. An 8 K-token prefill's all-reduce on
+    8 H100 (128 MB) runs NVLS from 2.17.1 on and the ring before, so the same prefill is slower at a stated 2.16.5."""
+    from conftest import shared_path
+
+    from diagnose.bundle import read_bundle
+    from rules import roofline
+    from rules.topology import ring_route
+
+    facts = read_bundle([shared_path("tickets", "027-torchtitan-853-ci-container-shm-16mb-h100", "attachment1.log")])
+    route = ring_route(facts, 8)
+    assert route["nccl_release"] == "2.21.5"
+    model, gpu, engine = catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), catalog.engine("vllm")
+
+    def ttft(**route):
+        p = roofline.predict(model, gpu, roofline.Layout(tp=8), prompt=8192, engine=engine, **route)
+        return p.ttft_ms_expected, p.assumptions.get("nccl_release")
+    stated, old, pinned = ttft(**route), ttft(nccl_release="2.16.5"), ttft()
+    assert stated[1] == "2.21.5" and pinned[1] is None
+    assert old[0] > stated[0] == pytest.approx(pinned[0])
