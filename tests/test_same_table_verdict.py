@@ -57,15 +57,24 @@ SETUP = ("engine", "gpu", "gpus_per_node", "model", "dtype", "input_len", "outpu
 # on a KNOWN group that now agrees (it then leaves the list). Before s15-t3: 14 groups in 7 files, named by file only.
 FIT = ("the fit check: scaling refuses a row only when the weights alone exceed the GPU (scaling._layout_status), "
        "ticket when weights, the engine's reserve and the KV cache do (prediction.fits), so Llama-3-70B F16 over six "
-       "24 GB boards (23.96 GB of weights a GPU) is judged by scaling and 'does not fit as assumed' in ticket")
+       "24 GB boards (23.96 GB of weights a GPU) is judged by scaling and 'does not fit as assumed' in ticket. Not yet "
+       "one check (s16-t5): the row ran, so scaling's weights-only check is the one a measured figure can take, but "
+       "prediction.fits gates every ticket figure rule (and its 'does not fit' asks), so moving ticket to it changes "
+       "ticket verdicts beyond this table and needs its own ticket-corpus measurement")
 OUTPUT_UNJUDGED = (
     "a batch's output rate at one layout: scaling sets it against its whole-request figure (prefill included) and "
     "gives the shortfall the beyond-band lead (rules.beyond_band); ticket.batched_rate judges a single total only when "
-    "written in prose or a stats line (a ticket.toml figure is skipped), so the ticket answers from its symptom prior")
+    "written in prose or a stats line (a ticket.toml figure is skipped), so the ticket answers from its symptom prior. "
+    "Not yet one judgement (s16-t5): the one that would serve both is stated_series' (expectation output_tok_s_total, "
+    "the reply's length stated) extended to a single layout, with rules.beyond_band past the band; it judges "
+    "ticket.toml totals the ticket corpus now leaves to other rules, so it waits for a ticket-corpus measurement")
 RELEASE_BAND = (
     "the engine's release: the table's engine cell 'vllm' is one catalog profile (band up to x1.26), the ticket's "
     "framework 'vllm' names no release, so every release's band is allowed (up to x1.89 at TP8); both judge the TP "
-    "series with one judgement (rules.scaling.series_status, ticket_figures.stated_series)")
+    "series with one judgement (rules.scaling.series_status, ticket_figures.stated_series). Kept (s16-t5): the two "
+    "inputs say different things: a table's engine cell is read as the profile it names (scaling.analyse, "
+    "engine_stated), a ticket's bare framework names no release; reading the cell as release-less would widen the band "
+    "of every published vLLM table")
 KNOWN = {
     ("llamacpp-xiongjiedai-rtx3090-layer-split-2024-05.csv", "6", "llama-3-70b", "F16"): FIT,
     ("trtllm-perf-v0.5.0-static-throughput.csv", "8", "falcon-180b", "fp8"): OUTPUT_UNJUDGED,  # 128/2048, 2048/128
