@@ -329,6 +329,8 @@ SETTING_CHECKS = ("workload.",)
 # Informational findings that are conclusions in their own right; other info-level causes are
 # leads, and a check that could not run outranks them.
 CONCLUSIONS = ("expected_physics",)
+# Causes that read a figure as what the hardware gives (a small batch's throughput is physics too).
+PHYSICS_READINGS = ("expected_physics", "latency_bound_small_batch")
 # What a prior says when nothing is broken: any fault found contradicts both forms (rules.engine.quiet_priors).
 NOTHING_BROKEN_FORMS = (*CONCLUSIONS, "healthy")
 
@@ -509,9 +511,15 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 def _weighed(findings: list[Finding], symptom: str | None) -> tuple[list[Finding], list[Finding], float]:
     """The causes ranked for `symptom` (none when a passed check outweighs the prior that leads them), the
     passed checks that count for it, and the confidence of the best one that answers the complaint."""
+    # a figure beyond the band (rules.beyond_band) contradicts a physics reading of the ticket's figures: among leads
+    # of one severity it ranks before "that is the batch / the physics" (fastchat#2746: 0.2 tok/s at TP4 beside a
+    # 700 tok/s batch total)
+    beyond = any(beyond_band.is_lead(f) for f in findings)
+
     def rank(f: Finding):
         demoted = symptom in FAILURES and (f.category in PERFORMANCE_ONLY or is_gap(f))  # a shortfall is speed
-        return (demoted, Finding.sort_key(f))
+        severity, *rest = Finding.sort_key(f)
+        return (demoted, severity, beyond and f.category in PHYSICS_READINGS, *rest)
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
     passed = [f for f in findings if f.severity == "ok"]

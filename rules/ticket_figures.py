@@ -710,8 +710,9 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            evidence, fix="Nothing is broken; a faster step needs more memory bandwidth per GPU, "
                            "quantised weights, or (for throughput) a larger batch.")
             else:  # beyond the band: the one lead `scaling` gives a single figure there (rules.beyond_band)
-                yield beyond_band.finding("ticket.latency_vs_expected", f"{m.value:g} ms per token", m.value, e.high,
-                                          "ms", True, f"{band} ms", evidence, beyond_band_attach(facts))
+                per_token = f"{m.value:g} ms per token (x{e.ratio(m.value):.1f} the expected)"
+                yield beyond_band.finding("ticket.latency_vs_expected", per_token, m.value, e.high, "ms", True,
+                                          f"{band} ms", evidence, beyond_band_attach(facts))
             return
 
 
