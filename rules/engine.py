@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from diagnose.errors import DiagnoseError, strict
 from diagnose.findings import SEVERITY_RANK, Evidence, Finding, Verdict
-from rules import catalog
+from rules import beyond_band, catalog
 
 if TYPE_CHECKING:
     from rules.predictions import Predictions
@@ -154,7 +154,7 @@ def quiet_priors(findings: list[Finding]) -> list[Finding]:
     would contradict it; and drop "nothing broken" where the symptom's own prior spoke. Rules cannot see
     each other's findings, so this is decided here, where they are combined."""
     fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
-    figures = any(f.rule in FIGURE_CHECKS and f.is_problem for f in findings)
+    figures = any(f.rule in FIGURE_CHECKS and (f.is_problem or beyond_band.is_lead(f)) for f in findings)
     prior_spoke = any(f.rule == SYMPTOM_PRIOR for f in findings)
     # the reporter's figure could not be set against an expected one (model, GPU or weights unknown): it may be any
     # distance from physics, so no prior may call it physics or healthy (a verdict needs evidence)
@@ -242,8 +242,8 @@ def is_gap(f: Finding) -> bool:
     the reporter's own runs that differ in one thing (FIGURE_AB: two releases of the engine) place their gap in that
     thing, which nothing the two runs share explains (sgl-project/sglang#7568: a GeForce board without P2P ran both
     releases)."""
-    return f.category == "other" and f.is_problem and f.confidence > 0 and shortfall(f) is not None \
-        and not _figure_ab(f)
+    return f.category == "other" and (f.is_problem or beyond_band.is_lead(f)) and f.confidence > 0 \
+        and shortfall(f) is not None and not _figure_ab(f)
 
 
 def explain_gaps(findings: list[Finding]) -> list[Finding]:
@@ -317,7 +317,7 @@ def is_cause(f: Finding) -> bool:
     """Can this finding be the verdict? Problems, and explanations such as expected_physics."""
     if f.severity == "ok" or f.category in ("healthy", "insufficient_data") or f.rule in CONTEXT_ONLY:
         return False
-    return not (f.severity == "info" and f.category == "other")
+    return not (f.severity == "info" and f.category == "other") or beyond_band.is_lead(f)
 
 
 # Passes weaker than this (configuration checks only) do not make a bundle "healthy".
@@ -329,6 +329,8 @@ SETTING_CHECKS = ("workload.",)
 # Informational findings that are conclusions in their own right; other info-level causes are
 # leads, and a check that could not run outranks them.
 CONCLUSIONS = ("expected_physics",)
+# Causes that read a figure as what the hardware gives (a small batch's throughput is physics too).
+PHYSICS_READINGS = ("expected_physics", "latency_bound_small_batch")
 # What a prior says when nothing is broken: any fault found contradicts both forms (rules.engine.quiet_priors).
 NOTHING_BROKEN_FORMS = (*CONCLUSIONS, "healthy")
 
@@ -469,12 +471,15 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     if causes:
         top = causes[0]
         lead_only = top.severity == "info" and top.category not in CONCLUSIONS
-        # a lead its rule rates below LEAD_FLOOR leans against its category: never the verdict, gaps or none
-        if not (lead_only and (gaps or top.confidence < LEAD_FLOOR)):
+        # a lead its rule rates below LEAD_FLOOR leans against its category: never the verdict, gaps or none; a
+        # figure beyond the band (rules.beyond_band) is the verdict as a weak lead in every command
+        if not (lead_only and (gaps or top.confidence < LEAD_FLOOR or beyond_band.is_lead(top))):
             others = [f.category for f in causes[1:] if f.category != top.category]
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
+    if any(beyond_band.is_lead(f) for f in causes):
+        passed = []  # a figure beyond the band that nothing places: no check that passed answers it away
     best = max((f.confidence for f in passed if not f.rule.startswith(SETTING_CHECKS)), default=0.0)
     if passed and symptom in ("slow", "scaling") and all(f.rule.startswith(MEASURED) for f in passed) and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
@@ -495,6 +500,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             + "; ".join(dict.fromkeys(requests)),
         )
     ask = "; ".join(dict.fromkeys(requests)) or fallback
+    weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
         return Verdict(top.category, round(min(top.confidence, weak_lead), 2),
                        f"Weak lead: {top.title}. Not enough evidence to be sure."
@@ -505,9 +511,15 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 def _weighed(findings: list[Finding], symptom: str | None) -> tuple[list[Finding], list[Finding], float]:
     """The causes ranked for `symptom` (none when a passed check outweighs the prior that leads them), the
     passed checks that count for it, and the confidence of the best one that answers the complaint."""
+    # a figure beyond the band (rules.beyond_band) contradicts a physics reading of the ticket's figures: among leads
+    # of one severity it ranks before "that is the batch / the physics" (fastchat#2746: 0.2 tok/s at TP4 beside a
+    # 700 tok/s batch total)
+    beyond = any(beyond_band.is_lead(f) for f in findings)
+
     def rank(f: Finding):
         demoted = symptom in FAILURES and (f.category in PERFORMANCE_ONLY or is_gap(f))  # a shortfall is speed
-        return (demoted, Finding.sort_key(f))
+        severity, *rest = Finding.sort_key(f)
+        return (demoted, severity, beyond and f.category in PHYSICS_READINGS, *rest)
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
     passed = [f for f in findings if f.severity == "ok"]

@@ -80,10 +80,7 @@ def expectation(metric: str, p) -> Expectation:
 # below this share of the band's low edge; a tool's measured rate (a serving benchmark, ticket.toml) gets none.
 REPORTED_RATE_SLACK = 0.85
 
-
-# A reporter's rate below even that: the one judgement `ticket` (ticket.measured_vs_expected) and `scaling` (its only
-# layout, scaling.base_efficiency) give it, so the same figure gets the same verdict, severity and exit code.
-BELOW_BAND = {"category": "other", "severity": "warning", "confidence": 0.45}
+# A rate below even that, one figure with nothing to place the gap: rules.beyond_band's lead in `ticket` and `scaling`.
 
 
 def lowest_normal(low: float, measured) -> float:

@@ -5,9 +5,8 @@ rules.scaling.analyse returns, and nothing else.
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
-from rules import beyond_roofline
+from rules import beyond_band, beyond_roofline
 from rules.engine import rule
-from rules.expectations import BELOW_BAND
 from rules.predict_rules import layout_refused, refusals
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import (
@@ -491,28 +490,28 @@ def base_efficiency(facts, predictions):
     """The smallest layout measured is itself beyond the band of a healthy system: every layout
     carries it (engine version, Python, sampling, clocks, unfused or MoE-routing kernels). A lead
     about the system, not a verdict on the scaling: the expected figure's own blind spots (a new
-    architecture's extra kernels) look the same, and the band holds 90 % of healthy runs, so healthy
-    published tables have such a base (5 of them in tests/data/published). `ticket` warns on one such
-    figure (ticket.measured_vs_expected); the verdict and the exit code agree where the same figures
-    lead both (workload.latency_bound_small_batch runs in scaling too), and a reporter's prose figures at the
-    only layout measured are judged as `ticket` judges them (rules.expectations.BELOW_BAND: a warning)."""
+    architecture's extra kernels) look the same, and the band holds 95 % of healthy runs, so healthy
+    published tables have such a base. The only layout measured is one figure beyond the band: the one
+    lead `ticket` gives it (rules.beyond_band), so both give the same verdict, severity and exit code."""
     layouts = _layouts(predictions)
     for label, rs in layouts.items():
         r = rs[0]
         if r.label != r.base or r.layout_ratio is None or r.layout_ratio <= r.band_high:
             continue
-        # a reporter's figures at the only layout measured: no scaling to judge them against, judged as `ticket`
-        # judges them (a tool's output at one layout stays a lead: an unmodelled option looks the same)
-        judged = BELOW_BAND if len(layouts) == 1 and all(x.reported for x in rs) else \
-            {"category": "other", "severity": "info", "confidence": 0.4}
+        evidence = [_step_ev(x) for x in rs[:4]] + [_model_ev(r)]
+        if len(layouts) == 1:
+            yield beyond_band.finding("scaling.base_efficiency", f"{label} at x{r.layout_ratio:.2f} the expected time",
+                                      r.layout_ratio, r.band_high, "x expected time", True,
+                                      f"up to x{r.band_high:.2f}", evidence)
+            continue
         yield Finding(
-            rule="scaling.base_efficiency", **judged,
+            rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,
             title=f"Even {label} runs x{r.layout_ratio:.2f} the expected time of a healthy {r.engine} system "
             f"(band up to x{r.band_high:.2f})",
             summary=f"At the smallest layout measured the figures are x{r.layout_ratio:.2f} what this model, GPU and "
             "engine deliver when healthy: the host (scheduling, sampling, an older engine version, eager mode), clocks "
             "or unfused kernels cost the same at every layout. The other layouts are judged against this factor.",
-            evidence=[_step_ev(x) for x in rs[:4]] + [_model_ev(r)],
+            evidence=evidence,
             fix="Check the engine version and that it runs with CUDA graphs (no --enforce-eager); compare clocks and "
             "power limits (`nvidia-smi -q -d PERFORMANCE,CLOCK`); capture a step with nsys and run `diagnose capture`.",
         )

@@ -22,7 +22,7 @@ import typing
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
-from rules import beyond_roofline, claims, speculation
+from rules import beyond_band, beyond_roofline, claims, speculation
 from rules.common import (
     claim_ev,
     ev,
@@ -156,14 +156,17 @@ def _launch_read(facts: Facts) -> bool:
     return any("launch" in f.kinds for f in getattr(facts, "files", []))
 
 
-def beyond_band_fix(facts: Facts) -> str:
+def beyond_band_attach(facts: Facts) -> str:
     """What to attach after a figure slower than its band: the basic artifacts the ticket lacks, and the
-    engine's launch command unless one was read; never what is already there."""
+    engine's launch command unless one was read; never what is already there ('' when nothing is missing)."""
     wanted = ticket_gaps(facts) + ([] if _launch_read(facts) else ["the engine's launch command"])
-    if wanted:
-        return "attach " + ", ".join(wanted)
-    return ("Profile one decode step (nsys) and compare its kernels and all-reduces with `diagnose predict` "
-            "for this layout.")
+    return "attach " + ", ".join(wanted) if wanted else ""
+
+
+def beyond_band_fix(facts: Facts) -> str:
+    """beyond_band_attach, or a profile of one step when the ticket holds every basic artifact."""
+    return beyond_band_attach(facts) or ("Profile one decode step (nsys) and compare its kernels and all-reduces "
+                                         "with `diagnose predict` for this layout.")
 
 
 def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
@@ -706,14 +709,10 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            "that sets the per-token time, not a fault.",
                            evidence, fix="Nothing is broken; a faster step needs more memory bandwidth per GPU, "
                            "quantised weights, or (for throughput) a larger batch.")
-            else:
-                # beyond the band, the numbers contradict a physics answer: ranked above the symptom's prior
-                yield make("ticket.latency_vs_expected", "other", "warning", 0.45,
-                           f"{m.value:g} ms per token is slower than the expected {band} ms "
-                           f"(x{e.ratio(m.value):.1f})",
-                           "The step takes longer than a healthy system with this engine needs; something beyond "
-                           "physics costs time (host, transport, clocks, configuration).",
-                           evidence, fix=beyond_band_fix(facts))
+            else:  # beyond the band: the one lead `scaling` gives a single figure there (rules.beyond_band)
+                per_token = f"{m.value:g} ms per token (x{e.ratio(m.value):.1f} the expected)"
+                yield beyond_band.finding("ticket.latency_vs_expected", per_token, m.value, e.high, "ms", True,
+                                          f"{band} ms", evidence, beyond_band_attach(facts))
             return
 
 

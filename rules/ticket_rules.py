@@ -30,7 +30,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
-from rules import claims, fleet_rules, speculation
+from rules import beyond_band, claims, fleet_rules, speculation
 from rules.beyond_roofline import beats, finding
 from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
@@ -58,7 +58,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
-from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowest_normal
+from rules.expectations import REPORTED_RATE_SLACK, band_text, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
@@ -70,6 +70,7 @@ from rules.ticket_figures import (
     assumed_layout,
     band_evidence,
     batch_total,
+    beyond_band_attach,
     beyond_band_fix,
     defaults_assumed,
     faster_than_band,
@@ -1218,11 +1219,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        evidence, fix="Compare with the same server without --speculative-config (tok/s at one "
                        "request), and attach the engine log of both runs.")
             return
-        yield make("ticket.measured_vs_expected", *BELOW_BAND.values(),
-                   f"{said} is below the expected {band} tok/s",
-                   "The measured rate is slower than a healthy system with this engine delivers; something beyond "
-                   "physics costs time (host, transport, clocks, configuration).",
-                   evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_fix(facts))
+        yield beyond_band.finding("ticket.measured_vs_expected", said, m.value, low if twin else lowest_normal(low, m),
+                                  "tok/s", False, f"{band} tok/s", evidence, _shortfall_asks(facts, p))
         return
 
 
@@ -1307,13 +1305,16 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                     "so no reading makes it slow.",
                     evidence, fix="Nothing is broken; state whether the figure is per request or the total, and the "
                     "concurrency, to judge it within one band.")
-    return make("ticket.measured_vs_expected", *BELOW_BAND.values(),
-                f"{m.value:g} tok/s is below even one stream's pace with {n} requests in flight "
-                f"(expected {band} tok/s)",
-                f"Read as one stream's rate at batch {n} (the slowest reading) the figure is still below the band a "
-                "healthy system with this engine delivers; something beyond physics costs time (host, transport, "
-                "clocks, configuration).",
-                evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(pn)) + beyond_band_fix(facts))
+    return beyond_band.finding("ticket.measured_vs_expected",
+                               f"{m.value:g} tok/s, read as one stream's pace with {n} requests in flight (the slowest "
+                               "reading),", m.value, lowest_normal(low, m), "tok/s", False, f"{band} tok/s", evidence,
+                               _shortfall_asks(facts, pn))
+
+
+def _shortfall_asks(facts: Facts, p) -> str:
+    """What would decide a rate below its band: which weights ran where the band assumed them, and what the ticket
+    lacks (ticket_figures.beyond_band_fix)."""
+    return (QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_attach(facts)
 
 
 def unfit_share(p) -> tuple[str, float]:

@@ -47,7 +47,7 @@ def test_the_ticket_judges_the_pasted_block_at_the_batch_scaling_derives(tmp_pat
     measured, expected = _judged(f)
     assert row["batch"] == 199 and f"batch {row['batch']} per replica (derived" in f["evidence"][0]["detail"]
     assert measured == row["measured"] and abs(expected - row["expected"]) < 0.1
-    assert f["category"] == "other" and f"(x{row['ratio']:.1f})" in f["title"]
+    assert f["category"] == "other" and f"(x{row['ratio']:.1f} the expected)" in f["title"]
     assert verdict["category"] == "other"  # the measured block outranks the reporter's prose rate
 
 
@@ -58,7 +58,7 @@ def test_another_engines_block_gets_the_same_judgement_in_both_commands(tmp_path
     f = found["ticket.latency_vs_expected"]
     measured, expected = _judged(f)
     assert measured == row["measured"] != 276.89 and abs(expected - row["expected"]) < 0.1
-    assert f"(x{row['ratio']:.1f})" in f["title"] and f["category"] == "other"
+    assert f"(x{row['ratio']:.1f} the expected)" in f["title"] and f["category"] == "other"
 
 
 def test_a_block_whose_step_fits_its_derived_batch_is_physics_in_both(tmp_path):

@@ -5,7 +5,7 @@ Two disagreements this pins: a prompt length stated in the text was used by tick
 refused by scaling when no layout was named, or skipped as a 'reported' figure, or judged without the slack ticket
 gives a figure written in prose, or called a lead (info) where ticket warns (scaling now takes the layout ticket
 assumes, rules.ticket_figures.assumed_layout, reads a reported figure as one with no statistic named, widens its band by
-rules.expectations.REPORTED_RATE_SLACK, and judges its only layout with rules.expectations.BELOW_BAND). The
+rules.expectations.REPORTED_RATE_SLACK, and judges its only layout with rules.beyond_band's lead). The
 tickets are written for this test; the expected figures come from the predictor, not from here.
 """
 

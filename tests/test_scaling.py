@@ -462,16 +462,17 @@ def test_one_layout_is_judged_against_the_model_and_asks_for_a_second():
     assert "Only one layout" in findings(rep, "scaling.tracks_prediction")[0]["summary"]
 
 
-def test_one_layout_far_from_the_model_is_insufficient_data(tmp_path):
+def test_one_layout_far_from_the_model_is_a_weak_lead(tmp_path):
     """Ticket 079 (DeepSeek-V3, TP8 only, batches 1/8/32) launched without --enable-dp-attention (which is not
     modelled: tests/test_ut10a_h10a.py): one layout at several batches says nothing about TP scaling; the engine's
-    distance from the roofline is a lead, the verdict asks for a second layout."""
+    distance from the band is a lead (rules.beyond_band), the verdict that weak lead, asking for a second layout."""
     folder = tmp_path / "b079"
     shutil.copytree(shared_path("tickets", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline"), folder)
     text = (folder / "attachment1.txt").read_text()
     (folder / "attachment1.txt").write_text(text.replace(" --enable-dp-attention", ""))
     rep = report(folder, "--model", "deepseek-v3", "--gpu", "h200-sxm")
-    assert rep["verdict"]["category"] == "insufficient_data" and "second layout" in rep["verdict"]["summary"]
+    assert (rep["verdict"]["category"], rep["verdict"]["confidence"]) == ("other", 0.45)
+    assert rep["verdict"]["summary"].startswith("Weak lead: ") and "second layout" in rep["verdict"]["summary"]
     assert {r["label"] for r in rep["predictions"]["scaling"]["rows"]} == {"TP8"}
     assert findings(rep, "scaling.base_efficiency") and not findings(rep, "scaling.broken_layout")
 

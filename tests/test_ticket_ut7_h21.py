@@ -6,6 +6,7 @@ import pytest
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts, Measurement, Note, Workload
+from rules import beyond_band
 from rules.engine import evaluate
 from rules.subject import Subject
 
@@ -126,9 +127,9 @@ def test_the_prose_model_wins_over_the_table_cell():
 # --------------------------------------------------------------------------- 3. each figure is its own GPU's
 
 def judged(text: str) -> list[float]:
-    """The decode rates ticket.measured_vs_expected set against the band."""
+    """The decode rates ticket.measured_vs_expected set against the band (not the band-edge row that repeats one)."""
     return [e.measured for f in fired(text).get("ticket.measured_vs_expected", []) for e in f.evidence
-            if e.unit == "tok/s" and isinstance(e.measured, float)]
+            if e.unit == "tok/s" and isinstance(e.measured, float) and e.source != beyond_band.SOURCE]
 
 
 @pytest.mark.parametrize("text, own, other", [
@@ -179,7 +180,7 @@ def verdict_rule(text: str):
 ])
 def test_of_twin_figures_for_one_layout_the_slower_is_judged_without_prose_slack(text):
     f = verdict_rule(text)
-    assert (f.category, f.severity) == ("other", "warning") and f.evidence[0].measured == 75.0
+    assert (f.category, f.severity) == ("other", "info") and f.evidence[0].measured == 75.0
     assert any(e.measured == 110.0 for e in f.evidence)  # the twin the verdict rests on is shown
 
 
