@@ -7,6 +7,7 @@ request rate. The figures below were read off the source by hand."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -248,12 +249,13 @@ def test_a_derived_batchs_step_counts_each_step_once():
     assert 1e3 * run.batch / step == pytest.approx(1283.98, rel=0.01)
     # x2.5 the expected step (those steps also carry the arriving requests' prefills, 1,512 input tok/s, which the
     # expected decode step leaves out): a lead, not a warning on a run its maintainer calls healthy; the verdict is that
-    # weak lead (rules.beyond_band), as `ticket` gives it on the same issue (x2.02 the slowest healthy run's time)
+    # weak lead (rules.beyond_band), as `ticket` gives it on the same issue (the same size past the band's slow edge)
     report = report_json("scaling", Path(__file__).parent / "data" / "ut9a" / "sgl1362.md")
     (base,) = [f for f in report["findings"] if f["rule"] == "scaling.base_efficiency"]
-    assert base["severity"] == "info" and "x2.02 the time of the slowest healthy run we know" in base["title"]
+    size = re.search(r"(\d+% slower than|x[\d.]+ the time of) the slowest healthy run we know", base["title"])
+    assert base["severity"] == "info" and size, base["title"]
     assert (report["verdict"]["category"], report["verdict"]["confidence"]) == ("other", 0.45)
     assert report["verdict"]["summary"].startswith("Weak lead: ") and "second layout" in report["verdict"]["summary"]
     ticket = report_json("ticket", Path(__file__).parent / "data" / "ut9a" / "sgl1362.md")
     assert (ticket["verdict"]["category"], ticket["verdict"]["confidence"]) == ("other", 0.45)
-    assert "x2.02 the time of the slowest healthy run we know" in ticket["findings"][0]["title"]
+    assert size.group(0) in ticket["findings"][0]["title"]  # the same size past the same band edge
