@@ -26,7 +26,8 @@ A10G TP1 group agreed (ticket gave no finding), the sweep 198 -> 199 of 212 agre
 because the ticket fell back to its symptom prior now agree by the same judgement. Session 16 rewrote the engine band
 from the fit rows (x0.857-x1.26 -> x0.858-x1.354, scripts/fit_predictor.py --bands-only): llama.cpp's 4 x A100 PCIe
 Llama-3-70B Q4_K_M decode and TGI 1.0's A100-40GB Llama-2-7B TP8, each one layout just beyond the old band's slow edge,
-are now inside it in both: 201 of 212 agree. Session 16 (s16-t5): one figure beyond the band with nothing to place the gap (the only layout scaling measured, a
+are now inside it in both: 201 of 212 agree.
+Session 16 (s16-t5): one figure beyond the band with nothing to place the gap (the only layout scaling measured, a
 ticket's figure) gets one policy in both, rules.beyond_band: an info lead naming how much slower than the slowest
 healthy run we know it is, with the checks that would tell, and the verdict that weak lead (`other`, 0.45). Scaling
 had kept it an info lead with insufficient_data and ticket had warned (`other`): the seven groups of llama.cpp on A100
@@ -71,7 +72,8 @@ OUTPUT_UNJUDGED = (
     "the reply's length stated) extended to a single layout, with rules.beyond_band past the band; it judges "
     "ticket.toml totals the ticket corpus now leaves to other rules, so it waits for a ticket-corpus measurement")
 RELEASE_BAND = (
-    "the engine's release: the table's engine cell 'vllm' is one catalog profile (the calibrated band, calibration.toml [band]), the ticket's "
+    "the engine's release: the table's engine cell 'vllm' is one catalog profile (the calibrated band, "
+    "calibration.toml [band]), the ticket's "
     "framework 'vllm' names no release, so every release's band is allowed (wider); both judge the TP "
     "series with one judgement (rules.scaling.series_status, ticket_figures.stated_series). Kept (s16-t5): the two "
     "inputs say different things: a table's engine cell is read as the profile it names (scaling.analyse, "
