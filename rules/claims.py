@@ -1984,7 +1984,13 @@ _MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*
                        r"(?:\s+(?:(?:the|our|my)\s+)?(?P<object>" + _ENGINE_NAME + r")"
                        r"(?:\s+(?:version|package|release))?)?"
                        r"\s+to\s+(?:(?:the\s+)?(?P<engine>" + _ENGINE_NAME + r")\W{0,3})?"
-                       r"v?(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)", re.I)
+                       # ("to version v0.4.3.post2-cu125": the word and a post-release or CUDA-build suffix as PyPI
+                       # and the images' tags write them, https://packaging.python.org/en/latest/specifications/version-specifiers/)
+                       r"(?:(?:the\s+)?(?:version|release)\s+)?"
+                       r"v?(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\.?post\d+|rc\d+)?(?:-cu\d+)?(?![\w.]*\d)",
+                       re.I)
+# ... the engine as the subject of the change: "sglang was upgraded to ...", "vLLM has been updated to ..."
+_SUBJECT_MOVED = re.compile(r"\b(" + _ENGINE_NAME + r")\s+(?:was|were|has\s+been|have\s+been|got|is|being)\s*$", re.I)
 _BACK_VERB = re.compile(r"^(?:downgrad|roll|revert|go|went)", re.I)
 _PLANNED = re.compile(r"\b(?:plan(?:s|ning)?|will|going|want(?:s|ed)?|would|should|could|might|try(?:ing)?|thinking|"
                       r"consider\w*|wonder\w*|if)\b(?:\s+\w+){0,3}\s*$", re.I)
@@ -2030,6 +2036,8 @@ def engine_moved_to(text: str):
         if not m or not _change_said(sentence, m):
             continue
         engine = m.group("engine") or m.group("object")
+        if not engine and (subject := _SUBJECT_MOVED.search(sentence[:m.start()])):
+            engine = subject.group(1)
         given = re.search(r"\b(" + _ENGINE_NAME + r")\W{0,3}v?" + re.escape(m.group("release")) + r"(?![\w.]*\d)", text,
                           re.I)
         if not (engine or given):

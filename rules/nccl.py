@@ -87,18 +87,23 @@ def socket_fallback(facts: Facts, predictions=None):
             yield passed("nccl.socket_fallback", "NCCL uses InfiniBand/RoCE between nodes",
                          f"Inter-node connections go {ib_tx[0].detail}.",
                          [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
-        elif forced and not _ib_quoted_in_use(facts):  # NCCL's own NET/IB lines, quoted, contradict the setting
+        # (NCCL's own NET/IB lines, quoted, contradict the setting; on one node it moves nothing: the GPUs of one
+        # node talk over P2P or shared memory, never the NIC)
+        elif forced and not _ib_quoted_in_use(facts) and (multi := _multi_node(facts)[0]) is not False:
+            # (nothing shows the job spans nodes: a setting pasted with a one-node launch, as vLLM's docker examples
+            # for consumer boards carry it, is a lead at most)
             yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand",
-                                             forced[0].value)], forced)
+                                             forced[0].value)], forced, set_off=True, nodes_known=bool(multi))
         return
     multi, _ = _multi_node(facts)
-    if not socket_tx and not multi and not forced:
+    if not socket_tx and not multi and (not forced or multi is False):
         return  # NCCL names its socket interface at every init; on one node it carries no GPU data
     first = (socket_tx or socket_events)[0]
     evidence = [ev(first, "NCCL network transport", "Socket", "IB (RDMA)")]
     evidence += [ev(e, e.message[:100]) for e in ib_fail[:2]]
     evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
-    yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts))
+    yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts),
+                          set_off=bool(forced) and not ib_fail, nodes_known=bool(multi or socket_tx or not forced))
 
 
 def _ib_quoted_in_use(facts: Facts) -> bool:
@@ -114,7 +119,18 @@ def _rdma_hardware(facts: Facts) -> bool:
         re.search(r"infiniband|\bIB\b|RoCE|mlx5|HDR|NDR|EDR", text, re.I) for _, text in claims.texts(facts))
 
 
-def _socket_finding(facts, evidence, forced, rdma_expected=True):
+def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, nodes_known=True):
+    """The finding; `set_off`: the setting alone keeps NCCL off the RDMA network (no failed IB init is shown), so
+    that is the reason given, not a device NCCL could not open; `nodes_known` False: nothing shows the job spans
+    nodes, and on one node the setting moves nothing."""
+    if not nodes_known:
+        return make(
+            "nccl.socket_fallback", "socket_fallback", "info", 0.3,
+            f"{forced[0].name}={forced[0].value} would keep NCCL off InfiniBand/RoCE between nodes",
+            "The setting matters only across nodes: the GPUs of one node talk over P2P or shared memory. Nothing in "
+            "the ticket shows this job spans nodes.",
+            evidence, fix=f"If the job spans nodes, unset {forced[0].name} and check that the NCCL_DEBUG=INFO log "
+            "shows 'NET/IB'; on one node it can stay.", refs=["nccl_env"])
     container = facts.host("container") or next(iter(claims.find(facts, "container")), None)
     fix = ("Unset " + forced[0].name + ". " if forced else "") + (
         "Make the RDMA devices usable where NCCL runs: load the IB/RoCE drivers, and in containers pass "
@@ -129,7 +145,9 @@ def _socket_finding(facts, evidence, forced, rdma_expected=True):
         "NCCL falls back to TCP sockets instead of InfiniBand/RoCE",
         "NCCL could not use the RDMA network and moves inter-node data over TCP sockets, which gives a "
         "small fraction of the NIC's bandwidth and much higher latency. "
-        + ("The RDMA device exists but NCCL could not open it (missing device files, permissions or "
+        + (f"{forced[0].name}={forced[0].value} tells NCCL not to use it; whatever made it necessary (an RDMA "
+           "init error) is what to fix." if set_off else
+           "The RDMA device exists but NCCL could not open it (missing device files, permissions or "
            "drivers where NCCL runs)." if rdma_expected else "No RDMA device was found where NCCL runs."),
         evidence, fix=fix, refs=["nccl_env", "nccl_trouble"],
     )

@@ -347,6 +347,8 @@ def tp_groups(facts: Facts, predictions=None):
             slowest = min((r for r in measured if r.size_bytes == top.size_bytes), key=lambda r: r.busbw_gbs)
             evidence.append(ev(slowest, f"TP{size}: slowest group's all_reduce busbw at {slowest.size_bytes} B",
                                round(slowest.busbw_gbs, 1), None, "GB/s"))
+    if not good and not host_routed:  # no size's pairs all known (a matrix with its rows cut): nothing to say
+        return []
     if good and not host_routed:
         return [passed("node.tp_groups", f"TP {', '.join(map(str, good))} run entirely over NVLink",
                        "Every GPU pair inside each TP group of these sizes is NVLink-connected"

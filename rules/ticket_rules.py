@@ -663,10 +663,14 @@ def isolated_ranks(facts: Facts, predictions=None):
                  and not re.search(r"\b(?:same|one|single) (?:host|node|machine|server)\b", c.quote, re.I)):
         return  # containers on different nodes talk over the network anyway
     shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]
+    # (the log may say where the traffic went instead: "Using network IB", NET/IB through the node's own NIC)
+    net = [e for e in facts.of(NcclEvent) if e.kind == "network" and e.data.get("network")] if not shm else []
     evidence = [claim_ev(c, "how the ranks are isolated")] + (
-        [ev(shm[0], "NCCL transport", shm[0].detail)] if shm else [])
+        [ev(shm[0], "NCCL transport", shm[0].detail)] if shm else
+        [ev(net[0], "NCCL network between the isolated ranks", net[0].data["network"])] if net else [])
+    path = f"the network ({net[0].data['network']})" if net else "shared memory"
     yield make("ticket.isolated_ranks", "shm_fallback", "warning", weight(c, 0.6) + (0.1 if shm else 0.0),
-               "The ranks cannot see each other's GPUs, so NCCL uses shared memory instead of P2P/NVLink",
+               f"The ranks cannot see each other's GPUs, so NCCL uses {path} instead of P2P/NVLink",
                "CUDA IPC and peer-to-peer need the peer GPU visible to the process, in the same IPC and PID "
                "namespaces. Separate containers, or a scheduler giving each task only its own GPU (cgroups, "
                "CUDA_VISIBLE_DEVICES), hide it; NCCL then copies through host shared memory (or the network) at a "

@@ -304,6 +304,9 @@ _CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])"
 _EACH = r"(?:\s*(?:VRAM|each|per\s+(?:card|GPU)|显存))*"
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 GPU_NAME = re.compile(
+    # (not a clock: nvidia-smi's clock labels, "Gfx 3090 SM 3090 Mem 14001", "Graphics : 3090 MHz", hold numbers that
+    # read as model numbers; https://docs.nvidia.com/deploy/nvidia-smi/ 'Clocks', 'Max Clocks')
+    r"(?<!\bSM\s)(?<!Gfx\s)(?<!Mem\s)(?<!Vid\s)"
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
     r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100S|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
@@ -326,7 +329,7 @@ GPU_NAME = re.compile(
     # "A100-40G"), or in brackets ("4090 (48G)", "A100(80GB)", "A6000 [48GB]", "4090（48G）")
     rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+{_CARD_SIZE}|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
     # "two 3090s", "A100's"; a closing bracket ends the name itself ("4090（48G）两张": Chinese needs no space)
-    r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))",
+    r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))(?!\s*MHz\b)",
     re.I)
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
 # "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
@@ -345,8 +348,10 @@ def words_pattern(words) -> str:
 
 # A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
 CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+# ... or a numeral glued to 卡 ("四卡推理", "双卡", "8卡"): the cards a run used. Not 单卡 / 一卡 ("a single card"), the
+# baseline of a comparison, as "one GPU" is not a count in English (GPUS_COUNTED counts plurals).
 CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
-                              r"(\d{1,2})\s*卡(?!\s*[A-Za-z0-9])")
+                              r"(\d{1,2}|[两二双三四六八])\s*卡(?!\s*[A-Za-z0-9])")
 # ... and in the other languages these threads are written in, a counter or a GPU noun beside the number ("GPUは2枚",
 # "2枚のGPU", "GPU가 두 개", "zwei Karten", "две видеокарты", "dos tarjetas"; "画像を2枚" counts images, not GPUs).
 WORLD_COUNT_WORDS = {"zwei": 2, "drei": 3, "vier": 4, "acht": 8, "dos": 2, "tres": 3, "cuatro": 4, "ocho": 8,
@@ -363,7 +368,12 @@ WORLD_GPUS_COUNTED = re.compile(
     r"\b(" + _EU_WORDS + r")\s+(?:\w+\s+)?(?:GPUs?|Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)|"
     r"\b(\d{1,2})\s+(?:\w+\s+)?(?:Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)", re.I)
 _COUNT = r"(\d{1,4}|" + words_pattern(COUNT_WORDS) + r")"
-GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
+# A GPU's row of the `nvidia-smi` table pasted as prose ("|   1  NVIDIA GeForce RTX 4090   Off | 00000000:03:00.0
+# Off |"): the number before the name is the GPU's index, not a count (https://docs.nvidia.com/deploy/nvidia-smi/, the
+# default output's 'GPU  Name  Persistence-M' column).
+SMI_GPU_ROW = re.compile(r"^\s*\|\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*\|")
+# (not a number glued to the word before it: "Qwen1.5 RTX 5880", "Llama-3 4090" name a model's version, not a count)
+GPU_COUNT = re.compile(r"(?<![\w.-])" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
                       r"in each (?:node|server|host|machine))\b", re.I)
@@ -441,9 +451,11 @@ TP = re.compile(
     + _NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
-# "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else).
+# "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else). Glued, at most two digits:
+# llama-bench names its tests by the tokens they process, "pp512", "pp2048", "tg128", "pp512+tg128"
+# (https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md), prompt lengths and not stages.
 PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|pp(?:[-_ ]?size)?\s*[=:])"
-                r"\s*(\d{1,3})\b|\bPP(\d{1,3})\b|"
+                r"\s*(\d{1,3})\b|\bPP(\d{1,2})\b(?!\s*\+\s*tg)|"
                 r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
 # (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
 # https://docs.docker.com/reference/dockerfile/#cmd)
@@ -657,10 +669,13 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*[:=]?\s*(?:~|about|around|like|at least|unos|environ|etwa|около)?\s*\d|"
                           r"(?:目标|希望|期望|想要|预期|期待)[^\d。，,；;\n]{0,10}\d", re.I)
+# (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
+# 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
+_NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
-                   r"(\d{1,4})\b", re.I)
+                   r"(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
-BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
+BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -864,7 +879,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     count_line = None
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
-    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
+    # "2x8xH100" -> "2 x 8 x H100" (nodes times GPUs per node, NODE_FACTOR_BEFORE)
+    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{1,2}\s*[x×]\s*[A-Z]|"
+                                   r"\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
                                    r"\1 x ", label_unit(ln)))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
@@ -875,7 +892,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
         if (gpu_line is None or gpu_line[2] is None) and (m := own):
             before, after = ln[:m.start()], ln[m.end():]
-            count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
+            count = None if SMI_GPU_ROW.match(ln) else (GPU_COUNT.search(before[-24:])
+                                                        or CJK_GPU_COUNT.search(before[-24:]))
             n = _count(count.group(1)) if count else None
             counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):

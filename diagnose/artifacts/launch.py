@@ -209,13 +209,23 @@ def _engine_args(line: str) -> bool:
     return len(named & known) >= 2
 
 
+# A line holding one flag (and its value) of the command above, pasted with its continuations lost: a Kubernetes or
+# compose manifest's `command:` block scalar, or a README's command with the backslashes dropped ("python3 -m
+# sglang.launch_server" then "  --tp 16" ... "  --disable-cuda-graph" each on its own line).
+FLAG_LINE = re.compile(r"^\s*--?[A-Za-z][\w-]*(?:[= ]\S+)?\s*$")
+
+
 def _joined(text: str) -> list[tuple[int, str]]:
-    """Lines with shell continuations ('\\' at the end) joined; the number of the first line."""
+    """Lines with shell continuations ('\\' at the end) joined; the number of the first line. So are the flag lines
+    right under a command (FLAG_LINE)."""
     joined: list[tuple[int, str]] = []
     pending: tuple[int, str] | None = None
     for n, line in lines(text):
         if pending is not None:
             n, line = pending[0], pending[1] + " " + line.strip()
+        elif joined and FLAG_LINE.match(line) and COMMAND.search(joined[-1][1]):
+            first, above = joined.pop()
+            n, line = first, above.rstrip() + " " + line.strip()
         if line.rstrip().endswith("\\"):
             pending = (n, line.rstrip()[:-1])
             continue

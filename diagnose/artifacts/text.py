@@ -85,9 +85,16 @@ ENGINE_WORD = re.compile(
 )
 
 
+# A form's field answered no ("是否启用VLLM：否", "use vLLM: no", "vllm = false"): the engine named is not in use.
+# An English answer ends its field, at a stop or where the next field starts (a capital or a CJK character: the form's
+# lines come joined): "ollama: no compatible GPUs were discovered" is a log line, not an answer.
+ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:否|不是|没有|(?:no|none|false|off|n/a)"
+                         r"(?:\s*(?:$|[,.;|)，。；、])|\s+(?-i:[A-Z\u4e00-\u9fff])))", re.I)
+
+
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text`, as written; None when none is."""
-    m = ENGINE_WORD.search(text or "")
+    """The first serving engine or framework named in `text` (and not answered no), as written; None when none is."""
+    m = next((m for m in ENGINE_WORD.finditer(text or "") if not ANSWERED_NO.match(text, m.end())), None)
     return m.group(1) if m else None
 
 
