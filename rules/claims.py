@@ -179,7 +179,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
         r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
         r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?"
-        r"\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:downgraded|degraded|trained (?:down|at)|drop(?:s|ped|ping)?(?: down)? to|f(?:alls?|ell|alling) back to|"
+        r"negotiated (?:down|only))\b",
         r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*(?:\d\.\d\s+)?)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
         r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
@@ -1475,6 +1476,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
             for m in re.finditer(p, sentence, re.I):
                 if kind == "clock_peers" and not _two_peers(sentence, m):
                     continue
+                if kind == "numa_words" and _gpus_placed(sentence, m):
+                    continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence) or (kind in MORE_WORDS_K and asked(sentence)))) or \
                     (kind in MORE_WORDS_K and conditional(sentence[:m.start()])) or _asked_if(sentence, m.start())
@@ -1547,6 +1550,23 @@ _PEER_BEFORE = re.compile(r"\b(?:GPU|card|board|device|rank|cuda:?)\s*#?\d*s?\b|
 _PEER_AFTER = re.compile(r"\b(?:GPU|card|board|device|rank|cuda:?)\s*#?\d+\b|\bothers?\b|\bpeers?\b|\bneighbou?rs?\b|"
                          r"\b(?:the\s+)?rest\b|\bsecond (?:GPU|card|board)\b", re.I)
 _NOT_PEERS = re.compile(r"\bidl(?:e|ing)\b|\b(?:memory|mem|VRAM|HBM)\s+clocks?\b", re.I)
+
+
+# (issue 11, ut16h) Where the GPUs themselves sit ("GPU0 and GPU1 belong to different NUMA nodes", "my two cards are
+# on different sockets") is the box's inventory, which `nvidia-smi topo -m`'s NUMA Affinity column gives
+# (node.numa_placement reads it as context): no rank's CPU work is said to run on the far socket. Only a slowdown said
+# beside it (the mixed-sockets wording in PATTERNS) makes it a claim.
+_GPU_NOUN = r"\b(?:GPUs?|cards?|boards?|devices?)\s*#?\d*\b"
+_GPUS_PLACED = re.compile(_GPU_NOUN + r"(?:[^.\n]{0,40}?\b(?:belong(?:s|ing)?\s+to|(?:are|is|sit|sits|located|reside|"
+                          r"resides|attached|connected|plugged|installed|hang(?:s)? off)"
+                          r"(?:\s+(?:to|on|in|into|at|under))?)|"
+                          r"(?:[\s,\d-]|\band\b)*\s(?:on|in|across))\s+(?:the\s+|two\s+|2\s+)?$", re.I)
+_SLOWER = re.compile(r"\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency|faster|halv\w*)\b", re.I)
+
+
+def _gpus_placed(sentence: str, m: re.Match) -> bool:
+    """Does the match say where GPUs sit ("GPUs that belong to different NUMA nodes"), with no speed in the sentence?"""
+    return bool(_GPUS_PLACED.search(sentence[:m.start()])) and not _SLOWER.search(sentence)
 
 
 def _two_peers(sentence: str, m: re.Match) -> bool:

@@ -245,12 +245,32 @@ def slow_settings_rule(facts: Facts, predictions=None):
                 said = claims.symptom_quote(facts)
                 if said and said[2] not in row["symptoms"]:
                     continue
+            if _asked_beside_speed(facts):
+                # the reporter asks how NCCL behaves with the setting (they chose it to see), not about a speed
+                yield make("nccl.slow_settings", "other", "info", 0.5,
+                           row.get("title", f"{s.name}={value} forces a slower NCCL path"),
+                           row["why"] + " The ticket asks about no speed and shows no figure, so this is context, "
+                           "not the answer.",
+                           [ev(s, f"{s.name} set", value, "unset" if "values" in row else f">= {row['below']:g}")],
+                           fix=row["fix"], refs=["nccl_env"])
+                break
             yield make("nccl.slow_settings", row["category"], row["severity"],
                        0.7 if row["severity"] == "warning" else 0.5,
                        row.get("title", f"{s.name}={value} forces a slower NCCL path"), row["why"],
                        [ev(s, f"{s.name} set", value, "unset" if "values" in row else f">= {row['below']:g}")],
                        fix=row["fix"], refs=["nccl_env"])
             break
+
+
+def _asked_beside_speed(facts: Facts) -> bool:
+    """(issue 11, ut16h) Does the reporter describe a behaviour that is neither a failure nor a speed (claims' symptom
+    "other": "NCCL uses all NVLinks despite NCCL_MAX_NCHANNELS=1"), with no figure measured or complained of? A setting
+    that only costs bandwidth then answers nothing asked. Without the reporter's words (a node run, a bundle of logs)
+    the settings keep their weight."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] != "other" or claims.complaint(facts):
+        return False
+    return not (facts.of(CollectiveResult) or facts.of(Measurement) or claims.bandwidth_figures(facts))
 
 
 def _in_range(version: str, spec: str) -> bool:

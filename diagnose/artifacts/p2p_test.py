@@ -7,6 +7,10 @@ copy to itself, not a link); the CPU-side latency block is skipped. A cut-off ce
 row. Also read: `Device: 0, NVIDIA H100 ..., pciBusID: 18, ...` (GpuFact),
 `Device=0 CAN Access Peer Device=1` and the `P2P Connectivity Matrix` (P2PStatus), and
 health-check lines `P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 ...` (PairBandwidth).
+The CUDA sample `simpleP2P` prints one access line per ordered pair (`> Peer access from NVIDIA L4 (GPU0) -> NVIDIA L4
+(GPU1) : Yes`, P2PStatus) and, once peer access is enabled, the rate of its ping-pong copy between the first two
+(`cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 19.87GB/s`, one direction at a time: PairBandwidth, uni, P2P on;
+https://github.com/NVIDIA/cuda-samples/blob/master/Samples/0_Introduction/simpleP2P/simpleP2P.cu).
 nvbandwidth's GPU-to-GPU matrices (`memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)`, numbered
 columns, `N/A` on the diagonal) are read the same way.
 """
@@ -35,6 +39,10 @@ _ROW = re.compile(r"^\s*(\d+)\s+(.*)$")
 _DEVICE = re.compile(r"Device:\s*(\d+),\s*(.+?),\s*pciBusID:\s*([0-9a-fA-F]+),\s*pciDeviceID:\s*([0-9a-fA-F]+),"
                      r"\s*pciDomainID:\s*([0-9a-fA-F]+)")
 _ACCESS = re.compile(r"Device=(\d+)\s+(CAN|CANNOT)\s+Access Peer Device=(\d+)", re.I)
+_SIMPLE_ACCESS = re.compile(r"Peer access from\s+(.*?)\s*\(GPU(\d+)\)\s*->\s*(.*?)\s*\(GPU(\d+)\)\s*:\s*(Yes|No)\b",
+                            re.I)
+_SIMPLE_COPY = re.compile(r"cudaMemcpyPeer\s*/\s*cudaMemcpy between GPU(\d+) and GPU(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*GB/s",
+                          re.I)
 _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d+(?:\.\d+)?)", re.I)
 
 
@@ -44,7 +52,7 @@ def detect(text: str) -> float:
         return 0.95
     if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
         return 0.9
-    if _ACCESS.search(head) or _NHC.search(head):
+    if _ACCESS.search(head) or _NHC.search(head) or _SIMPLE_ACCESS.search(head) or _SIMPLE_COPY.search(head):
         return 0.7
     return 0.2 if "p2pBandwidthLatencyTest" in head else 0.0  # named in prose, no output
 
@@ -115,6 +123,16 @@ def _other_line(records, access, line, src) -> None:
     for m in _ACCESS.finditer(line):
         a, b = int(m.group(1)), int(m.group(3))
         _status(records, access, src, a, b, m.group(2).upper() == "CAN", m.group(2).upper())
+    for m in _SIMPLE_ACCESS.finditer(line):
+        a, b = int(m.group(2)), int(m.group(4))
+        for index, model in ((a, m.group(1)), (b, m.group(3))):  # the sample names each GPU in its access lines
+            if model and not any(isinstance(r, GpuFact) and r.index == index for r in records):
+                records.append(GpuFact(src, index=index, name=model.strip()))
+        _status(records, access, src, a, b, m.group(5).lower() == "yes", m.group(5))
+    copy = _SIMPLE_COPY.search(line)
+    if copy:  # simpleP2P copies only after cudaDeviceEnablePeerAccess succeeded
+        records.append(PairBandwidth(src, int(copy.group(1)), int(copy.group(2)), float(copy.group(3)), "GB/s", "uni",
+                                     True))
     nhc = _NHC.search(line)
     if nhc:
         records.append(PairBandwidth(src, int(nhc.group(1)), int(nhc.group(2)), float(nhc.group(3)), "GB/s", "uni"))
