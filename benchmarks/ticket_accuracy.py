@@ -16,6 +16,13 @@ validation, printed as a score only) and per category:
 - confidently wrong: a wrong verdict (not insufficient_data) at confidence >= 0.7.
 Targets (issue 11): top-1 >= 85 % on development, >= 75 % on fresh and holdout; confidently wrong <= 5 %.
 
+Then a reliability table (does a confidence mean what it says?) per split and for all the splits scored
+together: the verdicts other than insufficient_data bucketed by their confidence (BUCKETS: < 0.5,
+0.5-0.6, 0.6-0.7, 0.7-0.8, 0.8-0.9, >= 0.9), each bucket's `n` (verdicts in it), `conf` (their mean
+confidence) and `right` (the share top-1 counts right); insufficient_data apart (its count and share
+right: a key that says the bundle cannot decide it); and `ECE`, the expected calibration error: the
+bucket-weighted mean of |right - conf|, 0 when every confidence is the share right at it.
+
     python benchmarks/ticket_accuracy.py [--cases] [--split development|fresh|holdout|shared] [--final]
 """
 
@@ -42,6 +49,8 @@ CORPUS = REPO / "tests" / "data" / "tickets"
 TARGETS = {"development": 0.85, "fresh": 0.75, "holdout": 0.75, "shared": 0.85}
 SPLITS = ("shared", "development", "fresh", "holdout")
 CONFIDENT = 0.7
+# Lower edges of the confidence buckets of the reliability table.
+BUCKETS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def in_holdout(name: str) -> bool:
@@ -123,6 +132,37 @@ def score(results) -> dict:
             "confident_wrong": sum(r["confident_wrong"] for r in results) / n}
 
 
+def reliability(results) -> dict:
+    """Verdicts bucketed by confidence (insufficient_data apart): per bucket (low, high) the count, mean confidence
+    and share right; `ece` the count-weighted mean gap between confidence and share right over the buckets."""
+    decided = [r for r in results if r["verdict"] != "insufficient_data"]
+    buckets = []
+    for i, low in enumerate(BUCKETS):
+        high = BUCKETS[i + 1] if i + 1 < len(BUCKETS) else None
+        rs = [r for r in decided if r["confidence"] >= low and (high is None or r["confidence"] < high)]
+        if rs:
+            buckets.append({"low": low, "high": high, "n": len(rs), "right": sum(r["top1"] for r in rs) / len(rs),
+                            "conf": sum(r["confidence"] for r in rs) / len(rs)})
+    ece = sum(b["n"] * abs(b["right"] - b["conf"]) for b in buckets) / len(decided) if decided else None
+    gave_up = [r for r in results if r["verdict"] == "insufficient_data"]
+    return {"buckets": buckets, "ece": ece, "insufficient": len(gave_up),
+            "insufficient_right": sum(r["top1"] for r in gave_up) / len(gave_up) if gave_up else None}
+
+
+def print_reliability(name: str, results) -> None:
+    rel = reliability(results)
+    if not results:
+        return
+    cells = [f"{b['low']:.1f}-{b['high']:.1f}" if b["high"] is not None and b["low"] else
+             (f"<{b['high']:.1f}" if b["high"] is not None else f">={b['low']:.1f}") for b in rel["buckets"]]
+    row = "  ".join(f"{c} n {b['n']} conf {b['conf']:.2f} right {b['right']:.0%}"
+                    for c, b in zip(cells, rel["buckets"]))
+    gave_up = (f"insufficient_data n {rel['insufficient']} right {rel['insufficient_right']:.0%}"
+               if rel["insufficient"] else "insufficient_data n 0")
+    ece = f"ECE {rel['ece']:.3f}" if rel["ece"] is not None else "ECE -"
+    print(f"   {name:12s} {ece}  {gave_up}\n      {row}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", action="store_true", help="print every case")
@@ -178,6 +218,11 @@ def main() -> None:
         s = score(scaling)
         print(f"== 'is this normal?' / scaling questions (all splits): {s['n']} cases, top-1 {s['top1']:.0%}, "
               f"insufficient_data {s['insufficient']:.0%}")
+    print("== reliability (verdicts by confidence; insufficient_data apart; ECE: weighted mean |right - conf|)")
+    for split in SPLITS:
+        print_reliability(split, [r for r in results if r["split"] == split])
+    if len({r["split"] for r in results}) > 1:
+        print_reliability("all", results)
     crashes = collections.Counter(rule for r in results for rule in r["crashed"])
     print(f"rule crashes: {sum(bool(r['crashed']) for r in results)} cases"
           + (f" ({', '.join(f'{rule} x{n}' for rule, n in crashes.most_common())})" if crashes else ""))
