@@ -2242,6 +2242,57 @@ def _works_on_condition(part: str, release: re.Pattern) -> bool:
     return bool(cond and not release.search(cond.group("cond")))
 
 
+# (issue 11, s16) A move between two releases said in one sentence: "after moving from 2.18 to 2.19 it hangs", "we
+# upgraded NCCL from 2.18.3 to 2.19.3 and now the job hangs", "it worked on 2.18.3, we now use 2.19.4", "was fine with
+# 2.18.1 but since upgrading to 2.19.3 it is slow". What the sentence says happened belongs to the release moved to;
+# the release moved from is the other side (it worked before the move, or failed where the move cured it).
+_SIDE_PRODUCT = r"(?:(?:NCCL|[A-Za-z][\w-]*)\s*)?v?$"  # "from NCCL 2.18", "to vLLM v0.6.1", "from 2.18"
+# Worked before (a past state, not the present): the past good words, taken out before the sentence's state is read.
+_SIDE_WORKED = re.compile(r"\b(?:used to (?:work|run)\w*(?:\s+(?:fine|well|ok|okay))?|(?:it\s+)?worked(?:\s+(?:fine|"
+                            r"well|ok|okay|perfectly))?|(?:was|were)\s+(?:\w+\s+)?(?:fine|ok|okay|good|normal|working)|"
+                            r"ran\s+(?:fine|well|ok|okay|normally))\b", re.I)
+_SIDE_FROM = re.compile(r"(?:\bfrom|(?:" + _SIDE_WORKED.pattern + r")\s+(?:\w+\s+)?(?:on|with|in|under|using))\s+"
+                         + _SIDE_PRODUCT, re.I)
+_SIDE_TO = re.compile(r"(?:\bto|->|→|=>|\bnow\s+(?:\w+\s+){0,2}?(?:on|with|using|uses?|runs?|running|ha(?:s|ve))|"
+                       r"\bsince)\s*" + _SIDE_PRODUCT, re.I)
+_SIDE_MOVE = re.compile(r"\b(?:upgrad\w*|updat\w*|mov\w*|switch\w*|bump\w*|migrat\w*|chang\w*|downgrad\w*|"
+                        r"roll(?:ing|ed)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back|now|since)\b", re.I)
+# The failure outlived the move ("still hangs", "hangs too"): no contrast between the two releases. A move made to
+# cure it ("to fix the hang") says why, not what it did.
+_SIDE_PERSISTS = re.compile(r"\b(?:still|also|too|as well|persist\w*|again|either|same)\b", re.I)
+_SIDE_PURPOSE = re.compile(r"\b(?:to|try(?:ing)? to|hop\w* to)\s+(?:fix|solve|resolve|cure|avoid|work around)\b", re.I)
+_SIDE_CURED = re.compile(r"\b(?:no longer|any\s?more|not any longer)\b|" + _GONE_BACK, re.I)
+
+
+def _moved_sides(sentence: str, release: re.Pattern, known: set[str]) -> tuple[set[str], set[str]] | None:
+    """(good, bad) of a sentence that moves from one release to another, or None when it says no move."""
+    before: set[str] = set()
+    after: set[str] = set()
+    for m in release.finditer(sentence):
+        lead = sentence[max(0, m.start() - 40):m.start()]
+        if m.group(1) not in known:
+            continue
+        if _SIDE_FROM.search(lead):
+            before.add(m.group(1))
+        elif _SIDE_TO.search(lead) and (before or _SIDE_MOVE.search(sentence[:m.start()])):
+            after.add(m.group(1))
+    if before and not after and _SIDE_MOVE.search(sentence):  # "it hangs on 2.19.3 since we moved from 2.18.3"
+        after = {m.group(1) for m in release.finditer(sentence)} & known - before
+    if not before or not after or before & after or _SIDE_PERSISTS.search(sentence):
+        return None
+    if _SIDE_PURPOSE.search(sentence):
+        return set(), set()
+    worked_before = _SIDE_WORKED.search(sentence)
+    state = _state(_SIDE_WORKED.sub(" ", sentence))
+    if state == "bad" or (state is None and worked_before):
+        return before, after  # the failure came with the move; a release that worked then does not now
+    if state == "good" and (_CURES.search(sentence) or _GONE_AFTER.search(sentence) or _SIDE_CURED.search(sentence)):
+        return after, before  # the move cured it
+    if state == "good":
+        return after, set()
+    return None
+
+
 def release_sides(text: str, named: list[str] | None = None, release=None) -> tuple[set[str], set[str]]:
     """(releases said to behave well, releases said to behave badly) over the whole text: each sentence is
     cut at its contrasts and, failing that, at its commas; a part counts when it names releases and says one
@@ -2254,6 +2305,11 @@ def release_sides(text: str, named: list[str] | None = None, release=None) -> tu
     bad: set[str] = set()
     for sentence in (line for s in sentences(text) for line in s.splitlines()):  # a line ends a thought too
         if _ALIKE.search(sentence) or said_alike(sentence) or asked(sentence) or _guessed(sentence):
+            continue
+        moved = _moved_sides(sentence, release, known)
+        if moved:
+            good.update(moved[0])
+            bad.update(moved[1])
             continue
         for cut in (_RELEASE_CONTRAST, _CLAUSES):
             for part in cut.split(sentence):

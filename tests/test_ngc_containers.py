@@ -74,7 +74,8 @@ def test_a_release_whose_notes_name_no_nccl_gives_cuda_only():
 
 
 @pytest.mark.parametrize("text", [
-    "FROM nvcr.io/nvidia/pytorch:23.11-py3\n",  # a release the table lacks
+    # a release the table lacks: https://huggingface.co/spaces/xiang-wuu/yolov5/commit/9b92d3ee769e8f26f2d535879dc69708998c47a3
+    "FROM nvcr.io/nvidia/pytorch:21.02-py3\n",
     # https://github.com/matankley/Yolov3_Darknet_PyTorch_Onnx_Converter/blob/master/Dockerfile
     "FROM nvcr.io/nvidia/pytorch:20.03-py3\n",
     "docker pull nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3\n",  # the variant ships CUDA 12.3.2, not 12.4
@@ -82,6 +83,20 @@ def test_a_release_whose_notes_name_no_nccl_gives_cuda_only():
 ])
 def test_unknown_stays_unknown(text):
     assert derived(facts_of(text)) == ([], [])
+
+
+@pytest.mark.parametrize("text, nccl, cuda", [
+    # https://github.com/NVIDIA/Megatron-LM/blob/main/tools/retro/README.md (its Docker image base)
+    ("The docker image is based on `nvcr.io/nvidia/pytorch:23.09-py3`.\n", "2.18.5", "12.2.1"),
+    ("FROM nvcr.io/nvidia/pytorch:23.08-py3\n", "2.18.3", "12.2.1"),
+    # the docker run line NGC's PyTorch page gives, with the 24.04 tag
+    ("sudo docker run --gpus all -it --rm nvcr.io/nvidia/pytorch:24.04-py3 /bin/bash\n", "2.21.5", "12.4"),
+    ("we are on pytorch:24.05 inside enroot\n", "2.21.5", "12.4.1"),
+    ("docker pull nvcr.io/nvidia/tritonserver:24.10-py3\n", "2.22.3", "12.6.2"),
+])
+def test_release_notes_rows(text, nccl, cuda):
+    versions, notes = derived(facts_of(text))
+    assert [v.version for v in versions] == [nccl] and notes[0].data["cuda"] == cuda
 
 
 def test_variants_of_the_release_image():
