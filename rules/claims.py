@@ -4553,6 +4553,22 @@ def host_platform(facts: Facts) -> list[Claim]:
     return out
 
 
+def _layers_may_sit_on_cpu(facts: Facts) -> bool:
+    """Can the ticket's engine have left layers on the CPU while VRAM is free? llama.cpp, Ollama, accelerate and
+    KTransformers place layers by what fits; an engine that holds every weight in VRAM (workload.GPU_RESIDENT: vLLM,
+    SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named: yes."""
+    from rules.workload import GPU_RESIDENT
+
+    said = [t for _, t in texts(facts) + _pasted(facts)]
+    # (Chinese runs the name into its words, "但是TensorRT-LLM还是用CPU推理": spaced before it is looked for)
+    named = set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
+                                            for e in ENGINE_WORD.finditer(spaced(t))}
+    if not named or named - {_engine_family(e) for e in GPU_RESIDENT}:
+        return True
+    return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
+        any(_EXPERT_FLAGS.search(t) for t in said)
+
+
 def partial_offload(facts: Facts) -> list[Claim]:
     """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
     'offloaded' | 'ngl' | 'words', cpu_pct, on_gpu, layers}; negated when the output says all of it is on the GPU
@@ -4560,6 +4576,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     judge against the model's layer count."""
     out: list[Claim] = []
     pasted = _pasted(facts)
+    places = functools.cache(functools.partial(_layers_may_sit_on_cpu, facts))
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
         on_gpu = functools.cache(functools.partial(all_on_gpu, text))  # once per text, when a match first asks
@@ -4611,6 +4628,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  negated=negated, guess=guess))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
                              ("words", _VRAM_LEFT_CPU)) if prose else ():
+                if zh is _VRAM_LEFT_CPU and not places():
+                    continue
                 for m in zh.finditer(sentence):
                     out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
                                      negated=bool(m.group("not") or m.groupdict().get("not_en")) or on_gpu(),
@@ -4949,18 +4968,34 @@ _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:
 # other side. The CPU named after "but" as where the work runs, not as a load figure ("but CPU usage is 100 %");
 # a dot inside a name ("llama.cpp") does not end the clause.
 _VRAM_SIDE_ZH = r"(?:显存|显卡内存|显卡的内存|GPU\s*内存|VRAM)"
+# The CPU named as a load or for host work is no placement of layers: a usage figure or word right after it ("uses
+# the CPU at 100 %", "在CPU上的占用很高") or a job every engine gives the host (vLLM's --swap-space keeps preempted
+# requests' KV blocks in CPU memory, https://docs.vllm.ai/en/latest/configuration/engine_args.html; tokenising,
+# sampling).
+_CPU_NOT_LAYERS = (r"(?:\d+(?:\.\d+)?\s*%|\b(?:usage|load|utili[sz]\w*|percent|swap\w*|tokeni[sz]\w*|detokeni[sz]\w*|"
+                   r"sampl\w*|pre-?process\w*|post-?process\w*|schedul\w*)\b)")
+_CPU_NOT_LAYERS_ZH = r"(?:占用|利用率|使用率|负载|占比|满载|跑满|交换|分词|采样|%|usage|load|swap)"
 _VRAM_LEFT_CPU = re.compile(
     r"(?:(?:还有|还剩|剩余|剩下|空闲)[^。\n]{0,12}?" + _VRAM_SIDE_ZH + r"|" + _VRAM_SIDE_ZH +
-    r"[^。\n]{0,8}?(?:还有|还剩|剩余|剩下|没满|未满|没用完|没占满|空闲))"
+    r"[^。\n]{0,8}?(?:还有|还剩|剩余|剩下|没满|未满|没用满|未用满|没用完|没占满|空闲))"
     r"[^。\n]{0,24}?(?:但是?|却|可是|然而|依然|仍然|还是)[^。\n]{0,16}?"
     r"(?P<not>没有|没|未|不会|不)?\s*(?:会\s*)?(?:启用|使用|用|跑在|跑到|放在|放到|切换?到|回退到|转到|在)\s*了?\s*"
-    r"(?:CPU|处理器)\s*(?:推理|计算|运行|跑|上)|"
-    r"\b(?:still\s+|plenty\s+of\s+|(?:\d+(?:\.\d+)?\s*Gi?B|a\s+few\s+(?:GB|gigs))\s+(?:of\s+)?)(?:free\s+)?"
-    r"(?:VRAM|GPU\s+memory|video\s+memory)\s+(?:is\s+)?(?:left|free|available|unused|to\s+spare)\b"
+    r"(?:CPU|处理器)\s*(?:推理|计算|运行|跑|上)(?![^。\n，,；;]{0,5}?" + _CPU_NOT_LAYERS_ZH + r")|"
+    # English: an amount of VRAM (or "still", "plenty of") said free, then after "but" the CPU as where the work runs:
+    # used directly ("uses the CPU") or after a verb, an object of a few words and a preposition ("runs on the CPU",
+    # "is running it on CPU", "runs part of the model on the CPU", "falls back to the CPU", "processed by the CPU")
+    r"\b(?:(?:still\s+)?(?:plenty\s+of|lots\s+of|(?:\d+(?:\.\d+)?\s*Gi?B|a\s+few\s+(?:GB|gigs))(?:\s+of)?)\s+|"
+    r"still\s+)(?:free\s+)?(?:VRAM|GPU\s+memory|video\s+memory)\s+(?:is\s+)?(?:still\s+)?"
+    r"(?:left|free|available|unused|to\s+spare)\b"
     r"(?:[^.\n]|\.(?=\w)){0,40}?\b(?:but|yet|still|however)\b(?:[^.\n]|\.(?=\w)){0,30}?"
     r"(?P<not_en>\b(?:not|never|doesn't|does\s+not|isn't|won't|didn't)\s+)?"
-    r"\b(?:uses?|using|runs?|running|falls?\s+back\s+to|switch(?:es)?\s+to|spills?\s+(?:over\s+)?(?:in)?to)\s+"
-    r"(?:(?:part|some|half|layers|much)\s+(?:of\s+)?(?:it|the\s+model)?\s*(?:on\s+)?)?(?:the\s+)?CPU\b", re.I)
+    r"(?:\b(?:uses?|using|used|utili[sz]es|utili[sz]ing)\s+|"
+    r"\b(?:runs?|running|ran|puts?|putting|loads?|loading|loaded|offload(?:s|ed|ing)?|plac(?:es?|ed|ing)|"
+    r"falls?\s+back|fell\s+back|falling\s+back|switch(?:es|ed|ing)?|spill(?:s|ed|ing)?(?:\s+over)?|goes|going|went|"
+    r"does|doing|did|processe[sd]|processing|computes?|computed|computing|handled|done)\s+"
+    r"(?:(?!(?:and|but|while|at|with|because|so|then)\b|" + _CPU_NOT_LAYERS + r")[\w'-]+\s+){0,5}?"
+    r"(?:on|to|onto|into|in|by|over\s+to)\s+)"
+    r"(?:the\s+|my\s+|its\s+)?CPU\b(?![\s(~-]*(?:\w+\s+){0,2}?" + _CPU_NOT_LAYERS + r")", re.I)
 
 
 
@@ -5333,11 +5368,34 @@ def gpus_together(facts: Facts) -> Claim | None:
 # boards ("is a 3060 slower than a 3090?"), nor a question the reporter rules the speed out of.
 _LESSER_CARD = re.compile(r"(?:\b(?:weak|slow|old|small|cheap|low)(?:er|est)|\bless(?:er)?\s+powerful|\blower[- ]end)"
                           r"\s+(?:\w+\s+){0,2}?(?:cards?|GPUs?|boards?|ones?)\b", re.I)
+# What a pace verb acts on: the speed, or the group and the other cards ("limit the whole tensor-parallel group",
+# "drag the speed down"); not the memory side ("limit the context length", "the cards' VRAM"), which a weaker card
+# with less memory limits too, and which is no question of pace.
+_PACE_OBJECT = (r"(?:(?:the|my|our|its|their|this|that|whole|other|overall|entire|total|faster|stronger|newer|better|"
+                r"bigger)\s+)*(?:speed|performance|throughput|tok\w*/s|pace|inference|generation|decod\w+|prefill|"
+                r"(?:tensor[- ]parallel\s+|TP\s+)?group|rest|everything|things|others?|it|them|both|pair|setup|system|"
+                r"rig|cards?|GPUs?|ones?)\b(?!['’]?s?\s*(?:memory|VRAM|context|capacity))")
 _PACE_EFFECT = re.compile(r"\b(?:affect\w*|impact\w*|slow\w*\s+(?:\w+\s+){0,2}?down|hold\w*\s+(?:\w+\s+){0,2}?back|"
-                          r"bottleneck\w*|drag\w*\s+(?:\w+\s+){0,2}?down|limit\w*|hurt\w*|penali[sz]\w*|drop\w*|"
-                          r"(?:speed|performance|throughput|tok\w*/s)\b)", re.I)
+                          r"bottleneck\w*|drag\w*\s+(?:\w+\s+){0,2}?down|limit\w*\s+" + _PACE_OBJECT + r"|hurt\w*|"
+                          r"penali[sz]\w*|drop\w*|(?:speed|performance|throughput|tok\w*/s)\b)", re.I)
+# A GPU model as the subject of a pace verb that acts on the speed, the group or another card ("Does the P40 drag the
+# speed down?", "will the 2080 Ti hold my 3090 back?"): the lesser card named by its model where several are present.
+# (a verb with its object: "does the 3090 slow down when it gets hot?" is the card's own clocks)
+_NAME_PACE = re.compile(r"['’]?s?\s+(?:(?!(?:and|but|or|if|when|while|than)\b)[\w-]+\s+){0,4}?"
+                        r"(?:affect\w*|impact\w*|hurt\w*|penali[sz]\w*|bottleneck\w*|limit\w*|slow\w*|hold\w*|"
+                        r"drag\w*)(?:\s+(?:down|back))?\s+(?:(?:the|my|our|its|their|this|that)\s+)*", re.I)
+_PACE_NOUN = re.compile(_PACE_OBJECT, re.I)
 _UNLIKE_GPUS = re.compile(r"\b(?:different|mixed|unlike|mismatched|heterogeneous|two kinds of)\s+(?:\w+\s+)?"
                           r"(?:GPUs|cards|boards|GPU models)\b", re.I)
+
+
+def _named_lesser(sentence: str) -> re.Match | None:
+    """The GPU model a question names as what sets the pace ("Does the P40 drag the speed down?"), or None."""
+    for n in GPU_NAME.finditer(sentence):
+        v = _NAME_PACE.match(sentence, n.end())
+        if v and (_PACE_NOUN.match(sentence, v.end()) or GPU_NAME.match(sentence, v.end())):
+            return n
+    return None
 
 
 def mixed_gpus_asked(facts: Facts) -> Claim | None:
@@ -5349,12 +5407,14 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
             several = bool(_TOGETHER.search(context) or _UNLIKE_GPUS.search(context)) or \
                 len({m.group(1).lower() for m in GPU_NAME.finditer(context)}) >= 2
             for sentence in sentences(paragraph):
-                if not asked(sentence):
+                # (not a comparison of two boards nor GPUs that each run on their own, whichever way it is asked)
+                if not asked(sentence) or _CONTRAST.search(sentence) or _APART.search(sentence):
                     continue
                 lesser, effect = _LESSER_CARD.search(sentence), _PACE_EFFECT.search(sentence)
+                if several and not lesser:
+                    lesser = _named_lesser(sentence)
                 names = list(dict.fromkeys(m.group(1) for m in GPU_NAME.finditer(sentence)))
-                together = len(names) >= 2 and _TOGETHER.search(sentence) and not _CONTRAST.search(sentence) \
-                    and not _APART.search(sentence)
+                together = len(names) >= 2 and _TOGETHER.search(sentence)
                 if not effect or not ((lesser and several) or together):
                     continue
                 at = min(effect.start(), lesser.start() if lesser else effect.start())
