@@ -130,9 +130,6 @@ KNOWN = {
 
 # -f tickets whose verdict differs from the hand-worked label, and why (strict: a fix makes them pass loudly)
 KNOWN_F = {
-    "f26-thousands-dot-european-f": "latency_bound_small_batch: '3.100 tok/s' is read as 3,100, but the load and the "
-                                    "total are said in German ('64 gleichzeitigen Anfragen', 'insgesamt'), which the "
-                                    "load readers do not read, so 3,100 is judged as one stream's rate",
     "f30-docs-say-90-we-see-35-f": "latency_bound_small_batch rather than other: 35 tok/s is read (the docs' 90 is "
                                    "not), the rule that names a cause for a slow single stream differs",
 }
