@@ -690,7 +690,23 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "each of the 28 users", "every one of the 16 requests": as many served together
                         r"\b(?:each|every\s+one)\s+of\s+the\s+(\d{1,4})\s+(?:users|requests|clients|streams)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
-                        r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
+                        r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])|"
+                        # ... in German, the adjective before the noun ("64 gleichzeitige Anfragen", "100 parallele
+                        # Nutzer"), and in French, Spanish, Portuguese and Italian after it ("32 requêtes simultanées",
+                        # "16 solicitudes concurrentes", "8 requisições simultâneas", "10 richieste in parallelo")
+                        r"\b(\d{1,4})\s+(?:gleichzeitige[nr]?|parallele[nr]?|simultane[nr]?)\s+"
+                        r"(?:Anfragen|Requests|Nutzer[n]?|Benutzer[n]?|Anwender[n]?|Clients|Streams)\b|"
+                        r"\b(\d{1,4})\s+(?:requêtes|requetes|demandes|utilisateurs|clients|solicitudes|peticiones|"
+                        r"usuarios|usuários|clientes|requisições|requisicoes|solicitações|solicitacoes|richieste|"
+                        r"utenti)\s+(?:simultan[ée]e?s|simult[áa]ne[ao]s|simultâne[ao]s|simultane[ei]|concurrente?s|"
+                        r"concorrente?s|concorrenti|parall[èe]les|en\s+parall[èe]le|en\s+paralelo|em\s+paralelo|"
+                        r"in\s+parallelo)(?![^\W\d_])|"
+                        # ... and in Japanese and Korean: "64件の同時リクエスト", "同時接続数 32", "64개의 동시 요청",
+                        # "동시 요청 64개"
+                        r"(?<![\d.])(\d{1,4})\s*(?:件|個|人)?\s*の?\s*同時(?:リクエスト|接続|アクセス)|"
+                        r"同時(?:リクエスト|接続|アクセス)数?\s*(?:は|=|:|：)?\s*(\d{1,4})(?![\d.])|"
+                        r"(?<![\d.])(\d{1,4})\s*개의?\s*동시\s*(?:요청|접속|사용자)|"
+                        r"동시\s*(?:요청|접속|사용자)\s*(?:수\s*)?(\d{1,4})(?![\d.])", re.I)
 
 # The serving benchmarks' cap on requests in flight, said in prose as a launch line sets it (vLLM's `vllm bench serve`
 # / benchmark_serving.py and SGLang's bench_serving `--max-concurrency N`,
@@ -736,7 +752,10 @@ ONE_AT_A_TIME = re.compile(r"(?<!\bnot )\b(?:(?:with|at|for|using|on|in|under|by
                            r"\b(?:batch[-_ ]?size|bs)\s*(?:=|:|of)?\s*1\b(?!\.?\d))", re.I)
 # ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
-TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
+# ... and the same said after the figure in German, French, Spanish, Portuguese, Italian and Japanese ("3.100 tok/s
+# insgesamt", "au total", "en total", "no total", "ao todo", "in totale", "合計")
+TOTAL_RATE_AFTER = re.compile(r"\s*(?:(?:in total|total|aggregate|overall|combined|all together|across all|"
+                              r"insgesamt|au total|en tout|en total|no total|ao todo|in totale)\b|合計|全体で)", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
 # ("each of the 28 users gets 5 tok/s", "every one of the 16 requests sees 20": one of that many)
 STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+\d{1,4}\s+" + _STREAM_NOUN + r"s|one|"
