@@ -165,3 +165,17 @@ def judged_file(tmp_path: Path, data: Path, name: str):
     folder.mkdir()
     (folder / "issue.md").write_text((data / f"{name}.md").read_text())
     return judged_issue(folder=folder)
+
+
+@pytest.fixture
+def fitter(monkeypatch):
+    """scripts/fit_predictor.py as a module (it is a script, not a package)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("fit_predictor", Path(__file__).parent.parent / "scripts"
+                                                  / "fit_predictor.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fit_predictor", module)  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

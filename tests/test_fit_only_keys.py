@@ -8,9 +8,7 @@ and gpt-fast's Llama-3.1 tensor-parallel table (source
 https://github.com/pytorch-labs/gpt-fast/blob/c9f683edd4f89d3e81ed8f52387e866a245e3226/README.md),
 of which only the host-bound TP > 1 rows move with [sync] host_speed_cv."""
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,16 +19,6 @@ from rules import catalog
 PUBLISHED = Path(__file__).parent / "data" / "published"
 TABLES = ["tgi-1.0-sagemaker-a10g-llama-2-bs1-tp1-4-8-4373a85.csv", "gptfast-tp-llama-3.1-a100-c9f683e.csv"]
 KEY = ("sync", "host_speed_cv")
-
-
-@pytest.fixture
-def fitter(monkeypatch):
-    spec = importlib.util.spec_from_file_location("fit_predictor", Path(__file__).parent.parent / "scripts"
-                                                  / "fit_predictor.py")
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "fit_predictor", module)  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _rows():

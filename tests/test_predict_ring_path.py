@@ -64,14 +64,32 @@ def ticket_band(tmp_path, cpu: str, topology: bool = True) -> str:
     return re.search(r"expected (\d+-\d+)\)", result.output).group(1)
 
 
-@pytest.mark.parametrize("cpu, topology, band", [
-    ("AMD EPYC 9575F", True, "86-214"),  # the ring crosses the sockets (SYS) over AMD's 16 GB/s: Simple, slower
-    ("Intel Xeon Platinum 8592+", True, "90-229"),  # Emerald Rapids' 40 GB/s: LL as in one socket
-    ("AMD EPYC 9575F", False, "90-229"),  # no topology: the path is unknown, as before
+def expected_band(path: str, cpu: str) -> str:
+    """The tok/s band a ticket should print for this route: of the vLLM releases that run this Blackwell board
+    (engines.toml max_cc), the slowest one's rate / calibration.toml [band] high to the fastest one's / [band] low."""
+    low, high = catalog.calibration().band
+    gpu = catalog.gpu("rtx-pro-6000-blackwell")
+    steps = [roofline.predict(catalog.model("llama-3.1-8b"), gpu, roofline.Layout(tp=4), batch=1, engine=e,
+                              ring_path=path, ring_cpu=cpu).decode_step_ms_expected
+             for e in catalog.release_candidates("vLLM") if not e.max_cc or gpu.compute_capability <= e.max_cc]
+    return f"{1000 / (max(steps) * high):.0f}-{1000 / (min(steps) * low):.0f}"
+
+
+@pytest.mark.parametrize("cpu, topology, path, cpu_class", [
+    ("AMD EPYC 9575F", True, "sys", "amd"),  # the ring crosses the sockets (SYS) over AMD's 16 GB/s: Simple, slower
+    ("Intel Xeon Platinum 8592+", True, "sys", "intel-erp"),  # Emerald Rapids' 40 GB/s: LL as in one socket
+    ("AMD EPYC 9575F", False, "", ""),  # no topology: the path is unknown, as before
 ])
-def test_ticket_reads_the_ring_route_from_its_topology_and_cpu(tmp_path, cpu, topology, band):
+def test_ticket_reads_the_ring_route_from_its_topology_and_cpu(tmp_path, cpu, topology, path, cpu_class):
     """The ticket's expected decode band takes the route its own evidence shows (rules.topology.ring_route): the
     topology matrix's worst path between GPUs 0-3 and the CPU the reporter names (host_memory.toml family ->
-    collectives.cpu_class). The slow edges moved with calibration.toml [band] (92 and 96 tok/s under x1.26, 86 and 90
-    under session 16's x1.354); the fast edges are the route's."""
-    assert ticket_band(tmp_path, cpu, topology) == band
+    collectives.cpu_class). The edges are derived from calibration.toml [band] (92 and 96 tok/s slow edges under
+    x1.26, 86 and 90 under session 16's x1.354), so a band refit does not rewrite them; the route is what moves them."""
+    assert ticket_band(tmp_path, cpu, topology) == expected_band(path, cpu_class)
+
+
+def test_the_amd_socket_crossing_is_the_slower_route():
+    (amd_slow, amd_fast), (one_slow, one_fast) = (map(int, expected_band(*r).split("-")) for r in (("sys", "amd"),
+                                                                                                    ("", "")))
+    assert amd_slow < one_slow and amd_fast < one_fast
+    assert expected_band("sys", "intel-erp") == expected_band("", "")
