@@ -384,7 +384,7 @@ def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float, t: dic
     gen = max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)
     per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
     channels = net_channels(per_channel, nics, cc)
-    cap = catalog.by_compute_capability(t["tree_ch_gbs"]["caps"], cc)
+    cap = catalog.by_compute_capability(t["tree_ch_gbs"]["caps"], cc, t["tree_ch_gbs"].get("exact", False))
     return min(0.92 * nics * per_channel, channels * cap[0 if nodes <= 2 else 1] if cap else math.inf)
 
 

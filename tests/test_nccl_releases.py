@@ -240,3 +240,23 @@ def test_ll128_on_sm120_from_2_25():
     assert collectives.ll128_runs(collectives.tuning("2.25.1"), 12.0)
     assert not collectives.ll128_runs(collectives.tuning("2.24.3"), 12.0)
     assert not collectives.ll128_runs(collectives.tuning("2.25.1"), 8.9)
+
+
+def test_tree_caps_go_by_exact_compute_capability_before_2_17():
+    """Before 2.17.1 NCCL took Ampere's (or, from 2.15.1, Hopper's) tree caps only when minCompCap == maxCompCap ==
+    80 (90): 'compCap80 = minCompCap == 80 && maxCompCap == 80' (v2.8.3-1 L93), 'compCapIndex = (minCompCap == 80 &&
+    maxCompCap == 80) ? AMPERE : ((... == 90) ? HOPPER : VOLTA)' (v2.15.1-1 L111); from v2.17.1-1 by 'minCompCap >= 90
+    ? HOPPER : minCompCap >= 80 ? AMPERE : VOLTA' (L115). Two nodes of 8 GPUs on HDR (25 GB/s a NIC): an L40S or A40
+    (8.9, 8.6; 8 channels of 40 GB/s, not duplicated) is capped at 8 x Volta's 18.5 = 148 GB/s of tree up to 2.16.5,
+    at 8 x Ampere's 23.6 = 188.8 from 2.17.1; an H100 (16 channels of 50) at 16 x 18.5 = 296 at 2.14.3, at its
+    0.92 x 8 x 50 = 368 once Hopper has a row (2.15.1: Ampere's values, 16 x 23.6 = 377.6)."""
+    hdr = catalog.interconnect("ib-hdr")
+
+    def tree(cc, release):
+        return collectives._tree_bus_gbs(hdr, 8, 2, cc, collectives.tuning(release))
+    assert [tree(cc, "2.16.5") for cc in (8.6, 8.9)] == pytest.approx([148.0, 148.0])
+    assert [tree(cc, "2.17.1") for cc in (8.6, 8.9)] == pytest.approx([188.8, 188.8])
+    assert [tree(9.0, r) for r in ("2.14.3", "2.15.1")] == pytest.approx([296.0, 368.0])
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.0, exact=True) == 2
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9, exact=True) == 1
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9) == 2
