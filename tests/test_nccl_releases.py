@@ -260,3 +260,14 @@ def test_tree_caps_go_by_exact_compute_capability_before_2_17():
     assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.0, exact=True) == 2
     assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9, exact=True) == 1
     assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9) == 2
+
+
+def test_a_release_only_the_thread_names_is_priced_and_marked_assumed():
+    """gj-aion's three issue-309 tables (2025-06-18) print no NCCL release; the issue body (qoofyk, 2025-05, the same
+    H100 NDR setting) prints 'NCCL 2.26.2+cuda12.8'. The tables say '# NCCL: 2.26.2 - assumed (...)': priced with
+    2.26.2's tuner, and marked assumed so the accuracy report keeps them apart from the tables that print it."""
+    for name in ("2x8", "4x8", "8x8"):
+        rows = published.read_collectives(COLLECTIVES / f"nccltests-h100-{name}-ndr-issue309-gjaion.csv")
+        assert {(r.nccl, r.nccl_assumed) for r in rows} == {("2.26.2", True)}
+    stated = published.read_collectives(COLLECTIVES / "nccltests-h100-hgx-2x8-ndr-issue309.csv")
+    assert {(r.nccl, r.nccl_assumed) for r in stated} == {("2.26.2", False)}
