@@ -135,7 +135,8 @@ def report_collectives() -> None:
 
 def report_releases(points) -> None:
     """The all-reduce points by the NCCL release each table states (`# NCCL:`; the tuner constants it is priced with,
-    rules/catalog/nccl_tuning.toml), unstated ones apart (priced with the pinned release), fit and validation apart."""
+    rules/catalog/nccl_tuning.toml), an assumed one ('# NCCL: 2.26.2 - assumed ...') and unstated ones (priced with the
+    pinned release) apart, fit and validation apart."""
     pinned = catalog.nccl_tuning()["release"]["version"]
     print("all-reduce points by the NCCL release the table states (median error / median |error| / max |error| / "
           "points):")
@@ -143,10 +144,10 @@ def report_releases(points) -> None:
         cells = collections.defaultdict(list)
         for c, err in points:
             if c.split == split:
-                cells[c.nccl or ""].append(err)
-        for release in sorted(cells, key=lambda r: catalog.nccl_release(r) or (99,)):
-            errs = cells[release]
-            name = release or f"unstated (priced as {pinned})"
+                cells[c.nccl or "", c.nccl_assumed].append(err)
+        for release, assumed in sorted(cells, key=lambda r: (catalog.nccl_release(r[0]) or (99,), r[1])):
+            errs = cells[release, assumed]
+            name = (release + (" assumed" if assumed else "")) or f"unstated (priced as {pinned})"
             print(f"  {split:10s} {name:28s} {_pct(statistics.median(errs)):>6s} "
                   f"{100 * statistics.median(abs(e) for e in errs):4.0f}% {100 * max(abs(e) for e in errs):4.0f}% "
                   f"{len(errs):4d}")

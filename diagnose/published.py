@@ -233,6 +233,7 @@ class CollectiveRow:
     cpu: str = ""  # the host CPUs where the ring spans sockets, as NCCL tells their link apart (NCCL_CPU_LINK_GBS)
     launch: str = "unstated"  # LAUNCHES: how the source launched each call, as its command line says
     nccl: str = ""  # the NCCL release the source states (its `# NCCL:` line), "" where none: the pinned one is priced
+    nccl_assumed: bool = False  # the `# NCCL:` line says "assumed": the source's thread, not this table, names it
 
     def thread_gpus(self) -> int:
         """GPUs one host thread launched each call on (nccl-tests -g N: the GPUs of its node), 0 where each GPU has
@@ -248,7 +249,7 @@ def read_collectives(path) -> list[CollectiveRow]:
     lines = [(n, ln) for n, ln in enumerate(text, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
     comments = [ln.lstrip("# ").strip() for ln in text if ln.lstrip().startswith("#")]
     split = _split(path, comments)
-    release = _nccl_release(path, comments)
+    release, assumed = _nccl_release(path, comments)
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
@@ -269,18 +270,21 @@ def read_collectives(path) -> list[CollectiveRow]:
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
-                                 (c.get("cpu") or "").strip().lower(), launch, release))
+                                 (c.get("cpu") or "").strip().lower(), launch, release, assumed))
     return out
 
 
-def _nccl_release(path: Path, comments: list[str]) -> str:
-    """A table's `# NCCL: 2.21.5 - where it says so` line: the release that ran, "" where the file has none."""
+def _nccl_release(path: Path, comments: list[str]) -> tuple[str, bool]:
+    """A table's `# NCCL: 2.21.5 - where it says so` line: (the release that ran, "" where the file has none; whether
+    the line calls it assumed: 'assumed (same thread, ...)' where only the source's thread names a release)."""
     from rules.catalog import nccl_release
 
     line = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("nccl:")), "")
     if line and nccl_release(line) is None:
         raise InputError(f"{path}: '# NCCL: {line}' must start with an NCCL release (2.21.5)")
-    return ".".join(map(str, nccl_release(line))) if line else ""
+    if not line:
+        return "", False
+    return ".".join(map(str, nccl_release(line))), re.search(r"\bassumed\b", line, re.I) is not None
 
 
 def _fabric_key(name: str) -> str | None:

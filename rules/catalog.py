@@ -2024,7 +2024,7 @@ _OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")
 
 
 NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
-                    "tree_ch_gbs", "ll128", "pat")
+                    "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau", "net_rules")
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 
 
@@ -2076,8 +2076,11 @@ def nccl_tuning(release: str | None = None) -> dict[str, dict]:
     return out
 
 
-def by_compute_capability(table: dict, cc: float):
+def by_compute_capability(table: dict, cc: float, exact: bool = False):
     """The value of a table keyed by compute capability ('9.0' = [...]) for a GPU of `cc`: the highest key at or below
-    it (NCCL's compCapIndex), None where the table has none that low."""
+    it (NCCL's compCapIndex from 2.17.1), None where the table has none that low. `exact` (NCCL before 2.17.1:
+    compCap80, compCapIndex by equality): the key equal to `cc`, else the lowest key at or below it (Volta's row)."""
     keys = [float(k) for k in table if float(k) <= cc]
+    if exact and keys:
+        keys = [cc] if cc in keys else [min(keys)]
     return table[next(k for k in table if float(k) == max(keys))] if keys else None

@@ -42,7 +42,8 @@ from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
 # NCCL's own tuner constants (src/graph/tuning.cc [R8]), which decide the algorithm and protocol NCCL picks, differ by
 # release: they live in rules/catalog/nccl_tuning.toml, one row per release that changed one, and every function below
 # that takes `release` (an NCCL version as printed, None for the pinned commit) reads that release's (tuning).
-# Ring LL bandwidth "busBw * .5" (every release)
+# The share of a PCIe link's bytes that are data under LL (each 8-byte line: 4 bytes of data, 4 of flag); what NCCL's
+# tuner gives a ring's LL is the release's own (nccl_tuning.toml ll_share: 1/4 to 2.20, 1/2 from 2.21)
 NCCL_LL_SHARE = 0.5
 PROTO_INDEX = {"LL": 0, "LL128": 1, "Simple": 2}
 # NCCL's bandwidth of a PCIe x16 link (src/graph/topo.cc: width x GT/s / 80 GB/s, PCI_BW = 12 for Gen3 x16), scaled
@@ -94,10 +95,6 @@ NCCL_TREE_CORRECTION = {
     "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
     "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0),
     "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9)}
-# "Plateau effect of ring" (tuning.cc ncclTopoGetAlgoTime, in every release since v2.7.3-1; these factors and this
-# threshold since v2.18.1-1): a ring all-reduce across nodes under Simple is priced at this many times its latency once
-# each rank's share of a channel reaches 64 B (bytes / (channels x ranks) >= 64), by GPU generation (Ampere on: 1.4)
-NCCL_RING_PLATEAU = {0.0: 1.9, 8.0: 1.4}
 # nvidia-smi topo -m names of the worst link a ring crosses: through PCIe switches only, through a CPU's host
 # bridge(s), or between CPU sockets
 PATHS = ("pix", "pxb", "phb", "node", "sys")
@@ -345,7 +342,7 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     algo, proto = min(options, key=lambda o: net_tuner_us(ic, nranks, size_bytes, nodes, *o, cpu=cpu, cc=cc,
                                                           pcie_gbs=tuner_pcie, release=release))
     lat = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=tuner_pcie, release=release)[0]
-    lat *= ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
+    lat *= ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc, release=release)
     # the NICs' side (the PCIe link's bound below), as the newest tuner models the picked algorithm's bandwidth: a
     # release's constants decide what NCCL picks and its latency, the hardware how fast the bytes then move
     algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc)[1]
@@ -387,7 +384,7 @@ def _tree_bus_gbs(ic: InterconnectSpec, nics: int, nodes: int, cc: float, t: dic
     gen = max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)
     per_channel = min(ic.bandwidth_gbs * (2.0 if nodes <= 2 else 1.0), NCCL_INTRA_MAX_GBS[gen])
     channels = net_channels(per_channel, nics, cc)
-    cap = catalog.by_compute_capability(t["tree_ch_gbs"]["caps"], cc)
+    cap = catalog.by_compute_capability(t["tree_ch_gbs"]["caps"], cc, t["tree_ch_gbs"].get("exact", False))
     return min(0.92 * nics * per_channel, channels * cap[0 if nodes <= 2 else 1] if cap else math.inf)
 
 
@@ -412,20 +409,23 @@ def net_tuner_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: in
     constants of `release` (tuning)."""
     lat, algbw = _net_model(ic, nranks, nodes, algo, proto, cpu, cc, pcie_gbs=pcie_gbs, release=release)
     base = 0.0 if algo == "nvlstree" else tuner_us(tuning(release), "base_us", algo, proto)
-    lat = (base + lat) * ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc)
+    lat = (base + lat) * ring_plateau(ic, nranks, size_bytes, nodes, algo, proto, cc, release=release)
     return lat + size_bytes / (algbw * tree_correction(algo, proto, size_bytes) * 1e3)
 
 
 def ring_plateau(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, algo: str, proto: str,
-                 cc: float = 0.0) -> float:
-    """The factor NCCL's tuner puts on a ring's latency across nodes under Simple past 64 B per rank and channel
-    (NCCL_RING_PLATEAU; its channels: one per NIC, duplicated as net_channels says); 1 elsewhere."""
+                 cc: float = 0.0, release: str | None = None) -> float:
+    """The factor NCCL's tuner puts on a Simple ring all-reduce's latency across nodes ("Plateau effect of ring", the
+    release's ring_plateau row): past nRanks/16 x 64 KiB to 2.17, past 64 B per rank and channel from 2.18 (its
+    channels: one per NIC, duplicated as net_channels says); the factor by the GPUs' compute capability; 1 elsewhere."""
     if algo != "ring" or proto != "Simple" or nodes <= 1:
         return 1.0
-    per_node = max(1, nranks // nodes)
-    if size_bytes / (net_channels(ic.bandwidth_gbs, per_node, cc) * nranks) < 64:
-        return 1.0
-    return NCCL_RING_PLATEAU[max(k for k in NCCL_RING_PLATEAU if cc >= k)]
+    rule = tuning(release)["ring_plateau"]
+    if rule["threshold"] == "ranks":
+        reached = size_bytes >= nranks / 16.0 * 65536
+    else:
+        reached = size_bytes / (net_channels(ic.bandwidth_gbs, max(1, nranks // nodes), cc) * nranks) >= 64
+    return catalog.by_compute_capability(rule["factors"], cc) if reached else 1.0
 
 
 def tree_correction(algo: str, proto: str, size_bytes: float) -> float:
@@ -440,9 +440,11 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
     (tuning.cc ncclTopoTuneModel). Each GPU has its own NIC (interconnects.toml: per GPU NIC), so a ring's
     channels together move the node's NICs' line rate (search.cc: one ring per NIC, bwInter the NIC's speed);
     a tree moves 0.92 of it, and twice that between two nodes (search.cc raises a 2-node tree's bwIntra to
-    2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at half the
-    bus bandwidth, tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node count);
-    LL128: 0.92 (ring) and 120/128 (tree). pcie_gbs: where a node's GPUs are joined by PCIe, not NVLink, NCCL's
+    2 x bwInter; tuning.cc takes bwIntra when nNodes <= 2), its algbw half its busBw. LL: ring at the release's
+    share of the bus bandwidth (ll_share), tree at 1/3.8 of it, both capped at llMaxBw (by the CPU vendor and the node
+    count); LL128: 0.92 (ring; the release's net_rules share with one GPU per node) and 120/128 (tree). The release's
+    net_rules also say whether LL's intra-node step costs 1.8 x and whether one GPU per node takes the tree's network
+    latency. pcie_gbs: where a node's GPUs are joined by PCIe, not NVLink, NCCL's
     figure for that link: the intra-node steps take the PCI latency row and the bus is no faster than the link.
     `release`: whose constants (tuning)."""
     t = tuning(release)
@@ -451,18 +453,21 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
     node_gbs = per_node * ic.bandwidth_gbs
     if algo == "nvlstree":
         return nvlstree_model(t, ic, nranks, nodes, cc)
+    rules = t["net_rules"]
+    ll_scale = rules["ll_intra_scale"] if proto == "LL" else 1.0  # nodes > 1 here
     vendor = "amd" if cpu == "amd" else "intel"
     ll_max = NCCL_LL_MAX_GBS[vendor][0 if nodes <= 2 else 1]
     gen, many = max(k for k in NCCL_RING_LL128_CH_GBS if cc >= k), 0 if nodes <= 2 else 1
     ll128_caps = (NCCL_RING_LL128_CH_GBS[gen][many], NCCL_TREE_LL128_CH_GBS[gen][many])
     if algo == "ring":
         ring_gbs = min(node_gbs, pcie_gbs) if pcie_gbs and per_node > 1 else node_gbs
-        ll128 = min(ring_gbs * 0.92, net_channels(ic.bandwidth_gbs, per_node, cc) * ll128_caps[0])
-        bus = {"LL": min(ll_max, ring_gbs * 0.5), "LL128": ll128, "Simple": ring_gbs}[proto]
+        ll128_share = rules["ring_ll128_one_ppn"] if per_node == 1 else 0.92
+        ll128 = min(ring_gbs * ll128_share, net_channels(ic.bandwidth_gbs, per_node, cc) * ll128_caps[0])
+        bus = {"LL": min(ll_max, ring_gbs * t["ll_share"]["share"]), "LL128": ll128, "Simple": ring_gbs}[proto]
         overhead = t["net_overhead_us"][vendor] * (3.0 if proto == "Simple" else 1.0)
         inter_steps = 2 * (nodes - 1)
-        inter = tuner_us(t, "hw_net_us", "tree" if per_node == 1 else "ring", proto)
-        intra_step = max(tuner_us(t, hw_intra, "ring", proto), overhead)
+        inter = tuner_us(t, "hw_net_us", "tree" if per_node == 1 and rules["tree_net_one_ppn"] else "ring", proto)
+        intra_step = max(tuner_us(t, hw_intra, "ring", proto) * ll_scale, overhead)
         lat = (2 * (nranks - 1) - inter_steps) * intra_step + inter_steps * inter
         return lat, bus * nranks / (2 * (nranks - 1))
     tree = _tree_bus_gbs(ic, per_node, nodes, cc, t)
@@ -472,7 +477,7 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
                                      NCCL_INTRA_MAX_GBS[max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)]), per_node, cc)
     bus = {"LL": min(tree / 3.8, ll_max), "LL128": min(tree * 120 / 128, tree_channels * ll128_caps[1]),
            "Simple": tree}[proto]
-    lat = 2 * ((per_node - 1) * tuner_us(t, hw_intra, "tree", proto)
+    lat = 2 * ((per_node - 1) * tuner_us(t, hw_intra, "tree", proto) * ll_scale
                + int(math.log2(nodes)) * tuner_us(t, "hw_net_us", "tree", proto))
     return lat, bus * 0.5
 
@@ -531,14 +536,15 @@ def cpu_class(family: str) -> str:
 def pcie_protocol(ic: InterconnectSpec, nranks: int, size_bytes: float, *, path: str = "", cpu: str = "",
                   cc: float = 0.0, release: str | None = None) -> str:
     """The protocol NCCL's tuner picks for a ring all-reduce over PCIe: the one its own model
-    (tuning.cc: base + steps x hardware latency + bytes / bandwidth, LL at half the bandwidth; the constants of
-    `release`, tuning) says is faster, with the ring bandwidth its topology search finds (nccl_ring_gbs)."""
+    (tuning.cc: base + steps x hardware latency + bytes / bandwidth, LL at the release's ll_share of it; the
+    constants of `release`, tuning) says is faster, with the ring bandwidth its topology search finds
+    (nccl_ring_gbs)."""
     t = tuning(release)
     steps = 2 * (nranks - 1)
     algbw = nccl_ring_gbs(ic, path=path, cpu=cpu, cc=cc) * 1e3 / ring_bus_factor(max(nranks, 2))  # bytes per us
 
     def tuner(proto: str) -> float:
-        share = NCCL_LL_SHARE if proto == "LL" else 1.0
+        share = t["ll_share"]["share"] if proto == "LL" else 1.0
         return (tuner_us(t, "base_us", "ring", proto) + steps * tuner_us(t, "hw_pci_us", "ring", proto)
                 + size_bytes / (algbw * share))
     return min(("LL", "Simple"), key=tuner)

@@ -15,6 +15,7 @@ from diagnose.inputs import load_toml
 from rules import catalog, collectives
 
 COLLECTIVES = Path(__file__).parent / "data" / "collectives"
+GIB = 1 << 30
 TAG = re.compile(r"^https://github\.com/NVIDIA/nccl/blob/v(\d+\.\d+\.\d+)-1/src/")
 
 
@@ -67,9 +68,10 @@ def test_nvls_inside_one_h100_node_from_2_17_on_with_each_releases_latency():
     assert collectives.nccl_for(h100, sw, 8, 256 << 20, release="2.18.3").impl == "NCCL NVLS"
     with pytest.raises(InputError, match="nvls"):
         collectives.nccl_for(h100, sw, 8, 256 << 20, release="2.16.5", only="nvls")
-    # the GPU count NCCL sets NVLS up from: 'gpuCount <= 2' returns from v2.18.1-1 (L239) to v2.28.7-1, 'gpuCount < 2'
-    # from v2.28.9-1 (L161); v2.17.1-1 'localRanks <= 1' (L232)
-    assert [collectives.tuning(r)["nvls"]["min_gpus"] for r in ("2.17.1", "2.18.1", "2.28.7", "2.28.9")] == [2, 3, 3, 2]
+    # the GPU count NCCL sets NVLS up from: 'gpuCount <= 2' returns from v2.18.1-1 (L239) to v2.28.3-1 (nvls.cc L160),
+    # 'gpuCount < 2' from v2.28.7-1 (L161); v2.17.1-1 'localRanks <= 1' (L232)
+    assert [collectives.tuning(r)["nvls"]["min_gpus"]
+            for r in ("2.17.1", "2.18.1", "2.28.3", "2.28.7")] == [2, 3, 3, 2]
 
 
 def test_nvlstree_across_h100_nodes_only_from_2_18():
@@ -172,3 +174,100 @@ def test_a_ticket_prices_the_all_reduce_with_the_nccl_its_log_printed():
     stated, old, pinned = ttft(**route), ttft(nccl_release="2.16.5"), ttft()
     assert stated[1] == "2.21.5" and pinned[1] is None
     assert old[0] > stated[0] == pytest.approx(pinned[0])
+
+
+def test_a_ring_all_reduce_takes_a_quarter_of_its_bus_under_ll_before_2_21():
+    """A ring all-reduce's LL bandwidth is 'busBw * 1.0/4.0' up to v2.20.5-1 (L181; v2.7.3-1 L113, v2.18.1-1 L169) and
+    'busBw * .5' from v2.21.5-1 (L180). Over PCIe, 4 RTX 4090 (Gen4 x16: NCCL's 12 x 31.5 / 15.75 = 24 GB/s a channel,
+    algbw 24 x 4/6 = 16 GB/s): LL costs 6.6 + 6 x 1.0 us + bytes / (16 GB/s x share), Simple 8.4 + 6 x 5.7 us +
+    bytes / 16 GB/s, so Simple is faster from 160 000 B at 2.20.5 (share 1/4) and from 480 000 B at 2.21.5 (1/2):
+    LL gives way to Simple at a third of the size under the older release."""
+    gpu = catalog.gpu("rtx-4090")
+    ic = collectives.node_pcie(gpu, 4)
+
+    def proto(size, release):
+        return collectives.pcie_protocol(ic, 4, size, cc=gpu.compute_capability, release=release)
+    assert [proto(s, "2.20.5") for s in (150_000, 170_000)] == ["LL", "Simple"]
+    assert [proto(s, "2.21.5") for s in (170_000, 470_000, 490_000)] == ["LL", "LL", "Simple"]
+    assert [collectives.tuning(r)["ll_share"]["share"] for r in ("2.7.3", "2.20.5", "2.21.5", None)] == [
+        0.25, 0.25, 0.5, 0.5]
+
+
+def test_the_ring_plateau_by_release():
+    """'Plateau effect of ring' on a Simple ring all-reduce across nodes: from nBytes >= nRanks/16.0*65536 at x1.9
+    on every GPU (v2.7.3-1 L262, v2.12.12-1 L282); the same threshold with 'minCompCap < 90 ? 1.9 : 1.5' (v2.17.1-1
+    L343-L344); from v2.18.1-1 past 64 B per rank and channel, 'minCompCap < 80 ? 1.9 : 1.4' (L380-L382). 2 x 8 H100
+    on NDR (16 channels): the old threshold is 16/16 x 64 KiB = 64 KiB, the new one 64 x 16 x 16 = 16 KiB."""
+    ndr = catalog.interconnect("ib-ndr")
+
+    def plateau(size, release, cc=9.0):
+        return collectives.ring_plateau(ndr, 16, size, 2, "ring", "Simple", cc=cc, release=release)
+    assert [plateau(s, "2.16.5") for s in (16 << 10, 65535, 65536)] == [1.0, 1.0, 1.9]
+    assert [plateau(s, "2.17.1") for s in (16 << 10, 65535, 65536)] == [1.0, 1.0, 1.5]
+    assert [plateau(s, "2.18.1") for s in (16383, 16 << 10)] == [1.0, 1.4]
+    assert [plateau(GIB, r, cc=8.0) for r in ("2.16.5", "2.17.1", "2.18.1", None)] == [1.9, 1.9, 1.4, 1.4]
+    assert plateau(GIB, "2.17.1", cc=7.0) == plateau(GIB, None, cc=7.0) == 1.9
+    # the tuner's ring time carries it: 2.16.5's Simple ring at 64 KiB is 1.9 x its latency plus the bytes
+    zero = collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "Simple", cc=9.0, release="2.16.5")
+    assert collectives.net_tuner_us(ndr, 16, 65536, 2, "ring", "Simple", cc=9.0, release="2.16.5") == pytest.approx(
+        1.9 * zero, abs=1.0)
+
+
+def test_three_net_tuner_rules_by_release():
+    """tuning.cc across nodes: 'if (nNodes > 1 && p == NCCL_PROTO_LL) intraLat *= 1.8' up to v2.17.1-1 (L181; gone in
+    v2.18.1-1); a ring's LL128 busBw x 'ppn < 2 ? 0.7 : 0.92' up to v2.22.3-1 (L179), 0.92 for every ppn from
+    v2.23.4-1 (L188); 'interLat = ppn == 1 ? hwLat[NET][TREE][p]' only from v2.23.4-1 (L236). By hand, on NDR:
+    2 x 8 H100 tree LL at 2.17.1: 4.4 + 2 (7 x 0.52 x 1.8 + 5.0) = 27.504 us; at 2.18.1: 6.8 + 2 (7 x 0.6 + 5.0) =
+    25.2. 4 x 1 H100 ring LL128: min(50 x 0.7, ...) = 35 GB/s busBw (algbw x 4/6 = 23.3) at 2.22.3, 0.92 x 50 = 46
+    (30.7) at 2.23.4. 2 x 1 H100 ring LL: 6.6 + 2 x 2.7 (the ring's network row) = 12.0 us at 2.22.3, 6.6 + 2 x 5.0
+    (the tree's) = 16.6 at 2.23.4."""
+    ndr = catalog.interconnect("ib-ndr")
+    assert collectives.net_tuner_us(ndr, 16, 0, 2, "tree", "LL", cc=9.0, release="2.17.1") == pytest.approx(27.504)
+    assert collectives.net_tuner_us(ndr, 16, 0, 2, "tree", "LL", cc=9.0, release="2.18.1") == pytest.approx(25.2)
+    algbw = {r: collectives._net_model(ndr, 4, 4, "ring", "LL128", "", cc=9.0, release=r)[1]
+             for r in ("2.22.3", "2.23.4")}
+    assert algbw == pytest.approx({"2.22.3": 35 * 4 / 6, "2.23.4": 46 * 4 / 6})
+    assert [collectives.net_tuner_us(ndr, 2, 0, 2, "ring", "LL", cc=9.0, release=r)
+            for r in ("2.22.3", "2.23.4")] == pytest.approx([12.0, 16.6])
+    # with 8 GPUs a node the ring keeps its own network row in every release
+    assert collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "LL", cc=9.0, release="2.23.4") == pytest.approx(
+        collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "LL", cc=9.0, release="2.22.3"))
+
+
+def test_ll128_on_sm120_from_2_25():
+    """v2.25.1-1 enables LL128 on 'case 120' as well as 70/80/90/100 (tuning.cc L431-L436): an RTX PRO 6000 /
+    RTX 5090 (compute capability 12.0) gets LL128 from 2.25.1, not at 2.24.3; 8.9 still not before 2.27.3."""
+    assert collectives.ll128_runs(collectives.tuning("2.25.1"), 12.0)
+    assert not collectives.ll128_runs(collectives.tuning("2.24.3"), 12.0)
+    assert not collectives.ll128_runs(collectives.tuning("2.25.1"), 8.9)
+
+
+def test_tree_caps_go_by_exact_compute_capability_before_2_17():
+    """Before 2.17.1 NCCL took Ampere's (or, from 2.15.1, Hopper's) tree caps only when minCompCap == maxCompCap ==
+    80 (90): 'compCap80 = minCompCap == 80 && maxCompCap == 80' (v2.8.3-1 L93), 'compCapIndex = (minCompCap == 80 &&
+    maxCompCap == 80) ? AMPERE : ((... == 90) ? HOPPER : VOLTA)' (v2.15.1-1 L111); from v2.17.1-1 by 'minCompCap >= 90
+    ? HOPPER : minCompCap >= 80 ? AMPERE : VOLTA' (L115). Two nodes of 8 GPUs on HDR (25 GB/s a NIC): an L40S or A40
+    (8.9, 8.6; 8 channels of 40 GB/s, not duplicated) is capped at 8 x Volta's 18.5 = 148 GB/s of tree up to 2.16.5,
+    at 8 x Ampere's 23.6 = 188.8 from 2.17.1; an H100 (16 channels of 50) at 16 x 18.5 = 296 at 2.14.3, at its
+    0.92 x 8 x 50 = 368 once Hopper has a row (2.15.1: Ampere's values, 16 x 23.6 = 377.6)."""
+    hdr = catalog.interconnect("ib-hdr")
+
+    def tree(cc, release):
+        return collectives._tree_bus_gbs(hdr, 8, 2, cc, collectives.tuning(release))
+    assert [tree(cc, "2.16.5") for cc in (8.6, 8.9)] == pytest.approx([148.0, 148.0])
+    assert [tree(cc, "2.17.1") for cc in (8.6, 8.9)] == pytest.approx([188.8, 188.8])
+    assert [tree(9.0, r) for r in ("2.14.3", "2.15.1")] == pytest.approx([296.0, 368.0])
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.0, exact=True) == 2
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9, exact=True) == 1
+    assert catalog.by_compute_capability({"0.0": 1, "8.0": 2}, 8.9) == 2
+
+
+def test_a_release_only_the_thread_names_is_priced_and_marked_assumed():
+    """gj-aion's three issue-309 tables (2025-06-18) print no NCCL release; the issue body (qoofyk, 2025-05, the same
+    H100 NDR setting) prints 'NCCL 2.26.2+cuda12.8'. The tables say '# NCCL: 2.26.2 - assumed (...)': priced with
+    2.26.2's tuner, and marked assumed so the accuracy report keeps them apart from the tables that print it."""
+    for name in ("2x8", "4x8", "8x8"):
+        rows = published.read_collectives(COLLECTIVES / f"nccltests-h100-{name}-ndr-issue309-gjaion.csv")
+        assert {(r.nccl, r.nccl_assumed) for r in rows} == {("2.26.2", True)}
+    stated = published.read_collectives(COLLECTIVES / "nccltests-h100-hgx-2x8-ndr-issue309.csv")
+    assert {(r.nccl, r.nccl_assumed) for r in stated} == {("2.26.2", False)}

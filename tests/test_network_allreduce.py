@@ -93,11 +93,12 @@ def test_the_tree_takes_nccls_medium_size_correction():
 
 
 def test_the_simple_ring_across_nodes_takes_nccls_plateau_factor():
-    """'Plateau effect of ring' (tuning.cc ncclTopoGetAlgoTime, every release since v2.7.3-1; x1.4 on Ampere and
-    later, x1.9 before, since v2.18.1-1): a Simple ring across nodes is priced at 1.4 x its latency once
-    bytes / (channels x ranks) reaches 64. By hand, 2 nodes x 8 H100 on NDR, Intel host: 8.4 + 28 x max(3.4 NVLink,
-    3 x 1.0 network overhead) + 2 x 14.0 = 131.6 us; 16 channels (one per NIC, duplicated at 50 GB/s), so the factor
-    starts at 64 x 16 x 16 = 16 KiB. LL, LL128 and the tree never take it, nor a ring on one node; a V100 takes 1.9."""
+    """'Plateau effect of ring' (tuning.cc ncclTopoGetAlgoTime; in this form, x1.4 on Ampere and later, x1.9 before,
+    from v2.18.1-1 L380-L382; earlier releases in tests/test_nccl_releases.py): a Simple ring across nodes is priced
+    at 1.4 x its latency once bytes / (channels x ranks) reaches 64. By hand, 2 nodes x 8 H100 on NDR, Intel host:
+    8.4 + 28 x max(3.4 NVLink, 3 x 1.0 network overhead) + 2 x 14.0 = 131.6 us; 16 channels (one per NIC, duplicated
+    at 50 GB/s), so the factor starts at 64 x 16 x 16 = 16 KiB. LL, LL128 and the tree never take it, nor a ring on
+    one node; a V100 takes 1.9."""
     ndr = catalog.interconnect("ib-ndr")
     assert collectives.net_tuner_us(ndr, 16, 0, 2, "ring", "Simple", cc=9.0) == pytest.approx(131.6)
     assert collectives.ring_plateau(ndr, 16, 16383, 2, "ring", "Simple", cc=9.0) == 1.0
