@@ -22,6 +22,14 @@ import statistics
 
 from diagnose import lazy_re as re
 
+# Engines that hold every weight in GPU memory unless told otherwise: vLLM and SGLang offload only with
+# --cpu-offload-gb (default 0: https://docs.vllm.ai/en/latest/configuration/engine_args.html,
+# https://docs.sglang.ai/advanced_features/server_arguments.html); TensorRT-LLM, TGI, LMDeploy's TurboMind,
+# FasterTransformer and gpt-fast load the whole model onto the GPUs, as DeepSpeed-Inference's init_inference does
+# (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
+# (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
+GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
+
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
 GIB = 2**30 / 1e9

@@ -40,6 +40,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
+from rules.offload import GPU_RESIDENT  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
 from rules.topology import ring_route
 
@@ -399,13 +400,6 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     return p
 
 
-# Engines that hold every weight in GPU memory unless told otherwise: vLLM and SGLang offload only with
-# --cpu-offload-gb (default 0: https://docs.vllm.ai/en/latest/configuration/engine_args.html,
-# https://docs.sglang.ai/advanced_features/server_arguments.html); TensorRT-LLM, TGI, LMDeploy's TurboMind,
-# FasterTransformer and gpt-fast load the whole model onto the GPUs, as DeepSpeed-Inference's init_inference does
-# (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
-# (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
-GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
                     "checkpoint's {dtype} weights with the engine's activations, graphs and buffers need {need:.0f} GB "
                     "a GPU where {engine} fills {usable:.0f} GB of {gpu}'s {have:g} GiB ({share}), "
