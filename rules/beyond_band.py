@@ -18,6 +18,7 @@ A second layout, a capture or a cause found beside it decides (rules.engine.expl
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
+from rules.expectations import REPORTED_RATE_SLACK, slowest_normal
 
 CATEGORY, SEVERITY, CONFIDENCE = "other", "info", 0.45
 # The evidence row that marks the lead (rules.engine.is_gap reads it): the figure set against the band's slow edge.
@@ -37,13 +38,23 @@ def size_words(measured: float, edge: float, is_time: bool) -> str:
     """'38 % slower than the slowest healthy run we know', from twice its time 'x24 the time of ...' (a rate is read
     as time per token, as a time is)."""
     k = past_edge(measured, edge, is_time)
-    return (f"{k - 1:.0%} slower than" if k < 2 else f"x{k:.3g} the time of") + " the slowest healthy run we know"
+    share = f"{k - 1:.{0 if k >= 1.01 else 1}%}"  # (a figure just past the edge never reads "0% slower")
+    return (f"{share} slower than" if k < 2 else f"x{k:.3g} the time of") + " the slowest healthy run we know"
 
 
-def edge_evidence(measured: float, edge: float, unit: str) -> Evidence:
-    return Evidence(source=SOURCE, detail="the slowest healthy run we know: the band's slow edge (97.5 % of healthy "
-                    "published runs are faster; rules/catalog/calibration.toml [band])", measured=measured,
-                    expected=round(edge, 4), unit=unit)
+def edge_evidence(measured: float, edge: float, used: float, unit: str) -> Evidence:
+    """The figure against the edge it was judged by: the band's slow edge, or that edge widened by the slack of a
+    figure written in prose (`used`), which the detail then names with the band's own edge."""
+    band = "the band's slow edge (97.5 % of healthy published runs are faster; rules/catalog/calibration.toml [band])"
+    detail = f"the slowest healthy run we know: {band}" if used == edge else (
+        f"the slowest healthy run we know as a figure written in prose reads: {band}, {edge_text(edge, unit)}, widened "
+        f"by the {1 - REPORTED_RATE_SLACK:.0%} such a figure reads slow (rules.expectations.slowest_normal)")
+    return Evidence(source=SOURCE, detail=detail, measured=measured, expected=round(used, 4), unit=unit)
+
+
+def edge_text(edge: float, unit: str) -> str:
+    """'65.8 tok/s', or 'x2.25' for a factor of the expected time."""
+    return f"x{edge:.2f}" if unit.startswith("x ") else f"{edge:.{1 if edge < 100 else 0}f} {unit}"
 
 
 def is_lead(f: Finding) -> bool:
@@ -51,19 +62,29 @@ def is_lead(f: Finding) -> bool:
     return f.category == CATEGORY and any(e.source == SOURCE for e in f.evidence)
 
 
+def size(f: Finding) -> float | None:
+    """How many times the edge's time a lead's figure takes (None for another finding): the gap it measures, against
+    the edge it was judged by (a lead is made only past that edge, so the larger ratio is the time's)."""
+    e = next((e for e in f.evidence if e.source == SOURCE and e.measured and e.expected), None) \
+        if is_lead(f) else None
+    return max(e.measured / e.expected, e.expected / e.measured) if e else None
+
+
 def finding(rule: str, what: str, measured: float, edge: float, unit: str, is_time: bool, expected: str,
-            evidence: list[Evidence], attach: str = "") -> Finding:
-    """The lead for `what` ('17 tok/s', 'TP8') measured past the band's slow edge `edge` (in `unit`); `expected`: the
-    band as the title prints it ('21-30 tok/s'); `attach`: what the input lacks that would decide."""
-    size = size_words(measured, edge, is_time)
+            evidence: list[Evidence], attach: str = "", reported: bool = False) -> Finding:
+    """The lead for `what` ('17 tok/s', 'TP8') measured past the band's slow edge `edge` (in `unit`), widened by the
+    prose slack where the figure is `reported` (rules.expectations.slowest_normal); `expected`: the band as the title
+    prints it ('21-30 tok/s'); `attach`: what the input lacks that would decide."""
+    used = slowest_normal(edge, is_time, reported)
+    prose = "" if used == edge else f", {'up' if is_time else 'down'} to {edge_text(used, unit)} written in prose"
     return Finding(
         rule=rule, category=CATEGORY, severity=SEVERITY, confidence=CONFIDENCE,
-        title=f"{what} is {size} (expected {expected})",
-        summary="The band holds 95 % of healthy published runs with this engine; this figure is past its slow edge. "
+        title=f"{what} is {size_words(measured, used, is_time)} (expected {expected}{prose})",
+        summary="The band holds 95 % of healthy published runs with this engine; this figure is past its slow edge"
+        + (" by more than a figure written in prose reads slow" if prose else "") + ". "
         "One figure does not say why: a cost every layout carries (host, engine version, clocks, eager mode), an "
         "option or workload the expected figure does not model, or a healthy run in the band's last 2.5 %. A lead "
         "to check, not a verdict.",
-        evidence=[*evidence, edge_evidence(measured, edge, unit)],
+        evidence=[*evidence, edge_evidence(measured, edge, used, unit)],
         fix=(f"{attach[:1].upper()}{attach[1:].rstrip(';. ')}. " if attach.strip() else "")
         + f"To tell, check {CHECKS}.")
-

@@ -227,7 +227,10 @@ def _band_edges(f: Finding, unit: str | None) -> list[float]:
 def shortfall(f: Finding) -> float | None:
     """How many times worse than expected the first measured-vs-expected figure of `f` is (expected /
     measured for a rate, measured / expected for a time), against the band's lenient edge where the
-    finding states a band (what lies beyond the band is the gap to account for); None when it meets it."""
+    finding states a band (what lies beyond the band is the gap to account for); None when it meets it. A figure beyond
+    the band (rules.beyond_band) is the size its title states, past the edge it was judged by."""
+    if beyond_band.is_lead(f):
+        return beyond_band.size(f)
     for e in f.evidence:
         if _number(e.measured) and _number(e.expected):
             time = (e.unit or "").lower() in ("s", "ms", "us", "µs")
@@ -252,7 +255,8 @@ def explain_gaps(findings: list[Finding]) -> list[Finding]:
     throttle: rules/catalog/gap_costs.toml) is its explanation. The explanation decides: it takes the gap's
     severity and their joint confidence (noisy-OR) and carries the gap as evidence, and the gap stays as an
     info note. A mechanism that cannot account for the gap's size (eager mode beside a 20x shortfall) is
-    only part of it: it drops to an info lead below the gap, which then leads as a gap the model cannot place.
+    only part of it, and says so: below a gap that warns it drops to an info lead under that gap; beside a figure
+    beyond the band (an info lead) it keeps its severity, so eager mode at 20 tok/s exits as it does at 40.
     The same rule for every category, decided here where the findings are combined, so every command gives
     the same verdict and exit code on the same evidence."""
     gaps = [(g, shortfall(g)) for g in findings if is_gap(g)]
@@ -276,11 +280,14 @@ def explain_gaps(findings: list[Finding]) -> list[Finding]:
                 explained.setdefault(id(g), f)
         else:
             g, k = max(gaps, key=lambda x: (SEVERITY_RANK[x[0].severity], x[0].confidence))
+            partial = f"{f.summary.rstrip()} It cannot account for the measured gap alone: " \
+                      f"{sentence_inside(g.title)} ({g.rule}) is {k:.1f}x, and {f.category} costs at most {most:g}x; " \
+                      "something else costs the rest."
+            # below a gap that warns the cause is a lead under it; beside a figure beyond the band (rules.beyond_band,
+            # an info lead) it keeps its own severity and confidence: a worse figure never earns a milder exit code
             weighed[id(f)] = dataclasses.replace(
-                f, severity="info", confidence=round(min(f.confidence, g.confidence - 0.05), 2),
-                summary=f"{f.summary.rstrip()} It cannot account for the measured gap alone: "
-                        f"{sentence_inside(g.title)} ({g.rule}) is {k:.1f}x, and {f.category} costs at most "
-                        f"{most:g}x; something else costs the rest.")
+                f, severity="info", confidence=round(min(f.confidence, g.confidence - 0.05), 2), summary=partial) \
+                if g.is_problem else dataclasses.replace(f, summary=partial)
     out = []
     for f in findings:
         if id(f) in explained:

@@ -73,20 +73,37 @@ def expectation(metric: str, p) -> Expectation:
     return Expectation(metric, roof, exp, exp / p.band_high, exp / p.band_low)
 
 
-# A rate the reporter writes in prose ("about 22 tok/s", "18 tokens/s with vLLM") is output tokens over what they
-# timed: a chat request's prompt processing, sampling and HTTP turn are in it, and it is rounded, so it reads a few
-# to 15 % below the pure decode rate the band is for (serving benchmarks report TTFT apart from TPOT for this
-# reason: https://docs.vllm.ai/en/latest/contributing/benchmarks.html). Such a figure is slower than the band only
-# below this share of the band's low edge; a tool's measured rate (a serving benchmark, ticket.toml) gets none.
+# A figure the reporter writes in prose ("about 22 tok/s", "TPOT is about 14 ms") is what they timed: a chat
+# request's prompt processing, sampling and HTTP turn are in it, and it is rounded, so a rate reads a few to 15 % below
+# the pure decode rate the band is for (serving benchmarks report TTFT apart from TPOT for this reason:
+# https://docs.vllm.ai/en/latest/contributing/benchmarks.html), and a time per token, the same timing turned over,
+# up to 1/0.85 above it. Such a figure is slower than the band only past its slow edge by this share; a tool's
+# measured figure (a serving benchmark, ticket.toml) gets none.
 REPORTED_RATE_SLACK = 0.85
 
-# A rate below even that, one figure with nothing to place the gap: rules.beyond_band's lead in `ticket` and `scaling`.
+
+def slowest_normal(edge: float, is_time: bool, reported: bool) -> float:
+    """The slowest figure that still reads as the band: its slow edge `edge` (the longest time, or the lowest rate),
+    widened by the slack of a figure written in prose (`reported`: Measurement.stat 'reported'). `ticket` and
+    `scaling` both judge a figure against it, and rules.beyond_band sizes a lead from it."""
+    if not reported:
+        return edge
+    return edge / REPORTED_RATE_SLACK if is_time else edge * REPORTED_RATE_SLACK
+
+
+def is_reported(measured) -> bool:
+    """A figure written in prose (Measurement.stat 'reported')."""
+    return getattr(measured, "stat", None) == "reported"
+
+
+def prose_words(measured: float, edge: float) -> str:
+    """'; 8% above its slow edge, as a time written in prose reads': a time past the band within slowest_normal."""
+    return f"; {measured / edge - 1:.0%} above its slow edge, as a time written in prose reads"
 
 
 def lowest_normal(low: float, measured) -> float:
-    """The lowest rate that still reads as the band: its low edge, less the slack of a figure written in prose
-    (Measurement.stat 'reported')."""
-    return low * REPORTED_RATE_SLACK if getattr(measured, "stat", None) == "reported" else low
+    """The lowest rate that still reads as the band (slowest_normal for a rate)."""
+    return slowest_normal(low, False, is_reported(measured))
 
 
 def band_text(low: float, high: float, *measured: float, digits: int = 0) -> str:

@@ -236,8 +236,10 @@ class ScalingRow:
     measured: float | None = None
     measured_how: str | None = None
     measured_source: str | None = None
-    # a reporter's figure, written in prose (Measurement.stat "reported"): judged with the slack `ticket` gives it
+    # a reporter's figure, written in prose (Measurement.stat "reported"): judged with the slack `ticket` gives it,
+    # band_high then being the edge widened by it (rules.expectations.slowest_normal) and band_edge the band's own
     reported: bool = False
+    band_edge: float | None = None
     roofline: float | None = None
     expected: float | None = None
     time_metric: bool | None = None

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from rules import beyond_roofline
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
-from rules.expectations import REPORTED_RATE_SLACK
+from rules.expectations import slowest_normal
 from rules.predict_rules import refusals
 from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun, ScalingAnalysis, ScalingRow, SloCheck
 
@@ -387,8 +387,8 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     row.ratio = round(ratio, 3)
     row.reported = any(m.stat == "reported" and m.source == row.measured_source for m in run.measurements)
     if row.reported:
-        # a rate written in prose reads low by up to the slack `ticket` allows it (rules.expectations.lowest_normal)
-        row.band_high = round(p.band_high / REPORTED_RATE_SLACK, 4)
+        # a figure written in prose reads slow by up to the slack `ticket` allows it (rules.expectations)
+        row.band_edge, row.band_high = p.band_high, round(slowest_normal(p.band_high, True, True), 4)
     row.position = ("faster_than_roofline" if faster else "slower" if ratio > row.band_high else
                     "faster" if ratio < p.band_low else "inside")
     if UPPER_BOUND in (row.measured_how or "") and not faster:

@@ -500,9 +500,10 @@ def base_efficiency(facts, predictions):
             continue
         evidence = [_step_ev(x) for x in rs[:4]] + [_model_ev(r)]
         if len(layouts) == 1:
+            edge = r.band_edge or r.band_high  # (band_high holds a prose figure's slack: rules.expectations)
             yield beyond_band.finding("scaling.base_efficiency", f"{label} at x{r.layout_ratio:.2f} the expected time",
-                                      r.layout_ratio, r.band_high, "x expected time", True,
-                                      f"up to x{r.band_high:.2f}", evidence)
+                                      r.layout_ratio, edge, "x expected time", True, f"up to x{edge:.2f}", evidence,
+                                      reported=r.reported)
             continue
         yield Finding(
             rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,

@@ -58,7 +58,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
-from rules.expectations import REPORTED_RATE_SLACK, band_text, lowest_normal
+from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
@@ -1223,8 +1223,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        evidence, fix="Compare with the same server without --speculative-config (tok/s at one "
                        "request), and attach the engine log of both runs.")
             return
-        yield beyond_band.finding("ticket.measured_vs_expected", said, m.value, low if twin else lowest_normal(low, m),
-                                  "tok/s", False, f"{band} tok/s", evidence, _shortfall_asks(facts, p))
+        yield beyond_band.finding("ticket.measured_vs_expected", said, m.value, low, "tok/s", False, f"{band} tok/s",
+                                  evidence, _shortfall_asks(facts, p), reported=not twin and is_reported(m))
         return
 
 
@@ -1311,8 +1311,8 @@ def _rate_at_load(facts: Facts, m: Measurement, load: tuple[int, str], p, how: s
                     "concurrency, to judge it within one band.")
     return beyond_band.finding("ticket.measured_vs_expected",
                                f"{m.value:g} tok/s, read as one stream's pace with {n} requests in flight (the slowest "
-                               "reading),", m.value, lowest_normal(low, m), "tok/s", False, f"{band} tok/s", evidence,
-                               _shortfall_asks(facts, pn))
+                               "reading),", m.value, low, "tok/s", False, f"{band} tok/s", evidence,
+                               _shortfall_asks(facts, pn), reported=is_reported(m))
 
 
 def _shortfall_asks(facts: Facts, p) -> str:

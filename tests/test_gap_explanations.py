@@ -99,24 +99,29 @@ def test_eager_mode_explains_a_decode_rate_a_few_times_below_its_band(tmp_path, 
 
 @pytest.mark.parametrize("flag,more", EAGER_WORDINGS[:2])
 def test_eager_mode_cannot_explain_a_rate_twenty_times_below_its_band(tmp_path, flag, more):
+    # the gap is one figure beyond the band, an info lead (rules.beyond_band): eager mode says it is only part of it
+    # and keeps its own severity, so the worse figure never exits milder than a 2x one (issue 11 review)
     rate = round(_band_low(tmp_path) / 20, 1)
-    report, found, _ = _ticket(tmp_path, DECODE.format(flag=flag, rate=rate, more=more))
-    assert report["verdict"]["category"] == "other"
+    report, found, code = _ticket(tmp_path, DECODE.format(flag=flag, rate=rate, more=more), "--fail-on", "warning")
     eager = next(f for f in report["findings"] if f["category"] == "eager_mode")
-    assert eager["severity"] == "info" and "costs at most 3x" in eager["summary"]
+    assert eager["severity"] == "warning" and "costs at most 3x" in eager["summary"]
+    assert "cannot account for the measured gap alone" in eager["summary"]
+    assert report["verdict"]["category"] == "eager_mode" and code == 1
+    assert found["ticket.measured_vs_expected"]["severity"] == "info"  # the gap stays, not explained away
+    assert "Explained by" not in found["ticket.measured_vs_expected"]["summary"]
 
 
-@pytest.mark.parametrize("factor,verdict", [(2, "nccl_regression"), (20, "other")])
-def test_a_release_change_explains_a_decode_gap_only_of_a_size_a_release_regression_reaches(tmp_path, factor, verdict):
-    # the largest catalogued release regression is 8x (rules/catalog/gap_costs.toml): 2x is explained, 20x is not
+@pytest.mark.parametrize("factor,words", [(2, "accounts for the measured gap"),
+                                          (20, "cannot account for the measured gap alone")])
+def test_a_release_change_explains_a_decode_gap_only_of_a_size_a_release_regression_reaches(tmp_path, factor, words):
+    # the largest catalogued release regression is 8x (rules/catalog/gap_costs.toml): 2x is explained, 20x only in
+    # part, which the finding says; beside one figure beyond the band it stays the verdict either way
     rate = round(_band_low(tmp_path) / factor, 1)
     text = DECODE.format(flag="", rate=rate, more="").replace(
         "A single", "Since upgrading NCCL from 2.18.3 to 2.19.3 a single")
     report, found, _ = _ticket(tmp_path, text)
-    assert report["verdict"]["category"] == verdict
-    if verdict == "other":
-        assert found["nccl.regression"]["severity"] == "info"
-        assert "cannot account for the measured gap" in found["nccl.regression"]["summary"]
+    assert report["verdict"]["category"] == "nccl_regression"
+    assert words in found["nccl.regression"]["summary"]
 
 
 @pytest.mark.parametrize("flag", ["", ", and we do not use --enforce-eager"])

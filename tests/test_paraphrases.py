@@ -73,9 +73,6 @@ KNOWN = {
     "u304-nccltests-6node-h100-alltoall-busbw-question-e":
         "paraphrase expected_physics, original healthy (a longer story: 'six H100 servers', 'eight ConnectX-7 NICs at "
         "400 Gbps' for '8*400Gb cx7 nics'; the key accepts both)",
-    "u6a09-dgx-spark-llama33-70b-nvfp4-4-tokps-e":
-        "paraphrase other, original expected_physics ('roughly 240-250 ms' per token for '~4.0-4.2 tok/s', the "
-        "other models' speeds in ms per token too)",
     "u7b03-kaldi-batched-cuda-decoder-one-audio-vs-cpu-e":
         "paraphrase insufficient_data, original latency_bound_small_batch (in French: 'un seul fichier audio', "
         "'6000 ms' for '6s')",
