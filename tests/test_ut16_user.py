@@ -111,7 +111,18 @@ def test_nvidia_smi_rows_give_no_count_of_their_index():
     assert first(text, "gpu_count") == 2
     # another real table (noonghunna/club-3090#766: a 5090 and a 3090 Ti): its row index 1 is no count either
     club = (Path(__file__).parent / "data" / "ut15" / "club3090_766" / "issue.md").read_text()
-    assert first(club, "gpu_count") != 1
+    # (its prose counts no GPUs of its own: "5090+3090 Ti" names two cards, "2×3090" is the reference table's box)
+    assert first(club, "gpu_count") is None
+
+
+@pytest.mark.parametrize("text, count", [
+    # a row pasted without its pipes is still the table's (a review's example), as is one with its bus id after "|"
+    ("7  NVIDIA H100 80GB HBM3   On  00000000:03:00.0 Off", None),
+    ("  3  Tesla V100-SXM2-32GB  Off | 00000000:1B:00.0 Off |  0", None),
+    ("We serve on 8 H100 80GB HBM3 in one node", 8),
+])
+def test_nvidia_smi_rows_without_pipes(text, count):
+    assert first(text, "gpu_count") == count
 
 
 @pytest.mark.parametrize("text, gpus, nodes", [
@@ -210,8 +221,8 @@ def test_engine_moved_to_a_release(text, moved):
 
 def test_cuda_oom_in_words_is_the_out_of_memory_error():
     r = report("vllm36772.md")
-    f = r["findings"][0]
-    assert f["rule"] == "ticket.known_error" and "out of memory" in f["title"]
+    f = next(f for f in r["findings"] if f["rule"] == "ticket.known_error")
+    assert "out of memory" in f["title"]
     assert r["verdict"]["category"] == "other"  # was expected_physics: "nothing points at a fault"
 
 
@@ -224,6 +235,13 @@ def test_cuda_oom_in_words_is_the_out_of_memory_error():
     ("the pod was OOMKilled", False),
     ("the Linux OOM killer ended the vllm process", False),
     ("For --max_num_tokens 1127, OOM.", False),
+    # host memory on a GPU machine: the killer, a host OOM, a GPU node/server/pod (a review's sentences)
+    ("The OOM killer on the GPU server killed vllm.", False),
+    ("host OOM on GPU node 3", False),
+    ("The container got OOM killed in the GPU pod by the kubelet.", False),
+    ("we saw an OOM-kill on the GPU box last night", False),
+    ("we got OOM on GPU 0 at startup", True),
+    ("the job went OOM in VRAM at 32k context", True),
 ])
 def test_oom_words(text, oom):
     row = next(r for r in engine_errors() if r.id == "out_of_memory")
@@ -328,3 +346,55 @@ def test_socket_transport_lines_across_nodes_stay_critical(tmp_path):
         "node2:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n")
     f = finding(report_json("ticket", str(tmp_path)), "nccl.socket_fallback")
     assert f["severity"] in ("critical", "warning") and f["confidence"] >= 0.65
+
+
+# --------------------------------------------------------------------------- a review of the fixes above (issue 11)
+
+@pytest.mark.parametrize("text, pp", [
+    # llama-bench's test names in its table, two digits or fewer too (a review's three sentences)
+    ("| llama 7B Q4 | 4090 | pp64 | 5000 ± 3 |", None),
+    ("| pp16 | 900.1 ± 2 |", None),
+    ("pp32 | 1234 t/s", None),
+    ("llama-bench -p 64 on two GPUs: PP64 is the prompt test", None),
+    # a pipeline degree written glued, upper-case, alone or after the TP degree
+    ("TP4PP2 on 8 H100", 2),
+    ("We run PP2 with TP=4 on 8xH100", 2),
+    ("TP8PP2 over two nodes", 2),
+])
+def test_glued_pp_is_upper_case_and_no_table_cell(text, pp):
+    assert first(text, "pp") == pp
+
+
+@pytest.mark.parametrize("text, count", [
+    ("用十六卡 A100 推理很慢", 16),  # sixteen cards, not six
+    ("用十二张 A100 卡推理", 12),
+    ("二十张卡跑 A100 集群很慢", 20),
+    ("第四卡 A100 温度很高", None),  # the fourth card: an ordinal, no count
+    ("每卡 A100 跑一个进程", None),  # per card
+    ("用八卡 A100 推理", 8),
+])
+def test_chinese_ten_compounds_and_ordinals(text, count):
+    assert first(text, "gpu_count") == count
+
+
+@pytest.mark.parametrize("text, engine", [
+    # something said of the engine in use, not a field answered no (a review's two sentences, and paraphrases)
+    ("vLLM：没有报错，但是TP=2比单卡还慢", "vLLM"),
+    ("vLLM: No NCCL errors in the log, just slow.", "vLLM"),
+    ("SGLang: No GPU errors, but TP=2 is slower than one card", "SGLang"),
+    # answers: the field ends at a space, a stop, or the next label and its colon
+    ("是否启用VLLM：否 显卡：4090", None),
+    ("Use vLLM: No CUDA version: 12.4", None),
+    ("vLLM：不是 框架：transformers", "transformers"),
+])
+def test_engine_answered_no_needs_a_field_end(text, engine):
+    assert engine_named(text) == engine
+
+
+@pytest.mark.parametrize("line, named", [
+    ("Max (MHz) : Gfx 3090   SM  3090   Mem 14001", []),  # column-aligned clock labels
+    ("Graphics:  3090", []),
+    ("Clocks  SM 1980 MHz on 2x RTX 3090", ["RTX 3090"]),
+])
+def test_clock_labels_at_any_spacing_name_no_gpu(line, named):
+    assert [m.group(1) for m in issue_md.GPU_NAME.finditer(line)] == named

@@ -113,7 +113,7 @@ _CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六"
 _CJK_NUMERAL = "一二两三四五六七八九十百"
 
 
-def _cjk_number(numeral: str) -> int:
+def cjk_number(numeral: str) -> int:
     """A Chinese numeral of digits, 十 and 百 ("二十" 20, "十五" 15, "一百二十" 120)."""
     total = digit = 0
     for ch in numeral:
@@ -125,7 +125,7 @@ def _cjk_number(numeral: str) -> int:
 
 
 def _cjk_duration(m: re.Match) -> str:
-    value = _cjk_number(m.group(1)) + (0.5 if m.group(2) else 0)
+    value = cjk_number(m.group(1)) + (0.5 if m.group(2) else 0)
     return f"{value:g}{m.group(3)}"
 
 

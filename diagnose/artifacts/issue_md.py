@@ -303,10 +303,7 @@ _CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])"
               r"(?!\s*(?:in\s+)?(?:total|combined|altogether|overall|aggregate|together)\b)")
 _EACH = r"(?:\s*(?:VRAM|each|per\s+(?:card|GPU)|显存))*"
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
-GPU_NAME = re.compile(
-    # (not a clock: nvidia-smi's clock labels, "Gfx 3090 SM 3090 Mem 14001", "Graphics : 3090 MHz", hold numbers that
-    # read as model numbers; https://docs.nvidia.com/deploy/nvidia-smi/ 'Clocks', 'Max Clocks')
-    r"(?<!\bSM\s)(?<!Gfx\s)(?<!Mem\s)(?<!Vid\s)"
+_GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
     r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100S|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
@@ -331,6 +328,27 @@ GPU_NAME = re.compile(
     # "two 3090s", "A100's"; a closing bracket ends the name itself ("4090（48G）两张": Chinese needs no space)
     r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))(?!\s*MHz\b)",
     re.I)
+# Not a clock: nvidia-smi's and nvtop's clock labels hold numbers that read as model numbers, at any spacing or
+# column alignment ("Gfx 3090   SM  3090   Mem 14001", "Graphics : 3090 MHz";
+# https://docs.nvidia.com/deploy/nvidia-smi/ 'Clocks', 'Max Clocks'). Checked after the match: a variable-width
+# lookbehind is not Python's, and dozens of fixed-width ones made every search several times slower.
+_CLOCK_LABEL = re.compile(r"\b(?:SM|Gfx|Mem|Vid|Graphics)\s*:?\s*$", re.I)
+
+
+class _GpuNames:
+    """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line)."""
+
+    def finditer(self, text: str):
+        for m in _GPU_NAME.finditer(text):
+            before = text[max(0, m.start() - 24):m.start()].rsplit("\n", 1)[-1]
+            if not _CLOCK_LABEL.search(before):
+                yield m
+
+    def search(self, text: str):
+        return next(self.finditer(text), None)
+
+
+GPU_NAME = _GpuNames()
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
 # "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
 ENGLISH_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "a pair of": 2, "dual": 2, "three": 3, "four": 4, "quad": 4,
@@ -347,11 +365,15 @@ def words_pattern(words) -> str:
 
 
 # A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
-CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+# A numeral of 十 read whole ("十六卡" 16, "十二张" 12, "二十张" 20), not its last digit; none after 第 (an ordinal,
+# "第四卡" the fourth card), 每 ("每卡", per card), 十/百 (inside a longer numeral) or a digit.
+_CJK_N = r"(?<![第每十百\d])([一二两三四五六七八九]?十[一二三四五六七八九]?|[一单两二双三四六八]"
+CJK_GPU_COUNT = re.compile(_CJK_N + r"|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
 # ... or a numeral glued to 卡 ("四卡推理", "双卡", "8卡"): the cards a run used. Not 单卡 / 一卡 ("a single card"), the
 # baseline of a comparison, as "one GPU" is not a count in English (GPUS_COUNTED counts plurals).
-CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
-                              r"(\d{1,2}|[两二双三四六八])\s*卡(?!\s*[A-Za-z0-9])")
+CJK_GPUS_COUNTED = re.compile(_CJK_N + r"|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
+                              r"(?<![第每十百\d])(\d{1,2}|[一二两三四五六七八九]?十[一二三四五六七八九]?|[两二双三四六八])"
+                              r"\s*卡(?!\s*[A-Za-z0-9])")
 # ... and in the other languages these threads are written in, a counter or a GPU noun beside the number ("GPUは2枚",
 # "2枚のGPU", "GPU가 두 개", "zwei Karten", "две видеокарты", "dos tarjetas"; "画像を2枚" counts images, not GPUs).
 WORLD_COUNT_WORDS = {"zwei": 2, "drei": 3, "vier": 4, "acht": 8, "dos": 2, "tres": 3, "cuatro": 4, "ocho": 8,
@@ -370,8 +392,9 @@ WORLD_GPUS_COUNTED = re.compile(
 _COUNT = r"(\d{1,4}|" + words_pattern(COUNT_WORDS) + r")"
 # A GPU's row of the `nvidia-smi` table pasted as prose ("|   1  NVIDIA GeForce RTX 4090   Off | 00000000:03:00.0
 # Off |"): the number before the name is the GPU's index, not a count (https://docs.nvidia.com/deploy/nvidia-smi/, the
-# default output's 'GPU  Name  Persistence-M' column).
-SMI_GPU_ROW = re.compile(r"^\s*\|\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*\|")
+# default output's 'GPU  Name  Persistence-M' column); also pasted without its pipes, the bus id after the
+# persistence mode ("7  NVIDIA H100 80GB HBM3   On  00000000:03:00.0 Off").
+SMI_GPU_ROW = re.compile(r"^\s*\|?\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*(?:\||\s[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:)")
 # (not a number glued to the word before it: "Qwen1.5 RTX 5880", "Llama-3 4090" name a model's version, not a count)
 GPU_COUNT = re.compile(r"(?<![\w.-])" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
@@ -451,12 +474,16 @@ TP = re.compile(
     + _NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
-# "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else). Glued, at most two digits:
-# llama-bench names its tests by the tokens they process, "pp512", "pp2048", "tg128", "pp512+tg128"
-# (https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md), prompt lengths and not stages.
+# "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else).
 PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|pp(?:[-_ ]?size)?\s*[=:])"
-                r"\s*(\d{1,3})\b|\bPP(\d{1,2})\b(?!\s*\+\s*tg)|"
+                r"\s*(\d{1,3})\b|"
                 r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
+# ... and glued, "PP2", "TP4PP2": upper-case, at most two digits, not a table cell. llama-bench names its tests by the
+# tokens they process, "pp512", "pp64", "tg128", "pp512+tg128" in the `test` column
+# (https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md): prompt lengths and not stages, so
+# not read at all where the text names llama-bench.
+PP_GLUED = re.compile(r"(?:(?<![\w-])|(?<=TP\d)|(?<=TP\d\d))PP(\d{1,2})\b(?!\s*\+\s*tg)(?!\s*\|)")
+LLAMA_BENCH = re.compile(r"\bllama[-_]bench\b", re.I)
 # (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
 # https://docs.docker.com/reference/dockerfile/#cmd)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
@@ -896,6 +923,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = pp_line = ollama_named = None
     count_line = None
+    llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
     # "2x8xH100" -> "2 x 8 x H100" (nodes times GPUs per node, NODE_FACTOR_BEFORE)
@@ -943,7 +971,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             ollama_named = (i, found[0].group(2).lower())
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
-        if pp_line is None and (m := PP.search(ln)):
+        if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
             pp_line = (i, _tp_size(m))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
@@ -1566,6 +1594,8 @@ def _tp_size(m: re.Match) -> int:
 
 def _count(token: str) -> int | None:
     token = " ".join(token.lower().split())
+    if "十" in token:
+        return figures.cjk_number(token)
     return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
 
 

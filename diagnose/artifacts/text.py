@@ -86,10 +86,13 @@ ENGINE_WORD = re.compile(
 
 
 # A form's field answered no ("是否启用VLLM：否", "use vLLM: no", "vllm = false"): the engine named is not in use.
-# An English answer ends its field, at a stop or where the next field starts (a capital or a CJK character: the form's
-# lines come joined): "ollama: no compatible GPUs were discovered" is a log line, not an answer.
-ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:否|不是|没有|(?:no|none|false|off|n/a)"
-                         r"(?:\s*(?:$|[,.;|)，。；、])|\s+(?-i:[A-Z\u4e00-\u9fff])))", re.I)
+# The answer ends its field, at a stop, a space (the form's lines come joined) or where the next field starts (a short
+# label and its colon, "Use vLLM: No OS: Ubuntu 22.04"): "ollama: no compatible GPUs were discovered", "vLLM: No NCCL
+# errors in the log" and "vLLM：没有报错" (no error) say something of the engine in use, not that it is not.
+_FIELD_END = (r"(?:\s*(?:$|[,.;|)，。；、])|"
+              r"\s+(?-i:[A-Z\u4e00-\u9fff])[^\s:：=]{0,24}(?:\s+[^\s:：=]{1,24}){0,2}\s*[:：=])")
+ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:(?:否|不是|没有)(?:\s|" + _FIELD_END + r")|(?:no|none|false|off|n/a)"
+                         + _FIELD_END + ")", re.I)
 
 
 def engine_named(text: str) -> str | None:
