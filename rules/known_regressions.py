@@ -23,7 +23,7 @@ from rules.nccl import _in_range, _scope_holds, in_use_detail, regressions
 # What each class of symptom sounds like in a sentence or a log line.
 _SHOWS = {
     "hang": r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)|\bstuck\b|\bfreez\w*|\bfroze\w*|\bdeadlock\w*|"
-            r"\btim(?:ed|es)\s+out\b|\btimeout\b|\bwatchdog\b|\bnever\s+(?:finish|complete|return)\w*|\bblocks?\s+forever\b",
+            r"\btim(?:ed|es)\s+out\b|\bwatchdog\b|\bnever\s+(?:finish|complete|return)\w*|\bblocks?\s+forever\b",
     "memory": r"\bout of memory\b|\bOutOfMemoryError\b|\bOOM\w*|\bCUDA_ERROR_OUT_OF_MEMORY\b|"
               r"\bmemory\b[^.\n;]{0,40}?\b(?:grow\w*|increas\w*|leak\w*|higher|overhead|spik\w*|jump\w*|explod\w*|"
               r"goes up|went up|rises|rose|doubl\w*)|"
@@ -58,18 +58,41 @@ def symptom_said(facts: Facts, row: dict) -> tuple[str, str, bool] | None:
     ruled out ("alltoall does not hang") nor asked about or guessed; None otherwise."""
     at = _at_pattern(tuple(row["at"]))
     shows = re.compile("|".join(_SHOWS[s] for s in row["shows"]), re.I)
+    veto = _at_pattern(tuple(row["veto"])) if row.get("veto") else None
+    if _solved_otherwise(facts, row):
+        return None
     for source, text, printed in _texts(facts):
         for sentence in claims.sentences(text):
             if claims.asked(sentence) or claims.guessed(sentence):
                 continue
             for clause in _CLAUSE_CUT.split(sentence):
-                if not at.search(clause):
+                if not at.search(clause) or (veto and veto.search(clause)) or _other_cause(clause):
                     continue
                 for m in shows.finditer(clause):
                     if not claims.negated_words(clause, m):
                         quote = claims.one_line(clause)[:200]
                         return _cite(source, quote), quote, printed
     return None
+
+
+# "... because the firewall blocks port 29500": a cause the reporter names that is not NCCL's release or cuMem/NVLS.
+_BECAUSE = re.compile(r"\b(?:because|due to|caused by|as a result of)\b(?P<cause>[^.;\n]*)", re.I)
+_NCCL_CAUSE = re.compile(r"\bNCCL\b|\bcuMem\b|\bNVLS\b|\b2\.\d{1,2}(?:\.\d+)?\b", re.I)
+
+
+def _other_cause(clause: str) -> bool:
+    return any(not _NCCL_CAUSE.search(m.group("cause")) for m in _BECAUSE.finditer(clause))
+
+
+def _solved_otherwise(facts: Facts, row: dict) -> bool:
+    """The reporter says the problem is gone through a change that is neither an NCCL release nor the row's own
+    workaround ("We set NCCL_SOCKET_IFNAME wrong and fixed it")."""
+    said = claims.solved(facts)
+    if said is None:
+        return False
+    own = re.findall(r"\b(NCCL_[A-Z0-9_]+)=", row.get("fix", ""))
+    return not (re.search(r"\b2\.\d{1,2}(?:\.\d+)?\b|\bNCCL\s+(?:version|release)|\bupgrad|\bdowngrad",
+                          said.quote, re.I) or any(name in said.quote for name in own))
 
 
 def _cite(source: str, quote: str) -> str:
@@ -87,8 +110,7 @@ def _needs_hold(facts: Facts, row: dict) -> bool:
     or newer), unknown GPUs left open."""
     if s := row.get("setting"):
         name, _, value = s.partition("=")
-        if not any(x.name == name and x.value.strip() == value for x in facts.of(NcclSetting)) and not any(
-                re.search(rf"\b{name}\s*=\s*{value}\b", t) for _, t, _ in _texts(facts)):
+        if not any(x.name == name and x.value.strip() == value for x in facts.of(NcclSetting)):
             return False
     if "nvls" in row.get("needs", []):
         gpu = getattr(getattr(facts, "subject", None), "gpu", None)
@@ -98,14 +120,30 @@ def _needs_hold(facts: Facts, row: dict) -> bool:
 
 
 def _versions(facts: Facts) -> list[tuple[str, object, str]]:
-    """(version, where, how) of every NCCL release the ticket says ran: printed by a tool, named by the reporter (not
-    on the side said to work), or looked up from a container tag; printed ones first."""
-    out = [(v.version, v, "printed") for v in facts.of(NcclVersion) if v.derived_from is None]
-    for source, text in claims.texts(facts):
-        good, _ = claims.release_sides(text)
-        out += [(v, _cite(source, v), "named") for v in claims.nccl_versions(text) if v not in good]
-    out += [(v.version, v, "tag") for v in facts.of(NcclVersion) if v.derived_from]
-    return out
+    """(version, where, how) of the NCCL release the ticket runs: printed by a tool; failing that, what the reporter
+    says runs (_named_running); failing that, looked up from a container tag."""
+    printed = [(v.version, v, "printed") for v in facts.of(NcclVersion) if v.derived_from is None]
+    named = [(v, _cite(source, v), "named") for source, text in claims.texts(facts) for v in _named_running(text)]
+    return printed or named or [(v.version, v, "tag") for v in facts.of(NcclVersion) if v.derived_from]
+
+
+# "from 2.19.3 to 2.23.4": the release left behind is not the one running.
+_FROM_SIDE = re.compile(r"\bfrom\s+(?:NCCL\s+)?v?(\d+\.\d+(?:\.\d+)?)\s+to\b", re.I)
+
+
+def _named_running(text: str) -> list[str]:
+    """NCCL releases one text says run: those said to fail and the newest named (what nccl.regression reads); never
+    one said to work, nor the "from" side of an upgrade."""
+    good, bad = claims.release_sides(text)
+    left = {m.group(1) for m in _FROM_SIDE.finditer(text)}
+    named = [v for v in claims.nccl_versions(text) if v not in good and v not in left]
+    return sorted({v for v in named if v in bad} | set(sorted(named, key=version_key)[-1:]), key=version_key)
+
+
+def _fixed_fails(facts: Facts, row: dict) -> bool:
+    """A release at or after the row's fix said to fail too: the symptom is not this regression."""
+    return any(version_key(v) >= version_key(row["fixed"])
+               for _, text in claims.texts(facts) for v in claims.release_sides(text)[1])
 
 
 def _said_good(facts: Facts) -> list[str]:
@@ -138,7 +176,7 @@ def known_regression(facts: Facts, predictions=None):
     context = None
     for row in _symptom_rows():
         inside = [v for v in versions if _in_range(v[0], row["bad"])]
-        if not inside or not _scope_holds(facts, row) or not _needs_hold(facts, row):
+        if not inside or not _scope_holds(facts, row) or not _needs_hold(facts, row) or _fixed_fails(facts, row):
             continue
         version, where, how = inside[0]
         works_inside = [g for g in good if _in_range(g, row["bad"])]

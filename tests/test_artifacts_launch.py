@@ -146,3 +146,15 @@ def test_nccl_tests_command_line_022():
 def test_nccl_tests_ranks_are_processes_threads_and_gpus(line, gpus):
     (w,) = [r for r in launch.parse(line, "launch.txt") if isinstance(r, Workload)]
     assert (w.framework, w.gpu_count) == ("nccl-tests", gpus)
+
+
+# (issue 11) a setting at a sentence's end: the full stop, comma or bracket is prose, not the value.
+@pytest.mark.parametrize("line, value", [
+    ("We already export NCCL_CUMEM_ENABLE=0.", "0"),
+    ("(we run with NCCL_NVLS_ENABLE=0), and it still fails", "0"),
+    ("export NCCL_SOCKET_IFNAME=eth0; then start the server", "eth0"),
+    ("export NCCL_IB_HCA=mlx5_0:1", "mlx5_0:1"),
+])
+def test_setting_value_without_sentence_punctuation(line, value):
+    settings = of(launch.parse(line, "p"), NcclSetting)
+    assert [s.value for s in settings] == [value]

@@ -480,6 +480,8 @@ def _assignments(line: str, src: str) -> list:
     if said and int(said.group(1) or said.group(2)) >= 1:
         flag = "OLLAMA_NUM_PARALLEL" if said.group(1) else "runner.parallel"
         out.append(Workload(src, extra={"parallel": int(said.group(1) or said.group(2)), "parallel_flag": flag}))
+    # prose ends a sentence after the value ("export NCCL_CUMEM_ENABLE=0."): the punctuation is not the value
+    found = [(var, value.rstrip(".,;:)")) for var, value in found]
     for var, value in found:
         if NCCL_NAMES.match(var):
             out.append(NcclSetting(src, var, value.strip("'\"")))
