@@ -641,10 +641,11 @@ BY_DESIGN = ("ticket.concurrency_rates", "ticket.serving_tradeoff")
 
 
 def _shortfall_figures(findings: list[Finding]) -> set:
-    """The reporter's figures (value, unit) that a figure check found beyond its band at warning or worse."""
+    """The reporter's figures (value, unit) that a figure check found beyond its band: at warning or worse, or as the
+    beyond-band lead (rules.beyond_band), which is info by policy but still says the figure is short."""
     return {(e.measured, e.unit) for f in findings
             if f.rule in FIGURE_FITS and f.category not in FIGURE_ANSWERED
-            and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"]
+            and (SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"] or beyond_band.is_lead(f))
             for e in f.evidence if e.measured is not None and not e.source.startswith("prediction:")}
 
 

@@ -131,10 +131,11 @@ def tops() -> tuple[float, float, float]:
 
 
 def ticket() -> str:
-    """A prose ITL halfway between the two tops: inside every release's band, above V1's."""
+    """A prose ITL halfway between the two tops as a prose figure is read against them (each widened by
+    rules.expectations.REPORTED_RATE_SLACK, the one slack of both commands): inside every release's band, above V1's."""
     _, v1_top, v0_top = tops()
     return (f"# slow decode\n\nLlama-3-8B with vLLM on 8x H100 SXM, tensor parallel 8, one request at a time: "
-            f"{(v1_top + v0_top) / 2:.1f} ms per token. Is this normal?\n\n```\nvllm serve "
+            f"{(v1_top + v0_top) / 2 / REPORTED_RATE_SLACK:.1f} ms per token. Is this normal?\n\n```\nvllm serve "
             "meta-llama/Meta-Llama-3-8B-Instruct --tensor-parallel-size 8\n```\n")
 
 
@@ -181,8 +182,9 @@ def latency_finding(folder, text):
 
 
 def test_a_ticket_says_which_marker_narrowed_its_band(tmp_path):
-    """A figure halfway between the two tops (8.4 ms per token under session 16's x1.354 band): inside every
-    release's band (V0's host step reaches 8.9 ms), above V1's (7.9 ms) once the pasted log shows the V1 engine ran."""
+    """A figure halfway between the two tops as prose is read against them (9.9 ms per token under session 16's x1.354
+    band: V0's host step reaches 8.9 ms, 10.5 with the prose slack; V1's 7.9, 9.3): inside every release's band, above
+    V1's once the pasted log shows the V1 engine ran."""
     fast, v1_top, v0_top = tops()
     plain = latency_finding(tmp_path / "plain", ticket())
     marked = latency_finding(tmp_path / "v1", ticket() + f"\n```\n{V1_LINE}\n```\n")

@@ -292,7 +292,8 @@ def test_two_different_figures_each_get_their_finding():
 ])
 def test_a_total_said_at_a_stated_load_is_judged_as_the_batchs_total(text):
     (f,) = fired(text)["ticket.batched_rate"]
-    assert (f.category, f.severity, f.evidence[0].measured) == ("other", "warning", 96.0)
+    # one total beyond the band: the beyond-band lead (rules.beyond_band), info by policy since session 16
+    assert (f.category, f.severity, f.evidence[0].measured) == ("other", "info", 96.0)
     assert "8 concurrent requests" in f.title
 
 

@@ -347,6 +347,12 @@ class _GpuNames:
     def search(self, text: str):
         return next(self.finditer(text), None)
 
+    def match(self, text: str, pos: int = 0):
+        """A GPU name starting at `pos`, as re's match; none that is a clock's figure."""
+        m = _GPU_NAME.match(text, pos)
+        before = text[max(0, pos - 24):pos].rsplit("\n", 1)[-1]
+        return m if m and not _CLOCK_LABEL.search(before) else None
+
 
 GPU_NAME = _GpuNames()
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
