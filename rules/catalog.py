@@ -2024,7 +2024,7 @@ _OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")
 
 
 NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
-                    "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau", "net_rules")
+                    "nvlstree_chunks", "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau", "net_rules")
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 
 

@@ -9,7 +9,8 @@ expected: the implementation the engine runs at this size and rank count:
     achieved bus bandwidth); across nodes the ring, tree or (NVSwitch, Hopper on) NVLSTree and the
     LL, LL128 or Simple protocol NCCL's own tuner model picks (network: its latencies, a ring at the
     node's NICs' rate and, under Simple, the tuner's plateau factor on its latency, a tree past it on two
-    nodes only and slower at medium sizes as the tuner's own correction says, NVLSTree at its per-channel cap,
+    nodes only and slower at medium sizes as the tuner's own correction says, NVLSTree at its per-channel cap and
+    its pipeline's fill (nvlstree_fill_us),
     LL128 at its per-channel caps; a node whose GPUs PCIe joins: NCCL's PCI latency row, no LL128, no faster
     than that link); NVLS on NVSwitch gen3+ where NCCL's own tuner model prefers it (NVIDIA/nccl
     src/graph/tuning.cc [R8]: large messages); a call launched from the host, not a CUDA graph, waits longer
@@ -81,6 +82,14 @@ NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
 # the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
+# NVLSTree moves its bytes chunk by chunk through a pipeline (src/enqueue.cc calcCollChunking, NVLS_TREE): channels
+# x nvls.nHeads (one head per NIC) operations run at once, each in chunks of the release's first size (64 KiB at 4 nodes
+# and more from 2.19.3; nccl_tuning.toml nvlstree_chunks), cut where the message is small for them: below
+# 32 / 16 / 4 / 1 x ops x chunk bytes to 256 / 128 / 64 / 32 KiB (NVLSTREE_CHUNK_CUTS, checked in order; the same from
+# v2.18.1-1 to v2.30.7-1). Each chunk passes NVLSTree's stages one after another, the steps the tuner counts
+# (tuning.cc: intraLat + 2 log2(nNodes) x interLat): the NVLS reduction in the node, then 2 log2(nodes) network hops
+# up and down the tree, so the last chunk leaves 2 log2(nodes) chunk-times after its bytes' time (nvlstree_fill_us).
+NVLSTREE_CHUNK_CUTS = ((32, 262144), (16, 131072), (4, 65536), (1, 32768))
 # NVLS needs NVLink SHARP: an NVSwitch that reduces and a Hopper or later GPU (tuning.cc nvlsEfficiency is 0 for Volta
 # and Ampere; the NVLSTree caps start at Hopper)
 NVLS_MIN_CC = 9.0
@@ -351,11 +360,34 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     if lanes:  # no faster than the PCIe link carries the bytes (LL: half of them are flags)
         share = NCCL_LL_SHARE if proto == "LL" else 1.0
         achieved = min(achieved, lanes[1] * share * _bus_to_alg(algo, nranks) * 1e3)
+    data = size_bytes / achieved
     if algo == "nvlstree":
         # as inside a node (nccl: NVLS), the NVLink latency (25 us now) steers the tuner, not the measured time
         lat -= t["nvlstree"]["intra_us"]
+        data += nvlstree_fill_us(t, size_bytes, max(1, nranks // nodes), nodes, cc, achieved)
     name = "NCCL NVLSTree" if algo == "nvlstree" else f"NCCL {algo}"
-    return AllReduceTime(fixed + c["net_lat_scale"] * lat + size_bytes / achieved, name, proto)
+    return AllReduceTime(fixed + c["net_lat_scale"] * lat + data, name, proto)
+
+
+def nvlstree_chunk(t: dict, size_bytes: float, ops: int, nodes: int) -> int:
+    """The chunk NVLSTree moves at this size under the release's rules (t: tuning; enqueue.cc calcCollChunking): its
+    first size (another from 4 nodes), cut as NVLSTREE_CHUNK_CUTS says for `ops` (channels x heads) at once."""
+    rule = t["nvlstree_chunks"]
+    chunk = rule["many_nodes_bytes"] if nodes >= 4 and rule["many_nodes_bytes"] else rule["first_bytes"]
+    for multiple, cut in NVLSTREE_CHUNK_CUTS:
+        if size_bytes < multiple * ops * chunk and chunk > cut:
+            chunk = cut
+    return chunk
+
+
+def nvlstree_fill_us(t: dict, size_bytes: float, heads: int, nodes: int, cc: float, achieved: float) -> float:
+    """The time NVLSTree's pipeline takes to fill beyond its bytes at the achieved rate (B/us): 2 log2(nodes) more
+    chunk-times of every operation (the release's NVLS channels x heads, one head per NIC) at once, a chunk no larger
+    than an operation's share of the message. Why two nodes of H100 reach NVLSTree's large-message rate only from
+    ~64 MB (tests/data/collectives, nccl-tests issue 309: 270 GB/s busbw at 64 MB, 469 at 16 GB)."""
+    ops = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], cc) * heads
+    chunk = min(nvlstree_chunk(t, size_bytes, ops, nodes), size_bytes / ops)
+    return 2 * int(math.log2(nodes)) * chunk * ops / achieved
 
 
 def intra_gbs(intra: InterconnectSpec, c: dict, *, path: str = "", cpu: str = "", cc: float = 0.0, p2p: bool = True,
