@@ -998,6 +998,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
+        # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no")
+        r"\b(?:CUDA[- ]?graphs?|cudagraphs?)\s*[|:=]\s*(?:disabled|off|no|false|none)\b",
         # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True),
         # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
         r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
