@@ -1358,8 +1358,10 @@ def _numa_nodes(sentence: str, m: re.Match) -> bool:
 
 # The pipeline's degree written with its words, as prose, flags and configs write it: "pipeline parallelism of 1",
 # "pipeline parallel (PP=1)", "--pipeline_parallel 1", "pipeline_parallel_size=1", Megatron's
-# "--pipeline-model-parallel-size 1", "pipeline-parallel degree: 2", "pipeline parallel size is one".
-_PP_DEGREE = re.compile(r"[-_ ]?(?:(?:size|degree|stages?)\b)?\s*(?:\(\s*)?(?:(?:PP|pp)(?:[-_]?size)?\s*)?"
+# "--pipeline-model-parallel-size 1", "pipeline-parallel degree: 2", "pipeline parallel size is one", and a config
+# dict's or JSON's quoted key ("'pipeline_parallelism': 1" in TensorRT-LLM's build flags,
+# "\"pipeline_parallel_size\": 1").
+_PP_DEGREE = re.compile(r"[-_ ]?(?:(?:size|degree|stages?)\b)?['\"]?\s*(?:\(\s*)?(?:(?:PP|pp)(?:[-_]?size)?\s*)?"
                         r"(?:=|:|==|\bis\b|\bof\b|\bto\b|\bset to\b|\bequals?\b)?\s*(\d{1,3}|one|a single)\b"
                         r"(?!\s*(?:%|x\b|×|GPUs?|cards?|nodes?|ms\b|s\b|sec|GB|tok|t/s|times))", re.I)
 
@@ -1891,8 +1893,11 @@ def _effect(sentence: str) -> str | None:
 _ENGINE_VERSION = re.compile(r"\b(vllm|sglang|tgi|text-generation-inference|tensorrt[-_]llm|trt[-_]llm|lmdeploy|ollama|"
                              r"llama\.cpp|deepspeed|transformers)\b", re.I)
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
+# (a PEP 440 development, pre- or post-release suffix belongs to the release: "0.18.0.dev2025021101", TensorRT-LLM's
+# nightly wheels; "0.5.3.post1"; "1.0.0rc3": https://packaging.python.org/en/latest/specifications/version-specifiers/)
 _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
-                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?![\w.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
+                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?(?:dev|post|rc)\d+)?(?![\w.]*\d)"
+                     r"(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
 _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance)\b",
                          re.I)
 
@@ -2117,7 +2122,33 @@ def release_figures(text: str, versions: list[str]) -> dict[str, tuple[float, st
         m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)" + _RELEASE_FIGURE, text, re.I)
         if m:
             out[v] = (float(m.group(1)), m.group(2))
+    for v in versions:  # (issue 11, s17) the figure told of a release in the next sentence
+        if v not in out and (figure := _figure_told_after(text, v, versions)):
+            out[v] = figure
     return out
+
+
+# A rate as _RELEASE_FIGURE writes one: "approximately 6200 tokens/s", "~42 tok/s".
+_TOLD_FIGURE = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*(tok\w*/s(?:ec)?|t/s|tps|it/s|[GM]B/s|req\w*/s(?:ec)?)\b",
+                          re.I)
+
+
+def _figure_told_after(text: str, v: str, versions: list[str]) -> tuple[float, str] | None:
+    """(value, unit) of the first rate written after release `v` in its sentence or the next, before any other release
+    of `versions` is named: "In a previous version of TRT-LLM (0.12.0), I was able to run 4 servers ... With this
+    configuration, I achieved approximately 6200 tokens/s" (NVIDIA/TensorRT-LLM#2802) tells 0.12.0's figure. A
+    paragraph break or another release between them leaves it untold."""
+    m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)", text)
+    if not m:
+        return None
+    after = re.split(r"\n\s*\n", text[m.end():], maxsplit=1)[0]
+    ends = [e.end() for e in re.finditer(r"[.!?。](?:\s|$)", after)]
+    after = after[:ends[1]] if len(ends) > 1 else after  # its sentence and the next
+    others = [o.start() for x in versions if x != v for o in re.finditer(r"(?<![\d.])" + re.escape(x), after)]
+    f = _TOLD_FIGURE.search(after)
+    if not f or (others and min(others) < f.start()):
+        return None
+    return float(f.group(1)), f.group(2)
 
 
 
@@ -4503,7 +4534,8 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
 _CPU_NAME = re.compile(
     r"\b(?:(?:Intel\W*)?Xeon\W*(?:\(R\)\s*)?(?:CPU\s*)?(?:Platinum|Gold|Silver|Bronze|[wW][3579]-|6\d{3}P|E\d-?)\s*"
     r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
-    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)")
+    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)",
+    re.I)  # (written in capitals too: "INTEL XEON PLATINUM 8582C", kvcache-ai/ktransformers#1497)
 _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
                   r"(?=\b))|\b(\d{4})\s*(MT/s|MHz)\s*(?:DDR\s*([45]))?", re.I)
 # A bare "NNNN MHz" is a memory speed only beside memory words (a DIMM, RAM, dmidecode's "Speed:" / "Configured Memory

@@ -611,12 +611,27 @@ def _figure_ab(f: Finding) -> bool:
     return f.rule in FIGURE_AB and any(e.measured is not None and e.expected is not None for e in f.evidence)
 
 
+# (issue 11, s17) The figure a release comparison tells of the older release alone ("on 0.12 I achieved 6200
+# tokens/s; since upgrading it is very poor"): the setup before the change, not the slow run.
+RELEASE_BEFORE = "the release before the change"
+
+
+def _before_change(findings: list[Finding]) -> set:
+    """The figures release comparisons tell of the older release alone (RELEASE_BEFORE), as the reporter wrote them
+    (a fit states the same value in its own unit's spelling: "tok/s" for "tokens/s")."""
+    return {e.measured for f in findings if f.rule in FIGURE_AB
+            for e in f.evidence if e.measured is not None and e.detail.endswith(RELEASE_BEFORE)}
+
+
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
     reporter's prose (a keyword, an inventory line, a guess), and a weaker prior about the layout: such a cause stays
     in the report as a lead, at the fit's level less a step, and keeps the lead only where a parsed artifact shows
-    it. An A/B of the reporter's own figures (FIGURE_AB) is not demoted."""
-    fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0]
+    it. An A/B of the reporter's own figures (FIGURE_AB) is not demoted, nor outranked by a fit of the figure it tells
+    of the release before the change."""
+    before = _before_change(findings)  # a fit of the release before the change says nothing of the slow run
+    fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0
+            and not ({e.measured for e in f.evidence if e.measured is not None} & before)]
     if not fits:
         return findings
     best = max(f.confidence for f in fits)

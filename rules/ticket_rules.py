@@ -57,7 +57,7 @@ from rules.common import (
     visible_devices,
     wfield,
 )
-from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
+from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
@@ -865,6 +865,12 @@ def _releases(c: Claim, engine: str) -> tuple:
         old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
         evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
                            figures[old][0], figures[new][1]))
+    elif len(figures) == 1 and len(c.data["versions"]) >= 2 and \
+            min(figures, key=claims.version_key) == min(c.data["versions"], key=claims.version_key):
+        # only the older release's figure is told ("on 0.12 I achieved 6200 tokens/s"): what the setup did before the
+        # change, not the figure of the run that is slow, so no fit of it answers the ticket (engine.fits_first)
+        (old, (value, unit)), = figures.items()
+        evidence.append(ev(c, f"{engine} {old}'s figure: {RELEASE_BEFORE}", value, None, unit))
     if c.data["kind"] == "releases":
         title = f"{engine} {versions}: the same setup behaves differently between releases"
     elif c.data["good"]:  # going back to it cured the problem: the release left behind is the regression

@@ -3,7 +3,8 @@
 Reads the result block of vLLM `benchmark_serving.py` / `vllm bench serve` and SGLang
 `bench_serving` (text, and the JSON / JSON-lines they save), the other serving benchmarks' summaries
 (TensorRT-LLM `trtllm-bench` PERFORMANCE OVERVIEW, LMDeploy `profile_restful_api` / `profile_throughput`,
-the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_throughput.py` line, vLLM's
+the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_throughput.py` line, the frameless
+result of early-2024 benchmark_serving.py (`Successful requests: 100` ... `Mean TPOT: 49.34 ms`), vLLM's
 offline `Processed prompts: ... est. speed ... output: N toks/s` bar, Triton `perf_analyzer`'s
 `Concurrency: 1, throughput: 23.2 infer/sec, latency 43041 usec`), the engines' periodic throughput
 lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
@@ -119,6 +120,15 @@ OLD_THROUGHPUT = re.compile(r"^\s*Throughput:\s*(?P<req>\d+(?:\.\d+)?)\s*request
                             r"(?:,\s*(?P<total>\d+(?:\.\d+)?)\s*(?:total\s+)?tokens?/s)?"
                             r"(?:,\s*(?P<out>\d+(?:\.\d+)?)\s*output\s+tokens?/s)?", re.I)
 OLD_LATENCY = re.compile(r"^\s*Average latency:\s*(?P<v>\d+(?:\.\d+)?)\s*s\s*$", re.I)
+# vLLM's benchmark_serving.py of early 2024 (v0.3.x, and the forks that copied it) printed its result without the
+# "Serving Benchmark Result" frame, each unit after its figure: "Successful requests: 100", "Benchmark duration:
+# 29.52 s", "Request throughput: 3.39 requests/s", "Mean TTFT: 119.86 ms" ... "P99 TPOT: 98.98 ms"
+# (https://github.com/vllm-project/vllm/blob/v0.3.3/benchmarks/benchmark_serving.py, benchmark()); pasted in an
+# issue's prose it may carry a Markdown quote mark ("> ").
+OLD_RESULT_START = re.compile(r"^\s*(?:>\s*)?Successful requests:\s*\d+\s*$", re.I)
+OLD_RESULT_ROW = re.compile(r"^\s*(?:>\s*)?(?P<label>[A-Za-z][A-Za-z0-9 ]*?):\s*(?P<v>\d+(?:\.\d+)?)\s*"
+                            r"(?P<unit>ms|s|requests?/s|tokens?/s)?\s*$", re.I)
+OLD_RESULT_LATENCY = re.compile(r"^\s*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
 # LMDeploy's benchmark/profile_restful_api.py and profile_throughput.py summary
 # (https://lmdeploy.readthedocs.io/en/latest/benchmark/profile_api_server.html).
 LMDEPLOY_CONCURRENCY = re.compile(r"^\s*concurrency:\s*(?P<v>\d+)\b", re.I)
@@ -179,6 +189,8 @@ def detect(text: str) -> float:
     if any(p.search(line) for line in head.splitlines()[:4000]
            for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, VLLM_OFFLINE, PERF_ANALYZER)):
         return 0.8
+    if any(OLD_RESULT_START.match(line) for line in head.splitlines()[:4000]) and OLD_RESULT_LATENCY.search(head):
+        return 0.8
     if _genai_table(head):
         return 0.8
     if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2 or SPEC_ACCEPT.search(head):
@@ -231,6 +243,17 @@ def _parse(text: str, name: str) -> list:
             if record is not None:
                 out.append(record)
             continue
+        if not in_result and OLD_RESULT_START.match(line):
+            state["old_result"] = True
+            out.extend(_result_workload(name, n, rate, concurrency))
+            concurrency = rate = None
+        if state.get("old_result"):
+            if (m := OLD_RESULT_ROW.match(line)) is not None:
+                record = _old_result_row(m, src)
+                if record is not None:
+                    out.append(record)
+                continue
+            state["old_result"] = bool(not line.strip() or re.fullmatch(r"\s*>\s*", line))  # a blank line inside
         other = _summary_line(line, src, state)
         if other is not None:
             out.extend(other)
@@ -400,6 +423,15 @@ def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Me
         metric, unit = TEXT_METRICS[key]
         return Measurement(src, metric, v, unit, concurrency=concurrency)
     return None
+
+
+def _old_result_row(m: re.Match, src: str) -> Measurement | None:
+    """A row of the frameless early benchmark_serving.py result (OLD_RESULT_ROW), read as the framed block's row
+    of the same name: its latencies' unit moved into the label ("Mean TTFT: 119.86 ms" is "Mean TTFT (ms)")."""
+    label, unit = m.group("label").strip(), (m.group("unit") or "").lower()
+    if STAT_ROW.match(f"{label} ({unit})"):
+        return _result_row(f"{label} ({unit})", m.group("v"), src, None)
+    return _result_row(label, m.group("v"), src, None)
 
 
 def _json_results(text: str) -> list[tuple[dict, int | None]]:

@@ -103,11 +103,12 @@ def engine_named(text: str) -> str | None:
 
 # A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
 # "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0", an image tag
-# "text-generation-inference:2.0.4".
+# "text-generation-inference:2.0.4", "vllm：0.3.3" (the full-width colon a Chinese keyboard types, which
+# text.cjk_spaced sets apart: "vllm ： 0.3.3").
 # (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s", "running vLLM 2.5 hours")
 _UNIT_AFTER = (r"\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|tps\b|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|"
                r"days?\b|weeks?\b|times\b)")
-_RELEASE_AFTER = re.compile(r"(==|[-@:]|\s+version\s*[:=]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
+_RELEASE_AFTER = re.compile(r"(==|\s?[-@:：]|\s+version\s*[:=：]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
                             r"(?!" + _UNIT_AFTER + ")", re.I)
 # ... nor is one figure of a list that shares the unit written after the last: "vLLM 12.3, SGLang 15.1 tok/s",
 # "vLLM 41.2 and TGI 38.9 tokens/s"
@@ -391,6 +392,9 @@ OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?
                         r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 
 
+_RUN_TOTAL = re.compile(r"(?:\btotal|#)\s*$", re.I)
+
+
 def stated_lengths(prose: list[tuple[int, str]], name: str) -> list:
     """Workloads of the prompt and reply lengths the reporter's words state ("input length 2000, output length 200"):
     read alike from a pasted issue's prose and a ticket.toml's description, so the same words price the same step."""
@@ -403,7 +407,10 @@ def prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, l
     """(line, tokens) of the first prompt length (or, given OUTPUT_LEN, reply length) the prose states ("2k" is
     2000), or None."""
     for i, ln in prose:
-        if (m := pattern.search(ln)):
+        # a serving benchmark's "Total input tokens: 25900" (vLLM, SGLang) or "#Input tokens: 10354" sums every
+        # request's prompt: a count of the run, not one prompt's length
+        found = [m for m in pattern.finditer(ln) if not _RUN_TOTAL.search(ln[:m.start()])]
+        if (m := found[0] if found else None):
             token = next(g for g in m.groups() if g)
             n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
             if low <= n <= 1_000_000:
