@@ -4588,6 +4588,19 @@ def host_platform(facts: Facts) -> list[Claim]:
     return out
 
 
+# The engines (_engine_family) that place what does not fit in VRAM on the CPU and carry on: llama.cpp and what embeds
+# it (Ollama, LM Studio, koboldcpp; -ngl / num_gpu), accelerate's device_map="auto"
+# (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
+_LAYER_PLACING = {"llamacpp", "ollama", "lmstudio", "koboldcpp", "accelerate"}
+
+
+def _places_layers_on_cpu(facts: Facts) -> bool:
+    """Does the ticket name an engine of _LAYER_PLACING (also run into Chinese words: "用ollama跑")?"""
+    said = [t for _, t in texts(facts) + _pasted(facts)]
+    return bool((set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
+                                                 for e in ENGINE_WORD.finditer(spaced(t))}) & _LAYER_PLACING)
+
+
 def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     """Can the ticket's engine have left layers on the CPU while VRAM is free? llama.cpp, Ollama, accelerate and
     KTransformers place layers by what fits; an engine that holds every weight in VRAM (workload.GPU_RESIDENT: vLLM,
@@ -4611,6 +4624,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     out: list[Claim] = []
     pasted = _pasted(facts)
     places = functools.cache(functools.partial(_layers_may_sit_on_cpu, facts))
+    layer_engine = functools.cache(functools.partial(_places_layers_on_cpu, facts))
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
         on_gpu = functools.cache(functools.partial(all_on_gpu, text))  # once per text, when a match first asks
@@ -4660,6 +4674,9 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
+            for m, negated in cpu_over_gpu(sentence) if prose and layer_engine() else ():
+                out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
+                                 negated=negated or on_gpu(), guess=_guessed(sentence)))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
                              ("words", _VRAM_LEFT_CPU)) if prose else ():
                 if zh is _VRAM_LEFT_CPU and not places():
@@ -5032,6 +5049,53 @@ _VRAM_LEFT_CPU = re.compile(
     r"(?:the\s+|my\s+|its\s+)?CPU\b(?![\s(~-]*(?:\w+\s+){0,2}?" + _CPU_NOT_LAYERS + r")", re.I)
 
 
+
+# The CPU said to do more of the work than the GPU, under an engine that places the layers which do not fit in VRAM on
+# the CPU (llama.cpp's -ngl, Ollama's scheduler, LM Studio and koboldcpp on llama.cpp, accelerate's device_map): with
+# every layer in VRAM the host only launches kernels and samples, so a CPU busier than the GPU is the CPU computing
+# layers (Ollama's FAQ shows that split in `ollama ps`, "48%/52% CPU/GPU",
+# https://github.com/ollama/ollama/blob/main/docs/faq.md; llama.cpp tools/main/README.md, -ngl). Said as a comparison
+# ("the CPU works harder than the GPU", "GPU usage is lower than the CPU's", "CPU出力比GPU还高", "GPU占用比CPU低"),
+# as the CPU doing most of the work, or as two figures with the GPU's the lower (_CPU_OVER_GPU_FIGURES). A GPU at 0 %
+# does nothing at all: the engine did not use it (no CUDA device found), another cause, so a figure pair needs a GPU
+# above 0.
+_MORE = r"(?:much\s+|far\s+|a\s+lot\s+|way\s+|even\s+|significantly\s+)?"
+_NOT_MORE = r"(?:\b(?:not|no|never|isn't|aren't|wasn't|doesn't|does\s+not|didn't)\s+)?"
+# (a denial inside the comparison: "the CPU is not busier than the GPU", "CPU并不比GPU高")
+_MORE_DENIED = re.compile(r"\b(?:not|no|never|isn't|aren't|wasn't|doesn't|didn't)\b|不|没有", re.I)
+_CPU_OVER_GPU = re.compile(
+    r"\bCPU(?:'s)?\s+(?:usage\s+|load\s+|utili[sz]ation\s+|use\s+)?(?:is\s+|was\s+|stays\s+|seems\s+)?" + _NOT_MORE
+    + r"(?:(?:working|doing|used|loaded|utili[sz]ed|busy|works?|does|did)\s+)?" + _MORE
+    + r"(?:higher|greater|busier|harder|more(?:\s+work)?)\s+than\s+(?:the\s+|my\s+|its\s+)?GPU|"
+    r"\bGPU(?:'s)?\s+(?:usage\s+|load\s+|utili[sz]ation\s+|use\s+)?(?:is\s+|was\s+|stays\s+|seems\s+)?" + _NOT_MORE
+    + r"(?:(?:working|doing|used|loaded|utili[sz]ed|works?|does|did)\s+)?" + _MORE
+    + r"(?:lower|less(?:\s+work)?)\s+than\s+(?:the\s+|my\s+)?CPU|"
+    r"\b(?:uses?|using|used)\s+(?:the\s+|my\s+)?CPU\s+" + _MORE + r"more\s+than\s+(?:the\s+|my\s+)?GPU|"
+    r"\bCPU\s+(?:is\s+|was\s+)?" + _NOT_MORE + r"(?:doing|does|did)\s+(?:most|the\s+bulk)\s+of\s+the\s+"
+    r"(?:work|heavy\s+lifting|computation|compute|inference)\b|"
+    # Chinese: "CPU出力的程度比GPU还高", "CPU的占用比GPU高", "GPU的利用率比CPU还低"; 不/并不/没有 before 比 denies it
+    r"CPU[^。\n，,？?；;]{0,12}?(?:不|并不|没有|并没有)?\s*比\s*(?:显卡|GPU)[^。\n，,？?；;]{0,8}?(?:还|更)?\s*"
+    r"(?:高|多|大|忙|累)|"
+    r"(?:显卡|GPU)[^。\n，,？?；;]{0,12}?(?:不|并不|没有|并没有)?\s*比\s*CPU[^。\n，,？?；;]{0,8}?(?:还|更)?\s*"
+    r"(?:低|少|小|闲)", re.I)
+# ... and as two figures in one sentence, either order: "GPU at 1-3 %, while the CPU at 70 %", "CPU 80 %, GPU 5 %".
+_CPU_OVER_GPU_FIGURES = re.compile(
+    r"\bGPU\b(?P<g1>[^.\n%]{0,30}?)(?P<gpu>\d{1,3})\s*%[^.\n]{0,40}?\bCPU\b[^.\n%\d]{0,30}?(?P<cpu>\d{1,3})\s*%|"
+    r"\bCPU\b[^.\n%\d]{0,30}?(?P<cpu2>\d{1,3})\s*%[^.\n]{0,40}?"
+    r"\bGPU\b(?P<g2>[^.\n%]{0,30}?)(?P<gpu2>\d{1,3})\s*%", re.I)
+# (the GPU's figure a share of its memory is no load: "GPU memory 95 %, CPU 40 %")
+_GPU_MEMORY_FIGURE = re.compile(r"\b(?:memory|mem|VRAM|RAM)\b|显存|内存", re.I)
+
+
+def cpu_over_gpu(sentence: str) -> list[tuple[re.Match, bool]]:
+    """(match, negated) for each place the sentence says the CPU does more of the work than the GPU (_CPU_OVER_GPU,
+    _CPU_OVER_GPU_FIGURES with the GPU's figure above 0 and below the CPU's)."""
+    out = [(m, bool(_MORE_DENIED.search(m.group(0)))) for m in _CPU_OVER_GPU.finditer(sentence)]
+    for m in _CPU_OVER_GPU_FIGURES.finditer(sentence):
+        gpu, cpu = int(m.group("gpu") or m.group("gpu2")), int(m.group("cpu") or m.group("cpu2"))
+        if 0 < gpu < cpu <= 100 and not _GPU_MEMORY_FIGURE.search(m.group("g1") or m.group("g2") or ""):
+            out.append((m, False))
+    return out
 
 
 # (issue 11 n) A laptop GPU slower on battery than on mains: the notebook's power management lowers the GPU's power
