@@ -628,6 +628,9 @@ _NOT_A_SWEEP = (r"(?!\s*(?:and|or|to|through|,|/|-|–|~|vs\.?)\s*(?:(?:bs|batch
                 r"prompt|request|GPU|card|node|user|seq\w*|step|iter\w*|sample|image|thread|layer|head|expert|word|"
                 r"char|byte|item|quer)))")
 
+# "host" naming a side of one machine, not the machine: "the single host thread", "same host bridge" (PHB).
+_NOT_HOST_SIDE = r"(?![- ](?:threads?|process\w*|CPUs?|memory|RAM|side|cores?|bridge|code|names?|ports?)\b)"
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -677,6 +680,19 @@ PATTERNS: dict[str, list[str]] = {
         # a count of named systems: "two DGX A100 nodes", "2 p4d.24xlarge instances", "four HGX H100 servers"
         r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
         r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
+    ],
+    # (issue 11) The job on one host, as reporters place it: "on a single node", "in one machine", "on the same host",
+    # "single-node", "8 GPUs in one node", "1 node with 8 GPUs", "--nnodes 1", 单机 / 单节点. rules.common.node_count
+    # reads it after every parsed count and below any multi-node statement (the larger count said wins). Not a NUMA
+    # node (_numa_nodes), nor one host among several ("one of the nodes", "from one node to another", "more than one
+    # node": _ONE_OF_MANY).
+    "one_node": [
+        r"\b(?:on|in|within|inside|using|with|onto)\s+(?:only\s+)?(?:a\s+single|one\s+single|a|one|single|1|the\s+same|"
+        r"the\s+one)\s+(?:(?!NUMA\b)[\w.-]+\s+){0,2}?(?:node|machine|server|host|box)\b" + _NOT_HOST_SIDE,
+        r"\bsingle[- ]?(?:node|machine|server|host)\b" + _NOT_HOST_SIDE,
+        r"\b(?:one|1|a single)\s+(?:[\w.-]+\s+)?(?:node|machine|server|host|box)\s+(?:with|of|holding|having|x|×)\s+\d",
+        r"(?:--nnodes|--num[-_]nodes|\bnnodes|\bNNODES|\bnum_nodes)\s*[= ]\s*1\b",
+        r"单机|单节点|单台(?:机器|服务器)|同一台(?:机器|服务器)",
     ],
     # (issue 11) A hang that comes after the job has been running: collectives completed before it, so a peer-to-peer
     # path that never delivers (ACS, the IOMMU, a hypervisor: NCCL's troubleshooting guide) is not what hangs; such a
@@ -1348,6 +1364,41 @@ _NUMACTL_BEFORE = re.compile(r"\bavailable:\s*$", re.I)
 _NUMACTL_AFTER = re.compile(r"^\s*\(\d+-\d+\)|^\s+per\s+(?:socket|CPU|die|package)\b", re.I)
 
 
+# One host among several: "one of the nodes", "more than one node", "from one node to another", "than on a single
+# node", "does not fit on a single node", "one node is slower than the rest".
+_MANY_BEFORE = re.compile(r"\b(?:more than|than|beyond|outgrow\w*|exceed\w*|from|"
+                          r"(?:not|n't)\s+(?:\w+\s+)?(?:fit\w*|enough|possible))"
+                          r"(?:\s+(?:on|in|with|using|a|one|the))*\s*$", re.I)
+_MANY_AFTER = re.compile(r"^\s*(?:of\s+(?:the|our|my|these|those|\d+|two|several)\b|"
+                         r"(?:s\s+)?to\s+(?:another|the other)\b|"
+                         r"(?:is|was)\s+(?:\w+\s+)?(?:slower|faster|late|lagging|behind)\b)", re.I)
+_NOT_JUST_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)(?:\s+(?:on|in|within|inside|using|with|a|one|the|only))*\s*$",
+                              re.I)
+
+
+def _one_of_many(sentence: str, m: re.Match) -> bool:
+    """Is the host named one of several, or the one the job is said not to fit on?"""
+    before = sentence[:m.start()].rsplit("\n", 1)[-1]
+    return bool(_MANY_BEFORE.search(before[-30:]) or _MANY_AFTER.match(sentence[m.end():m.end() + 40]))
+
+
+_NOT_A_NODE_WORD = r"(?!(?:per|each|in|on|of|across|over|with|and|or)\b)"
+_NODES_SAID = re.compile(r"\b(\d{1,4}|" + words_pattern(ENGLISH_COUNT_WORDS) + r")(?:\s*x)?[\s-]+"
+                         r"(?:" + _NOT_A_NODE_WORD + r"[\w.-]+\s+){0,2}?"
+                         r"(?:nodes?|servers?|hosts?|machines?|boxes|instances)\b", re.I)
+
+
+def nodes_said(quote: str) -> int | None:
+    """The host count a multi-node statement gives ("across 4 nodes", "two DGX A100 servers", "a 16-node job"),
+    where it gives one of 2 or more."""
+    for m in _NODES_SAID.finditer(quote):
+        token = m.group(1).lower()
+        n = int(token) if token.isdigit() else ENGLISH_COUNT_WORDS.get(re.sub(r"\s+", " ", token))
+        if n and 2 <= n <= 4096:
+            return n
+    return None
+
+
 def _numa_nodes(sentence: str, m: re.Match) -> bool:
     before = sentence[:m.start()].rsplit("\n", 1)[-1]
     return bool(_NUMACTL_BEFORE.search(before[-20:]) or _NUMACTL_AFTER.match(sentence[m.end():m.end() + 30]))
@@ -1378,8 +1429,10 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    if kind == "multi_node" and _numa_nodes(sentence, m):
+    if kind in ("multi_node", "one_node") and _numa_nodes(sentence, m):
         return True
+    if kind == "one_node":  # a place: only its own "not" rules it out ("not on one node"; not "does not work on")
+        return _one_of_many(sentence, m) or bool(_NOT_JUST_BEFORE.search(sentence[max(0, m.start() - 30):m.start()]))
     if kind == "pipeline_parallel" and pipeline_degree(sentence, m) == 1:
         return True  # one stage: no pipeline
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
