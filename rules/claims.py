@@ -24,7 +24,7 @@ from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
-from diagnose.evidence import Facts, Note, Workload
+from diagnose.evidence import Facts, NcclEvent, Note, Workload
 from rules.offload import GIB, GPU_RESIDENT  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -35,7 +35,8 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
                    "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel",
-                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row")
+                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row",
+                   "ib_transfer_error")
 
 
 @dataclass
@@ -251,6 +252,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
+    # NCCL's RDMA transport reporting a failed transfer or a NIC event (nccl_log.IB_TRANSFER_ERROR, one reading)
+    "ib_transfer_error": [nccl_log.IB_TRANSFER_ERROR.pattern],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
     # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
     # A size form only for those two ("mp_size=4", "model_parallel_size: 4"): "model parallel on 2 nodes" counts nodes.
@@ -5569,7 +5572,9 @@ def known_errors(facts: Facts) -> list[Claim]:
     from rules.catalog import engine_errors
 
     out: list[Claim] = []
-    for origin, said in (("output", _pasted(facts)), ("prose", texts(facts))):
+    # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
+    logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
+    for origin, said in (("output", _pasted(facts) + logged), ("prose", texts(facts))):
         for source, text in said:
             for row in engine_errors():
                 if any(c.data["error"].id == row.id for c in out):

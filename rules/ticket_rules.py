@@ -47,6 +47,7 @@ from rules.common import (
     links_per_gpu,
     make,
     measurements,
+    need,
     nic_rate_gbs,
     node_count,
     one_off,
@@ -745,8 +746,8 @@ def system_error_in_container(facts: Facts, predictions=None):
     c = _first(facts, "nccl_system_error")
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
-            or _first(facts, "net_socket") or _first(facts, "module_missing"):
-        return  # between nodes the failing call is as often the network's
+            or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts):
+        return  # between nodes the failing call is as often the network's; a known message names the call
     yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
                "NCCL fails a system call inside a container: /dev/shm is the first suspect",
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
@@ -1635,7 +1636,8 @@ def known_error(facts: Facts, predictions=None):
     a driver/library mismatch; a GPU index not visible; a dtype, kernel or quantisation the GPU is too old for; memory
     another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for
     max_model_len, no kernel image for the GPU, a driver older than the runtime, the GPU busy in exclusive mode, no GPU
-    visible, an illegal memory access, a device-side assert, the display watchdog):
+    visible, an illegal memory access, a device-side assert, the display watchdog, the RDMA verbs library refusing
+    memory, queues or the queue pair to the peer):
     the message names the failure, so its row's category with the message as evidence, not a transport or layout cause
     read from the failure."""
     found = claims.known_errors(facts)
@@ -1897,6 +1899,38 @@ def net_socket(facts: Facts, predictions=None):
                     "`ibv_devinfo` must list the HCA, and the NCCL_DEBUG=INFO log must then show 'NET/IB' instead of "
                     "'NET/Socket'.",
                     refs=["nccl_trouble", "nccl_env"])
+
+
+# The work-completion statuses NCCL prints with a failed RDMA transfer (enum ibv_wc_status, rdma-core's
+# libibverbs/verbs.h; ibv_poll_cq(3)): what the number says happened, not why.
+WC_STATUS = {4: "local protection error", 5: "work request flushed", 8: "local access error",
+             9: "remote invalid request", 10: "remote access error", 11: "remote operation error",
+             12: "transport retry counter exceeded: the peer's NIC stopped answering",
+             13: "receiver-not-ready retry counter exceeded"}
+_WC_NUMBER = re.compile(r"\bwith (?:error\s*|status=(?:\w+\()?)(\d{1,2})\b")
+
+
+@rule("ticket.ib_transfer_error", "insufficient_data")
+def ib_transfer_error(facts: Facts, predictions=None):
+    """NCCL's RDMA transport reporting a failed transfer ('NET/IB : Got completion from peer ... with error 12') or a
+    NIC event: every surviving rank prints it when a peer dies or the fabric drops it, so it names no cause
+    (rules/catalog/engine_errors.toml keeps no row for it); what tells them apart is the fabric's own state between
+    the two NICs and the other ranks' logs, which the ticket is asked for."""
+    logged = next((e for e in facts.of(NcclEvent) if e.kind == "ib_transfer_error"), None)
+    c = None if logged else _first(facts, "ib_transfer_error")
+    if not logged and (not c or c.guess):
+        return
+    said = ev(logged, "NCCL's RDMA transport", logged.message[:120]) if logged else claim_ev(c, "NCCL's RDMA transport")
+    status = _WC_NUMBER.search(logged.message if logged else c.quote)
+    meaning = WC_STATUS.get(int(status.group(1))) if status else None
+    yield need("ticket.ib_transfer_error", "An RDMA transfer between nodes failed; which end or link failed is unknown",
+               "NCCL's InfiniBand/RoCE transport saw a transfer fail"
+               + (f" (status {status.group(1)}, {meaning}; enum ibv_wc_status)" if meaning else "")
+               + ". A rank that crashed, a link or switch port that went down and a routing or RoCE setting that "
+               "keeps the two NICs apart all read the same from this side.",
+               "`ibstat` (or `ibv_devinfo`) from both nodes, an `ib_write_bw` run between the two NICs the error "
+               "names, `dmesg` of every node around the failure, and the NCCL_DEBUG=INFO log of every rank",
+               [said])
 
 
 @rule("ticket.tcp_only", "socket_fallback", "expected_physics")
