@@ -1102,6 +1102,12 @@ def build_decides(found: EngineSpec | None, builds) -> bool:
         not found.pp_graphs_flips or split_graphs(found, builds) is not None)
 
 
+def without_graphs(found: EngineSpec) -> EngineSpec:
+    """The profile launched without CUDA graphs (--enforce-eager, --disable-cuda-graph): every kernel of a decode step
+    launched from the host (rules.step_model prices launch_us per kernel and host_us_per_layer), no piecewise graphs."""
+    return found if not found.cuda_graphs else dataclasses.replace(found, cuda_graphs=False, piecewise_layer_us=0.0)
+
+
 def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=(),
                fa: bool | str | None = None, server: bool = False) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its

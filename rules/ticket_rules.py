@@ -93,6 +93,7 @@ from rules.workload import (
     assumed_cut,
     assumed_weights,
     predict_layout,
+    runs_eager,
     seated,
     weights_span_holding,
 )
@@ -438,12 +439,12 @@ def tp_size_error(facts: Facts, predictions=None):
 def eager_flag(facts: Facts, predictions=None):
     """The engine the ticket shows runs without CUDA graphs (--enforce-eager, --disable-cuda-graph), as
     the reporter's words or pasted commands say it where no launch line was parsed."""
-    if any(w.eager is not None for w in facts.of(Workload)):
-        return  # a parsed launch line says it: workload.eager_mode judges it
-    c = _first(facts, "eager_flag")
+    _, c = runs_eager(facts)
+    if not isinstance(c, Claim):
+        return  # a parsed launch line says it: workload.eager_mode judges it (none: nothing says, or only a guess)
     said = claims.symptom_quote(facts)
     failed = bool(said and said[2] in FAILURES)
-    if not c or c.guess or (failed and not claims.complaint(facts)):  # "should I use --enforce-eager?" runs without it
+    if failed and not claims.complaint(facts):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
     # ("graph capture fails, so we run eager, and decode is only 20 tok/s": the speed is still the question, and the
     # failure beside it leaves the flag a lead, not the whole answer)

@@ -155,11 +155,29 @@ def _eager_pairs(facts: Facts):
     return out
 
 
+def runs_eager(facts: Facts):
+    """(whether the engine ran without CUDA graphs, the record that says so): a parsed launch line or the engine's echo
+    of its arguments that sets the switch (Workload.eager: --enforce-eager, --disable-cuda-graph, enforce_eager=True),
+    else the reporter's words or a pasted call (claims eager_flag: LLM(..., enforce_eager=True), cuda_graph_config:
+    null, CUDAGraphMode.NONE, "CUDA graphs are disabled"; tool output first), over a serving launch whose False is the
+    engine's default; (None, None) where nothing says. One reading for ticket and scaling: the eager findings and the
+    expected figure (roofline.predict_any_build eager) both rest on it."""
+    parsed = [w for w in facts.of(Workload) if w.eager is not None]
+    if any(w.eager for w in parsed):
+        return True, next(w for w in parsed if w.eager)
+    said = [c for c in claims.find(facts, "eager_flag") if not c.guess]
+    if said:  # stated, over a serving launch whose False is only the engine's default (launch.py)
+        return True, next((c for c in said if c.data.get("origin") == "output"), said[0])
+    return (False, parsed[0]) if parsed else (None, None)
+
+
 @rule("workload.eager_mode", "eager_mode")
 def eager_mode(facts: Facts, predictions=None):
     """Without CUDA graphs every decode step pays the CPU cost of launching each kernel."""
     eager = [w for w in facts.of(Workload) if w.eager]
     if not eager:
+        if runs_eager(facts)[0]:
+            return  # said in words or a pasted call over the launch's default: ticket.eager_flag judges it
         explicit = [w for w in facts.of(Workload) if w.eager is False]
         graph_notes = [(src, text) for src, text in claims.texts(facts)
                        if re.search(r"(?:using|with|enabled?)\s+cuda[ -]?graphs?|cuda[ -]?graphs? (?:on|enabled)",
@@ -379,7 +397,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
                                           dtype=dtype, quant_group=gguf, gpus_per_node=per_node or 8,
                                           build_stated=build_stated(facts), releases=releases,
                                           release_note=release_note, interconnect=interconnect,
-                                          memory_share=memory_share(facts), **ring_route(facts, tp))
+                                          memory_share=memory_share(facts), eager=bool(runs_eager(facts)[0]),
+                                          **ring_route(facts, tp))
     try:
         p = priced(dtype=dtype or weight_dtype(facts))
         if not dtype and p.kv_budget_gb < 0 and may_run_quantised(facts):
