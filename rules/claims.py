@@ -25,7 +25,7 @@ from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
-from rules.offload import GIB, GPU_RESIDENT  # vLLM's --cpu-offload-gb counts GiB
+from rules.offload import GIB, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -4611,14 +4611,15 @@ def host_platform(facts: Facts) -> list[Claim]:
 
 def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     """Can the ticket's engine have left layers on the CPU while VRAM is free? llama.cpp, Ollama, accelerate and
-    KTransformers place layers by what fits; an engine that holds every weight in VRAM (workload.GPU_RESIDENT: vLLM,
-    SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named: yes."""
+    KTransformers place layers by what fits; an engine that holds every weight in VRAM (offload.keeps_weights_on_gpu:
+    vLLM, SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named or
+    one not known: yes."""
 
     said = [t for _, t in texts(facts) + _pasted(facts)]
     # (Chinese runs the name into its words, "但是TensorRT-LLM还是用CPU推理": spaced before it is looked for)
     named = set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
                                             for e in ENGINE_WORD.finditer(spaced(t))}
-    if not named or named - {_engine_family(e) for e in GPU_RESIDENT}:
+    if not named or any(keeps_weights_on_gpu(e) is not True for e in named):
         return True
     return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
         any(_EXPERT_FLAGS.search(t) for t in said)

@@ -63,6 +63,7 @@ from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowe
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
+from rules.offload import keeps_weights_on_gpu
 from rules.predict_rules import shortfall_evidence, shortfall_words
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import batch_words, stated_batch, stated_load
@@ -88,7 +89,6 @@ from rules.ticket_figures import (
 from rules.ticket_numbers import SMALL_GAIN, layout_gain
 from rules.topology import pcie_gbs
 from rules.workload import (
-    GPU_RESIDENT,
     QUANTISATION_ASK,
     assumed_cut,
     assumed_weights,
@@ -2356,9 +2356,9 @@ def partial_offload(facts: Facts, predictions=None):
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None
-    # under an engine that keeps every weight in VRAM (workload.GPU_RESIDENT) a model said to exceed the GPU's memory
-    # is an out-of-memory error or a reason for TP, no partial offload
-    if (engine_of(facts) or "").startswith(GPU_RESIDENT):
+    # under an engine that keeps every weight in VRAM (offload.keeps_weights_on_gpu) a model said to exceed the GPU's
+    # memory is an out-of-memory error or a reason for TP, no partial offload
+    if keeps_weights_on_gpu(engine_of(facts)):
         found = [c for c in found if c.data["form"] != "over_vram"]
     left = [(c, n) for c in found if (n := _layers_left(c, model))]
     if not left:

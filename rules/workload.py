@@ -40,7 +40,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
-from rules.offload import GPU_RESIDENT  # the engines that hold every weight in VRAM (rules.offload says why)
+from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
 from rules.topology import ring_route
 
@@ -451,13 +451,13 @@ def seated(facts: Facts, tp: int, n: int, pp: int = 1, dtype: str | None = None)
 
 def may_run_quantised(facts: Facts) -> bool:
     """Could the run have used quantised weights the ticket does not name? Its engine keeps every weight on the GPU
-    (GPU_RESIDENT) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit weights do
-    not fit the layout's GPUs (fits_only_quantised) ran quantised. An engine that spills layers to the CPU, or an
-    unnamed one, may have run it off the GPU instead."""
+    (offload.keeps_weights_on_gpu) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit
+    weights do not fit the layout's GPUs (fits_only_quantised) ran quantised. An engine that spills layers to the
+    CPU, or an unnamed one, may have run it off the GPU instead."""
     from diagnose.artifacts.text import SIXTEEN_BIT
 
     engine = engine_of(facts) or ""
-    if not engine.startswith(GPU_RESIDENT) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload)):
+    if not keeps_weights_on_gpu(engine) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload)):
         return False
     if unread_gguf(facts):
         return False
