@@ -85,6 +85,10 @@ class Setup:
     # a ticket whose engine keeps every weight on the GPU and that names no weights (rules.workload.may_run_quantised):
     # a checkpoint whose 16-bit weights overflow its GPUs ran quantised, priced as `ticket` prices it
     may_run_quantised: bool = False
+    # launched without CUDA graphs (--enforce-eager, enforce_eager=True, --disable-cuda-graph), as the input states it
+    # (rules.workload.runs_eager, ticket's reading): the expected figure prices every kernel's launch
+    eager: bool = False
+    eager_source: str = ""
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -298,13 +302,16 @@ def _setup_of(read) -> Setup:
     launch line, a capture's GPU), where the catalog knows them; weights and builds as the ticket rules read them."""
     from rules.subject import Subject
     from rules.ticket_figures import unmodelled_layout
-    from rules.workload import may_run_quantised, quant_group, stated_lengths, weight_dtype
+    from rules.workload import may_run_quantised, quant_group, runs_eager, stated_lengths, weight_dtype
 
     named = Subject.of(read)
     prompt, output = stated_lengths(read)  # the lengths `ticket` predicts the figures at
     releases, note = engine_releases(read)
     fa, server = engine_flash_attn(read)
-    return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
+    eager, said = runs_eager(read)
+    where = str(getattr(said, "cited", None) or said.source) if eager else ""  # a claim's own line, a launch's
+    return Setup(eager=bool(eager), eager_source=where,
+                 model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), prompt=prompt, output=output,
                  quant=quant_group(read), engine_stated=not releases,
                  releases=tuple(e.key for e in releases) if note else (), release_note=note,

@@ -1102,6 +1102,12 @@ def build_decides(found: EngineSpec | None, builds) -> bool:
         not found.pp_graphs_flips or split_graphs(found, builds) is not None)
 
 
+def without_graphs(found: EngineSpec) -> EngineSpec:
+    """The profile launched without CUDA graphs (--enforce-eager, --disable-cuda-graph): every kernel of a decode step
+    launched from the host (rules.step_model prices launch_us per kernel and host_us_per_layer), no piecewise graphs."""
+    return found if not found.cuda_graphs else dataclasses.replace(found, cuda_graphs=False, piecewise_layer_us=0.0)
+
+
 def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=(),
                fa: bool | str | None = None, server: bool = False) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
@@ -1161,7 +1167,11 @@ def find_engine(text: str | None) -> EngineSpec | None:
 def _named(text: str | None) -> tuple[EngineSpec | None, str, list[str]]:
     """The engine profile a text names by key or alias, the name it matched, and the words after the name (where its
     release would be)."""
-    words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text or "").lower())
+    text = str(text or "").lower()
+    # a container image names its engine in its repository, after the registry and organisation
+    # ("ghcr.io/huggingface/text-generation-inference:2.0" is TGI, not Hugging Face transformers): that name first
+    image = re.search(r"(?<![\w./-])(?:[a-z0-9][\w.-]*/)+([a-z0-9][\w.-]*(?::[\w.-]+)?)", text)
+    words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", (image.group(1) + " " if image else "") + text)
     entries = _catalog().engine
     # a two-word name ('LM Studio') is looked up as its hyphenated alias too
     for i, pair in enumerate(zip(words, words[1:] + [""])):

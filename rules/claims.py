@@ -24,8 +24,8 @@ from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
-from diagnose.evidence import Facts, Note, Workload
-from rules.offload import GIB, GPU_RESIDENT  # vLLM's --cpu-offload-gb counts GiB
+from diagnose.evidence import Facts, NcclEvent, Note, Workload
+from rules.offload import GIB, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -35,7 +35,8 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
                    "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel",
-                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row")
+                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row",
+                   "ib_transfer_error")
 
 
 @dataclass
@@ -251,6 +252,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
+    # NCCL's RDMA transport reporting a failed transfer or a NIC event (nccl_log.IB_TRANSFER_ERROR, one reading)
+    "ib_transfer_error": [nccl_log.IB_TRANSFER_ERROR.pattern],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
     # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
     # A size form only for those two ("mp_size=4", "model_parallel_size: 4"): "model parallel on 2 nodes" counts nodes.
@@ -628,6 +631,9 @@ _NOT_A_SWEEP = (r"(?!\s*(?:and|or|to|through|,|/|-|–|~|vs\.?)\s*(?:(?:bs|batch
                 r"prompt|request|GPU|card|node|user|seq\w*|step|iter\w*|sample|image|thread|layer|head|expert|word|"
                 r"char|byte|item|quer)))")
 
+# "host" naming a side of one machine, not the machine: "the single host thread", "same host bridge" (PHB).
+_NOT_HOST_SIDE = r"(?![- ](?:threads?|process\w*|CPUs?|memory|RAM|side|cores?|bridge|code|names?|ports?)\b)"
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -677,6 +683,19 @@ PATTERNS: dict[str, list[str]] = {
         # a count of named systems: "two DGX A100 nodes", "2 p4d.24xlarge instances", "four HGX H100 servers"
         r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
         r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
+    ],
+    # (issue 11) The job on one host, as reporters place it: "on a single node", "in one machine", "on the same host",
+    # "single-node", "8 GPUs in one node", "1 node with 8 GPUs", "--nnodes 1", 单机 / 单节点. rules.common.node_count
+    # reads it after every parsed count and below any multi-node statement (the larger count said wins). Not a NUMA
+    # node (_numa_nodes), nor one host among several ("one of the nodes", "from one node to another", "more than one
+    # node": _ONE_OF_MANY).
+    "one_node": [
+        r"\b(?:on|in|within|inside|using|with|onto)\s+(?:only\s+)?(?:a\s+single|one\s+single|a|one|single|1|the\s+same|"
+        r"the\s+one)\s+(?:(?!NUMA\b)[\w.-]+\s+){0,2}?(?:node|machine|server|host|box)\b" + _NOT_HOST_SIDE,
+        r"\bsingle[- ]?(?:node|machine|server|host)\b" + _NOT_HOST_SIDE,
+        r"\b(?:one|1|a single)\s+(?:[\w.-]+\s+)?(?:node|machine|server|host|box)\s+(?:with|of|holding|having|x|×)\s+\d",
+        r"(?:--nnodes|--num[-_]nodes|\bnnodes|\bNNODES|\bnum_nodes)\s*[= ]\s*1\b",
+        r"单机|单节点|单台(?:机器|服务器)|同一台(?:机器|服务器)",
     ],
     # (issue 11) A hang that comes after the job has been running: collectives completed before it, so a peer-to-peer
     # path that never delivers (ACS, the IOMMU, a hypervisor: NCCL's troubleshooting guide) is not what hangs; such a
@@ -1351,6 +1370,41 @@ _NUMACTL_BEFORE = re.compile(r"\bavailable:\s*$", re.I)
 _NUMACTL_AFTER = re.compile(r"^\s*\(\d+-\d+\)|^\s+per\s+(?:socket|CPU|die|package)\b", re.I)
 
 
+# One host among several: "one of the nodes", "more than one node", "from one node to another", "than on a single
+# node", "does not fit on a single node", "one node is slower than the rest".
+_MANY_BEFORE = re.compile(r"\b(?:more than|than|beyond|outgrow\w*|exceed\w*|from|"
+                          r"(?:not|n't)\s+(?:\w+\s+)?(?:fit\w*|enough|possible))"
+                          r"(?:\s+(?:on|in|with|using|a|one|the))*\s*$", re.I)
+_MANY_AFTER = re.compile(r"^\s*(?:of\s+(?:the|our|my|these|those|\d+|two|several)\b|"
+                         r"(?:s\s+)?to\s+(?:another|the other)\b|"
+                         r"(?:is|was)\s+(?:\w+\s+)?(?:slower|faster|late|lagging|behind)\b)", re.I)
+_NOT_JUST_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)(?:\s+(?:on|in|within|inside|using|with|a|one|the|only))*\s*$",
+                              re.I)
+
+
+def _one_of_many(sentence: str, m: re.Match) -> bool:
+    """Is the host named one of several, or the one the job is said not to fit on?"""
+    before = sentence[:m.start()].rsplit("\n", 1)[-1]
+    return bool(_MANY_BEFORE.search(before[-30:]) or _MANY_AFTER.match(sentence[m.end():m.end() + 40]))
+
+
+_NOT_A_NODE_WORD = r"(?!(?:per|each|in|on|of|across|over|with|and|or)\b)"
+_NODES_SAID = re.compile(r"\b(\d{1,4}|" + words_pattern(ENGLISH_COUNT_WORDS) + r")(?:\s*x)?[\s-]+"
+                         r"(?:" + _NOT_A_NODE_WORD + r"[\w.-]+\s+){0,2}?"
+                         r"(?:nodes?|servers?|hosts?|machines?|boxes|instances)\b", re.I)
+
+
+def nodes_said(quote: str) -> int | None:
+    """The host count a multi-node statement gives ("across 4 nodes", "two DGX A100 servers", "a 16-node job"),
+    where it gives one of 2 or more."""
+    for m in _NODES_SAID.finditer(quote):
+        token = m.group(1).lower()
+        n = int(token) if token.isdigit() else ENGLISH_COUNT_WORDS.get(re.sub(r"\s+", " ", token))
+        if n and 2 <= n <= 4096:
+            return n
+    return None
+
+
 def _numa_nodes(sentence: str, m: re.Match) -> bool:
     before = sentence[:m.start()].rsplit("\n", 1)[-1]
     return bool(_NUMACTL_BEFORE.search(before[-20:]) or _NUMACTL_AFTER.match(sentence[m.end():m.end() + 30]))
@@ -1383,8 +1437,10 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    if kind == "multi_node" and _numa_nodes(sentence, m):
+    if kind in ("multi_node", "one_node") and _numa_nodes(sentence, m):
         return True
+    if kind == "one_node":  # a place: only its own "not" rules it out ("not on one node"; not "does not work on")
+        return _one_of_many(sentence, m) or bool(_NOT_JUST_BEFORE.search(sentence[max(0, m.start() - 30):m.start()]))
     if kind == "pipeline_parallel" and pipeline_degree(sentence, m) == 1:
         return True  # one stage: no pipeline
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
@@ -4603,14 +4659,15 @@ def _places_layers_on_cpu(facts: Facts) -> bool:
 
 def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     """Can the ticket's engine have left layers on the CPU while VRAM is free? llama.cpp, Ollama, accelerate and
-    KTransformers place layers by what fits; an engine that holds every weight in VRAM (workload.GPU_RESIDENT: vLLM,
-    SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named: yes."""
+    KTransformers place layers by what fits; an engine that holds every weight in VRAM (offload.keeps_weights_on_gpu:
+    vLLM, SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named or
+    one not known: yes."""
 
     said = [t for _, t in texts(facts) + _pasted(facts)]
     # (Chinese runs the name into its words, "但是TensorRT-LLM还是用CPU推理": spaced before it is looked for)
     named = set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
                                             for e in ENGINE_WORD.finditer(spaced(t))}
-    if not named or named - {_engine_family(e) for e in GPU_RESIDENT}:
+    if not named or any(keeps_weights_on_gpu(e) is not True for e in named):
         return True
     return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
         any(_EXPERT_FLAGS.search(t) for t in said)
@@ -5615,7 +5672,9 @@ def known_errors(facts: Facts) -> list[Claim]:
     from rules.catalog import engine_errors
 
     out: list[Claim] = []
-    for origin, said in (("output", _pasted(facts)), ("prose", texts(facts))):
+    # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
+    logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
+    for origin, said in (("output", _pasted(facts) + logged), ("prose", texts(facts))):
         for source, text in said:
             for row in engine_errors():
                 if any(c.data["error"].id == row.id for c in out):

@@ -294,7 +294,11 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
         return 2, [ev(nets[0], f"NCCL uses a network transport ({nets[0].detail}), so ranks span nodes")]
     said = _claims.find(facts, "multi_node")
     if said:
-        return 2, [claim_ev(said[0], "the job spans nodes")]
+        n = _claims.nodes_said(said[0].quote) or 2
+        return n, [claim_ev(said[0], "the job spans nodes" if n == 2 else f"the job spans {n} nodes")]
+    one = [c for c in _claims.find(facts, "one_node") if not c.guess]
+    if one:  # the reporter places the job on one host ("on a single node", "8 GPUs in one server")
+        return 1, [claim_ev(one[0], "the job runs on one host")]
     return None, []
 
 

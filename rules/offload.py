@@ -29,6 +29,53 @@ from diagnose import lazy_re as re
 # (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
 # (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
 GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
+# Engines that place layers by what fits and leave the rest in host memory: llama.cpp (--n-gpu-layers,
+# https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md) and what runs it (Ollama's num_gpu estimate,
+# https://github.com/ollama/ollama/blob/main/docs/faq.md "How can I tell if my model was loaded onto the GPU?": "48%/52%
+# CPU/GPU"; koboldcpp; LM Studio), Hugging Face accelerate's device_map="auto" under transformers (GPUs first, then CPU
+# and disk: https://huggingface.co/docs/accelerate/usage_guides/big_modeling) and KTransformers (routed experts on the
+# CPU by design: https://github.com/kvcache-ai/ktransformers).
+PLACES_LAYERS = ("llamacpp", "ollama", "koboldcpp", "lmstudio", "accelerate", "transformers", "ktransformers")
+
+# An engine's name as tickets write it (a catalog key, a framework line, a container image, a program, a Python
+# argument), to its family; the more specific first ("ktransformers" before "transformers", TGI's image before
+# "huggingface").
+_FAMILIES = (
+    ("ktransformers", r"k[-_ ]?transformers"),
+    ("tgi", r"text[-_ ]?generation[-_ ]?inference|\btgi\b"),
+    ("trtllm", r"tensorrt[-_ ]?llm|\btrt[-_ ]?llm"),
+    ("vllm", r"vllm|aphrodite"), ("sglang", r"sglang"), ("lmdeploy", r"lmdeploy|turbomind"),
+    ("deepspeed", r"deepspeed"), ("fastertransformer", r"faster[-_ ]?transformer"), ("gpt-fast", r"gpt[-_ ]?fast"),
+    ("ollama", r"ollama"), ("koboldcpp", r"kobold[-_ ]?cpp"), ("lmstudio", r"lm[-_ ]?studio"),
+    ("llamacpp", r"llama[-_. ]?(?:cpp|server|cli|bench)|\bggml\b"),
+    ("accelerate", r"accelerate|device_map"), ("transformers", r"transformers|hugging[-_ ]?face|\bhf\b"),
+)
+
+
+def engine_family(name: str | None) -> str | None:
+    """The family of the engine a name writes ('vllm-0.8', 'vLLM 0.6.3', 'vllm/vllm-openai:v0.6.3', 'TensorRT-LLM',
+    'llama-server', 'tgi-1.0', 'hf-eager', 'device_map="auto"'), else the catalog's key for an alias it knows; None
+    where it names none."""
+    text = str(name or "").lower()
+    family = next((f for f, words in _FAMILIES if re.search(words, text)), None)
+    if family is None and text:
+        from rules import catalog
+
+        found = catalog.find_engine(text)
+        family = found.key if found is not None else None
+    return family
+
+
+def keeps_weights_on_gpu(name: str | None) -> bool | None:
+    """Does this engine keep every weight in VRAM unless told to offload (--cpu-offload-gb, expert offload)? True for
+    GPU_RESIDENT, False for one that places layers by what fits (PLACES_LAYERS), None where the name is none or
+    neither. One answer for every rule that asks, whatever spelling the ticket uses."""
+    family = engine_family(name)
+    if family is None:
+        return None
+    if family.startswith(GPU_RESIDENT):
+        return True
+    return False if family.startswith(PLACES_LAYERS) else None
 
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.

@@ -731,24 +731,29 @@ def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
 
 
 def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,
-                      releases: tuple = (), release_note: str = "", **kwargs) -> Prediction:
+                      releases: tuple = (), release_note: str = "", eager: bool = False, **kwargs) -> Prediction:
     """The prediction for the engine as named, its band widened to cover what else it may have run: its build twin's
     (engines.toml build_twin) where the builds stated do not decide it (catalog.build_decides: a split by layers
     with graphs or without), and every release's profile where the engine is named
     without its release (`releases`: rules.catalog.release_candidates, oldest first). A figure any of them gives is
     healthy, so ticket, scaling and capture judge one figure alike. The expected figure is the named profile's, or
     the newest release's; the widening, and what narrowed the releases (`release_note`: rules.catalog.narrow_releases),
-    is said in the assumptions."""
+    is said in the assumptions. `eager`: the run was launched without CUDA graphs (rules.workload.runs_eager), so every
+    profile prices each kernel's launch from the host (catalog.without_graphs)."""
     # a release line whose newest architecture is below this GPU's never ran on it (engines.toml max_cc): no candidate
     releases = tuple(e for e in releases[:-1] if not e.max_cc or gpu.compute_capability <= e.max_cc) + releases[-1:]
     if releases:
         engine = releases[-1]
+    if eager:
+        engine = catalog.without_graphs(engine or catalog.engine(None))
+        releases = tuple(catalog.without_graphs(e) for e in releases)
     p = predict(model, gpu, layout, engine=engine, **kwargs)
     if not p.decode_step_ms_expected:
         return p
     others = []
     if not build_stated and engine and engine.build_twin:  # the twin runs the same attention path
-        others = [replace(catalog.engine(engine.build_twin), flash_attention=engine.flash_attention)]
+        twin = replace(catalog.engine(engine.build_twin), flash_attention=engine.flash_attention)
+        others = [catalog.without_graphs(twin) if eager else twin]
     for other in [*others, *releases[:-1]]:
         q = predict(model, gpu, layout, engine=other, **kwargs)
         ratio = q.decode_step_ms_expected / p.decode_step_ms_expected

@@ -270,7 +270,8 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                                    context=None if s.output else context, output=s.output, interconnect=interconnect,
                                    gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e, network=s.network,
                                    batch=run.batch or default_batch, quant_group=gguf, build_stated=stated,
-                                   releases=releases, release_note=note, **ring_route(topology, run.layout.tp))
+                                   releases=releases, release_note=note, eager=s.eager,
+                                   **ring_route(topology, run.layout.tp))
         p = priced(dtype=pick("dtype", dtype, s.dtype))
         if s.may_run_quantised and "dtype" not in override:  # as `ticket` prices it (rules.workload.predict_layout)
             p = fits_only_quantised(p, priced, g, engine_name or e.key)

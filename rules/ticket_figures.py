@@ -893,12 +893,6 @@ def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measureme
                 "predict` shows which layouts fit); `ollama ps` should read '100% GPU'.")
 
 
-# Engines that place the layers which do not fit in VRAM on the CPU and carry on (llama.cpp's -ngl, Ollama's
-# scheduler, accelerate's device_map="auto"), rather than stop with an out-of-memory error as vLLM, SGLang or
-# TensorRT-LLM do (https://github.com/ollama/ollama/blob/main/docs/faq.md; llama.cpp tools/main/README.md -ngl;
-# https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
-_CPU_LAYER_ENGINES = ("llamacpp", "ollama", "accelerate", "transformers")
-
 
 def _sized(facts: Facts) -> bool:
     """Does the name the ticket's model was read from pin its size: a size in it ("70b", "8x7B", "Llama-2-13b"), a
@@ -918,10 +912,10 @@ def model_over_vram(facts: Facts, predictions=None):
     token is computed from system memory, so the GPUs idle and the host sets the pace. Predicted from the catalog's
     sizes, not seen: a lead below the reporter's own 'offloaded n/m layers' (ticket.partial_offload)."""
     from rules.common import engine_of
+    from rules.offload import keeps_weights_on_gpu
 
-    engine = engine_of(facts) or ""
     if not facts.subject or not facts.subject.model or not facts.subject.gpu \
-            or not engine.startswith(_CPU_LAYER_ENGINES) or measurements(facts, "decode_tok_s") \
+            or keeps_weights_on_gpu(engine_of(facts)) is not False or measurements(facts, "decode_tok_s") \
             or claims.symptom(facts) in ("hang", "crash", "error"):
         return
     if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in claims.partial_offload(facts)):

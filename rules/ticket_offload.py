@@ -8,17 +8,24 @@ offload is the whole story; far below it something else costs time too.
 
 from __future__ import annotations
 
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Workload
 from rules import claims, offload
 from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
-from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
-from rules.workload import GPU_RESIDENT, predict_layout
+from rules.ticket_figures import JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
+from rules.workload import predict_layout
 
 
 def _affirmed(found: list[claims.Claim], form: str) -> claims.Claim | None:
     return next((c for c in found if c.data["form"] == form and not c.negated and not c.guess), None)
+
+
+def engine_keeps_weights(facts: Facts) -> bool | None:
+    """offload.keeps_weights_on_gpu of the ticket's engine: the catalog profile it runs, else the first framework a
+    file names that the catalog has no profile for (KTransformers, device_map="auto")."""
+    names = [engine_of(facts), *(w.framework for w in facts.of(Workload) if w.framework)]
+    return next((r for n in names if (r := offload.keeps_weights_on_gpu(n)) is not None), None)
 
 
 def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
@@ -43,7 +50,7 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
     c = _affirmed(found, "experts")
     if c is not None and model.is_moe:
         return [(offload.experts_on_cpu(p, c.data.get("first_layers")), [claim_ev(c, "experts on the CPU")])]
-    engine = engine_of(facts) or ""
+    resident = engine_keeps_weights(facts)
     said = [claim_ev(c, "part of the model off the GPU") for c in found
             if c.data["form"] in ("words", "over_vram", "accelerate") and not c.negated and not c.guess][:1]
     # too large for the GPUs only counts where the GPUs are counted, the engine runs what does not fit on the host,
@@ -51,8 +58,7 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
     host_named = any(c.data.get("cpu") and not c.guess for c in claims.host_platform(facts))
     # under an engine that keeps every weight in VRAM, a model too large for the GPUs is an out-of-memory error, not
     # an offload, unless --cpu-offload-gb is set (read above)
-    if engine.startswith(GPU_RESIDENT) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
-                                             or host_named or said):
+    if resident or not (gpu_count(facts) or resident is False or host_named or said):
         return []
     n = gpu_count(facts) or 1
     unfit = unfit_layout(facts, n, predict_layout(facts, 1, 1, pp=n) if n > 1 else p)

@@ -47,6 +47,7 @@ from rules.common import (
     links_per_gpu,
     make,
     measurements,
+    need,
     nic_rate_gbs,
     node_count,
     one_off,
@@ -62,6 +63,7 @@ from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowe
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
+from rules.offload import keeps_weights_on_gpu
 from rules.predict_rules import shortfall_evidence, shortfall_words
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import batch_words, stated_batch, stated_load
@@ -87,11 +89,11 @@ from rules.ticket_figures import (
 from rules.ticket_numbers import SMALL_GAIN, layout_gain
 from rules.topology import pcie_gbs
 from rules.workload import (
-    GPU_RESIDENT,
     QUANTISATION_ASK,
     assumed_cut,
     assumed_weights,
     predict_layout,
+    runs_eager,
     seated,
     weights_span_holding,
 )
@@ -437,12 +439,12 @@ def tp_size_error(facts: Facts, predictions=None):
 def eager_flag(facts: Facts, predictions=None):
     """The engine the ticket shows runs without CUDA graphs (--enforce-eager, --disable-cuda-graph), as
     the reporter's words or pasted commands say it where no launch line was parsed."""
-    if any(w.eager is not None for w in facts.of(Workload)):
-        return  # a parsed launch line says it: workload.eager_mode judges it
-    c = _first(facts, "eager_flag")
+    _, c = runs_eager(facts)
+    if not isinstance(c, Claim):
+        return  # a parsed launch line says it: workload.eager_mode judges it (none: nothing says, or only a guess)
     said = claims.symptom_quote(facts)
     failed = bool(said and said[2] in FAILURES)
-    if not c or c.guess or (failed and not claims.complaint(facts)):  # "should I use --enforce-eager?" runs without it
+    if failed and not claims.complaint(facts):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
     # ("graph capture fails, so we run eager, and decode is only 20 tok/s": the speed is still the question, and the
     # failure beside it leaves the flag a lead, not the whole answer)
@@ -745,8 +747,8 @@ def system_error_in_container(facts: Facts, predictions=None):
     c = _first(facts, "nccl_system_error")
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
-            or _first(facts, "net_socket") or _first(facts, "module_missing"):
-        return  # between nodes the failing call is as often the network's
+            or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts):
+        return  # between nodes the failing call is as often the network's; a known message names the call
     yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
                "NCCL fails a system call inside a container: /dev/shm is the first suspect",
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
@@ -1641,7 +1643,8 @@ def known_error(facts: Facts, predictions=None):
     a driver/library mismatch; a GPU index not visible; a dtype, kernel or quantisation the GPU is too old for; memory
     another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for
     max_model_len, no kernel image for the GPU, a driver older than the runtime, the GPU busy in exclusive mode, no GPU
-    visible, an illegal memory access, a device-side assert, the display watchdog):
+    visible, an illegal memory access, a device-side assert, the display watchdog, the RDMA verbs library refusing
+    memory, queues or the queue pair to the peer):
     the message names the failure, so its row's category with the message as evidence, not a transport or layout cause
     read from the failure."""
     found = claims.known_errors(facts)
@@ -1903,6 +1906,38 @@ def net_socket(facts: Facts, predictions=None):
                     "`ibv_devinfo` must list the HCA, and the NCCL_DEBUG=INFO log must then show 'NET/IB' instead of "
                     "'NET/Socket'.",
                     refs=["nccl_trouble", "nccl_env"])
+
+
+# The work-completion statuses NCCL prints with a failed RDMA transfer (enum ibv_wc_status, rdma-core's
+# libibverbs/verbs.h; ibv_poll_cq(3)): what the number says happened, not why.
+WC_STATUS = {4: "local protection error", 5: "work request flushed", 8: "local access error",
+             9: "remote invalid request", 10: "remote access error", 11: "remote operation error",
+             12: "transport retry counter exceeded: the peer's NIC stopped answering",
+             13: "receiver-not-ready retry counter exceeded"}
+_WC_NUMBER = re.compile(r"\bwith (?:error\s*|status=(?:\w+\()?)(\d{1,2})\b")
+
+
+@rule("ticket.ib_transfer_error", "insufficient_data")
+def ib_transfer_error(facts: Facts, predictions=None):
+    """NCCL's RDMA transport reporting a failed transfer ('NET/IB : Got completion from peer ... with error 12') or a
+    NIC event: every surviving rank prints it when a peer dies or the fabric drops it, so it names no cause
+    (rules/catalog/engine_errors.toml keeps no row for it); what tells them apart is the fabric's own state between
+    the two NICs and the other ranks' logs, which the ticket is asked for."""
+    logged = next((e for e in facts.of(NcclEvent) if e.kind == "ib_transfer_error"), None)
+    c = None if logged else _first(facts, "ib_transfer_error")
+    if not logged and (not c or c.guess):
+        return
+    said = ev(logged, "NCCL's RDMA transport", logged.message[:120]) if logged else claim_ev(c, "NCCL's RDMA transport")
+    status = _WC_NUMBER.search(logged.message if logged else c.quote)
+    meaning = WC_STATUS.get(int(status.group(1))) if status else None
+    yield need("ticket.ib_transfer_error", "An RDMA transfer between nodes failed; which end or link failed is unknown",
+               "NCCL's InfiniBand/RoCE transport saw a transfer fail"
+               + (f" (status {status.group(1)}, {meaning}; enum ibv_wc_status)" if meaning else "")
+               + ". A rank that crashed, a link or switch port that went down and a routing or RoCE setting that "
+               "keeps the two NICs apart all read the same from this side.",
+               "`ibstat` (or `ibv_devinfo`) from both nodes, an `ib_write_bw` run between the two NICs the error "
+               "names, `dmesg` of every node around the failure, and the NCCL_DEBUG=INFO log of every rank",
+               [said])
 
 
 @rule("ticket.tcp_only", "socket_fallback", "expected_physics")
@@ -2327,9 +2362,9 @@ def partial_offload(facts: Facts, predictions=None):
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None
-    # under an engine that keeps every weight in VRAM (workload.GPU_RESIDENT) a model said to exceed the GPU's memory
-    # is an out-of-memory error or a reason for TP, no partial offload
-    if (engine_of(facts) or "").startswith(GPU_RESIDENT):
+    # under an engine that keeps every weight in VRAM (offload.keeps_weights_on_gpu) a model said to exceed the GPU's
+    # memory is an out-of-memory error or a reason for TP, no partial offload
+    if keeps_weights_on_gpu(engine_of(facts)):
         found = [c for c in found if c.data["form"] != "over_vram"]
     left = [(c, n) for c in found if (n := _layers_left(c, model))]
     if not left:

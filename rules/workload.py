@@ -40,7 +40,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
-from rules.offload import GPU_RESIDENT  # the engines that hold every weight in VRAM (rules.offload says why)
+from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
 from rules.topology import ring_route
 
@@ -155,11 +155,29 @@ def _eager_pairs(facts: Facts):
     return out
 
 
+def runs_eager(facts: Facts):
+    """(whether the engine ran without CUDA graphs, the record that says so): a parsed launch line or the engine's echo
+    of its arguments that sets the switch (Workload.eager: --enforce-eager, --disable-cuda-graph, enforce_eager=True),
+    else the reporter's words or a pasted call (claims eager_flag: LLM(..., enforce_eager=True), cuda_graph_config:
+    null, CUDAGraphMode.NONE, "CUDA graphs are disabled"; tool output first), over a serving launch whose False is the
+    engine's default; (None, None) where nothing says. One reading for ticket and scaling: the eager findings and the
+    expected figure (roofline.predict_any_build eager) both rest on it."""
+    parsed = [w for w in facts.of(Workload) if w.eager is not None]
+    if any(w.eager for w in parsed):
+        return True, next(w for w in parsed if w.eager)
+    said = [c for c in claims.find(facts, "eager_flag") if not c.guess]
+    if said:  # stated, over a serving launch whose False is only the engine's default (launch.py)
+        return True, next((c for c in said if c.data.get("origin") == "output"), said[0])
+    return (False, parsed[0]) if parsed else (None, None)
+
+
 @rule("workload.eager_mode", "eager_mode")
 def eager_mode(facts: Facts, predictions=None):
     """Without CUDA graphs every decode step pays the CPU cost of launching each kernel."""
     eager = [w for w in facts.of(Workload) if w.eager]
     if not eager:
+        if runs_eager(facts)[0]:
+            return  # said in words or a pasted call over the launch's default: ticket.eager_flag judges it
         explicit = [w for w in facts.of(Workload) if w.eager is False]
         graph_notes = [(src, text) for src, text in claims.texts(facts)
                        if re.search(r"(?:using|with|enabled?)\s+cuda[ -]?graphs?|cuda[ -]?graphs? (?:on|enabled)",
@@ -379,7 +397,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
                                           dtype=dtype, quant_group=gguf, gpus_per_node=per_node or 8,
                                           build_stated=build_stated(facts), releases=releases,
                                           release_note=release_note, interconnect=interconnect,
-                                          memory_share=memory_share(facts), **ring_route(facts, tp))
+                                          memory_share=memory_share(facts), eager=bool(runs_eager(facts)[0]),
+                                          **ring_route(facts, tp))
     try:
         p = priced(dtype=dtype or weight_dtype(facts))
         if not dtype and p.kv_budget_gb < 0 and may_run_quantised(facts):
@@ -432,13 +451,13 @@ def seated(facts: Facts, tp: int, n: int, pp: int = 1, dtype: str | None = None)
 
 def may_run_quantised(facts: Facts) -> bool:
     """Could the run have used quantised weights the ticket does not name? Its engine keeps every weight on the GPU
-    (GPU_RESIDENT) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit weights do
-    not fit the layout's GPUs (fits_only_quantised) ran quantised. An engine that spills layers to the CPU, or an
-    unnamed one, may have run it off the GPU instead."""
+    (offload.keeps_weights_on_gpu) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit
+    weights do not fit the layout's GPUs (fits_only_quantised) ran quantised. An engine that spills layers to the
+    CPU, or an unnamed one, may have run it off the GPU instead."""
     from diagnose.artifacts.text import SIXTEEN_BIT
 
     engine = engine_of(facts) or ""
-    if not engine.startswith(GPU_RESIDENT) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload)):
+    if not keeps_weights_on_gpu(engine) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload)):
         return False
     if unread_gguf(facts):
         return False

@@ -7,7 +7,7 @@ network selection and its failures, /dev/shm errors, init errors, warnings, chan
 rings, trees, NVLS and communicator sizes. Lines that are not NCCL's are ignored, so a log
 interleaved with a framework's own output or an nccl-tests table reads fine.
 
-NcclEvent kinds (data): ib_unavailable, net_init_failed, using_socket ({interfaces} or
+NcclEvent kinds (data): ib_unavailable, ib_transfer_error, net_init_failed, using_socket ({interfaces} or
 {network}), network ({network, devices?, link_layers?}), gdr ({enabled, reason}),
 shm_alloc_failed ({path, size_bytes, errno?}), p2p_disabled, nvls, collnet, topology, timeout, error,
 warn, comm ({rank, nranks, nNodes?, localRanks?, ...}), channels ({coll, p2p, nvls?, collnet?}),
@@ -101,11 +101,23 @@ COMPLETED = re.compile(r"\blast completed NCCL work:\s*(?P<n>-?\d+)")
 CUDA_DRIVER = re.compile(r"\bcudaDriverVersion\s+(?P<v>\d+)")
 SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
 
+# The RDMA transport reporting a transfer that failed or a NIC event, after the connection was up (NCCL's
+# src/transport/net_ib: "NET/IB: Got completion from peer <addr> with status=<s>(<n>) ..." from 2.19, "NET/IB : Got
+# completion from peer <addr> with error <n>, opcode ..." before it, "Got completion with error <n>" before 2.12,
+# "Got CQE with error", "<dev>:<port> async fatal event: ...", "Got async event : ..."). The rank printing it is not
+# necessarily the one at fault: a peer that died or a link that dropped reads the same.
+IB_TRANSFER_ERROR = re.compile(r"NET/IB\s*:\s*Got completion (?:from peer \S+ )?with (?:error|status)|"
+                               r"NET/IB\s*:\s*Got CQE with error|NET/IB\s*:\s*\S+ (?:async fatal event|"
+                               r"Got (?:non-fatal )?async event)", re.I)
 # Specific meanings, checked in order; the first match names the event.
 EVENTS = (
+    # (the NIC unusable at start, so NCCL leaves IB for sockets; a verbs call failing after it chose the NIC, ibv_reg_mr
+    # or ibv_modify_qp, is an error of that connection: rules/catalog/engine_errors.toml rdma_*)
     ("ib_unavailable", re.compile(r"NET/IB\s*:\s*No device found|Failed to open libibverbs|ibv_open_device failed|"
-                                  r"NET/IB\s*:\s*Unable to open device|Call to ibv_\w+ failed|No IB devices found",
-                                  re.I)),
+                                  r"NET/IB\s*:\s*Unable to (?:open|query) (?:device|port)|No IB devices found|"
+                                  r"Call to ibv_(?:open_device|get_device_list|query_device|query_port)\b[^\n]{0,20}?"
+                                  r"failed", re.I)),
+    ("ib_transfer_error", IB_TRANSFER_ERROR),
     ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|"
                                    r"no (?:socket )?interface found", re.I)),
     ("timeout", re.compile(r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out|"

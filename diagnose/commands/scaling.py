@@ -236,6 +236,11 @@ def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch:
     if how != "assumed" and ("engine" in flags or not all(r.setup.engine_stated for r in runs)):
         src += "; its release not stated: the newest release's profile, judged against every release's band"
     out.append(("engine", values("engine"), how, src))
+    eager = [r for r in runs if r.setup.eager]
+    if eager:  # the expected figure prices every kernel's launch (rules.workload.runs_eager, as ticket reads it)
+        out.append(("CUDA graphs", "off" if len(eager) == len(runs) else
+                    "off for " + ", ".join(dict.fromkeys(r.layout.label() for r in eager)), "stated",
+                    ", ".join(dict.fromkeys(r.setup.eager_source for r in eager))))
     if said is not None and (said.dtype or said.gguf):  # the command line's: a flag, or what the --model name states
         out.append(("weights", values("dtype"), said.how, said.source))
     else:
@@ -284,7 +289,7 @@ def _what_to_attach(analysis) -> str:
 # that can cause what scaling measures: the same evidence names the same cause as in `capture` and
 # `ticket`. Only their problems are shown; their passes are not about scaling.
 SETTING_RULES = ("nccl.busbw", "topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
-                 "nccl.socket_fallback", "workload.eager_mode",
+                 "nccl.socket_fallback", "workload.eager_mode", "ticket.eager_flag",
                  # batch-1 rates at two TP sizes that physics explains: `ticket` leads with it on the same figures
                  "workload.latency_bound_small_batch")
 
