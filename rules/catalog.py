@@ -2075,7 +2075,8 @@ def engine_nccl_settings(engine: str, release: str) -> list[dict]:
 
     return [r for r in _wheel_rows()["setting"] if r["engine"].lower() == engine.lower()
             and version_key(r["first"]) <= version_key(release)
-            and ("until" not in r or version_key(release) < version_key(r["until"]))]
+            and ("until" not in r or version_key(release) < version_key(r["until"]))
+            and ("checked_through" not in r or version_key(release) <= version_key(r["checked_through"]))]
 
 
 NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",

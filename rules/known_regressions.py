@@ -167,10 +167,13 @@ def _engine_sets(facts: Facts, row: dict) -> tuple[object, str, dict] | None:
     """(where, "vLLM 0.5.3", setting row) of an engine release the ticket runs that sets one of the row's
     `ruled_out_by` settings itself, unless the ticket sets what the engine then leaves alone (kept_if)."""
     said = {f"{s.name}={s.value.strip()}" for s in facts.of(NcclSetting)}
+    texts = [text for _, text, _ in _texts(facts)]
     for w in facts.of(Workload):
         named = catalog.framework_release(w.framework)
         for s in catalog.engine_nccl_settings(*named) if named else []:
-            if s["setting"] in row.get("ruled_out_by", ()) and s.get("kept_if") not in said:
+            kept = s.get("kept_if")
+            if s["setting"] in row.get("ruled_out_by", ()) and not (
+                    kept and (kept in said or any(kept in t for t in texts))):
                 return w.source, f"{s['engine']} {named[1]}", s
     return None
 
@@ -182,11 +185,11 @@ def _ruled_out(row: dict, version: str, by: tuple[object, str, dict], said: tupl
         "nccl.known_regression", "other", "info", 0.3,
         f"Known NCCL regression {row['id']} ruled out: {engine} sets {s['setting']} itself",
         f"NCCL {version} is inside {row['bad']} and the ticket describes the symptom ({row['symptom']}), but "
-        f"{engine} sets {s['setting']} itself (releases {s['first']} to before {s.get('until', 'now')}), under which "
+        f"{engine} sets {s['setting']} itself (releases {s['first']} to {_last(s)}), under which "
         "this regression cannot show: look for another cause.",
         [ev(said[0], f'the symptom as the ticket says it: "{said[1]}"'),
          ev(where, f"{engine} sets {s['setting']} (rules/catalog/engine_nccl_settings.toml)", s["setting"],
-            f"{s['first']} <= release < {s.get('until', '-')}")],
+            f"{s['first']} to {_last(s)}")],
         fix="Look past this NCCL regression; attach the NCCL_DEBUG=INFO log and the engine's full error.",
         refs=s.get("sources", []) + [row["url"]])
 
@@ -194,6 +197,11 @@ def _ruled_out(row: dict, version: str, by: tuple[object, str, dict], said: tupl
 def _how(how: str, where) -> str:
     """How the release in use was read, in words."""
     return f"derived from {where.derived_from}" if how == "tag" else how
+
+
+def _last(s: dict) -> str:
+    """The end of an engine setting's release window, in words."""
+    return f"before {s['until']}" if "until" in s else f"{s['checked_through']} at least"
 
 
 def _symptom_rows() -> list[dict]:

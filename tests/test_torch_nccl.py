@@ -35,7 +35,8 @@ def test_every_row_says_where_it_was_read():
         assert all(f"/{x}/" in " ".join([r["url"], *r.get("sources", [])]) for x in r["releases"]), r
     for r in rows["setting"]:
         assert r["sources"] and all(u.startswith("https://") for u in r["sources"]) and r["read"], r
-        assert version_key(r["first"]) < version_key(r["until"]), r
+        assert version_key(r["first"]) < version_key(r.get("until") or r["checked_through"]) or \
+            r["first"] == r.get("checked_through"), r
 
 
 def test_one_release_two_wheels():
@@ -55,6 +56,9 @@ def test_engine_pins_and_settings_by_release():
     assert [s["setting"] for s in engine_nccl_settings("vLLM", "0.5.3")] == ["NCCL_CUMEM_ENABLE=0"]
     assert engine_nccl_settings("vLLM", "0.10.1.1") and not engine_nccl_settings("vLLM", "0.10.2")
     assert not engine_nccl_settings("vLLM", "0.4.2")
+    assert {s["setting"] for s in engine_nccl_settings("SGLang", "0.2.14")} == {"NCCL_CUMEM_ENABLE=0",
+                                                                               "NCCL_NVLS_ENABLE=0"}
+    assert not engine_nccl_settings("SGLang", "0.5.2")  # not read: unknown
 
 
 @pytest.mark.parametrize("line, release, variant", [
@@ -164,3 +168,25 @@ def test_the_alltoall_hang_row_is_ruled_out_by_the_same_setting():
     _, findings = judged_issue(text)
     f = findings[RULE]
     assert f.category == "other" and "cumem-alltoall-connect-hang" in f.title and "vLLM 0.6.3" in f.title
+
+
+# NVLS buffers at init (2.17-2.21) on an NVSwitch board: NCCL's own WARN line (transport/nvls.cc) under SGLang, which
+# sets NCCL_NVLS_ENABLE=0 itself from 0.1.22 (sglang#631) unless --enable-nccl-nvls is given (0.4.x).
+NVLS_OOM = ("# OOM at startup with TP 8\n\nRunning Llama 70B with {engine} on a DGX H100.\n\n```\n"
+            "h100-01:1234:1290 [3] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
+            "h100-01:1234:1290 [3] transport/nvls.cc:158 NCCL WARN Cuda failure 'out of memory'\n"
+            "h100-01:1234:1290 [3] NCCL INFO init.cc:1100 -> 1\n```\n")
+
+
+@pytest.mark.parametrize("engine, ruled_out", [
+    ("sglang==0.2.14 and TP 8", True),
+    ("sglang==0.4.3 launched with --enable-nccl-nvls and TP 8", False),
+    ("sglang==0.5.2 and TP 8", False),  # a release nobody read
+    ("vllm==0.6.3 and TP 8", False),  # vLLM leaves NVLS alone
+])
+def test_sglang_nvls_setting(engine, ruled_out):
+    verdict, findings = judged_issue(NVLS_OOM.format(engine=engine))
+    f = findings[RULE]
+    assert "nvls-init-memory" in f.title
+    assert (f.category == "other" and "sets NCCL_NVLS_ENABLE=0 itself" in f.title) == ruled_out
+    assert (verdict.category == "nccl_regression") != ruled_out
