@@ -4,6 +4,8 @@ from PyPI); and a known regression that needs a setting the running engine relea
 (rules/catalog/engine_nccl_settings.toml, the regression row's `ruled_out_by`). Lines are from real threads (cited) and
 the unscored pastes; the regression texts are paraphrases of other threads than the rows rest on, with negations."""
 
+from pathlib import Path
+
 import pytest
 from conftest import judged_issue
 
@@ -29,7 +31,7 @@ def test_every_row_says_where_it_was_read():
         assert r["url"] in (f"https://pypi.org/project/torch/{r['release']}/",
                             "https://github.com/pytorch/pytorch/issues/112285"), r
         assert r["nccl"] in r["read"] or r["nccl"].replace(".", ", ") in r["read"], r
-    assert {r["release"] for r in rows["torch"] if r.get("pypi")} >= {f"2.{m}.0" for m in range(10)}
+    assert {r["release"] for r in rows["torch"] if r.get("pypi")} >= {f"2.{m}.0" for m in range(11)}
     for r in rows["engine"]:
         assert r["url"].startswith("https://pypi.org/project/vllm/") and r["read"], r
         assert all(f"/{x}/" in " ".join([r["url"], *r.get("sources", [])]) for x in r["releases"]), r
@@ -45,7 +47,7 @@ def test_one_release_two_wheels():
     assert torch_nccl("2.1.0", "cu118")["nccl"] == "2.18.5"
     assert torch_nccl("2.5.1", "cu118") is None  # a wheel nobody read: unknown, not PyPI's
     assert torch_nccl("2.2")["nccl"] == "2.19.3"  # every 2.2.x wheel brings 2.19.3
-    assert torch_nccl("1.13.1") is None and torch_nccl("2.10.0") is None
+    assert torch_nccl("1.13.1") is None and torch_nccl("2.11.0") is None
 
 
 def test_engine_pins_and_settings_by_release():
@@ -66,9 +68,10 @@ def test_engine_pins_and_settings_by_release():
     ("PyTorch Version: 2.5.1", "2.5.1", ""),  # tests/data/ut15e/sglang4330.md (sglang#4330)
     # https://github.com/vllm-project/vllm/issues/31337: collect_env's newer aligned layout
     ("PyTorch version              : 2.9.0+cu128", "2.9.0", "cu128"),
-    ("[pip3] torch==2.8.0", "2.8.0", ""),
-    ("torch                             2.2.1", "2.2.1", ""),  # pip list
-    ("We run torch 2.4.1 with two L4 cards.", "2.4.1", ""),
+    # https://github.com/vllm-project/vllm/issues/49224: collect_env's library list
+    ("[pip3] torch==2.11.0+cu130", "2.11.0", "cu130"),
+    ("torch                             2.2.1", "2.2.1", ""),  # `pip list`'s column format
+    ("We run torch 2.4.1 with two L4 cards.", "2.4.1", ""),  # prose (a paraphrase)
 ])
 def test_torch_release_read(line, release, variant):
     (note,) = torch_release.releases([(1, line)], "issue.md")
@@ -190,3 +193,16 @@ def test_sglang_nvls_setting(engine, ruled_out):
     assert "nvls-init-memory" in f.title
     assert (f.category == "other" and "sets NCCL_NVLS_ENABLE=0 itself" in f.title) == ruled_out
     assert (verdict.category == "nccl_regression") != ruled_out
+
+
+@pytest.mark.parametrize("paste, version, source", [
+    # https://github.com/vllm-project/vllm/issues/5161 (WSL2, TP 2 fails): collect_env's torch only
+    ("ut14/vllm5161.md", "2.20.5", "torch 2.3.0+cu121"),
+    # https://github.com/sgl-project/sglang/issues/4330 (--mem-fraction-static OOM): the setup list's torch
+    ("ut15e/sglang4330.md", "2.21.5", "torch 2.5.1"),
+])
+def test_unscored_pastes_get_their_torch_nccl_and_no_regression(paste, version, source):
+    text = (Path(__file__).parent / "data" / paste).read_text()
+    assert [(v.version, v.derived_from) for v in derived(text)] == [(version, source)]
+    verdict, findings = judged_issue(text)
+    assert verdict.category != "nccl_regression" and (RULE not in findings or findings[RULE].category == "other")
