@@ -2070,13 +2070,14 @@ def engine_torch(engine: str, release: str) -> dict | None:
 
 
 def engine_nccl_settings(engine: str, release: str) -> list[dict]:
-    """The NCCL settings an engine release sets itself (rules/catalog/engine_nccl_settings.toml)."""
-    from rules.claims import version_key
-
-    return [r for r in _wheel_rows()["setting"] if r["engine"].lower() == engine.lower()
-            and version_key(r["first"]) <= version_key(release)
-            and ("until" not in r or version_key(release) < version_key(r["until"]))
-            and ("checked_through" not in r or version_key(release) <= version_key(r["checked_through"]))]
+    """The NCCL settings an engine release ("0.5.3", "0.6.3.post1") sets itself
+    (rules/catalog/engine_nccl_settings.toml); none for a release not written in three parts."""
+    key = nccl_release  # (major, minor, patch) of any X.Y.Z release
+    said = key(release)
+    return [r for r in _wheel_rows()["setting"] if said and r["engine"].lower() == engine.lower()
+            and key(r["first"]) <= said
+            and ("until" not in r or said < key(r["until"]))
+            and ("checked_through" not in r or said <= key(r["checked_through"]))]
 
 
 NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
