@@ -2033,6 +2033,63 @@ def ngc_container(image: str, release: str, variant: str = "") -> dict | None:
 _OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")
 
 
+@functools.lru_cache(maxsize=1)
+def _wheel_rows() -> dict[str, list[dict]]:
+    """rules/catalog/torch_nccl.toml ([[torch]] and [[engine]] rows) and rules/catalog/engine_nccl_settings.toml
+    ([[setting]] rows), read and checked once."""
+    from diagnose.inputs import load_toml
+
+    out = {}
+    for name, table, keys in (("torch_nccl", "torch", ("release", "variant", "nccl", "url")),
+                              ("torch_nccl", "engine", ("engine", "torch", "url")),
+                              ("engine_nccl_settings", "setting", ("engine", "setting", "first"))):
+        path = CATALOG_DIR / f"{name}.toml"
+        rows = load_toml(path, "catalog").get(table, [])
+        for row in rows:
+            if not all(isinstance(row.get(k), str) for k in keys):
+                raise InputError(f"{path}: every [[{table}]] row needs " + ", ".join(keys) + " strings")
+        out[table] = rows
+    return out
+
+
+def torch_nccl(release: str, variant: str = "") -> dict | None:
+    """The [[torch]] row of a PyTorch release and CUDA variant ("cu121"; "" for the wheel PyPI serves); a two-part
+    release ("2.2") where every listed patch of it brings the same NCCL; None where the table cannot say."""
+    rows = [r for r in _wheel_rows()["torch"] if (r["variant"] == variant if variant else r.get("pypi"))]
+    exact = [r for r in rows if r["release"] == release]
+    if exact or release.count(".") != 1:
+        return exact[0] if exact else None
+    minor = [r for r in rows if r["release"].startswith(release + ".")]
+    return minor[0] if minor and len({r["nccl"] for r in minor}) == 1 else None
+
+
+# A framework as the parsers write it: "vLLM 0.6.3", "vllm 0.5.3.post1" (engine name, full release)
+_FRAMEWORK_RELEASE = re.compile(r"^\s*([A-Za-z][\w.-]*?)\s+v?(\d+\.\d+\.\d+(?:\.\d+|\.?post\d+)?)\b")
+
+
+def framework_release(framework: str | None) -> tuple[str, str] | None:
+    """(engine name, release) of a framework string that writes a full release after the name; None otherwise."""
+    m = _FRAMEWORK_RELEASE.match(framework or "")
+    return (m.group(1), m.group(2)) if m else None
+
+
+def engine_torch(engine: str, release: str) -> dict | None:
+    """The [[engine]] row whose engine release pins one torch release, or None."""
+    return next((r for r in _wheel_rows()["engine"]
+                 if r["engine"].lower() == engine.lower() and release in r.get("releases", ())), None)
+
+
+def engine_nccl_settings(engine: str, release: str) -> list[dict]:
+    """The NCCL settings an engine release ("0.5.3", "0.6.3.post1") sets itself
+    (rules/catalog/engine_nccl_settings.toml); none for a release not written in three parts."""
+    key = nccl_release  # (major, minor, patch) of any X.Y.Z release
+    said = key(release)
+    return [r for r in _wheel_rows()["setting"] if said and r["engine"].lower() == engine.lower()
+            and key(r["first"]) <= said
+            and ("until" not in r or said < key(r["until"]))
+            and ("checked_through" not in r or said <= key(r["checked_through"]))]
+
+
 NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
                     "nvlstree_chunks", "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau", "net_rules")
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")

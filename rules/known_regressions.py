@@ -5,7 +5,9 @@ graphs are captured, ...) is proposed when the NCCL release the ticket runs fall
 reporter (or a pasted log) describes that symptom where the row says it shows. A release inside a range with another
 symptom is context: the regression may be there, nothing says it is what the reporter sees. A reporter's own A/B
 ("2.18.6 works, 2.19.3 hangs") across the range's edge makes it firmer; a release inside the range said to work rules
-the row out.
+the row out, and so does an engine release that sets, itself, a setting under which the regression cannot show (vLLM
+0.4.3-0.10.1 set NCCL_CUMEM_ENABLE=0: rules/catalog/engine_nccl_settings.toml, the row's `ruled_out_by`): the finding
+then says so instead of proposing it.
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from __future__ import annotations
 import functools
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts, NcclEvent, NcclSetting, NcclVersion, Note
-from rules import claims
+from diagnose.evidence import Facts, NcclEvent, NcclSetting, NcclVersion, Note, Workload
+from rules import catalog, claims
 from rules.claims import version_key
 from rules.common import ev, make
 from rules.engine import rule
@@ -161,6 +163,47 @@ def _works_outside(facts: Facts, row: dict, good: list[str]) -> list[str]:
     return sorted(set(out), key=version_key)
 
 
+def _engine_sets(facts: Facts, row: dict) -> tuple[object, str, dict] | None:
+    """(where, "vLLM 0.5.3", setting row) of an engine release the ticket runs that sets one of the row's
+    `ruled_out_by` settings itself, unless the ticket sets what the engine then leaves alone (kept_if)."""
+    said = {f"{s.name}={s.value.strip()}" for s in facts.of(NcclSetting)}
+    texts = [text for _, text, _ in _texts(facts)]
+    for w in facts.of(Workload):
+        named = catalog.framework_release(w.framework)
+        for s in catalog.engine_nccl_settings(*named) if named else []:
+            kept = s.get("kept_if")
+            if s["setting"] in row.get("ruled_out_by", ()) and not (
+                    kept and (kept in said or any(kept in t for t in texts))):
+                return w.source, f"{s['engine']} {named[1]}", s
+    return None
+
+
+def _ruled_out(row: dict, version: str, by: tuple[object, str, dict], said: tuple[str, str, bool]):
+    """The info finding for a regression whose symptom the ticket shows but whose setting the engine overrides."""
+    where, engine, s = by
+    return make(
+        "nccl.known_regression", "other", "info", 0.3,
+        f"Known NCCL regression {row['id']} ruled out: {engine} sets {s['setting']} itself",
+        f"NCCL {version} is inside {row['bad']} and the ticket describes the symptom ({row['symptom']}), but "
+        f"{engine} sets {s['setting']} itself (releases {s['first']} to {_last(s)}), under which "
+        "this regression cannot show: look for another cause.",
+        [ev(said[0], f'the symptom as the ticket says it: "{said[1]}"'),
+         ev(where, f"{engine} sets {s['setting']} (rules/catalog/engine_nccl_settings.toml)", s["setting"],
+            f"{s['first']} to {_last(s)}")],
+        fix="Look past this NCCL regression; attach the NCCL_DEBUG=INFO log and the engine's full error.",
+        refs=s.get("sources", []) + [row["url"]])
+
+
+def _how(how: str, where) -> str:
+    """How the release in use was read, in words."""
+    return f"derived from {where.derived_from}" if how == "tag" else how
+
+
+def _last(s: dict) -> str:
+    """The end of an engine setting's release window, in words."""
+    return f"before {s['until']}" if "until" in s else f"{s['checked_through']} at least"
+
+
 def _symptom_rows() -> list[dict]:
     return [r for r in regressions() if r.get("shows") and r.get("at")]
 
@@ -191,6 +234,10 @@ def known_regression(facts: Facts, predictions=None):
                 "describe that symptom" + (f" and says NCCL {works_inside[0]} works." if works_inside else "."),
                 [where_ev], fix=row["fix"], refs=[row["url"]])
             continue
+        by = _engine_sets(facts, row)
+        if by is not None:
+            context = _ruled_out(row, version, by, said)
+            continue
         outside = _works_outside(facts, row, good)
         evidence = [ev(said[0], f'the symptom as {"a tool printed" if said[2] else "the ticket says"} it: "{said[1]}"'),
                     where_ev,
@@ -202,7 +249,8 @@ def known_regression(facts: Facts, predictions=None):
             "nccl.known_regression", "nccl_regression", "warning",
             0.75 if outside else (0.55 if how == "tag" else 0.65) + (0.05 if said[2] else 0),
             f"NCCL {version} has a known regression with this symptom ({row['id']}, fixed in {row['fixed']})",
-            f"The ticket runs NCCL {version} ({how}), inside {row['bad']}, and describes what this regression does: "
+            f"The ticket runs NCCL {version} ({_how(how, where)}), inside {row['bad']}, and describes what this "
+            "regression does: "
             f"{row['symptom']}. " + (f"The reporter's NCCL {outside[-1]}, outside that range, works. " if outside
                                      else "")
             + f"NCCL {row['fixed']} fixed it.",

@@ -5,6 +5,7 @@ reporter's environment has, as the issue templates ask for it.
     Nvidia driver version: 535.104.05    -> HostFact driver_version
     Python platform: Linux-<release>-... -> HostFact kernel
     [pip3] nvidia-nccl-cu12==2.20.5      -> NcclVersion
+    PyTorch version: 2.4.0+cu121         -> Note torch_release (diagnose/artifacts/torch_release.py)
     vLLM Version: 0.6.3 / [pip3] vllm==  -> Workload framework "vLLM 0.6.3"
 The "GPU Topology:" matrix in the same report is read by the topo parser.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from diagnose.artifacts import torch_release
 from diagnose.artifacts.text import lines
 from diagnose.evidence import GpuFact, HostFact, NcclVersion, Workload, where
 
@@ -62,4 +64,5 @@ def parse(text: str, name: str) -> list:
             label = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy"}.get(
                 (m.group("name") or "vllm").lower(), "TensorRT-LLM")
             out.append(Workload(src, framework=f"{label} {m.group('v1') or m.group('v2')}"))
+    out += torch_release.releases(list(lines(text)), name)
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from diagnose.artifacts import container_tag, figures
+from diagnose.artifacts import container_tag, figures, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
@@ -223,6 +223,7 @@ def parse(text: str, name: str) -> list:
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
     out.extend(container_tag.tags(sorted(prose + code_lines), name))  # what an NGC tag ships: diagnose/pipeline.py
+    out.extend(torch_release.releases(sorted(prose + code_lines), name))  # its NCCL: rules/containers.py
     # (a table quoted from a README or a benchmark page holds no figure, and names no GPU, of the reporter's)
     quoted = _quoted_tables(prose)
     noted = _fenced_notes(code)
