@@ -183,3 +183,18 @@ def test_quotes_ib_reads_ncclS_own_lines_quoted_in_prose():
     assert nccl_log.quotes_ib(gdr) and not nccl_log.quotes_ib(gdr, opened=True)  # a channel line names no HCA opened
     assert not nccl_log.quotes_ib(socket) and not nccl_log.quotes_ib(socket, opened=True)
     assert not nccl_log.quotes_ib("NCCL INFO NET/IB : No device found.")
+
+
+def test_shm_line_before_2_14_n039():
+    """NCCL up to 2.12 names its SHM transport 'via direct shared memory' (src/transport/shm.cc at v2.4.8-1 ..
+    v2.12.12-1; 'via SHM/direct/direct' from v2.14.3-1): the same transport as the later line. Real log:
+    https://github.com/NVIDIA/nccl/issues/290 (tests/data/tickets/n039-...)."""
+    text = (Path(__file__).parent / "data" / "tickets" / "n039-nccl-horovod-tf-container-posix-fallocate"
+            / "issue.md").read_text()
+    transports = of(nccl_log.parse(text, "issue.md"), NcclTransport)
+    assert transports and {t.transport for t in transports} == {"SHM"}
+    assert transports[0].detail == "direct shared memory" and (transports[0].rank, transports[0].peer) == (2, 3)
+    later = nccl_log.parse("h:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct", "l")
+    assert [t.transport for t in of(later, NcclTransport)] == ["SHM"]
+    p2p = nccl_log.parse("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/direct pointer", "l")
+    assert [t.transport for t in of(p2p, NcclTransport)] == ["P2P"]

@@ -226,6 +226,8 @@ def _transport(src: str, c, prefix) -> NcclTransport:
     via = c.group("via")
     parts = via.split("/")
     head = parts[0].upper()
+    if head == "DIRECT SHARED MEMORY":  # SHM's line up to 2.12 (src/transport/shm.cc); 'SHM/direct/direct' from 2.14
+        head = "SHM"
     transport = {"COLLNET": "COLLNET", "NVLS": "NVLS", "NET": "NET", "SHM": "SHM", "P2P": "P2P"}.get(head, head)
     net = parts[1] if transport == "NET" and len(parts) > 1 else None
     gdr = ("GDRDMA" in via.upper()) if transport == "NET" else None
