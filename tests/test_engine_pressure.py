@@ -103,3 +103,19 @@ def test_sglangs_prefill_lines_cuda_graph_false_is_no_eager_mode():
     log = (Path(__file__).parent / "data" / "slot_lines" / "llamabenchy15_sglang.log").read_text()
     facts, findings, v = _issue("# Prefill is slow\n\n```\n" + log + "```\n")
     assert not claims.find(facts, "eager_flag") and v.category != "eager_mode"
+
+
+# Unscored pastes of earlier batches (tests/data/normal_questions/SOURCES.md, tests/data/ut13/SOURCES.md): a full
+# cache with a long queue is read, and without an eviction it is no finding.
+@pytest.mark.parametrize("path, kv, queued, running", [
+    ("normal_questions/sgl938.md", 93.0, 12279, 1010),  # https://github.com/sgl-project/sglang/issues/938
+    ("normal_questions/sgl5429.md", 92.0, 990, 92),  # https://github.com/sgl-project/sglang/issues/5429
+    ("normal_questions/sgl3186.md", 2.0, 0, 28),  # https://github.com/sgl-project/sglang/issues/3186
+    ("ut13/sglang10216.md", 1.0, 0, 1),  # https://github.com/sgl-project/sglang/issues/10216
+])
+def test_pasted_sglang_lines_in_earlier_threads(path, kv, queued, running):
+    facts, findings, _ = _issue((Path(__file__).parent / "data" / path).read_text())
+    (r,) = facts.of(EngineLoad)
+    assert (r.kv_usage_max_pct, r.queued_max, r.running_max, r.preemptions, r.retractions) == (kv, queued, running,
+                                                                                                 0, 0)
+    assert not _rule(findings, "ticket.kv_preemption")
