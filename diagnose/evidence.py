@@ -444,6 +444,26 @@ class Workload(Fact):
 
 
 @dataclass
+class EngineLoad(Fact):
+    """What a serving engine's own log lines say about its KV cache and queue over a pasted run (vLLM's stats line
+    and preemption warning, SGLang's batch lines and retraction notice): the fullest KV cache a line states, the
+    longest queue, and how often the engine evicted running requests for want of KV room. One record per engine and
+    file; the parser counts, the rules decide (rules/engine_pressure.py)."""
+
+    report_key: ClassVar[str] = "engine_load"
+
+    source: str  # the line quoted: the first preemption or retraction, else the fullest KV cache line
+    engine: str  # "vllm" | "sglang"
+    quote: str = ""
+    lines: int = 0  # stats lines read (vLLM "GPU KV cache usage", SGLang "Decode batch" / "Prefill batch")
+    kv_usage_max_pct: float | None = None  # the fullest KV cache any line states, percent
+    queued_max: int | None = None  # the most requests waiting (vLLM Pending / Waiting, SGLang #queue-req)
+    running_max: int | None = None
+    preemptions: int = 0  # vLLM: the highest cumulative count a warning states, else the warnings counted
+    retractions: int = 0  # SGLang: retraction events, one per time stamp (every TP rank prints its own line)
+
+
+@dataclass
 class Note(Fact):
     """Free text that matters: the reporter's description, a versions line, unknown keys."""
 

@@ -1450,11 +1450,22 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
     inside = inside or (kind == "shm_error" and _FAILURE_DENIED.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
-    kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
+    kept_on = kind == "eager_flag" and (_GRAPHS_KEPT_ON.search(sentence[m.end():]) or _prefill_line(sentence, m))
     kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
     kept_on = kept_on or kind == "first_calls_slow" and _FIRST_AFTER_PAUSE.search(sentence[m.start():m.end() + 60])
     after = sentence[m.end():m.end() + 60]
     return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
+
+
+# SGLang's prefill stats line says whether that prefill batch ran in a CUDA graph ("Prefill batch, ... cuda graph:
+# False", scheduler log_prefill_stats): graphs are captured for decode batches, so a prefill's is False with graphs on.
+_SGLANG_PREFILL = re.compile(r"\bPrefill batch[.,]")
+
+
+def _prefill_line(sentence: str, m: re.Match) -> bool:
+    """Is the match on an SGLang prefill stats line?"""
+    start = sentence.rfind("\n", 0, m.start()) + 1
+    return bool(_SGLANG_PREFILL.search(sentence, start, m.start()))
 
 
 # (issue 11 t) The first call after a pause ("the first frame after a 10 s sleep", "the first request following an idle

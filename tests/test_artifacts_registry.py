@@ -74,7 +74,8 @@ def test_every_ticket_folder_is_read_and_each_attachment_recognised():
 def test_file_list_labels_and_sources():
     folder = shared_path("tickets", "058-sonar-1114-aphrodite-enforce-eager-tp2-3060")
     facts = read_bundle([folder / "attachment1.log", folder / "ticket.toml"])
-    assert [f.label() for f in facts.files] == ["attachment1.log (serving_bench, launch)", "ticket.toml (ticket_toml)"]
+    assert [f.label() for f in facts.files] == ["attachment1.log (serving_bench, engine_log, launch)",
+                                                   "ticket.toml (ticket_toml)"]
     assert {r.source.split(":")[0] for r in facts.records} == {"attachment1.log", "ticket.toml"}
 
 
@@ -86,7 +87,8 @@ def test_several_outputs_in_one_pasted_file(tmp_path):
     pasted = tmp_path / "everything.txt"
     pasted.write_text("\n".join("user@host:~$ cat x\n" + p.read_text() for p in parts))
     (read,) = read_bundle(tmp_path).files
-    assert set(read.kinds) == {"serving_bench", "launch", "nccl_log", "nccl_tests"}
+    # (Aphrodite's stats lines state the KV cache's usage: engine_log reads them beside serving_bench)
+    assert set(read.kinds) == {"serving_bench", "engine_log", "launch", "nccl_log", "nccl_tests"}
 
 
 def test_expected_toml_and_hidden_files_are_never_read(tmp_path):

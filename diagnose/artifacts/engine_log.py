@@ -1,0 +1,105 @@
+"""Serving engines' own log lines about KV cache room and the queue: how full the cache was, how many requests
+waited, and how often the engine evicted running requests because the cache was full.
+
+What each engine prints (the source of every pattern below):
+
+- vLLM V0 scheduler (vllm/core/scheduler.py, Scheduler._preempt): "Sequence group %s is preempted by %s mode because
+  there is not enough KV cache space. ... total_num_cumulative_preemption=%d", logged at the 1st, 51st, 101st ...
+  preemption (`num_cumulative_preemption % 50 == 0`), so the stated counter, not the lines, is the count; releases
+  before 0.5 logged every one with "total_cumulative_preemption_cnt=%d"
+  (https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/core/scheduler.py). The V1 engine logs no such line (its
+  count is the vllm:num_preemptions Prometheus counter).
+- vLLM stats line, V0 (vllm/engine/metrics.py LoggingStatLogger: "Running: %d reqs, Swapped: %d reqs, Pending: %d
+  reqs, GPU KV cache usage: %.1f%%") and V1 (vllm/v1/metrics/loggers.py: "Running: %d reqs, Waiting: %d reqs, GPU KV
+  cache usage: %.1f%%").
+- SGLang scheduler (python/sglang/srt/managers/scheduler.py, log_decode_stats / log_prefill_stats): "Decode batch.
+  #running-req: %d, #token: %d, token usage: %.2f, ... #queue-req: %d" (a comma after "batch" since 2025, "full
+  token usage" beside "swa token usage" for sliding-window models); update_running_batch, when the KV pool cannot hold
+  the next decode step: "KV cache pool is full. Retract requests. #retracted_reqs: %d, #new_token_ratio: %.4f ->
+  %.4f" (earlier "Decode out of memory happened. #retracted_reqs: ..."). Every TP rank prints its own copy.
+
+A line is read only in these shapes: a setting's name ("--preemption-mode"), a Prometheus counter or the docs' prose
+about them is not the engine reporting its run. The parser counts; rules/engine_pressure.py decides.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import EngineLoad, where
+
+KIND = "engine_log"
+
+VLLM_PREEMPT = re.compile(r"\bis preempted by (?:PreemptionMode\.)?(?:RECOMPUTE|SWAP)\b(?: mode)?")
+VLLM_PREEMPT_COUNT = re.compile(r"\btotal_(?:num_)?cumulative_preemption(?:_cnt)?\s*=\s*(\d+)")
+VLLM_KV = re.compile(r"\bGPU KV cache usage:\s*(\d+(?:\.\d+)?)\s*%")
+VLLM_RUNNING = re.compile(r"\bRunning:\s*(\d+)\s*reqs\b")
+VLLM_QUEUED = re.compile(r"\b(?:Pending|Waiting):\s*(\d+)\s*reqs\b")
+SGLANG_BATCH = re.compile(r"\b(?:Decode|Prefill) batch[.,]")
+# the full-attention pool's usage ("token usage", "full token usage"), not a sliding-window pool's ("swa token usage")
+SGLANG_KV = re.compile(r"(?:^|[,.]\s*)(?:full )?token usage:\s*(\d+(?:\.\d+)?)")
+SGLANG_RUNNING = re.compile(r"#running-req:\s*(\d+)")
+SGLANG_QUEUED = re.compile(r"#queue-req:\s*(\d+)")
+SGLANG_RETRACT = re.compile(r"(?:KV cache pool is full\. Retract requests\.|Decode out of memory happened[.,])\s*"
+                            r"#retracted_reqs:\s*(\d+)", re.I)
+# a line's time stamp (SGLang "[2025-03-07 21:49:33 TP13]"): the ranks' copies of one event share it
+STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|\b\d\d-\d\d \d\d:\d\d:\d\d\b")
+QUOTE = 240
+
+
+def detect(text: str) -> float:
+    head = text[:300_000]
+    if VLLM_PREEMPT.search(head) or SGLANG_RETRACT.search(head):
+        return 0.8
+    if (VLLM_KV.search(head) and VLLM_RUNNING.search(head)) or (SGLANG_BATCH.search(head) and SGLANG_KV.search(head)):
+        return 0.8
+    return 0.0
+
+
+class _Engine:
+    """One engine's figures over a file, as the lines come."""
+
+    def __init__(self, name: str, engine: str):
+        self.name, self.engine = name, engine
+        self.lines, self.kv, self.kv_at, self.queued, self.running = 0, None, None, None, None
+        self.count, self.warnings, self.events, self.first = 0, 0, set(), None
+
+    def stats(self, i: int, line: str, kv: float, running: re.Match | None, queued: re.Match | None):
+        self.lines += 1
+        if self.kv is None or kv > self.kv:
+            self.kv, self.kv_at = kv, (i, line)
+        if running:
+            self.running = max(self.running or 0, int(running.group(1)))
+        if queued:
+            self.queued = max(self.queued or 0, int(queued.group(1)))
+
+    def eviction(self, i: int, line: str):
+        self.first = self.first or (i, line)
+
+    def record(self) -> EngineLoad | None:
+        if not self.lines and self.first is None:
+            return None
+        i, line = self.first or self.kv_at
+        return EngineLoad(where(self.name, i), self.engine, line.strip()[:QUOTE], self.lines,
+                          None if self.kv is None else round(self.kv, 1), self.queued, self.running,
+                          max(self.count, self.warnings), len(self.events))
+
+
+def parse(text: str, name: str) -> list:
+    """One EngineLoad per engine whose lines the text holds."""
+    vllm, sglang = _Engine(name, "vllm"), _Engine(name, "sglang")
+    for i, line in enumerate(text.splitlines(), 1):
+        if VLLM_PREEMPT.search(line):
+            vllm.eviction(i, line)
+            vllm.warnings += 1
+            if (c := VLLM_PREEMPT_COUNT.search(line)) is not None:
+                vllm.count = max(vllm.count, int(c.group(1)))
+        elif (m := VLLM_KV.search(line)) is not None and (r := VLLM_RUNNING.search(line)) is not None:
+            vllm.stats(i, line, float(m.group(1)), r, VLLM_QUEUED.search(line))
+        elif (m := SGLANG_RETRACT.search(line)) is not None:
+            sglang.eviction(i, line)
+            stamp = STAMP.search(line)
+            sglang.events.add(stamp.group(0) if stamp else i)
+        elif SGLANG_BATCH.search(line) and (m := SGLANG_KV.search(line)) is not None:
+            sglang.stats(i, line, 100.0 * float(m.group(1)), SGLANG_RUNNING.search(line), SGLANG_QUEUED.search(line))
+    return [r for r in (vllm.record(), sglang.record()) if r is not None]

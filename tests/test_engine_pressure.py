@@ -1,0 +1,121 @@
+"""The engines' own KV cache, queue and eviction lines (diagnose/artifacts/engine_log.py) and the rule that reads
+an eviction as the cause (rules/engine_pressure.py). Every log line is from a public thread, as posted
+(tests/data/engine_lines/SOURCES.md names each file's URL)."""
+
+from pathlib import Path
+
+import pytest
+from test_ticket_figures import _issue
+from test_ticket_numbers import _rule
+
+from diagnose.artifacts import engine_log
+from diagnose.evidence import EngineLoad
+from rules import claims
+
+DATA = Path(__file__).parent / "data" / "engine_lines"
+AGG = Path(__file__).parent / "data" / "agg_lines"
+
+
+def _read(path: Path) -> list[EngineLoad]:
+    text = path.read_text()
+    assert engine_log.detect(text) >= 0.5
+    return engine_log.parse(text, path.name)
+
+
+@pytest.mark.parametrize("name, engine, kv, queued, running, preemptions, retractions", [
+    ("limo29_preempt.log", "vllm", None, None, None, 101, 0),  # the counter, not the one warning line
+    ("sgl4184_retract.log", "sglang", None, None, None, 0, 2),  # 11 lines over TP ranks, 2 time stamps
+    ("sgl2746_retract.log", "sglang", 100.0, 0, 2, 0, 1),
+    ("sgl14972_decode.log", "sglang", 94.0, 5, 6, 0, 0),  # comma form ("Decode batch,")
+    ("sgl26248_swa.log", "sglang", 100.0, 3, 4, 0, 0),  # the full pool's usage, not the sliding window's 0.06
+    ("vllm2731_pending.log", "vllm", 99.0, 115, 35, 0, 0),  # vLLM 0.3 llm_engine.py line
+    ("vllm21809_v1.log", "vllm", 95.0, 0, 8, 0, 0),  # V1 "Waiting:"
+    ("tt55_v0.log", "vllm", 92.7, 0, 16, 0, 0),  # V0 metrics.py "Pending:"
+])
+def test_each_engines_lines_are_counted_as_printed(name, engine, kv, queued, running, preemptions, retractions):
+    (r,) = _read(DATA / name)
+    assert (r.engine, r.kv_usage_max_pct, r.queued_max, r.running_max) == (engine, kv, queued, running)
+    assert (r.preemptions, r.retractions) == (preemptions, retractions)
+    assert r.source.startswith(f"{name}:") and r.quote
+
+
+def test_an_earlier_threads_v1_lines_are_read_too():
+    (r,) = _read(AGG / "vllm43295.log")  # https://github.com/vllm-project/vllm/issues/43295
+    assert r.kv_usage_max_pct == 98.4 and r.queued_max == 43 and r.preemptions == 0
+
+
+def test_names_of_settings_counters_and_errors_are_no_engine_report():
+    text = (DATA / "nomatch.log").read_text()
+    assert engine_log.detect(text) == 0.0 and engine_log.parse(text, "nomatch.log") == []
+
+
+# ---------------------------------------------------------------------------- the verdict, on the threads as posted
+
+LIMO29 = """# eval code
+
+ Sequence group 221 is preempted by PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. \
+This can affect the end-to-end performance. Increase gpu_memory_utilization or tensor_parallel_size to provide more \
+KV cache memory. total_num_cumulative_preemption=101
+
+how to solve this problem?
+thanks so much
+"""
+
+
+def test_a_vllm_preemption_warning_pasted_in_prose_is_the_cause():
+    """GAIR-NLP/LIMO#29: the maintainer's answer was gpu_memory_utilization or a larger tensor_parallel_size."""
+    _, findings, v = _issue(LIMO29)
+    (f,) = _rule(findings, "ticket.kv_preemption")
+    assert f.category == v.category == "other"
+    assert f.evidence[0].measured == 101 and "gpu_memory_utilization" in f.fix and "max_num_seqs" in f.fix
+
+
+def test_frequent_sglang_retractions_are_the_cause():
+    """sgl-project/sglang#4184 ("Decode out of memory happened when run deepseek-r1 inference"), its log as posted."""
+    text = ("# Decode out of memory happened when run deepseek-r1 inference\n\n```\n"
+            + (DATA / "sgl4184_retract.log").read_text() + "```\n")
+    _, findings, v = _issue(text)
+    (f,) = _rule(findings, "ticket.kv_preemption")
+    assert v.category == "other" and f.evidence[0].measured == 2 and "--mem-fraction-static" in f.fix
+
+
+@pytest.mark.parametrize("name", [
+    "sgl2746_retract.log",  # one retraction event: "occasionally" is fine by SGLang's guide
+    "sgl14972_decode.log", "sgl26248_swa.log",  # a full cache alone: the batch is as large as the cache allows
+    "vllm2731_pending.log", "vllm21809_v1.log", "tt55_v0.log",
+])
+def test_a_full_cache_or_one_retraction_is_no_finding(name):
+    text = "# Throughput is lower than expected\n\n```\n" + (DATA / name).read_text() + "```\n"
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_a_hang_is_not_explained_by_preemptions():
+    log = (DATA / "limo29_preempt.log").read_text()
+    text = "# vLLM hangs after a few minutes, nothing is generated\n\n```\n" + log + "```\n"
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_sglangs_prefill_lines_cuda_graph_false_is_no_eager_mode():
+    """SGLang's prefill stats line prints "cuda graph: False" for every prefill batch (graphs are captured for
+    decode): eugr/llama-benchy#15's lines (tests/data/slot_lines/SOURCES.md) are no --disable-cuda-graph."""
+    log = (Path(__file__).parent / "data" / "slot_lines" / "llamabenchy15_sglang.log").read_text()
+    facts, findings, v = _issue("# Prefill is slow\n\n```\n" + log + "```\n")
+    assert not claims.find(facts, "eager_flag") and v.category != "eager_mode"
+
+
+# Unscored pastes of earlier batches (tests/data/normal_questions/SOURCES.md, tests/data/ut13/SOURCES.md): a full
+# cache with a long queue is read, and without an eviction it is no finding.
+@pytest.mark.parametrize("path, kv, queued, running", [
+    ("normal_questions/sgl938.md", 93.0, 12279, 1010),  # https://github.com/sgl-project/sglang/issues/938
+    ("normal_questions/sgl5429.md", 92.0, 990, 92),  # https://github.com/sgl-project/sglang/issues/5429
+    ("normal_questions/sgl3186.md", 2.0, 0, 28),  # https://github.com/sgl-project/sglang/issues/3186
+    ("ut13/sglang10216.md", 1.0, 0, 1),  # https://github.com/sgl-project/sglang/issues/10216
+])
+def test_pasted_sglang_lines_in_earlier_threads(path, kv, queued, running):
+    facts, findings, _ = _issue((Path(__file__).parent / "data" / path).read_text())
+    (r,) = facts.of(EngineLoad)
+    assert (r.kv_usage_max_pct, r.queued_max, r.running_max, r.preemptions, r.retractions) == (kv, queued, running,
+                                                                                                 0, 0)
+    assert not _rule(findings, "ticket.kv_preemption")
