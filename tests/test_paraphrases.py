@@ -8,7 +8,10 @@ was written later, before the next pass of changes, and is never used to change 
 development cases) likewise, before issue 11's third round; `-e` (24 more, one each) was written and measured once,
 never used to change code; `-g` (25 more, one each, in styles the others lack: bullet lists, replies to a maintainer
 over two comments, a log with one line of question, non-engineers, Japanese, Korean, Portuguese, "EDIT:" corrections,
-a figure among other numbers) was written and committed before any was run. Each gets the verdict its
+a figure among other numbers) was written and committed before any was run; `-h` (25 more, one each, in styles
+none of the others has: Slack-style runs of short messages, numbered timelines, Vietnamese, Russian, Turkish,
+Indonesian, figures in a Markdown table the reporter typed, units written out in words, a manager's summary, a reply
+that quotes a maintainer's question) likewise, and was never used to change code. Each gets the verdict its
 original gets today, both read by the path `diagnose ticket` and benchmarks/ticket_accuracy.py take, without
 answer keys.
 
@@ -157,12 +160,12 @@ def test_every_case_has_both_paraphrases_and_its_original_is_here():
         assert (PARAPHRASES / f"{case}-a").is_dir() and (PARAPHRASES / f"{case}-b").is_dir(), case
 
 
-@pytest.mark.parametrize("suffix,least", [("-c", 25), ("-d", 20), ("-e", 24), ("-g", 25)])
+@pytest.mark.parametrize("suffix,least", [("-c", 25), ("-d", 20), ("-e", 24), ("-g", 25), ("-h", 25)])
 def test_the_later_sets_paraphrase_other_development_cases_once(suffix, least):
     later = {p.name[:-2] for p in BUNDLES if p.name.endswith(suffix)}
     assert len(later) >= least
     for case in later:
-        others = [PARAPHRASES / f"{case}{s}" for s in ("-a", "-b", "-c", "-d", "-e", "-g") if s != suffix]
+        others = [PARAPHRASES / f"{case}{s}" for s in ("-a", "-b", "-c", "-d", "-e", "-g", "-h") if s != suffix]
         assert not any(o.exists() for o in others), case
         assert (REPO / "tests" / "data" / "tickets" / case).is_dir(), case
 
