@@ -126,6 +126,26 @@ KNOWN = {
     "u8c09-localscore-dual-xeon-5218-cpu-4-tps-one-socket-8-g":
         "paraphrase insufficient_data, original numa_affinity (the figures among other numbers ('~4t/s ... across "
         "both sockets', '~8t/s ... twice as fast on half of the 32 cores'))",
+    # eighth set (-h): 25 more development cases in new styles, written and committed before any was run; measured
+    # once (16/25) before any code change of round eight; never used to change code
+    "e023-nccl-nvls-4node-busbw-drop-h":
+        "paraphrase insufficient_data, original expected_physics (a numbered timeline of the 4- and 2-server runs)",
+    "h001-vllm-api-server-half-gpu-util-h":
+        "paraphrase insufficient_data, original host_bound (Slack-style lines ('stuck around 50%'))",
+    "n008-nccl-partial-nvlink-pcie-data-incorrect-h":
+        "paraphrase insufficient_data, original p2p_disabled (in Indonesian)",
+    "s023-lmdeploy-l20-4-vs-8-gpus-same-qps-h":
+        "paraphrase healthy, original expected_physics (in Turkish, the original in Chinese)",
+    "u10a14-hami-vllm-025-tp2-hangs-tp1-works-h":
+        "paraphrase insufficient_data, original other (a reply quoting a maintainer's question)",
+    "u414-llamafactory-tokenizer-on-cpu-30min-h":
+        "paraphrase insufficient_data, original host_bound (in English, 'half an hour, thirty minutes or longer')",
+    "u5a06-nccltests-tree-busbw-factor-question-h":
+        "paraphrase healthy, original expected_physics (in Russian)",
+    "u5c13-ollama-low-gpu-high-cpu-1-token-per-second-h":
+        "paraphrase expected_physics, original host_bound (a manager's summary, 'roughly one token per second')",
+    "u6c11-nccltests-2x4090-allreduce-hangs-2080ti-fine-h":
+        "paraphrase insufficient_data, original p2p_disabled (in Vietnamese)",
 }
 
 # -f tickets whose verdict differs from the hand-worked label, and why (strict: a fix makes them pass loudly)
