@@ -970,8 +970,10 @@ PATTERNS: dict[str, list[str]] = {
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
         r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?100\s*%",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
-        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?"
-        r"\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
+        # processors" above)
+        r"\b(?:one|single|1|a|two|2) (?:of (?:the|my|its|our) )?(?:logic(?:al)? |physical )?(?:CPU |processor )?"
+        r"(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
         # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs:
         # "CPU overhead")
@@ -1771,7 +1773,7 @@ _UTIL = re.compile(
     # https://github.com/ollama/ollama/issues/11917)
     r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
     r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
-    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
+    r"\b(?:uses?|using|is at|are at|runs? at|(?:sits?|stays?|remains?)(?: at)?|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
     # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")

@@ -85,14 +85,6 @@ KNOWN = {
         "from the clause; both were insufficient_data before)",
     # seventh set (-g): 25 more development cases in new styles, written and committed before any was run; measured
     # once (9/25), before any code change of round seven
-    "u11b02-ollama-mixtral-a4000-16gb-gpu-7pct-cpu-40pct-g":
-        "paraphrase healthy, original host_bound (bullet list ('GPU load in the monitor: about 7 %', 'CPU load at the"
-        " same time: about 40 %'))",
-    "u11b04-pytorch-a100-pcie-cross-device-copy-zeros-cuda11-g":
-        "paraphrase straggler, original p2p_disabled (bullet list around the same code blocks)",
-    "u11b14-ollama-llama31-70b-one-cpu-core-100pct-gpus-under-20pct-g":
-        "paraphrase insufficient_data, original host_bound (a non-engineer ('our chatbot is slow', 'one of the "
-        "processor cores is always at 100%', 'graphics cards mostly stay under 20%'))",
     "u12a10-accelerate-gpus-without-nvlink-will-training-be-slower-g":
         "paraphrase healthy, original expected_physics (in Korean)",
     "u14a08-nccl-2-node-16-h20-nvls-allreduce-343-not-460-g":

@@ -543,6 +543,11 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
 OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::latest)?(?![\w:.-])|"
                          r"\bOllama\s+(?:runs?\s+|running\s+|with\s+)?([A-Za-z][\w.-]*[A-Za-z0-9])(?![\w:.-])|"
                          r"(?<![\w./-])([a-z][\w.-]*[a-z0-9]):latest\b", re.I)
+# ... or a name right before it, the model said to run "in", "on", "via" the engine ("Llama3 on Ollama", a benchmark
+# table's rows "Mistral on Ollama" / "Llama3 on Ollama"; "Intall llama3 on ollama" in a README's setup steps): a
+# candidate too. Every candidate of the prose is kept in order; the first the tag table knows names the model.
+OLLAMA_BEFORE = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:in|on|via|through|using|under)\s+Ollama\b",
+                           re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
@@ -927,7 +932,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
-    gpu_line = model_line = tp_line = pp_line = ollama_named = None
+    gpu_line = model_line = tp_line = pp_line = None
+    ollama_named: list[tuple[int, str]] = []
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
@@ -973,8 +979,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tag = next((m.group(1) or m.group(3) for m in found if m.group(1) or m.group(3)), None)
         if tag:  # "ollama run llama3.3": the `latest` tag
             model_line = (i, f"{tag}:latest")
-        elif found and ollama_named is None:
-            ollama_named = (i, found[0].group(2).lower())
+        elif model_line is None:
+            beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
+                [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
+            ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
@@ -1008,8 +1016,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
         if pasted is None:
             out.append(named_at)
-    elif ollama_named:  # a word after "Ollama" that may be a library tag: rules.subject asks the tag table
-        out.append(Workload(where(name, ollama_named[0]), extra={"ollama_named": ollama_named[1]}))
+    else:  # words beside "Ollama" that may be library tags, in order: rules.subject asks the tag table
+        out += [Workload(where(name, i), extra={"ollama_named": word})
+                for k, (i, word) in enumerate(ollama_named) if (i, word) not in ollama_named[:k]]
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
@@ -1151,11 +1160,28 @@ SEPARATE_MACHINES = re.compile(
 # A line that gives the outcome of the same test on one system ("- With RTX3090, CUDA 11.4: OK", "On the A6000: works",
 # "2080 Ti -> fine", "RTX 4090: same error"): each such line is another machine tried, so the GPU it names is
 # compared, not one more board of the reporter's job (pytorch/pytorch#87363 lists "With other GPU cards" this way).
+_OUTCOME = (r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no (?:issues?|problems?|errors?)|fails?|"
+            r"failed|failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|"
+            r"reproduced|not reproduced|does(?: not|n't) reproduce)")
 OUTCOME_LINE = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
-    r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no (?:issues?|problems?|errors?)|fails?|failed|"
-    r"failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|reproduced|"
-    r"not reproduced|does(?: not|n't) reproduce)\b[\s.!)]*$", re.I)
+    + _OUTCOME + r"\b[\s.!)]*$", re.I)
+# ... and one such outcome per clause, the board and its result with no mark between ("not a problem on other boxes:
+# RTX3090 with CUDA 11.4 OK, RTX2080Ti with CUDA 10.2 OK"; "T4 works, A100 is not", TheLastBen/fast-stable-diffusion
+# #927; "T4 always works fine", modal-labs/modal-examples#448): the clause that names the GPU ends in the outcome.
+OUTCOME_CLAUSE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^\n|]{1,60}?"
+                            r"\s(?:(?:is|was|are|always|still)\s+)*" + _OUTCOME + r"(?:\s+(?:fine|well|normally))?"
+                            r"[\s.!)]*$", re.I)
+CLAUSE_END = re.compile(r"[,;:]\s+|\s+(?:but|while|whereas)\s+", re.I)
+
+
+def _outcome_clause(line: str, start: int) -> bool:
+    """Does the clause holding the GPU named at `start` end in the outcome of a test on it ("RTX3090 with CUDA 11.4
+    OK")? Then that board is one more system tried, not one more board of the reporter's job."""
+    ends = [m for m in CLAUSE_END.finditer(line)]
+    begin = max((m.end() for m in ends if m.end() <= start), default=0)
+    end = min((m.start() for m in ends if m.start() >= start), default=len(line))
+    return bool(OUTCOME_CLAUSE.match(line[begin:end]))
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -1491,7 +1517,7 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
             out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start())
-                        or bool(OUTCOME_LINE.match(ln)), listed))
+                        or bool(OUTCOME_LINE.match(ln)) or _outcome_clause(ln, m.start()), listed))
     return out
 
 
