@@ -4,6 +4,7 @@ sentences from other real threads (cited by URL) and on negations, never on the 
 import pytest
 from test_u11o_peer_copy_and_fit import issue, judged
 
+from diagnose.evidence import Measurement, Workload
 from rules import claims
 from rules.subject import Subject
 
@@ -110,3 +111,80 @@ def test_cards_said_to_stay_under_a_share_give_a_utilisation(text, pct):
 ])
 def test_a_cards_fan_or_memory_share_is_no_utilisation(text):
     assert not kinds(text, "gpu_util")
+
+
+# -------------------------------------------------------------------- "slower without NVLink?" in other languages
+
+@pytest.mark.parametrize("text", [
+    # huggingface/accelerate's thread (the development case u12a10) asks it in English; the same question as
+    # reporters write it in other languages
+    "# NVLink\n\n두 GPU가 NVLink 없이 PCIe로만 연결되어 있는데 학습 속도가 많이 느려지나요?",
+    "# NVLink\n\nNVLinkなしの2枚のGPUで学習すると、速度はどのくらい遅くなりますか？",
+    "# NVLink\n\nWird das Training mit zwei GPUs ohne NVLink deutlich langsamer?",
+    "# NVLink\n\n¿El entrenamiento con dos GPUs sin NVLink es mucho más lento?",
+    "# NVLink\n\nБудет ли обучение на двух GPU без NVLink заметно медленнее?",
+])
+def test_asking_whether_gpus_without_nvlink_are_slower_in_other_languages(text):
+    _, rules = judged(issue(text))
+    assert "ticket.nvlink_question" in rules
+
+
+@pytest.mark.parametrize("text", [
+    "# NVLink\n\nOhne NVLink läuft das Training mit zwei GPUs gut.",  # said, not asked
+    "# NVLink\n\n두 GPU는 NVLink로 연결되어 있고 속도도 괜찮습니다.",  # linked, and fine
+    "# NVLink\n\nNVLinkで接続された2枚のGPUで、速度はどのくらいですか？",  # linked: no absence asked about
+])
+def test_no_nvlink_question_when_nothing_is_asked_or_the_link_is_there(text):
+    _, rules = judged(issue(text))
+    assert "ticket.nvlink_question" not in rules
+
+
+# ------------------------------------------------- Japanese and Korean rates, counters after a board, Korean particles
+
+def rates(text: str) -> list[float]:
+    return [m.value for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"]
+
+
+def workload(text: str) -> list[tuple]:
+    return [(w.gpu, w.gpu_count) for w in issue(text).of(Workload) if w.gpu]
+
+
+@pytest.mark.parametrize("text,value", [
+    # the per-second word first, as Google's Japanese Gemini docs write a token rate ("音声は 1 秒あたり 32 トークン",
+    # ai.google.dev/gemini-api/docs/tokens?hl=ja) and Korean writes "초당 토큰 수" (tokens per second)
+    ("# 遅い\n\nA100でllama-2-7bを動かすと、1秒あたり約25トークンしか出ません。", 25.0),
+    ("# 遅い\n\nRTX 4090でqwen-7bを使うと毎秒12トークン程度です。", 12.0),
+    ("# 느림\n\nA10에서 qwen-7b를 돌리면 초당 약 17토큰밖에 안 나옵니다.", 17.0),
+    ("# 느림\n\nA10에서 qwen-7b 속도는 17 토큰/초 정도입니다.", 17.0),
+])
+def test_a_rate_said_per_second_first_in_japanese_or_korean_is_read(text, value):
+    assert rates(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "# 遅い\n\nA100で1秒あたり約2枚の画像しか生成できません。",  # images, not tokens
+    "# 느림\n\nA10에서 초당 3장의 이미지를 만듭니다.",
+])
+def test_a_per_second_figure_of_something_else_is_no_token_rate(text):
+    assert rates(text) == []
+
+
+@pytest.mark.parametrize("text,count", [
+    ("# 同時アクセス\n\n現在、4090を8枚使ってqwen-72Bを動かしています。", 8),  # the development case u14a10's facts
+    ("# 并发\n\n目前用 4090 八张跑 qwen-72B。", 8),
+    ("# 동시 사용\n\n4090 두 장으로 qwen-72B를 돌리고 있습니다.", 2),
+])
+def test_a_counter_after_the_board_counts_the_gpus(text, count):
+    assert workload(text) == [("4090", count)]
+
+
+def test_a_counter_of_something_else_after_the_board_is_no_gpu_count():
+    assert workload("# 画像\n\n4090で画像を2枚生成するのに10秒かかります。") == [("4090", None)]
+
+
+def test_a_model_name_glued_to_a_korean_particle_is_read_in_its_clause():
+    # Korean glues its particles to Latin names ("chatglm2-6B는"): each clause's rate keeps its own model
+    text = ("# 속도 비교\n\nA10에서 chatglm2-6B는 초당 약 32토큰, baichuan-7B는 초당 25토큰이 나오는데, qwen7B는 "
+            "초당 17토큰밖에 안 나옵니다.")
+    said = {m.value: m.model for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"}
+    assert said == {32.0: "chatglm2-6B", 25.0: "baichuan-7B", 17.0: "qwen7B"}

@@ -432,7 +432,11 @@ HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system mem
 TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
 TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
                          r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
-GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
+GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
+                             # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
+                             # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚")
+                             r"^\s*(?:を|が|は|も)?\s*(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
+                             r"^\s*(?:를|을|가|이)?\s*(\d{1,2}|두|세|네|여덟)\s*(?:장|개)", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
                           # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
@@ -581,7 +585,11 @@ WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(
 #   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
 CJK_RATE = re.compile(
     r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
-    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン)\s*/\s*秒|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン|토큰)\s*/\s*(?:秒|초)|"
+    # ... Japanese "1秒あたり約10トークン", "毎秒10トークン", "秒間10トークン" and Korean "초당 17토큰",
+    # "초당 약 17개 토큰" (the per-second word first, as 每秒 is in Chinese)
+    r"(?:(?:1\s*)?秒(?:あたり|当たり|間)|毎秒)\s*(?:約|およそ|大体|だいたい)?\s*(\d+(?:\.\d+)?)\s*(?:トークン|tokens?)|"
+    r"초당\s*(?:약|대략|평균)?\s*(\d+(?:\.\d+)?)\s*(?:개\s*)?(?:토큰|tokens?)|"
     r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
     r"в\s+секунду)|"
     r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
@@ -956,7 +964,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             n = _count(count.group(1)) if count else None
             counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
-                n = _count(count.group(1))
+                n = _count(next(g for g in count.groups() if g))
                 counted = (i, m.start(), m.end() + count.end())
             if gpu_line is None:
                 gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
@@ -1178,10 +1186,12 @@ CLAUSE_END = re.compile(r"[,;:]\s+|\s+(?:but|while|whereas)\s+", re.I)
 def _outcome_clause(line: str, start: int) -> bool:
     """Does the clause holding the GPU named at `start` end in the outcome of a test on it ("RTX3090 with CUDA 11.4
     OK")? Then that board is one more system tried, not one more board of the reporter's job."""
-    ends = [m for m in CLAUSE_END.finditer(line)]
+    ends = list(CLAUSE_END.finditer(line))
     begin = max((m.end() for m in ends if m.end() <= start), default=0)
     end = min((m.start() for m in ends if m.start() >= start), default=len(line))
     return bool(OUTCOME_CLAUSE.match(line[begin:end]))
+
+
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
