@@ -188,3 +188,24 @@ def test_a_model_name_glued_to_a_korean_particle_is_read_in_its_clause():
             "초당 17토큰밖에 안 나옵니다.")
     said = {m.value: m.model for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"}
     assert said == {32.0: "chatglm2-6B", 25.0: "baichuan-7B", 17.0: "qwen7B"}
+
+
+# --------------------------------------------------------------------------- a process held at one core, in Japanese
+# and Korean (vllm-project/vllm's development case u404 asks it in Chinese: "进程CPU使用无法超过100%")
+
+@pytest.mark.parametrize("text", [
+    "# CPU\n\nvLLMのプロセスのCPU使用率が100%を超えることがありません。制限があるのですか？",
+    "# CPU\n\nvLLMはCPUを1コアしか使わないのでしょうか？",
+    "# CPU\n\nvLLM 프로세스의 CPU 사용률이 100%를 넘지 않습니다. 제한이 있나요?",
+    "# CPU\n\nvLLM이 코어 하나만 사용하는 것 같습니다.",
+])
+def test_a_process_held_at_one_core_in_japanese_or_korean(text):
+    assert claims.cpu_ceiling(issue(text))
+
+
+@pytest.mark.parametrize("text", [
+    "# CPU\n\nvLLMのプロセスのCPU使用率は100%を超えて、800%になります。",  # it does exceed it
+    "# CPU\n\nvLLM 프로세스의 CPU 사용률이 800%까지 올라갑니다.",
+])
+def test_a_process_above_one_core_is_no_ceiling(text):
+    assert not claims.cpu_ceiling(issue(text))

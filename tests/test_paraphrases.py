@@ -104,8 +104,6 @@ KNOWN = {
     "u314-vllm-omni-first-image-35s-second-4s-g":
         "paraphrase insufficient_data, original healthy (a non-engineer ('the picture tool', 'the first picture takes"
         " 35 seconds'))",
-    "u404-vllm-qwen25-7b-cpu-never-above-100pct-g":
-        "paraphrase healthy, original expected_physics (in Japanese ('CPU使用率が100%を超えることがありません'))",
     "u5c12-vllm-kv-cache-usage-lower-with-more-4090s-g":
         "paraphrase p2p_disabled, original expected_physics (bullet list ('several 4090s, multi-GPU inference'))",
     "u7d03-tgi-token-latency-flat-150-vs-2000-concurrent-g":
