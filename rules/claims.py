@@ -989,8 +989,10 @@ PATTERNS: dict[str, list[str]] = {
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
         r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?100\s*%",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
-        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?"
-        r"\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
+        # processors" above)
+        r"\b(?:one|single|1|a|two|2) (?:of (?:the|my|its|our) )?(?:logic(?:al)? |physical )?(?:CPU |processor )?"
+        r"(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
         # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs:
         # "CPU overhead")
@@ -1843,7 +1845,7 @@ _UTIL = re.compile(
     # https://github.com/ollama/ollama/issues/11917)
     r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
     r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
-    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
+    r"\b(?:uses?|using|is at|are at|runs? at|(?:sits?|stays?|remains?)(?: at)?|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
     # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")
@@ -3975,7 +3977,14 @@ _CPU_CEILING = re.compile(
     r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
     r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+(?:100\s*%|one (?:CPU )?core)|"
     r"CPU\s*(?:使用率?|占用|利用率)?\s*(?:无法|不能|不会|没有|从不)\s*超过\s*100\s*%|只(?:使用|用)了?\s*(?:一个|1\s*个|单个)\s*(?:cpu|CPU|核)|"
-    r"单核", re.I)
+    r"单核|"
+    # ... and in Japanese and Korean: "CPU使用率が100%を超えることがありません", "1コアしか使わない",
+    # "CPU 사용률이 100%를 넘지 않습니다", "코어 하나만 사용"
+    r"CPU\s*(?:使用率|利用率)?\s*(?:が|は)?\s*100\s*%\s*(?:を|より)?\s*(?:超え|上回)(?:ることが(?:ありません|ない)|ない|ません)|"
+    r"(?:1|一|ひとつ)\s*(?:つの\s*)?(?:コア|スレッド)\s*しか\s*(?:使[わいえっ]|利用)|"
+    r"CPU\s*(?:사용률|사용량|점유율)?\s*(?:이|가|은|는)?\s*100\s*%\s*(?:를|을)?\s*(?:넘지|초과하지)\s*(?:않|못)|"
+    r"(?:코어|스레드)\s*(?:하나|1\s*개)만\s*(?:사용|써|쓰)|"
+    r"(?:1|한)\s*(?:개\s*)?(?:코어|스레드)만\s*(?:사용|써|쓰)", re.I)
 
 
 def cpu_ceiling(facts: Facts) -> list[Claim]:

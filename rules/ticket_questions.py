@@ -1052,9 +1052,21 @@ _NO_NVLINK = re.compile(
     r"NV[- ]?Link\w*\b|"
     r"\bNV[- ]?Link\w*\b[^.?!\n]{0,25}?\b(?:absent|missing|not (?:present|available|installed|supported))\b|"
     r"\bonly (?:over|via|through|on) PCI-?e\b|\bPCI-?e[- ]only\b|"
-    r"(?:没有|没|无|不支持|不带)\s*(?:NV[- ]?Link|nvlink|NVLINK)", re.I)
+    r"(?:没有|没|无|不支持|不带)\s*(?:NV[- ]?Link|nvlink|NVLINK)|"
+    # ... and as other languages say it: "ohne NVLink", "sin/sem/sans/без NVLink", "NVLinkなし", "NVLinkがない",
+    # "NVLinkで接続されていない", "NVLink가 없으면", "NVLink 없이", "NVLink로 연결되어 있지 않은"
+    r"(?<![^\W\d_])(?:ohne|sin|sem|sans|без)\s+NV[- ]?Link|"
+    r"NV[- ]?Link\w*\s*(?:が|は|を)?\s*(?:なし|無し|ない|無い|非搭載)|"
+    r"NV[- ]?Link\w*\s*(?:で|に)\s*(?:接続|つなが|繋が)\w*(?:されて|して|って)?い?ない|"
+    r"NV[- ]?Link\w*\s*(?:가|이|는|은)?\s*없|"
+    r"NV[- ]?Link\w*\s*(?:로|으로)\s*(?:연결|링크)\w*\s*(?:되어|돼)?\s*있지\s*않",
+    re.I)
 _SPEED_WORD = re.compile(r"\b(?:slow\w*|fast\w*|speed\w*|performance|throughput|bottleneck\w*|scal(?:e|es|ing)|"
-                         r"impact\w*|affect\w*|penalt\w*|overhead)\b|慢|速度|提升|性能|瓶颈", re.I)
+                         r"impact\w*|affect\w*|penalt\w*|overhead)\b|慢|速度|提升|性能|瓶颈|"
+                         # German, Spanish, Portuguese, French, Russian, Japanese and Korean speed words
+                         r"(?<![^\W\d_])(?:langsam\w*|schnell\w*|Geschwindigkeit|Leistung|lent[oa]s?|r[aá]pid\w*|"
+                         r"velocidad|velocidade|rendimiento|desempenho|vitesse|медленн\w*|быстр\w*|скорост\w*|"
+                         r"производительн\w*)(?![^\W\d_])|遅|速く|느려|느린|느리|빠르|빨라|속도|성능", re.I)
 
 
 def nvlink_absence_asked(facts: Facts) -> claims.Claim | None:

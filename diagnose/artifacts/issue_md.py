@@ -433,7 +433,11 @@ HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system mem
 TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
 TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
                          r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
-GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
+GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
+                             # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
+                             # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚")
+                             r"^\s*(?:を|が|は|も)?\s*(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
+                             r"^\s*(?:를|을|가|이)?\s*(\d{1,2}|두|세|네|여덟)\s*(?:장|개)", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
                           # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
@@ -544,6 +548,11 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
 OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::latest)?(?![\w:.-])|"
                          r"\bOllama\s+(?:runs?\s+|running\s+|with\s+)?([A-Za-z][\w.-]*[A-Za-z0-9])(?![\w:.-])|"
                          r"(?<![\w./-])([a-z][\w.-]*[a-z0-9]):latest\b", re.I)
+# ... or a name right before it, the model said to run "in", "on", "via" the engine ("Llama3 on Ollama", a benchmark
+# table's rows "Mistral on Ollama" / "Llama3 on Ollama"; "Intall llama3 on ollama" in a README's setup steps): a
+# candidate too. Every candidate of the prose is kept in order; the first the tag table knows names the model.
+OLLAMA_BEFORE = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:in|on|via|through|using|under)\s+Ollama\b",
+                           re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
@@ -577,7 +586,11 @@ WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(
 #   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
 CJK_RATE = re.compile(
     r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
-    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン)\s*/\s*秒|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン|토큰)\s*/\s*(?:秒|초)|"
+    # ... Japanese "1秒あたり約10トークン", "毎秒10トークン", "秒間10トークン" and Korean "초당 17토큰",
+    # "초당 약 17개 토큰" (the per-second word first, as 每秒 is in Chinese)
+    r"(?:(?:1\s*)?秒(?:あたり|当たり|間)|毎秒)\s*(?:約|およそ|大体|だいたい)?\s*(\d+(?:\.\d+)?)\s*(?:トークン|tokens?)|"
+    r"초당\s*(?:약|대략|평균)?\s*(\d+(?:\.\d+)?)\s*(?:개\s*)?(?:토큰|tokens?)|"
     r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
     r"в\s+секунду)|"
     r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
@@ -928,7 +941,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
-    gpu_line = model_line = tp_line = pp_line = ollama_named = None
+    gpu_line = model_line = tp_line = pp_line = None
+    ollama_named: list[tuple[int, str]] = []
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
@@ -951,7 +965,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             n = _count(count.group(1)) if count else None
             counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
-                n = _count(count.group(1))
+                n = _count(next(g for g in count.groups() if g))
                 counted = (i, m.start(), m.end() + count.end())
             if gpu_line is None:
                 gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
@@ -974,8 +988,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tag = next((m.group(1) or m.group(3) for m in found if m.group(1) or m.group(3)), None)
         if tag:  # "ollama run llama3.3": the `latest` tag
             model_line = (i, f"{tag}:latest")
-        elif found and ollama_named is None:
-            ollama_named = (i, found[0].group(2).lower())
+        elif model_line is None:
+            beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
+                [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
+            ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
@@ -1009,8 +1025,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
         if pasted is None:
             out.append(named_at)
-    elif ollama_named:  # a word after "Ollama" that may be a library tag: rules.subject asks the tag table
-        out.append(Workload(where(name, ollama_named[0]), extra={"ollama_named": ollama_named[1]}))
+    else:  # words beside "Ollama" that may be library tags, in order: rules.subject asks the tag table
+        out += [Workload(where(name, i), extra={"ollama_named": word})
+                for k, (i, word) in enumerate(ollama_named) if (i, word) not in ollama_named[:k]]
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
@@ -1152,11 +1169,30 @@ SEPARATE_MACHINES = re.compile(
 # A line that gives the outcome of the same test on one system ("- With RTX3090, CUDA 11.4: OK", "On the A6000: works",
 # "2080 Ti -> fine", "RTX 4090: same error"): each such line is another machine tried, so the GPU it names is
 # compared, not one more board of the reporter's job (pytorch/pytorch#87363 lists "With other GPU cards" this way).
+_OUTCOME = (r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no (?:issues?|problems?|errors?)|fails?|"
+            r"failed|failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|"
+            r"reproduced|not reproduced|does(?: not|n't) reproduce)")
 OUTCOME_LINE = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
-    r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no (?:issues?|problems?|errors?)|fails?|failed|"
-    r"failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|reproduced|"
-    r"not reproduced|does(?: not|n't) reproduce)\b[\s.!)]*$", re.I)
+    + _OUTCOME + r"\b[\s.!)]*$", re.I)
+# ... and one such outcome per clause, the board and its result with no mark between ("not a problem on other boxes:
+# RTX3090 with CUDA 11.4 OK, RTX2080Ti with CUDA 10.2 OK"; "T4 works, A100 is not", TheLastBen/fast-stable-diffusion
+# #927; "T4 always works fine", modal-labs/modal-examples#448): the clause that names the GPU ends in the outcome.
+OUTCOME_CLAUSE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^\n|]{1,60}?"
+                            r"\s(?:(?:is|was|are|always|still)\s+)*" + _OUTCOME + r"(?:\s+(?:fine|well|normally))?"
+                            r"[\s.!)]*$", re.I)
+CLAUSE_END = re.compile(r"[,;:]\s+|\s+(?:but|while|whereas)\s+", re.I)
+
+
+def _outcome_clause(line: str, start: int) -> bool:
+    """Does the clause holding the GPU named at `start` end in the outcome of a test on it ("RTX3090 with CUDA 11.4
+    OK")? Then that board is one more system tried, not one more board of the reporter's job."""
+    ends = list(CLAUSE_END.finditer(line))
+    begin = max((m.end() for m in ends if m.end() <= start), default=0)
+    end = min((m.start() for m in ends if m.start() >= start), default=len(line))
+    return bool(OUTCOME_CLAUSE.match(line[begin:end]))
+
+
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -1492,7 +1528,7 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
             out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start())
-                        or bool(OUTCOME_LINE.match(ln)), listed))
+                        or bool(OUTCOME_LINE.match(ln)) or _outcome_clause(ln, m.start()), listed))
     return out
 
 

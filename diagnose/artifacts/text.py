@@ -283,8 +283,10 @@ def to_ms(value: float, unit: str) -> float:
 # Chinese and Japanese text runs words together with the Latin ones ("用两张A100跑Qwen2-72B"), and a CJK character
 # counts as a word character, so "\bA100" would not match there. A space at each such seam lets the names (GPUs,
 # models, engines, figures) be read inside any language; rules.claims reads the reporter's words through it too.
-CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])|"
-                      r"(?<=[A-Za-z0-9%])(?=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])")
+# Korean spaces its words but glues its particles to them, Latin names included ("chatglm2-6B는", "A100에서", "4090을"):
+# a Hangul syllable is such a seam too.
+_CJK_CHARS = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef"
+CJK_SEAM = re.compile(r"(?<=[" + _CJK_CHARS + r"])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9%])(?=[" + _CJK_CHARS + r"])")
 
 
 def cjk_spaced(text: str) -> str:
