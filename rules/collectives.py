@@ -327,7 +327,9 @@ def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool
         raise InputError("the NCCL tree all-reduce is modelled only across nodes, not inside one node")
     if not runs[only]:
         where = f"{nodes} node(s) over {ic.name}" + ("" if not across or nvls else " without an NVSwitch that reduces")
-        version = f" (NCCL {t['release']['version']})" if t["release"]["stated"] else ""
+        said = t["release"]
+        version = "" if not said["stated"] else f" (NCCL {said['version']})" if "clamped_from" not in said else \
+            f" (NCCL {said['clamped_from']}, priced as {said['version']}, the oldest release nccl_tuning.toml knows)"
         raise InputError(f"NCCL cannot run the {only} all-reduce on {where}{version}")
 
 
