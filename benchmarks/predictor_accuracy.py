@@ -99,7 +99,8 @@ SIZE_BANDS = ((0, 128 << 10, "< 128 KB"), (128 << 10, (1 << 20) + 1, "128 KB - 1
 def report_collectives() -> None:
     """The expected all-reduce time against every table of tests/data/collectives (median per
     table x ranks x power-of-two size, as the fit weighs them; each table with how it was launched),
-    then by size band and GPU count for the fit and the validation tables (each file's `# Split:`)."""
+    then by size band and GPU count for the fit and the validation tables (each file's `# Split:`), a validation table
+    measured on a fit table's node and harness (`# Same-setup-as:`) apart: it is not held-out evidence."""
     print(f"\n== all-reduce tables ({(REPO / 'tests' / 'data' / 'collectives').relative_to(REPO)}): "
           "expected time / measured - 1")
     groups = collections.defaultdict(list)
@@ -116,13 +117,17 @@ def report_collectives() -> None:
     for (name, split, launch), errs in sorted(by_table.items()):
         print(f"{name:64s} {split[:3]} {launch:10s} {len(errs):4d} median {_pct(statistics.median(errs)):>6s} "
               f"median |e| {100 * statistics.median(abs(e) for e in errs):4.0f}%")
-    for split in published.SPLITS:
-        print(f"{split} tables by fabric, size band and GPU count (median error / median |error| / points):")
+    parts = [(split, False) for split in published.SPLITS] + [("validation", True)]
+    for split, twinned in parts:
+        print(f"{split} tables by fabric, size band and GPU count (median error / median |error| / points):"
+              if not twinned else "validation tables set up as a fit table (`# Same-setup-as:`, not independent; "
+              "left out above):")
         for kind in ("pcie", "nvlink", "network"):
             for lo, hi, band in SIZE_BANDS:
                 cells = collections.defaultdict(list)
                 for c, err in points:
-                    if c.split == split and lo <= c.size_bytes < hi and _kind(c) == kind:
+                    if c.split == split and (split == "fit" or bool(c.same_setup_as) == twinned) \
+                            and lo <= c.size_bytes < hi and _kind(c) == kind:
                         cells[c.gpus].append(err)
                 if cells:
                     print(f"  {kind:7s} {band:14s} " + "  ".join(
@@ -148,6 +153,8 @@ def report_releases(points) -> None:
         for release, assumed in sorted(cells, key=lambda r: (catalog.nccl_release(r[0]) or (99,), r[1])):
             errs = cells[release, assumed]
             name = (release + (" assumed" if assumed else "")) or f"unstated (priced as {pinned})"
+            older = catalog.nccl_tuning(release)["release"] if release else {}
+            name += f" (priced as {older['version']})" if older.get("clamped_from") else ""
             print(f"  {split:10s} {name:28s} {_pct(statistics.median(errs)):>6s} "
                   f"{100 * statistics.median(abs(e) for e in errs):4.0f}% {100 * max(abs(e) for e in errs):4.0f}% "
                   f"{len(errs):4d}")

@@ -234,6 +234,7 @@ class CollectiveRow:
     launch: str = "unstated"  # LAUNCHES: how the source launched each call, as its command line says
     nccl: str = ""  # the NCCL release the source states (its `# NCCL:` line), "" where none: the pinned one is priced
     nccl_assumed: bool = False  # the `# NCCL:` line says "assumed": the source's thread, not this table, names it
+    same_setup_as: str = ""  # `# Same-setup-as: <file>`: the table of the same node and harness; "" independent
 
     def thread_gpus(self) -> int:
         """GPUs one host thread launched each call on (nccl-tests -g N: the GPUs of its node), 0 where each GPU has
@@ -250,6 +251,7 @@ def read_collectives(path) -> list[CollectiveRow]:
     comments = [ln.lstrip("# ").strip() for ln in text if ln.lstrip().startswith("#")]
     split = _split(path, comments)
     release, assumed = _nccl_release(path, comments)
+    twin = _same_setup_as(path, comments)
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
@@ -270,8 +272,21 @@ def read_collectives(path) -> list[CollectiveRow]:
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
-                                 (c.get("cpu") or "").strip().lower(), launch, release, assumed))
+                                 (c.get("cpu") or "").strip().lower(), launch, release, assumed, twin))
     return out
+
+
+def _same_setup_as(path: Path, comments: list[str]) -> str:
+    """A table's `# Same-setup-as: <file> - why` line: the other table of this folder measured on the same node with
+    the same harness (so not independent of it: a validation table with a fit twin validates little); "" where none.
+    The named file must exist beside it."""
+    line = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("same-setup-as:")), "")
+    if not line:
+        return ""
+    name = line.split()[0]
+    if name == path.name or not (path.parent / name).is_file():
+        raise InputError(f"{path}: '# Same-setup-as: {line}' must start with another file of {path.parent}")
+    return name
 
 
 def _nccl_release(path: Path, comments: list[str]) -> tuple[str, bool]:

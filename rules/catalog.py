@@ -2127,19 +2127,26 @@ def _nccl_tuning_rows() -> tuple[str, list[dict]]:
 def nccl_tuning(release: str | None = None) -> dict[str, dict]:
     """NCCL's tuner constants as of `release` (rules/catalog/nccl_tuning.toml: per key, the last row whose `since` is
     at or before it), the pinned release's where `release` is None or not a version. Each value carries its `since`
-    and `source`; the result also names the release it stands for ('release') and whether that was stated."""
+    and `source`; the result also names the release it stands for ('release') and whether that was stated. A release
+    older than the earliest row (2.7.3) is priced with that row and flagged ('clamped_from': the release stated): the
+    oldest constants the file knows are nearer to it than the pinned release's."""
     pinned, rows = _nccl_tuning_rows()
     stated = nccl_release(release or "")
     at = stated or nccl_release(pinned)
+    earliest = nccl_release(rows[0]["since"])
+    clamped = stated is not None and stated < earliest
+    at = earliest if clamped else at
     out: dict = {}
     for row in rows:
         if nccl_release(row["since"]) <= at:
             out[row["key"]] = row
     missing = set(NCCL_TUNING_KEYS) - set(out)
-    if missing:  # a release before every row of a key: NCCL too old for this model
-        raise InputError(f"NCCL {release} is older than rules/catalog/nccl_tuning.toml knows "
-                         f"({', '.join(sorted(missing))})")
+    if missing:  # the file's earliest release lacks a key: the file itself is incomplete
+        raise InputError(f"rules/catalog/nccl_tuning.toml: no row at {rows[0]['since']} for "
+                         f"{', '.join(sorted(missing))}")
     out["release"] = {"version": ".".join(map(str, at)), "stated": stated is not None}
+    if clamped:
+        out["release"]["clamped_from"] = ".".join(map(str, stated))
     return out
 
 

@@ -75,24 +75,31 @@ NCCL_CPU_CLASS_BY_FAMILY = (("EPYC|Threadripper|Ryzen", "amd"), ("Sapphire Rapid
 # 2 nodes 39.0, more 20.4; AMD row: 22.5, 19.0 GB/s; the same from v2.8.3-1 to now). LL128 runs on the GPUs the
 # release lists (Volta and Ampere from 2.7, Hopper from 2.15, Blackwell from 2.25, every one from 7.0 from 2.27).
 # NVLSTree (from 2.18.1; NVLink SHARP inside each node, a tree between nodes; Hopper and later on NVSwitch): Simple
-# only, its NVLink latency plus 2 log2(nodes) network steps (2 (nodes - 1) in 2.18), one channel per NIC (the NVLS
-# heads); its per-channel bandwidth the NIC's, times the release's two-node / many-node scale, capped at
+# only, its NVLink latency plus 2 log2(nodes) network steps (2 (nodes - 1) in 2.18: nvlstree_steps), one channel per
+# NIC (the NVLS heads); its per-channel bandwidth the NIC's, times the release's two-node / many-node scale, capped at
 # perChMaxNVLSTreeBws from 2.28.3; its busBw to algbw by the release's ratio (nvlstree_model).
 NCCL_NET_PROTOS = ("LL", "LL128", "Simple")
 # the fastest intra-node speed NCCL's search tries (search.cc speedArrayIntra, sm90 and sm100 arrays)
 NCCL_INTRA_MAX_GBS = {0.0: 40.0, 8.0: 40.0, 9.0: 60.0, 10.0: 90.0}
 NCCL_LL_MAX_GBS = {"intel": (39.0, 20.4), "amd": (22.5, 19.0)}
 # NVLSTree moves its bytes chunk by chunk through a pipeline (src/enqueue.cc calcCollChunking, NVLS_TREE): channels
-# x nvls.nHeads (one head per NIC) operations run at once, each in chunks of the release's first size (64 KiB at 4 nodes
-# and more from 2.19.3; nccl_tuning.toml nvlstree_chunks), cut where the message is small for them: below
+# x nvls.nHeads (nvls_heads) operations run at once, each in chunks of the release's first size (64 KiB at 4 nodes and
+# more from 2.19.3; nccl_tuning.toml nvlstree_chunks), cut where the message is small for them: below
 # 32 / 16 / 4 / 1 x ops x chunk bytes to 256 / 128 / 64 / 32 KiB (NVLSTREE_CHUNK_CUTS, checked in order; the same from
-# v2.18.1-1 to v2.30.7-1). Each chunk passes NVLSTree's stages one after another, the steps the tuner counts
-# (tuning.cc: intraLat + 2 log2(nNodes) x interLat): the NVLS reduction in the node, then 2 log2(nodes) network hops
-# up and down the tree, so the last chunk leaves 2 log2(nodes) chunk-times after its bytes' time (nvlstree_fill_us).
+# v2.18.1-1 to v2.30.7-1). All of that is read from NCCL's source. Each chunk passes the kernel's stages one after
+# another (src/device/all_reduce.h v2.26.2 L521-626: scatter into the NVLS buffer, reduce and send up the tree, the
+# root's reduce and send down, receive and broadcast, gather), so the pipeline's last chunk leaves after the bytes'
+# time. How long is not read from the source: the model charges the tuner's network step count (nvlstree_steps, from
+# tuning.cc's NVLSTree latency) of extra chunk-times of every operation at the bottleneck rate (nvlstree_fill_us), an
+# approximation; its multiplier (1) was chosen from 0-3x on the ten multi-node fit tables (README), not refitted by
+# scripts/fit_predictor.py.
 NVLSTREE_CHUNK_CUTS = ((32, 262144), (16, 131072), (4, 65536), (1, 32768))
 # NVLS needs NVLink SHARP: an NVSwitch that reduces and a Hopper or later GPU (tuning.cc nvlsEfficiency is 0 for Volta
 # and Ampere; the NVLSTree caps start at Hopper)
 NVLS_MIN_CC = 9.0
+# the most NVLS heads a node has (src/include/device.h NCCL_MAX_NVLS_ARITY: 8 to v2.20.5-1, 32 from v2.21.5-1; the
+# search caps the heads with it from v2.25.1-1, search.cc L992 there): nvls_heads
+NCCL_MAX_NVLS_ARITY = 32
 NVLS_MODEL_MIN_GPUS = 3
 # LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
 # more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
@@ -320,7 +327,9 @@ def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool
         raise InputError("the NCCL tree all-reduce is modelled only across nodes, not inside one node")
     if not runs[only]:
         where = f"{nodes} node(s) over {ic.name}" + ("" if not across or nvls else " without an NVSwitch that reduces")
-        version = f" (NCCL {t['release']['version']})" if t["release"]["stated"] else ""
+        said = t["release"]
+        version = "" if not said["stated"] else f" (NCCL {said['version']})" if "clamped_from" not in said else \
+            f" (NCCL {said['clamped_from']}, priced as {said['version']}, the oldest release nccl_tuning.toml knows)"
         raise InputError(f"NCCL cannot run the {only} all-reduce on {where}{version}")
 
 
@@ -364,9 +373,19 @@ def network(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, fi
     if algo == "nvlstree":
         # as inside a node (nccl: NVLS), the NVLink latency (25 us now) steers the tuner, not the measured time
         lat -= t["nvlstree"]["intra_us"]
-        data += nvlstree_fill_us(t, size_bytes, max(1, nranks // nodes), nodes, cc, achieved)
+        data += nvlstree_fill_us(t, size_bytes, nvls_heads(max(1, nranks // nodes)), nodes, cc, achieved)
     name = "NCCL NVLSTree" if algo == "nvlstree" else f"NCCL {algo}"
     return AllReduceTime(fixed + c["net_lat_scale"] * lat + data, name, proto)
+
+
+def nvls_heads(gpus: int, nics: int | None = None) -> int:
+    """NVLSTree's heads in a node of `gpus` GPUs with `nics` NICs (channel.nvls.nHeads: the NVLS graph's channels,
+    src/graph/connect.cc connectNvls): one per NIC that the search pairs with a GPU no other head has ('NVLS search only
+    tries to find NIC:GPU combinations to compute the heads', src/graph/search.cc v2.26.2 L625-641), at most the node's
+    GPUs (maxChannels, search.cc L975: the GPU count from v2.19.3-1) and NCCL_MAX_NVLS_ARITY (from v2.25.1-1). The
+    interconnect rows are one NIC's rate per GPU and name no NIC count, so `nics` None is one NIC per GPU, as every
+    table of tests/data/collectives that runs NVLSTree states or assumes (8 per node)."""
+    return max(1, min(gpus if nics is None else nics, gpus, NCCL_MAX_NVLS_ARITY))
 
 
 def nvlstree_chunk(t: dict, size_bytes: float, ops: int, nodes: int) -> int:
@@ -381,13 +400,22 @@ def nvlstree_chunk(t: dict, size_bytes: float, ops: int, nodes: int) -> int:
 
 
 def nvlstree_fill_us(t: dict, size_bytes: float, heads: int, nodes: int, cc: float, achieved: float) -> float:
-    """The time NVLSTree's pipeline takes to fill beyond its bytes at the achieved rate (B/us): 2 log2(nodes) more
-    chunk-times of every operation (the release's NVLS channels x heads, one head per NIC) at once, a chunk no larger
-    than an operation's share of the message. Why two nodes of H100 reach NVLSTree's large-message rate only from
-    ~64 MB (tests/data/collectives, nccl-tests issue 309: 270 GB/s busbw at 64 MB, 469 at 16 GB)."""
+    """The time NVLSTree's pipeline takes to fill beyond its bytes at the achieved rate (B/us), an approximation: the
+    tuner's network step count (nvlstree_steps) more chunk-times of every operation (the release's NVLS channels x
+    `heads`, nvls_heads) at once, a chunk no larger than an operation's share of the message. The chunk and the
+    operations are NCCL's; the step count as the fill's length is borrowed from the tuner's latency, not derived from
+    the kernel's stages (all_reduce.h), and its multiplier (1) was chosen on the multi-node fit tables. Why two nodes
+    of H100 reach NVLSTree's large-message rate only from ~64 MB (tests/data/collectives, nccl-tests issue 309:
+    270 GB/s busbw at 64 MB, 469 at 16 GB)."""
     ops = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], cc) * heads
     chunk = min(nvlstree_chunk(t, size_bytes, ops, nodes), size_bytes / ops)
-    return 2 * int(math.log2(nodes)) * chunk * ops / achieved
+    return nvlstree_steps(t, nodes) * chunk * ops / achieved
+
+
+def nvlstree_steps(t: dict, nodes: int) -> int:
+    """The network steps NCCL's tuner counts in NVLSTree's latency (tuning.cc): 2 log2(nodes) from 2.19.3, 2 (nodes - 1)
+    in 2.18 (the release's log_steps)."""
+    return 2 * int(math.log2(nodes)) if t["nvlstree"]["log_steps"] else 2 * (nodes - 1)
 
 
 def intra_gbs(intra: InterconnectSpec, c: dict, *, path: str = "", cpu: str = "", cc: float = 0.0, p2p: bool = True,
@@ -516,17 +544,18 @@ def _net_model(ic: InterconnectSpec, nranks: int, nodes: int, algo: str, proto: 
 
 def nvlstree_model(t: dict, ic: InterconnectSpec, nranks: int, nodes: int, cc: float) -> tuple[float, float]:
     """(latency in us, algbw in GB/s) of NVLSTree as the release's tuner models it (t: tuning): its NVLink latency and
-    network steps; one channel per NIC at the NICs' achieved rate times the release's scale (0: the fastest intra-node
-    speed, NCCL 2.18's bwIntra), capped per channel from 2.28.3; busBw to algbw by the release's ratio."""
+    network steps; one channel per NVLS head (nvls_heads) at the NICs' achieved rate times the release's scale (0: the
+    fastest intra-node speed, NCCL 2.18's bwIntra), capped per channel from 2.28.3; busBw to algbw by the release's
+    ratio."""
     rule = t["nvlstree"]
-    per_node = max(1, nranks // nodes)
+    heads = nvls_heads(max(1, nranks // nodes))  # tuning.cc: busBw = graphs[NVLS_TREE]->nChannels (the heads) x bw
     many = 0 if nodes <= 2 else 1
     scale = rule["inter_scale"][many]
     gen = max(k for k in NCCL_INTRA_MAX_GBS if cc >= k)
     inter = ic.achieved_gbs * scale if scale > 0 else NCCL_INTRA_MAX_GBS[gen]
     cap = catalog.by_compute_capability(rule["caps"], cc)
-    bus = per_node * min(cap[many] if cap else math.inf, inter)
-    steps = 2 * int(math.log2(nodes)) if rule["log_steps"] else 2 * (nodes - 1)
+    bus = heads * min(cap[many] if cap else math.inf, inter)
+    steps = nvlstree_steps(t, nodes)
     ratio = {"ring": nranks / (2 * (nranks - 1)), "five-sixths": 5.0 / 6.0,
              "nodes-0.7": 0.7 * nodes / (2 * (nodes - 1))}[rule["ratio"]]
     return rule["intra_us"] + steps * rule["net_us"], bus * ratio

@@ -1096,10 +1096,9 @@ def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
 
 def nccl_release_in_use(facts: Facts) -> str:
     """The NCCL release the evidence says ran: the one version printed (NCCL's own log line, a tool's), else the one a
-    named container ships (NcclVersion derived_from its tag); "" where none is stated, where the printed ones differ
-    (an A/B between releases: which one a figure is of is not known here) or where it is older than
-    rules/catalog/nccl_tuning.toml knows (then the pinned release is priced, as for none)."""
-    from diagnose.errors import InputError
+    named container ships (NcclVersion derived_from its tag); "" where none is stated or where the printed ones differ
+    (an A/B between releases: which one a figure is of is not known here). A release older than
+    rules/catalog/nccl_tuning.toml's first row is priced with that row (catalog.nccl_tuning clamps it)."""
     from diagnose.evidence import NcclVersion
     from rules import catalog
 
@@ -1109,12 +1108,7 @@ def nccl_release_in_use(facts: Facts) -> str:
     chosen = printed or derived
     if len(chosen) != 1:
         return ""
-    release = ".".join(map(str, next(iter(chosen))))
-    try:
-        catalog.nccl_tuning(release)
-    except InputError:
-        return ""
-    return release
+    return ".".join(map(str, next(iter(chosen))))
 
 
 def route_said(route: dict) -> str:

@@ -48,8 +48,12 @@ def test_a_release_takes_the_last_row_at_or_before_it_and_none_takes_the_pinned_
     assert pinned["release"] == {"version": "2.30.7", "stated": False}
     assert pinned["nvlstree"]["net_us"] == 20.9
     assert collectives.tuning("2.26.2+cuda12.8")["release"] == {"version": "2.26.2", "stated": True}
-    with pytest.raises(InputError, match="older"):
-        collectives.tuning("2.6.4")
+    # older than the file's first row (2.7.3): priced with that row, and said so (Sheffield's V100 table ran 2.4.2)
+    old = collectives.tuning("2.4.2")
+    assert old["release"] == {"version": "2.7.3", "stated": True, "clamped_from": "2.4.2"}
+    assert old["base_us"] == collectives.tuning("2.7.3")["base_us"]
+    assert "clamped_from" not in collectives.tuning("2.8.3")["release"]  # a release the rows cover is its own
+    assert "clamped_from" not in collectives.tuning("2.7.3")["release"]
 
 
 def test_nvls_inside_one_h100_node_from_2_17_on_with_each_releases_latency():
@@ -85,6 +89,9 @@ def test_nvlstree_across_h100_nodes_only_from_2_18():
     assert "NCCL NVLSTree" in picks["2.18.1"] and "NCCL NVLSTree" in picks["2.26.2"]
     with pytest.raises(InputError, match="nvlstree"):
         collectives.nccl_for(h100, ndr, 16, 1 << 20, nodes=2, release="2.17.1", only="nvlstree")
+    # a release older than the tuner rows is refused as the oldest one they know, and the refusal says so
+    with pytest.raises(InputError, match=r"NCCL 2\.4\.2, priced as 2\.7\.3"):
+        collectives.nccl_for(h100, ndr, 16, 1 << 20, nodes=2, release="2.4.2", only="nvlstree")
 
 
 def test_the_h20_nvlstree_table_is_priced_at_its_own_2_21_5():
@@ -271,3 +278,45 @@ def test_a_release_only_the_thread_names_is_priced_and_marked_assumed():
         assert {(r.nccl, r.nccl_assumed) for r in rows} == {("2.26.2", True)}
     stated = published.read_collectives(COLLECTIVES / "nccltests-h100-hgx-2x8-ndr-issue309.csv")
     assert {(r.nccl, r.nccl_assumed) for r in stated} == {("2.26.2", False)}
+
+
+def test_a_table_of_a_fit_tables_node_and_harness_says_so_and_its_older_release_is_clamped(tmp_path):
+    """Sheffield's V100 PCIe node ran all_reduce_perf under NCCL 2.8.3 (fit) and 2.4.2 (validation): the same node,
+    GPUs and command (https://github.com/rcgsheffield/sheffield_hpc, bessemer cuda.rst), so the 2.4.2 table names its
+    twin (`# Same-setup-as:`) and is not counted as held-out evidence; its release, older than nccl_tuning.toml's
+    first row, is kept as stated and priced as 2.7.3. A twin that is not a file beside it is refused."""
+    rows = published.read_collectives(COLLECTIVES / "nccltests-v100-pcie-4gpu-sheffield-nccl242.csv")
+    assert {(r.split, r.nccl, r.same_setup_as) for r in rows} == {
+        ("validation", "2.4.2", "nccltests-v100-pcie-4gpu-sheffield-nccl283.csv")}
+    assert collectives.tuning(rows[0].nccl)["release"]["clamped_from"] == "2.4.2"
+    twin = published.read_collectives(COLLECTIVES / "nccltests-v100-pcie-4gpu-sheffield-nccl283.csv")
+    assert {r.same_setup_as for r in twin} == {""}
+    text = (COLLECTIVES / "nccltests-v100-pcie-4gpu-sheffield-nccl242.csv").read_text()
+    bad = tmp_path / "t.csv"
+    bad.write_text(text)
+    with pytest.raises(InputError, match="Same-setup-as"):
+        published.read_collectives(bad)
+
+
+def test_a_ticket_on_an_nccl_older_than_the_tuner_rows_is_priced_as_the_oldest_they_know():
+    """NVIDIA/nccl issue 257 (tests/data/tickets/n012-nccl-allreduce-hang-1080ti-iommu, https://github.com/NVIDIA/nccl/issues/257)
+    prints 'NCCL version 2.4.8+cuda10.0', older than nccl_tuning.toml's first row (2.7.3). The route carries the
+    release as printed, and it is priced with 2.7.3's constants, not the pinned release's: on two GTX 1080 Ti over
+    PCIe Gen3, LL gives way to Simple below 100 KB as under 2.7.3 (LL at a quarter of the bus), where the pinned
+    release (LL at half) keeps LL."""
+    from diagnose.bundle import read_bundle
+    from rules.topology import ring_route
+
+    facts = read_bundle([Path(__file__).parent / "data" / "tickets" / "n012-nccl-allreduce-hang-1080ti-iommu" /
+                         "issue.md"])
+    route = ring_route(facts, 2)
+    assert route["nccl_release"] == "2.4.8"
+    assert collectives.tuning(route["nccl_release"])["release"] == {
+        "version": "2.7.3", "stated": True, "clamped_from": "2.4.8"}
+    gpu = catalog.gpu("gtx-1080-ti")
+    ic = collectives.node_pcie(gpu, 2)
+
+    def proto(release):
+        return collectives.pcie_protocol(ic, 2, 100_000, cc=gpu.compute_capability, release=release)
+    assert proto(route["nccl_release"]) == proto("2.7.3") == "Simple"
+    assert proto(None) == "LL"

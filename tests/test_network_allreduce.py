@@ -123,31 +123,60 @@ def test_the_published_two_node_tables_by_size():
                 assert roof < row.time_us
 
 
+# NCCL's numbers behind NVLSTree's chunk, each as its source states it (the tests below derive their sizes from these)
+NVLS_CHUNKSIZE = 128 * 1024  # NCCL_NVLS_CHUNKSIZE's default, https://github.com/NVIDIA/nccl/blob/v2.26.2-1/src/transport/nvls.cc#L149
+SIMPLE_STEP = (1 << 22) // 8  # 2.18-2.20's first chunk: DEFAULT_BUFFSIZE 4 MiB (v2.19.3-1 src/init.cc) / NCCL_STEPS 8
+MANY_NODES_CHUNK = 65536  # 'comm->nNodes >= 4 ? 65536', https://github.com/NVIDIA/nccl/blob/v2.26.2-1/src/enqueue.cc#L1895
+# calcCollChunking's NVLS_TREE cuts (multiple of ops x chunk, the chunk below it), enqueue.cc v2.26.2-1 L1897-L1900
+CUTS = ((32, 262144), (16, 131072), (4, 65536), (1, 32768))
+
+
+def test_nvlstree_chunk_rows_hold_nccls_numbers():
+    """nccl_tuning.toml's nvlstree_chunks rows and collectives.NVLSTREE_CHUNK_CUTS against the source's numbers above:
+    the Simple step before 2.21.5, NCCL_NVLS_CHUNKSIZE from it; the 4-node chunk from 2.19.3 (none in 2.18.1)."""
+    assert collectives.NVLSTREE_CHUNK_CUTS == CUTS
+    for release, first, many in (("2.18.1", SIMPLE_STEP, 0), ("2.19.3", SIMPLE_STEP, MANY_NODES_CHUNK),
+                                 ("2.21.5", NVLS_CHUNKSIZE, MANY_NODES_CHUNK),
+                                 ("2.26.2", NVLS_CHUNKSIZE, MANY_NODES_CHUNK),
+                                 ("2.30.7", NVLS_CHUNKSIZE, MANY_NODES_CHUNK)):
+        rule = collectives.tuning(release)["nvlstree_chunks"]
+        assert (rule["first_bytes"], rule["many_nodes_bytes"]) == (first, many), release
+
+
 def test_nvlstree_cuts_its_chunk_as_enqueue_cc_does():
     """calcCollChunking's NVLS_TREE branch (https://github.com/NVIDIA/nccl/blob/v2.26.2-1/src/enqueue.cc#L1886-L1901),
-    by hand for 2 nodes x 8 H100 (16 NVLS channels x 8 heads, one per NIC: 128 operations at once) at 2.26.2: the
-    first chunk is NCCL_NVLS_CHUNKSIZE, 128 KiB, kept at 64 MiB and up (not below 4 x 128 x 128 KiB), 64 KiB from
-    8 MiB (128 x 64 KiB), 32 KiB below; 64 KiB at any size from 4 nodes. 2.19.3-2.20 start at the 512 KiB Simple step
-    (https://github.com/NVIDIA/nccl/blob/v2.19.3-1/src/enqueue.cc#L1369-L1377): 256 KiB at 1 GiB (below
-    32 x 128 x 512 KiB = 2 GiB), 512 KiB at 4 GiB; 2.18.1 had no 4-node rule. Blackwell runs 32 channels from
-    2.25.1 (nvls.cc NVLS_NCHANNELS_SM100), so its 64 KiB last up to 128 MiB."""
+    at its boundaries for 2 nodes x 8 H100 (16 NVLS channels x 8 heads, one per NIC: 128 operations at once) at 2.26.2:
+    the first chunk, NCCL_NVLS_CHUNKSIZE, is kept from 4 x ops x it (64 MiB) up and cut to 64 KiB one byte below, kept
+    down to ops x 64 KiB (8 MiB), 32 KiB below; 64 KiB at any size from 4 nodes. 2.19.3-2.20 start at the Simple step
+    (https://github.com/NVIDIA/nccl/blob/v2.19.3-1/src/enqueue.cc#L1369-L1377): cut to 256 KiB below 32 x ops x it
+    (2 GiB), kept from there; 2.18.1 had no 4-node rule. Blackwell runs 32 channels from 2.25.1 (nvls.cc
+    NVLS_NCHANNELS_SM100), so twice the operations keep 64 KiB up to 4 x 256 x 128 KiB = 128 MiB."""
     t = collectives.tuning("2.26.2")
-    assert [collectives.nvlstree_chunk(t, s << 20, 128, 2) for s in (4, 8, 32, 64)] == [32768, 65536, 65536, 131072]
-    assert collectives.nvlstree_chunk(t, GIB, 128, 4) == 65536
+    ops = 16 * 8
+    keep = 4 * ops * NVLS_CHUNKSIZE
+    assert keep == 64 << 20
+    assert [collectives.nvlstree_chunk(t, s, ops, 2) for s in (GIB, keep, keep - 1, ops * 65536, ops * 65536 - 1)] \
+        == [NVLS_CHUNKSIZE, NVLS_CHUNKSIZE, 65536, 65536, 32768]
+    assert collectives.nvlstree_chunk(t, GIB, ops, 4) == MANY_NODES_CHUNK
     old = collectives.tuning("2.19.3")
-    assert [collectives.nvlstree_chunk(old, s, 128, 2) for s in (GIB, 4 * GIB)] == [262144, 524288]
-    assert collectives.nvlstree_chunk(collectives.tuning("2.18.1"), GIB, 128, 4) == 262144
-    assert catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], 10.0) == 32
-    assert collectives.nvlstree_chunk(t, 128 << 20, 256, 2) == 131072
-    assert collectives.nvlstree_chunk(t, (128 << 20) - 1, 256, 2) == 65536
+    big = 32 * ops * SIMPLE_STEP
+    assert big == 2 * GIB
+    assert [collectives.nvlstree_chunk(old, s, ops, 2) for s in (big - 1, big)] == [262144, SIMPLE_STEP]
+    assert collectives.nvlstree_chunk(collectives.tuning("2.18.1"), GIB, ops, 4) == 262144
+    b200 = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], 10.0) * 8
+    assert b200 == 2 * ops
+    assert [collectives.nvlstree_chunk(t, s, b200, 2) for s in (128 << 20, (128 << 20) - 1)] == [NVLS_CHUNKSIZE, 65536]
 
 
 def test_nvlstree_mid_sizes_wait_for_its_pipeline_to_fill():
     """Two nodes of H100 reach NVLSTree's large-message rate only from ~64 MB (issue 309: 270 GB/s busbw at 64 MB,
-    469 at 16 GB); timed at that rate alone the model was 20-34 % fast at 8-128 MB. Each chunk passes the NVLS
-    reduction and 2 log2(nodes) network hops one after another, so the last leaves 2 chunk-times of every operation
-    after its bytes. On the three 2-node tables that run NVLSTree (two H100 runs and Lambda's B200, 32 channels),
-    every 8-256 MB point comes within 20 %, the median within 10 %; at 1 GiB the fill is under 5 % of the time."""
+    469 at 16 GB); timed at that rate alone the model was 20-34 % fast at 8-128 MB. Each chunk passes the kernel's
+    stages one after another (https://github.com/NVIDIA/nccl/blob/v2.26.2-1/src/device/all_reduce.h#L521-L626), so
+    the last leaves after its bytes; the model approximates that fill as the tuner's network step count (2 on two
+    nodes) of extra chunk-times of every operation at the bottleneck rate, a multiplier checked over 0.5-3x on the
+    fit tables, not derived from the stages. On the three 2-node tables that run NVLSTree (two H100 runs and Lambda's
+    B200, 32 channels), every 8-256 MB point comes within 20 %, the median within 10 %; at 1 GiB the fill is under
+    5 % of the time."""
     ndr = catalog.interconnect("ib-ndr")
     errors = []
     for name in ("nccltests-h100-hgx-2x8-ndr-issue309.csv", "nccltests-h100-2x8-ndr-issue309-gjaion.csv",
@@ -162,6 +191,62 @@ def test_nvlstree_mid_sizes_wait_for_its_pipeline_to_fill():
     achieved = collectives._net_model(ndr, 16, 2, "nvlstree", "Simple", "", 9.0)[1] * 1e3
     fill = collectives.nvlstree_fill_us(collectives.tuning("2.26.2"), GIB, 8, 2, 9.0, achieved)
     assert whole.impl == "NCCL NVLSTree" and 0 < fill < 0.05 * whole.us
+
+
+def test_nvlstree_fill_runs_the_releases_channels_times_the_gpus_heads():
+    """The fill's operations are the release's NVLS channels (nvls.cc: NVLS_NCHANNELS 16 from
+    https://github.com/NVIDIA/nccl/blob/v2.18.1-1/src/transport/nvls.cc, SM100 32 from
+    https://github.com/NVIDIA/nccl/blob/v2.25.1-1/src/transport/nvls.cc#L144-L149) x the heads, one per GPU of the node
+    (one NIC per GPU assumed). The op count comes from the catalog, so a release row that changes the channels moves
+    the fill: a B200 pair's fill doubles from 2.24.3 to 2.25.1 at 1 GiB (the same 128 KiB chunk, 2x the operations)."""
+    gpus, achieved = 8, 400e3
+    for release, cc, channels in (("2.18.1", 9.0, 16), ("2.21.5", 9.0, 16), ("2.26.2", 9.0, 16), ("2.30.7", 9.0, 16),
+                                  ("2.24.3", 10.0, 16), ("2.25.1", 10.0, 32)):
+        t = collectives.tuning(release)
+        ops = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], cc) * gpus
+        assert ops == channels * gpus, (release, cc)
+        chunk = collectives.nvlstree_chunk(t, GIB, ops, 2)
+        fill = collectives.nvlstree_fill_us(t, GIB, gpus, 2, cc, achieved)
+        assert fill == pytest.approx(2 * chunk * ops / achieved), (release, cc)
+    b200 = [collectives.nvlstree_fill_us(collectives.tuning(r), GIB, gpus, 2, 10.0, achieved)
+            for r in ("2.24.3", "2.25.1")]
+    assert b200[1] == pytest.approx(2 * b200[0])
+
+
+def test_nvls_heads_are_the_nodes_nics_capped_at_its_gpus():
+    """NVLSTree's heads (channel.nvls.nHeads) are the NVLS graph's channels: one per NIC the search pairs with a GPU no
+    other head has (https://github.com/NVIDIA/nccl/blob/v2.26.2-1/src/graph/search.cc#L625-L641), at most the node's
+    GPUs and NCCL_MAX_NVLS_ARITY, 32 (search.cc#L975, src/include/device.h#L181). The issue-309 HGX nodes run 8
+    ConnectX-7, one per GPU (NCCL_IB_HCA=mlx5_0..7): 8 heads, the model's default of one NIC per GPU. Four NICs on
+    eight GPUs make four heads, and the heads set both NVLSTree's tuner bandwidth (tuning.cc: nChannels x bw) and the
+    operations its pipeline fills, so both halve."""
+    assert [collectives.nvls_heads(8), collectives.nvls_heads(8, nics=8)] == [8, 8]
+    assert collectives.nvls_heads(8, nics=4) == 4
+    assert collectives.nvls_heads(8, nics=10) == 8  # more NICs than GPUs: still one head per GPU at most
+    assert collectives.nvls_heads(72, nics=72) == collectives.NCCL_MAX_NVLS_ARITY == 32
+    assert collectives.nvls_heads(1) == 1
+    t, ndr = collectives.tuning("2.26.2"), catalog.interconnect("ib-ndr")
+    achieved = collectives.nvlstree_model(t, ndr, 16, 2, 9.0)[1] * 1e3
+    eight, four = (collectives.nvlstree_fill_us(t, GIB, h, 2, 9.0, achieved) for h in (8, 4))
+    assert four == pytest.approx(eight / 2)  # the same 128 KiB chunk at 1 GiB, half the operations
+    per_head = ndr.achieved_gbs * t["nvlstree"]["inter_scale"][0]
+    assert t["nvlstree"]["ratio"] == "five-sixths"  # 2.26.2's tuning.cc: NVLS and NVLSTree busBw to algbw x 5/6
+    assert collectives.nvlstree_model(t, ndr, 16, 2, 9.0)[1] == pytest.approx(8 * per_head * 5 / 6)
+
+
+def test_nvlstree_fill_counts_the_releases_network_steps():
+    """NCCL 2.18's tuner counts 2 (nodes - 1) NVLSTree network steps
+    (https://github.com/NVIDIA/nccl/blob/v2.18.1-1/src/graph/tuning.cc), 2.19.3 on 2 log2(nodes): on 4 nodes 6 and 4
+    (the same two on 2 nodes). The fill uses the same count as the latency it was borrowed from."""
+    achieved = 400e3
+    for release, steps in (("2.18.1", 6), ("2.26.2", 4)):
+        t = collectives.tuning(release)
+        ops = 16 * 8
+        chunk = min(collectives.nvlstree_chunk(t, GIB, ops, 4), GIB / ops)
+        assert collectives.nvlstree_steps(t, 4) == steps
+        fill = collectives.nvlstree_fill_us(t, GIB, 8, 4, 9.0, achieved)
+        assert fill == pytest.approx(steps * chunk * ops / achieved)
+    assert collectives.nvlstree_steps(collectives.tuning("2.18.1"), 2) == 2
 
 
 def test_the_roofline_stays_below_every_multi_node_measurement():
