@@ -103,20 +103,33 @@ def write_split() -> None:
     print(f"{len(names)} holdout cases written to {CORPUS / 'SPLIT.toml'}")
 
 
-def diagnose(folder: Path) -> tuple[str, float, list[str], list[str]]:
-    """(verdict, confidence, distinct cause categories best first, rules that crashed) for a copy of the
-    folder without its answer key. A crashed rule is a bug that can change a verdict without an error
-    (rules.engine.evaluate keeps the report going), so it is counted, not hidden."""
+def accepted(key: dict) -> set[str]:
+    """The verdicts top-1 counts right for an answer key: its label, the acceptable ones, and insufficient_data
+    where the key says the bundle cannot decide it (asking for the deciding artifact is then right)."""
+    return {key["label"], *key.get("acceptable", []), *(() if key.get("diagnosable", True) else ("insufficient_data",))}
+
+
+def judge(folder: Path):
+    """(facts, findings, verdict) for a copy of the folder without its answer key, as `diagnose ticket` judges it."""
     from diagnose.bundle import read_bundle
     from diagnose.commands.ticket import ticket_predictions
-    from rules.engine import evaluate, is_cause, ticket_verdict
+    from rules.engine import evaluate, ticket_verdict
 
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "ticket"
         shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("expected.toml"))
         facts = read_bundle([copy])
-        findings = evaluate(facts, ticket_predictions(facts))  # as `diagnose ticket` judges it
-        answer = ticket_verdict(facts, findings)
+        findings = evaluate(facts, ticket_predictions(facts))
+        return facts, findings, ticket_verdict(facts, findings)
+
+
+def diagnose(folder: Path) -> tuple[str, float, list[str], list[str]]:
+    """(verdict, confidence, distinct cause categories best first, rules that crashed) for a copy of the
+    folder without its answer key. A crashed rule is a bug that can change a verdict without an error
+    (rules.engine.evaluate keeps the report going), so it is counted, not hidden."""
+    from rules.engine import is_cause
+
+    _, findings, answer = judge(folder)
     ranked = [answer.category] + [f.category for f in findings if is_cause(f)]
     crashed = [f.rule for f in findings if f.title.startswith(f"rule {f.rule} failed:")]
     return answer.category, answer.confidence, list(dict.fromkeys(ranked)), crashed
@@ -180,13 +193,11 @@ def main() -> None:
             continue
         if split == "holdout" and not (args.final or args.split == "holdout"):
             continue
-        accepted = {key["label"], *key.get("acceptable", [])}
-        if not key.get("diagnosable", True):  # the bundle cannot decide it: asking for the deciding artifact is right
-            accepted.add("insufficient_data")
+        right = accepted(key)
         got, conf, ranked, crashed = diagnose(folder)
         results.append({"split": split, "case": folder.name, "label": key["label"], "verdict": got, "confidence": conf,
-                        "top1": got in accepted, "top3": bool(accepted & set(ranked[:3])),
-                        "confident_wrong": got not in accepted and got != "insufficient_data" and conf >= CONFIDENT,
+                        "top1": got in right, "top3": bool(right & set(ranked[:3])),
+                        "confident_wrong": got not in right and got != "insufficient_data" and conf >= CONFIDENT,
                         "question": key.get("question", ""), "crashed": crashed})
     if args.cases:  # never the holdout's or fresh cases unless asked for by name: they are scored, not studied
         for r in (results if args.split in ("holdout", "fresh")

@@ -1668,6 +1668,20 @@ def gap_costs() -> dict[str, float]:
             for category, row in load_toml(path, "catalog").items()}
 
 
+@functools.lru_cache(maxsize=None)
+def verdict_levels() -> tuple[float, dict[str, float]]:
+    """The ticket verdict's confidence map (rules/catalog/verdict_confidence.toml): the line no fitted level passes,
+    and per evidence class fitted on at least min_n development verdicts, its level min(share right, line)."""
+    from diagnose.inputs import finite_number, load_toml
+
+    path = CATALOG_DIR / "verdict_confidence.toml"
+    data = load_toml(path, "catalog")
+    line = finite_number(data.get("line"), f"{path}: line", low=0.0)
+    min_n = finite_number(data.get("min_n"), f"{path}: min_n", low=1.0)
+    return line, {cls: min(finite_number(row.get("right"), f"{path}: [{cls}] right", low=0.0), line)
+                  for cls, row in data.items() if isinstance(row, dict) and row.get("n", 0) >= min_n}
+
+
 # --------------------------------------------------------------------------- GGUF weight types
 
 

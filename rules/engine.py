@@ -451,6 +451,7 @@ WEAK_LEAD = 0.45
 # A lead its own rule rates below this says the evidence leans against it (ticket.hang_on_pcie at 0.25 when switching
 # P2P off did not cure the hang): it stays a lead behind insufficient_data. Rules' favouring leads sit at 0.4-0.6.
 LEAD_FLOOR = 0.4
+LEAD_SAYS = "Weak lead:"  # how a weak lead's verdict opens (rules.engine.verdict_class reads it)
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
@@ -510,7 +511,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
         return Verdict(top.category, round(min(top.confidence, weak_lead), 2),
-                       f"Weak lead: {top.title}. Not enough evidence to be sure."
+                       f"{LEAD_SAYS} {top.title}. Not enough evidence to be sure."
                        f"{f' What to attach next: {ask}.' if ask else ''}")
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide.{f' Next: {ask}.' if ask else ''}{lead}")
 
@@ -564,18 +565,42 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
-    """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
-    confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
+    """The verdict for a ticket: the findings weighed by the symptom its reporter describes. Its confidence is at
+    least the development share right of its evidence class (verdict_class, catalog.verdict_levels) but never past
+    the line when everything behind it is the reporter's own prose or a base rate, and at most CONTESTED beside a
+    rival cause."""
     weighed = fits_first(facts, one_reading(findings))
     v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
                 weak_lead=WEAK_LEAD)
-    if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
-        return dataclasses.replace(v, confidence=WORDS_ONLY)
+    kind = verdict_class(facts, findings, v)
+    line, levels = catalog.verdict_levels()
+    if kind in levels:  # at least the share right of its evidence class on development, never past the line
+        v = dataclasses.replace(v, confidence=round(max(v.confidence, levels[kind]), 2))
+    if kind in ("words", "prior") and v.confidence > line:  # prose or a base rate alone is never a confident answer
+        v = dataclasses.replace(v, confidence=line)
     rival = contested(weighed, v.category)
     if v.confidence > CONTESTED and rival:
         return dataclasses.replace(v, confidence=CONTESTED, summary=f"{v.summary} Not sure: {rival.title} "
                                    f"({rival.category}, {rival.confidence:.2f}) explains the ticket another way.")
     return v
+
+
+def verdict_class(facts, findings: list[Finding], v: Verdict) -> str | None:
+    """The class of the evidence behind a ticket verdict (rules/catalog/verdict_confidence.toml): `lead` (a weak lead
+    beside open gaps), `prior` (only the symptom's base rate, no check of this system), `words` (every piece of
+    evidence the reporter's prose), `passes` (healthy or physics from checks that passed), `artifact` (a cause with a
+    parsed artifact or tool output behind it); None for insufficient_data."""
+    if v.category == "insufficient_data":
+        return None
+    if v.summary.startswith(LEAD_SAYS):
+        return "lead"
+    behind = [f for f in findings
+              if f.category == v.category and f.confidence > 0 and (is_cause(f) or f.severity == "ok")]
+    if behind and all(f.rule in PRIORS for f in behind):
+        return "prior"
+    if not any(is_cause(f) and f.category == v.category for f in findings):
+        return "passes"
+    return "words" if words_only(facts, findings, v.category) else "artifact"
 
 
 # The most a verdict may claim while another cause of another category stands beside it at warning or worse with a
@@ -680,9 +705,10 @@ def one_reading(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if not (f.rule in BY_DESIGN and short & {(e.measured, e.unit) for e in f.evidence})]
 
 
-# The most a verdict resting only on the reporter's prose may claim (rules.ticket_rules.OBSERVED): a
+# The most a finding resting only on the reporter's prose may claim (rules.ticket_rules.OBSERVED): a
 # keyword, an inventory line or a guess in the description, however many rules read it, is right far
-# less often than a parsed artifact (benchmarks/ticket_accuracy.py, confidently wrong).
+# less often than a parsed artifact (benchmarks/ticket_accuracy.py, confidently wrong). A ticket verdict on prose
+# alone states its class's level instead, below the line (rules/catalog/verdict_confidence.toml).
 WORDS_ONLY = 0.65
 # Free-text notes: what the reporter wrote, not what a tool printed.
 PROSE_KINDS = ("description", "software", "hardware", "interconnect", "comment")

@@ -96,7 +96,8 @@ def test_a_prior_over_unjudged_figures_says_it_did_not_judge_them(tmp_path, bund
     shutil.copytree(source, folder)
     verdict = report_json("ticket", folder)["verdict"]
     scaling = report_json("scaling", folder)
-    assert verdict["category"] == "expected_physics" and verdict["confidence"] < 0.5  # a lead, never confident
+    # a prior, never confident: the prior class's development share right, below the confident line (issue 11)
+    assert verdict["category"] == "expected_physics" and verdict["confidence"] < 0.7
     assert "not judged: --enable-dp-attention is not modelled" in verdict["summary"]
     assert scaling["verdict"]["category"] == "insufficient_data"
     assert {r["status"] for r in scaling["predictions"]["scaling"]["rows"] if r["measured"] is not None} \

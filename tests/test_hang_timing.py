@@ -86,7 +86,9 @@ def test_public_vllm_1801_hang_at_engine_creation_keeps_the_p2p_lead(tmp_path):
     """https://github.com/vllm-project/vllm/issues/1801: TP=2 'hangs when trying to create the engine' after a driver
     upgrade: the first collective, where a broken peer path shows."""
     report = ticket(tmp_path, (ISSUES / "vllm-1801-driver-545-tp2-hang-at-engine-creation.md").read_text())
-    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] == 0.5
+    assert p2p_lead(report)["confidence"] == 0.5  # the rule's level: a lead
+    # the verdict is never confident on it (it states its evidence class's development level, below 0.7: issue 11)
+    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] < 0.7
 
 
 def _f(rule, category, severity, confidence, measured):

@@ -141,4 +141,4 @@ def test_below_an_architecture_floor_the_old_ptx_may_run_so_it_is_a_lead(tmp_pat
                     "all_reduce_perf fails with an unhandled cuda error.\n")
     f = floor(report)
     assert f["confidence"] == 0.45 and "JIT" in f["summary"]
-    assert report["verdict"]["confidence"] < 0.5
+    assert report["verdict"]["confidence"] < 0.7  # never confident (its class's level, verdict_confidence.toml)

@@ -315,7 +315,8 @@ def test_the_stronger_board_behind_is_not_the_gpus_limit(text):
     verdict, findings = answer(text)
     (f,) = [f for f in findings if f.rule == "ticket.stronger_gpu_slower"]
     assert not [g for g in findings if g.rule == "ticket.gpus_compared"]
-    assert verdict.category == "host_bound" and verdict.confidence < 0.5
+    assert verdict.category == "host_bound" and f.confidence < 0.5 and verdict.confidence < 0.7  # a lead; the
+    # verdict states its class's development level, never confident (rules/catalog/verdict_confidence.toml)
     # the stronger board's figures are the measured side and lead the other's
     assert all(e.measured > e.expected for e in f.evidence if e.measured is not None)
 

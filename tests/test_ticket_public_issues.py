@@ -73,7 +73,8 @@ def test_p2p_on_some_pairs_and_shm_on_others_is_nccls_p2p_level_not_p2p_unavaila
     assert (f["category"], f["severity"]) == ("shm_fallback", "info")
     assert "NCCL_P2P_LEVEL" in f["fix"] and "not available" not in f["title"]
     # the hang itself still points at blocked P2P on the PCIe path (ACS/IOMMU), as a prior, not proven by the SHM
-    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] <= 0.5
+    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] < 0.7  # not sure
+    assert max(g["confidence"] for g in report["findings"] if g["category"] == "p2p_disabled") <= 0.5
 
 
 def test_shm_on_every_pair_is_still_p2p_unavailable(tmp_path):

@@ -31,9 +31,7 @@ def _results(strict: bool) -> list[dict]:
     out = []
     for name, (_label, verdict, conf) in _rows().items():
         key = tomllib.loads((SHARED / "tickets" / name / "expected.toml").read_text())
-        accepted = {key["label"]} if strict else {key["label"], *key.get("acceptable", [])}
-        if not strict and not key.get("diagnosable", True):
-            accepted.add("insufficient_data")
+        accepted = {key["label"]} if strict else ticket_accuracy.accepted(key)
         out.append({"case": name, "verdict": verdict, "confidence": conf, "top1": verdict in accepted})
     return out
 

@@ -47,7 +47,7 @@ def test_cannot_do_p2p_on_geforce_is_p2p_disabled():
     answer, findings = ticket("Two RTX 4090 on one board: vLLM with --tensor-parallel-size 2 fails at start, "
                               "the GPUs can not do p2p.")
     assert [f.category for f in fired(findings, "ticket.p2p_refused")] == ["p2p_disabled"]
-    assert answer.category == "p2p_disabled" and answer.confidence <= 0.65  # words only
+    assert answer.category == "p2p_disabled" and answer.confidence < 0.7  # words only: never confident
 
 
 # --------------------------------------------------------------------------- the symptom: "can not"
@@ -136,7 +136,8 @@ def test_a_small_release_difference_is_a_lead_not_a_regression():
                               "all_reduce_perf. Is that a regression?")
     lead = [f for f in findings if f.rule == "nccl.regression"]
     assert lead and lead[0].severity == "info" and lead[0].category == "expected_physics"
-    assert answer.category == "expected_physics" and answer.confidence < 0.5
+    assert lead[0].confidence < 0.5  # a lead; the verdict states its class's development level, below 0.7
+    assert answer.category == "expected_physics" and answer.confidence < 0.7
 
 
 @pytest.mark.parametrize("text", [
@@ -348,7 +349,7 @@ def test_a_rate_the_reporter_wrote_stays_a_measurement():
 def test_said_network_and_release_leads(rule_id, category, text):
     answer, findings = ticket(text)
     assert [f.category for f in fired(findings, rule_id)] == [category]
-    assert answer.category == category and answer.confidence <= 0.65  # words, not a measurement
+    assert answer.category == category and answer.confidence < 0.7  # words, not a measurement: never confident
 
 
 @pytest.mark.parametrize("rule_id, text", [
@@ -378,7 +379,8 @@ def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text
 def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
     answer, findings = ticket(text)
     assert [f.category for f in fired(findings, "ticket.hang_on_pcie")] == ["p2p_disabled"]
-    assert answer.category == "p2p_disabled" and answer.confidence <= 0.5
+    assert max(f.confidence for f in fired(findings, "ticket.hang_on_pcie")) <= 0.5  # a lead
+    assert answer.category == "p2p_disabled" and answer.confidence < 0.7  # the verdict: never confident on it
 
 
 @pytest.mark.parametrize("text", [
