@@ -441,7 +441,7 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"since|under))\b",  # ("not used for prefill", "skipped above batch 512": vLLM's normal capture, no graphs off)
         # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
         r"\bCUDAGraphMode\.NONE\b",
-        r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)(?![\w-])",
     ],
     "launch_overhead": [
         # a profile's kernel count per token or step, and kernels shorter than a launch
@@ -1010,19 +1010,24 @@ PATTERNS: dict[str, list[str]] = {
     # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True'
     # or use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
     "eager_flag": [
-        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        # (the name ends where the flag does: "--disable-cuda-graph-padding", SGLang's switch that keeps graphs on
+        # for batch sizes that need no padding, is no "--disable-cuda-graph")
+        _ADVICE + r"--enforce[-_]eager(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
         _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
-        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
-        r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--disable[-_]cuda[-_]graphs?(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        # (and as a YAML file of SGLang launch flags writes the name, "disable-cuda-graph: true")
+        r"\bdisable[-_]cuda[-_]graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
-        # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no")
-        r"\b(?:CUDA[- ]?graphs?|cudagraphs?)\s*[|:=]\s*(?:disabled|off|no|false|none)\b",
+        # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no"); the option's name whole,
+        # not the end of a longer one ("--disable-cuda-graph=false" keeps graphs on; "piecewise-cudagraphs")
+        r"(?<![\w-])(?:CUDA[- ]?graphs?|cudagraphs?)\s*[|:=]\s*(?:disabled|off|no|false|none)\b",
         # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True),
         # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
-        r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
+        r"\b(?:use|enable)[-_]cuda[-_]graphs?\W?\s*[=:]\s*(?:False|false|0)\b",
+        r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
         r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
         r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:to\s+)?eager\b|\beager(?:[- ]mode)? fallback\b",
     ],
@@ -5622,7 +5627,7 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
 _extend({
     "eager_flag": [
         r"\b(?:buil[dt]\w*|compil\w+|exported?|configured?|launch\w*|start\w*)\s+(?:\w+\s+){0,2}?without\s+(?:the\s+)?"
-        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)(?![\w-])",
     ],
     "launch_overhead": [
         r"\b(?:mostly|dominated by|most(?: of the)? (?:CPU |API )?time (?:is |in |on )?|spent (?:mostly )?in)\s*"
