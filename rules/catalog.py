@@ -1499,8 +1499,10 @@ def find_model(name: str) -> ModelSpec | None:
     found = _lookup(entries, name)
     if found is None and "/" in str(name):
         found = _lookup(entries, str(name).rsplit("/", 1)[-1])
-    if found is None and (tag := OLLAMA_TAG.match(str(name))):  # the size without the variant
-        found = _lookup(entries, f"{tag.group(1)}:{tag.group(2).split('-')[0]}")
+    if found is None and (tag := OLLAMA_TAG.match(str(name))):  # the size without the variant, or with the part
+        words = tag.group(2).split("-")  # of it that names another base ('deepseek-r1:8b-llama-distill-q4_K_M')
+        found = next((hit for n in range(len(words) - 1, 0, -1)
+                      if (hit := _lookup(entries, f"{tag.group(1)}:{'-'.join(words[:n])}"))), None)
     if found is None and ":" in str(name) and (sized := ollama_sized_tag(name)):  # 'llama3.3:latest': its size
         found = find_model(sized)
     return found

@@ -441,7 +441,7 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"since|under))\b",  # ("not used for prefill", "skipped above batch 512": vLLM's normal capture, no graphs off)
         # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
         r"\bCUDAGraphMode\.NONE\b",
-        r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)(?![\w-])",
     ],
     "launch_overhead": [
         # a profile's kernel count per token or step, and kernels shorter than a launch
@@ -1012,19 +1012,24 @@ PATTERNS: dict[str, list[str]] = {
     # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True'
     # or use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
     "eager_flag": [
-        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        # (the name ends where the flag does: "--disable-cuda-graph-padding", SGLang's switch that keeps graphs on
+        # for batch sizes that need no padding, is no "--disable-cuda-graph")
+        _ADVICE + r"--enforce[-_]eager(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
         _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
-        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
-        r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--disable[-_]cuda[-_]graphs?(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        # (and as a YAML file of SGLang launch flags writes the name, "disable-cuda-graph: true")
+        r"\bdisable[-_]cuda[-_]graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
-        # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no")
-        r"\b(?:CUDA[- ]?graphs?|cudagraphs?)\s*[|:=]\s*(?:disabled|off|no|false|none)\b",
+        # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no"); the option's name whole,
+        # not the end of a longer one ("--disable-cuda-graph=false" keeps graphs on; "piecewise-cudagraphs")
+        r"(?<![\w-])(?:CUDA[- ]?graphs?|cudagraphs?)\s*[|:=]\s*(?:disabled|off|no|false|none)\b",
         # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True),
         # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
-        r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
+        r"\b(?:use|enable)[-_]cuda[-_]graphs?\W?\s*[=:]\s*(?:False|false|0)\b",
+        r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
         r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
         r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:to\s+)?eager\b|\beager(?:[- ]mode)? fallback\b",
     ],
@@ -4664,17 +4669,24 @@ def host_platform(facts: Facts) -> list[Claim]:
     return out
 
 
-# The engines (_engine_family) that place what does not fit in VRAM on the CPU and carry on: llama.cpp and what embeds
-# it (Ollama, LM Studio, koboldcpp; -ngl / num_gpu), accelerate's device_map="auto"
-# (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
-_LAYER_PLACING = {"llamacpp", "ollama", "lmstudio", "koboldcpp", "accelerate"}
-
-
-def _places_layers_on_cpu(facts: Facts) -> bool:
-    """Does the ticket name an engine of _LAYER_PLACING (also run into Chinese words: "用ollama跑")?"""
+def _engine_counts(facts: Facts) -> Counter:
+    """_engine_mentions, with the names run into Chinese words counted too ("用ollama跑",
+    "但是TensorRT-LLM还是用CPU推理": spaced before they are looked for)."""
     said = [t for _, t in texts(facts) + _pasted(facts)]
-    return bool((set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
-                                                 for e in ENGINE_WORD.finditer(spaced(t))}) & _LAYER_PLACING)
+    spaced_in = Counter(_engine_family(e.group(1)) for t in said for e in ENGINE_WORD.finditer(spaced(t)))
+    return _engine_mentions(facts) | spaced_in
+
+
+def _places_layers(sentence: str, ticket: Counter) -> bool:
+    """Does the engine the sentence names, else the ticket's (the one it names most; all of those tied), leave the
+    layers that do not fit in VRAM on the CPU (offload.keeps_weights_on_gpu is False: llama.cpp, Ollama, LM Studio,
+    accelerate, ...)? "I moved from Ollama to vLLM. With vLLM the CPU usage is higher than the GPU's" speaks of vLLM,
+    which keeps every layer in VRAM; a sentence naming no engine speaks of the one the ticket runs."""
+    named = {_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(spaced(sentence))}
+    if not named and ticket:
+        most = max(ticket.values())
+        named = {e for e, n in ticket.items() if n == most}
+    return bool(named) and all(keeps_weights_on_gpu(e) is False for e in named)
 
 
 def _layers_may_sit_on_cpu(facts: Facts) -> bool:
@@ -4682,13 +4694,10 @@ def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     KTransformers place layers by what fits; an engine that holds every weight in VRAM (offload.keeps_weights_on_gpu:
     vLLM, SGLang, TensorRT-LLM, ...) puts none there unless told (--cpu-offload-gb, expert offload). No engine named or
     one not known: yes."""
-
-    said = [t for _, t in texts(facts) + _pasted(facts)]
-    # (Chinese runs the name into its words, "但是TensorRT-LLM还是用CPU推理": spaced before it is looked for)
-    named = set(_engine_mentions(facts)) | {_engine_family(e.group(1)) for t in said
-                                            for e in ENGINE_WORD.finditer(spaced(t))}
+    named = set(_engine_counts(facts))
     if not named or any(keeps_weights_on_gpu(e) is not True for e in named):
         return True
+    said = [t for _, t in texts(facts) + _pasted(facts)]
     return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
         any(_EXPERT_FLAGS.search(t) for t in said)
 
@@ -4701,7 +4710,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     out: list[Claim] = []
     pasted = _pasted(facts)
     places = functools.cache(functools.partial(_layers_may_sit_on_cpu, facts))
-    layer_engine = functools.cache(functools.partial(_places_layers_on_cpu, facts))
+    engines = functools.cache(functools.partial(_engine_counts, facts))
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
         on_gpu = functools.cache(functools.partial(all_on_gpu, text))  # once per text, when a match first asks
@@ -4751,7 +4760,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
-            for m, negated in cpu_over_gpu(sentence) if prose and layer_engine() else ():
+            for m, negated in cpu_over_gpu(sentence) if prose and _places_layers(sentence, engines()) else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=negated or on_gpu(), guess=_guessed(sentence)))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
@@ -5132,13 +5141,13 @@ _VRAM_LEFT_CPU = re.compile(
 # every layer in VRAM the host only launches kernels and samples, so a CPU busier than the GPU is the CPU computing
 # layers (Ollama's FAQ shows that split in `ollama ps`, "48%/52% CPU/GPU",
 # https://github.com/ollama/ollama/blob/main/docs/faq.md; llama.cpp tools/main/README.md, -ngl). Said as a comparison
-# ("the CPU works harder than the GPU", "GPU usage is lower than the CPU's", "CPU出力比GPU还高", "GPU占用比CPU低"),
-# as the CPU doing most of the work, or as two figures with the GPU's the lower (_CPU_OVER_GPU_FIGURES). A GPU at 0 %
-# does nothing at all: the engine did not use it (no CUDA device found), another cause, so a figure pair needs a GPU
-# above 0.
+# ("the CPU works harder than the GPU", "GPU usage is lower than the CPU's", "CPU的利用率高于GPU", "GPU占用比CPU低"),
+# as the CPU doing most of the work, or as two load figures with the GPU's the lower (_CPU_OVER_GPU_FIGURES). A GPU at
+# 0 % does nothing at all: the engine did not use it (no CUDA device found), another cause, so a figure pair needs a GPU
+# above 0. What is said under a condition ("if the CPU were at 100 %", "如果CPU占用比GPU高") was not seen.
 _MORE = r"(?:much\s+|far\s+|a\s+lot\s+|way\s+|even\s+|significantly\s+)?"
 _NOT_MORE = r"(?:\b(?:not|no|never|isn't|aren't|wasn't|doesn't|does\s+not|didn't)\s+)?"
-# (a denial inside the comparison: "the CPU is not busier than the GPU", "CPU并不比GPU高")
+# (a denial inside the comparison: "the CPU is not busier than the GPU", "CPU并不比GPU高", "CPU占用不高于GPU")
 _MORE_DENIED = re.compile(r"\b(?:not|no|never|isn't|aren't|wasn't|doesn't|didn't)\b|不|没有", re.I)
 _CPU_OVER_GPU = re.compile(
     r"\bCPU(?:'s)?\s+(?:usage\s+|load\s+|utili[sz]ation\s+|use\s+)?(?:is\s+|was\s+|stays\s+|seems\s+)?" + _NOT_MORE
@@ -5149,28 +5158,60 @@ _CPU_OVER_GPU = re.compile(
     + r"(?:lower|less(?:\s+work)?)\s+than\s+(?:the\s+|my\s+)?CPU|"
     r"\b(?:uses?|using|used)\s+(?:the\s+|my\s+)?CPU\s+" + _MORE + r"more\s+than\s+(?:the\s+|my\s+)?GPU|"
     r"\bCPU\s+(?:is\s+|was\s+)?" + _NOT_MORE + r"(?:doing|does|did)\s+(?:most|the\s+bulk)\s+of\s+the\s+"
-    r"(?:work|heavy\s+lifting|computation|compute|inference)\b|"
-    # Chinese: "CPU出力的程度比GPU还高", "CPU的占用比GPU高", "GPU的利用率比CPU还低"; 不/并不/没有 before 比 denies it
-    r"CPU[^。\n，,？?；;]{0,12}?(?:不|并不|没有|并没有)?\s*比\s*(?:显卡|GPU)[^。\n，,？?；;]{0,8}?(?:还|更)?\s*"
-    r"(?:高|多|大|忙|累)|"
-    r"(?:显卡|GPU)[^。\n，,？?；;]{0,12}?(?:不|并不|没有|并没有)?\s*比\s*CPU[^。\n，,？?；;]{0,8}?(?:还|更)?\s*"
-    r"(?:低|少|小|闲)", re.I)
-# ... and as two figures in one sentence, either order: "GPU at 1-3 %, while the CPU at 70 %", "CPU 80 %, GPU 5 %".
+    r"(?:work|heavy\s+lifting|computation|compute|inference)\b", re.I)
+# Chinese compares with 比 ("CPU的占用比GPU高", "GPU的利用率比CPU还低") or with 高于/低于 ("CPU的使用率却会高于GPU");
+# 不, 并不 or 没有 before the verb denies it. The clause must say what is compared is load (_LOAD_ZH: 负载, 占用,
+# 使用率, 利用率, 出力, ...; or the verb 忙/累/闲 itself): "CPU主频要比GPU高", "CPU的温度高于GPU",
+# "cpu的耗时会明显高于gpu" compare a clock, a temperature, a run time.
+_ZH_CLAUSE_END = r"[。\n，,？?；;！!]"
+_ZH_CLAUSE = "[^" + _ZH_CLAUSE_END[1:]
+_CPU_OVER_GPU_ZH = re.compile(
+    r"CPU" + _ZH_CLAUSE + r"{0,12}?(?:比\s*(?:显卡|GPU)" + _ZH_CLAUSE
+    + r"{0,8}?(?:还|更)?\s*(?P<more>高|多|大|重|忙|累)|"
+    r"(?:高于|多于|大于|超过)\s*(?:显卡|GPU))|"
+    r"(?:显卡|GPU)" + _ZH_CLAUSE + r"{0,12}?(?:比\s*CPU" + _ZH_CLAUSE
+    + r"{0,8}?(?:还|更)?\s*(?P<less>低|少|小|闲)|"
+    r"(?:低于|少于|小于)\s*CPU)", re.I)
+_LOAD_ZH = re.compile(r"负载|负荷|占用|使用率|利用率|用量|出力|工作量|干活|load|usage|utili[sz]", re.I)
+_BUSY_ZH = ("忙", "累", "闲")
+_IF_ZH = re.compile(r"(?:如果|假如|假设|要是|若是?|万一)" + _ZH_CLAUSE + r"*$")
+# ... and as two load figures in one sentence, either order: "GPU at 1-3 %, while the CPU at 70 %", "CPU usage 98.5 %,
+# GPU-Util 4 %", "GPU占用5%，CPU占用90%". The name stands alone (Chinese runs its words into it: "GPU占用"); the words
+# between a name and its figure say what it counts: not memory, a temperature, a fan, power or a clock
+# (_NOT_LOAD_FIGURE), and a CPU figure is the whole CPU's, not one core's or thread's ("CPU only use one core at 100%":
+# the thread that drives the GPU spins one core, GPU-resident or not; a process's figure above 100 % counts cores).
+_NAME = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+_FIGURE = r"(?<![\d.])\d{1,3}(?:\.\d+)?"
 _CPU_OVER_GPU_FIGURES = re.compile(
-    r"\bGPU\b(?P<g1>[^.\n%]{0,30}?)(?P<gpu>\d{1,3})\s*%[^.\n]{0,40}?\bCPU\b[^.\n%\d]{0,30}?(?P<cpu>\d{1,3})\s*%|"
-    r"\bCPU\b[^.\n%\d]{0,30}?(?P<cpu2>\d{1,3})\s*%[^.\n]{0,40}?"
-    r"\bGPU\b(?P<g2>[^.\n%]{0,30}?)(?P<gpu2>\d{1,3})\s*%", re.I)
-# (the GPU's figure a share of its memory is no load: "GPU memory 95 %, CPU 40 %")
-_GPU_MEMORY_FIGURE = re.compile(r"\b(?:memory|mem|VRAM|RAM)\b|显存|内存", re.I)
+    _NAME.format("GPU") + r"(?P<g1>[^.\n%]{0,40}?)(?P<gpu>" + _FIGURE + r")\s*%[^.\n]{0,40}?" + _NAME.format("CPU")
+    + r"(?P<c1>[^.\n%\d]{0,40}?)(?P<cpu>" + _FIGURE + r")\s*%|"
+    + _NAME.format("CPU") + r"(?P<c2>[^.\n%\d]{0,40}?)(?P<cpu2>" + _FIGURE + r")\s*%[^.\n]{0,40}?"
+    + _NAME.format("GPU") + r"(?P<g2>[^.\n%]{0,40}?)(?P<gpu2>" + _FIGURE + r")\s*%", re.I)
+_NOT_LOAD_FIGURE = re.compile(r"\b(?:memory|mem|VRAM|RAM|temp\w*|fans?|power|clocks?|freq\w*)\b|"
+                              r"显存|内存|温度|风扇|功耗|功率|频率", re.I)
+_ONE_CORE = re.compile(r"\b(?:one|single|a|1)\s+(?:CPU\s+)?(?:core|thread)\b|单核|单线程|一个核", re.I)
 
 
 def cpu_over_gpu(sentence: str) -> list[tuple[re.Match, bool]]:
     """(match, negated) for each place the sentence says the CPU does more of the work than the GPU (_CPU_OVER_GPU,
-    _CPU_OVER_GPU_FIGURES with the GPU's figure above 0 and below the CPU's)."""
-    out = [(m, bool(_MORE_DENIED.search(m.group(0)))) for m in _CPU_OVER_GPU.finditer(sentence)]
+    _CPU_OVER_GPU_ZH where the clause names a load, _CPU_OVER_GPU_FIGURES with the GPU's load figure above 0 and
+    below the CPU's); none said under a condition."""
+    def supposed(start: int) -> bool:
+        return conditional(sentence[:start], when=False) or bool(_IF_ZH.search(sentence[:start]))
+
+    out = [(m, bool(_MORE_DENIED.search(m.group(0)))) for m in _CPU_OVER_GPU.finditer(sentence)
+           if not supposed(m.start())]
+    for m in _CPU_OVER_GPU_ZH.finditer(sentence):
+        clause = re.split(_ZH_CLAUSE_END, sentence[:m.start()])[-1][-8:] + m.group(0)  # ("从利用率上看CPU要远高于GPU")
+        if (_LOAD_ZH.search(clause) or (m.group("more") or m.group("less")) in _BUSY_ZH) and not supposed(m.start()):
+            out.append((m, bool(_MORE_DENIED.search(m.group(0)))))
     for m in _CPU_OVER_GPU_FIGURES.finditer(sentence):
-        gpu, cpu = int(m.group("gpu") or m.group("gpu2")), int(m.group("cpu") or m.group("cpu2"))
-        if 0 < gpu < cpu <= 100 and not _GPU_MEMORY_FIGURE.search(m.group("g1") or m.group("g2") or ""):
+        gpu, cpu = float(m.group("gpu") or m.group("gpu2")), float(m.group("cpu") or m.group("cpu2"))
+        said = (m.group("g1") or m.group("g2") or "") + (m.group("c1") or m.group("c2") or "")
+        cpu_words = m.group("c1") or m.group("c2") or ""
+        if 0 < gpu < cpu <= 100 and not _NOT_LOAD_FIGURE.search(said) and not _ONE_CORE.search(cpu_words) and \
+                not supposed(m.start("gpu") if m.group("gpu") else m.start("cpu2")) and \
+                not supposed(m.start("cpu") if m.group("cpu") else m.start("gpu2")):
             out.append((m, False))
     return out
 
@@ -5606,7 +5647,7 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
 _extend({
     "eager_flag": [
         r"\b(?:buil[dt]\w*|compil\w+|exported?|configured?|launch\w*|start\w*)\s+(?:\w+\s+){0,2}?without\s+(?:the\s+)?"
-        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)(?![\w-])",
     ],
     "launch_overhead": [
         r"\b(?:mostly|dominated by|most(?: of the)? (?:CPU |API )?time (?:is |in |on )?|spent (?:mostly )?in)\s*"

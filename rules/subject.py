@@ -390,14 +390,6 @@ def _model_names(name: str) -> list[str]:
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
-    # Ollama's deepseek-r1 tags (https://ollama.com/library/deepseek-r1): 671b is R1 itself (DeepSeek-V3's
-    # shapes), the others distills, 8b and 70b on Llama, the other sizes on Qwen2.5; prose writes the tag with a
-    # space or hyphen ("DeepSeek R1 32B", "deepseek-r1-14b"): R1 was released at 671B alone, so any other size
-    # named after it is one of these distills (https://huggingface.co/deepseek-ai/DeepSeek-R1, "Distilled Models")
-    r1 = re.fullmatch(r"deepseek[-_ ]?r1[-_ :](\d+(?:\.\d+)?b)", base, re.I)
-    if r1:
-        size = r1.group(1).lower()
-        out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
     for pattern, parent in FINE_TUNES:
         if tuned := re.match(pattern, trimmed, re.I):
             out.append(parent.format(*tuned.groups()))

@@ -942,7 +942,8 @@ def test_under_a_layer_split_engine_a_gpu_count_is_no_tp():
 
 
 @pytest.mark.parametrize("tag, key", [
-    ("deepseek-r1:70b", "llama-3-70b"), ("deepseek-r1:8b", "llama-3-8b"),  # the Llama distills
+    ("deepseek-r1:70b", "llama-3-70b"), ("deepseek-r1:8b-llama-distill", "llama-3-8b"),  # the Llama distills
+    ("deepseek-r1:8b", "qwen3-8b"),  # since R1-0528 (May 2025): https://ollama.com/library/deepseek-r1/tags
     ("deepseek-r1:32b", "qwen2.5-32b"), ("deepseek-r1:1.5b", "qwen2.5-1.5b"),  # the Qwen ones
     ("deepseek-r1:671b", "deepseek-v3"),  # R1 itself
 ])

@@ -31,7 +31,8 @@ def issue(text: str) -> Facts:
 @pytest.mark.parametrize("text, key", [
     ("# slow\n\nRunning DeepSeek R1 14B on a RTX 4070 with Ollama.", "qwen2.5-14b"),
     ("# slow\n\nI use deepseek-r1 70B in LM Studio on two 3090s.", "llama-3-70b"),
-    ("# slow\n\nDeepseek-R1-8B on my laptop GPU gives 20 tok/s.", "llama-3-8b"),
+    # (Ollama's 8b tag pulls DeepSeek-R1-0528-Qwen3-8B since May 2025: https://ollama.com/library/deepseek-r1/tags)
+    ("# slow\n\nDeepseek-R1-8B on my laptop GPU gives 20 tok/s.", "qwen3-8b"),
     ("# slow\n\nTried deepseek r1 1.5b on a GTX 1650.", "qwen2.5-1.5b"),
     ("# slow\n\nDeepSeek R1 671B on 8x H200 with SGLang.", "deepseek-v3"),  # R1 itself
     ("# slow\n\nWe serve DeepSeek R1 on 8x H200 with SGLang.", "deepseek-v3"),  # no size: R1 itself

@@ -518,11 +518,15 @@ MODEL_NAME = re.compile(
     # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
     # and "-", https://kubernetes.io/docs/concepts/overview/working-with-objects/names/: "llama-3-1-8b-instruct-svc",
     # "qwen2-5-72b-deploy")
+    # (DeepSeek R1 in any case, with what follows it after "-", " ", ":" or "_": a size (not a bit width, "R1 8bit"), a
+    # distill's student, the R1-0528 Qwen3 distill: "DEEPSEEK R1 32B", "DeepSeek-R1:32B", "DeepSeek-R1-0528-Qwen3-8B";
+    # the catalog's aliases say which model each is, and a size DeepSeek did not publish is none)
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:[.-]\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
     r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)(?:-[Nn]ext)?[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:\.5)?(?:[-\s](?:mini|small|medium|MoE|moe))?|"
-    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|[Dd]eep[Ss]eek[-\s]?[Rr]1[-\s]\d{1,3}(?:\.\d)?[bB]|[Dd]eep[Ss]eek[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"(?i:deepseek[-\s_]?r1(?:[-\s:_](?:0528[-\s_])?(?:distill[-\s_])?(?:qwen3?|llama)[-\s_]?\d{1,3}(?:\.\d)?b|"
+    r"[-\s:_]\d{1,3}(?:\.\d)?b(?![a-z\d]))?)|[Dd]eep[Ss]eek[-\s]?[Vv][23]|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:GPT|gpt)-?[Jj](?:-6[Bb])?(?![\w-])|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     # lines named without a size ("GLM-4.5-Air", "Kimi K2", "Command R+", "Llama 4 Scout"): one size per name
     r"(?:GLM|glm)-?4\.[56](?:-Air|-air)?|(?:Kimi|kimi)[-\s]K2|(?:Command|command)[-\s][Rr](?:[-\s][Pp]lus)?|"
