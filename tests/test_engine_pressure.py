@@ -119,3 +119,21 @@ def test_pasted_sglang_lines_in_earlier_threads(path, kv, queued, running):
     assert (r.kv_usage_max_pct, r.queued_max, r.running_max, r.preemptions, r.retractions) == (kv, queued, running,
                                                                                                  0, 0)
     assert not _rule(findings, "ticket.kv_preemption")
+
+
+# vLLM's own docs print the warning as an example of what one preemption looks like
+# (https://docs.vllm.ai/en/latest/configuration/optimization.html, Preemption, verbatim), and ask for action only
+# "If you frequently encounter preemptions": a counter of 1 is one preemption, no pattern.
+VLLM_DOCS_EXAMPLE = (
+    "WARNING 05-09 00:49:33 scheduler.py:1057 Sequence group 0 is preempted by PreemptionMode.RECOMPUTE mode because "
+    "there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization "
+    "or tensor_parallel_size to provide more KV cache memory. total_cumulative_preemption_cnt=1")
+
+
+def test_one_vllm_preemption_is_no_finding():
+    (r,) = engine_log.parse(VLLM_DOCS_EXAMPLE, "docs.txt")
+    assert r.preemptions == 1  # the parser counts what the line states
+    text = ("# Throughput is lower than expected\n\nThe log shows this once:\n\n```text\n" + VLLM_DOCS_EXAMPLE
+            + "\n```\n")
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.kv_preemption")

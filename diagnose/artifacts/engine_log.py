@@ -5,10 +5,11 @@ What each engine prints (the source of every pattern below):
 
 - vLLM V0 scheduler (vllm/core/scheduler.py, Scheduler._preempt): "Sequence group %s is preempted by %s mode because
   there is not enough KV cache space. ... total_num_cumulative_preemption=%d", logged at the 1st, 51st, 101st ...
-  preemption (`num_cumulative_preemption % 50 == 0`), so the stated counter, not the lines, is the count; releases
-  before 0.5 logged every one with "total_cumulative_preemption_cnt=%d"
-  (https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/core/scheduler.py). The V1 engine logs no such line (its
-  count is the vllm:num_preemptions Prometheus counter).
+  preemption (`num_cumulative_preemption % 50 == 0`), so the stated counter, not the lines, is the count
+  (https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/core/scheduler.py). The warning came with vLLM PR #4647
+  (May 2024: "Print warning when preemption first happens", then periodically); its first releases named the counter
+  "total_cumulative_preemption_cnt=%d", as vLLM's docs still print it. The V1 engine logs no such line (its count is
+  the vllm:num_preemptions Prometheus counter).
 - vLLM stats line, V0 (vllm/engine/metrics.py LoggingStatLogger: "Running: %d reqs, Swapped: %d reqs, Pending: %d
   reqs, GPU KV cache usage: %.1f%%") and V1 (vllm/v1/metrics/loggers.py: "Running: %d reqs, Waiting: %d reqs, GPU KV
   cache usage: %.1f%%").
