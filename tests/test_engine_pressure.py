@@ -137,3 +137,17 @@ def test_one_vllm_preemption_is_no_finding():
             + "\n```\n")
     _, findings, _ = _issue(text)
     assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_one_retraction_under_time_only_stamps_is_one_event():
+    """SGLang releases of late 2024 stamp a line with the time alone ("[16:43:29 TP0] Prefill batch. ...",
+    https://github.com/sgl-project/sglang/issues/1612), and reporters trim stamps to it ("[03:51:54] Decode batch",
+    https://github.com/sgl-project/sglang/issues/26248). sglang#2746's one retraction, its five TP ranks' copies as
+    posted, in that stamp: still one event, not five."""
+    lines = [ln for ln in (DATA / "sgl2746_retract.log").read_text().splitlines() if "out of memory" in ln]
+    short = "\n".join(ln.replace("[2025-01-06 ", "[") for ln in lines)
+    assert short.startswith("[02:58:44 TP0] Decode out of memory happened.")
+    (r,) = engine_log.parse(short, "sgl.log")
+    assert r.retractions == 1
+    _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + short + "\n```\n")
+    assert not _rule(findings, "ticket.kv_preemption")

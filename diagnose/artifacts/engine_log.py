@@ -43,8 +43,9 @@ SGLANG_RUNNING = re.compile(r"#running-req:\s*(\d+)")
 SGLANG_QUEUED = re.compile(r"#queue-req:\s*(\d+)")
 SGLANG_RETRACT = re.compile(r"(?:KV cache pool is full\. Retract requests\.|Decode out of memory happened[.,])\s*"
                             r"#retracted_reqs:\s*(\d+)", re.I)
-# a line's time stamp (SGLang "[2025-03-07 21:49:33 TP13]"): the ranks' copies of one event share it
-STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|\b\d\d-\d\d \d\d:\d\d:\d\d\b")
+# a line's time stamp (SGLang "[2025-03-07 21:49:33 TP13]", its late-2024 releases "[16:43:29 TP0]", vLLM "01-23
+# 06:33:37"): the ranks' copies of one event share it
+STAMP = re.compile(r"(?:\d{4}-\d\d-\d\d[ T]|\b\d\d-\d\d )?(?<![\d:])\d\d:\d\d:\d\d(?![\d:])")
 QUOTE = 240
 
 
