@@ -54,7 +54,8 @@ def kv_preemption(facts: Facts, predictions=None):
         return
     r = max(found, key=lambda x: (x.preemptions, x.retractions))
     if r.engine == "vllm":
-        what, count = "preempted requests (the engine's cumulative count)", r.preemptions
+        what, count = ("preempted requests (the V0 warning's cumulative count, or the V1 stats lines' "
+                       "Preemptions summed)"), r.preemptions
     else:
         what, count = "retraction events (one per time stamp over the TP ranks' copies)", r.retractions
     evidence = [ev(r, f'{what}: "{r.quote}"', count)]

@@ -151,3 +151,19 @@ def test_one_retraction_under_time_only_stamps_is_one_event():
     assert r.retractions == 1
     _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + short + "\n```\n")
     assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_vllm_v1_stats_lines_preemptions_are_counted():
+    """vLLM V1's stats line gained "Preemptions: %d" after "Waiting: %d reqs" whenever the logging interval had any
+    (vllm/v1/metrics/loggers.py LoggingStatLogger.log, 2025-26 releases: num_preemptions summed from
+    IterationStats.num_preempted_reqs over the interval). No pasted thread with it was found; the lines are
+    vllm#21809's (tests/data/engine_lines/vllm21809_v1.log) with the field as that release prints it: the counts of the
+    intervals add up."""
+    lines = (DATA / "vllm21809_v1.log").read_text().splitlines()
+    later = [ln.replace("Waiting: 0 reqs, ", f"Waiting: 0 reqs, Preemptions: {n}, ") for ln, n in zip(lines, (3, 0, 1))]
+    later = [ln.replace("Preemptions: 0, ", "") for ln in later]  # an interval without any prints no field
+    (r,) = engine_log.parse("\n".join(later), "v1.log")
+    assert (r.preemptions, r.kv_usage_max_pct) == (4, 94.7)
+    _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + "\n".join(later) + "\n```\n")
+    (f,) = _rule(findings, "ticket.kv_preemption")
+    assert f.evidence[0].measured == 4
