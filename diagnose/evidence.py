@@ -459,7 +459,9 @@ class EngineLoad(Fact):
     kv_usage_max_pct: float | None = None  # the fullest KV cache any line states, percent
     queued_max: int | None = None  # the most requests waiting (vLLM Pending / Waiting, SGLang #queue-req)
     running_max: int | None = None
-    preemptions: int = 0  # vLLM: the highest cumulative count a warning states, else the warnings counted
+    # vLLM: the highest cumulative count a V0 warning states, else the warnings counted, or the V1 stats lines'
+    # "Preemptions: N" (each its interval's) summed
+    preemptions: int = 0
     retractions: int = 0  # SGLang: retraction events, one per time stamp (every TP rank prints its own line)
 
 

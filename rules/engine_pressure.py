@@ -7,8 +7,10 @@ KV cache space. This can affect the end-to-end performance." SGLang retracts dec
 wait: a slow run for an engine setting, not for the GPUs or their links, with the fix the engines document
 (https://docs.vllm.ai/en/latest/configuration/optimization.html, Preemption;
 https://docs.sglang.ai/advanced_features/hyperparameter_tuning.html). SGLang's guide calls a retraction about once a
-minute fine, so one retraction event is no finding; vLLM V0 warns only at the 1st, 51st, 101st ... preemption, so one
-warning is at least one preemption and its counter says how many.
+minute fine, so one retraction event is no finding; vLLM's docs ask for action "If you frequently encounter
+preemptions" and print the warning with a counter of 1 as what one preemption looks like, so a counter of 1 is no
+finding either. vLLM V0 warns only at the 1st, 51st, 101st ... preemption, so its counter, not the warnings, says how
+many: a second warning is already the 51st.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from rules.engine import rule
 
 VLLM_PREEMPTION = "https://docs.vllm.ai/en/latest/configuration/optimization.html"
 SGLANG_TUNING = "https://docs.sglang.ai/advanced_features/hyperparameter_tuning.html"
-# retraction events (time stamps) SGLang's guide counts as more than occasional
+# evictions the engines' guides count as more than occasional: SGLang's retraction events (time stamps), vLLM's
+# cumulative preemptions (more than the one its docs show as an example)
 FREQUENT_RETRACTIONS = 2
+FREQUENT_PREEMPTIONS = 2
 FIX = {
     "vllm": "Give the KV cache more room or ask less of it: raise gpu_memory_utilization (e.g. 0.9 -> 0.95) when "
             "nothing else shares the GPUs, lower max_num_seqs or max_num_batched_tokens, lower max_model_len to what "
@@ -37,7 +41,7 @@ FIX = {
 def _evicting(facts: Facts) -> list[EngineLoad]:
     """Engine logs that report evictions for want of KV room, as often as the engine's guide calls a problem."""
     return [r for r in facts.of(EngineLoad)
-            if r.preemptions >= 1 or r.retractions >= FREQUENT_RETRACTIONS]
+            if r.preemptions >= FREQUENT_PREEMPTIONS or r.retractions >= FREQUENT_RETRACTIONS]
 
 
 @rule("ticket.kv_preemption", "other")
@@ -50,10 +54,11 @@ def kv_preemption(facts: Facts, predictions=None):
         return
     r = max(found, key=lambda x: (x.preemptions, x.retractions))
     if r.engine == "vllm":
-        what, count = "preempted requests (the engine's cumulative count)", r.preemptions
+        what, count = ("preempted requests (the V0 warning's cumulative count, or the V1 stats lines' "
+                       "Preemptions summed)"), r.preemptions
     else:
         what, count = "retraction events (one per time stamp over the TP ranks' copies)", r.retractions
-    evidence = [ev(r, f'{what}: "{r.quote}"', count, 0)]
+    evidence = [ev(r, f'{what}: "{r.quote}"', count)]
     if r.kv_usage_max_pct is not None:
         evidence.append(ev(r, f"fullest KV cache over the engine's {r.lines} stats lines", r.kv_usage_max_pct,
                            unit="%"))

@@ -119,3 +119,51 @@ def test_pasted_sglang_lines_in_earlier_threads(path, kv, queued, running):
     assert (r.kv_usage_max_pct, r.queued_max, r.running_max, r.preemptions, r.retractions) == (kv, queued, running,
                                                                                                  0, 0)
     assert not _rule(findings, "ticket.kv_preemption")
+
+
+# vLLM's own docs print the warning as an example of what one preemption looks like
+# (https://docs.vllm.ai/en/latest/configuration/optimization.html, Preemption, verbatim), and ask for action only
+# "If you frequently encounter preemptions": a counter of 1 is one preemption, no pattern.
+VLLM_DOCS_EXAMPLE = (
+    "WARNING 05-09 00:49:33 scheduler.py:1057 Sequence group 0 is preempted by PreemptionMode.RECOMPUTE mode because "
+    "there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization "
+    "or tensor_parallel_size to provide more KV cache memory. total_cumulative_preemption_cnt=1")
+
+
+def test_one_vllm_preemption_is_no_finding():
+    (r,) = engine_log.parse(VLLM_DOCS_EXAMPLE, "docs.txt")
+    assert r.preemptions == 1  # the parser counts what the line states
+    text = ("# Throughput is lower than expected\n\nThe log shows this once:\n\n```text\n" + VLLM_DOCS_EXAMPLE
+            + "\n```\n")
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_one_retraction_under_time_only_stamps_is_one_event():
+    """SGLang releases of late 2024 stamp a line with the time alone ("[16:43:29 TP0] Prefill batch. ...",
+    https://github.com/sgl-project/sglang/issues/1612), and reporters trim stamps to it ("[03:51:54] Decode batch",
+    https://github.com/sgl-project/sglang/issues/26248). sglang#2746's one retraction, its five TP ranks' copies as
+    posted, in that stamp: still one event, not five."""
+    lines = [ln for ln in (DATA / "sgl2746_retract.log").read_text().splitlines() if "out of memory" in ln]
+    short = "\n".join(ln.replace("[2025-01-06 ", "[") for ln in lines)
+    assert short.startswith("[02:58:44 TP0] Decode out of memory happened.")
+    (r,) = engine_log.parse(short, "sgl.log")
+    assert r.retractions == 1
+    _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + short + "\n```\n")
+    assert not _rule(findings, "ticket.kv_preemption")
+
+
+def test_vllm_v1_stats_lines_preemptions_are_counted():
+    """vLLM V1's stats line gained "Preemptions: %d" after "Waiting: %d reqs" whenever the logging interval had any
+    (vllm/v1/metrics/loggers.py LoggingStatLogger.log, 2025-26 releases: num_preemptions summed from
+    IterationStats.num_preempted_reqs over the interval). No pasted thread with it was found; the lines are
+    vllm#21809's (tests/data/engine_lines/vllm21809_v1.log) with the field as that release prints it: the counts of the
+    intervals add up."""
+    lines = (DATA / "vllm21809_v1.log").read_text().splitlines()
+    later = [ln.replace("Waiting: 0 reqs, ", f"Waiting: 0 reqs, Preemptions: {n}, ") for ln, n in zip(lines, (3, 0, 1))]
+    later = [ln.replace("Preemptions: 0, ", "") for ln in later]  # an interval without any prints no field
+    (r,) = engine_log.parse("\n".join(later), "v1.log")
+    assert (r.preemptions, r.kv_usage_max_pct) == (4, 94.7)
+    _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + "\n".join(later) + "\n```\n")
+    (f,) = _rule(findings, "ticket.kv_preemption")
+    assert f.evidence[0].measured == 4

@@ -5,13 +5,15 @@ What each engine prints (the source of every pattern below):
 
 - vLLM V0 scheduler (vllm/core/scheduler.py, Scheduler._preempt): "Sequence group %s is preempted by %s mode because
   there is not enough KV cache space. ... total_num_cumulative_preemption=%d", logged at the 1st, 51st, 101st ...
-  preemption (`num_cumulative_preemption % 50 == 0`), so the stated counter, not the lines, is the count; releases
-  before 0.5 logged every one with "total_cumulative_preemption_cnt=%d"
-  (https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/core/scheduler.py). The V1 engine logs no such line (its
-  count is the vllm:num_preemptions Prometheus counter).
+  preemption (`num_cumulative_preemption % 50 == 0`), so the stated counter, not the lines, is the count
+  (https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/core/scheduler.py). The warning came with vLLM PR #4647
+  (May 2024: "Print warning when preemption first happens", then periodically); its first releases named the counter
+  "total_cumulative_preemption_cnt=%d", as vLLM's docs still print it. The V1 engine logs no such warning; its
+  stats line says "Preemptions: %d" (the logging interval's, summed over the stats lines) in its 2025-26 releases.
 - vLLM stats line, V0 (vllm/engine/metrics.py LoggingStatLogger: "Running: %d reqs, Swapped: %d reqs, Pending: %d
   reqs, GPU KV cache usage: %.1f%%") and V1 (vllm/v1/metrics/loggers.py: "Running: %d reqs, Waiting: %d reqs, GPU KV
-  cache usage: %.1f%%").
+  cache usage: %.1f%%"; later releases add "Preemptions: %d" after the waiting requests when the interval had any,
+  IterationStats.num_preempted_reqs summed since the last line).
 - SGLang scheduler (python/sglang/srt/managers/scheduler.py, log_decode_stats / log_prefill_stats): "Decode batch.
   #running-req: %d, #token: %d, token usage: %.2f, ... #queue-req: %d" (a comma after "batch" since 2025, "full
   token usage" beside "swa token usage" for sliding-window models); update_running_batch, when the KV pool cannot hold
@@ -35,6 +37,7 @@ VLLM_PREEMPT_COUNT = re.compile(r"\btotal_(?:num_)?cumulative_preemption(?:_cnt)
 VLLM_KV = re.compile(r"\bGPU KV cache usage:\s*(\d+(?:\.\d+)?)\s*%")
 VLLM_RUNNING = re.compile(r"\bRunning:\s*(\d+)\s*reqs\b")
 VLLM_QUEUED = re.compile(r"\b(?:Pending|Waiting):\s*(\d+)\s*reqs\b")
+VLLM_INTERVAL_PREEMPTIONS = re.compile(r"\bPreemptions:\s*(\d+)\b")  # V1 stats line, this interval's
 SGLANG_BATCH = re.compile(r"\b(?:Decode|Prefill) batch[.,]")
 # the full-attention pool's usage ("token usage", "full token usage"), not a sliding-window pool's ("swa token usage")
 SGLANG_KV = re.compile(r"(?:^|[,.]\s*)(?:full )?token usage:\s*(\d+(?:\.\d+)?)")
@@ -42,8 +45,9 @@ SGLANG_RUNNING = re.compile(r"#running-req:\s*(\d+)")
 SGLANG_QUEUED = re.compile(r"#queue-req:\s*(\d+)")
 SGLANG_RETRACT = re.compile(r"(?:KV cache pool is full\. Retract requests\.|Decode out of memory happened[.,])\s*"
                             r"#retracted_reqs:\s*(\d+)", re.I)
-# a line's time stamp (SGLang "[2025-03-07 21:49:33 TP13]"): the ranks' copies of one event share it
-STAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|\b\d\d-\d\d \d\d:\d\d:\d\d\b")
+# a line's time stamp (SGLang "[2025-03-07 21:49:33 TP13]", its late-2024 releases "[16:43:29 TP0]", vLLM "01-23
+# 06:33:37"): the ranks' copies of one event share it
+STAMP = re.compile(r"(?:\d{4}-\d\d-\d\d[ T]|\b\d\d-\d\d )?(?<![\d:])\d\d:\d\d:\d\d(?![\d:])")
 QUOTE = 240
 
 
@@ -62,7 +66,7 @@ class _Engine:
     def __init__(self, name: str, engine: str):
         self.name, self.engine = name, engine
         self.lines, self.kv, self.kv_at, self.queued, self.running = 0, None, None, None, None
-        self.count, self.warnings, self.events, self.first = 0, 0, set(), None
+        self.count, self.warnings, self.interval_sum, self.events, self.first = 0, 0, 0, set(), None
 
     def stats(self, i: int, line: str, kv: float, running: re.Match | None, queued: re.Match | None):
         self.lines += 1
@@ -82,7 +86,7 @@ class _Engine:
         i, line = self.first or self.kv_at
         return EngineLoad(where(self.name, i), self.engine, line.strip()[:QUOTE], self.lines,
                           None if self.kv is None else round(self.kv, 1), self.queued, self.running,
-                          max(self.count, self.warnings), len(self.events))
+                          max(self.count, self.warnings, self.interval_sum), len(self.events))
 
 
 def parse(text: str, name: str) -> list:
@@ -96,6 +100,9 @@ def parse(text: str, name: str) -> list:
                 vllm.count = max(vllm.count, int(c.group(1)))
         elif (m := VLLM_KV.search(line)) is not None and (r := VLLM_RUNNING.search(line)) is not None:
             vllm.stats(i, line, float(m.group(1)), r, VLLM_QUEUED.search(line))
+            if (p := VLLM_INTERVAL_PREEMPTIONS.search(line)) is not None and int(p.group(1)):
+                vllm.eviction(i, line)
+                vllm.interval_sum += int(p.group(1))
         elif (m := SGLANG_RETRACT.search(line)) is not None:
             sglang.eviction(i, line)
             stamp = STAMP.search(line)
