@@ -1865,7 +1865,10 @@ _CHANGE_BY = re.compile(r"\b(?:drop\w*|fell|fall\w*|decreas\w*|increas\w*|ris\w*
                         r"(?:下降|降低|减少|提高|提升|增加|上升)\s*了?\s*(?:约|大约)?\s*$", re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
-                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b", re.I)
+                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b|"
+                             # a share compared, not a level: "the GPU remains 30% slower than one card"
+                             r"\s*(?:slower|faster|lower|higher|less|more|worse|better|smaller|larger|bigger)\b",
+                             re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach

@@ -108,6 +108,9 @@ def test_cards_said_to_stay_under_a_share_give_a_utilisation(text, pct):
 @pytest.mark.parametrize("text", [
     "# Slow\n\nThe cards stay under 20% fan speed.",
     "# Slow\n\nThe cards remain at 60% of their memory.",
+    # a comparison, not a level (sentences written for the review of round eight: no real thread found saying it)
+    "# Slow\n\nWith TP=2 the GPU remains 30% slower than a single card.",
+    "# Slow\n\nThe cards stay 20% faster on the old driver.",
 ])
 def test_a_cards_fan_or_memory_share_is_no_utilisation(text):
     assert not kinds(text, "gpu_util")
@@ -178,8 +181,13 @@ def test_a_counter_after_the_board_counts_the_gpus(text, count):
     assert workload(text) == [("4090", count)]
 
 
-def test_a_counter_of_something_else_after_the_board_is_no_gpu_count():
-    assert workload("# 画像\n\n4090で画像を2枚生成するのに10秒かかります。") == [("4090", None)]
+@pytest.mark.parametrize("text", [
+    "# 画像\n\n4090で画像を2枚生成するのに10秒かかります。",
+    # 개월 / 개년 count months and years, not cards ("I have used the 4090 for 3 months")
+    "# 사용기\n\n4090을 3개월 동안 사용했습니다.",
+])
+def test_a_counter_of_something_else_after_the_board_is_no_gpu_count(text):
+    assert workload(text) == [("4090", None)]
 
 
 def test_a_model_name_glued_to_a_korean_particle_is_read_in_its_clause():
