@@ -1684,6 +1684,16 @@ def verdict_levels() -> tuple[float, dict[str, float]]:
                   for cls, row in data.items() if isinstance(row, dict) and row.get("n", 0) >= min_n}
 
 
+@functools.lru_cache(maxsize=None)
+def gap_costs_between_gpus() -> frozenset[str]:
+    """The mechanisms whose cost is paid on traffic between GPUs (gap_costs.toml between_gpus = true): a run on one
+    GPU cannot pay it."""
+    from diagnose.inputs import load_toml
+
+    return frozenset(category for category, row in load_toml(CATALOG_DIR / "gap_costs.toml", "catalog").items()
+                     if isinstance(row, dict) and row.get("between_gpus") is True)
+
+
 # --------------------------------------------------------------------------- GGUF weight types
 
 

@@ -1757,9 +1757,12 @@ def claims(facts: Facts) -> list[Claim]:
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
         if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text)
                                 or engine_failure_ab(text, engine_versions[1])):
+            # good: the release that works, as the words that move between them say (release_direction)
+            good = engine_versions[4] if engine_versions[3] == "moved" else \
+                release_direction(text, engine_versions[1])
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1], "kind": engine_versions[3],
-                "good": engine_versions[4], "figures": release_figures(text, engine_versions[1])}))
+                "good": good, "figures": release_figures(text, engine_versions[1])}))
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
@@ -2084,6 +2087,10 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
 # flashinfer to 0.1.6" move something else), and the release must be the engine's: its name right before it
 # ("to vLLM 0.6.4"), as the verb's object ("upgraded vLLM to 0.6.4"), or that release given with the engine elsewhere.
 _ENGINE_NAME = _ENGINE_VERSION.pattern[3:-3]
+# (issue 11, s18) What people write before an engine's release in a change ("to the vLLM v0.6.3", "from version 0.5.4"),
+# and the release itself
+_RELEASE_LEAD = r"(?:(?:the\s+)?(?:" + _ENGINE_NAME + r")\W{0,3})?(?:(?:version|release)\s+)?v?"
+_RELEASE_NUMBER = r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"
 _MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*|bump\w*|downgrad\w*|"
                        r"roll(?:ed|ing)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back)"
                        r"(?:\s+(?:(?:the|our|my)\s+)?(?P<object>" + _ENGINE_NAME + r")"
@@ -2166,6 +2173,48 @@ def engine_moved_to(text: str):
     return None
 
 
+# (issue 11, s18) Which of two releases is the good one, from the words that move between them, not from their order:
+# "downgrading to 0.5.4 fixed it", "rolled back to v0.10.2" (the release gone back to works; the one left is slow),
+# "upgrading to 0.7.0 fixed it" (the newer one works), "after upgrading from 0.12.0 to 0.13.0 it is slow" (the one
+# left worked), "we rolled back to 0.6.3, which is even slower" (the release gone back to is the slow one).
+_FROM_TO = re.compile(r"\bfrom\s+" + _RELEASE_LEAD + _RELEASE_NUMBER + r"\S*\s+to\s+" + _RELEASE_LEAD + _RELEASE_NUMBER,
+                      re.I)
+
+
+def release_direction(text: str, versions: list[str]) -> str | None:
+    """The release of `versions` that behaves well, read from the first sentence that moves between releases: one gone
+    back to ("downgraded to", "rolled back to", "reverted to") is the good one unless the words right after it call it
+    worse; one moved forward to is the good one when the move cured or sped things up, else the one left is (a move
+    said with a failure, a slowdown or a rate). None when no sentence says; a question, a guess or a plan says
+    nothing."""
+    for sentence in sentences(text):
+        m = _MOVED_TO.search(sentence)
+        fro = _FROM_TO.search(sentence)
+        if fro and (not m or fro.start() < m.start()) and _SIDE_MOVE.search(sentence[:fro.start()]):
+            to, left, verb, end = fro.group(2), fro.group(1), _SIDE_MOVE.search(sentence[:fro.start()]), fro.end()
+        elif m:
+            to, verb, end = m.group("release"), m, m.end()
+            left = fro.group(1) if fro and fro.group(2) == to else None
+        else:
+            continue
+        left = left or (next(v for v in versions if v != to) if len(versions) == 2 else None)
+        if to not in versions or not _change_said(sentence, verb):
+            continue
+        after = _RELEASE_CONTRAST.split(sentence[end:], 1)[0]
+        if _BACK_VERB.match(verb.group(0)):
+            worse = _WORSE_STILL.search(after)
+            return left if worse and not _NEGATED_BEFORE.search(after[:worse.start()]) else to
+        if _CURED.search(sentence) or _improved_after(sentence, end):
+            return to  # the move cured it or sped it up
+        if _state(sentence) == "bad" or _PERF_WORDS.search(sentence) or _TOLD_FIGURE.search(sentence):
+            return left if left in versions else None  # the move came with the failure or the slowdown
+    return None
+
+
+# Words that call a release gone back to worse still: "which is even slower", "got worse".
+_WORSE_STILL = re.compile(r"\b(?:slower|worse|poorer|lower\s+throughput|higher\s+latency)\b", re.I)
+
+
 # An engine's release as people write it: "v0.25.0", "0.24.0", "v0.6" (its own numbering starts at 0, unlike NCCL's).
 _ENGINE_RELEASE = re.compile(r"(?<![\w.])v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\d)")
 
@@ -2194,15 +2243,67 @@ _RELEASE_FIGURE = r"(?:[*_]*\s*(?::|=|->|→|\|)[*_]*\s*|[*_]*\s+(?:gives?|gave|
 
 
 def release_figures(text: str, versions: list[str]) -> dict[str, tuple[float, str]]:
-    out = {}
+    out: dict[str, tuple[float, str]] = {}
+    passed: dict[str, tuple[float, str]] = {}  # figures written after a release a change left: its target's
     for v in versions:
-        m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)" + _RELEASE_FIGURE, text, re.I)
-        if m:
-            out[v] = (float(m.group(1)), m.group(2))
+        for m in re.finditer(r"(?<![\d.])(v?" + re.escape(v) + r")(?![\d.]*\d)" + _RELEASE_FIGURE, text, re.I):
+            target = changed_to(text, m.start(1), m.end(1), v, versions)
+            if target is None:
+                out[v] = (float(m.group(2)), m.group(3))
+                break
+            if target:
+                passed.setdefault(target, (float(m.group(2)), m.group(3)))
     for v in versions:  # (issue 11, s17) the figure told of a release in the next sentence
-        if v not in out and (figure := _figure_told_after(text, v, versions)):
-            out[v] = figure
+        for m in re.finditer(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)", text):
+            figure = _figure_told_after(text, m.end(), v, versions)
+            target = changed_to(text, m.start(), m.end(), v, versions)
+            if figure and target is None:
+                out.setdefault(v, figure)
+            elif figure and target:
+                passed.setdefault(target, figure)
+            if figure or target is None:
+                break  # the first mention that tells a figure, or tells none of its own, decides
+    for v in versions:  # "only 28tok/s after upgrading to v0.12.0" (vllm-project/vllm#31030): the figure before
+        if v not in out and (m := re.search(_FIGURE_BEFORE + re.escape(v) + r"(?![\d.]*\d)", text, re.I)):
+            out[v] = (float(m.group(1)), m.group(2))
+    for v, figure in passed.items():
+        out.setdefault(v, figure)
     return out
+
+
+# A rate written right before the change that brought the release it belongs to: "28tok/s after upgrading to
+# v0.12.0", "31 tok/s since we moved to vLLM 0.6.3", "42 tok/s on 0.5.4"
+_FIGURE_BEFORE = (r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*(tok\w*/s(?:ec)?|t/s|tps|it/s|[GM]B/s|req\w*/s(?:ec)?)\s+"
+                  r"(?:after|since|with|on|using|in)\s+(?:(?:we|I)\s+)?"
+                  r"(?:(?:upgrad|updat|mov|switch|bump|downgrad|revert)\w*\s+(?:to\s+)?)?" + _RELEASE_LEAD)
+
+
+# (issue 11, s18) A release that is the source of a change: "from 0.12.0 to 0.13.0", "upgrading from 0.12.0 we get
+# 3000 tok/s", "0.12.0 -> 0.13.0". What is written after it is the run on the release moved to, not its own.
+_FROM_RELEASE = re.compile(r"\bfrom\s+" + _RELEASE_LEAD + "$", re.I)
+_TO_RELEASE = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?(?:-cu\d+)?\s*(?:->|→|=>|\bto\b)\s*" + _RELEASE_LEAD
+                         + _RELEASE_NUMBER + r"(?![\d.]*\d)", re.I)
+
+
+# ... though a parenthesis or a relative clause right after the source still tells of it: "from 0.12.0 (6000 tok/s) to
+# 0.13.0", "coming from 0.5.4, where we had 42 tok/s, ..."
+_OF_ITSELF = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?`?\s*(?:\(|\[|,?\s*(?:where|when|which|in which|on which|at which|"
+                        r"with which)\b)", re.I)
+
+
+def changed_to(text: str, start: int, end: int, v: str, versions: list[str]) -> str | None:
+    """For the mention of release `v` at text[start:end]: None when what follows it is its own (it is no change's
+    source, or a parenthesis or relative clause of its own follows); else the release the change went to (named after
+    "to" or an arrow, else the one other release of `versions`), "" when unknown."""
+    if _OF_ITSELF.match(text, end):
+        return None
+    to = _TO_RELEASE.match(text, end)
+    if to and to.group(1) != v:
+        return to.group(1)
+    if not _FROM_RELEASE.search(text[max(0, start - 60):start]):
+        return None
+    others = [x for x in versions if x != v]
+    return others[0] if len(others) == 1 else ""
 
 
 # A rate as _RELEASE_FIGURE writes one: "approximately 6200 tokens/s", "~42 tok/s".
@@ -2210,15 +2311,12 @@ _TOLD_FIGURE = re.compile(r"(?<![\w.])~?(\d+(?:\.\d+)?)\s*(tok\w*/s(?:ec)?|t/s|t
                           re.I)
 
 
-def _figure_told_after(text: str, v: str, versions: list[str]) -> tuple[float, str] | None:
-    """(value, unit) of the first rate written after release `v` in its sentence or the next, before any other release
-    of `versions` is named: "In a previous version of TRT-LLM (0.12.0), I was able to run 4 servers ... With this
-    configuration, I achieved approximately 6200 tokens/s" (NVIDIA/TensorRT-LLM#2802) tells 0.12.0's figure. A
-    paragraph break or another release between them leaves it untold."""
-    m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)", text)
-    if not m:
-        return None
-    after = re.split(r"\n\s*\n", text[m.end():], maxsplit=1)[0]
+def _figure_told_after(text: str, end: int, v: str, versions: list[str]) -> tuple[float, str] | None:
+    """(value, unit) of the first rate written after the mention of release `v` ending at `end`, in its sentence or the
+    next, before any other release of `versions` is named: "In a previous version of TRT-LLM (0.12.0), I was able to
+    run 4 servers ... With this configuration, I achieved approximately 6200 tokens/s" (NVIDIA/TensorRT-LLM#2802)
+    tells 0.12.0's figure. A paragraph break or another release between them leaves it untold."""
+    after = re.split(r"\n\s*\n", text[end:], maxsplit=1)[0]
     ends = [e.end() for e in re.finditer(r"[.!?。](?:\s|$)", after)]
     after = after[:ends[1]] if len(ends) > 1 else after  # its sentence and the next
     others = [o.start() for x in versions if x != v for o in re.finditer(r"(?<![\d.])" + re.escape(x), after)]
@@ -2226,7 +2324,6 @@ def _figure_told_after(text: str, v: str, versions: list[str]) -> tuple[float, s
     if not f or (others and min(others) < f.start()):
         return None
     return float(f.group(1)), f.group(2)
-
 
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.

@@ -863,13 +863,17 @@ def _releases(c: Claim, engine: str) -> tuple:
     versions = " vs ".join(c.data["versions"][:2])
     evidence = [claim_ev(c, "releases compared")]
     figures = c.data.get("figures") or {}
+    # the release that works: as the words moving between them say ("downgrading to 0.5.4 fixed it", "rolled back
+    # to v0.10.2"), else the older one (a regression report's usual direction)
+    good = c.data.get("good") or min(c.data["versions"], key=claims.version_key)
     if len(figures) >= 2 and len({u.lower() for _, u in figures.values()}) == 1:  # (issue 11 s) each release's figure
-        old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
+        by_age = sorted(figures, key=claims.version_key)
+        old = good if good in figures else by_age[0]
+        new = next(v for v in reversed(by_age) if v != old)
         evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
                            figures[old][0], figures[new][1]))
-    elif len(figures) == 1 and len(c.data["versions"]) >= 2 and \
-            min(figures, key=claims.version_key) == min(c.data["versions"], key=claims.version_key):
-        # only the older release's figure is told ("on 0.12 I achieved 6200 tokens/s"): what the setup did before the
+    elif len(figures) == 1 and len(c.data["versions"]) >= 2 and next(iter(figures)) == good:
+        # only the good release's figure is told ("on 0.12 I achieved 6200 tokens/s"): what the setup did before the
         # change, not the figure of the run that is slow, so no fit of it answers the ticket (engine.fits_first)
         (old, (value, unit)), = figures.items()
         evidence.append(ev(c, f"{engine} {old}'s figure: {RELEASE_BEFORE}", value, None, unit))

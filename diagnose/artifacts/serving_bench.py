@@ -4,7 +4,8 @@ Reads the result block of vLLM `benchmark_serving.py` / `vllm bench serve` and S
 `bench_serving` (text, and the JSON / JSON-lines they save), the other serving benchmarks' summaries
 (TensorRT-LLM `trtllm-bench` PERFORMANCE OVERVIEW, LMDeploy `profile_restful_api` / `profile_throughput`,
 the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_throughput.py` line, the frameless
-result of early-2024 benchmark_serving.py (`Successful requests: 100` ... `Mean TPOT: 49.34 ms`), vLLM's
+result of early-2024 benchmark_serving.py (`Successful requests: 100` ... `Mean TPOT: 49.34 ms`), the
+result block's rows pasted without its banner (UNFRAMED_RUN rows in a run, section rulers between), vLLM's
 offline `Processed prompts: ... est. speed ... output: N toks/s` bar, Triton `perf_analyzer`'s
 `Concurrency: 1, throughput: 23.2 infer/sec, latency 43041 usec`), the engines' periodic throughput
 lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
@@ -129,6 +130,48 @@ OLD_RESULT_START = re.compile(r"^\s*(?:>\s*)?Successful requests:\s*\d+\s*$", re
 OLD_RESULT_ROW = re.compile(r"^\s*(?:>\s*)?(?P<label>[A-Za-z][A-Za-z0-9 ]*?):\s*(?P<v>\d+(?:\.\d+)?)\s*"
                             r"(?P<unit>ms|s|requests?/s|tokens?/s)?\s*$", re.I)
 OLD_RESULT_LATENCY = re.compile(r"^\s*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
+# The same rows pasted without the "==== Serving Benchmark Result ====" banner and its closing line (a paste cut at the
+# rows, quoted with "> " in an issue's prose): UNFRAMED_RUN rows the block names (_result_row reads them) in a run of
+# lines, blank lines and its own section rulers ("-----Time to First Token-----") between them, start a block.
+SECTION_RULE = re.compile(r"^\s*-{3,}.*?-{3,}\s*$|^\s*$")
+UNFRAMED_RUN = 3
+
+
+def _unquoted(line: str) -> str:
+    return re.sub(r"^\s*>\s?", "", line)
+
+
+def _result_label(line: str) -> bool:
+    """Is the line a row of the serving benchmarks' result block that _result_row reads?"""
+    m = ROW.match(_unquoted(line))
+    return m is not None and _result_row(m.group("label"), m.group("value"), "", None) is not None
+
+
+def _unframed_starts(text: str) -> set[int]:
+    """Line numbers where a result block printed without its frame starts: the first of UNFRAMED_RUN or more rows
+    _result_row reads, with only other rows, blank lines and section rulers between them, outside any frame."""
+    starts: set[int] = set()
+    run: list[int] = []
+    framed = False
+    for n, line in lines(text):
+        if RESULT_HEADER.search(line):
+            framed = True
+        elif framed and re.fullmatch(r"\s*=+\s*", line):
+            framed = False
+            continue
+        if framed:
+            continue
+        if _result_label(line):
+            run.append(n)
+        elif not (SECTION_RULE.match(_unquoted(line)) or ROW.match(_unquoted(line))):
+            if len(run) >= UNFRAMED_RUN:
+                starts.add(run[0])
+            run = []
+    if len(run) >= UNFRAMED_RUN:
+        starts.add(run[0])
+    return starts
+
+
 # LMDeploy's benchmark/profile_restful_api.py and profile_throughput.py summary
 # (https://lmdeploy.readthedocs.io/en/latest/benchmark/profile_api_server.html).
 LMDEPLOY_CONCURRENCY = re.compile(r"^\s*concurrency:\s*(?P<v>\d+)\b", re.I)
@@ -191,7 +234,7 @@ def detect(text: str) -> float:
         return 0.8
     if any(OLD_RESULT_START.match(line) for line in head.splitlines()[:4000]) and OLD_RESULT_LATENCY.search(head):
         return 0.8
-    if _genai_table(head):
+    if _genai_table(head) or _unframed_starts(head[:100_000]):
         return 0.8
     if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2 or SPEC_ACCEPT.search(head):
         return 0.7
@@ -222,8 +265,16 @@ def _parse(text: str, name: str) -> list:
     header = 0  # the line of the result block being read
     periodic: dict[str, list] = {}
     state: dict = {}  # the other summaries' context: their concurrency, whether a trtllm-bench block is open
+    unframed = _unframed_starts(text)
     for n, line in lines(text):
         src = where(name, n)
+        if n in unframed and not in_result:  # a block pasted without its banner: read as the framed one
+            in_result, header, state["unframed"] = True, n, True
+        if state.get("unframed") and in_result and not (ROW.match(_unquoted(line)) or
+                                                         SECTION_RULE.match(_unquoted(line))):
+            in_result = state["unframed"] = False  # its end: the first line that is neither a row nor a ruler
+            out.extend(_result_workload(name, header, rate, concurrency))
+            concurrency = rate = None
         if GENAI_ROW.match(line) is None:  # a genai-perf table's end: its last row is complete
             out.extend(_genai_flush(state))
         if (m := CONCURRENCY.search(line)) is not None:
@@ -238,7 +289,7 @@ def _parse(text: str, name: str) -> list:
             out.extend(_result_workload(name, header, rate, concurrency))
             concurrency = rate = None  # each run prints its own: a later block without them must not inherit them
             continue
-        if in_result and (m := ROW.match(line)) is not None:
+        if in_result and (m := ROW.match(_unquoted(line))) is not None:
             record = _result_row(m.group("label"), m.group("value"), src, concurrency)
             if record is not None:
                 out.append(record)

@@ -102,18 +102,24 @@ def engine_named(text: str) -> str | None:
 
 
 # A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
-# "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0", an image tag
-# "text-generation-inference:2.0.4", "vllm：0.3.3" (the full-width colon a Chinese keyboard types, which
-# text.cjk_spaced sets apart: "vllm ： 0.3.3").
-# (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s", "running vLLM 2.5 hours")
+# "vllm==0.21.0", "vllm == 0.6.3", "vLLM version: 0.21.0", "version : 0.6.3", "SGLang v0.4.1", "vllm-0.14.0",
+# "vLLM - 0.6.3", an image tag "text-generation-inference:2.0.4", "vllm：0.3.3" (the full-width colon a Chinese
+# keyboard types, which text.cjk_spaced sets apart: "vllm ： 0.3.3").
+# (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s", "running vLLM 2.5 hours"; nor is a pip
+# bound: "vllm>=0.5.0" and "vllm<0.7" name a range of releases)
 _UNIT_AFTER = (r"\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|tps\b|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|"
                r"days?\b|weeks?\b|times\b)")
-_RELEASE_AFTER = re.compile(r"(==|\s?[-@:：]|\s+version\s*[:=：]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
-                            r"(?!" + _UNIT_AFTER + ")", re.I)
+# separators: "==" and "version" say release with or without spaces; a colon, dash or "@" says it unspaced (a pip
+# file name, an image tag: "vllm-0.14.0", "tgi:2.0"), and spaced it labels a figure as often ("vllm : 35.2")
+_RELEASE_AFTER = re.compile(r"(\s*==?\s*|\s+version\s*[:=：]?\s*|[-@:：]|\s*[-–@:：]\s*|\s+)?\(?"
+                            r"(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b(?!" + _UNIT_AFTER + ")", re.I)
 # ... nor is one figure of a list that shares the unit written after the last: "vLLM 12.3, SGLang 15.1 tok/s",
 # "vLLM 41.2 and TGI 38.9 tokens/s"
 _LIST_OF_FIGURES = re.compile(r"\s*(?:,|;|/|\band\b|\bvs\.?|\bversus\b|\bor\b)\s*(?:[A-Za-z][\w.+-]*\s*){0,3}[:=]?\s*"
                               r"~?\d+(?:\.\d+)?" + _UNIT_AFTER, re.I)
+# ... nor the first of a range or a list of releases ("vLLM 0.5.4 - 0.6.3", "vllm 0.6.x through 0.7.2", "vLLM 0.5.4,
+# 0.6.0 and 0.6.3 all hang"): which of them runs is not said there
+_MORE_RELEASES = re.compile(r"(?:\.x)?\s*(?:[-–~/,]|\.\.|\bthrough\b|\bthru\b)\s*v?\d+\.(?:\d+|x)", re.I)
 # The majors each engine has released (PyPI / GitHub release histories): a bare "X.Y" with neither "v", "==" nor
 # "version" before it is read as a release only inside them; "v", "==", "version" or a third part say so anyway.
 # https://pypi.org/project/vllm/#history, https://pypi.org/project/sglang/#history,
@@ -130,16 +136,18 @@ RELEASE_MAJORS = {"vllm": (0,), "sglang": (0,), "tgi": (0, 1, 2, 3), "textgenera
 
 def engine_release(text: str, name: str) -> str | None:
     """The release written right after the first mention of engine `name` that has one ("vLLM 0.21.0"); None when
-    no mention has. A bare two-part number is a release only in the engine's own range and not as one figure of a
-    list that shares a rate unit."""
+    no mention has. A bare two-part number (or one after a spaced colon or dash) is a release only in the engine's own
+    range and not as one figure of a list that shares a rate unit; the first of a range or list of releases is none."""
     majors = RELEASE_MAJORS.get(re.sub(r"[-_ ]", "", name.lower()), ())
     for m in re.finditer(r"\b" + re.escape(name) + r"\b", text or "", re.I):
         v = _RELEASE_AFTER.match(text, m.end())
-        if v is None:
+        if v is None or _MORE_RELEASES.match(text, v.end()):
             continue
-        release, said = v.group(2), bool(v.group(1)) or v.group(2)[:1] in "vV"
-        if said or release.count(".") >= 2 or (
-                int(release.split(".")[0]) in majors and not _LIST_OF_FIGURES.match(text, v.end())):
+        release, sep = v.group(2), (v.group(1) or "").lower()
+        if release.count(".") >= 2 or release[:1] in "vV" or "=" in sep or "version" in sep or sep in ("-", "@", ":",
+                                                                                                        "："):
+            return release
+        if int(release.split(".")[0]) in majors and not _LIST_OF_FIGURES.match(text, v.end()):
             return release
     return None
 
@@ -394,7 +402,21 @@ OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?
                         r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 
 
-_RUN_TOTAL = re.compile(r"(?:\btotal|#)\s*$", re.I)
+# A run's count, not one prompt's length: a label that sums over the run's requests, written before the figure
+# ("Total input tokens: 25900" and "Total num prompt tokens:" of vLLM's benchmarks, "#Input tokens: 10354" and
+# "Total input tokens:" of SGLang's bench_serving, "Sum of input tokens", "cumulative", "aggregate"), or a whole
+# label of its own ("total: 25900 input tokens", a table's "| Total | ..." or "| All | ..." row); not when the
+# figure is said to be each request's ("... 512 per request", "each").
+_RUN_TOTAL = re.compile(r"\b(?:total|sum|cumulative|aggregate)\b|#\s*(?:of)?\s*$|^\W*(?:all|overall)\W*$", re.I)
+_PER_ONE = re.compile(r"\s*(?:tokens?\s*)?(?:per\s+(?:request|prompt|query|sequence|sample)|each|/\s*req\w*)\b", re.I)
+
+
+def _run_total(ln: str, m: re.Match) -> bool:
+    """Is the figure `m` reads from line `ln` labelled as the run's sum? The label is the text since the separator
+    before it, a colon or a cell border right before the figure left out (its own label's: "total: 25900 ...")."""
+    head = ln[:m.start()].rstrip(" \t:=|：*_`>-–")
+    label = re.split(r"[,;|:=：\n]|\s[-–]\s|[.!?]\s", head)[-1]
+    return bool(_RUN_TOTAL.search(label)) and not _PER_ONE.match(ln, m.end())
 
 
 def stated_lengths(prose: list[tuple[int, str]], name: str) -> list:
@@ -411,7 +433,7 @@ def prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, l
     for i, ln in prose:
         # a serving benchmark's "Total input tokens: 25900" (vLLM, SGLang) or "#Input tokens: 10354" sums every
         # request's prompt: a count of the run, not one prompt's length
-        found = [m for m in pattern.finditer(ln) if not _RUN_TOTAL.search(ln[:m.start()])]
+        found = [m for m in pattern.finditer(ln) if not _run_total(ln, m)]
         if (m := found[0] if found else None):
             token = next(g for g in m.groups() if g)
             n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
