@@ -42,7 +42,10 @@ def test_a_rate_above_the_16_bit_bound_is_judged_over_the_quantised_widths(text)
     answer, found = _rate_finding(text)
     (f,) = found
     assert f.rule == "ticket.measured_vs_expected" and f.category == "expected_physics"
-    assert answer.category == "expected_physics" and answer.confidence == pytest.approx(0.5)
+    # the finding keeps the spanned reading's own weak level; the verdict states its evidence class's development
+    # share right, below the confident line (rules/catalog/verdict_confidence.toml, issue 11)
+    assert f.confidence == pytest.approx(0.5)
+    assert answer.category == "expected_physics" and answer.confidence < 0.7
     assert _spanned(f) and "int8" in str(f.evidence) and "int4" in str(f.evidence)
     assert any("roofline of the checkpoint's" in e.detail for e in f.evidence)
 
@@ -102,7 +105,8 @@ def test_a_small_model_on_fast_gpus_gains_little_by_physics(text):
     answer, findings = verdict_of(issue("# speed\n\n" + text))
     (f,) = [f for f in findings if f.rule == "ticket.symptom_prior"]
     assert f.category == "expected_physics" and f.title.startswith("Physics decides")
-    assert answer.category == "expected_physics" and answer.confidence == pytest.approx(0.55)
+    assert f.confidence == pytest.approx(0.55)  # the prior's own level; the verdict states its evidence class's
+    assert answer.category == "expected_physics" and answer.confidence < 0.7  # development share, never confident
     assert any("expected speed-up TP=1 -> TP=" in e.detail for e in f.evidence)
 
 
