@@ -462,7 +462,10 @@ class EngineLoad(Fact):
     # vLLM: the highest cumulative count a V0 warning states, else the warnings counted, or the V1 stats lines'
     # "Preemptions: N" (each its interval's) summed
     preemptions: int = 0
-    retractions: int = 0  # SGLang: retraction events, one per time stamp (every TP rank prints its own line)
+    # SGLang: retraction events, the TP ranks' copies of one (same message within a second) counted once, and the
+    # seconds their stamps span (None where the lines carry no stamps)
+    retractions: int = 0
+    retraction_span_s: float | None = None
 
 
 @dataclass

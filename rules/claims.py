@@ -758,7 +758,7 @@ PATTERNS: dict[str, list[str]] = {
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
         r"\bNVLinks?\b[^.\n]{0,40}?"
-        r"\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
+        r"\b(?P<state>down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
         r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
         r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
         # topo -m's legend for a pair the bridge should join, said against the bridge ("shows PHB between GPU0 and
@@ -782,7 +782,7 @@ PATTERNS: dict[str, list[str]] = {
     "module_missing": [
         r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|nvidia[-_]uvm|mlx5_ib|ib_uverbs|ib_core|"
         r"nvidia[-_]fabricmanager)\b[^.\n]{0,40}?"
-        r"\b(?:is |was |are )?(?:not (?:loaded|installed|running|found|present)|missing|absent|unavailable)\b",
+        r"\b(?:is |was |are )?(?P<state>not (?:loaded|installed|running|found|present)|missing|absent|unavailable)\b",
         r"\b(?:no|missing|without)\s+(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|mlx5_ib|ib_uverbs)\b",
     ],
     # NCCL's shared-memory helper failing (docker's 64 MB /dev/shm default).
@@ -1340,6 +1340,20 @@ def guessed(sentence: str) -> bool:
 
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
+# A state word (a pattern's `state` group: "down", "inactive", "missing") denied by the copula or verb before it in
+# the same clause: "the links are not down", "NVLinks aren't inactive", "were never down", "doesn't show as inactive",
+# "nvidia_peermem is not missing". Up to three words between, none a clause's joint and no punctuation ("NVLink is not
+# the problem, link 2 is down" affirms link 2 down); a state that carries its own "not" ("is not active") is the state.
+_CLAUSE_JOINT = r"(?:and|but|or|while|whereas|though|although|because|since|so|yet|if|when)"
+_STATE_DENIED = re.compile(r"(?:\b(?:not|never)|n't)(?!\s+(?:only|just)\b)"
+                           r"(?:\s+(?!" + _CLAUSE_JOINT + r"\b)[\w<>-]+){0,3}?\s*$", re.I)
+
+
+def _state_denied(sentence: str, m: re.Match) -> bool:
+    """Is the state word `m` matched denied by the verb before it, in the words `m` matched?"""
+    if "state" not in m.re.groupindex or m.start("state") < 0:
+        return False
+    return bool(_STATE_DENIED.search(sentence, m.start(), m.start("state")))
 
 
 # A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
@@ -1441,6 +1455,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     if _gone(sentence, m):
         return True
     if kind in _NEGATIVE_KINDS:
+        if _state_denied(sentence, m):
+            return True
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
@@ -1560,7 +1576,9 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence) or (kind in MORE_WORDS_K and asked(sentence)))) or \
                     (kind in MORE_WORDS_K and conditional(sentence[:m.start()])) or _asked_if(sentence, m.start())
-                claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
+                state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
+                claim = Claim(kind, "", _quote(sentence, m),
+                              {"groups": [g for i, g in enumerate(m.groups(), 1) if g and i != state]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
                     return claim

@@ -167,3 +167,64 @@ def test_vllm_v1_stats_lines_preemptions_are_counted():
     _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + "\n".join(later) + "\n```\n")
     (f,) = _rule(findings, "ticket.kv_preemption")
     assert f.evidence[0].measured == 4
+
+
+# ---------------------------------------------------------------------------- how often SGLang retracts
+# SGLang's guide (https://docs.sglang.ai/advanced_features/hyperparameter_tuning.html, sgl-project/sglang
+# docs/advanced_features/hyperparameter_tuning.md): "If you see `KV cache pool is full. Retract requests.` occasionally
+# but not frequently (~1 time per minute), it is okay." The rate over the span the stamps cover decides, not the count.
+# The variants below are the threads' own lines with only their stamps moved, as said at each.
+
+def _retractions(name: str) -> list[str]:
+    return [ln for ln in (DATA / name).read_text().splitlines() if "out of memory" in ln or "Retract" in ln]
+
+
+def _verdict_on(lines: list[str]):
+    _, findings, _ = _issue("# Throughput is lower than expected\n\n```\n" + "\n".join(lines) + "\n```\n")
+    return _rule(findings, "ticket.kv_preemption")
+
+
+def test_two_retractions_twelve_seconds_apart_are_five_a_minute():
+    """sglang#4184 as posted: events at 21:49:33 and 21:49:45, one interval of 12 s, 5 a minute."""
+    (r,) = engine_log.parse("\n".join(_retractions("sgl4184_retract.log")), "sgl.log")
+    assert (r.retractions, r.retraction_span_s) == (2, 12.0)
+    (f,) = _verdict_on(_retractions("sgl4184_retract.log"))
+    rate = [e for e in f.evidence if e.unit == "per minute"]
+    assert rate and rate[0].measured == 5.0 and rate[0].expected == 1.0
+
+
+def test_two_retractions_an_hour_apart_are_no_finding():
+    """sglang#4184's two events with the second's stamps moved an hour on (21:49:45 -> 22:49:45): one retraction an
+    hour is well under the guide's one a minute."""
+    lines = [ln.replace("21:49:45", "22:49:45") for ln in _retractions("sgl4184_retract.log")]
+    (r,) = engine_log.parse("\n".join(lines), "sgl.log")
+    assert (r.retractions, r.retraction_span_s) == (2, 3612.0)
+    assert not _verdict_on(lines)
+
+
+def test_tp_copies_straddling_a_second_are_one_event():
+    """sglang#2746's one retraction, printed by five TP ranks at 02:58:44, with the last two copies stamped a second
+    later (02:58:45), as copies printed across a second boundary are: still one event, no finding."""
+    lines = _retractions("sgl2746_retract.log")
+    lines = lines[:3] + [ln.replace("02:58:44", "02:58:45") for ln in lines[3:]]
+    assert any("02:58:45" in ln for ln in lines)
+    (r,) = engine_log.parse("\n".join(lines), "sgl.log")
+    assert r.retractions == 1
+    assert not _verdict_on(lines)
+
+
+def test_one_rank_printing_the_same_retraction_again_is_a_second_event():
+    """A rank prints one line per retraction: sglang#2746's TP0 line again a second later is a second event, not a
+    copy (the other ranks' copies are)."""
+    lines = _retractions("sgl2746_retract.log")
+    again = lines[0].replace("02:58:44", "02:58:45")
+    (r,) = engine_log.parse("\n".join(lines + [again]), "sgl.log")
+    assert (r.retractions, r.retraction_span_s) == (2, 1.0)
+
+
+def test_retractions_without_stamps_give_no_rate():
+    """With the stamps trimmed off the lines nothing says how often the engine retracted: no rate, no finding."""
+    lines = [ln.split("] ", 1)[1] for ln in _retractions("sgl4184_retract.log")]
+    (r,) = engine_log.parse("\n".join(lines), "sgl.log")
+    assert r.retraction_span_s is None
+    assert not _verdict_on(lines)

@@ -69,3 +69,41 @@ def test_a_run_total_is_no_prompt_length(line):
 ])
 def test_a_prompts_length_beside_total_words_is_still_read(line, length):
     assert prompt_len([(1, line)])[1] == length
+
+
+# A release after a full-width comma or an ideographic separator, as CJK text writes it: the description of
+# https://github.com/sgl-project/sglang/issues/2805 opens "sglang，0.4.0.post2". text.cjk_spaced sets the full-width
+# comma (in U+FF00-FFEF) apart from the Latin around it; the ideographic comma and space (U+3001, U+3000) stay glued.
+@pytest.mark.parametrize("text, engine, release", [
+    ("sglang，0.4.0.post2", "sglang", "0.4.0.post2"),             # sglang#2805, as posted
+    ("sglang ， 0.4.0.post2", "sglang", "0.4.0.post2"),           # the same after text.cjk_spaced
+    ("用的是 vllm、0.6.3 版本", "vllm", "0.6.3"),            # as text.cjk_spaced leaves it
+    ("vllm\u30000.6.3", "vllm", "0.6.3"),
+    ("sglang，0.4", "sglang", "0.4"),                             # two parts, in SGLang's range
+])
+def test_a_release_after_a_full_width_or_ideographic_separator(text, engine, release):
+    assert engine_release(text, engine) == release
+
+
+@pytest.mark.parametrize("text, engine", [
+    ("vLLM，0.5.4，0.6.0 和 0.6.3 都会卡住", "vLLM"),   # a list, in full-width commas
+    ("vllm、0.5.4、0.6.0都试过", "vllm"),               # a list, in ideographic commas
+    ("vllm，0.5.4～0.6.3都很慢", "vllm"),               # a range, with a full-width tilde
+    ("vLLM，12.5 tok/s", "vLLM"),                       # a rate
+    ("vLLM 0.9，SGLang 1.2 tok/s", "vLLM"),             # one figure of a list sharing its unit
+    ("sglang，2 张卡", "sglang"),                       # a count
+    ("vllm，35.2，sglang，40.1", "vllm"),               # labels and figures outside vLLM's releases
+])
+def test_no_release_in_a_full_width_list_range_or_figure(text, engine):
+    assert engine_release(text, engine) is None
+
+
+def test_sglang_2805s_release_reaches_the_workload():
+    """The ticket's own opening line, as issue_md reads it (CJK spaced, the prose joined)."""
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Workload
+    text = ("# [Benchmark] sglang successful requests issue (may related to env)\n\nsglang，0.4.0.post2\n\n"
+            "python -m sglang.launch_server --model-path /mnt/home/Llama-3.1-8B-Instruct --enable-torch-compile "
+            "--disable-radix-cache\n")
+    frameworks = [r.framework for r in issue_md.parse(text, "issue.md") if isinstance(r, Workload) and r.framework]
+    assert any(f.lower() == "sglang 0.4.0.post2" for f in frameworks)

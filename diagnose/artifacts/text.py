@@ -110,16 +110,19 @@ def engine_named(text: str) -> str | None:
 _UNIT_AFTER = (r"\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|tps\b|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|"
                r"days?\b|weeks?\b|times\b)")
 # separators: "==" and "version" say release with or without spaces; a colon, dash or "@" says it unspaced (a pip
-# file name, an image tag: "vllm-0.14.0", "tgi:2.0"), and spaced it labels a figure as often ("vllm : 35.2")
-_RELEASE_AFTER = re.compile(r"(\s*==?\s*|\s+version\s*[:=：]?\s*|[-@:：]|\s*[-–@:：]\s*|\s+)?\(?"
+# file name, an image tag: "vllm-0.14.0", "tgi:2.0"), and spaced it labels a figure as often ("vllm : 35.2"); CJK text
+# puts a full-width comma or an ideographic comma between the name and its release ("sglang，0.4.0.post2",
+# sgl-project/sglang#2805), read as a spaced separator is (\s covers the ideographic space)
+_RELEASE_AFTER = re.compile(r"(\s*==?\s*|\s+version\s*[:=：]?\s*|[-@:：]|\s*[-–@:：，、]\s*|\s+)?\(?"
                             r"(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b(?!" + _UNIT_AFTER + ")", re.I)
 # ... nor is one figure of a list that shares the unit written after the last: "vLLM 12.3, SGLang 15.1 tok/s",
-# "vLLM 41.2 and TGI 38.9 tokens/s"
-_LIST_OF_FIGURES = re.compile(r"\s*(?:,|;|/|\band\b|\bvs\.?|\bversus\b|\bor\b)\s*(?:[A-Za-z][\w.+-]*\s*){0,3}[:=]?\s*"
-                              r"~?\d+(?:\.\d+)?" + _UNIT_AFTER, re.I)
+# "vLLM 41.2 and TGI 38.9 tokens/s" (CJK lists: full-width comma and semicolon, ideographic comma)
+_LIST_OF_FIGURES = re.compile(r"\s*(?:[,;/，；、]|\band\b|\bvs\.?|\bversus\b|\bor\b)\s*"
+                              r"(?:[A-Za-z][\w.+-]*\s*){0,3}[:=]?\s*~?\d+(?:\.\d+)?" + _UNIT_AFTER, re.I)
 # ... nor the first of a range or a list of releases ("vLLM 0.5.4 - 0.6.3", "vllm 0.6.x through 0.7.2", "vLLM 0.5.4,
-# 0.6.0 and 0.6.3 all hang"): which of them runs is not said there
-_MORE_RELEASES = re.compile(r"(?:\.x)?\s*(?:[-–~/,]|\.\.|\bthrough\b|\bthru\b)\s*v?\d+\.(?:\d+|x)", re.I)
+# 0.6.0 and 0.6.3 all hang"): which of them runs is not said there (CJK lists and ranges: full-width comma, ideographic
+# comma, full-width tilde and wave dash)
+_MORE_RELEASES = re.compile(r"(?:\.x)?\s*(?:[-–~/,，、～〜]|\.\.|\bthrough\b|\bthru\b)\s*v?\d+\.(?:\d+|x)", re.I)
 # The majors each engine has released (PyPI / GitHub release histories): a bare "X.Y" with neither "v", "==" nor
 # "version" before it is read as a release only inside them; "v", "==", "version" or a third part say so anyway.
 # https://pypi.org/project/vllm/#history, https://pypi.org/project/sglang/#history,
