@@ -564,8 +564,10 @@ def _block_figures(body: str) -> dict[str, float]:
 
 def release_blocks(facts: Facts) -> list[Claim]:
     """An A/B of NCCL releases given as one block of pasted output per release: each prose line naming a
-    release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
-    common figure must differ by more than RELEASES_DIFFER."""
+    release (and nothing else) is paired with the next pasted block of the same file, the nearest such line
+    before a block naming it (a title or an opening line that names one release, "Performance drop ... for NCCL
+    >= 2.20", is not what introduces the first block), and the blocks' common figure must differ by more than
+    RELEASES_DIFFER."""
     outputs = sorted(_pasted(facts),
                      key=lambda s: line_number(s[0]))
     for n in facts.of(Note):
@@ -573,14 +575,17 @@ def release_blocks(facts: Facts) -> list[Claim]:
         if not lines or not where or len(lines) > len(where):
             continue  # (the prose is stripped: blank lines at its end are gone, its lines still start together)
         file = where[0].rsplit(":", 1)[0]
-        picked: dict[str, tuple[str, str]] = {}
+        introduced: dict[str, tuple[str, tuple[str, str]]] = {}  # block source -> (release, block)
         for line, at in zip(lines, where):
             versions = {a or b for a, b in _RELEASE_INTRO.findall(line)}
             if len(versions) != 1:
                 continue
             after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and line_number(s) > line_number(at)]
-            if after:
-                picked.setdefault(versions.pop(), after[0])
+            if after:  # a later line, nearer the block, introduces it
+                introduced[after[0][0]] = (versions.pop(), after[0])
+        picked: dict[str, tuple[str, str]] = {}
+        for version, block in introduced.values():
+            picked.setdefault(version, block)
         if len(picked) < 2 or len({s for s, _ in picked.values()}) < len(picked):
             continue
         figures = {v: _block_figures(t) for v, (_, t) in picked.items()}
