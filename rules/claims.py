@@ -610,6 +610,20 @@ _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
 # How many minutes, hours or days: "3", "two", "a few", "several".
 _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a few|a couple of|several|"
          r"some|many)")
+# (issue 11) For shared_gpu_hang: the condition that starts the hang ("when", "as soon as", "whenever"), the other
+# process (up to two describing words, none a negation: "if no other process" is no trigger), and the GPU it shares.
+_SHARE_TRIGGER = (r"\b(?:when|whenever|if|as soon as|once|while|each time|every time|after)\s+"
+                  r"(?:(?!(?:no|not|never|nothing|none)\b)[\w-]+\s+){0,2}?")
+_SHARER = (r"(?<!\bno )(?:another|a second|a different|a separate|other)\s+(?:[\w-]+\s+){0,2}?"
+           r"(?:process(?:es)?|jobs?|programs?|applications?|apps?|models?|workloads?|containers?|instances?|tasks?)\b")
+_SAME_GPU = (r"\b(?:(?:the\s+same|that|those|these|this|my|our|one|a\s+single)\s+(?:[\w-]+\s+)?"
+             r"(?:GPUs?|cards?|devices?)|one\s+of\s+(?:the|my|our|those|these)\s+(?:GPUs|cards|devices))\b")
+# Several processes on each GPU: "2 workers per GPU", "multiple processes on the same GPUs", "two ranks sharing one
+# GPU".
+_MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]+\s+)?"
+                 r"(?:process(?:es)?|workers?|ranks?|jobs?|instances?)\s+"
+                 r"(?:per|on\s+(?:the\s+)?same|on\s+(?:one|a\s+single)|sharing\s+(?:a|one|the\s+same))"
+                 r"\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
 _STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
@@ -724,6 +738,22 @@ PATTERNS: dict[str, list[str]] = {
         r"\s*(?:a\s+|the\s+)?(?:training|serving|generation|run|epoch|job|inference|benchmark)\b",
         r"(?:运行|跑了?|服务)\s*(?:了)?\s*(?:一段时间|几个小时|几天|\d+\s*(?:分钟|小时|天))\s*(?:后|之后|以后)"
         r"[^。\n]{0,20}?(?:卡住|卡死|hang|无响应)",
+    ],
+    # (issue 11) A hang the reporter ties to another process sharing the GPU: "hangs as soon as another process uses
+    # the same GPU", "freezes whenever a second model runs on those cards", "hangs when running 2 workers per GPU",
+    # "multiple processes on the same GPUs hang". Collective kernels (NCCL's, or an engine's custom all-reduce)
+    # spin-wait for their peers and need every rank's kernel resident; another process's kernels on the same GPU can
+    # keep one rank's from running, and the others wait forever. A peer-to-peer path that never delivers (ACS, the
+    # IOMMU) hangs the first collective whoever else uses the GPU, so the condition speaks against it. Not a process
+    # ruled out ("no other process uses the GPU", "even when nothing else runs on it"), nor another process on other
+    # GPUs ("a second job on a different GPU").
+    "shared_gpu_hang": [
+        _STOPS + r"[^.\n]{0,100}?" + _SHARE_TRIGGER + _SHARER + r"[^.\n]{0,40}?" + _SAME_GPU,
+        _SHARE_TRIGGER + _SHARER + r"[^.\n]{0,40}?" + _SAME_GPU + r"[^.\n]{0,120}?" + _STOPS,
+        _MANY_PER_GPU + r"[^.\n]{0,80}?" + _STOPS,
+        _STOPS + r"[^.\n]{0,80}?" + _MANY_PER_GPU,
+        r"(?:另一个|其他|其它|别的)(?:进程|程序|任务|模型)[^。\n]{0,10}?(?:使用|占用|跑|运行)[^。\n]{0,6}?同一(?:张|块|个)?\s*"
+        r"(?:GPU|显卡|卡)[^。\n]{0,40}?(?:卡住|卡死|hang|无响应)",
     ],
     "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",

@@ -1590,6 +1590,19 @@ P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlike
             "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.")
 
 
+# (issue 11) the hang comes only when another process shares the GPU: a path that never delivers would not need it
+P2P_SHARED = ("A hang that comes when another process shares the GPU: a blocked P2P path is unlikely",
+              "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective hangs "
+              "whoever else uses the GPU. Here the hang comes with another process on the same GPU. Collective kernels "
+              "(NCCL's, or an engine's own custom all-reduce) spin-wait for their peers and need every rank's kernel "
+              "running at once; kernels of another process on the same GPU can keep one rank's from being scheduled, "
+              "and the other ranks then wait forever.",
+              "the hang comes with another process on the GPU",
+              "Run the job alone on its GPUs (or move the other process to GPUs outside the group): if the hang goes, "
+              "keep collectives on dedicated GPUs, or switch off the engine's custom all-reduce (vLLM "
+              "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.")
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1607,11 +1620,12 @@ def hang_on_pcie(facts: Facts, predictions=None):
     tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
              and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
+    shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
-    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else (done[0], P2P_LATE) if done \
-        else None
+    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else \
+        (shared[0], P2P_SHARED) if shared else (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
