@@ -4159,8 +4159,16 @@ def cpu_ceiling(facts: Facts) -> list[Claim]:
 
 # ------------------------------------------------------------------- tensor against pipeline parallelism
 
-_TP_WORDS = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|--tensor-parallel-size)"
-_PP_WORDS = r"(?:\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d*\b|--pipeline-parallel-size|\blayer[- ]split\w*)"
+# llama.cpp's split modes (and Ollama's and LM Studio's, which wrap it) name the two layouts too: `row` (and since
+# 2026 `tensor`) splits every weight matrix over the GPUs, tensor parallelism; `layer`, the default, gives each GPU
+# a run of whole layers, a pipeline (ggml-org/llama.cpp docs/multi-gpu.md: "layer (default) | Pipeline
+# parallelism", "row | ... row-split tensor-parallel path"), written as a flag, a setting or in words:
+# `-sm row`, `--split-mode row`, `split_mode = "row"`, "row split", "split by rows" / "layer split", "split by layer".
+_SPLIT_MODE = r"(?:\bsplit[-_ ]?mode|--split-mode|(?<![\w-])-sm)\s*(?:=|:)?\s*[\"'`]?"
+_TP_WORDS = (r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|--tensor-parallel-size|"
+             + _SPLIT_MODE + r"(?:row|tensor)\b|\brow[- ]split\w*|\bsplit\w* (?:by|into) rows\b)")
+_PP_WORDS = (r"(?:\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d*\b|--pipeline-parallel-size|\blayer[- ]split\w*|"
+             + _SPLIT_MODE + r"layer\b|\bsplit\w* (?:by|into) layers?\b)")
 _WINS = r"(?:\bfaster\b|\bbetter\b|\bhigher\b|\bmore (?:throughput|tok\w*|requests)\b|\boutperform\w*|\bbeats?\b)"
 _COMPARED = r"(?:" + _WINS + r"|\bslower\b|\bworse\b|\blower\b|\bthan\b|\bvs\.?\b|\bversus\b|\bcompared?\b)"
 _TP_PP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _PP_WORDS + "|"

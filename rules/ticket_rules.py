@@ -518,17 +518,22 @@ def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
 @rule("ticket.pp_bubble", "pp_bubble")
 def pp_bubble(facts: Facts, predictions=None):
     """Pipeline parallelism judged by what it can give: with fewer micro-batches in flight than stages,
-    the stages wait for each other (the pipeline bubble), and one request never gets faster."""
+    the stages wait for each other (the pipeline bubble), and one request never gets faster. A pipeline or layer
+    split measured slower than a tensor (row) split of the same GPUs is that wait seen ("split_mode layer gives 60 %
+    of the tokens/s of split_mode row"), whether or not the words say pipeline."""
     if not _about_speed(facts):
         return
     pp, pp_src = wfield(facts, "pp")
     c = _first(facts, "pipeline_parallel")
     c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
-    if not ((pp or 0) >= 2 or c):
+    lost = next((t for t in claims.tp_pp_compared(facts) if not t.data["pp_wins"]), None)
+    if not ((pp or 0) >= 2 or c or lost):
         return
     few = _first(facts, "few_requests")
     evidence = (([ev(pp_src, "pipeline-parallel stages", pp)] if pp else [])
-                + ([claim_ev(c, "pipeline parallelism")] if c else []))
+                + ([claim_ev(c, "pipeline parallelism")] if c else [])
+                + ([claim_ev(lost, "the pipeline (layer) split measured slower than the tensor split")]
+                   if lost else []))
     evidence += [claim_ev(few, "requests in flight")] if few else []
     yield make("ticket.pp_bubble", "pp_bubble", "warning", 0.6 if few else 0.5,
                "Pipeline stages wait for each other: too few requests in flight to fill the pipeline",
@@ -537,9 +542,9 @@ def pp_bubble(facts: Facts, predictions=None):
                "idles (P-1)/(m+P-1) of the time (GPipe's bubble). It adds throughput only when many concurrent "
                "requests keep every stage busy.",
                evidence,
-               fix="For latency or few concurrent requests use tensor parallelism within a node (or one GPU for a "
-               "model that fits); keep PP for models that do not fit, across nodes, with enough concurrent requests to "
-               "fill every stage.",
+               fix="For latency or few concurrent requests use tensor parallelism within a node (llama.cpp: "
+               "--split-mode row or tensor instead of the default layer split; or one GPU for a model that fits); "
+               "keep PP for models that do not fit, across nodes, with enough concurrent requests to fill every stage.",
                refs=["vllm_parallel"])
 
 
