@@ -35,3 +35,19 @@ def test_short_untitled_prose_is_read_as_the_ticket(tmp_path, text, gpu, rate):
 ])
 def test_printed_lines_alone_stay_unread_as_prose(text):
     assert issue_md.detect_named(text, "issue.md") == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    # Chinese posts often leave off the full stop: the whole stored first post of the u18c03 note
+    # (https://notion-next-git-main-peteryang12s-projects.vercel.app/article/232ac7cc-fcf7-80d4-8eb9-e563c8afbde2)
+    "在跑vllm ,tp≥2的时候碰到进程hang住的问题\n\n...\n",
+    # Japanese, as sgl-project and vLLM reporters write it (a sentence without 。)
+    "4090を2枚使ってvLLMでtensor parallelを試したら1枚より遅くなりました\n",
+])
+def test_a_cjk_sentence_without_its_full_stop_is_prose(text):
+    assert issue_md.detect_named(text, "issue.md") == 0.9
+
+
+def test_a_short_cjk_label_is_no_sentence():
+    # a column header or a label of a few characters is not the reporter's words
+    assert issue_md.detect_named("显卡型号\n---\nA100\n", "issue.md") == 0.0

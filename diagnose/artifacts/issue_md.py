@@ -143,7 +143,11 @@ def detect_named(text: str, name: str) -> float:
 
 def _sentence(line: str) -> bool:
     """A line ending as a sentence does, with four plain words, or a short one of three words or more, two of them
-    plain ("Is that normal?", "Ollama with llama3.1:8b on one H100 SXM."): short tickets are written so."""
+    plain ("Is that normal?", "Ollama with llama3.1:8b on one H100 SXM."): short tickets are written so. A line of
+    eight or more Chinese, Japanese or Korean characters is a sentence with or without its full stop, which such
+    posts often leave off ("在跑vllm ,tp≥2的时候碰到进程hang住的问题")."""
+    if len(CJK.findall(line)) >= 8:
+        return True
     return bool(SENTENCE_END.search(line)) and (_wordy(line, 4) or (_wordy(line, 2) and len(line.split()) >= 3))
 
 
