@@ -4171,6 +4171,8 @@ _PP_WORDS = (r"(?:\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d*\b|--pipeline-parall
              + _SPLIT_MODE + r"layer\b|\bsplit\w* (?:by|into) layers?\b)")
 _WINS = r"(?:\bfaster\b|\bbetter\b|\bhigher\b|\bmore (?:throughput|tok\w*|requests)\b|\boutperform\w*|\bbeats?\b)"
 _COMPARED = r"(?:" + _WINS + r"|\bslower\b|\bworse\b|\blower\b|\bthan\b|\bvs\.?\b|\bversus\b|\bcompared?\b)"
+_SPEED_SAID = _WINS + r"|\bslower\b|\bworse\b|\blower\b"
+_NOT_SPEED = r"\b(?:not|never|no)\b|n't\b|\b(?:V?RAM|memory|power|energy)\b"
 _TP_PP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _PP_WORDS + "|"
                     + _PP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _TP_WORDS, re.I)
 
@@ -4187,7 +4189,11 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
                 continue
             first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
             better = re.search(_WINS, m.group(0), re.I) is not None
-            out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
+            # which layout is the faster is said only by a speed word, not denied, not about memory: a bare "vs" or
+            # a "than" about VRAM leaves pp_wins read from the word order alone
+            directed = bool(re.search(_SPEED_SAID, m.group(0), re.I) and not re.search(_NOT_SPEED, m.group(0), re.I))
+            out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60),
+                             {"pp_wins": first_pp == better, "directed": directed}))
     return out
 
 

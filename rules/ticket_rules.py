@@ -526,7 +526,7 @@ def pp_bubble(facts: Facts, predictions=None):
     pp, pp_src = wfield(facts, "pp")
     c = _first(facts, "pipeline_parallel")
     c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
-    lost = next((t for t in claims.tp_pp_compared(facts) if not t.data["pp_wins"]), None)
+    lost = next((t for t in claims.tp_pp_compared(facts) if t.data["directed"] and not t.data["pp_wins"]), None)
     if not ((pp or 0) >= 2 or c or lost):
         return
     few = _first(facts, "few_requests")

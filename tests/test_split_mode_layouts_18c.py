@@ -72,3 +72,24 @@ def test_a_layer_split_named_alone_is_no_bubble():
     faster layout: no pipeline bubble is read from the words alone."""
     facts = _said("I run llama.cpp with -sm layer on two 3090s and get 18 tok/s on a 70B Q4. Is that normal?")
     assert not _rule(evaluate(facts), "ticket.pp_bubble")
+
+
+@pytest.mark.parametrize("sentence", [
+    # anthony-chaudhary/fak#3075 (2026-07-10) with the two modes in the other order: a neutral A/B names no winner
+    # whichever mode comes first (the thread's table has -sm layer 3.28x FASTER than -sm row)
+    "the acceptance bar asked for a *recorded* single-stream decode A/B (`-sm layer` vs `-sm row`) on the same "
+    "weights, with the mid-decode per-GPU nvidia-smi snapshot.",
+    "Comparing a layer split vs a row split on two L40S with the same model and prompts.",
+    # ollama/ollama#2191 (jukofyork, 2024-01-25) said as a comparison: memory, not speed
+    'Using `split_mode = "layer"` seems to allocate the VRAM much more evenly than `split_mode = "row"`.',
+    "A layer split needs less memory on GPU 0 than a row split.",
+    # a speed comparison denied
+    "On my P40s --split-mode layer is not slower than --split-mode row.",
+    "-sm layer isn't worse than -sm row for me.",
+])
+def test_no_pipeline_loss_without_a_speed_said_against_it(sentence):
+    """pp_bubble reads a comparison as the pipeline's loss only when it says which layout is faster or slower: a bare
+    'vs', a 'than' about memory, or a denied 'slower' names no loser, even in a ticket that complains of speed."""
+    facts = _said("Generation is slow, 14 tok/s on two GPUs. " + sentence)
+    assert all(not c.data["directed"] for c in claims.tp_pp_compared(facts))
+    assert not _rule(evaluate(facts), "ticket.pp_bubble")
