@@ -135,10 +135,25 @@ def detect_named(text: str, name: str) -> float:
         return 0.0
     # (log lines pasted without a fence are no one's sentences, and no lines against them either: "The log says:"
     # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
-    lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
-             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) and not PRINTED.match(ln)]
-    sentences = sum(1 for ln in lines if _sentence(ln))
+    # A paragraph hard-wrapped at a fixed width ("... the result is wrong tokens rather than an" / "error. Every model
+    # returns ...") is sentences across its lines: a wordy line of a paragraph that ends as a sentence counts as one.
+    # A cut mark on its own ("...", "…") is no one's line.
+    lines: list[str] = []
+    wrapped: set[int] = set()
+    paragraph: list[int] = []
+    for ln in _prose_lines(text[:20_000].splitlines()) + [""]:
+        if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln):
+            if len(paragraph) > 1 and _sentence(lines[paragraph[-1]]):
+                wrapped.update(i for i in paragraph if _wordy(lines[i], 4))
+            paragraph = []
+            continue
+        paragraph.append(len(lines))
+        lines.append(ln)
+    sentences = sum(1 for i, ln in enumerate(lines) if i in wrapped or _sentence(ln))
     return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
+
+
+CUT_MARK = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
 
 
 def _sentence(line: str) -> bool:

@@ -1,0 +1,47 @@
+"""A post hard-wrapped at a fixed width is still its author's sentences: a paragraph whose lines break mid-sentence
+is read as prose when the paragraph ends as a sentence does. Real wrapped text from a thread the corpus does not hold,
+and negations (a pasted table, a wrapped fragment that never ends a sentence, cut marks alone)."""
+
+from diagnose.artifacts import parse_text
+from diagnose.artifacts.issue_md import detect_named
+
+# olafkfreund/nixos_config#1395 (https://github.com/olafkfreund/nixos_config/pull/1395), its description as written,
+# wrapped at about 78 columns.
+WRAPPED = """p510 hard-power-cut three times on 19/20 Aug 2026. dmidecode -t 39 reports a
+490W supply against a 135W Xeon E5-2698 v4, a 290W-limit RTX 3070 Ti and a
+170W-limit RTX 3060 — ~695W if both cards ramp together. No MCE, panic, OOM
+or thermal event in any of the three; the journal just stops mid-write, and
+p620 stayed up throughout, so it is not mains.
+
+All three crashes coincide with GPU load, two of them with an ollama model
+load specifically: 08:53:01 was six seconds after llama-server began loading,
+and 09:30:59 followed tensor loading that started at 09:28:43.
+"""
+
+
+def test_a_hard_wrapped_post_is_prose():
+    assert detect_named(WRAPPED, "issue.md") == 0.9
+    _, read = parse_text(WRAPPED, "issue.md")
+    assert read.kinds[:1] == ["issue_md"]
+
+
+def test_cut_marks_around_a_wrapped_paragraph_do_not_count_against_it():
+    text = "...\n\n" + WRAPPED.split("\n\n")[1] + "\n...\n"
+    assert detect_named(text, "notes.txt") == 0.9
+
+
+def test_a_wrapped_fragment_that_never_ends_a_sentence_is_not_prose():
+    fragment = ("the journal just stops mid-write and the box stayed up throughout the run\n"
+                "while the other machine kept serving requests from the same model all day\n")
+    assert detect_named(fragment, "issue.md") == 0.0
+
+
+def test_a_pasted_table_is_not_prose():
+    table = ("| GPU  Name        Persistence-M | Bus-Id        Disp.A |\n"
+             "|   0  NVIDIA GeForce RTX 4090        Off | 00000000:01:00.0 Off |\n"
+             "|   1  NVIDIA GeForce RTX 4090        Off | 00000000:03:00.0 Off |\n")
+    assert detect_named(table, "smi.txt") == 0.0
+
+
+def test_cut_marks_alone_are_not_prose():
+    assert detect_named("...\n\n…\n", "issue.md") == 0.0
