@@ -1659,15 +1659,25 @@ def named_systems(text: str | None) -> list[tuple[SystemSpec, re.Match]]:
 # --------------------------------------------------------------------------- gap costs
 
 
+GAP_COSTS = CATALOG_DIR / "gap_costs.toml"
+
+
+@functools.lru_cache(maxsize=None)
+def _gap_cost_rows() -> dict:
+    """rules/catalog/gap_costs.toml, read once for gap_costs and gap_costs_between_gpus."""
+    from diagnose.inputs import load_toml
+
+    return load_toml(GAP_COSTS, "catalog")
+
+
 @functools.lru_cache(maxsize=None)
 def gap_costs() -> dict[str, float]:
     """The largest shortfall each mechanism accounts for, by finding category (rules/catalog/gap_costs.toml)."""
-    from diagnose.inputs import finite_number, load_toml
+    from diagnose.inputs import finite_number
 
-    path = CATALOG_DIR / "gap_costs.toml"
     return {category: finite_number(row.get("max_slowdown") if isinstance(row, dict) else None,
-                                    f"{path}: [{category}] max_slowdown", low=1.0)
-            for category, row in load_toml(path, "catalog").items()}
+                                    f"{GAP_COSTS}: [{category}] max_slowdown", low=1.0)
+            for category, row in _gap_cost_rows().items()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -1688,9 +1698,7 @@ def verdict_levels() -> tuple[float, dict[str, float]]:
 def gap_costs_between_gpus() -> frozenset[str]:
     """The mechanisms whose cost is paid on traffic between GPUs (gap_costs.toml between_gpus = true): a run on one
     GPU cannot pay it."""
-    from diagnose.inputs import load_toml
-
-    return frozenset(category for category, row in load_toml(CATALOG_DIR / "gap_costs.toml", "catalog").items()
+    return frozenset(category for category, row in _gap_cost_rows().items()
                      if isinstance(row, dict) and row.get("between_gpus") is True)
 
 

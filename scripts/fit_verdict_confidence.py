@@ -73,11 +73,16 @@ def fit() -> tuple[int, dict[str, tuple[int, float]]]:
     return read, {k: (n, round(right / n, 3)) for k, (n, right) in counts.items()}
 
 
+def ordered(rows: dict) -> list[str]:
+    """The fitted classes in CLASSES' order, any other after them by name."""
+    return [k for k in CLASSES if k in rows] + sorted(set(rows) - set(CLASSES))
+
+
 def render(read: int, rows: dict[str, tuple[int, float]]) -> str:
     decided = sum(n for n, _ in rows.values())
     body = [HEADER, f'fitted = "{read} development cases, {decided} verdicts other than insufficient_data"',
             f"line = {LINE}", f"min_n = {MIN_N}", ""]
-    for kind in [k for k in CLASSES if k in rows] + sorted(set(rows) - set(CLASSES)):
+    for kind in ordered(rows):
         n, right = rows[kind]
         note = "" if n >= MIN_N else "  # fewer than min_n: not fitted"
         body += [f"[{kind}]", f"n = {n}", f"right = {right}{note}", ""]
@@ -93,7 +98,7 @@ def main() -> None:
     decided = sum(n for n, _ in rows.values())
     print(f"fitted on {read} development cases ({decided} verdicts other than insufficient_data; "
           f"fresh, holdout and shared not read); line {LINE}, min_n {MIN_N}")
-    for kind in sorted(rows, key=lambda k: CLASSES.index(k) if k in CLASSES else len(CLASSES)):
+    for kind in ordered(rows):
         n, right = rows[kind]
         level = f"level {min(right, LINE):.2f}" if n >= MIN_N else "not fitted (rules' levels stand)"
         print(f"  {kind:9s} n {n:4d}  right {right:.1%}  {level}")
