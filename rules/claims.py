@@ -25,7 +25,7 @@ from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
-from rules.offload import GIB, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
+from rules.offload import GIB, engine_family, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -3605,28 +3605,15 @@ def _loss_measured(sentence: str, m: re.Match | None) -> bool:
 _AGAINST_ENGINE = re.compile(r"\s*(?:(?:slower|faster|quicker|better|worse)\s+)?"
                              r"(?:than|compared (?:to|with)|vs\.?|versus|against)\s+(?P<words>(?:\w+\s+){0,2}?)"
                              + ENGINE_WORD.pattern, re.I)
-# Spellings of one engine (text.ENGINE_WORD's alternatives): "TensorRT-LLM" is "trt-llm", "TGI" is
-# "text-generation-inference", llama.cpp's programs are llama.cpp.
-_ENGINE_SPELLINGS = (("tensorrtllm", "trtllm"), ("textgenerationinference", "tgi"), ("deepspeedmii", "deepspeed"),
-                     ("megatronlm", "megatron"), ("exllamav2", "exllama"), ("oobabooga", "textgenerationwebui"))
-
-
 _RELEASE_NEXT = re.compile(r"\s*(?:==|@|version\s*)?\s*v?\d+\.\d", re.I)
 
 
-def _engine_family(word: str) -> str:
-    key = re.sub(r"[-_ .]", "", word.lower())
-    if key.startswith("llama") and key != "llama":
-        return "llamacpp"
-    return dict(_ENGINE_SPELLINGS).get(key, key)
-
-
 def _engine_mentions(facts: Facts) -> Counter:
-    """How often the ticket names each engine (_engine_family): in the reporter's words and pasted output, and as the
-    framework a file other than the issue's prose states (ticket.toml, a launch line, a benchmark's backend)."""
+    """How often the ticket names each engine (offload.engine_family): in the reporter's words and pasted output, and as
+    the framework a file other than the issue's prose states (ticket.toml, a launch line, a benchmark's backend)."""
     said = [n.text for n in facts.of(Note) if n.kind in (*_TEXT_KINDS, OUTPUT_KIND) and n.text]
     said += [w.framework for w in facts.of(Workload) if w.framework and ".md" not in w.source]
-    return Counter(_engine_family(e.group(1)) for text in said for e in ENGINE_WORD.finditer(text))
+    return Counter(engine_family(e.group(1)) for text in said for e in ENGINE_WORD.finditer(text))
 
 
 def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = None) -> bool:
@@ -3640,9 +3627,9 @@ def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = N
     rest = sentence[a.end():]
     if re.search(r"\bsame\b", a.group("words"), re.I) or re.match(r"['’]s\b", rest):
         return False
-    other = _engine_family(a.group(2))  # (group 1 is the words before the name)
-    here = Counter(_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence))
-    subjects = {_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence[:m.start()])}
+    other = engine_family(a.group(2))  # (group 1 is the words before the name)
+    here = Counter(engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence))
+    subjects = {engine_family(e.group(1)) for e in ENGINE_WORD.finditer(sentence[:m.start()])}
     if (named or Counter())[other] > here[other] and not subjects - {other} and not _RELEASE_NEXT.match(rest):
         return False  # the ticket's own engine against itself, no other release of it: another layout or setting
     before = set(_layout_counts(sentence[:m.start()])) | {count_word(next(g for g in t.groups() if g))
@@ -4840,7 +4827,7 @@ def _engine_counts(facts: Facts) -> Counter:
     """_engine_mentions, with the names run into Chinese words counted too ("用ollama跑",
     "但是TensorRT-LLM还是用CPU推理": spaced before they are looked for)."""
     said = [t for _, t in texts(facts) + _pasted(facts)]
-    spaced_in = Counter(_engine_family(e.group(1)) for t in said for e in ENGINE_WORD.finditer(spaced(t)))
+    spaced_in = Counter(engine_family(e.group(1)) for t in said for e in ENGINE_WORD.finditer(spaced(t)))
     return _engine_mentions(facts) | spaced_in
 
 
@@ -4849,7 +4836,7 @@ def _places_layers(sentence: str, ticket: Counter) -> bool:
     layers that do not fit in VRAM on the CPU (offload.keeps_weights_on_gpu is False: llama.cpp, Ollama, LM Studio,
     accelerate, ...)? "I moved from Ollama to vLLM. With vLLM the CPU usage is higher than the GPU's" speaks of vLLM,
     which keeps every layer in VRAM; a sentence naming no engine speaks of the one the ticket runs."""
-    named = {_engine_family(e.group(1)) for e in ENGINE_WORD.finditer(spaced(sentence))}
+    named = {engine_family(e.group(1)) for e in ENGINE_WORD.finditer(spaced(sentence))}
     if not named and ticket:
         most = max(ticket.values())
         named = {e for e, n in ticket.items() if n == most}

@@ -48,6 +48,8 @@ _FAMILIES = (
     ("deepspeed", r"deepspeed"), ("fastertransformer", r"faster[-_ ]?transformer"), ("gpt-fast", r"gpt[-_ ]?fast"),
     ("ollama", r"ollama"), ("koboldcpp", r"kobold[-_ ]?cpp"), ("lmstudio", r"lm[-_ ]?studio"),
     ("llamacpp", r"llama[-_. ]?(?:cpp|server|cli|bench)|\bggml\b"),
+    ("megatron", r"megatron"), ("exllama", r"exllama"),
+    ("textgenerationwebui", r"text[-_ ]?generation[-_ ]?webui|oobabooga"),
     ("accelerate", r"accelerate|device_map"), ("transformers", r"transformers|hugging[-_ ]?face|\bhf\b"),
 )
 

@@ -23,6 +23,7 @@ from diagnose.artifacts import container_tag, figures, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
+    CJK_LETTERS,
     LLAMACPP_FORK,
     PROMPT_LEN,
     QUANT_DTYPES,
@@ -82,7 +83,7 @@ NAME_TOKEN = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*[A-Za-z][\w.+-]*|(?<![\
 # At the margin: tool output indents its fields ("\tLnkSta: ..."), and a command line is no title.
 FORM_FIELD = re.compile(r"^[A-Za-z][\w ./()-]{0,30}:[ \t]+\S", re.M)
 COMMAND_TITLE = re.compile(r"\s-{1,2}[A-Za-z]")
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+CJK = re.compile(f"[{CJK_LETTERS}]")  # a letter of a CJK word (full-width punctuation is none)
 
 
 def detect(text: str) -> float:

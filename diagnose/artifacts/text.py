@@ -295,8 +295,9 @@ def to_ms(value: float, unit: str) -> float:
 # counts as a word character, so "\bA100" would not match there. A space at each such seam lets the names (GPUs,
 # models, engines, figures) be read inside any language; rules.claims reads the reporter's words through it too.
 # Korean spaces its words but glues its particles to them, Latin names included ("chatglm2-6B는", "A100에서", "4090을"):
-# a Hangul syllable is such a seam too.
-_CJK_CHARS = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef"
+# a Hangul syllable is such a seam too, and so is a full-width form ("ＧＰＵ", "，").
+CJK_LETTERS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, CJK ideographs, Hangul syllables
+_CJK_CHARS = CJK_LETTERS + r"\uff00-\uffef"
 CJK_SEAM = re.compile(r"(?<=[" + _CJK_CHARS + r"])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9%])(?=[" + _CJK_CHARS + r"])")
 
 
