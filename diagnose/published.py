@@ -235,6 +235,9 @@ class CollectiveRow:
     nccl: str = ""  # the NCCL release the source states (its `# NCCL:` line), "" where none: the pinned one is priced
     nccl_assumed: bool = False  # the `# NCCL:` line says "assumed": the source's thread, not this table, names it
     same_setup_as: str = ""  # `# Same-setup-as: <file>`: the table of the same node and harness; "" independent
+    host_cpu: str = ""  # `# Host: <CPU> - where it says so`: the host's CPU as the source names it; "" unstated
+    host_copy_gbs: float = 0.0  # `# Host-copy: <GB/s> - ...`: the host's one-way copy between two GPUs without peer
+    # access (p2pBandwidthLatencyTest 'Unidirectional P2P=Disabled'), as the source measured it; 0 unstated
 
     def thread_gpus(self) -> int:
         """GPUs one host thread launched each call on (nccl-tests -g N: the GPUs of its node), 0 where each GPU has
@@ -252,6 +255,7 @@ def read_collectives(path) -> list[CollectiveRow]:
     split = _split(path, comments)
     release, assumed = _nccl_release(path, comments)
     twin = _same_setup_as(path, comments)
+    host_cpu, host_copy = _host(path, comments)
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip() for h in rows[0]]
     if any(c not in header for c in COLLECTIVE_COLUMNS):
@@ -272,8 +276,23 @@ def read_collectives(path) -> list[CollectiveRow]:
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], fabric, int(c["gpus"]),
                                  int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
                                  c["graph"] == "yes", p2p, split, (c.get("path") or "").strip().lower(),
-                                 (c.get("cpu") or "").strip().lower(), launch, release, assumed, twin))
+                                 (c.get("cpu") or "").strip().lower(), launch, release, assumed, twin, host_cpu,
+                                 host_copy))
     return out
+
+
+def _host(path: Path, comments: list[str]) -> tuple[str, float]:
+    """A table's `# Host: <CPU> - where it says so` and `# Host-copy: <GB/s> GB/s - how measured` lines: (the host's CPU
+    as the source names it, "" where none; the host's one-way copy between two GPUs without peer access in GB/s, 0
+    where none)."""
+    def line(key: str) -> str:
+        return next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith(key + ":")), "")
+
+    cpu, copy = line("host").split(" - ")[0].strip(), line("host-copy")
+    m = re.match(r"(\d+(?:\.\d+)?)\s*GB/s\b", copy)
+    if copy and m is None:
+        raise InputError(f"{path}: '# Host-copy: {copy}' must start with a rate in GB/s (5.7 GB/s)")
+    return cpu, float(m.group(1)) if m else 0.0
 
 
 def _same_setup_as(path: Path, comments: list[str]) -> str:
@@ -337,11 +356,13 @@ def expect_collective(row: CollectiveRow) -> tuple[float, float]:
         return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
     release = row.nccl or None
     only = None if what == "nccl" else what
+    shm = collectives.shm_busbw_gbs(fabric, host_cpu=row.host_cpu, copy_gbs=row.host_copy_gbs) \
+        if fabric.kind == "pcie" else 0.0
     if gpu is not None:  # as every command prices NCCL on this board (collectives.nccl_for), the row's p2p first
         t = collectives.nccl_for(gpu, fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, only=only,
                                  path=row.path, cpu=row.cpu, p2p=row.p2p, thread_gpus=row.thread_gpus(),
-                                 release=release)
+                                 release=release, shm_gbs=shm)
     else:
         t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=only,
-                             path=row.path, cpu=row.cpu, thread_gpus=row.thread_gpus(), release=release)
+                             path=row.path, cpu=row.cpu, thread_gpus=row.thread_gpus(), release=release, shm_gbs=shm)
     return t.us, roof

@@ -23,7 +23,8 @@ expected: the implementation the engine runs at this size and rank count:
     (a longer step, the full bandwidth), picked as NCCL's tuner picks (pcie_protocol); each then
     takes its own fitted step time;
   - between GPUs without PCIe peer-to-peer, NCCL's SHM transport: every step goes through host
-    memory, so its bandwidth is what the host's memory path moves (shm_bus_gbs), not the link's.
+    memory, so its bandwidth is a share of what the host moves from one GPU to another through its memory
+    (shm_busbw_gbs: the host's stated copy rate, else one estimated from the PCIe generation of its links).
 A benchmark whose one host thread launches every GPU's part of each call (nccl-tests -g N) runs at
 that thread's pace where it is slower than the kernel (thread_bound); engines run a process per GPU.
 All constants are in rules/catalog/calibration.toml ([nccl], [launch], [custom.*]), fitted to
@@ -212,17 +213,19 @@ def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int
 
 def nccl_for(gpu: GpuSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
              graphs: bool = True, path: str = "", cpu: str = "", only: str | None = None, p2p: bool | None = None,
-             thread_gpus: int = 0, release: str | None = None) -> AllReduceTime:
+             thread_gpus: int = 0, release: str | None = None, shm_gbs: float = 0.0) -> AllReduceTime:
     """NCCL on `gpu`'s machine, as every command prices it (capture, scaling, the step model, the all-reduce tables):
     what the board says of peer-to-peer, of an NVSwitch that reduces across nodes (nvls_capable) and of the link
     joining a node's GPUs (node_pcie), read here once. p2p: a source's own word on PCIe peer-to-peer, if any.
-    release: the NCCL version that ran, where known (tuning)."""
+    release: the NCCL version that ran, where known (tuning). shm_gbs: the SHM busbw of this host (shm_busbw_gbs), 0
+    where nothing is known of it."""
     per_node = max(1, nranks // max(nodes, 1))
     own = gpu.pcie_p2p if p2p is None else p2p
     return nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs,
                 p2p=own if ic.kind in ("pcie", "network") else True,
                 only=only, path=path, cpu=cpu, cc=gpu.compute_capability, nvls=nodes > 1 and nvls_capable(gpu),
-                thread_gpus=thread_gpus, intra=node_pcie(gpu, per_node) if nodes > 1 else None, release=release)
+                thread_gpus=thread_gpus, intra=node_pcie(gpu, per_node) if nodes > 1 else None, release=release,
+                shm_gbs=shm_gbs)
 
 
 def prediction_nccl(p, gpu: GpuSpec) -> AllReduceTime:
@@ -258,7 +261,7 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
 def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
          p2p: bool = True, only: str | None = None, path: str = "", cpu: str = "", cc: float = 0.0,
          nvls: bool = False, thread_gpus: int = 0, intra: InterconnectSpec | None = None,
-         release: str | None = None) -> AllReduceTime:
+         release: str | None = None, shm_gbs: float = 0.0) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree or NVLSTree (across nodes) or NVLS (NVSwitch);
     `only` ('ring', 'tree', 'nvls', 'nvlstree') times the one algorithm forced with NCCL_ALGO. On PCIe, `path`,
     `cpu` and `cc` (the GPUs' compute capability) say what NCCL's tuner sees (pcie_protocol); across nodes,
@@ -267,10 +270,11 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     thread_bound); 0 where every GPU has its own process, as in every serving engine. `intra`: across nodes, the PCIe
     fabric joining a node's GPUs where no NVLink does (network); None where NVLink does or nothing is known.
     `release`: the NCCL version that ran (tuning: its constants pick the algorithm and protocol); None: the pinned one.
+    `shm_gbs`: without peer-to-peer over PCIe, the SHM busbw of this host (shm_busbw_gbs); 0: a host not known.
     A forced algorithm NCCL cannot run here is an InputError, never another algorithm's time."""
     if thread_gpus > 1 and not graphs:
         return thread_bound(nccl(ic, nranks, size_bytes, nodes=nodes, p2p=p2p, only=only, path=path, cpu=cpu, cc=cc,
-                                 nvls=nvls, intra=intra, release=release), thread_gpus)
+                                 nvls=nvls, intra=intra, release=release, shm_gbs=shm_gbs), thread_gpus)
     t = tuning(release)
     _check_forced(only, ic, nodes, nvls, cc, t, nranks)
     cal = catalog.calibration()
@@ -279,7 +283,7 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     shm = not p2p and ic.kind == "pcie"
     if ic.kind == "pcie":
         proto = pcie_protocol(ic, nranks, size_bytes, path=path, cpu=cpu, cc=cc, release=release)
-        hop, bus = _pcie_step(ic, c, p2p, proto)
+        hop, bus = _pcie_step(ic, c, p2p, proto, shm_gbs)
         data = ring_bus_factor(nranks) * size_bytes
         return AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring", proto)
     hop = _hop_us(ic, c, p2p)
@@ -622,13 +626,14 @@ def nccl_ring_gbs(ic: InterconnectSpec, *, path: str = "", cpu: str = "", cc: fl
     return bw if bw >= floor else NCCL_FALLBACK_GBS
 
 
-def _pcie_step(ic: InterconnectSpec, c: dict, p2p: bool, proto: str) -> tuple[float, float]:
+def _pcie_step(ic: InterconnectSpec, c: dict, p2p: bool, proto: str, shm_gbs: float = 0.0) -> tuple[float, float]:
     """(hop in us, bus bandwidth in bytes per us) of one ring step over PCIe under `proto`: LL's
     shorter step at its share of the bandwidth, or Simple's longer one at all of it; without
-    peer-to-peer (SHM) the step goes through host memory, at the host's bandwidth."""
+    peer-to-peer (SHM) the step goes through host memory, at the host's SHM busbw (`shm_gbs`, shm_busbw_gbs; 0: a host
+    nothing is known of)."""
     hop = c["hop_us_pcie"] if proto == "LL" else c["hop_us_pcie_simple"]
     share = c["ll_bus_share"] if proto == "LL" else 1.0
-    bus = (min(ic.achieved_gbs, c["shm_bus_gbs"]) if not p2p else ic.achieved_gbs) * 1e3 * share
+    bus = (shm_gbs or shm_busbw_gbs(ic) if not p2p else ic.achieved_gbs) * 1e3 * share
     return hop * (1.0 if p2p else c["shm_hop_factor"]), bus
 
 
@@ -683,11 +688,31 @@ def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, g
     return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
 
 
-def shm_busbw_gbs(ic: InterconnectSpec) -> float:
-    """The busbw a large all-reduce reaches over NCCL's SHM transport on this PCIe fabric (GB/s): what the host's
-    memory path moves (calibration.toml [nccl] shm_bus_gbs), never more than the link; the one figure rules.nccl
-    judges a board without peer-to-peer by."""
-    return _bus(ic, catalog.calibration().nccl, False) / 1e3
+def shm_busbw_gbs(ic: InterconnectSpec, *, host_cpu: str = "", copy_gbs: float = 0.0) -> float:
+    """The busbw a large all-reduce reaches over NCCL's SHM transport on this PCIe fabric (GB/s), never more than the
+    link: a share (calibration.toml [nccl] shm_copy_share) of what the host moves from one GPU to another through its
+    memory. NCCL's SHM step is that path: the sender's kernel stores into a FIFO in pinned host memory, the receiver's
+    loads it (src/transport/shm.cc), as the driver's copy between GPUs without peer access stages each chunk through
+    host memory (CUDA's p2pBandwidthLatencyTest, 'P2P=Disabled'). `copy_gbs`: that copy's rate where the host's own
+    measurement is stated; else estimated (host_copy_link_share) from the per-direction rate of each GPU's link to host
+    memory, the lower of the GPU's own link and the host CPU's root ports (host_link_gbs: `host_cpu`, the CPU as a
+    source names it; PCIe Gen3 where unknown). The one figure rules.nccl judges a board without peer-to-peer by."""
+    c = catalog.calibration().nccl
+    copy = copy_gbs or c["host_copy_link_share"] * min(ic.bandwidth_gbs, host_link_gbs(host_cpu))
+    return min(ic.achieved_gbs, c["shm_copy_share"] * copy)
+
+
+def host_link_gbs(host_cpu: str = "") -> float:
+    """The per-direction rate (GB/s) of an x16 link at the PCIe generation of the host CPU's root ports
+    (rules/catalog/host_memory.toml [[cpu]] pcie_gen, the family the name matches); where the CPU or its generation is
+    not known, PCIe Gen3's: the hosts of the fit tables that name none (their GPUs' bus numbers 0x1a/0x1b/0x3d/0x3e sit
+    under Skylake/Cascade Lake-SP root ports, an assumption) and the slowest still in service, so an unknown host is
+    never expected faster than that."""
+    from rules.offload import cpu_family
+
+    family = cpu_family(host_cpu) if host_cpu else None
+    gen = family[0].get("pcie_gen") if family else None
+    return catalog.interconnect(f"pcie{gen}").bandwidth_gbs if gen else PCIE_GEN3_X16_GBS
 
 
 def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:

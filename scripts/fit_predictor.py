@@ -73,8 +73,10 @@ GLOBAL = [
     ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
     # NCCL's tuner latencies across nodes as measured: its own constants (x1) up to a few times them
     ("nccl", "net_lat_scale", 0.5, 4.0),
-    # SHM's bus bandwidth: a host memory path, between a tenth of a PCIe Gen3 link and a Gen4 link's achieved rate
-    ("nccl", "shm_bus_gbs", 1.0, 24.0), ("launch", "eager_extra_us", 0.3, 30.0),
+    # SHM's busbw as a share of the host's GPU-to-GPU copy through its memory (at most all of it), and that copy, where
+    # the host states none, as a share of the per-direction link rate (a tenth of it up to all of it)
+    ("nccl", "shm_copy_share", 0.3, 1.0), ("nccl", "host_copy_link_share", 0.1, 1.0),
+    ("launch", "eager_extra_us", 0.3, 30.0),
     # one thread launching each GPU's part of a collective in turn (nccl-tests -g N, calibration.toml [launch]): the
     # call's own host work (the group's start and end, the benchmark's loop), then per GPU a kernel launch of a few
     # microseconds and NCCL's per-communicator planning

@@ -13,8 +13,9 @@ def test_worked_example_a_bf16_hidden_state_over_pcie4_without_p2p():
     """Llama 3 70B's hidden state (8192 BF16 values, 16,384 bytes) over PCIe Gen4 (24.5 GB/s achieved), from a CUDA
     graph. A send takes LL up to NCCL_P2P_LL_THRESHOLD = 16384 bytes (NVIDIA/nccl src/enqueue.cc addP2pToPlan,
     https://github.com/NVIDIA/nccl/blob/master/src/enqueue.cc), this one included: 6.98 us fixed + 1.42 us LL hop
-    + 16384 B / (24,500 B/us x 0.719 LL share) = 9.330 us. Without P2P (SHM) the bytes move at the host's 2.59 GB/s:
-    6.98 + 1.42 x 1 + 16384 / (2,590 x 0.719) = 17.198 us. Staged
+    + 16384 B / (24,500 B/us x 0.719 LL share) = 9.330 us. Without P2P (SHM) the bytes move at the SHM busbw of a host
+    nothing is said of, 0.702 x 0.2343 x 15.75 = 2.5905 GB/s (rules.collectives.shm_busbw_gbs):
+    6.98 + 1.42 x 1 + 16384 / (2,590.5 x 0.719) = 17.196 us. Staged
     as a peer copy (no NCCL protocol; PCIe crossed twice at the link's rate): 6.98 + 1.42 + 2 x 16384 / 24,500 =
     9.737 us. Four times the bytes (65,536) take Simple, though a two-rank all-reduce of that size still takes LL
     (its tuner switches near 269 KB): 6.98 + 2.36 Simple hop + 65536 / 24,500 = 12.015 us, not LL's
@@ -23,10 +24,11 @@ def test_worked_example_a_bf16_hidden_state_over_pcie4_without_p2p():
     ic = catalog.interconnect("pcie4")
     # the constants the figures above were worked with
     assert (c["base_us"], c["hop_us_pcie"], c["hop_us_pcie_simple"], c["ll_bus_share"], c["shm_hop_factor"],
-            c["shm_bus_gbs"], ic.achieved_gbs) == (6.98, 1.42, 2.36, 0.719, 1, 2.59, 24.5)
+            c["shm_copy_share"], c["host_copy_link_share"], ic.achieved_gbs) == (6.98, 1.42, 2.36, 0.719, 1, 0.702,
+                                                                                0.2343, 24.5)
     assert collectives.pcie_protocol(ic, 2, 16384) == "LL" and collectives.pcie_protocol(ic, 2, 300_000) == "Simple"
     assert collectives.p2p_us(ic, 16384) == pytest.approx(9.330, abs=1e-3)
-    assert collectives.p2p_us(ic, 16384, p2p=False) == pytest.approx(17.198, abs=1e-3)
+    assert collectives.p2p_us(ic, 16384, p2p=False) == pytest.approx(17.196, abs=1e-3)
     assert collectives.p2p_us(ic, 16384, p2p=False, copy=True) == pytest.approx(9.737, abs=1e-3)
     assert collectives.pcie_protocol(ic, 2, 65536) == "LL"
     assert collectives.p2p_us(ic, 65536) == pytest.approx(12.015, abs=1e-3)
