@@ -21,7 +21,7 @@ from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GPU_NAME, GPUS_HEAD
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
-from diagnose.artifacts.text import ENGINE_WORD, RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import ENGINE_WORD, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
@@ -1942,7 +1942,8 @@ _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?arou
                     r"(?:launch|start|load|boot|come)(?:s|es|ed)?(?: up)? (?:fine|ok|okay|normally|successfully|"
                     r"reliably|every time|each time|now)|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
-_NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)\s+$", re.I)  # "did not help", "didn't fix"
+# "did not help", "didn't fix", "didnt work"
+_NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|" + NOT_ENDING + r")\s+$", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
 

@@ -63,9 +63,19 @@ OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|
                         r"maintainers?))(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+(?:suggest\w*|recommend\w*|"
                         r"advis\w*|propos\w*)|(?:told|advised) (?:me|us) to)|n't)\b[\w\s,]{0,20}[\"'`]?$",
                         re.I)
-OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
+# ... also when it ends a list of settings tried together and the verdict follows the list ("Tried `export
+# NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`, both didnt work"; "X=1 or Y=1, neither helped"; "..., set
+# NCCL_P2P_LEVEL=NVL. But all of them didn't work", the next sentence when it opens on the list), after a comma
+# and its subject ("X=1, but it did not help"), with the apostrophe typed or not ("didnt", as text.NOT_ENDING).
+_OTHER_SETTINGS = r"(?:\s*(?:,|\band\b|\bor\b|&)\s*[\"'`]?(?:export\s+)?[A-Z][A-Z0-9_]*=[^\s\"'`,;]*[\"'`]?)*"
+_NOT = r"(?:\s+not|n['’]?t)\b"  # after the auxiliary named before it
+OFF_AFTER = re.compile(r"^[\"'`]?" + _OTHER_SETTINGS + r"(?:\s*[,;]\s*|\s+|\.\s+(?=(?:but\s+|and\s+)?"
+                       r"(?:both|all|none|neither|each)\b))(?:(?:but|and)\s+)?"
+                       r"(?:(?:(?:both|all|each)(?: of (?:them|these|those))?|it|they|that|this)\s+)?"
+                       r"(?:(?:is|was|are|were)" + _NOT + r"\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
                        r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
-                       r"(?:did|does|do)(?: not|n't) (?:help|fix|change)\b|"
+                       r"(?:did|does|do)" + _NOT + r"\s+(?:help|fix|change|work|solve)\b|"
+                       r"(?:neither|none of (?:them|these|those))\s+(?:work|help|fix|solv)\w*\b|"
                        r"(?:had|has|made|makes) no (?:effect|difference)\b|"
                        r"[^.\n]{0,30}?\bbut (?:I|we) (?:haven't|have not|didn't|did not) (?:yet )?(?:tried|tested)\b)",
                        re.I)

@@ -72,6 +72,13 @@ def to_int(value) -> int | None:
         return None
 
 
+# A negated auxiliary's ending as people type it: "n't", the typographic "n’t", and in hurried writing the apostrophe
+# left out after the auxiliary ("didnt", "doesnt", "isnt", "wont", "cant"): "both didnt work" denies as "didn't" does.
+# (the stems are named, so a word that merely ends in "nt", "sent", "went", "different", is no negation; after a
+# word that ends the auxiliary, as launch.OFF_AFTER's "did", the ending alone is "n['’]?t")
+NOT_ENDING = r"(?:n['’]t|\b(?:do|does|did|is|was|are|were|has|have|had|could|would|should|ca|wo)nt)\b"
+
+
 # Serving engines and inference frameworks as people name them in prose ("on vLLM 0.6.3",
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
 ENGINE_WORD = re.compile(
