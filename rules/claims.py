@@ -325,6 +325,29 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"[^.\n]{0,20}?\bbetween\s+0\b",
         r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
     ],
+    # A GPU read busy while no work runs: "GPU utilization is 100% even when we are not inferencing", "no input text
+    # for generation, why is the GPU occupancy 100%?", "推理结束，一张卡 GPU 利用率 100%". NVML's utilization.gpu is
+    # the share of the sample period with any kernel resident (nvidia-smi --help-query-gpu: "Percent of time over the
+    # past sample period during which one or more kernels was executing on the GPU"), so a kernel left waiting (NCCL's
+    # collectives spin until their peers arrive; an engine's polling loop) reads 100 % at idle power.
+    "util_when_idle": [
+        r"\b(?:GPU[- ]?)?(?:util\w*|usage|occupancy)\b[^.\n]{0,40}?(?:\b100\s*%|\bfull\b|\bmaxed\b|\bpegged\b)"
+        r"[^.\n]{0,30}?\b(?:even\s+)?(?:when|while|with)\s+(?:it\s+is\s+|it'?s\s+|the\s+(?:GPU|server|model)\s+is\s+|"
+        r"(?:we|I)\s+(?:are|am|'?m|'?re)\s+|there\s+(?:is|are)\s+)?(?:idle|idling|not\s+(?:inferencing|serving|generating|"
+        r"running\s+(?:any\w*|inference|requests))|no\s+(?:requests?|input|inputs|input text|load|traffic|prompts?|"
+        r"jobs?)\b|nothing\s+(?:is\s+)?running)",
+        r"\b(?:no\s+(?:input(?: text)?|requests?|prompts?|load|traffic)\b|(?:when|while)\s+(?:it\s+is\s+)?idle\b)"
+        r"[^.\n]{0,50}?\b(?:GPU[- ]?)?(?:util\w*|usage|occupancy)\b[^.\n]{0,20}?\b100\s*%",
+        r"\bafter\s+(?:the\s+)?(?:inference|generation|requests?|run|job|benchmark)\w*\s+(?:is\s+|are\s+|has\s+|have\s+)?"
+        r"(?:finished|ended|done|completed?|over)\b[^.\n]{0,60}?(?:\b(?:util\w*|usage|occupancy)\b[^.\n]{0,20}?\b100\s*%|"
+        r"\b100\s*%\s+(?:GPU[- ]?)?(?:util\w*|usage|occupancy)\b)",
+        r"(?:推理|生成|请求|任务|运行)(?:已经|已)?(?:结束|完成|完毕)[^\n]{0,30}?(?:利用率|使用率|占用率?)[^\n]{0,15}?100\s*%",
+        r"(?:空闲|闲置|没有(?:任何)?(?:请求|推理|任务|输入)|无请求|不推理)[^\n]{0,30}?(?:利用率|使用率|占用率?)[^\n]{0,15}?"
+        r"100\s*%",
+        # (the idle words after the figure only under "even": "推理时100%，空闲时0%" reads two states)
+        r"(?:利用率|使用率|占用率?)[^\n]{0,15}?100\s*%[^\n]{0,10}?(?:即使|即便|哪怕|甚至)[^\n]{0,10}?(?:空闲|闲置|"
+        r"没有(?:任何)?(?:请求|推理|任务|输入)|无请求|不推理)",
+    ],
     # Slower when work arrives with gaps: the driver drops an idle GPU to a low-power P-state and the first
     # kernels after the gap run at low clocks (nvidia-smi -q "Performance State"; persistence mode and locked
     # clocks, https://docs.nvidia.com/deploy/driver-persistence/).

@@ -26,7 +26,7 @@ from rules import catalog, claims
 from rules.common import claim_ev, engine_releases, ev, gpu_count, make, wfield
 from rules.engine import WEAK_LEAD, WORDS_ONLY, rule
 from rules.ticket_figures import layer_split_engine, training_job
-from rules.workload import predict_layout
+from rules.workload import predict_layout, spans_nodes
 
 # The finding's confidence, from LEAD at the bound up to CEILING. At the bound it is a lead (rules.engine.WEAK_LEAD:
 # below 0.5, never a confident answer); the ratio is the reporter's prose and the broken path is unnamed, so it never
@@ -205,8 +205,9 @@ def weighed_loss(facts: Facts):
     tp, _ = wfield(facts, "tp")
     large = c.data["large"] or tp or gpu_count(facts)
     small = c.data["small"] or 1
-    if not large or large <= small:
-        return None
+    if not large or large <= small or spans_nodes(facts, large):
+        return None  # (a layout over several nodes all-reduces over the network, which worst_fabric does not price:
+        # its loss is workload.cross_node_tp's)
     bound = worst_slowdown(facts, small, large)
     return (c, c.data["factor"], *bound, small, large) if bound else None
 

@@ -1067,6 +1067,19 @@ def explained(facts: Facts, predictions=None):
 def gpu_utilisation(facts: Facts, predictions=None):
     """A low GPU-utilisation figure, read by what the GPUs are doing: one GPU waiting on the host, a layer
     split where GPUs take turns, or TP ranks waiting on each other."""
+    idle = _first(facts, "util_when_idle")
+    if idle and not idle.guess:
+        # a reading taken with no work running says nothing of the work (claims PATTERNS util_when_idle: NVML counts a
+        # resident kernel as busy), so neither a high nor a low figure beside it is read as the run's utilisation
+        yield passed("ticket.gpu_utilisation", "A GPU reads busy with no work running: the counter, not the work",
+                     "nvidia-smi's GPU-Util is the share of the sample period in which any kernel was resident on "
+                     "the GPU (NVML utilization.gpu), not how much of it computes. A kernel left waiting reads 100 % "
+                     "at idle power: NCCL's collectives spin on the GPU until their peers arrive, and a serving engine "
+                     "may keep a polling kernel resident between requests. Busy with nothing to do is no slowdown; the "
+                     "board power beside it (`nvidia-smi --query-gpu=index,utilization.gpu,power.draw --format=csv "
+                     "-l 1`) shows whether it works.",
+                     [claim_ev(idle, "utilisation read with no work running")], 0.6)
+        return
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
     words = _first(facts, "gpu_idle_words")
     if not low and not (words and not words.guess):
