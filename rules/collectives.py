@@ -695,19 +695,28 @@ def shm_busbw_gbs(ic: InterconnectSpec, *, host_cpu: str = "", copy_gbs: float =
     loads it (src/transport/shm.cc), as the driver's copy between GPUs without peer access stages each chunk through
     host memory (CUDA's p2pBandwidthLatencyTest, 'P2P=Disabled'). `copy_gbs`: that copy's rate where the host's own
     measurement is stated; else estimated (host_copy_link_share) from the per-direction rate of each GPU's link to host
-    memory, the lower of the GPU's own link and the host CPU's root ports (host_link_gbs: `host_cpu`, the CPU as a
-    source names it; PCIe Gen3 where unknown). The one figure rules.nccl judges a board without peer-to-peer by."""
+    memory (link_to_host_gbs: `host_cpu`, the CPU as a source names it; PCIe Gen3 where unknown). The one figure
+    rules.nccl judges a board without peer-to-peer by."""
     c = catalog.calibration().nccl
-    copy = copy_gbs or c["host_copy_link_share"] * min(ic.bandwidth_gbs, host_link_gbs(host_cpu))
+    copy = copy_gbs or c["host_copy_link_share"] * link_to_host_gbs(ic, host_cpu)
     return min(ic.achieved_gbs, c["shm_copy_share"] * copy)
+
+
+def link_to_host_gbs(ic: InterconnectSpec, host_cpu: str = "") -> float:
+    """The per-direction rate (GB/s) of a GPU's PCIe link to host memory: its own lanes, at the lower of its own
+    generation and that of the host CPU's root ports (host_link_gbs), as a link trains at the highest generation both
+    ends support and keeps its width (a Gen4 x8 card on a Gen3 host: Gen3 x8, 7.9 GB/s; on a Gen5 host: Gen4 x8)."""
+    own = re.match(r"pcie\d", ic.key)
+    own_x16 = catalog.interconnect(own.group(0)).bandwidth_gbs if own else ic.bandwidth_gbs
+    return ic.bandwidth_gbs * min(1.0, host_link_gbs(host_cpu) / own_x16)
 
 
 def host_link_gbs(host_cpu: str = "") -> float:
     """The per-direction rate (GB/s) of an x16 link at the PCIe generation of the host CPU's root ports
     (rules/catalog/host_memory.toml [[cpu]] pcie_gen, the family the name matches); where the CPU or its generation is
-    not known, PCIe Gen3's: the hosts of the fit tables that name none (their GPUs' bus numbers 0x1a/0x1b/0x3d/0x3e sit
-    under Skylake/Cascade Lake-SP root ports, an assumption) and the slowest still in service, so an unknown host is
-    never expected faster than that."""
+    not known, PCIe Gen3's: the slowest still in service, so an unknown host is never expected faster than that, and
+    what the fit tables that name no host are priced at (an assumption: the kalavai RTX 4090 tables' bus numbers
+    0x1a/0x1b/0x3d/0x3e fit an Intel Xeon Scalable host's root ports but do not say which generation)."""
     from rules.offload import cpu_family
 
     family = cpu_family(host_cpu) if host_cpu else None

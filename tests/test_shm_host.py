@@ -66,6 +66,22 @@ def test_the_slower_of_the_gpus_link_and_the_hosts_bounds_it():
     assert collectives.shm_busbw_gbs(x8) == pytest.approx(collectives.shm_busbw_gbs(gen3) / 2)
 
 
+def test_a_link_keeps_its_width_at_the_hosts_generation():
+    """A link trains at the highest generation both ends support and keeps its lanes: a Gen4 x8 card (RTX 4060 Ti) on
+    a Gen3 host runs Gen3 x8 (7.9 GB/s a direction), half a Gen3 x16, not the Gen3 x16 rate its own 15.75 GB/s
+    equals; on a Gen4 host (EPYC 7742) Gen4 x8. A Gen5 x8 card (RTX 5060 Ti) on a Gen4 host: Gen4 x8."""
+    gen4_x8, gen5_x8 = catalog.interconnect("pcie4-x8"), catalog.interconnect("pcie5-x8")
+    assert collectives.link_to_host_gbs(gen4_x8) == pytest.approx(7.875)
+    assert collectives.link_to_host_gbs(gen4_x8, "AMD EPYC 7742") == pytest.approx(15.75)
+    assert collectives.link_to_host_gbs(gen5_x8, "AMD EPYC 7742") == pytest.approx(15.75)
+    assert collectives.link_to_host_gbs(gen5_x8, "EPYC 9654") == pytest.approx(31.5)
+    gen3_x8 = catalog.interconnect("pcie3-x8")
+    assert collectives.shm_busbw_gbs(gen4_x8) == pytest.approx(collectives.shm_busbw_gbs(gen3_x8))
+    # the width NVML reads on a slot (rules.nccl's ring fabric: the card's generation at its lanes/16 of the rate)
+    x4 = dataclasses.replace(catalog.interconnect("pcie4"), bandwidth_gbs=31.5 / 4, achieved_gbs=24.5 / 4)
+    assert collectives.link_to_host_gbs(x4) == pytest.approx(15.75 / 4)
+
+
 @pytest.mark.parametrize("cpu, gbs", [
     ("AMD EPYC 7742", 31.5),            # Rome: PCIe 4.0
     ("EPYC 7763", 31.5),                # Milan
