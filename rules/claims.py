@@ -4338,8 +4338,17 @@ _extend(MORE_WORDS_K, new_kinds=True)
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
+# (issue 11) A tensor-parallel degree bounded below at two ("when tensor-parallel-size>1, stuck",
+# vllm-project/vllm#8087; "Hangs indefinitely when `tensor_parallel_size` > 1", genlm/genlm-backend#10; "tp≥2"), and
+# the Chinese words for several cards: 多卡 (multi-card: "单卡可以，多卡就卡住了", opendatalab/DocLayout-YOLO#172),
+# 双卡 (two cards: "单机双卡训练时总是卡住", Tencent-Hunyuan/SRPO#19), a count of cards ("两张卡", "4块显卡").
+# 单卡 is one card.
 _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|both|two|three|four|2|3|4|more than one|"
-                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b", re.I)
+                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
+                           r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
+                           r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
+                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)",
+                           re.I)
 
 
 def several_gpus(facts: Facts) -> bool:
