@@ -4362,8 +4362,17 @@ _extend(MORE_WORDS_K, new_kinds=True)
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
+# (issue 11) A tensor-parallel degree bounded below at two ("when tensor-parallel-size>1, stuck",
+# vllm-project/vllm#8087; "Hangs indefinitely when `tensor_parallel_size` > 1", genlm/genlm-backend#10; "tp≥2"), and
+# the Chinese words for several cards: 多卡 (multi-card: "单卡可以，多卡就卡住了", opendatalab/DocLayout-YOLO#172),
+# 双卡 (two cards: "单机双卡训练时总是卡住", Tencent-Hunyuan/SRPO#19), a count of cards ("两张卡", "4块显卡").
+# 单卡 is one card.
 _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|both|two|three|four|2|3|4|more than one|"
-                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b", re.I)
+                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
+                           r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
+                           r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
+                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)",
+                           re.I)
 
 
 def several_gpus(facts: Facts) -> bool:
@@ -5943,3 +5952,37 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
         if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)):
             return upto
     return None
+
+
+# --------------------------------------------------------------------------- the machine loses power under load
+# (issue 11) The whole machine powering off or rebooting by itself while the GPUs work: the PSU's over-current or
+# over-power protection tripped by the GPUs' transient draw, which lasts well under the millisecond average a power
+# limit (`nvidia-smi -pl`) regulates, so a lowered limit often does not stop it (the usual fix: a larger or second
+# PSU, or fewer GPUs per PSU). Said as "the PC shuts down", "instantly powers off my desktop", "causing reboots",
+# "sudden shutdown" (kijai/ComfyUI-FluxTrainer#208, AnswerDotAI/fsdp_qlora#41, sgl-project/sglang#5146,
+# ggml-org/llama.cpp#23919). The machine is the subject or the object of a program, never of the reporter ("I
+# rebooted the machine", "after restarting the PC" are actions); an engine or server process shutting down is
+# its own log line, not the machine's power.
+_MACHINE = r"(?:PC|computer|desktop|machine|rig|workstation|box|system|host)"
+_OFF_VERB = (r"(?:power(?:s|ed|ing)?\s+(?:itself\s+)?off|shut(?:s|ting)?\s*-?\s*(?:itself\s+)?(?:down|off)|"
+             r"turn(?:s|ed|ing)?\s+(?:itself\s+)?off|cuts?\s+(?:the\s+)?power)")
+_ON_ITS_OWN = r"(?:just|instantly|immediately|suddenly|randomly|completely|hard|then|simply|always|will|would|\w+ly)"
+_extend({"power_loss": [
+    # "the PC shuts down", "the whole rig instantly powers off", "the computer restarts", "my desktop reboots"
+    r"(?<!\bI\s)(?<!\bwe\s)\b(?:(?:the|my|our|whole|entire|this)\s+)?(?:whole\s+|entire\s+)?" + _MACHINE
+    + r"\s+(?:" + _ON_ITS_OWN + r"\s+){0,2}(?:" + _OFF_VERB + r"(?!\s+(?:scripts?|commands?|buttons?|signals?|hooks?|"
+    r"sequences?|procedures?|timers?|events?|logs?|messages?)\b)|(?:restart|reboot)(?:s|ed|ing)?\b"
+    r"(?!\s+(?:the|a|an|my|our|its|all|every|it|them|vllm|sglang|ollama|docker|services?|containers?|workers?|"
+    r"process(?:es)?)\b))",
+    # "instantly powers off my desktop", "is shutting down the whole rig" (a program or load as the subject)
+    r"(?<!\bI\s)(?<!\bwe\s)(?<!\bto\s)\b(?:" + _ON_ITS_OWN + r")\s+"
+    r"(?:" + _OFF_VERB + r"|(?:restart|reboot)(?:s|ed|ing)?)\s+(?:the|my|our)\s+"
+    r"(?:whole\s+|entire\s+)?" + _MACHINE + r"\b",
+    # "causing reboots", "a sudden shutdown", "immediate reboot (hard crash)"
+    r"\b(?:caus\w*|trigger\w*|leads?\s+to|results?\s+in)\s+(?:a\s+|the\s+)?(?:(?:system|machine|PC|computer|host)\s+)?"
+    r"(?:reboots?|restarts?|shut-?downs?|power[- ]?offs?)\b",
+    r"\b(?:sudden|instant|immediate|unexpected|spontaneous|random)\s+(?:(?:system|machine|PC|computer)\s+)?"
+    r"(?:shut-?downs?|reboots?|restarts?|power[- ]?offs?|power loss)\b",
+]}, new_kinds=True)
+# "my PC doesn't shut down", "the machine never reboots": a negation inside the match rules it out
+_NEGATED_ANYWHERE_INSIDE = _NEGATED_ANYWHERE_INSIDE + ("power_loss",)

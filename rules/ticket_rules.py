@@ -227,6 +227,23 @@ def hardware_error(facts: Facts, predictions=None):
                refs=["xid", "mem_errors"])
 
 
+@rule("ticket.power_loss", "hardware_fault")
+def power_loss(facts: Facts, predictions=None):
+    """The whole machine powers off or reboots by itself under GPU load (rules.claims power_loss): power delivery."""
+    c = _first(facts, "power_loss")
+    if not c:
+        return
+    yield _on_claim("ticket.power_loss", "hardware_fault", "critical", c, "the machine loses power under load",
+                    "The machine powers off or reboots by itself while the GPUs work",
+                    "A machine that cuts out under load with no error logged is losing power: the GPUs' transient "
+                    "draw, far above their average for well under a millisecond and summed over cards that tensor "
+                    "parallelism keeps in step, trips the power supply's over-current protection. A power limit "
+                    "(`nvidia-smi -pl`) caps the average draw, not these spikes.",
+                    fix="Give the GPUs more power supply headroom (a larger PSU, a second PSU, separate cables per "
+                    "card, fewer GPUs per supply); locking lower clocks (`nvidia-smi -lgc`) damps the spikes where a "
+                    "power limit may not. Check `journalctl -b -1` for a clean shutdown: none means the power was cut.")
+
+
 @rule("ticket.fabric_setup", "nvlink_down")
 def fabric_setup(facts: Facts, predictions=None):
     """NVSwitch / NVLS set-up failing: fabric manager not running or not matching the driver."""
