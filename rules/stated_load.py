@@ -93,19 +93,34 @@ def any_load(facts: Facts, m: Measurement) -> bool:
     return bool(stated_batch(facts, m) or m.concurrency or wfield(facts, "concurrency")[0])
 
 
+def _uncapped(facts: Facts) -> bool:
+    """No request rate (or rate inf) and no concurrency cap stated: a benchmark's prompts all go in at once."""
+    rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
+    return rate in ("inf", "infinity") and not wfield(facts, "concurrency")[0]
+
+
 def sent_at_once(facts: Facts, least: int = max(FULL_LOAD_BATCHES)) -> tuple[int, str] | None:
     """(requests, source) of an offline benchmark that sends all its prompts at once: a prompt count stated with no
     request rate (or rate inf) and no concurrency cap (trtllm-bench throughput; vLLM's benchmarks default to rate
     inf, https://docs.vllm.ai/en/stable/cli/bench/serve.html). At least the largest full-load batch, it keeps the
     engine's batch full: the rate is a full load's; `least` asks for fewer."""
-    rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
-    if rate not in ("inf", "infinity") or wfield(facts, "concurrency")[0]:
+    if not _uncapped(facts):
         return None
     for w in facts.of(Workload):
         n = str(w.extra.get("num_prompts") or "")
         if n.isdigit() and int(n) >= least:
             return int(n), w.source
     return None
+
+
+def offline_full_load(facts: Facts) -> tuple[str, str] | None:
+    """(benchmark, source) of an offline throughput benchmark the ticket ran (diagnose.artifacts.launch OFFLINE_BENCH:
+    trtllm-bench throughput, vLLM's benchmark_throughput) with no concurrency cap or request rate: it queues its whole
+    prompt set at once, so its total rate is a full load's, whether or not the prompt count is stated."""
+    if not _uncapped(facts):
+        return None
+    return next(((w.extra["offline_bench"], w.source) for w in facts.of(Workload) if w.extra.get("offline_bench")),
+                None)
 
 
 def stated_load(facts: Facts, m: Measurement) -> tuple[int, str] | None:

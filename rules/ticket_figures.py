@@ -38,7 +38,15 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal, prose_words, slowest_normal
-from rules.stated_load import FULL_LOAD_BATCHES, engine_batch_cap, load_for, one_load, sent_at_once, stated_batch
+from rules.stated_load import (
+    FULL_LOAD_BATCHES,
+    engine_batch_cap,
+    load_for,
+    offline_full_load,
+    one_load,
+    sent_at_once,
+    stated_batch,
+)
 from rules.workload import assumed_weights, predict_layout, quantised_stream, seated, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -459,10 +467,15 @@ def batched_rate(facts: Facts, predictions=None):
         if seats is not None:
             evidence.append(seats)
         sent = None if load else sent_at_once(facts)
+        offline = None if load or sent else offline_full_load(facts)
         if sent:
             at = f"full load ({sent[0]} prompts sent at once, the engine's batch kept full; batch {batch} shown)"
             evidence.append(ev(sent[1], "prompts the benchmark sends at once (no request rate)", sent[0]))
-        if m.value < low and not load and not sent:
+        elif offline:  # (issue 11) an offline throughput benchmark's total: a full load's, not a small batch's
+            at = f"full load ({offline[0]} queues every prompt at once; batch {batch} shown)"
+            evidence.append(ev(offline[1], "offline throughput benchmark run (every prompt queued at once, no "
+                               "request rate or concurrency cap)", offline[0]))
+        if m.value < low and not load and not sent and not offline:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
                        "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "

@@ -305,6 +305,18 @@ def _framework(command: str, positional: list[str]) -> str | None:
     return None
 
 
+# The offline throughput benchmarks: each queues its whole prompt set on the engine at once and reports the run's total
+# tokens over its duration, so the engine's batch stays as full as its batch cap and KV cache allow (a full load, not
+# one stream). vLLM's `vllm bench throughput` / benchmarks/benchmark_throughput.py ("Benchmark offline inference
+# throughput": every request handed to one LLM.generate call, https://raw.githubusercontent.com/vllm-project/vllm/
+# v0.10.1/vllm/benchmarks/throughput.py), TensorRT-LLM's `trtllm-bench ... throughput` ("measure maximum request
+# processing capacity", its dataset's every request unless --num_requests caps it,
+# https://nvidia.github.io/TensorRT-LLM/commands/trtllm-bench.html) and SGLang's bench_offline_throughput. Their
+# latency subcommands (`trtllm-bench latency`, `vllm bench latency`) are not.
+OFFLINE_BENCH = re.compile(r"\btrtllm-bench\b.*\sthroughput\b|\bvllm\s+bench\s+throughput\b|"
+                           r"\bbenchmark_throughput\.py\b|\bbench_offline_throughput\b", re.I)
+
+
 # llama.cpp's server and the runner Ollama starts with it: their own flags (-b is the prompt's chunk, not a decode
 # batch), of which only the slot count is read here.
 LLAMA_SERVER = re.compile(r"^(?:\S*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|^(?:\S*/)?ollama\s+runner\b")
@@ -337,6 +349,11 @@ def _command(command: str, src: str) -> list:
           and "bench" not in command):
         w.eager = False  # CUDA graphs are these servers' default
     _launcher_scale(command, flags, w)
+    offline = OFFLINE_BENCH.search(command)
+    if offline:
+        said = offline.group(0).lower()
+        w.extra["offline_bench"] = "trtllm-bench throughput" if said.startswith("trtllm-bench") else \
+            re.sub(r"\s+", " ", said)
     out: list = [w] if _says_something(w) else []
     out.extend(_docker_host(command, flags, src))
     return out
