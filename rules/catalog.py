@@ -1645,6 +1645,19 @@ def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
     return _SYSTEMS
 
 
+def most_per_machine(gpu: GpuSpec) -> tuple[int, str] | None:
+    """(GPUs, source) of the most GPUs of this board one machine, or one NVLink domain, holds: the board's
+    gpus_per_machine (gpus.toml: fixed by an SXM baseboard or a superchip), or a larger systems.toml row of the board.
+    None where the board does not fix it (a PCIe card: a server holds as many as its slots)."""
+    if gpu.gpus_per_machine <= 0:
+        return None
+    rows = [s for _, s in _systems() if s.gpu == gpu.key and (s.gpus or 0) > gpu.gpus_per_machine]
+    if rows:
+        top = max(rows, key=lambda s: s.gpus or 0)
+        return int(top.gpus or 0), f"{top.name} (rules/catalog/systems.toml: {top.cited})"
+    return gpu.gpus_per_machine, f"rules/catalog/gpus.toml [gpu.{gpu.key}] gpus_per_machine"
+
+
 def named_systems(text: str | None) -> list[tuple[SystemSpec, re.Match]]:
     """Every system of systems.toml that `text` names, each once, with its first mention (the caller weighs
     negations: "not on a p4d")."""

@@ -106,12 +106,41 @@ def _loss_to(facts: Facts, tp: int):
     return max(found, key=lambda c: c.data["factor"], default=None)
 
 
+def _wider_than_a_machine(facts: Facts, tp: int, tp_src):
+    """(issue 11) TP wider than any machine of the ticket's GPU holds (rules.catalog.most_per_machine: an SXM
+    baseboard's NVLink fabric, 8 Hopper or Blackwell GPUs, 16 A100 or DGX-2 V100s, 72 in a GB200 NVL72) spans
+    machines whether or not the ticket counts its nodes. A named system that holds that many (a DGX-2) fits it."""
+    from rules import catalog
+
+    gpu = facts.subject.gpu
+    most = catalog.most_per_machine(gpu) if gpu is not None else None
+    system = named_system(facts)
+    if most is None or tp <= most[0] or most[0] <= 1 or (system and (system[0].gpus or 0) >= tp):
+        return  # (one GPU a machine: the branch below for stated nodes, or nothing to say)
+    yield make(
+        "workload.cross_node_tp", "cross_node_tp", "critical", 0.8,
+        f"TP={tp} spans at least {-(-tp // most[0])} machines: no {gpu.name} machine holds more than {most[0]}",
+        "Tensor parallelism all-reduces the activations twice per layer, every token. One machine's NVLink fabric "
+        f"joins at most {most[0]} of these GPUs, so a group of {tp} reaches past it: those all-reduces cross the "
+        "network between machines at a tenth of NVLink's bandwidth and several times its latency, and the whole "
+        "model waits on the network.",
+        [ev(tp_src, "tensor-parallel size", tp, f"<= {most[0]} (the most GPUs one machine holds)"),
+         ev(most[1], f"the most {gpu.name} GPUs one machine or NVLink domain holds", most[0]),
+         ev(facts.subject.gpu_source, "GPU", gpu.name)],
+        fix=f"Keep TP within a machine (TP={most[0]}) and split across machines by pipeline "
+        f"(PP={-(-tp // most[0])}), or run independent replicas per machine behind a load balancer.",
+        refs=["vllm_parallel"],
+    )
+
+
 @rule("workload.cross_node_tp", "cross_node_tp")
 def cross_node_tp(facts: Facts, predictions=None):
     """Tensor parallelism wider than one node puts two all-reduces per layer on the network."""
     tp, tp_src = wfield(facts, "tp")
     per_node = gpus_per_node(facts)
     nodes, node_ev = node_count(facts)
+    if tp and (not per_node or not nodes):
+        yield from _wider_than_a_machine(facts, tp, tp_src)
     if not tp or not per_node or not nodes:
         return
     gpu = facts.subject.gpu
