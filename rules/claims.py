@@ -647,6 +647,17 @@ _MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]
                  r"(?:process(?:es)?|workers?|ranks?|jobs?|instances?)\s+"
                  r"(?:per|on\s+(?:the\s+)?same|on\s+(?:one|a\s+single)|sharing\s+(?:a|one|the\s+same))"
                  r"\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
+# (issue 11) For component_hang: what a job can run without and still be the same multi-GPU job. Not the parallel
+# layout itself ("without tensor parallelism", "without TP", "without the second GPU"), not the collective library
+# or its peer path ("without NCCL", "without P2P"), and not what blocks that path ("without the IOMMU", "without
+# ACS", "without the VM"): dropping those changes the path, which is the P2P suspect's own test.
+_NOT_A_COMPONENT = (r"(?:(?:tensor|pipeline|expert|data|model|sequence)[- ]?)?parallel\w*\b|(?:tp|pp|ep|dp)\b|"
+                    r"multi\w*|multiple\b|several\b|second\b|other\b|extra\b|more\b|gpus?\b|cards?\b|devices?\b|"
+                    r"p2p\b|peer\w*|nccl\w*|custom[- _]?all[- _]?reduce\b|iommu\b|acs\b|vt-?d\b|virtuali\w*|vms?\b|"
+                    r"hypervisor\b|pass-?through\b|nvlink\w*|shard\w*|split\w*|distribut\w*|-{1,2}(?:tensor|tp|pipeline)\S*")
+_ARTICLE = r"(?:the|a|an|any|our|my|its)"
+_WITHOUT_COMPONENT = (r"\bwithout\s+(?:" + _ARTICLE + r"\s+)?(?!" + _ARTICLE + r"\s|" + _NOT_A_COMPONENT
+                      + r")[`'\"]?[A-Za-z][\w./@-]*")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
 _STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
@@ -777,6 +788,21 @@ PATTERNS: dict[str, list[str]] = {
         _STOPS + r"[^.\n]{0,80}?" + _MANY_PER_GPU,
         r"(?:另一个|其他|其它|别的)(?:进程|程序|任务|模型)[^。\n]{0,10}?(?:使用|占用|跑|运行)[^。\n]{0,6}?同一(?:张|块|个)?\s*"
         r"(?:GPU|显卡|卡)[^。\n]{0,40}?(?:卡住|卡死|hang|无响应)",
+    ],
+    # (issue 11) A hang the reporter finds only with a software component in the job: "This does not reproduce when
+    # running the same TP2 startup configuration without kvcached", "It works fine without LMCache", "Without the
+    # connector, the same server starts normally". A peer-to-peer path that never delivers (ACS, the IOMMU) hangs
+    # NCCL's first collective whatever plugin, cache or connector the engine loads, so a hang that goes away when
+    # one is left out, the GPUs and the parallel layout kept, points at that component. Not the layout or the path
+    # left out ("works fine without parallelism", "does not hang without P2P"), nor a hang that stays ("it also
+    # hangs without kvcached").
+    "component_hang": [
+        r"\b(?:does|did|do|can|could|will|would)\s*(?:\*{1,2}|_)?(?:not|n't)(?:\*{1,2}|_)?\s+(?:reproduce|happen|occur|hang|freeze|stall|"
+        r"deadlock)\b[^.\n]{0,80}?" + _WITHOUT_COMPONENT,
+        r"\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|served)\s+(?:up\s+)?" + _FINE
+        + r"\s+(?:[^.\n]{0,40}?\s)?" + _WITHOUT_COMPONENT,
+        _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
+        r"served)\s+(?:up\s+)?" + _FINE,
     ],
     "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",

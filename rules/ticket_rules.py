@@ -1638,6 +1638,17 @@ P2P_SHARED = ("A hang that comes when another process shares the GPU: a blocked 
               "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.")
 
 
+# (issue 11) the hang goes away when a software component is left out of the same multi-GPU job
+P2P_COMPONENT = ("A hang that goes away without a software component: a blocked P2P path is unlikely",
+                 "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
+                 "whatever plugin, cache or connector the engine loads. Here the same GPUs and parallel layout run "
+                 "without the component the reporter names, and hang with it, so the component (its start-up, its "
+                 "threads or its own inter-process traffic) is the suspect, not the path between the GPUs.",
+                 "the hang only with the component",
+                 "Report it to the component's project with the logs of the hanging start, and run without it until "
+                 "fixed; attach a `py-spy dump` of each stuck process to show where it waits.")
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1656,11 +1667,13 @@ def hang_on_pcie(facts: Facts, predictions=None):
              and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
+    component = [c for c in claims.find(facts, "component_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
     against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else \
-        (shared[0], P2P_SHARED) if shared else (done[0], P2P_LATE) if done else None
+        (shared[0], P2P_SHARED) if shared else (component[0], P2P_COMPONENT) if component else \
+        (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \

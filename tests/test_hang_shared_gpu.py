@@ -5,7 +5,7 @@ another process's kernels keep one rank's from running. The claim (rules.claims 
 lead below insufficient_data; a process ruled out, or one on other GPUs, leaves the lead as it was."""
 
 import pytest
-from test_hang_timing import p2p_lead
+from test_hang_timing import checked_p2p_lead, p2p_lead
 from test_ticket_public_issues import ticket
 
 from rules.claims import PATTERNS, states
@@ -58,13 +58,7 @@ ALONE = [  # no process shares the GPU, or one runs on other GPUs: the P2P lead 
 
 @pytest.mark.parametrize("words,shared", [(w, True) for w in SHARED] + [(w, False) for w in ALONE])
 def test_the_p2p_lead_drops_only_when_another_process_shares_the_gpu(tmp_path, words, shared):
-    report = ticket(tmp_path, "# TP hang\n\n" + SETUP + words + "\n")
-    lead = p2p_lead(report)
-    assert lead is not None, report["findings"]
-    if shared:
-        assert lead["confidence"] < 0.4 and report["verdict"]["category"] != "p2p_disabled", lead
-    else:
-        assert lead["severity"] == "warning" and lead["confidence"] == 0.5, lead
+    checked_p2p_lead(tmp_path, "# TP hang\n\n" + SETUP + words + "\n", lowered=shared)
 
 
 def test_the_claim_is_written_in_the_claim_table():

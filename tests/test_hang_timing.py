@@ -22,6 +22,19 @@ def p2p_lead(report: dict) -> dict | None:
     return found[0] if found else None
 
 
+def checked_p2p_lead(tmp_path, text: str, lowered: bool) -> dict:
+    """The P2P lead of the ticket `text`: lowered below insufficient_data (and no p2p_disabled verdict) where the
+    reporter's words speak against the path, else the first suspect's warning at 0.5."""
+    report = ticket(tmp_path, text)
+    lead = p2p_lead(report)
+    assert lead is not None, report["findings"]
+    if lowered:
+        assert lead["confidence"] < 0.4 and report["verdict"]["category"] != "p2p_disabled", lead
+    else:
+        assert lead["severity"] == "warning" and lead["confidence"] == 0.5, lead
+    return lead
+
+
 def test_the_dspark_hangs_after_47_minutes_of_serving_are_no_p2p_verdict(tmp_path):
     report = ticket(tmp_path, (U9A10 / "issue.md").read_text())
     assert report["verdict"]["category"] == "insufficient_data"

@@ -45,3 +45,33 @@ def test_a_pasted_table_is_not_prose():
 
 def test_cut_marks_alone_are_not_prose():
     assert detect_named("...\n\n…\n", "issue.md") == 0.0
+
+
+def test_a_hard_wrapped_description_is_read_as_prose():
+    """https://reviews.llvm.org/D80649 (the author's description, wrapped at a fixed width in the review tool): every
+    paragraph runs its sentences across lines and ends on a short tail ("memcpy, like CUDA."); read as the author's
+    prose. (A forum post wrapped so, ending on one word, "configurations.", is u19c06 in the corpus test above.)"""
+    text = ("In current implementation, D2D memcpy is first to copy data back to host and then\n"
+            "copy from host to device. This is very efficient if the device supports D2D\n"
+            "memcpy, like CUDA.\n\n"
+            "In this patch, D2D memcpy will first try to use native supported driver API. If\n"
+            "it fails, fall back to original way.\n")
+    assert detect_named(text, "notes.txt") > 0
+
+
+def test_a_wrapped_tool_warning_pasted_alone_is_no_prose():
+    """Open MPI's openib warning as pasted in NVIDIA/nccl-tests (u19a05's fenced output, here unfenced and alone): its
+    one wrapped paragraph ends on a one-word tail ("device."), but the banner, the field lines and the NOTE around it
+    are printed lines, so the file keeps its own kind."""
+    text = ("[ngc1:24205] WARNING: local probe returned unhandled shell:unknown assuming bash\n"
+            "--------------------------------------------------------------------------\n"
+            "WARNING: No preset parameters were found for the device that Open MPI\ndetected:\n\n"
+            "  Local host:            ngc2\n  Device name:           mlx5_1\n  Device vendor ID:      0x02c9\n"
+            "  Device vendor part ID: 4123\n\n"
+            "Default device parameters will be used, which may result in lower\n"
+            "performance.  You can edit any of the files specified by the\n"
+            "btl_openib_device_param_files MCA parameter to set values for your\ndevice.\n\n"
+            "NOTE: You can turn off this warning by setting the MCA parameter\n"
+            "      btl_openib_warn_no_device_params_found to 0.\n"
+            "--------------------------------------------------------------------------\n")
+    assert detect_named(text, "notes.txt") == 0.0

@@ -137,14 +137,15 @@ def detect_named(text: str, name: str) -> float:
     # (log lines pasted without a fence are no one's sentences, and no lines against them either: "The log says:"
     # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
     # A paragraph hard-wrapped at a fixed width ("... the result is wrong tokens rather than an" / "error. Every model
-    # returns ...") is sentences across its lines: a wordy line of a paragraph that ends as a sentence counts as one.
+    # returns ...") is sentences across its lines: a wordy line of a paragraph that ends as a sentence counts as one,
+    # the last line being the sentence's tail however short ("configurations.": _ends_wrapped).
     # A cut mark on its own ("...", "…") is no one's line.
     lines: list[str] = []
     wrapped: set[int] = set()
     paragraph: list[int] = []
     for ln in _prose_lines(text[:20_000].splitlines()) + [""]:
         if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln):
-            if len(paragraph) > 1 and _sentence(lines[paragraph[-1]]):
+            if len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]]):
                 wrapped.update(i for i in paragraph if _wordy(lines[i], 4))
             paragraph = []
             continue
@@ -155,6 +156,13 @@ def detect_named(text: str, name: str) -> float:
 
 
 CUT_MARK = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
+
+
+def _ends_wrapped(line: str) -> bool:
+    """Does the last line of a hard-wrapped paragraph end its sentence? Wrapping leaves the tail of a sentence
+    there, often a word or two ("configurations.", "switch, K3s Kubernetes, SR-IOV enabled)."): a sentence end
+    after one plain word is enough, the lines above carrying the rest."""
+    return _sentence(line) or (bool(SENTENCE_END.search(line)) and _wordy(line, 1))
 
 
 def _sentence(line: str) -> bool:
