@@ -100,6 +100,9 @@ def test_unknown_stays_unknown(text):
     # https://docs.nvidia.com/deeplearning/sdk/inference-release-notes/rel_21-04.html (NCCL 2.9.6, CUDA 11.3.0)
     ("docker pull nvcr.io/nvidia/tritonserver:21.04-py3\n", "2.9.6", "11.3.0"),
     ("FROM nvcr.io/nvidia/pytorch:22.12-py3\n", "2.15.5", "11.8.0"),
+    ("FROM nvcr.io/nvidia/pytorch:23.04-py3\n", "2.17.1", "12.1.0"),
+    # https://github.com/A-Yarrow/bindcraft-runpod (Dockerfile); its -cuda11.8-py3 image is another build
+    ("FROM nvcr.io/nvidia/jax:23.08-py3\n", "2.18.3", "12.1.1"),
 ])
 def test_release_notes_rows(text, nccl, cuda):
     versions, notes = derived(facts_of(text))
@@ -166,6 +169,7 @@ def test_a_tensorflow_image_outside_the_rows_variants_stays_unknown():
     assert derived(facts_of("apptainer pull nvcr_tf.sif docker://nvcr.io/nvidia/tensorflow:24.05-tf2-py3-igpu\n")) \
         == ([], [])
     assert ngc_container("tensorflow", "21.10", "tf2-py3-igpu") is None
+    assert ngc_container("jax", "23.08", "cuda11.8-py3") is None  # "FROM nvcr.io/nvidia/jax:23.08-cuda11.8-py3"
 
 
 @pytest.mark.parametrize("line, image, release, text", [
@@ -216,6 +220,7 @@ def test_a_release_without_its_image_needs_the_tables_images_to_agree():
     # 24.05: PyTorch and PaddlePaddle rows both 2.21.5 (Triton's notes copy names none)
     assert ngc_release_nccl("24.05")["nccl"] == "2.21.5"
     assert ngc_release_nccl("21.10")["images"] == ["pytorch", "tensorflow"]
+    assert ngc_release_nccl("21.09") is None  # PyTorch's row only
     assert ngc_release_nccl("23.11") is None  # one image's row only (PaddlePaddle): no second to agree with
     assert ngc_release_nccl("24.10") is None  # Triton's row only
     assert ngc_release_nccl("22.02") is None  # no row
