@@ -2076,6 +2076,18 @@ def ngc_container(image: str, release: str, variant: str = "") -> dict | None:
     return row
 
 
+def ngc_release_nccl(release: str) -> dict | None:
+    """The NCCL of an NGC YY.MM release said without its image ("NGC 24.05", "the 24.01 container"): only where two
+    or more images' rows of that release state an NCCL and all state the same one (a monthly release's images share
+    its NCCL in every release the table holds twice: 19.05, 20.10, 21.04, 21.10, 23.08, 24.05), else None.
+    Returns nccl, the images and the url of the first row."""
+    rows = sorted((r for (_, rel), r in _ngc_rows().items() if rel == release and "nccl" in r),
+                  key=lambda r: r["image"])
+    if len({r["image"] for r in rows}) < 2 or len({r["nccl"] for r in rows}) != 1:
+        return None
+    return {"nccl": rows[0]["nccl"], "images": [r["image"] for r in rows], "url": rows[0]["url"]}
+
+
 # The release's own image: what its release notes list ("23.11-py3", "24.12-py3-sdk", "24.05-py3-igpu", "23.11")
 _OWN_IMAGE = re.compile(r"^(?:py3)?(?:-(?:sdk|min|igpu))?$")
 

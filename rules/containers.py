@@ -2,7 +2,8 @@
 
 The parser (diagnose/artifacts/container_tag.py) only says which tag was written; here, once before the rules run
 (rules.engine.evaluate), the tag becomes the facts a stated version gives: the NCCL release (NcclVersion, marked
-derived_from the tag) and a software note with the CUDA and driver (rules/catalog/ngc_containers.toml). A release the
+derived_from the tag) and a software note with the CUDA and driver (rules/catalog/ngc_containers.toml); a release
+said without its image ("NGC 24.05") gives the NCCL only where the table's images of that release agree. A release the
 table lacks stays unknown; an NCCL version a tool printed (NCCL's own log line, collect_env) is the one in use, so a
 tag adds none beside it.
 
@@ -15,7 +16,7 @@ named, or a CUDA variant the table lacks, leave it unknown.
 from __future__ import annotations
 
 from diagnose.evidence import Facts, NcclVersion, Note, Workload
-from rules.catalog import engine_torch, framework_release, ngc_container, torch_nccl
+from rules.catalog import engine_torch, framework_release, ngc_container, ngc_release_nccl, torch_nccl
 
 
 def derive_container_versions(facts: Facts) -> None:
@@ -24,7 +25,8 @@ def derive_container_versions(facts: Facts) -> None:
     done = {n.data.get("derived_from") for n in facts.of(Note) if n.kind == "software"}
     for note in [n for n in facts.of(Note) if n.kind == "container_tag"]:
         tag = note.text
-        row = ngc_container(note.data["image"], note.data["release"], note.data["variant"])
+        row = (ngc_container(note.data["image"], note.data["release"], note.data["variant"]) if note.data["image"]
+               else ngc_release_nccl(note.data["release"]))  # "NGC 24.05": what all its images' rows agree on
         if row is None or tag in done:
             continue
         done.add(tag)

@@ -370,7 +370,8 @@ def _from_tag(facts: Facts) -> NcclVersion | None:
 
 def in_use_detail(v: NcclVersion) -> str:
     """What an NCCL version's evidence line says: printed by a tool, or looked up from a container tag."""
-    if v.derived_from and "torch " in v.derived_from:
+    # a wheel's label ("torch 2.4.0", "vLLM 0.6.3 -> torch 2.4.0"), not words that name NGC's ("pytorch NGC 24.05")
+    if v.derived_from and (v.derived_from.startswith("torch ") or " -> torch " in v.derived_from):
         return f"NCCL release the PyTorch wheel of {v.derived_from} depends on (rules/catalog/torch_nccl.toml)"
     if v.derived_from:
         return f"NCCL version NVIDIA's release notes list for {v.derived_from} (rules/catalog/ngc_containers.toml)"

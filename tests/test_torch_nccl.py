@@ -206,3 +206,27 @@ def test_unscored_pastes_get_their_torch_nccl_and_no_regression(paste, version, 
     assert [(v.version, v.derived_from) for v in derived(text)] == [(version, source)]
     verdict, findings = judged_issue(text)
     assert verdict.category != "nccl_regression" and (RULE not in findings or findings[RULE].category == "other")
+
+
+@pytest.mark.parametrize("text, framework, nccl", [
+    # https://github.com/vllm-project/vllm/issues/10453 (its own log then prints "vLLM is using nccl==2.21.5")
+    ("# [Bug] torch.distributed.DistBackendError: NCCL error in docker.io/vllm/vllm-openai:v0.6.4.post1\n\n"
+     "I tried to run model in docker.io/vllm/vllm-openai:v0.6.4.post1\n", "vllm v0.6.4.post1", "2.21.5"),
+    # https://github.com/vllm-project/vllm/issues/20862: the prose names vLLM, the docker run line its release
+    ("# [Usage]: vLLM Server Launch Freezes at Using NCCL on B200\n\nHere is the command:\n```bash\n"
+     "docker run --rm --network bmk-net --name bmk-server --runtime nvidia --gpus all --ipc host --privileged "
+     "vllm/vllm-openai:v0.9.1 --model nvidia/Llama-3.1-70B-Instruct-FP8 --port 8888 --tensor-parallel-size 2\n```\n",
+     "vLLM v0.9.1", "2.26.2"),
+    # https://github.com/vllm-project/vllm/issues/21491: "latest" names no release, so no torch and no NCCL
+    ("# [Bug]: Tensor parallelism on sm_120 (rtx 5090) is broken on latest docker\n\ndocker run -d --runtime nvidia "
+     "--gpus all -p 8002:8000 --ipc=host vllm/vllm-openai:latest --model openai/whisper-large-v3 "
+     "--tensor-parallel-size 2\n", "vllm", None),
+])
+def test_the_engine_image_tag_gives_the_release(text, framework, nccl):
+    from diagnose.evidence import Workload
+
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    derive_container_versions(facts)
+    assert [w.framework for w in facts.of(Workload) if w.framework][0] == framework
+    assert [v.version for v in facts.of(NcclVersion)] == ([nccl] if nccl else [])

@@ -866,11 +866,18 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
 # https://hub.docker.com/r/vllm/vllm-openai, https://hub.docker.com/r/lmsysorg/sglang,
 # https://github.com/huggingface/text-generation-inference/pkgs/container/text-generation-inference,
 # https://hub.docker.com/r/openmmlab/lmdeploy, https://hub.docker.com/r/ollama/ollama; the tag a release where it is one
-# ("vllm/vllm-openai:v0.6.3.post1"; "latest" and "nightly" name none).
+# ("vllm/vllm-openai:v0.6.3.post1"; "latest" and "nightly" name none); Docker Hub's full name "docker.io/vllm/..." is
+# the same image. Where the prose names the engine but no release, the tag of its image gives the release.
 ENGINE_IMAGES = {"vllm/vllm-openai": "vllm", "lmsysorg/sglang": "sglang", "openmmlab/lmdeploy": "lmdeploy",
                  "ghcr.io/huggingface/text-generation-inference": "tgi", "ollama/ollama": "ollama"}
-ENGINE_IMAGE = re.compile(r"(?<![\w./-])(?P<image>" + "|".join(map(re.escape, ENGINE_IMAGES)) + r")"
+ENGINE_IMAGE = re.compile(r"(?<![\w./-])(?:docker\.io/)?(?P<image>" + "|".join(map(re.escape, ENGINE_IMAGES)) + r")"
                           r"(?::(?P<tag>[\w.-]+))?(?![\w/-])", re.I)
+
+
+def _image_release(m: re.Match) -> str | None:
+    """The engine release an ENGINE_IMAGE match's tag writes ("v0.6.3", "0.5.3.post1"; not "latest", "-cu124")."""
+    tag = re.match(r"v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?", m.group("tag") or "")
+    return tag.group(0) if tag else None
 
 
 def _code_model(code_lines) -> tuple[int, str] | None:
@@ -1094,15 +1101,18 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     lines = list(spaced.values())  # the prose lines in order (one per line number)
     framework = engine_named(" ".join(lines[:40]))
+    images = [(i, ENGINE_IMAGES[m.group("image").lower()], _image_release(m)) for i, ln in sorted([*prose, *code_lines])
+              if (m := ENGINE_IMAGE.search(ln))]
     if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
-        release = engine_release(" ".join(lines), framework)
+        # or, failing that, the tag of the engine's own image it runs ("vllm/vllm-openai:v0.6.3")
+        release = engine_release(" ".join(lines), framework) or next(
+            (r for _, engine, r in images if r and engine == framework.lower()), None)
         framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     elif (image := next(((i, m) for i, ln in code_lines if (m := ENGINE_IMAGE.search(ln))), None)):
         # the prose names none, the pasted compose file, Dockerfile or `docker run` the engine's own image
         i, m = image
-        tag = re.match(r"v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?", m.group("tag") or "")  # not "-cu124"
-        release = tag.group(0) if tag else None
+        release = _image_release(m)
         engine = ENGINE_IMAGES[m.group("image").lower()]
         out.append(Workload(where(name, i), framework=f"{engine} {release}" if release else engine))
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
