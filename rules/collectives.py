@@ -101,6 +101,18 @@ NVLS_MIN_CC = 9.0
 # search caps the heads with it from v2.25.1-1, search.cc L992 there): nvls_heads
 NCCL_MAX_NVLS_ARITY = 32
 NVLS_MODEL_MIN_GPUS = 3
+# NVLS inside one node moves every byte across each GPU's links once each way, whatever the rank count (the switch
+# reduces and multicasts), so its algbw, not its busbw, is the link's share (calibration.toml
+# nvls_alg_gbs_per_link_gbs); NCCL's tuner and nccl-tests quote busbw, that algbw x 2(n-1)/n: ~480 GB/s on the 8 GPUs
+# of an HGX H100 [R2]
+NVLS_NODE_GPUS = 8
+# Its kernel on one node (src/device/all_reduce.h, RunWorkColl NVLS Simple, oneNode: the same from v2.18.1-1 to master
+# @5067397) runs three groups of warps on every channel, one after another on each chunk: scatter (into the switch's
+# buffer), reduce (multimem load-reduce and multicast store), gather (out of it); each pass moves nvls.nHeads chunks
+# (loopCount), so the last pass leaves NVLS_STAGES - 1 passes after the bytes' time (nvls_fill_us). The chunk is
+# enqueue.cc's (nccl_tuning.toml nvls_chunks): cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x heads x chunk.
+NVLS_STAGES = 3
+NVLS_CHUNK_CUTS = ((64, 65536), (8, 32768), (2, 16384))
 # LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
 # more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
 NCCL_RING_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 36.7), 10.0: (40.0, 40.0)}
@@ -128,9 +140,9 @@ def tuner_us(t: dict, key: str, algo: str, proto: str) -> float:
 
 def nvls_runs(t: dict, nranks: int) -> bool:
     """Whether the release runs NVLS inside one node of `nranks` GPUs (nvls.cc: from 2.17.1; 3 GPUs or more from
-    2.18.1 to 2.28.7, 2 or more before and after), and the model can price it: its NVLS bandwidth
-    (nvls_bus_gbs_per_link_gbs) was fitted on 4 and 8 GPUs and would put a pair under the switch's roofline, so a pair
-    keeps the ring (NVLS_MODEL_MIN_GPUS) whatever the release."""
+    2.18.1 to 2.28.7, 2 or more before and after), and the model can price it: its NVLS figures
+    (nvls_alg_gbs_per_link_gbs, nvls_fill_us) were checked on 4 and 8 GPUs only, no table shows which a pair takes
+    unforced, so a pair keeps the ring (NVLS_MODEL_MIN_GPUS) whatever the release."""
     return bool(t["nvls"]["enabled"]) and nranks >= max(int(t["nvls"]["min_gpus"]), NVLS_MODEL_MIN_GPUS)
 
 
@@ -289,15 +301,18 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
-        nvls_bus = c["nvls_bus_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3
-        nvls = AllReduceTime(fixed + data / nvls_bus, "NCCL NVLS")
+        nvls_alg = c["nvls_alg_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3  # B/us, whatever the rank count
+        nvls = AllReduceTime(fixed + size_bytes / nvls_alg + nvls_fill_us(t, size_bytes, nranks, cc, nvls_alg),
+                             "NCCL NVLS")
         if only:
             return nvls if only == "nvls" else ring
-        # NCCL's tuner picks by its own model: NVLS costs it the release's NVLS latency (25 us now [R8]), the ring
-        # its LL base and hops; the time is then what the picked algorithm is measured to take
+        # NCCL's tuner picks by its own model: NVLS costs it the release's NVLS latency (25 us now [R8]) and a busBw
+        # that does not change with the rank count (tuning.cc: nChannels x bwIntra x nvlsEfficiency, to algbw by
+        # n / 2(n-1) as a ring's), taken here as the busbw NVLS reaches on the 8 GPUs of an HGX node [R2]; the ring its
+        # LL base and hops; the time is then what the picked algorithm is measured to take
         hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
         tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
-        tuner_nvls = t["nvls"]["tuner_us"] + data / nvls_bus
+        tuner_nvls = t["nvls"]["tuner_us"] + data / (nvls_alg * ring_bus_factor(NVLS_NODE_GPUS))
         return nvls if nvls_runs(t, nranks) and tuner_nvls < tuner_ring else ring
     return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls, intra=intra, path=path,
                    p2p=p2p, release=release)
@@ -388,15 +403,32 @@ def nvls_heads(gpus: int, nics: int | None = None) -> int:
     return max(1, min(gpus if nics is None else nics, gpus, NCCL_MAX_NVLS_ARITY))
 
 
+def nvls_fill_us(t: dict, size_bytes: float, nranks: int, cc: float, alg: float) -> float:
+    """What NVLS's pipeline inside one node adds to its bytes' time at the algbw `alg` (B/us): NVLS_STAGES - 1 passes,
+    each the release's NVLS channels (nvlstree_chunks channels) x heads (one per GPU on one node: nvls_heads) x the
+    chunk enqueue.cc picks at this size (nvls_chunks, NVLS_CHUNK_CUTS), no more than the message. A GPU of unknown
+    compute capability on an NVSwitch that reduces is taken as Hopper, the first NVLS runs on."""
+    ops = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], max(cc, NVLS_MIN_CC)) * nvls_heads(nranks)
+    rule = t["nvls_chunks"]
+    chunk = cut_chunk(rule["first_bytes"], size_bytes, ops, NVLS_CHUNK_CUTS if rule["cuts"] else ())
+    return (NVLS_STAGES - 1) * min(ops * chunk, size_bytes) / alg
+
+
+def cut_chunk(chunk: int, size_bytes: float, ops: int, cuts) -> int:
+    """The chunk enqueue.cc's calcCollChunking leaves: each (multiple, cut) in turn, the chunk drops to `cut` where the
+    message is under multiple x ops x the chunk so far and the chunk is larger than `cut`."""
+    for multiple, cut in cuts:
+        if size_bytes < multiple * ops * chunk and chunk > cut:
+            chunk = cut
+    return chunk
+
+
 def nvlstree_chunk(t: dict, size_bytes: float, ops: int, nodes: int) -> int:
     """The chunk NVLSTree moves at this size under the release's rules (t: tuning; enqueue.cc calcCollChunking): its
     first size (another from 4 nodes), cut as NVLSTREE_CHUNK_CUTS says for `ops` (channels x heads) at once."""
     rule = t["nvlstree_chunks"]
     chunk = rule["many_nodes_bytes"] if nodes >= 4 and rule["many_nodes_bytes"] else rule["first_bytes"]
-    for multiple, cut in NVLSTREE_CHUNK_CUTS:
-        if size_bytes < multiple * ops * chunk and chunk > cut:
-            chunk = cut
-    return chunk
+    return cut_chunk(chunk, size_bytes, ops, NVLSTREE_CHUNK_CUTS)
 
 
 def nvlstree_fill_us(t: dict, size_bytes: float, heads: int, nodes: int, cc: float, achieved: float) -> float:
