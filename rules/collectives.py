@@ -112,6 +112,14 @@ NVLS_NODE_GPUS = 8
 # (loopCount), so the last pass leaves NVLS_STAGES - 1 passes after the bytes' time (nvls_fill_us). The chunk is
 # enqueue.cc's (nccl_tuning.toml nvls_chunks): cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x heads x chunk.
 NVLS_STAGES = 3
+# From Hopper on, NCCL's own ring model (tuning.cc: per protocol, its base latency, NVLink step latency and bandwidth
+# share; nvlink_ring) times the ring inside an NVLink node: on the 8 GPUs of a DGX H100 it gives 15.0 / 21.5 / 28 / 41
+# us at 8 B / 512 KiB / 1 MiB / 2 MiB where nccl-tests measures 13.7 / 20.7 / 27.4 / 42.2
+# (tests/data/collectives/nccltests-h100-dgx-8gpu-dgxc-sample.csv) and 7.8 us on a pair (vidur's 2-of-8 DGX H100
+# kernels: 7-11 us to 18 KiB). Before Hopper the fitted step (calibration.toml hop_us_nvlink) stays: 8x A100 of a
+# DGX A100 take 10 us on 2 GPUs and 33.7 on 8 at 8 B (NCCL_ALGO=Ring, one channel; collectives-reference.md [R11],
+# https://github.com/NVIDIA/nccl-tests/issues/123), ~2 us a step where tuning.cc's is 0.47-0.6.
+NCCL_TUNER_TIMED_CC = 9.0
 NVLS_CHUNK_CUTS = ((64, 65536), (8, 32768), (2, 16384))
 # LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
 # more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
@@ -299,6 +307,9 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     if ic.kind != "network" or nodes <= 1:
         data = ring_bus_factor(nranks) * size_bytes
         ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
+        tuner_ring = None
+        if ic.kind in ("nvlink", "nvswitch") and cc >= NCCL_TUNER_TIMED_CC:
+            ring, tuner_ring = nvlink_ring(t, nranks, size_bytes, cc, bus, fixed - c["base_us"])
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
         nvls_alg = c["nvls_alg_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3  # B/us, whatever the rank count
@@ -310,12 +321,34 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
         # that does not change with the rank count (tuning.cc: nChannels x bwIntra x nvlsEfficiency, to algbw by
         # n / 2(n-1) as a ring's), taken here as the busbw NVLS reaches on the 8 GPUs of an HGX node [R2]; the ring its
         # LL base and hops; the time is then what the picked algorithm is measured to take
-        hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
-        tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
+        if tuner_ring is None:
+            hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
+            tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
         tuner_nvls = t["nvls"]["tuner_us"] + data / (nvls_alg * ring_bus_factor(NVLS_NODE_GPUS))
         return nvls if nvls_runs(t, nranks) and tuner_nvls < tuner_ring else ring
     return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls, intra=intra, path=path,
                    p2p=p2p, release=release)
+
+
+def nvlink_ring(t: dict, nranks: int, size_bytes: float, cc: float, bus: float,
+                extra_us: float) -> tuple[AllReduceTime, float]:
+    """(the time, NCCL's own estimate) of NCCL's ring inside one NVLink node of Hopper or later GPUs
+    (NCCL_TUNER_TIMED_CC), as the release's tuner models it (t: tuning; tuning.cc ncclTopoTuneModel): the protocol
+    its model says is fastest, each at its base latency + 2(n-1) NVLink steps (LL 6.6 + 0.6 a step, LL128 14 + 1.9,
+    Simple 8.4 + 3.4 now [R8]) and its share of the bus `bus` (B/us, the fabric's achieved busbw): LL half of it, no
+    more than the release's one-node LL cap (ll_max_one_node: 141 GB/s on Hopper from 2.21.5), LL128 0.92 of it (where
+    the release runs LL128 on these GPUs), Simple all of it. The time adds `extra_us` (an eager launch's wait for its
+    peers, eager_extra_us) to that estimate."""
+    data = ring_bus_factor(nranks) * size_bytes
+    cap = t["ll_max_one_node"]
+    ll_cap = catalog.by_compute_capability(cap["caps"], cc, cap.get("exact", False)) * 1e3
+    bws = {"LL": min(NCCL_LL_SHARE * bus, ll_cap), "LL128": 0.92 * bus, "Simple": bus}
+
+    def estimate(proto: str) -> float:
+        steps = 2 * (nranks - 1) * tuner_us(t, "hw_nvlink_us", "ring", proto)
+        return tuner_us(t, "base_us", "ring", proto) + steps + data / bws[proto]
+    proto = min((p for p in NCCL_NET_PROTOS if p != "LL128" or ll128_runs(t, cc)), key=estimate)
+    return AllReduceTime(extra_us + estimate(proto), "NCCL ring", proto), estimate(proto)
 
 
 def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool, cc: float, t: dict,

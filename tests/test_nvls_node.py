@@ -1,7 +1,8 @@
-"""NVLS inside one NVSwitch node (rules.collectives.nccl, nvls_fill_us): its bytes at an algbw that does not change with
-the rank count, and its kernel's three-stage chunk pipeline (src/device/all_reduce.h and src/enqueue.cc of
+"""NCCL inside one NVSwitch node (rules.collectives.nccl): NVLS (nvls_fill_us) with its bytes at an algbw that does not
+change with the rank count and its kernel's three-stage chunk pipeline, and from Hopper the ring as NCCL's own tuner
+prices each protocol (nvlink_ring; src/device/all_reduce.h, src/enqueue.cc and src/graph/tuning.cc of
 https://github.com/NVIDIA/nccl), against the published tables of tests/data/collectives they were not derived from
-(vidur's DGX H100 at 4 and 8 GPUs) and the one whose 16 GiB row sets the rate (dgxc-benchmarking's DGX H100)."""
+(vidur's DGX H100 at 4 and 8 GPUs) and dgxc-benchmarking's DGX H100, whose 16 GiB row sets NVLS's rate."""
 
 from pathlib import Path
 
@@ -73,3 +74,35 @@ def test_nvls_stays_above_the_switchs_roofline_at_every_size():
         for size in (2 ** k for k in range(3, 35)):
             t = collectives.nccl(ic, n, size, only="nvls", cc=9.0)
             assert t.us > collectives.roofline_us(ic, n, size), (n, size)
+
+
+def test_hopper_rings_take_nccls_own_per_protocol_model_as_a_dgx_h100_measures():
+    """On 8 H100 of one node NCCL's tuner (tuning.cc [R8]) puts a ring at 6.6 + 14 x 0.6 = 15.0 us under LL, its bytes
+    at half the bus but no more than 141 GB/s (llMaxBws, Hopper, one node, from 2.21.5), LL128 at 14 + 14 x 1.9 us and
+    0.92 of the bus: 15.0 / 28.0 / 41.0 us at 8 B / 1 MiB / 2 MiB (LL), LL128 from 4 MiB. dgxc-benchmarking's
+    all_reduce_perf on a DGX H100 measures 13.7 / 27.4 / 42.2 us (nccltests-h100-dgx-8gpu-dgxc-sample.csv). NCCL
+    2.20.5 capped Hopper's LL at Ampere's 87.7 GB/s: 1 MiB then 35.9 us."""
+    t = catalog.nccl_tuning()
+    bus = catalog.interconnect("nvswitch3").achieved_gbs * 1e3
+    measured = {r.size_bytes: r.time_us for r in rows("nccltests-h100-dgx-8gpu-dgxc-sample.csv")}
+    for size, by_hand, proto in ((8, 15.0, "LL"), (MIB, 6.6 + 8.4 + 1.75 * MIB / 141e3, "LL"),
+                                 (2 * MIB, 15.0 + 3.5 * MIB / 141e3, "LL"), (4 * MIB, 40.6 + 7 * MIB / (0.92 * bus),
+                                                                               "LL128")):
+        ring, estimate = collectives.nvlink_ring(t, 8, size, 9.0, bus, 0.0)
+        assert (ring.protocol, estimate) == (proto, pytest.approx(by_hand, rel=1e-3)), size
+        if size <= 2 * MIB:
+            assert estimate == pytest.approx(measured[size], rel=0.1), size
+    _, old = collectives.nvlink_ring(catalog.nccl_tuning("2.20.5"), 8, MIB, 9.0, bus, 0.0)
+    assert old == pytest.approx(15.0 + 1.75 * MIB / 87.7e3, rel=1e-3)
+
+
+def test_before_hopper_the_ring_keeps_the_fitted_nvlink_step():
+    """tuning.cc's NVLink step (0.47-0.6 us) is a third of what an A100 node measures: 8 B on a DGX A100 ring with one
+    channel takes 10 us on 2 GPUs and 33.7 on 8, ~2 us a step ([R11], https://github.com/NVIDIA/nccl-tests/issues/123).
+    An A100 ring keeps calibration.toml's fitted step; an H100's takes NCCL's own, about half the A100's at 8 GPUs."""
+    c = catalog.calibration().nccl
+    a100 = collectives.nccl(catalog.interconnect("nvswitch2"), 8, 8, cc=8.0)
+    assert a100.us == pytest.approx(c["base_us"] + 14 * c["hop_us_nvlink"] + 1.75 * 8 / 235e3, rel=1e-3)
+    assert 33.7 / 3 < a100.us < 33.7 * 1.2
+    h100 = collectives.nccl(catalog.interconnect("nvswitch3"), 8, 8, cc=9.0)
+    assert (h100.protocol, h100.us) == ("LL", pytest.approx(15.0, rel=1e-3))
