@@ -2149,8 +2149,9 @@ def engine_nccl_settings(engine: str, release: str) -> list[dict]:
             and ("checked_through" not in r or said <= key(r["checked_through"]))]
 
 
-NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvlstree",
-                    "nvlstree_chunks", "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau", "net_rules")
+NCCL_TUNING_KEYS = ("base_us", "hw_nvlink_us", "hw_pci_us", "hw_net_us", "net_overhead_us", "nvls", "nvls_chunks",
+                    "nvlstree", "nvlstree_chunks", "tree_ch_gbs", "ll128", "pat", "ll_share", "ring_plateau",
+                    "net_rules", "ll_max_one_node")
 _RELEASE = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 
 

@@ -102,6 +102,26 @@ NVLS_MIN_CC = 9.0
 # search caps the heads with it from v2.25.1-1, search.cc L992 there): nvls_heads
 NCCL_MAX_NVLS_ARITY = 32
 NVLS_MODEL_MIN_GPUS = 3
+# NVLS inside one node moves every byte across each GPU's links once each way, whatever the rank count (the switch
+# reduces and multicasts), so its algbw, not its busbw, is the link's share (calibration.toml
+# nvls_alg_gbs_per_link_gbs); NCCL's tuner and nccl-tests quote busbw, that algbw x 2(n-1)/n: ~480 GB/s on the 8 GPUs
+# of an HGX H100 [R2]
+NVLS_NODE_GPUS = 8
+# Its kernel on one node (src/device/all_reduce.h, RunWorkColl NVLS Simple, oneNode: the same from v2.18.1-1 to master
+# @5067397) runs three groups of warps on every channel, one after another on each chunk: scatter (into the switch's
+# buffer), reduce (multimem load-reduce and multicast store), gather (out of it); each pass moves nvls.nHeads chunks
+# (loopCount), so the last pass leaves NVLS_STAGES - 1 passes after the bytes' time (nvls_fill_us). The chunk is
+# enqueue.cc's (nccl_tuning.toml nvls_chunks): cut to 64 / 32 / 16 KiB below 64 / 8 / 2 x channels x heads x chunk.
+NVLS_STAGES = 3
+# From Hopper on, NCCL's own ring model (tuning.cc: per protocol, its base latency, NVLink step latency and bandwidth
+# share; nvlink_ring) times the ring inside an NVLink node: on the 8 GPUs of a DGX H100 it gives 15.0 / 21.5 / 28 / 41
+# us at 8 B / 512 KiB / 1 MiB / 2 MiB where nccl-tests measures 13.7 / 20.7 / 27.4 / 42.2
+# (tests/data/collectives/nccltests-h100-dgx-8gpu-dgxc-sample.csv) and 7.8 us on a pair (vidur's 2-of-8 DGX H100
+# kernels: 7-11 us to 18 KiB). Before Hopper the fitted step (calibration.toml hop_us_nvlink) stays: 8x A100 of a
+# DGX A100 take 10 us on 2 GPUs and 33.7 on 8 at 8 B (NCCL_ALGO=Ring, one channel; collectives-reference.md [R11],
+# https://github.com/NVIDIA/nccl-tests/issues/123), ~2 us a step where tuning.cc's is 0.47-0.6.
+NCCL_TUNER_TIMED_CC = 9.0
+NVLS_CHUNK_CUTS = ((64, 65536), (8, 32768), (2, 16384))
 # LL128's per-channel caps by GPU generation (tuning.cc @ 5067397 perChMaxRingLL128Bws, perChMaxTreeLL128Bws; 2 nodes,
 # more): times the channel count, they bound LL128's busBw (a B200 pair of nodes: 16 x 31.67 = 507 GB/s of tree)
 NCCL_RING_LL128_CH_GBS = {0.0: (20.0, 20.0), 8.0: (20.0, 20.0), 9.0: (36.7, 36.7), 10.0: (40.0, 40.0)}
@@ -129,9 +149,9 @@ def tuner_us(t: dict, key: str, algo: str, proto: str) -> float:
 
 def nvls_runs(t: dict, nranks: int) -> bool:
     """Whether the release runs NVLS inside one node of `nranks` GPUs (nvls.cc: from 2.17.1; 3 GPUs or more from
-    2.18.1 to 2.28.7, 2 or more before and after), and the model can price it: its NVLS bandwidth
-    (nvls_bus_gbs_per_link_gbs) was fitted on 4 and 8 GPUs and would put a pair under the switch's roofline, so a pair
-    keeps the ring (NVLS_MODEL_MIN_GPUS) whatever the release."""
+    2.18.1 to 2.28.7, 2 or more before and after), and the model can price it: its NVLS figures
+    (nvls_alg_gbs_per_link_gbs, nvls_fill_us) were checked on 4 and 8 GPUs only, no table shows which a pair takes
+    unforced, so a pair keeps the ring (NVLS_MODEL_MIN_GPUS) whatever the release."""
     return bool(t["nvls"]["enabled"]) and nranks >= max(int(t["nvls"]["min_gpus"]), NVLS_MODEL_MIN_GPUS)
 
 
@@ -291,20 +311,48 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     if ic.kind != "network" or nodes <= 1:
         data = ring_bus_factor(nranks) * size_bytes
         ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
+        tuner_ring = None
+        if ic.kind in ("nvlink", "nvswitch") and cc >= NCCL_TUNER_TIMED_CC:
+            ring, tuner_ring = nvlink_ring(t, nranks, size_bytes, cc, bus, fixed - c["base_us"])
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
-        nvls_bus = c["nvls_bus_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3
-        nvls = AllReduceTime(fixed + data / nvls_bus, "NCCL NVLS")
+        nvls_alg = c["nvls_alg_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3  # B/us, whatever the rank count
+        nvls = AllReduceTime(fixed + size_bytes / nvls_alg + nvls_fill_us(t, size_bytes, nranks, cc, nvls_alg),
+                             "NCCL NVLS")
         if only:
             return nvls if only == "nvls" else ring
-        # NCCL's tuner picks by its own model: NVLS costs it the release's NVLS latency (25 us now [R8]), the ring
-        # its LL base and hops; the time is then what the picked algorithm is measured to take
-        hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
-        tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
-        tuner_nvls = t["nvls"]["tuner_us"] + data / nvls_bus
+        # NCCL's tuner picks by its own model: NVLS costs it the release's NVLS latency (25 us now [R8]) and a busBw
+        # that does not change with the rank count (tuning.cc: nChannels x bwIntra x nvlsEfficiency, to algbw by
+        # n / 2(n-1) as a ring's), taken here as the busbw NVLS reaches on the 8 GPUs of an HGX node [R2]; the ring its
+        # LL base and hops; the time is then what the picked algorithm is measured to take
+        if tuner_ring is None:
+            hop = tuner_us(t, "hw_nvlink_us", "ring", "LL")
+            tuner_ring = tuner_us(t, "base_us", "ring", "LL") + 2 * (nranks - 1) * hop + data / bus
+        tuner_nvls = t["nvls"]["tuner_us"] + data / (nvls_alg * ring_bus_factor(NVLS_NODE_GPUS))
         return nvls if nvls_runs(t, nranks) and tuner_nvls < tuner_ring else ring
     return network(ic, nranks, size_bytes, nodes, fixed, only=only, cpu=cpu, cc=cc, nvls=nvls, intra=intra, path=path,
                    p2p=p2p, release=release)
+
+
+def nvlink_ring(t: dict, nranks: int, size_bytes: float, cc: float, bus: float,
+                extra_us: float) -> tuple[AllReduceTime, float]:
+    """(the time, NCCL's own estimate) of NCCL's ring inside one NVLink node of Hopper or later GPUs
+    (NCCL_TUNER_TIMED_CC), as the release's tuner models it (t: tuning; tuning.cc ncclTopoTuneModel): the protocol
+    its model says is fastest, each at its base latency + 2(n-1) NVLink steps (LL 6.6 + 0.6 a step, LL128 14 + 1.9,
+    Simple 8.4 + 3.4 now [R8]) and its share of the bus `bus` (B/us, the fabric's achieved busbw): LL half of it, no
+    more than the release's one-node LL cap (ll_max_one_node: 141 GB/s on Hopper from 2.21.5), LL128 0.92 of it (where
+    the release runs LL128 on these GPUs), Simple all of it. The time adds `extra_us` (an eager launch's wait for its
+    peers, eager_extra_us) to that estimate."""
+    data = ring_bus_factor(nranks) * size_bytes
+    cap = t["ll_max_one_node"]
+    ll_cap = catalog.by_compute_capability(cap["caps"], cc, cap.get("exact", False)) * 1e3
+    bws = {"LL": min(NCCL_LL_SHARE * bus, ll_cap), "LL128": 0.92 * bus, "Simple": bus}
+
+    def estimate(proto: str) -> float:
+        steps = 2 * (nranks - 1) * tuner_us(t, "hw_nvlink_us", "ring", proto)
+        return tuner_us(t, "base_us", "ring", proto) + steps + data / bws[proto]
+    proto = min((p for p in NCCL_NET_PROTOS if p != "LL128" or ll128_runs(t, cc)), key=estimate)
+    return AllReduceTime(extra_us + estimate(proto), "NCCL ring", proto), estimate(proto)
 
 
 def _check_forced(only: str | None, ic: InterconnectSpec, nodes: int, nvls: bool, cc: float, t: dict,
@@ -392,15 +440,32 @@ def nvls_heads(gpus: int, nics: int | None = None) -> int:
     return max(1, min(gpus if nics is None else nics, gpus, NCCL_MAX_NVLS_ARITY))
 
 
+def nvls_fill_us(t: dict, size_bytes: float, nranks: int, cc: float, alg: float) -> float:
+    """What NVLS's pipeline inside one node adds to its bytes' time at the algbw `alg` (B/us): NVLS_STAGES - 1 passes,
+    each the release's NVLS channels (nvlstree_chunks channels) x heads (one per GPU on one node: nvls_heads) x the
+    chunk enqueue.cc picks at this size (nvls_chunks, NVLS_CHUNK_CUTS), no more than the message. A GPU of unknown
+    compute capability on an NVSwitch that reduces is taken as Hopper, the first NVLS runs on."""
+    ops = catalog.by_compute_capability(t["nvlstree_chunks"]["channels"], max(cc, NVLS_MIN_CC)) * nvls_heads(nranks)
+    rule = t["nvls_chunks"]
+    chunk = cut_chunk(rule["first_bytes"], size_bytes, ops, NVLS_CHUNK_CUTS if rule["cuts"] else ())
+    return (NVLS_STAGES - 1) * min(ops * chunk, size_bytes) / alg
+
+
+def cut_chunk(chunk: int, size_bytes: float, ops: int, cuts) -> int:
+    """The chunk enqueue.cc's calcCollChunking leaves: each (multiple, cut) in turn, the chunk drops to `cut` where the
+    message is under multiple x ops x the chunk so far and the chunk is larger than `cut`."""
+    for multiple, cut in cuts:
+        if size_bytes < multiple * ops * chunk and chunk > cut:
+            chunk = cut
+    return chunk
+
+
 def nvlstree_chunk(t: dict, size_bytes: float, ops: int, nodes: int) -> int:
     """The chunk NVLSTree moves at this size under the release's rules (t: tuning; enqueue.cc calcCollChunking): its
     first size (another from 4 nodes), cut as NVLSTREE_CHUNK_CUTS says for `ops` (channels x heads) at once."""
     rule = t["nvlstree_chunks"]
     chunk = rule["many_nodes_bytes"] if nodes >= 4 and rule["many_nodes_bytes"] else rule["first_bytes"]
-    for multiple, cut in NVLSTREE_CHUNK_CUTS:
-        if size_bytes < multiple * ops * chunk and chunk > cut:
-            chunk = cut
-    return chunk
+    return cut_chunk(chunk, size_bytes, ops, NVLSTREE_CHUNK_CUTS)
 
 
 def nvlstree_fill_us(t: dict, size_bytes: float, heads: int, nodes: int, cc: float, achieved: float) -> float:

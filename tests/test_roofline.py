@@ -85,8 +85,10 @@ def test_kv_read_at_long_context_tp8():
 def test_allreduce_term_at_batch_1():
     """160 all-reduces of 16 KiB per token. The roofline takes each at the fabric's one-hop floor
     plus line rate; the expected figure at what NCCL, replayed in CUDA graphs, takes on 2/4/8
-    GPUs: the fitted fixed cost + 2(n-1) hops + the ring's bytes (calibration.toml [nccl])."""
-    c = catalog.calibration().nccl
+    H100s: its own ring/LL model (tuning.cc [R8], rules/collectives.py nvlink_ring), 6.6 + 2(n-1) x 0.6 us and the
+    ring's bytes at its LL bandwidth, half the bus but no more than 141 GB/s (collectives-reference.md 3.3: 7.8 / 10.2
+    / 15.0 us)."""
+    t = catalog.nccl_tuning()
     ic = catalog.interconnect("nvswitch3")
     for tp in (2, 4, 8):
         p = predict("llama-3-70b", "h100-sxm", Layout(tp=tp), batch=1, context=1)
@@ -94,7 +96,10 @@ def test_allreduce_term_at_batch_1():
         assert p.allreduce_bytes == 16384
         # a generic engine: NCCL, no custom kernel; NVLS only pays off for large messages
         assert p.allreduce_impl == "NCCL ring"
-        by_hand = c["base_us"] + 2 * (tp - 1) * c["hop_us_nvlink"] + 2 * (tp - 1) / tp * 16384 / (ic.achieved_gbs * 1e3)
+        ll_gbs = min(0.5 * ic.achieved_gbs, t["ll_max_one_node"]["caps"]["9.0"])
+        by_hand = (t["base_us"]["ring"][0] + 2 * (tp - 1) * t["hw_nvlink_us"]["ring"][0]
+                   + 2 * (tp - 1) / tp * 16384 / (ll_gbs * 1e3))
+        assert by_hand == pytest.approx({2: 7.8, 4: 10.2, 8: 15.0}[tp], abs=0.25)
         assert p.allreduce_us_expected == pytest.approx(by_hand, abs=0.01)
         assert p.allreduce_ms_per_step_expected == pytest.approx(160 * by_hand / 1e3, abs=0.01)
         floor = ic.floor_us + (16384 / (ic.bandwidth_gbs * 1e3))  # NVSwitch reduces in the switch: bytes cross once
