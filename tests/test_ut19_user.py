@@ -14,11 +14,18 @@ showed it and on another real sample or text written here (paraphrases, negation
   against PCIe Gen5);
 - nccl-tests on one rank reports busbw 0 by definition (busbw = algbw x 2(n-1)/n; NVIDIA/nccl-tests#249, one A10G):
   it was left insufficient_data, asking for `nvidia-smi -q`.
+
+One found as the performance engineer: `diagnose predict` on a board without PCIe peer-to-peer (RTX 4090) said NCCL
+stages the all-reduce through host memory but not the SHM busbw it priced, nor that the host's link was assumed PCIe
+Gen3 for want of a host CPU: the note now gives the figure, the shares it multiplies and the assumption.
+
+And one found as the ops engineer: `diagnose ticket` given only an empty file answered a full report (exit 0) where
+`capture` refuses one; an empty file beside others, or in a folder, is still listed (tests/test_cli_contract.py).
 """
 
 from pathlib import Path
 
-from conftest import report_json
+from conftest import diagnose, report_json
 
 from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
@@ -147,3 +154,29 @@ def test_two_ranks_are_not_one(tmp_path):
         "-f 2 -g 1 -c 0\n```\n")
     assert finding(report(tmp_path), "nccl.one_rank") is None
 
+
+# --------------------------------------------------------------------------- bad input
+
+def test_ticket_given_only_an_empty_file_is_bad_input(tmp_path):
+    empty = tmp_path / "issue.md"
+    empty.write_text("")
+    result = diagnose("ticket", empty)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip() == f"diagnose: {empty}: empty file (0 bytes), nothing to read"
+    # beside a real paste it is one attachment among others, listed as empty
+    r = report_json("ticket", str(empty), str(DATA / "ncclt249.md"))
+    assert r["verdict"]["category"] == "expected_physics"
+
+
+# --------------------------------------------------------------------------- the SHM figure's source in predict
+
+def test_predict_states_the_shm_figure_and_its_source():
+    r = report_json("predict", "--model", "llama-3-8b", "--gpu", "rtx-4090", "--tp", "2")
+    note = next(t["note"] for t in r["tables"].values() if t.get("note", "").startswith("Expected figures"))
+    assert "SHM busbw 2.6 GB/s = 0.702 x the host's copy between GPUs 3.7 GB/s" in note
+    assert "PCIe Gen3 x16 15.75 GB/s to host memory, assumed: no host CPU given" in note
+    assert "rules/catalog/calibration.toml [nccl]" in note
+    # a board with peer-to-peer (NVLink) has no SHM figure to explain
+    r = report_json("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "8")
+    note = next(t["note"] for t in r["tables"].values() if t.get("note", "").startswith("Expected figures"))
+    assert "SHM" not in note
