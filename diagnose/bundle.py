@@ -118,6 +118,9 @@ def _refuse_named_unreadable(facts: BundleFacts, named: dict[str, Path]) -> None
         if n.kind == "unreadable_file" and n.source in named:
             problem = n.text.removeprefix(f"{n.source}: ").removeprefix(f"{named[n.source]}: ")
             raise InputError(f"{named[n.source]}: {problem.removeprefix('unreadable: ')}")
+    if named and all(read.name in named and read.problem == "empty (0 bytes)" for read in facts.files):
+        # nothing given but empty files, each named: nothing to diagnose (one beside others is listed as empty)
+        raise InputError(f"{', '.join(str(p) for p in named.values())}: empty file (0 bytes), nothing to read")
 
 
 def _bundle_files(paths: list[Path]) -> list[tuple[Path, str, str | None]]:

@@ -776,6 +776,24 @@ def link_to_host_gbs(ic: InterconnectSpec, host_cpu: str = "") -> float:
     return ic.bandwidth_gbs * min(1.0, host_link_gbs(host_cpu) / own_x16)
 
 
+def shm_basis(ic: InterconnectSpec, host_cpu: str = "") -> str:
+    """Where shm_busbw_gbs's figure comes from, in words a report can print: the shares it multiplies and the GPU's
+    link to host memory (link_to_host_gbs), saying when the host's generation is assumed (no host CPU given, or one
+    the host table does not know)."""
+    c = catalog.calibration().nccl
+    host = host_link_gbs(host_cpu)
+    assumed = not host_cpu or host == PCIE_GEN3_X16_GBS
+    link = link_to_host_gbs(ic, host_cpu)
+    copy = c["host_copy_link_share"] * link
+    host_said = (f"PCIe Gen3 x16 {host:g} GB/s to host memory, assumed: no host CPU " +
+                 ("given" if not host_cpu else f"generation known for '{host_cpu}'") if assumed
+                 else f"the root ports of '{host_cpu}' {host:g} GB/s (rules/catalog/host_memory.toml)")
+    return (f"SHM busbw {shm_busbw_gbs(ic, host_cpu=host_cpu):.1f} GB/s = {c['shm_copy_share']:g} x the host's copy "
+            f"between GPUs {copy:.1f} GB/s, itself {c['host_copy_link_share']:g} x the GPU's link to host memory "
+            f"{link:.1f} GB/s: its {ic.name} lanes ({ic.bandwidth_gbs:g} GB/s) at no more than {host_said} "
+            "(rules/catalog/calibration.toml [nccl])")
+
+
 def host_link_gbs(host_cpu: str = "") -> float:
     """The per-direction rate (GB/s) of an x16 link at the PCIe generation of the host CPU's root ports
     (rules/catalog/host_memory.toml [[cpu]] pcie_gen, the family the name matches); where the CPU or its generation is

@@ -557,13 +557,24 @@ _GBIT_RATE = re.compile(r"(?:(?P<x>\d+)\s*[x×*]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?
 _IB_NAME = re.compile(r"(?:(?P<x>\d+)\s*[x×*]\s*)?\b(?P<ib>EDR|HDR|NDR|XDR)\b", re.I)
 
 
+# ... or the ports counted first and their rate given to each of them in the same sentence: "8 Roce NICs, all of which
+# are 100Gb" (https://github.com/NVIDIA/nccl-tests/issues/169), "four ConnectX-7 NICs at 400Gb/s", "2 HCAs, each
+# 200 Gbps" (not one of several rates: "2 NICs, one at 100Gb")
+_PORTS_THEN_RATE = re.compile(r"(?<![\w.])(\d+|" + "|".join(_PORT_COUNT_WORDS) + r")\s+(?:[\w-]+\s+){0,2}?"
+                              r"(?:NICs|ports|links|HCAs|adapters|uplinks|interfaces)\s*,?\s*(?:(?:all\s+)?(?:of\s+)?"
+                              r"(?:which|them)\s+(?:are|run at|at)|each\s+(?:at|of|is|running at|rated at)?|"
+                              r"(?:rated\s+|running\s+)?at|of)\s*$", re.I)
+
+
 def _ports(text: str, m: re.Match) -> int:
     """The port count before a rate match `m` (1 when none is written)."""
     if m.group("x"):
         return int(m.group("x"))
     before = re.search(r"(?<![\w.])(\d+|" + "|".join(_PORT_COUNT_WORDS) + r")\s+$", text[:m.start()], re.I)
-    if before and re.match(r"[\s-]*(?:\w+\s+){0,2}?(?:NICs|ports|links|HCAs|adapters|uplinks|interfaces|cards)\b",
-                           text[m.end():], re.I):
+    if not (before and re.match(r"[\s-]*(?:\w+\s+){0,2}?(?:NICs|ports|links|HCAs|adapters|uplinks|interfaces|cards)\b",
+                                text[m.end():], re.I)):
+        before = _PORTS_THEN_RATE.search(re.split(r"[.;\n]", text[:m.start()])[-1])
+    if before:
         word = before.group(1).lower()
         return _PORT_COUNT_WORDS.get(word) or int(word)
     return 1
@@ -575,7 +586,12 @@ def _rate_and_quote(text: str) -> tuple[float | None, str]:
         return None, ""
     m = re.search(r"(?:\d+\s*[x×]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?\d+(?:\.\d+)?\s*" + _GBIT + r"[^;.,:(]{0,25}|"
                   r"(?:\d+\s*[x×]\s*)?\b(?:EDR|HDR|NDR|XDR)\b[^;.,]{0,40}", text, re.I)
-    return rate, (m.group(0).strip() if m else text[:80])
+    quote = m.group(0).strip() if m else text[:80]
+    # the ports counted apart from the rate ("8 Roce NICs, all of which are 100Gb"): the quote names them too
+    counted = m and (r := _GBIT_RATE.match(text, m.start())) and not r.group("x") and _ports(text, r) > 1
+    if counted and (p := _PORTS_THEN_RATE.search(re.split(r"[.;\n]", text[:m.start()])[-1])):
+        quote = p.group(0).strip() + " " + quote
+    return rate, quote
 
 
 def _rate_from_text(text: str) -> float | None:

@@ -26,6 +26,7 @@ from diagnose.evidence import (
     Note,
     P2PStatus,
     TopologyPath,
+    Workload,
 )
 from diagnose.inputs import tomllib  # tomli on Python 3.10
 from rules import claims
@@ -647,6 +648,31 @@ def busbw(facts: Facts, predictions=None):
         return
     problems = [f for ratio, f in judged if f.severity in ("warning", "critical")]
     yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
+
+
+@rule("nccl.one_rank", "expected_physics")
+def one_rank(facts: Facts, predictions=None):
+    """An nccl-tests run on one rank moves nothing between GPUs: its bus bandwidth is 0 by definition (busbw =
+    algbw x 2(n-1)/n for all-reduce, 0 at n = 1; nccl-tests doc/PERFORMANCE.md), whatever the GPU or network. Read
+    from the run's own rank count on one node (its 'Using devices' lines, or `-g` times the processes of a launch
+    naming its host); never where any run of the ticket counts more ranks, spans nodes or measures a bus bandwidth."""
+    runs = [w for w in facts.of(Workload) if w.framework == "nccl-tests" and w.gpu_count]
+    if not runs or any(w.gpu_count > 1 for w in runs) or any(r.busbw_gbs > 0 for r in facts.of(CollectiveResult)):
+        return
+    # counted on one node: a launch line naming its -g but not its processes ("mpiexec -f hosts ... -g 1") counts
+    # one process's GPUs, not the run's ranks, where the ticket spreads it over machines
+    if _multi_node(facts)[0] or not any(w.nodes == 1 for w in runs):
+        return
+    yield make("nccl.one_rank", "expected_physics", "info", 0.6,
+               "nccl-tests ran on one GPU: its bus bandwidth is 0 by definition",
+               "With one rank there is no peer to send to: nccl-tests reports busbw = algbw x 2(n-1)/n for "
+               "all-reduce, which is 0 at n = 1, so 'Avg bus bandwidth: 0' measures nothing wrong.",
+               [ev(w, "ranks in the nccl-tests run (a bus bandwidth needs two at least)", w.gpu_count, 2)
+                for w in runs[:2]],
+               fix="Run the test over the GPUs to measure: `-g N` for N GPUs in one process, or N ranks "
+                   "(`mpirun -np N`, one GPU each); on a one-GPU machine there is no inter-GPU bandwidth to "
+                   "measure.",
+               refs=["https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md"])
 
 
 def _ports_in_use(facts: Facts) -> float:

@@ -661,6 +661,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "host_ms_per_request": eng.host_ms_per_request,
             "multiprocess_ms_per_step": eng.multiprocess_ms_per_step if tp * pp > 1 else 0.0,
             "allreduce": exp.allreduce_impl,
+            # the SHM figure's derivation, where NCCL stages the all-reduce through host memory
+            "allreduce_shm": collectives.shm_basis(exp_fabric) if "SHM" in exp.allreduce_impl else None,
             "nvlink_bridge": (f"not stated: the expected figure runs over {exp_fabric.name}, the bound allows "
                               f"{fabric.name} (--interconnect {fabric.key} for a bridged pair)"
                               if exp_fabric is not fabric else None),

@@ -446,6 +446,11 @@ EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
+# ... and a plain count before the GPU's name with plural machines after it counts the machines, not their GPUs:
+# "two A100 machines", "6 A100 (80G) machines", "4 H100 servers" (a count with a multiplier, "8x H100 nodes", or a
+# single node, "an 8 A100 node", is the GPUs of each)
+NODES_OF_GPU = re.compile(r"^\s*(?:\(?\s*\d{2,3}\s*G(?:B|iB)?\s*\)?\s+)?(?:nodes|servers|hosts|machines|boxes)\b",
+                          re.I)
 # ... or as a product, nodes times GPUs per node: "2*8*H100", "2 x 8 x H100 80GB" (the count read is the second
 # factor; this is the first, just before it); and the nodes after the GPUs: "8xH100 x 2 nodes"
 NODE_FACTOR_BEFORE = re.compile(r"\b(\d{1,4})\s*[x×*]\s*$", re.I)
@@ -769,6 +774,11 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|sequences?))|"
                         # "each of the 28 users", "every one of the 16 requests": as many served together
                         r"\b(?:each|every\s+one)\s+of\s+the\s+(\d{1,4})\s+(?:users|requests|clients|streams)\b|"
+                        # a load generator's threads, each sending one request at a time (JMeter's thread group,
+                        # locust's users, a script's worker threads): "the 8 request threads", "16 client threads",
+                        # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
+                        r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
+                        r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])|"
                         # ... in German, the adjective before the noun ("64 gleichzeitige Anfragen", "100 parallele
@@ -1040,6 +1050,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
     n = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
+    if counted and (machines := _machines_counted(spaced, *counted)):  # the GPUs are those each machine holds, if said
+        each = count_line[1] if count_line and count_line[2] != counted else None
+        per_node, nodes, n = True, machines if machines >= 2 else None, each
     # a count per node with the nodes uncounted ("multi-node, 8x H100 per node") is still the node's size
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if gpu_line:
@@ -1147,6 +1160,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if pasted is not None:  # last: a tool's own output read above (a llama-bench row and its params) names it better
         out.append(named_at)
     return out
+
+
+def _machines_counted(spaced: dict[int, str], i: int, start: int, end: int) -> int | None:
+    """The machines a GPU count at line i, [start, end), counts instead of GPUs ("two A100 machines", NODES_OF_GPU),
+    or None."""
+    line = spaced[i]
+    count = re.match(_COUNT + r"(?![\w.])", line[start:end], re.I)  # (not a count after the GPU: "A100 * 8")
+    if not count or not NODES_OF_GPU.match(line[end:]) or re.match(_COUNT + r"\s*(?:x|×|\*)", line[start:end], re.I):
+        return None
+    return _count(count.group(1))
 
 
 def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[bool, int | None]:
@@ -1573,6 +1596,7 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start())
                         or bool(OUTCOME_LINE.match(ln)) or _outcome_clause(ln, m.start()), listed))
     return out
+
 
 
 RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)

@@ -426,8 +426,8 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
             w.gpu_count = nccl_tests_ranks(command)
         elif nproc := to_int(flags.get("np") or flags.get("n")):
             w.gpu_count = nproc
-        if flags.get("nodes") or flags.get("N"):
-            w.nodes = to_int(flags.get("nodes") or flags.get("N")) or w.nodes
+        if nodes := _launcher_nodes(command, flags):
+            w.nodes = nodes
     elif lowered.startswith("torchrun"):
         per_node = to_int(flags.get("nproc-per-node"))
         nodes = to_int(str(flags.get("nnodes", "")).split(":")[-1])
@@ -441,6 +441,29 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         w.nodes = nodes
         if w.tp and not w.gpu_count:
             w.gpu_count = w.tp * (w.pp or 1)
+
+
+# Processes per node, as the launchers write it (flags are case-sensitive: the parsed flags are lower-cased):
+# Open MPI's mpirun `-N k` / `--npernode k` / `--map-by ppr:k:node` and MPICH's `-ppn k` start k processes on each
+# node (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html; MPICH's mpiexec(1)); Slurm's srun `-N n`
+# / `--nodes n` is the node count itself (https://slurm.schedmd.com/srun.html).
+PER_NODE_PROCESSES = re.compile(r"(?:^|\s)(?:-N|--?npernode|--?ppn)[=\s]+(\d+)\b|--map-by[=\s]+ppr:(\d+):node\b")
+SRUN_NODES = re.compile(r"(?:^|\s)(?:-N|--nodes)[=\s]*(\d+)\b")
+
+
+def _launcher_nodes(command: str, flags: dict) -> int | None:
+    """The nodes an mpirun/mpiexec/srun line spreads over: srun's -N, or the processes (-np) over the processes
+    each node runs; None when the line does not say."""
+    run = NCCL_TESTS_RUN.search(command)
+    launcher = command[:run.start()] if run else command  # (not a binary's own flags after it)
+    if launcher.lower().startswith("srun"):
+        m = SRUN_NODES.search(launcher)
+        return int(m.group(1)) if m else to_int(flags.get("nodes"))
+    m, np_ = PER_NODE_PROCESSES.search(launcher), re.search(r"(?:^|\s)(?:-np|-n|--n|--np)[=\s]+(\d+)\b", launcher)
+    if m and np_:
+        total, per_node = int(np_.group(1)), int(m.group(1) or m.group(2))
+        return total // per_node if per_node and total % per_node == 0 else None
+    return None
 
 
 NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")

@@ -49,7 +49,8 @@ def scaling_table(rows: list[PredictRow]) -> dict:
     note = (
         f"Expected figures: {_engine_name(a.get('engine'))} "
         f"({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
-        f"{_allreduce(a.get('allreduce'))}{'; NVLink bridge ' + a['nvlink_bridge'] if a.get('nvlink_bridge') else ''}"
+        f"{_allreduce(a.get('allreduce'))}{': ' + a['allreduce_shm'] if a.get('allreduce_shm') else ''}"
+        f"{'; NVLink bridge ' + a['nvlink_bridge'] if a.get('nvlink_bridge') else ''}"
         f"), a fixed cost of {a.get('kernel_overhead_us', 0):.1f} us per kernel, "
         f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
         f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, "
