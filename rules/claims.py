@@ -17,7 +17,7 @@ from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
 from diagnose.artifacts.figures import FACTOR_WORDS
 from diagnose.artifacts.figures import losses as figure_losses
-from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GPU_NAME, GPUS_HEADER, words_pattern
+from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GLUED_COUNT, GPU_NAME, GPUS_HEADER, words_pattern
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
@@ -3467,7 +3467,7 @@ _LAYOUT_COUNT = re.compile(
     r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|\b(\d{1,2})[- ]way\b|"
     r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(one|single|two|dual|three|four|six|eight|sixteen)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
-    r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)|"
+    r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)|" + GLUED_COUNT + "|"
     # Chinese counts of cards: "4 张 L40S", "双卡", "单卡", "8卡"
     r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)?|([一单两二双三四六八]|\d{1,2})\s*卡", re.I)
 _EFFICIENCY = re.compile(
@@ -3932,7 +3932,7 @@ _COUNTS_CONTRAST = re.compile(r"[,;]?\s+(?:but|while|whereas|however|yet)\b|;\s*
 _GOOD = re.compile(r"\b(?:fine|ok|okay|good|normal|works?|worked|well|speed-?ups?|faster|scales?|scaling|"
                    r"as expected)\b", re.I)
 _COUNTED = re.compile(r"\b" + _N + r"\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?)\b|"
-                      r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}\b|[A-Za-z]{1,4}\s?\d{2,4})", re.I)
+                      r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}\b|[A-Za-z]{1,4}\s?\d{2,4})|" + GLUED_COUNT, re.I)
 
 
 def _counted(text: str) -> list[int]:

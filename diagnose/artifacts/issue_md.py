@@ -331,9 +331,18 @@ _CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])"
               r"(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?|memory)\b)"
               r"(?!\s*(?:in\s+)?(?:total|combined|altogether|overall|aggregate|together)\b)")
 _EACH = r"(?:\s*(?:VRAM|each|per\s+(?:card|GPU)|显存))*"
+# A count of one or two digits run into a datacenter board's name: "two nodes of 8H100" (vllm-project/vllm#11539),
+# "单机8H800", "4L40S". Only these names, each a capital letter and digits: not a workstation card ("3A6000" is
+# Loongson's CPU), not a lower-case letter ("8h20" is a time of day), and not digits glued to a word, a version,
+# a larger number or an encoded blob ("GH200", "gx3d-160x1792x8h100", "2.8H100", "128H100", "#8A100B").
+_LONE = r"(?<![-.,/+#A-Za-z0-9_])"  # (ASCII only: "机8H800" is CJK before the count)
+_GLUED_NAME = r"(?-i:(?:[AH]100|[AH]800|H200|H20|A10G?|A30|A40|L40S?|L20|L4|B[23]00|V100|P100|T4)(?![\dA-Z]))"
+_AFTER_GLUED_COUNT = rf"(?<={_LONE}[1-9])|(?<={_LONE}[1-9]\d)"
+# ... the count itself, for the readers of counts ("8H100": 8), its one group
+GLUED_COUNT = rf"{_LONE}([1-9]\d?)(?={_GLUED_NAME})"
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 _GPU_NAME = re.compile(
-    r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
+    rf"(?:(?<![-\w])|(?:{_AFTER_GLUED_COUNT})(?={_GLUED_NAME}))(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
     r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100S|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     # "V100s", "L40s" go to the resolver as written: whether the lower-case s is a plural ("8 V100s") or the product's
