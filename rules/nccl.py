@@ -481,7 +481,7 @@ def without_p2p(rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: li
     https://github.com/NVIDIA/nccl/issues/1639), so the figure to judge by is the SHM path's (rules.collectives
     .shm_busbw_gbs, the predictor's own): physics from BUSBW_FLOOR of it (as on any path) up to the P2P figure.
     None outside (faster than PCIe, or slower than staging explains)."""
-    from rules.collectives import shm_busbw_gbs
+    from rules.collectives import shm_basis, shm_busbw_gbs
 
     shm = shm_busbw_gbs(pcie)
     if not BUSBW_FLOOR * shm <= value <= 1.2 * pcie.achieved_gbs:
@@ -490,8 +490,7 @@ def without_p2p(rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: li
                 f"{value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
                 f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
                 f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
-                f"A healthy SHM path moves about {shm:.3g} GB/s busbw on a host nothing is said of (rules.collectives"
-                f".shm_busbw_gbs: calibration.toml [nccl] shm_copy_share of the host's copy through its memory, "
+                f"A healthy SHM path moves about {shm:.3g} GB/s busbw on a host nothing is said of ({shm_basis(pcie)}; "
                 f"fitted to nccl-tests tables without P2P); {value:g} GB/s is {value / shm:.0%} of it, not under half "
                 f"({BUSBW_FLOOR * shm:.1f} GB/s), and at most the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives "
                 "with peer-to-peer; more GPUs share the same host memory, so the figure falls as GPUs are added.",
