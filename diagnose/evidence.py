@@ -76,7 +76,8 @@ class GpuFact(Fact):
     pcie_width_current: int | None = None
     pcie_width_max: int | None = None
     pcie_read_under_load: bool | None = None  # True if current gen/width were read while busy
-    pcie_replay_counter: int | None = None
+    pcie_replay_counter: int | None = None  # nvidia-smi -q "Replays Since Reset": packets the link retransmitted
+    pcie_replay_rollovers: int | None = None  # "Replay Number Rollovers": a packet replayed until REPLAY_NUM wrapped
     utilization_pct: float | None = None
     temperature_c: float | None = None
     temperature_slowdown_c: float | None = None

@@ -35,7 +35,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
                    "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel",
-                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row",
+                   "gdr_off", "net_socket", "pcie_degraded", "pcie_errors", "nccl_system_error", "cpu_pegged_row",
                    "ib_transfer_error")
 
 
@@ -198,6 +198,29 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
         r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
         r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
+    ],
+    # Errors on a PCIe link (issue 11): the kernel's AER report (drivers/pci/pcie/aer.c: "PCIe Bus Error: severity=...",
+    # "AER: Corrected error received", the error bits RxErr / BadTLP / BadDLLP / Replay Timer Timeout / REPLAY_NUM
+    # Rollover), nvidia-smi -q's "Replays Since Reset" above zero, and the words for them: AER or PCIe bus errors, a
+    # replay counter climbing, a link stable only when forced to a lower generation (Gen5 signal integrity).
+    "pcie_errors": [
+        r"\bPCIe Bus Error\b", r"\bAER:\s*(?:Multiple\s+)?(?:Correct|Uncorrect)\w*\b[^\n]{0,25}?\berror",
+        r"\[\s*\d{1,2}\s*\]\s*(?:RxErr|BadTLP|BadDLLP|Receiver Error|Bad TLP|Bad DLLP|Replay Timer Timeout|"
+        r"RE[PL]+AY_NUM Rollover)\b",
+        r"\bAER\b[^.\n]{0,20}?\b(?:errors?|messages?|warnings?)\b",
+        r"\bPCI-?e(?:xpress)?\s+(?:(?:bus|link|replay|AER)\s+)?errors?\b",
+        r"\b(?:Replays Since Reset|Replay Number Rollovers|replay[ ._]?(?:count(?:er)?|errors?))\b\W{0,10}[1-9]\d*\b",
+        r"\breplay(?:s|[ ._]?(?:count(?:er|s)?|errors?|number))?\b[^.\n]{0,30}?\b(?:climb\w*|increas\w*|ris(?:es|ing)|"
+        r"rose|grow\w*|go(?:es|ing)? up|non-?zero|in the (?:thousands|hundreds))\b",
+        r"\bsignal[- ]integrity\b",
+        r"\bforc\w*\b[^.\n]{0,40}?\b(?:slots?|links?|PCIe|GPUs?|cards?)\b[^.\n]{0,25}?\b(?:to|at)\s+(?:PCIe\s*)?"
+        r"(?:Gen\s?[1-4]|[1-4]\.0)\b",
+        r"\b(?:errors?|crash\w*|freez\w*|unstable|hangs?)\b[^.\n]{0,20}?\bonly (?:at|on|with|in) (?:PCIe\s*)?"
+        r"(?:Gen\s?5|5\.0)\b",
+        # a kernel log said to hold none: its negation (_negated reads CLEAN_LOG)
+        r"\b(?:dmesg|kernel log|journal(?:ctl)?|syslog)\b[^.\n]{0,20}?\b(?:is|was|looks?|are|were|came back|stays?)\s+"
+        r"(?:completely\s+|totally\s+|all\s+)?clean\b",
+        r"\bReplays Since Reset\b\W{0,10}0\b(?!\.\d)",
     ],
     # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
     # slow link, not a verdict by itself.
@@ -874,7 +897,7 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?"
         r"\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
-        r"\bBus error\b",
+        r"(?<!PCIe )\bBus error\b",  # SIGBUS, not the kernel's AER "PCIe Bus Error" (pcie_errors)
         # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
         r"\bncclShmOpen\b", r"\bfailed to extend /dev/shm\b", r"\binsufficient shared memory\b",
     ],
@@ -1533,10 +1556,17 @@ def pipeline_degree(sentence: str, m: re.Match) -> int | None:
     return 1 if d.group(1).lower() in ("one", "a single") else int(d.group(1))
 
 
+# a log said to be clean, a zero counter, "zero replay errors": PCIe link errors ruled out
+_CLEAN_LOG = re.compile(r"[^\n]*\bclean$|\bReplays Since Reset\b\W{0,10}0$", re.I)
+_ZERO_BEFORE = re.compile(r"\b(?:zero|0)\s+(?:\w+\s+)?$", re.I)
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if _gone(sentence, m):
+        return True
+    if kind == "pcie_errors" and (_CLEAN_LOG.search(m.group(0)) or _ZERO_BEFORE.search(sentence[:m.start()])):
         return True
     if kind in _NEGATIVE_KINDS:
         if _state_denied(sentence, m):
@@ -2877,7 +2907,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"(?=\s*(?:[.,;:!?)]|$|to\b|at all\b|back\b|anymore\b|and\b|but\b|while\b|once\b|when\b|after\b|since\b))|"
              r"\bno (?:response|reply|answer) (?:ever )?(?:comes?|came|is|was) (?:back|returned)\b|"
              r"一直(?:没有|没)(?:响应|返回|回复)"),
-    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
+    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|(?<!PCIe )\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
@@ -5618,7 +5648,7 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
 # (review st 7) A failure the default /dev/shm explains is one said of shared memory or of setting the workers up
 # (NCCL's shm transport, "Bus error", ncclSystemError, "fails while the workers initialise"); another failure named
 # (out of memory, a missing module, an illegal access) has its own cause.
-_SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
+_SETUP_FAILURE = re.compile(r"(?<!PCIe )\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
                             r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
 _OOM = r"out of memory|OutOfMemoryError|OOM"
 _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|ImportError|illegal memory access)\b",

@@ -58,6 +58,9 @@ from rules.common import (
     visible_devices,
     wfield,
 )
+from rules.common import (
+    label as gpu_label,
+)
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
 from rules.health import FATAL_XIDS
@@ -2078,6 +2081,88 @@ def pcie_words(facts: Facts, predictions=None):
                "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
                "generation in the BIOS.",
                refs=["nvidia_smi"])
+
+
+def _aer_owner(n: Note, gpu_buses: set[str]) -> str | None:
+    """Whose link an AER report is about: "gpu" (logged by the nvidia driver, or a bus id of a GPU the ticket lists),
+    the driver's name for another device (nvme, mlx5_core, hpsa, ...), or None where only a root port logged it and
+    no GPU bus id says what sits behind it."""
+    if n.data.get("driver") == "nvidia" or {n.data.get("bus_id"), n.data.get("source_bus_id")} & gpu_buses:
+        return "gpu"
+    driver = n.data.get("driver")
+    return driver if driver and driver != "pcieport" else None
+
+
+def _aer_detail(n: Note) -> str:
+    """An AER Note in words: severity, layer, error bits and the device that logged it; a recovery line's GPU."""
+    if n.kind == "pcie_aer_recovery":
+        return f"GPU {n.data.get('bus_id')} is below the port in the error's recovery"
+    layer = f" ({n.data['layer']})" if n.data.get("layer") else ""
+    bits = f": {', '.join(n.data['errors'])}" if n.data.get("errors") else ""
+    who = f"{n.data.get('driver') or 'a device'} {n.data.get('bus_id') or ''}".rstrip()
+    return f"AER {n.data.get('severity')} error{layer}{bits} logged by {who}"
+
+
+@rule("ticket.pcie_errors", "pcie_link_degraded")
+def pcie_errors(facts: Facts, predictions=None):
+    """Errors on a GPU's PCIe link: the kernel's AER reports (corrected receiver, bad-TLP/DLLP and replay errors are
+    the link retransmitting what arrived damaged; uncorrected ones lose it), nvidia-smi's replay counter above zero,
+    or the reporter's words (AER errors, a climbing replay counter, stable only when forced to a lower generation).
+    A report a NIC's or drive's driver logged is not the GPU's (and a root port's beside it is most likely that
+    device's link); a root port's alone, without a GPU bus id, stays a lead."""
+    gpu_buses = {g.bus_id for g in facts.of(GpuFact) if g.bus_id}
+    aer = [n for n in facts.of(Note) if n.kind == "pcie_aer"]
+    owners = [(_aer_owner(n, gpu_buses), n) for n in aer]
+    # an uncorrected error's recovery reaches every device below the reporting port: a GPU among them was on it
+    recovered = [n for n in facts.of(Note) if n.kind == "pcie_aer_recovery"
+                 and (n.data.get("driver") == "nvidia" or n.data.get("bus_id") in gpu_buses)]
+    on_gpu = [n for who, n in owners if who == "gpu"] + recovered
+    unknown = [n for who, n in owners if who is None]
+    others = sorted({who for who, _ in owners if who not in ("gpu", None)})
+    replays = [g for g in facts.of(GpuFact) if g.pcie_replay_counter or g.pcie_replay_rollovers]
+    c = None if aer else _first(facts, "pcie_errors")  # parsed reports: they, not the words quoting them, decide
+    fix = ("Watch the counters under load: `nvidia-smi -q -d PCIE` (Replays Since Reset, Replay Number Rollovers) and "
+           "`sudo lspci -vvv -s <GPU bus id>` (LnkSta against LnkCap, and the AER status bits); reseat the card, "
+           "replace the riser or extension cable, and force the slot to a lower generation in the BIOS (Gen4 or Gen3 "
+           "instead of Auto): a link that is clean there had a signal-integrity problem at the higher rate.")
+    summary = ("PCIe corrects a damaged packet by replaying it (receiver errors, bad TLPs/DLLPs, replay timeouts are "
+               "each a retransmission); many of them cut the link's bandwidth, and a link that keeps failing retrains "
+               "down to a lower generation or width or drops the GPU off the bus, which under tensor-parallel "
+               "traffic shows as slow collectives, hangs or a frozen host.")
+    if on_gpu or replays or (unknown and not others):
+        evidence = [ev(n, _aer_detail(n)) for n in (on_gpu + unknown)[:4]]
+        evidence += [ev(g, f"{gpu_label(g)} PCIe replays since reset (nvidia-smi -q; {g.pcie_replay_rollovers or 0} "
+                        "replay number rollovers)", g.pcie_replay_counter, 0) for g in replays[:4]]
+        if on_gpu or replays:
+            title = "A GPU's PCIe link reports errors: the link retransmits damaged packets"
+            # a counter read once says nothing of when it counted (since the last reset, possibly long ago): weaker
+            confidence = 0.7 if on_gpu else 0.6
+        else:
+            title = "A PCIe root port reports link errors; which device sits behind it is not shown"
+            summary += (" Only the root port logged these, and no GPU bus id in the ticket names the device below "
+                        "it: match the port's bus id against `nvidia-smi --query-gpu=pci.bus_id --format=csv` and "
+                        "`lspci -tv` before blaming the GPU.")
+            confidence = 0.5
+        yield make("ticket.pcie_errors", "pcie_link_degraded", "warning", confidence, title, summary, evidence,
+                   fix=fix, refs=["nvidia_smi"])
+        return
+    if others:
+        n = next(n for who, n in owners if who in others)
+        yield passed("ticket.pcie_errors", f"The PCIe errors logged are on another device's link ({', '.join(others)})",
+                     "The AER reports come from a device that is not a GPU (its driver names it); they say nothing "
+                     "about the GPUs' links.", [ev(n, _aer_detail(n))], 0.6)
+        return
+    if c and c.negated:  # (a zero counter alone passes nothing: a healthy link under a ticket it does not explain)
+        yield passed("ticket.pcie_errors", "The reporter rules PCIe link errors out",
+                     "A kernel log without AER reports or a zero replay counter: the GPUs' links carry their packets "
+                     "without retransmission.", [claim_ev(c, "PCIe errors ruled out")], 0.6)
+        return
+    if not c or c.guess:
+        return
+    yield make("ticket.pcie_errors", "pcie_link_degraded", "warning", weight(c),
+               "The reporter describes PCIe link errors on the GPUs",
+               summary + " The reporter says so, but no kernel log or nvidia-smi counter is attached to say which "
+               "GPU's link.", [claim_ev(c, "PCIe link errors")], fix=fix, refs=["nvidia_smi"])
 
 
 @rule("ticket.pcie_redirect", "p2p_disabled")

@@ -58,6 +58,7 @@ _TEXT_FIELDS = {
     ("driver model", "current"): "driver_model",
     (None, "replays since reset"): "pcie_replay_counter",
     (None, "replay counter"): "pcie_replay_counter",
+    (None, "replay number rollovers"): "pcie_replay_rollovers",
     ("pcie generation", "current"): "pcie_gen_current",
     ("pcie generation", "max"): "pcie_gen_max",
     ("link width", "current"): "pcie_width_current",
@@ -98,6 +99,7 @@ _XML_FIELDS = {
     ("gpu_virtualization_mode", "virtualization_mode"): "virtualization_mode",
     ("driver_model", "current_dm"): "driver_model",
     ("pci", "replay_counter"): "pcie_replay_counter",
+    ("pci", "replay_rollover_counter"): "pcie_replay_rollovers",
     ("pcie_gen", "current_link_gen"): "pcie_gen_current",
     ("pcie_gen", "max_link_gen"): "pcie_gen_max",
     ("link_widths", "current_link_width"): "pcie_width_current",
@@ -125,7 +127,8 @@ _XML_FIELDS = {
     ("health", "bandwidth"): "fabric_bandwidth",
 }
 
-_INTS = {"pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "pcie_replay_counter"}
+_INTS = {"pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "pcie_replay_counter",
+         "pcie_replay_rollovers"}
 _FLOATS = {"memory_total_mib", "utilization_pct", "temperature_c", "temperature_slowdown_c", "power_draw_w",
            "power_limit_w", "sm_clock_mhz", "sm_clock_max_mhz"}
 _BOOLS = {"persistence_mode", "mig_mode", "ecc_mode", "retired_pages_pending", "remapped_rows_pending",
