@@ -69,6 +69,9 @@ def test_machines_counted_paraphrases_and_negations():
     assert sized("We run vLLM on two 8x H100 nodes.")[0][1:] == (16, 2)
     assert sized("We run vLLM on two A100 GPUs in one machine.")[0] == ("A100", 2, None)
     assert sized("I have 4 RTX 4090 cards.")[0][:2] == ("RTX 4090", 4)
+    # a count joined to its noun by a hyphen is each machine's size: "2x 8-GPU servers" are 2 nodes of 8
+    # (tests/test_ticket_prose_reading.py's form)
+    assert sized("We run vLLM on 2x 8-GPU servers with InfiniBand.")[0][1:] == (16, 2)
 
 
 # --------------------------------------------------------------------------- NICs counted before their shared rate

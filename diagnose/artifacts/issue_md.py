@@ -1173,10 +1173,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
 
 def _machines_counted(spaced: dict[int, str], i: int, start: int, end: int) -> int | None:
     """The machines a GPU count at line i, [start, end), counts instead of GPUs ("two A100 machines", NODES_OF_GPU),
-    or None."""
+    or None. A count joined to its noun by a hyphen ("2x 8-GPU servers", "4-card machines") is each machine's size, an
+    adjective, not the machines' number."""
     line = spaced[i]
     count = re.match(_COUNT + r"(?![\w.])", line[start:end], re.I)  # (not a count after the GPU: "A100 * 8")
-    if not count or not NODES_OF_GPU.match(line[end:]) or re.match(_COUNT + r"\s*(?:x|×|\*)", line[start:end], re.I):
+    if not count or not NODES_OF_GPU.match(line[end:]) or re.match(_COUNT + r"\s*(?:x|×|\*|-)", line[start:end], re.I):
         return None
     return _count(count.group(1))
 
