@@ -407,7 +407,8 @@ class Measurement(Fact):
     # what the figure counts, where its source says: "aggregate" (every sequence in flight together: SGLang's "gen
     # throughput", vLLM's "Avg generation throughput", a benchmark's "Output token throughput") or "per_stream" (one
     # request's: TPOT, ITL, llama.cpp's "eval time", Ollama's "eval rate"); None where the source does not say. The
-    # parser records it beside the concurrency the line states; the rules decide what it is compared with.
+    # parser records it beside the concurrency the line states; the rules decide what it is compared with. For an
+    # all-reduce rate: "algbw_or_busbw" where the reporter's words do not say which of nccl-tests' two figures it is.
     scope: str | None = None
 
     @property

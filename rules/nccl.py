@@ -680,6 +680,17 @@ def _ports_in_use(facts: Facts) -> float:
     return per_node / ports if ports and per_node and per_node < ports else 1.0
 
 
+def _both_readings(rec: Measurement, value: float, n: int | None):
+    """Evidence for an all-reduce rate the reporter gave without saying algbw or busbw (scope "algbw_or_busbw"): it is
+    judged as busbw; as algbw, busbw = algbw x 2(n-1)/n (nccl-tests doc/PERFORMANCE.md), at n GPUs where known."""
+    said = f"not said whether {value:g} GB/s is algbw or busbw: judged as busbw; as algbw, busbw = algbw x 2(n-1)/n"
+    if n and n >= 2:
+        busbw = value * 2 * (n - 1) / n
+        return ev(rec, f"{said} = {busbw:.1f} GB/s at {n} GPUs", round(busbw, 1), unit="GB/s")
+    return ev(rec, f"{said}, between 1x (2 GPUs) and 2x (many GPUs): up to {2 * value:g} GB/s", round(2 * value, 1),
+              unit="GB/s")
+
+
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
                  what=None, system: tuple | None = None):
     """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
@@ -750,6 +761,8 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
     where_ += f" of the {label} system" if label else ""
     what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
+    if isinstance(rec, Measurement) and rec.scope == "algbw_or_busbw":
+        origin = origin + [_both_readings(rec, value, nranks or gpu_count(facts))]
     # a figure the reporter typed is an observation, weighed below a measured sweep
     sure = 0.6 if isinstance(rec, Measurement) and rec.stat == "reported" else 0.7
     ratio = value / expected

@@ -1281,6 +1281,48 @@ MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\
                          r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
 
+# A collective's rate in the reporter's words with neither busbw nor algbw named, in any rate unit: "nccl all-reduce
+# between two nodes only 86GB/s" (NVIDIA/nccl#1048), "Bandwidth can reach 600Gbps" under "I use nccl-tests on two A100
+# machines" (NVIDIA/nccl#495). The figure's sentence, or the one just before it, names the collective or its test; the
+# figure is then all-reduce's, algbw or busbw unknown (scope "algbw_or_busbw": the rule states both readings).
+COLLECTIVE_SAID = re.compile(r"\b(?:all[_ -]?reduce(?:_perf)?|nccl[ -]tests?|nccl test)\b", re.I)
+RATE_FIGURE = re.compile(r"(?<![\w.])~?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
+# ... but not a link's or NIC's rated speed ("8 * 100 Gbps network nic", "IB 200Gb/s HDR", "NVLink 900GB/s"): a link
+# word beside the figure; nor a target, a specification or a limit ("should reach", "theoretical value(100 GB/s)",
+# "expect 900GB/s", "up to 400Gb/s"), said before the figure in its clause.
+LINK_BESIDE = re.compile(r"\b(?:network\s+)?(?:NICs?|HCAs?|cards?|adapters?|ports?|links?|[HNEX]DR|InfiniBand|IB|"
+                         r"RoCE\w*|Ethernet|NVLink\w*|ConnectX\w*|CX-?\d|PCIe\w*|line rate)\b", re.I)
+TARGET_WORDS = re.compile(r"\b(?:should|supposed|expect\w*|theoretic\w*|ideal\w*|spec\w*|rated|nominal|target\w*|"
+                          r"up to|max(?:imum)?|peak|hope\w*|want\w*|would|could|claims?|datasheet|documented|"
+                          r"capab\w*|line rate|has|have|had|provides?|offers?|supports?|total)\b", re.I)
+# ... nor another system's or a publication's figure ("on our other cluster", "NVIDIA's published figure").
+OTHER_SYSTEM = re.compile(r"\b(?:other|another|previous|old|published|reference|official|documentation|docs|paper|"
+                          r"blog|slides?)\b", re.I)
+SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
+
+
+def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> list:
+    """all-reduce rates on line `ln` said without busbw or algbw (COLLECTIVE_SAID in it or in `before`, the prose line
+    just above), each in GB/s with the reporter's words; none in a question."""
+    out = []
+    sentences = [s for s in SENTENCE_BREAK.split(ln) if s.strip()]
+    last = ([s for s in SENTENCE_BREAK.split(before) if s.strip()] or [""])[-1]
+    for k, s in enumerate(sentences):
+        # the collective named in the figure's sentence or the one just before it (on this line or the line above)
+        tied = " ".join([last, s] if k == 0 else sentences[k - 1:k + 1])
+        if not COLLECTIVE_SAID.search(tied) or s.rstrip().endswith(("?", "？")):
+            continue  # no collective said, or a figure asked about
+        for m in RATE_FIGURE.finditer(s):
+            clause = re.split(r"[,;:(]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
+            if LINK_BESIDE.search(s[max(0, m.start() - 12):m.start()]) or LINK_BESIDE.search(s[m.end():m.end() + 14]) \
+                    or TARGET_WORDS.search(clause) or OTHER_SYSTEM.search(s[:m.start()]):
+                continue
+            value = to_gbs(number(m.group(1)), m.group(2))
+            out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n,
+                                   said=m.group(0).lstrip("~"), scope="algbw_or_busbw"))
+    return out
+
+
 # An nccl-tests binary and the options that set its ranks: -g GPUs per thread, -t threads per process.
 POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|as follows)\b|:\s*$", re.I)
 
@@ -1305,6 +1347,8 @@ def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | No
 def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
     runs = [(j, r) for j, ln in code_lines if (r := _run_ranks(ln))]
+    above = {i: ln for i, ln in prose}
+    named_values = set()
     for i, ln in prose:
         # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures
         ln = re.sub(r"\bhttps?://\S+", " ", _plain(ln))
@@ -1321,6 +1365,8 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
             for m in MEASURED_BW.finditer(ln):
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
                 out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n))
+            if not MEASURED_BW.search(ln) and re.search(RATE_UNIT, ln, re.I):
+                out.extend(_unnamed_rates(i, ln, re.sub(r"\bhttps?://\S+", " ", _plain(above.get(i - 1, ""))), name, n))
             if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(RATE_UNIT, ln, re.I):
                 # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
@@ -1335,7 +1381,10 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 continue
             value = to_gbs(number(figure), unit)
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
-    return out
+            named_values.add(round(value, 3))
+    # a figure said again without its name ("the algbw is about 250GB/S" ... "all_reduce_perf in H100, about 250GB/S",
+    # e021) keeps the name it was given
+    return [m for m in out if not (m.scope == "algbw_or_busbw" and m.value in named_values)]
 
 
 # A figure asked for, not measured: "is there a way to still get bus_bw close to 200 GBps?"
