@@ -698,7 +698,7 @@ def _pcie_step(ic: InterconnectSpec, c: dict, p2p: bool, proto: str, shm_gbs: fl
     nothing is known of)."""
     hop = c["hop_us_pcie"] if proto == "LL" else c["hop_us_pcie_simple"]
     share = c["ll_bus_share"] if proto == "LL" else 1.0
-    bus = (shm_gbs or shm_busbw_gbs(ic) if not p2p else ic.achieved_gbs) * 1e3 * share
+    bus = ((shm_gbs or shm_busbw_gbs(ic)) if not p2p else ic.achieved_gbs) * 1e3 * share
     return hop * (1.0 if p2p else c["shm_hop_factor"]), bus
 
 
@@ -762,9 +762,14 @@ def shm_busbw_gbs(ic: InterconnectSpec, *, host_cpu: str = "", copy_gbs: float =
     measurement is stated; else estimated (host_copy_link_share) from the per-direction rate of each GPU's link to host
     memory (link_to_host_gbs: `host_cpu`, the CPU as a source names it; PCIe Gen3 where unknown). The one figure
     rules.nccl judges a board without peer-to-peer by."""
-    c = catalog.calibration().nccl
-    copy = copy_gbs or c["host_copy_link_share"] * link_to_host_gbs(ic, host_cpu)
-    return min(ic.achieved_gbs, c["shm_copy_share"] * copy)
+    copy = copy_gbs or estimated_host_copy_gbs(ic, host_cpu)
+    return min(ic.achieved_gbs, catalog.calibration().nccl["shm_copy_share"] * copy)
+
+
+def estimated_host_copy_gbs(ic: InterconnectSpec, host_cpu: str = "") -> float:
+    """The host's copy from one GPU to another through its memory where no measurement states it (GB/s): a share
+    (calibration.toml [nccl] host_copy_link_share) of the GPU's link to host memory (link_to_host_gbs)."""
+    return catalog.calibration().nccl["host_copy_link_share"] * link_to_host_gbs(ic, host_cpu)
 
 
 def link_to_host_gbs(ic: InterconnectSpec, host_cpu: str = "") -> float:
@@ -782,9 +787,9 @@ def shm_basis(ic: InterconnectSpec, host_cpu: str = "") -> str:
     the host table does not know)."""
     c = catalog.calibration().nccl
     host = host_link_gbs(host_cpu)
-    assumed = not host_cpu or host == PCIE_GEN3_X16_GBS
+    assumed = host_pcie_gen(host_cpu) is None
     link = link_to_host_gbs(ic, host_cpu)
-    copy = c["host_copy_link_share"] * link
+    copy = estimated_host_copy_gbs(ic, host_cpu)
     host_said = (f"PCIe Gen3 x16 {host:g} GB/s to host memory, assumed: no host CPU " +
                  ("given" if not host_cpu else f"generation known for '{host_cpu}'") if assumed
                  else f"the root ports of '{host_cpu}' {host:g} GB/s (rules/catalog/host_memory.toml)")
@@ -800,11 +805,17 @@ def host_link_gbs(host_cpu: str = "") -> float:
     not known, PCIe Gen3's: the slowest still in service, so an unknown host is never expected faster than that, and
     what the fit tables that name no host are priced at (an assumption: the kalavai RTX 4090 tables' bus numbers
     0x1a/0x1b/0x3d/0x3e fit an Intel Xeon Scalable host's root ports but do not say which generation)."""
+    gen = host_pcie_gen(host_cpu)
+    return catalog.interconnect(f"pcie{gen}").bandwidth_gbs if gen else PCIE_GEN3_X16_GBS
+
+
+def host_pcie_gen(host_cpu: str = "") -> int | None:
+    """The PCIe generation of the host CPU's root ports (rules/catalog/host_memory.toml [[cpu]] pcie_gen, the family
+    the name matches), None where the CPU is not named or its family states none."""
     from rules.offload import cpu_family
 
     family = cpu_family(host_cpu) if host_cpu else None
-    gen = family[0].get("pcie_gen") if family else None
-    return catalog.interconnect(f"pcie{gen}").bandwidth_gbs if gen else PCIE_GEN3_X16_GBS
+    return family[0].get("pcie_gen") if family else None
 
 
 def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:

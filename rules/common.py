@@ -566,6 +566,11 @@ _PORTS_THEN_RATE = re.compile(r"(?<![\w.])(\d+|" + "|".join(_PORT_COUNT_WORDS) +
                               r"(?:rated\s+|running\s+)?at|of)\s*$", re.I)
 
 
+def _ports_then_rate(text: str, start: int) -> re.Match | None:
+    """_PORTS_THEN_RATE in the sentence that ends at `start` (a rate's match)."""
+    return _PORTS_THEN_RATE.search(re.split(r"[.;\n]", text[:start])[-1])
+
+
 def _ports(text: str, m: re.Match) -> int:
     """The port count before a rate match `m` (1 when none is written)."""
     if m.group("x"):
@@ -573,7 +578,7 @@ def _ports(text: str, m: re.Match) -> int:
     before = re.search(r"(?<![\w.])(\d+|" + "|".join(_PORT_COUNT_WORDS) + r")\s+$", text[:m.start()], re.I)
     if not (before and re.match(r"[\s-]*(?:\w+\s+){0,2}?(?:NICs|ports|links|HCAs|adapters|uplinks|interfaces|cards)\b",
                                 text[m.end():], re.I)):
-        before = _PORTS_THEN_RATE.search(re.split(r"[.;\n]", text[:m.start()])[-1])
+        before = _ports_then_rate(text, m.start())
     if before:
         word = before.group(1).lower()
         return _PORT_COUNT_WORDS.get(word) or int(word)
@@ -589,7 +594,7 @@ def _rate_and_quote(text: str) -> tuple[float | None, str]:
     quote = m.group(0).strip() if m else text[:80]
     # the ports counted apart from the rate ("8 Roce NICs, all of which are 100Gb"): the quote names them too
     counted = m and (r := _GBIT_RATE.match(text, m.start())) and not r.group("x") and _ports(text, r) > 1
-    if counted and (p := _PORTS_THEN_RATE.search(re.split(r"[.;\n]", text[:m.start()])[-1])):
+    if counted and (p := _ports_then_rate(text, m.start())):
         quote = p.group(0).strip() + " " + quote
     return rate, quote
 

@@ -144,7 +144,8 @@ def cross_node_tp(facts: Facts, predictions=None):
     if not tp or not per_node or not nodes:
         return
     gpu = facts.subject.gpu
-    loss = _loss_to(facts, tp) if spans_nodes(facts, tp) else None
+    across = nodes > 1 and tp > per_node  # (spans_nodes, from the counts read above)
+    loss = _loss_to(facts, tp) if across else None
     if loss and gpu is not None and gpu.gpus_per_machine == 1:
         # (issue 11) the measurement the lead below asks for, stated: TP over the network slower than fewer GPUs. The
         # network's all-reduces, two a layer every token, cost more than the halved weight traffic saves; the layout
@@ -166,7 +167,7 @@ def cross_node_tp(facts: Facts, predictions=None):
             "and measure both.",
             refs=["vllm_parallel"],
         )
-    elif nodes > 1 and tp > per_node and gpu is not None and gpu.gpus_per_machine == 1:
+    elif across and gpu is not None and gpu.gpus_per_machine == 1:
         # (issue 11) a board that comes one to a machine (rules/catalog/gpus.toml gpus_per_machine: DGX Spark's GB10):
         # every layout over several GPUs crosses the network, so TP across nodes is no misplacement; whether it beats
         # one GPU or a pipeline split over the same network depends on the network's latency, which a measurement
@@ -185,7 +186,7 @@ def cross_node_tp(facts: Facts, predictions=None):
             "where it is the faster.",
             refs=["vllm_parallel"],
         )
-    elif nodes > 1 and tp > per_node:
+    elif across:
         yield make(
             "workload.cross_node_tp", "cross_node_tp", "critical", 0.85,
             f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs",

@@ -34,21 +34,22 @@ _OFF_BUS_FIRST = re.compile(r"NVRM:\s*The NVIDIA GPU\s+(?:PCI:)?([0-9a-fA-F:.]+)
 _OFF_BUS_SPLIT = re.compile(_OFF_BUS_FIRST.pattern + r"(?:\n[^\n]*){0,2}?fallen off the bus", re.M | re.I)
 
 
+# A PCI device as the kernel names it, domain optional: "0000:01:00.0", "01:00.0"
+_BDF = r"(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # "nvidia 0000:01:00.0: " / "pcieport 0000:00:01.1: ": the driver and the device that logged the line (optional: a
 # line quoted without it still says what happened)
-_DEVICE = (r"(?:(?P<driver>[A-Za-z][\w-]*)\s+(?P<bdf>(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+_DEVICE = (r"(?:(?P<driver>[A-Za-z][\w-]*)\s+(?P<bdf>" + _BDF + r")"
            r"\s*:\s*)?(?:AER:\s*)?")  # newer kernels put "AER:" before every line of a report
 _BUS_ERROR = re.compile(_DEVICE + r"PCIe Bus Error:\s*se(?:r)?verity=(?P<severity>[^,]+),\s*type=(?P<layer>[^,]+)",
                         re.I)
 _AER_RECEIVED = re.compile(_DEVICE + r"AER:\s*(?:Multiple\s+)?(?P<severity>Correct(?:ed|able)|Uncorrect(?:ed|able)\s*"
                            r"\((?:Non-)?Fatal\))\s+error(?:\s+message)?\s+received(?::|\s+from)\s*"
-                           r"(?:id=(?P<id>[0-9a-fA-F]{4})\b|(?P<source>(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]))?",
+                           r"(?:id=(?P<id>[0-9a-fA-F]{4})\b|(?P<source>" + _BDF + r"))?",
                            re.I)
 # a device's own line in the recovery that follows an uncorrected error: the kernel broadcasts it to every device
 # below the port that reported ("nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)", "nvidia
 # 0000:02:00.0: device has no AER-aware driver")
-_AER_RECOVERY = re.compile(r"(?P<driver>[A-Za-z][\w-]*)\s+"
-                           r"(?P<bdf>(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+_AER_RECOVERY = re.compile(r"(?P<driver>[A-Za-z][\w-]*)\s+(?P<bdf>" + _BDF + r")"
                            r"\s*:\s*(?:AER:\s*(?:can't recover|(?:device )?recovery|.*\berror_detected\b)|"
                            r"device has no AER-aware driver)")
 # an error bit under a report: "[ 0] RxErr   (First)", "[12] Replay Timer Timeout"

@@ -1123,12 +1123,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     lines = list(spaced.values())  # the prose lines in order (one per line number)
     framework = engine_named(" ".join(lines[:40]))
-    images = [(i, ENGINE_IMAGES[m.group("image").lower()], _image_release(m)) for i, ln in sorted([*prose, *code_lines])
-              if (m := ENGINE_IMAGE.search(ln))]
     if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
         # or, failing that, the tag of the engine's own image it runs ("vllm/vllm-openai:v0.6.3")
         release = engine_release(" ".join(lines), framework) or next(
-            (r for _, engine, r in images if r and engine == framework.lower()), None)
+            (r for _, ln in sorted([*prose, *code_lines]) if (m := ENGINE_IMAGE.search(ln))
+             and ENGINE_IMAGES[m.group("image").lower()] == framework.lower() and (r := _image_release(m))), None)
         framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     elif (image := next(((i, m) for i, ln in code_lines if (m := ENGINE_IMAGE.search(ln))), None)):
@@ -1347,11 +1346,10 @@ def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | No
 def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
     runs = [(j, r) for j, ln in code_lines if (r := _run_ranks(ln))]
-    above = {i: ln for i, ln in prose}
+    # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures
+    plain = {i: re.sub(r"\bhttps?://\S+", " ", _plain(ln)) for i, ln in prose}
     named_values = set()
-    for i, ln in prose:
-        # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures
-        ln = re.sub(r"\bhttps?://\S+", " ", _plain(ln))
+    for i, ln in plain.items():
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
         # the figure's GPU count, when the line names one, else the run its sentence points at
         n = gpus[0] if len(set(gpus)) == 1 else None
@@ -1366,7 +1364,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
                 out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n))
             if not MEASURED_BW.search(ln) and re.search(RATE_UNIT, ln, re.I):
-                out.extend(_unnamed_rates(i, ln, re.sub(r"\bhttps?://\S+", " ", _plain(above.get(i - 1, ""))), name, n))
+                out.extend(_unnamed_rates(i, ln, plain.get(i - 1, ""), name, n))
             if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(RATE_UNIT, ln, re.I):
                 # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
