@@ -653,6 +653,9 @@ def line_number(source: str) -> int:
 
 # A hang in words; "GPUs 4-7 hang off socket 1" is where they are attached (issue 11 j).
 _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
+# "stuck" before a figure with a clock, power, rate or link unit, or a power state: the level something is held at.
+_STUCK_AT_LEVEL = (r"(?!\s+(?:at|in|on|around|near)\s+(?:~|about\s+)?(?:\d[\d.,]*\s*(?:[kMG]Hz\b|W\b|watts?\b|"
+                   r"tok\w*|it/s|[GM]B/s|Gb/s|fps\b)|P\d{1,2}\b|(?:PCIe\s*)?Gen\s?\d|x\d{1,2}\b))")
 # How many minutes, hours or days: "3", "two", "a few", "several".
 _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a few|a couple of|several|"
          r"some|many)")
@@ -827,8 +830,11 @@ PATTERNS: dict[str, list[str]] = {
         _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
         r"served)\s+(?:up\s+)?" + _FINE,
     ],
+    # (a clock, a link or a rate "stuck at 33MHz", "stuck in P2", "stuck at Gen1" is a level that does not move, not
+    # a job that stopped: https://github.com/stockmind/dell-xps-9560-ubuntu-respin/issues/59,
+    # https://github.com/NGnius/PowerTools/issues/76; "stuck at 100%" GPU-Util stays a hang's sign)
     "hang": [_HANG,
-             r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
+             r"\bstuck\b" + _STUCK_AT_LEVEL + r"|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
@@ -861,6 +867,16 @@ PATTERNS: dict[str, list[str]] = {
         r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)",
         r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
+        # the board or driver said not to support it, the verb first as the Chinese above ("2080 Ti does not support
+        # p2p access without NVLink bridge", https://github.com/tensorflow/tensorflow/issues/24677)
+        r"\b(?:does|do|did)\s*(?:not|n't)\s+support\s+(?:the\s+)?(?:P2P|peer[- ]to[- ]peer|peer)\b",
+        # tried and failed to get it working ("pulling my hair for days to get p2p to work, still nothing",
+        # https://github.com/aikitoria/open-gpu-kernel-modules/issues/12)
+        r"\b(?:get|getting|make|making)\s+(?:the\s+)?(?:P2P|peer[- ]to[- ]peer)\b[^.\n]{0,15}?\bto work\b[^.\n]{0,25}?"
+        r"\b(?:still nothing|no luck|no success|without success|in vain|nothing works?)\b",
+        # the CUDA sample simpleP2P's own words ("> GPU0 = ... IS capable of Peer-to-Peer (P2P)") negated:
+        # "Geforce cards are not P2P-capable" (https://github.com/NVIDIA/nccl/issues/1516)
+        r"\b(?:not|n't)\s+(?:P2P|peer[- ]to[- ]peer)[- ]capable\b|\bNOT\s+capable of Peer-to-Peer\b",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
@@ -905,16 +921,28 @@ PATTERNS: dict[str, list[str]] = {
     "clock_power": [
         # `nvidia-smi -q` prints every reason with ": Active" or ": Not Active"; only an active one is a claim
         r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)",
+        # the same reason by its --query-gpu field name said in prose ("a sw_power_cap issue at only about 60% TDP",
+        # https://github.com/ollama/ollama/issues/16048); a CSV header's "clocks_event_reasons.sw_power_cap" is a
+        # column name, read with its value below
+        r"(?<![.\w])sw_power_cap\b(?!\s*[:,=]\s*Not)",
         r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
         r"\b(?:SW |HW )?Thermal Slowdown\b(?!\s*:\s*Not)",
         # (not dcgm-exporter's counter description "Throttling duration due to power constraints (in us)": the
         # name of a metric, not an event)
-        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b(?!\s+duration\b)",
+        # (nor nvidia-smi's "throttle reasons" said to be "Not Active", its own word for none: "If all throttle reasons
+        # are returned as "Not Active" ...", https://github.com/huggingface/candle/issues/733)
+        r"\bpower[- ]capp(?:ed|ing)\b",
+        r"\bthrottl\w+\b(?!\s+duration\b)(?!\s+reasons?\b[^.\n]{0,40}?\bNot Active\b)",
         r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
-        r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
+        r"\bfrequency (?:reduction|drops?|throttl\w*)\b",
+        r"\b(?:stuck|stays|remains|locked|held|kept) (?:in|at) (?:the )?P[2-8]\b",
         # the board drawing far less than its limit under full load: the power controller holds it back
         r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?"
         r"\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|limited to|tops out at)\b",
+        # ... or that cannot get past a wattage ("the power (Watt) cannot go beyond 25W",
+        # https://github.com/boris-dimitrov/set_gpu_fans_public/issues/4)
+        r"\bpower\b[^.\n]{0,25}?\b(?:cannot|can't|can not|won't|will not|doesn't|does not|never)\s+"
+        r"(?:go|get|rise|climb)\s+(?:beyond|above|over|past|higher than)\s+\d{1,4}\s*(?:W|watts?)\b",
         # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason
         # named by its field
         r"\bclocks_(?:event|throttle)_reasons\."
@@ -1100,6 +1128,9 @@ PATTERNS: dict[str, list[str]] = {
         # processors" above)
         r"\b(?:one|single|1|a|two|2) (?:of (?:the|my|its|our) )?(?:logic(?:al)? |physical )?(?:CPU |processor )?"
         r"(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        # one of them busy and the rest not ("tensorflow serving gpu only one thread is busy",
+        # https://github.com/tensorflow/serving/issues/1505; the OpenLLM and vLLM threads' "only one core")
+        r"\b(?:only|just)\s+(?:one|a single|1)\s+(?:CPU\s+)?(?:core|thread)\s+(?:is|was|are)\s+(?:\w+\s+)?busy\b",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
         # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs:
         # "CPU overhead")
@@ -1402,7 +1433,8 @@ def nccl_versions(text: str) -> list[str]:
 
 
 _REGRESS_WORDS = re.compile(
-    r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*)\b", re.I
+    r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
+    r"slow(?:s|ed)?[- ]?downs?)\b", re.I
 )
 _SETTING = re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*([^\s,;)'\"`]+)")
 # How long nvidia-smi takes, as people write a duration: a figure or an English number word ("takes ~30seconds",
@@ -1977,7 +2009,9 @@ def claims(facts: Facts) -> list[Claim]:
 
 _CACHE: dict = {}
 _UTIL = re.compile(
-    r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
+    # (the unit said twice, "0% percentage GPU-Util": https://github.com/neptune-ai/open-solution-salt-identification/issues/21)
+    r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:percent(?:age)?\s+)?(?:GPU[- ]?|volatile\s+)?"
+    r"(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature); a card or "the other
     # one" named as the GPU is ("the other card is at 100%", "one of my gpu was peaking while the other one runs
@@ -3840,7 +3874,8 @@ _LAYOUT_GROWS = re.compile(
     r"\b(?:split|spread|shard|distribut)\w*\s+(?:\w+\s+){0,3}?(?:across|over|between|onto|on)\s+(?:\w+\s+){0,2}?"
     r"(?:GPUs?|cards?|devices?)\b|"
     r"\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d\b|"
-    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*[张块卡]|[两双四八]\s*[张块卡]|张量并行|流水线并行|"
+    # ("2个卡", two cards counted with the general classifier 个: https://github.com/DeepLink-org/dlinfer/issues/109)
+    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*个?\s*[张块卡]|[两双四八]\s*个?\s*[张块卡]|张量并行|流水线并行|"
     r"(?:开启|开|使用|用)\s*tp\b", re.I)
 # ... and the speed does not follow: the symptom's _NO_GAIN, the verbs of no effect ("won't affect the token
 # generation", "did not increase the speed", "makes no difference"), and their CJK forms.
@@ -3848,7 +3883,8 @@ _NO_EFFECT = re.compile(
     _NO_GAIN + r"|\b(?:won'?t|wont|will not|doesn'?t|does not|didn'?t|did not|don'?t|do not|can'?t|cannot|not)\s+"
     r"(?:\w+\s+)?(?:affect|change|improve|increase|help|speed\s*up|accelerate|boost|raise)\b|"
     r"\bno\s+(?:\w+\s+)?(?:increase|change|effect|impact)\s+(?:in|on|to)\b|\bmakes? no difference\b|"
-    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而|还)慢|比[^，。,.]{0,20}?慢|速度(?:没有|无)(?:变化|提升)|"
+    # ("2个卡速度慢了将近一倍", two cards got slower by nearly half: https://github.com/DeepLink-org/dlinfer/issues/109)
+    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而|还)慢|慢了|比[^，。,.]{0,20}?慢|速度(?:没有|无)(?:变化|提升)|"
     r"(?:速度|吞吐)[^，。,.]{0,10}?一样|"
     # "速度和我用单卡跑的差不多" (about the same as one card), "还没有单卡的快" / "不如单卡快" (not even as fast as one)
     r"(?:速度|吞吐)[^，。,.]{0,12}?(?:差不多|相当|相近|持平)|"
@@ -3880,6 +3916,8 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
             if not re.match(r"(?:\bnot|\bno\b|\bn't|没|无)", effect.group(0), re.I) and \
                     _NEGATION.search(sentence[max(0, effect.start() - 30):effect.start()]):
                 continue  # "it is not slower": the reporter rules it out
+            if len(set(nccl_versions(sentence))) >= 2:
+                continue  # "nccl v2.7.6 slow down 30% than nccl v2.5.7 ... on 8*v100": two releases on the same GPUs
             out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
     return out
 
@@ -4505,11 +4543,25 @@ _SAID_IDLE = re.compile(r"\b(?:idle|idling|at rest|not (?:running|loaded|in use)
 
 def _said_not(sentence: str, start: int) -> bool:
     """Do the words just before `start`, in the same clause, negate what follows ("not while running vLLM",
-    "(not under load)", "never during inference")?"""
+    "(not under load)", "never during inference", "can't reach 100% CPU load")? A negated verb of liking takes what
+    follows as its object and leaves it standing ("I don't like 85 degrees on my GPU")."""
     window = sentence[max(0, start - 30):start].rsplit("\n", 1)[-1]
+    if _CANNOT_REACH.search(window):
+        return True
     before = _NEGATION.search(window)
+    if before and _DISLIKED.match(window, before.start()):
+        return False
     # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
+
+
+# "Can't reach 100% CPU load" (https://github.com/opendreamnet/dreampower/issues/90): a level not reached, as
+# _UTIL_BOUND reads a utilisation's "will not reach 100 %".
+_CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
+                           r"(?:reach|hit|get to|exceed|go (?:above|beyond|over|past))\s+(?:~|about\s+)?$", re.I)
+# "don't like", "do not want": the figure after it is what the reporter sees and dislikes
+# (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614)
+_DISLIKED = re.compile(r"(?:do|does|did)?\s*(?:not|n't)\s+(?:really\s+)?(?:like|love|enjoy|want)\b", re.I)
 
 
 def said_idle(text: str) -> bool:
