@@ -2898,6 +2898,18 @@ MISSED_REFERENCE = (_SHORTFALL_MARKER + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT
                     r"复现不(?:了|出)[^。\n]{0,12}?(?:性能|吞吐|速度|数据|指标|结果)|"
                     r"达不到[^。\n]{0,12}?(?:官方|宣传|标称|公布|论文|文档)")
 
+# What the reporter cannot grasp or find is their own puzzlement, not a failure of the system: "I cannot understand the
+# results I got" (NVIDIA/nccl#569), "I can not understand deeply about the busbw" (NVIDIA/nccl-tests#267), "I already
+# have checked nsight system but can't find something" (NVIDIA/TensorRT-LLM#1102). "cannot find libnccl.so", "can't find
+# the GPU" stay failures: the object is a thing the software looks for, not a reason or an insight.
+_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how)|see (?:why|what|how)|"
+              r"find (?:any|anything|something|nothing|out|why|what|where|how|a (?:reason|cause|clue|pattern)|"
+              r"the (?:reason|cause|culprit|bottleneck|root cause)))\b")
+# How well something works qualifies a speed, not a failure: "the tensor parallel is not working well with more than 4
+# gpus" (vllm-project/vllm#804) complains of a speed; "it does not work", "not working at all", "not working as
+# expected" (which may be a wrong output) stay failures.
+_HOW_WELL = r"(?:well|efficiently|effectively|optimally|fast enough|as (?:well|fast|efficiently))\b"
+
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
@@ -2915,7 +2927,8 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
-              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
+              + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
               # ("cannot use the second GPU" stays a failure: one device out of reach)
@@ -2928,9 +2941,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\b(?:max\w*|peak|faster|quicker|higher|better|rates?|speed|throughput|bandwidth|"
               r"as (?:fast|high|good)|~?\d+\b(?!\s*(?:\w+\s+)?(?:GPUs?|cards?|nodes?|devices?)\b))\b|"
               + _TO_A_FIGURE + "))|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
-              r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
-              r"use|do)\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b(?!\s+" + _HOW_WELL + r")|\brefuses?\b|"
+              r"\bcan not (?!" + _OWN_GRASP + r")(?:start|load|run|find|open|allocate|connect|enable|access|"
+              r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
