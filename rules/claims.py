@@ -3392,6 +3392,36 @@ _UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+no
                       r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*", re.I)
 
 
+# (issue 11, ut20a) The reporter's own A/B of CUDA graphs: the engine's switch set to keep graphs on (vLLM's
+# enforce_eager=False, the --enforce-eager or SGLang's --disable-cuda-graph flag dropped, graphs enabled) and the figure
+# did not move. Graphs are then tried and ruled out as the cause: "I set `enforce_eager=False` and
+# `disable_custom_all_reduce=False`, but the gpu utilization does not grow obviously" (vllm-project/vllm#14022); "The
+# perf impact is within noise" of CUDA graph capture on 2x RTX 6000 Ada (ggml-org/llama.cpp#19378). Not a gain:
+# "tp 2 + no eager ... 57.8 tokens/s" against 31.4 with --enforce-eager (dphnAI/sonar#1114), "dropping --enforce-eager
+# -> +22% decode".
+_GRAPHS_ON = re.compile(
+    r"\benforce[-_]eager\W{0,2}\s*[=:]\s*\W?(?:False|false|0)\b|"
+    r"\bdisable[-_]cuda[-_]graphs?\W{0,2}\s*[=:]\s*\W?(?:False|false|0)\b|"
+    r"\b(?:without|remov\w*|dropp\w*|drop|delet\w*|took out|take out)\s+(?:the\s+)?\W{0,2}"
+    r"(?:--)?(?:enforce[-_]eager|disable[-_]cuda[-_]graphs?|eager mode)\b|"
+    r"\b(?:enabl\w+|turn\w* on|switch\w* on|with)\s+(?:the\s+)?CUDA[- ]?graphs?\b(?!\s+(?:off|disabled))", re.I)
+_DID_NOT_MOVE = re.compile(
+    _NO_GAIN + r"|\b(?:does|did|do)\s?n[o']t\s+(?:grow|rise|go up|increase|help|change|improve|matter)\w*|"
+    r"\bwithin (?:the )?noise\b|\bno (?:obvious |noticeable |visible |significant |real |big )?"
+    r"(?:change|effect|difference)\b", re.I)
+
+
+def graphs_tried_no_gain(facts: Facts) -> Claim | None:
+    """The reporter turned CUDA graphs on (or kept them on) and says the figure did not move (_GRAPHS_ON in a sentence
+    with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _GRAPHS_ON.search(sentence)
+            if m and not asked(sentence) and _DID_NOT_MOVE.search(sentence, m.end()):
+                return Claim("graphs_tried_no_gain", source, _quote(sentence, m, 80))
+    return None
+
+
 def untried(facts: Facts) -> Claim | None:
     """The reporter's words that they have not run the setup yet, or None."""
     for source, text in texts(facts):

@@ -7,6 +7,10 @@ showed it and on another real sentence or text written here (paraphrases, negati
   classed the ticket an error, which silenced the answers to a question about speed (both left insufficient_data);
 - how well something works read as a failure: "the tensor parallel is not working well with more than 4 gpus"
   (vllm-project/vllm#804, 4 A10G faster than 8) classed the ticket an error and left it insufficient_data;
+- the reporter's own A/B of CUDA graphs not read: "I set `enforce_eager=False` ..., but the gpu utilization does not
+  grow obviously" (vllm-project/vllm#14022) left eager_mode the verdict (0.75) though graphs were tried and ruled out;
+- a prose line comparing TP sizes taken for the run's layout: "I also tried `tp=4` and `tp=2`" (the same thread) gave
+  the run TP=4 over the LLM(tensor_parallel_size=8) it pasted ("20 % utilisation with 4 GPUs": the 20 % was at TP=8).
 """
 
 from pathlib import Path
@@ -14,7 +18,7 @@ from pathlib import Path
 from conftest import judged_file
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Workload
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "ut20a"
@@ -28,6 +32,10 @@ def facts_of(text: str) -> Facts:
 
 def symptom(text: str) -> str:
     return claims.symptom_quote(facts_of(text))[2]
+
+
+def run_tp(text: str) -> list[int]:
+    return [w.tp for w in issue_md.parse(text, "issue.md") if isinstance(w, Workload) and w.tp]
 
 
 # --------------------------------------------------------------------------- puzzlement and how well, not failures
@@ -66,3 +74,39 @@ def test_how_well_negations_stay_failures():
 def test_not_working_well_answered_as_physics(tmp_path):
     verdict, found = judged_file(tmp_path, DATA, "vllm804")
     assert verdict.category == "expected_physics" and "ticket.symptom_prior" in found
+
+
+# --------------------------------------------------------------------------- CUDA graphs tried and ruled out
+
+def test_graphs_tried_without_gain_rule_out_eager(tmp_path):
+    verdict, found = judged_file(tmp_path, DATA, "vllm14022")
+    assert verdict.category == "expected_physics"
+    assert "ticket.eager_flag" not in found
+    assert "8 GPUs" in found["ticket.gpu_utilisation"].title  # the run's TP=8, not the TP=4 tried after
+    said = claims.graphs_tried_no_gain(facts_of((DATA / "vllm14022.md").read_text()))
+    assert said and "enforce_eager=False" in said.quote
+    # paraphrases of the same A/B
+    for text in ("I removed --enforce-eager and it made no difference to the decode speed.",
+                 "Without --enforce-eager the speed is the same, about 40 tok/s.",
+                 "We set disable_cuda_graph=False but the throughput did not change."):
+        assert claims.graphs_tried_no_gain(facts_of(text)), text
+
+
+def test_graphs_that_helped_or_asked_leave_eager_a_lead():
+    # a gain from graphs (dphnAI/sonar#1114 measured 31.4 tok/s with --enforce-eager, 57.8 without), a question, or a
+    # switch named with no result: eager mode stays the lead it was
+    for text in ("Dropping --enforce-eager gives +22% decode (26.7 -> 32.5 tok/s).",
+                 "With enforce_eager=False the decode went from 20 to 45 tok/s.",
+                 "Should I set enforce_eager=False? Would it not help?",
+                 "I run LLM(model, enforce_eager=True) and decode is only 20 tok/s, is it normal?"):
+        assert claims.graphs_tried_no_gain(facts_of(text)) is None, text
+
+
+# --------------------------------------------------------------------------- TP sizes compared in prose
+
+def test_prose_comparing_tp_sizes_leaves_the_pasted_layout():
+    code = "```python\nllm = LLM(model='m', tensor_parallel_size=8)\n```\n"
+    assert run_tp(code + "I also tried `tp=4` and `tp=2`, and the utilization goes up to 40%.\n") == [8]
+    # one TP size in prose is still the run's, as before; prose alone keeps its first
+    assert run_tp(code + "We run it with TP=4 in production.\n") == [4]
+    assert run_tp("I also tried TP=4 and TP=2 on the same node.\n") == [4]
