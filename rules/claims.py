@@ -3485,12 +3485,21 @@ _OTHER_VENDOR = re.compile(
 def other_vendor(facts: Facts) -> Claim | None:
     """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
     otherwise (a ticket that only compares with one stays NVIDIA's)."""
+    cited = [t for n in facts.of(Note) if n.kind == "description" for t in n.data.get("cited", ())]
     for source, text in texts(facts):
         title = text.lstrip().split("\n", 1)[0]
-        m = _OTHER_VENDOR.search(title) or (facts.subject.gpu is None and _OTHER_VENDOR.search(text))
+        m = _named_here(_OTHER_VENDOR, title, cited) or (
+            facts.subject.gpu is None and _named_here(_OTHER_VENDOR, text, cited))
         if m:
             return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
     return None
+
+
+def _named_here(pattern: re.Pattern, text: str, cited: list[str]) -> re.Match | None:
+    """The first match of `pattern` in `text` outside the titles of pages the reporter links to (issue_md.CITED_LINK:
+    a cited page's title names its own hardware, not the reporter's)."""
+    spans = [(i, i + len(t)) for t in cited if t for i in (k.start() for k in re.finditer(re.escape(t), text))]
+    return next((m for m in pattern.finditer(text) if not any(a <= m.start() and m.end() <= b for a, b in spans)), None)
 
 
 def other_vendor_speed(facts: Facts) -> Claim | None:

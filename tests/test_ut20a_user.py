@@ -10,7 +10,10 @@ showed it and on another real sentence or text written here (paraphrases, negati
 - the reporter's own A/B of CUDA graphs not read: "I set `enforce_eager=False` ..., but the gpu utilization does not
   grow obviously" (vllm-project/vllm#14022) left eager_mode the verdict (0.75) though graphs were tried and ruled out;
 - a prose line comparing TP sizes taken for the run's layout: "I also tried `tp=4` and `tp=2`" (the same thread) gave
-  the run TP=4 over the LLM(tensor_parallel_size=8) it pasted ("20 % utilisation with 4 GPUs": the 20 % was at TP=8).
+  the run TP=4 over the LLM(tensor_parallel_size=8) it pasted ("20 % utilisation with 4 GPUs": the 20 % was at TP=8);
+- a cited page's title read as the reporter's hardware: "From the articles I've read ([...] and [Serving LLMs on AMD
+  MI300X: Best Practices](https://blog.vllm.ai/...))" (vllm-project/vllm#16011, 8 GPUs, TP=8 against two TP=4) made
+  the answer "MI300X is not an NVIDIA GPU" (insufficient_data).
 """
 
 from pathlib import Path
@@ -20,6 +23,7 @@ from conftest import judged_file
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts, Workload
 from rules import claims
+from rules.subject import Subject
 
 DATA = Path(__file__).parent / "data" / "ut20a"
 
@@ -110,3 +114,29 @@ def test_prose_comparing_tp_sizes_leaves_the_pasted_layout():
     # one TP size in prose is still the run's, as before; prose alone keeps its first
     assert run_tp(code + "We run it with TP=4 in production.\n") == [4]
     assert run_tp("I also tried TP=4 and TP=2 on the same node.\n") == [4]
+
+
+# --------------------------------------------------------------------------- a cited page's title is not the system
+
+def vendor(text: str):
+    """claims.other_vendor of a pasted issue's text, its subject resolved as rules.engine.evaluate does."""
+    facts = facts_of(text)
+    facts.subject = Subject.of(facts)
+    return claims.other_vendor(facts)
+
+
+def test_vendor_named_in_a_cited_title_is_not_the_reporters(tmp_path):
+    text = (DATA / "vllm16011.md").read_text()  # "... and [Serving LLMs on AMD MI300X: Best Practices](https://...)"
+    assert vendor(text) is None
+    verdict, found = judged_file(tmp_path, DATA, "vllm16011")  # 8 GPUs: one TP=8 against two TP=4 services
+    assert verdict.category == "expected_physics" and "ticket.other_vendor" not in found
+    # the same citation written another way, and the accelerator said outside the link, named in the title, or the
+    # link's address only: the ticket is that vendor's
+    cited = ("# TP=8 slower than two TP=4 services?\n\nI followed [the ROCm tuning guide for Instinct GPUs]"
+             "(https://rocm.docs.amd.com/en/latest/how-to/tuning-guides.html) and TP=8 is still slower.\n")
+    assert vendor(cited) is None
+    assert vendor(cited.replace("is still slower", "is still slower on our MI300X box"))
+    assert vendor("# vLLM on MI300X: TP=8 slower than TP=4\n\nSee [the guide]"
+                  "(https://blog.vllm.ai/2024/10/23/vllm-serving-amd.html).\n")
+    assert vendor("# TP=8 slower than TP=4\n\nOur 8 x MI300X follow "
+                  "[https://blog.vllm.ai/](https://blog.vllm.ai/).\n")

@@ -247,7 +247,7 @@ def parse(text: str, name: str) -> list:
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
     lead = next((k for k, (_, ln) in enumerate(prose) if _plain(ln)), len(prose))  # the text starts there
     out: list = [Note(where(name, 1), "description", _plain(words),
-                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
+                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]], "cited": _cited(words)})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
     out.extend(container_tag.tags(sorted(prose + code_lines), name))  # what an NGC tag ships: diagnose/pipeline.py
@@ -320,6 +320,17 @@ def _plain(text: str) -> str:
     text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
+
+
+# A link's text that leads to a web page is that page's title, cited: "From the articles I've read ([Serving LLMs on AMD
+# MI300X: Best Practices](https://blog.vllm.ai/...))" (vllm-project/vllm#16011) names the blog's hardware, not the
+# reporter's. (Not an image's alt text, and not a bare address written as its own text.)
+CITED_LINK = re.compile(r"(?<!!)\[([^\]\n]*[A-Za-z][^\]\n]*)\]\(\s*https?://[^)\s]+\s*\)")
+
+
+def _cited(words: str) -> list[str]:
+    """The titles of the web pages the prose links to (CITED_LINK), as the description's plain text writes them."""
+    return [_plain(m.group(1)) for m in CITED_LINK.finditer(words) if not m.group(1).strip().startswith("http")]
 
 
 # --------------------------------------------------------------------------- what the prose names
