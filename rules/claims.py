@@ -2932,6 +2932,18 @@ MISSED_REFERENCE = (_SHORTFALL_MARKER + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT
                     r"复现不(?:了|出)[^。\n]{0,12}?(?:性能|吞吐|速度|数据|指标|结果)|"
                     r"达不到[^。\n]{0,12}?(?:官方|宣传|标称|公布|论文|文档)")
 
+# What the reporter cannot grasp or find is their own puzzlement, not a failure of the system: "I cannot understand the
+# results I got" (NVIDIA/nccl#569), "I can not understand deeply about the busbw" (NVIDIA/nccl-tests#267), "I already
+# have checked nsight system but can't find something" (NVIDIA/TensorRT-LLM#1102). "cannot find libnccl.so", "can't find
+# the GPU" stay failures: the object is a thing the software looks for, not a reason or an insight.
+_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how)|see (?:why|what|how)|"
+              r"find (?:any|anything|something|nothing|out|why|what|where|how|a (?:reason|cause|clue|pattern)|"
+              r"the (?:reason|cause|culprit|bottleneck|root cause)))\b")
+# How well something works qualifies a speed, not a failure: "the tensor parallel is not working well with more than 4
+# gpus" (vllm-project/vllm#804) complains of a speed; "it does not work", "not working at all", "not working as
+# expected" (which may be a wrong output) stay failures.
+_HOW_WELL = r"(?:well|efficiently|effectively|optimally|fast enough|as (?:well|fast|efficiently))\b"
+
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
@@ -2949,7 +2961,8 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
-              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
+              + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
               # ("cannot use the second GPU" stays a failure: one device out of reach)
@@ -2962,9 +2975,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\b(?:max\w*|peak|faster|quicker|higher|better|rates?|speed|throughput|bandwidth|"
               r"as (?:fast|high|good)|~?\d+\b(?!\s*(?:\w+\s+)?(?:GPUs?|cards?|nodes?|devices?)\b))\b|"
               + _TO_A_FIGURE + "))|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
-              r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
-              r"use|do)\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b(?!\s+" + _HOW_WELL + r")|\brefuses?\b|"
+              r"\bcan not (?!" + _OWN_GRASP + r")(?:start|load|run|find|open|allocate|connect|enable|access|"
+              r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
@@ -3413,6 +3426,36 @@ _UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+no
                       r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*", re.I)
 
 
+# (issue 11, ut20a) The reporter's own A/B of CUDA graphs: the engine's switch set to keep graphs on (vLLM's
+# enforce_eager=False, the --enforce-eager or SGLang's --disable-cuda-graph flag dropped, graphs enabled) and the figure
+# did not move. Graphs are then tried and ruled out as the cause: "I set `enforce_eager=False` and
+# `disable_custom_all_reduce=False`, but the gpu utilization does not grow obviously" (vllm-project/vllm#14022); "The
+# perf impact is within noise" of CUDA graph capture on 2x RTX 6000 Ada (ggml-org/llama.cpp#19378). Not a gain:
+# "tp 2 + no eager ... 57.8 tokens/s" against 31.4 with --enforce-eager (dphnAI/sonar#1114), "dropping --enforce-eager
+# -> +22% decode".
+_GRAPHS_ON = re.compile(
+    r"\benforce[-_]eager\W{0,2}\s*[=:]\s*\W?(?:False|false|0)\b|"
+    r"\bdisable[-_]cuda[-_]graphs?\W{0,2}\s*[=:]\s*\W?(?:False|false|0)\b|"
+    r"\b(?:without|remov\w*|dropp\w*|drop|delet\w*|took out|take out)\s+(?:the\s+)?\W{0,2}"
+    r"(?:--)?(?:enforce[-_]eager|disable[-_]cuda[-_]graphs?|eager mode)\b|"
+    r"\b(?:enabl\w+|turn\w* on|switch\w* on|with)\s+(?:the\s+)?CUDA[- ]?graphs?\b(?!\s+(?:off|disabled))", re.I)
+_DID_NOT_MOVE = re.compile(
+    _NO_GAIN + r"|\b(?:does|did|do)\s?n[o']t\s+(?:grow|rise|go up|increase|help|change|improve|matter)\w*|"
+    r"\bwithin (?:the )?noise\b|\bno (?:obvious |noticeable |visible |significant |real |big )?"
+    r"(?:change|effect|difference)\b", re.I)
+
+
+def graphs_tried_no_gain(facts: Facts) -> Claim | None:
+    """The reporter turned CUDA graphs on (or kept them on) and says the figure did not move (_GRAPHS_ON in a sentence
+    with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _GRAPHS_ON.search(sentence)
+            if m and not asked(sentence) and _DID_NOT_MOVE.search(sentence, m.end()):
+                return Claim("graphs_tried_no_gain", source, _quote(sentence, m, 80))
+    return None
+
+
 def untried(facts: Facts) -> Claim | None:
     """The reporter's words that they have not run the setup yet, or None."""
     for source, text in texts(facts):
@@ -3476,12 +3519,21 @@ _OTHER_VENDOR = re.compile(
 def other_vendor(facts: Facts) -> Claim | None:
     """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
     otherwise (a ticket that only compares with one stays NVIDIA's)."""
+    cited = [t for n in facts.of(Note) if n.kind == "description" for t in n.data.get("cited", ())]
     for source, text in texts(facts):
         title = text.lstrip().split("\n", 1)[0]
-        m = _OTHER_VENDOR.search(title) or (facts.subject.gpu is None and _OTHER_VENDOR.search(text))
+        m = _named_here(_OTHER_VENDOR, title, cited) or (
+            facts.subject.gpu is None and _named_here(_OTHER_VENDOR, text, cited))
         if m:
             return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
     return None
+
+
+def _named_here(pattern: re.Pattern, text: str, cited: list[str]) -> re.Match | None:
+    """The first match of `pattern` in `text` outside the titles of pages the reporter links to (issue_md.CITED_LINK:
+    a cited page's title names its own hardware, not the reporter's)."""
+    spans = [(i, i + len(t)) for t in cited if t for i in (k.start() for k in re.finditer(re.escape(t), text))]
+    return next((m for m in pattern.finditer(text) if not any(a <= m.start() and m.end() <= b for a, b in spans)), None)
 
 
 def other_vendor_speed(facts: Facts) -> Claim | None:

@@ -258,6 +258,8 @@ def eager_mode(facts: Facts, predictions=None):
             yield passed("workload.eager_mode", "CUDA graphs are on",
                          "The engine captures decode steps as CUDA graphs.", [ev(src, "CUDA graphs", "on", "on")], 0.55)
         return
+    if claims.graphs_tried_no_gain(facts):
+        return  # the reporter turned CUDA graphs on and the figure did not move (ticket.eager_flag says the same)
     w = eager[0]
     pairs = _eager_pairs(facts)
     on = [m for e, m, _ in pairs if e]

@@ -247,7 +247,7 @@ def parse(text: str, name: str) -> list:
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
     lead = next((k for k, (_, ln) in enumerate(prose) if _plain(ln)), len(prose))  # the text starts there
     out: list = [Note(where(name, 1), "description", _plain(words),
-                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
+                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]], "cited": _cited(words)})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
     out.extend(container_tag.tags(sorted(prose + code_lines), name))  # what an NGC tag ships: diagnose/pipeline.py
@@ -320,6 +320,17 @@ def _plain(text: str) -> str:
     text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
+
+
+# A link's text that leads to a web page is that page's title, cited: "From the articles I've read ([Serving LLMs on AMD
+# MI300X: Best Practices](https://blog.vllm.ai/...))" (vllm-project/vllm#16011) names the blog's hardware, not the
+# reporter's. (Not an image's alt text, and not a bare address written as its own text.)
+CITED_LINK = re.compile(r"(?<!!)\[([^\]\n]*[A-Za-z][^\]\n]*)\]\(\s*https?://[^)\s]+\s*\)")
+
+
+def _cited(words: str) -> list[str]:
+    """The titles of the web pages the prose links to (CITED_LINK), as the description's plain text writes them."""
+    return [_plain(m.group(1)) for m in CITED_LINK.finditer(words) if not m.group(1).strip().startswith("http")]
 
 
 # --------------------------------------------------------------------------- what the prose names
@@ -527,6 +538,13 @@ TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b"
     + _NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
+
+def _sizes_compared(line: str) -> bool:
+    """Does the prose line name two or more TP sizes ("I also tried `tp=4` and `tp=2`", vllm-project/vllm#14022)? It
+    compares layouts beside the run, so a TP set in the pasted code or launch is the run's (issue_md.parse)."""
+    return len({_tp_size(m) for m in TP.finditer(line)}) >= 2
+
+
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
 # "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else).
 PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|pp(?:[-_ ]?size)?\s*[=:])"
@@ -1001,6 +1019,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
     gpu_line = model_line = tp_line = pp_line = None
+    code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     ollama_named: list[tuple[int, str]] = []
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
@@ -1051,7 +1070,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
                 [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
             ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
-        if tp_line is None and (m := TP.search(ln)):
+        if tp_line is None and (m := TP.search(ln)) and not (code_tp and _sizes_compared(ln)):
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
             pp_line = (i, _tp_size(m))
@@ -1092,8 +1111,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 for k, (i, word) in enumerate(ollama_named) if (i, word) not in ollama_named[:k]]
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
-        found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
-        tp_line = max(found, key=lambda x: x[1]) if found else None
+        tp_line = max(code_tp, key=lambda x: x[1]) if code_tp else None
     job = _job_gpus([*prose, *code_lines])
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
