@@ -1079,6 +1079,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|head_num|kv_head_num|hidden_size|intermediate_size)\b"
         r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
+        # the same check as engines write it on an attribute (TGI's layers: "assert in_features % self.tp_world_size
+        # == 0"; LightLLM: "assert self.config["num_attention_heads"] % self.world_size_ == 0"), taken only where a
+        # model dimension is divided: "args.world_size % args.tensor_model_parallel_size" (Megatron's GPU count) and
+        # "seq_length * micro_batch_size % ..." are a layout's and a batch's checks, not the model's
+        r"\bassert\w*[^\n]{0,60}?\b(?:\w*heads?\w*|head_num\w*|in_features|out_features|hidden_size|intermediate_size|"
+        r"vocab_size|embed_dim|num_experts)\W{0,3}%\s*(?:\w+\.)*\w*?"
+        r"(?:world_size|tp_size|mp_size|tensor_model_parallel_size|tensor_parallel_size)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
         # ensure_divisibility's bare refusal in vLLM, SGLang and Megatron-LM ("AssertionError: 25 is not divisible by
         # 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no parallel size: data.groups keep both
