@@ -1270,7 +1270,13 @@ _GUESS = re.compile(
     r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
     r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
-    r"(?:before|planning to) (?:buy|purchas)\w*)\b", re.I)
+    r"(?:before|planning to) (?:buy|purchas)\w*|"
+    # a mechanism inferred from what the run shows, not seen ("inter-node communication appears to fall back to
+    # TCP/IP", "the traffic seems to go through the CPU"): English puts a path the speaker did not watch behind
+    # appears/seems to; the run itself ("it seems to hang") is no mechanism
+    r"(?:appears?|seems?) to (?:fall back|revert|go (?:through|over|via)|be (?:going|routed) (?:through|over|via)|"
+    r"be using|use|run (?:over|through|via))\b[^.\n]{0,40}?\b(?:TCP|sockets?|IP|ethernet|PCIe|CPU|host|"
+    r"shared memory|SHM)\b)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
