@@ -1107,6 +1107,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|head_num|kv_head_num|hidden_size|intermediate_size)\b"
         r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
+        # the same check as engines write it on an attribute (TGI's layers: "assert in_features % self.tp_world_size
+        # == 0"; LightLLM: "assert self.config["num_attention_heads"] % self.world_size_ == 0"), taken only where a
+        # model dimension is divided: "args.world_size % args.tensor_model_parallel_size" (Megatron's GPU count) and
+        # "seq_length * micro_batch_size % ..." are a layout's and a batch's checks, not the model's
+        r"\bassert\w*[^\n]{0,60}?\b(?:\w*heads?\w*|head_num\w*|in_features|out_features|hidden_size|intermediate_size|"
+        r"vocab_size|embed_dim|num_experts)\W{0,3}%\s*(?:\w+\.)*\w*?"
+        r"(?:world_size|tp_size|mp_size|tensor_model_parallel_size|tensor_parallel_size)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
         # ensure_divisibility's bare refusal in vLLM, SGLang and Megatron-LM ("AssertionError: 25 is not divisible by
         # 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no parallel size: data.groups keep both
@@ -1294,7 +1301,13 @@ _GUESS = re.compile(
     r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
     r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
-    r"(?:before|planning to) (?:buy|purchas)\w*)\b", re.I)
+    r"(?:before|planning to) (?:buy|purchas)\w*|"
+    # a mechanism inferred from what the run shows, not seen ("inter-node communication appears to fall back to
+    # TCP/IP", "the traffic seems to go through the CPU"): English puts a path the speaker did not watch behind
+    # appears/seems to; the run itself ("it seems to hang") is no mechanism
+    r"(?:appears?|seems?) to (?:fall back|revert|go (?:through|over|via)|be (?:going|routed) (?:through|over|via)|"
+    r"be using|use|run (?:over|through|via))\b[^.\n]{0,40}?\b(?:TCP|sockets?|IP|ethernet|PCIe|CPU|host|"
+    r"shared memory|SHM)\b)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
