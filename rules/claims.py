@@ -122,15 +122,25 @@ def one_line(snippet: str) -> str:
 _ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
 # A tensor or buffer moved from one GPU to another ("moving a tensor from cuda:0 to cuda:1", "copying between GPUs",
 # "cudaMemcpyPeer from GPU0 to GPU1"), and what such a copy can land: zeros, wrong or corrupted values.
-_PEER_MOVE = (r"\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
-              r"cudaMemcpy(?:Peer)?(?:Async)?)\b")
+# (s20) PyTorch's own move to a device, the call people paste: "`tensor.to('cuda:1')` returns an all-zero tensor"
+# (turboderp-org/exllamav3#333), "`.to(different_cuda_device)` results in ... all of the values are set to zero"
+# (pytorch/pytorch#13803); torch.Tensor.to / .cuda / .copy_ (https://docs.pytorch.org/docs/stable/generated/torch.Tensor.to.html).
+# Not .to(dtype): the argument names a CUDA device, a device variable, or .cuda(n).
+_TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:['\"]cuda[^'\"\n]{0,6}['\"]|[\w.]*(?:cuda|device|gpu)[\w.]*)\s*[,)]|"
+             r"\.cuda\(\s*\d*\s*\))")
+_PEER_MOVE = (r"(?:\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
+              r"cudaMemcpy(?:Peer)?(?:Async)?)\b|" + _TORCH_TO + ")")
 GPU_TO_GPU = (r"(?:\b(?:between|across)\s+(?:the\s+|two\s+|my\s+|different\s+|\w+\s+)?"
                r"(?:GPUs|cards|(?:CUDA\s+)?devices)\b|"
                r"\bfrom\s+(?:one|a|the\s+first)\s+GPU\s+to\s+(?:another|a\s+second|the\s+other|a\s+different)\b|"
                r"\bto\s+(?:another|a\s+second|the\s+other|a\s+different)\s+(?:GPU|card|device)\b|"
-               r"[`'\"]?cuda:\s*\d[`'\"]?[^.\n]{0,40}?[`'\"]?cuda:\s*\d\b|\bGPU\s*\d\b[^.\n]{0,40}?\bGPU\s*\d\b)")
+               r"[`'\"]?cuda:\s*\d[`'\"]?[^.\n]{0,40}?[`'\"]?cuda:\s*\d\b|\bGPU\s*\d\b[^.\n]{0,40}?\bGPU\s*\d\b|"
+               # (s20) the adjective: "Cross-GPU copies failing silently" (pytorch/pytorch#13803), "every cross-GPU
+               # hidden-state hop" (turboderp-org/exllamav3#333)
+               r"\bcross[- ]GPU\b)")
 _PEER_WRONG = (r"(?:\b(?:all[- ])?zeros?\b(?:\s+tensor)?|\bzero (?:tensor|values?)\b|\bincorrect(?:ly)?\b|\bcorrupt\w*|"
-               r"\bgarbage\b|\bfails? silently\b|\bwrong (?:values?|data|results?|numbers?)\b|"
+               r"\b(?:set|reset|turned)\s+(?:in)?to\s+zeros?\b|"
+               r"\bgarbage\b|\bfail(?:s|ed|ing)? silently\b|\bwrong (?:values?|data|results?|numbers?)\b|"
                r"\b(?:is|are|was|were)(?:n't| not) (?:right|correct)\b|"
                r"\bnot (?:cop(?:y|ied|ying)|mov(?:ed|ing)|transferr(?:ed|ing))\b[^.\n]{0,20}?\bcorrectly\b)")
 
@@ -1046,6 +1056,11 @@ PATTERNS: dict[str, list[str]] = {
         _PEER_MOVE + r"[^.\n]{0,80}?" + GPU_TO_GPU + r"[^.\n]{0,80}?" + _PEER_WRONG,
         _PEER_WRONG + r"[^.\n]{0,60}?" + _PEER_MOVE + r"[^.\n]{0,60}?" + GPU_TO_GPU,
         _PEER_MOVE + r"[^.\n]{0,60}?" + _PEER_WRONG + r"[^.\n]{0,60}?" + GPU_TO_GPU,
+        # (s20) the GPU-to-GPU words first ("Cross-GPU copies failing silently"), or PyTorch's move to a CUDA device
+        # landing zeros ("`tensor.to('cuda:1')` returns an all-zero tensor": which GPU it left, ticket.p2p_corrupts
+        # asks of the job's GPU count)
+        GPU_TO_GPU + r"[^.\n]{0,40}?" + _PEER_MOVE + r"[^.\n]{0,60}?" + _PEER_WRONG,
+        _TORCH_TO + r"[^.\n]{0,100}?" + _PEER_WRONG,
     ],
     # The IOMMU faulting on GPU DMA: peer traffic blocked on bare metal (AMD-Vi / Intel DMAR).
     "iommu_fault": [
@@ -2198,7 +2213,14 @@ def _engine_versions(text: str):
 # pull request number or its commit hash (seven or more hex digits, `git rev-parse --short`); a bisect (git-bisect(1))
 # ends on the first bad commit. Both builds ran the same setup, so the difference is the engine's, as between releases.
 # (an NCCL commit is NCCL's: nccl_versions_compared and ticket.nccl_versions read NCCL's own changes)
-_CODE_CHANGE = re.compile(r"\b(?:PR|pull request)\s*#\s*\d{2,6}\b|\b(?:merge\s+)?commit\s+`?[0-9a-f]{7,40}\b", re.I)
+# (s20) ... as GitHub writes them too: a bare "#4606" right after the words that date a change ("Dual GPU performance
+# regression After #4606", ggml-org/llama.cpp#5324; "Multi-GPU performance regression with #44", tensorflow/models#47),
+# a full 40-digit hash ("pinpoint the performance regression at 84b58a6...", tensorflow/models#47), and the commit and
+# pull-request URLs (".../commit/5bf3953d...", ".../pull/4606"). A bare "#12" elsewhere ("see #12", "step #2") is not.
+_CODE_CHANGE = re.compile(r"\b(?:PR|pull request)\s*#\s*\d{2,6}\b|\b(?:merge\s+)?commit\s+`?[0-9a-f]{7,40}\b|"
+                          r"(?:(?<=after )|(?<=since )|(?<=with )|(?<=from )|(?<=by )|(?<=in ))#\d{2,6}\b|"
+                          r"(?<![\w/])[0-9a-f]{40}\b|\bgithub\.com/[\w.-]+/[\w.-]+/(?:commit/[0-9a-f]{7,40}|pull/\d{2,6})\b",
+                          re.I)
 _BISECT_WORDS = re.compile(r"\b(?:bisect\w*|regress\w*|introduced (?:by|in|with)|caused by|(?:slower|worse|dropp?\w*) "
                            r"(?:since|after))\b", re.I)
 
@@ -2317,6 +2339,53 @@ _NEW_IN_RELEASE = re.compile(r"\b(?:haven'?t|havn'?t|hadn'?t|didn'?t|did not|hav
                              r"(?:fine|well|ok|okay|normally|great)\s+" + _EARLIER, re.I)
 
 
+# (s20) A behaviour said to start with one release: "Since version 0.11.5, the models are always placed on multiple GPUs
+# ... the generated tokens per second went from 100 ... to now around 35" (ollama/ollama#11986), "since vLLM 0.6.4 it
+# hangs", "starting with v0.5.0 throughput dropped". The release is the engine's when its name or the word version /
+# release / a "v" stands right before it ("since version 0.9, Trac can also read ..." is a feature, not a fault: a
+# failure or a rate that fell must be said too, in the sentence or after it).
+_SINCE_RELEASE = re.compile(r"\b(?:since|starting\s+(?:with|from|in|at)|beginning\s+(?:with|in)|as\s+of)\s+"
+                            r"(?:(?:the\s+)?(?P<engine>" + _ENGINE_NAME + r")\W{0,3})?"
+                            r"(?P<word>(?:version|release)\s+[`'\"]?v?|[`'\"]?v(?=\d))?"
+                            r"(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\.?post\d+|rc\d+)?(?![\w.]*\d)", re.I)
+# A rate that fell, as people write the before and after with the rate's name anywhere in the sentence: "the generated
+# tokens per second ... went from 100 (when ...) to now around 35" (_RATE_FELL, the symptom's, wants the unit on both
+# figures); a time or latency that "went from" is left out (it falling is no slowdown).
+_FIGURE_FELL = re.compile(r"\b(?:went|gone|dropped|fell|fallen|decreased|declined|down)\s+(?:down\s+)?from\s+~?"
+                        r"(\d+(?:\.\d+)?)\b[^.\n]{0,80}?\bto\s+(?:now\s+)?(?:only\s+)?(?:about\s+|around\s+|roughly\s+|"
+                        r"~\s*)?(\d+(?:\.\d+)?)", re.I)
+_RATE_WORDS = re.compile(r"\btokens?\s*(?:/|per)\s*s(?:ec\w*)?\b|\btok/s\b|\bt/s\b|\bthroughput\b|\bspeed\b|"
+                         r"\bit/s\b|\breq/s\b|\bGB/s\b", re.I)
+_TIME_WORDS = re.compile(r"\b(?:ms|latency|TTFT|TPOT|ITL|seconds?|minutes?)\b", re.I)
+# ... or in words: "The speed since version `0.3.0` descreased alot" (vllm-project/vllm#2971, misspelt as written)
+_RATE_WENT_DOWN = re.compile(r"\b(?:speed|throughput|performance|tok(?:ens)?/s|tokens per second)\b[^\n]{0,40}?"
+                             r"\b(?:des?creas\w*|dropp?\w*|fell|went down|halved)\b", re.I)
+
+
+def rate_fell(sentence: str) -> bool:
+    """Does the sentence say a rate went down from one figure to a lower one ("went from 100 ... to around 35")?"""
+    return any(float(m.group(2)) < float(m.group(1)) and _RATE_WORDS.search(sentence)
+               and not _TIME_WORDS.search(sentence) for m in _FIGURE_FELL.finditer(sentence)) \
+        or any(not _ANY_NEGATION.search(m.group(0)) for m in _RATE_WENT_DOWN.finditer(sentence))
+
+
+def release_since(text: str):
+    """(engine or None, [release], quote, False) when a failure or a slowdown is said to start with one release of the
+    engine ("Since version 0.11.5, ..."), reported (not asked, guessed, ruled out or supposed), with a failure or a
+    fallen rate said in that sentence or the ones after it; None otherwise."""
+    said = sentences(text)
+    for i, sentence in enumerate(said):
+        m = _SINCE_RELEASE.search(sentence)
+        if not m or not (m.group("engine") or m.group("word")) or not _change_said(sentence, m):
+            continue
+        rest = said[i:]
+        if any(_CURED.search(s_) or _improved_after(s_, 0) for s_ in rest[:1]):
+            continue  # "since 0.6.4 it is fixed / faster"
+        if any((_FAILS.search(s_) and _state(s_) == "bad") or rate_fell(s_) for s_ in rest):
+            return m.group("engine"), [m.group("release")], _quote(sentence, m, 120), False
+    return None
+
+
 def engine_moved_to(text: str):
     """(engine, [release], quote, cured) when the text says the engine was moved to one named release and it then
     failed or slowed ("after upgrading to vLLM 0.6.4 throughput dropped"), or that going back to one cured it
@@ -2342,6 +2411,8 @@ def engine_moved_to(text: str):
                           or _improved_after(sentence, m.end())):
             continue  # the move named, but no failure or slowdown with it, or it made things better
         return engine, [m.group("release")], _quote(sentence, m, 120), cured
+    if since := release_since(text):
+        return since
     releases = [r for r in re.finditer(_ENGINE_VERSION.pattern + r"\W{0,3}v?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b", text,
                                        re.I)]
     # (the clause's own question mark: "haven't seen it in earlier versions, any thoughts?" reports, then asks)
@@ -3953,7 +4024,11 @@ _NO_EFFECT = re.compile(
     r"(?:速度|吞吐)[^，。,.]{0,10}?一样|"
     # "速度和我用单卡跑的差不多" (about the same as one card), "还没有单卡的快" / "不如单卡快" (not even as fast as one)
     r"(?:速度|吞吐)[^，。,.]{0,12}?(?:差不多|相当|相近|持平)|"
-    r"(?:还|并|都)?没有[^，。,.？?]{0,10}?快|不如[^，。,.？?]{0,10}?快", re.I)
+    r"(?:还|并|都)?没有[^，。,.？?]{0,10}?快|不如[^，。,.？?]{0,10}?快|"
+    # (s20) a gain called too small to count, as _NO_GAIN's "no significant improvement" in Chinese: "吞吐量提升不明显"
+    # (discuss.vllm.ai/t/vllm/2096), "qps和吞吐没有很大区别" (InternLM/lmdeploy#2429)
+    r"(?:提升|提高|增长|加速|改善|变化|区别|差别|差异)(?:效果)?(?:不明显|不大|有限|很小|甚微)|"
+    r"没(?:有)?(?:什么|很大|太大|明显)的?(?:提升|提高|区别|差别|差异|变化|加速)", re.I)
 # What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
 # more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
 _MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)
@@ -4898,6 +4973,12 @@ def rank_figures(facts: Facts) -> list[Claim]:
 _OLLAMA_SPLIT = re.compile(r"\b(\d{1,3})\s*%\s*/\s*(\d{1,3})\s*%\s*CPU\s*/\s*GPU\b", re.I)
 _OLLAMA_ALL_GPU = re.compile(r"(?<![\d/%])\s100\s*%\s*GPU\b(?![\s-]*(?:util\w*|usage|load|busy|compute))", re.I)
 _OFFLOADED = re.compile(r"\boffload(?:ed|ing)\s+(\d{1,3})\s*/\s*(\d{1,3})\s+(?:repeating\s+)?layers\s+to\s+GPU\b", re.I)
+# (s20) ... and the same count in the reporter's words, the loader's "N/M layers offloaded" (text-generation-webui, and
+# "55/81 layers offloaded", oobabooga/textgen#6054) or "N of M layers on the GPU": "why only 42/81 layers are
+# offloaded to GPU" (ollama/ollama#6008). Not "N/M layers to GPU" after "offloaded" (the log line, _OFFLOADED).
+_LAYERS_ON_GPU_SAID = re.compile(r"(?<![\d/])(\d{1,3})\s*(?:/|of|out of)\s*(\d{1,3})\s+(?:repeating\s+)?layers\s+"
+                                 r"(?:(?:are|were|is|was|got|get|being)\s+)?(?:offloaded\b|(?:loaded\s+)?(?:on|in|onto)\s+"
+                                 r"(?:the\s+)?(?:GPUs?|VRAM)\b)", re.I)
 _NGL = re.compile(r"(?:\s-ngl|--n-gpu-layers|--gpu-layers|\bnum_gpu)[\s=:\"]+(\d{1,4})\b", re.I)
 # Ollama's server log states the placement it chose before loading: `msg="offload to cuda" layers.requested=-1
 # layers.model=65 layers.offload=42 ...` (llm/memory.go; the same numbers `ollama ps` turns into "35%/65% CPU/GPU").
@@ -5125,6 +5206,17 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "output"},
                                  negated=loaded >= layers,
                                  guess=prose and _quoted_output(sentence, m)))
+            for m in _LAYERS_ON_GPU_SAID.finditer(sentence) if prose else ():
+                loaded, layers = int(m.group(1)), int(m.group(2))
+                if 0 < layers and loaded <= layers:
+                    out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                     {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "words"},
+                                     negated=loaded >= layers or bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
+                                     # a why-question's premise is observed ("why only 42/81 layers are offloaded"),
+                                     # a yes/no question, a condition, the docs or a plan is not
+                                     guess=_guessed(sentence) or conditional(sentence[:m.start()])
+                                     or bool(_DOCS_SAY.search(sentence[:m.start()])
+                                             or _OFFLOAD_PLAN.search(sentence[:m.start()]))))
             for m in _OLLAMA_LAYERS.finditer(sentence):
                 layers, loaded = (int(m.group(1)), int(m.group(2))) if m.group(1) \
                     else (int(m.group(4)), int(m.group(3)))

@@ -978,9 +978,31 @@ _REPORTER_USES = re.compile(r"\b(?:I|we)(?:'m|'re|'ve| am| are| have| had)?\s+(?
                             r"(?:on\s+|with\s+)?(?:my\s+|our\s+|a\s+|the\s+)?$", re.I)
 
 
+# (s20) A GPU the reporter had and replaced: the first of two names joined, after a change verb, by an arrow ("I've
+# changed GPUs (2080 tis → 3070 tis)", forum.level1techs.com/t/gpu-gpu-expected-bandwidth/185531) or by "to", "with",
+# "for" or "by" ("upgraded from a 3090 to a 4090", "replaced my 2080 Ti with a 3070 Ti", "swapped the 4070 for
+# a 4090"): the second is the one in the machine now, the first is no more the reporter's than someone else's.
+_REPLACED_BY = re.compile(r"\s*(?:→|->|=>|⇒|to|with|for|by)\s+"
+                          r"(?:(?:an?|the|my|our|new|two|\d+\s*[x×])\s+)*", re.I)
+# The change verb must come first, arrow or not: an arrow alone sets figures or a fallback order side by side
+# ("Generation tok/s (3090 → 4090)", "a priority-ordered fallback list (A5000 → A4000 → 3090 → 4090)").
+_CHANGE_VERB = re.compile(r"\b(?:from|replac\w*|swapp?\w*|upgrad\w*|switch\w*|chang\w*|went|mov(?:ed|ing))\b"
+                          r"[^,;.]{0,30}$", re.I)
+
+
+def _replaced(line: str, start: int) -> bool:
+    """Is the GPU named at `start` one the reporter replaced by the GPU named right after it (_REPLACED_BY)?"""
+    m = GPU_NAME.match(line, start)
+    b = _REPLACED_BY.match(line, m.end()) if m else None
+    return bool(b and GPU_NAME.match(line, b.end()) and _CHANGE_VERB.search(line[max(0, start - 60):start]))
+
+
 def _others_gpu(line: str, start: int, context: str | None = None) -> bool:
     """Is the GPU named at `start` someone else's (OTHERS_GPU before it, or its holder after it, within its clause),
-    and not one the reporter uses? `context`: the line a clause comes from (where the writer may say "my")."""
+    or one the reporter replaced (_replaced), and not one the reporter uses? `context`: the line a clause comes from
+    (where the writer may say "my")."""
+    if _replaced(line, start):
+        return True
     before = re.split(r"[,;:.!?]\s|\s(?:but|while|whereas|and)\s", line[max(0, start - 80):start])[-1]
     if _YOURS.search(before) and _WRITER_ALONE.search(context or line):
         return True
