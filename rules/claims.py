@@ -119,7 +119,7 @@ def one_line(snippet: str) -> str:
 
 
 # Words an engine's log puts before a switch it recommends (not one that is set).
-_ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
+_ADVICE = r"(?<!use ')(?<!set ')(?<!use `)(?<!set `)(?<!by )(?<!try )"
 # A tensor or buffer moved from one GPU to another ("moving a tensor from cuda:0 to cuda:1", "copying between GPUs",
 # "cudaMemcpyPeer from GPU0 to GPU1"), and what such a copy can land: zeros, wrong or corrupted values.
 # (s20) PyTorch's own move to a device, the call people paste: "`tensor.to('cuda:1')` returns an all-zero tensor"
@@ -420,7 +420,12 @@ MORE_WORDS_F: dict[str, list[str]] = {
         r"\bCANNOT Access Peer\b",
     ],
     "net_socket": [r"(?:走|用)(?:的是)?\s*以太网|没有?\s*(?:用上|使用|走)\s*(?:IB|RDMA|InfiniBand|RoCE)\b|"
-                   r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)"],
+                   r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)",
+                   # (issue 11, paraphrase audit) TCP named as the transport ("we use TCP for communication") and IP
+                   # over InfiniBand, NCCL's socket transport on an IB port ("I was getting 4GBps (IPoIB)")
+                   r"\b(?:use[sd]?|using|fall(?:s)? back to|over)\s+(?:plain\s+)?(?:TCP|sockets?)\s+for\s+(?:the\s+)?"
+                   r"(?:communication|transport|data|traffic|collectives|all[-_ ]?reduce)\b",
+                   r"\b(?:getting|got|gets|only|using|over|via|through)\b[^.\n]{0,30}?\bIPoIB\b"],
     "cpu_ab": [r"单核\s*跑满|CPU\s*(?:单核\s*)?跑满|CPU\s*(?:成为了?|是)\s*瓶颈"],
     "eager_flag": [r"(?:关闭|禁用|关掉)了?\s*CUDA\s*graphs?|CUDA\s*graphs?\s*(?:被)?(?:关闭|禁用)"],
     "clock_power": [r"(?:频率|主频|核心频率)[^\n]{0,10}?(?:锁在|只有|卡在|降到)\s*\d{2,4}\s*MHz"],
@@ -891,7 +896,7 @@ PATTERNS: dict[str, list[str]] = {
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
         r"\bNVLinks?\b[^.\n]{0,40}?"
-        r"\b(?P<state>down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
+        r"\b(?P<state>down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing|dead)\b",
         r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
         r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
         # topo -m's legend for a pair the bridge should join, said against the bridge ("shows PHB between GPU0 and
@@ -915,8 +920,13 @@ PATTERNS: dict[str, list[str]] = {
     "module_missing": [
         r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|nvidia[-_]uvm|mlx5_ib|ib_uverbs|ib_core|"
         r"nvidia[-_]fabricmanager)\b[^.\n]{0,40}?"
-        r"\b(?:is |was |are )?(?P<state>not (?:loaded|installed|running|found|present)|missing|absent|unavailable)\b",
+        r"\b(?:is |was |are )?(?P<state>not (?:loaded|installed|running|found|present)|missing|absent|unavailable|"
+        r"fail(?:s|ed)? to (?:load|install|build))\b",
         r"\b(?:no|missing|without)\s+(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|mlx5_ib|ib_uverbs)\b",
+        # (issue 11, paraphrase audit) the reporter's own "not": "I didn't load the nv_peer_mem ... module", "I've not
+        # set up nv_peer_memory module" (the Mellanox repository's name for nv_peer_mem)
+        r"(?:\b(?:not|never)|n't)\s+(?:yet\s+)?(?:load(?:ed)?|install(?:ed)?|set\s*up|setup|buil[dt]|insmod|modprobe)\s+"
+        r"(?:the\s+)?[\"'`]?(nvidia[-_]peermem|nv_peer_mem(?:ory)?|gdrdrv)\b",
     ],
     # NCCL's shared-memory helper failing (docker's 64 MB /dev/shm default).
     "shm_error": [
@@ -926,6 +936,13 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<!PCIe )\bBus error\b",  # SIGBUS, not the kernel's AER "PCIe Bus Error" (pcie_errors)
         # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
         r"\bncclShmOpen\b", r"\bfailed to extend /dev/shm\b", r"\binsufficient shared memory\b",
+        # (issue 11, paraphrase audit) the error before the segment ("No space left on device while creating shared
+        # memory segment"), a shared-memory failure named as such ("nccl shared memory issue"), and Docker's 64 MB
+        # default in Chinese ("共享内存大小为64MB")
+        r"\b(?:No space left on device|fail\w*|error)\b[^.\n]{0,30}?\b(?:creating|allocating|extending|opening)\s+"
+        r"(?:the\s+|a\s+)?(?:shared memory|/dev/shm|shm)\b",
+        r"\bshared[- ]memory\s+(?:issue|error|problem|failure)s?\b",
+        r"共享内存[^\n]{0,12}?(?:不足|太小|不够|64\s*M)",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
@@ -971,7 +988,8 @@ PATTERNS: dict[str, list[str]] = {
     "hardware_error": [
         # `nvidia-smi -q` prints its ECC counters and reset status as "Double Bit ECC : N/A", "Reset Required : No":
         # a counter at 0 / N/A or a "No" is the field's name, not an error
-        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b",
+        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b",
+        r"\b(?:fallen|falls?|fell|falling)\s+off\s+(?:of\s+)?the\s+(?:PCIe?\s+)?bus\b",  # ("falls off the PCIe bus")
         r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b(?!\s*:\s*(?:0|N/A|No|None)\b)",
         r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b",
         r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b(?!\s*:\s*(?:No|N/A)\b)|\brequires? (?:a )?(?:GPU )?reset\b",
@@ -1009,6 +1027,13 @@ PATTERNS: dict[str, list[str]] = {
         r"workers?|process(?:es)?|machines?|one|ones|two|three|five|six|seven|\d+)\b))",
         r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b"
         r"[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
+        # (issue 11, paraphrase audit) "every other rank is already waiting in the all_reduce", "all other GPUs wait
+        # on it": the rest waiting inside a collective or a barrier for the one that is late
+        r"\b(?:every|all(?: the)?) other (?:GPUs?|ranks?|nodes?|workers?|process(?:es)?|devices?)\b[^.\n]{0,30}?"
+        r"\bwait(?:s|ing|ed)? (?:for|on|in (?:the |a )?(?:all[-_ ]?reduce|all[-_ ]?gather|collective|barrier))\b",
+        # one numbered GPU doing more of the work than the rest (the load imbalance a straggler is)
+        r"\b(?:GPU|rank|node|worker|device)\s?#?\d+\b[^.\n]{0,30}?\bmore (?:work|computation|compute|load)\b"
+        r"[^.\n]{0,15}?\bthan (?:the |all )?(?:other|rest)\b",
         r"\bstraggl\w+\b",
         r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
     ],
@@ -1134,6 +1159,14 @@ PATTERNS: dict[str, list[str]] = {
         # 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no parallel size: data.groups keep both
         # numbers, and the rule takes it only where the divisor is the ticket's TP size
         r"\b(\d{1,6}) is not divisible by (\d{1,3})\b(?!\s*[.,]?\d)",
+        # (issue 11, paraphrase audit) the heads said not divisible by the devices in prose ("num_heads are not
+        # divisible by number of workers"), TGI's refusal to shard a dimension (server/text_generation_server/utils/
+        # weights.py get_sharded: "The choosen size 50432 is not compatible with sharding on 3 shards") and the same
+        # in Chinese ("32 heads ÷ 5 GPUs 不整除")
+        r"\b(?:heads?|num_heads|num_attention_heads|attention heads)\b[^.\n]{0,20}?\bnot divisible by\b[^.\n]{0,30}?"
+        r"\b(?:workers?|GPUs?|devices?|ranks?|cards?|shards?)\b",
+        r"\bnot compatible with sharding on \d+ shards?\b",
+        r"(?:\bheads?\b|注意力头|头数)[^\n]{0,30}?(?:不整除|不能整除|无法整除|除不尽)",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
@@ -1175,7 +1208,7 @@ PATTERNS: dict[str, list[str]] = {
         # (the name ends where the flag does: "--disable-cuda-graph-padding", SGLang's switch that keeps graphs on
         # for batch sizes that need no padding, is no "--disable-cuda-graph")
         _ADVICE + r"--enforce[-_]eager(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
-        _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"(?<!-)\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",  # (the dashed flag is the line above's)
         _ADVICE + r"--disable[-_]cuda[-_]graphs?(?![\w-])(?!\s*(?:=\s*)?(?:False|false|0)\b)",
         # (and as a YAML file of SGLang launch flags writes the name, "disable-cuda-graph: true")
         r"\bdisable[-_]cuda[-_]graphs?\s*[=:]\s*(?:True|true|1)\b",
@@ -1316,6 +1349,9 @@ _GUESS = re.compile(
     r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
     r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
+    # (issue 11, paraphrase audit) advice in the second person: "Otherwise you could set NCCL_IB_DISABLE=1 to use
+    # sockets but it will be much slower" (https://github.com/NVIDIA/nccl-tests/issues/188)
+    r"you (?:could|can|should|may) (?:also |just |simply )?(?:set|try|use|add|export|disable|enable|pass)|"
     r"(?:before|planning to) (?:buy|purchas)\w*|"
     # a mechanism inferred from what the run shows, not seen ("inter-node communication appears to fall back to
     # TCP/IP", "the traffic seems to go through the CPU"): English puts a path the speaker did not watch behind
@@ -1371,7 +1407,10 @@ def stated_before_question(sentence: str, start: int) -> bool:
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
 # to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
-_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$|"
+                       # (issue 11, paraphrase audit) systems in general: "On systems where PCIe ACS is enabled, ..."
+                       r"\b(?:on|in|for)\s+(?:\w+\s+)?(?:systems|machines|platforms|hosts|servers|nodes|setups)\s+"
+                       r"where\b[^,;:]*$", re.I)
 _CONDITIONAL = re.compile(r"\b(?:when|whenever)\b[^,;:]*$|" + _SUPPOSED.pattern, re.I)
 
 
@@ -1647,11 +1686,17 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
     inside = inside or (kind == "shm_error" and _FAILURE_DENIED.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
-    kept_on = kind == "eager_flag" and (_GRAPHS_KEPT_ON.search(sentence[m.end():]) or _prefill_line(sentence, m))
+    kept_on = kind == "eager_flag" and (_GRAPHS_KEPT_ON.search(sentence[m.end():]) or _prefill_line(sentence, m)
+                                        or bool(_UNLESS.search(sentence[:m.start()])))
     kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
     kept_on = kept_on or kind == "first_calls_slow" and _FIRST_AFTER_PAUSE.search(sentence[m.start():m.end() + 60])
     after = sentence[m.end():m.end() + 60]
     return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
+
+
+# (issue 11, paraphrase audit) A flag under "unless" is the one not set: "cuda graph will be enabled by default ...
+# unless you set --enforce-eager=True" (https://github.com/vllm-project/vllm/issues/13661).
+_UNLESS = re.compile(r"\bunless\b[^,;:]*$", re.I)
 
 
 # SGLang's prefill stats line says whether that prefill batch ran in a CUDA graph ("Prefill batch, ... cuda graph:
@@ -1749,7 +1794,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence) or (kind in MORE_WORDS_K and asked(sentence)))) or \
-                    (kind in MORE_WORDS_K and conditional(sentence[:m.start()])) or _asked_if(sentence, m.start())
+                    (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
+                    _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
                 claim = Claim(kind, "", _quote(sentence, m),
                               {"groups": [g for i, g in enumerate(m.groups(), 1) if g and i != state]},
@@ -2128,13 +2174,32 @@ def fixed_by(quote: str) -> bool:
 
 # The reporter closing the ticket themselves: "Problem solved.", "the issue is resolved now", "fixed it".
 _SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has been\s+|got\s+)?(?:now\s+)?"
-                     r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|the (?:problem|issue))\b|"
-                     r"问题(?:已经?)?解决", re.I)
+                     r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|(?:the|this|that|my|our) "
+                     r"(?:problem|issue|bug))\b|"
+                     r"问题(?:已经?)?解决|"
+                     # (issue 11, paraphrase audit) the failure said gone ("The error disappeared", "the hang went
+                     # away"), everything said to work now ("everything is working OK", "everything is normal now"), a
+                     # fix confirmed ("can confirm resolution with ..."), and 跑通 (ran through)
+                     r"\b(?:error|problem|issue|hang|crash|failure)s?\s+(?:has\s+|have\s+|had\s+)?(?:now\s+)?"
+                     r"(?:disappeared|vanished|went away|gone away|is gone|are gone)\b|"
+                     r"\beverything\s+(?:is\s+|was\s+)?(?:now\s+)?(?:(?:works?|working|runs?|running|normal)\s+"
+                     r"(?:\w+\s+){0,2}?(?:fine|ok(?:ay)?|normally|well|correctly|smoothly|perfectly|now|again)|fine|ok(?:ay)?)\b|"
+                     r"\bconfirm(?:ed|s)?\s+(?:the\s+)?(?:resolution|fix)\b|跑通", re.I)
 # ... not denied, hoped or asked ("hasn't fixed the issue", "I can't say the problem is solved", "maybe a reboot fixed
 # it?") ...
 _NOT_SOLVED = re.compile(r"(?:\b(?:not|no|never)|n't)\b[\w\s,-]{0,20}$", re.I)
 # ... unless the same text says something is still wrong.
 _STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
+# ... where "again" is the failure back, not a test run again ("I went to test the latest build again and everything
+# is normal now")
+_RETRIED = re.compile(r"\b(?:test\w*|tr(?:y|ied|ying)|ran|run\w*|rerun\w*|check\w*|install\w*|build\w*|start\w*|"
+                      r"boot\w*|launch\w*)\b[^.,;\n]{0,40}?$", re.I)
+
+
+def _still_wrong(text: str) -> bool:
+    """Does the text say something is still or again wrong ("still hangs", "the error persists", "it fails again")?"""
+    return any(not (m.group(0).lower() == "again" and _RETRIED.search(text, 0, m.start()))
+               for m in _STILL.finditer(text))
 
 
 def solved(facts: Facts) -> Claim | None:
@@ -2143,8 +2208,12 @@ def solved(facts: Facts) -> Claim | None:
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _SOLVED.search(sentence)
-            if m and not (_NOT_SOLVED.search(sentence[max(0, m.start() - 30):m.start()]) or _guessed(sentence)
-                          or hypothetical(sentence, m.start()) or _STILL.search(text)):
+            # (a guess in another clause is that clause's: "the issue has been resolved ..., it was probably an issue
+            # with the booting script" guesses the cause, not the fix)
+            # (and a "not" in another clause is that clause's: "I'm not OP but can confirm resolution")
+            before = _CLAUSES.split(sentence[max(0, m.start() - 30):m.start()])[-1] if m else ""
+            if m and not (_NOT_SOLVED.search(before) or _guessed(_clause_at(sentence, m.start(), m.end()))
+                          or hypothetical(sentence, m.start()) or _still_wrong(text)):
                 return Claim("solved", source, _quote(sentence, m, 60))
     return None
 
@@ -3071,6 +3140,10 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
                 r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
+                # (issue 11, paraphrase audit) the negative question and the commonness question: "Shouldn't this be
+                # 124-125+?", "is that a common ...?" (a question mark closes the sentence)
+                r"\bshould(?:n't| not)? (?:it|this|that|these|those) be\b[^.\n?]{0,40}\?|"
+                r"\b(?:is|are) (?:this|that|it|these|those) (?:a |an )?(?:common|usual|typical)\b[^.\n?]{0,60}\?|"
                 # "does this match what the hardware should give?", "is this in line with / on par with the spec?"
                 r"\b(?:does|do|is|are) (?:this|that|it|these|those)(?: \w+)? (?:match|meet|line up with|in line with|"
                 r"on par with|consistent with|close to)\b[^.\n?]{0,40}?" + _REFERENCE + r"[^.\n]{0,40}\?|"
@@ -3082,7 +3155,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\b(?:is|are) (?:this|that|it|these) (?:about|roughly|more or less) right\b|\bas good as it gets\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
-                r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
+                r"正常的?[吗么]|是否(?:是)?正常|正常不|合理的?吗|是否合理|符合预期|理论值|"
                 # ja / ko / ru / de / es: "正常ですか", "仕様ですか", "정상인가요", "это нормально", "zu erwarten",
                 # "es lo esperado" (issue 11 r)
                 r"正常(?:です|でしょう)か|普通(?:です|でしょう)か|仕様(?:です|でしょう)か|想定(?:通り|内)|こんなもの(?:です)?か|"
@@ -3166,9 +3239,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
             if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
                 continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
                 # "880 GB/s out of the advertised 900": at spec
-            if kind == "normal?" and _as_expected_said(text, m):
+            if kind == "normal?" and (_as_expected_said(text, m) or _normal_said(text, m)):
                 continue  # "with ep_size=None we see a speed-up as expected": a statement that a run behaves, not a
-                # question whether it does
+                # question whether it does; "no it is not normal", "during normal operation": the word said, not asked
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and _other_upgrade(text, m):
@@ -3188,6 +3261,16 @@ def _as_expected_said(text: str, m: re.Match) -> bool:
     if m.group(0).lower() != "expected" or not re.search(r"\bas\s+$", text[max(0, m.start() - 4):m.start()], re.I):
         return False
     return "?" not in _sentence_at(text, m.start())
+
+
+def _normal_said(text: str, m: re.Match) -> bool:
+    """Is the bare word "normal" used in a statement ("it is not normal", "everything is normal now", "falls off the
+    bus during normal operation") rather than a question whether something is normal? Its sentence neither ends in
+    nor holds a question mark, and does not ask in words ("I wonder if this is normal")."""
+    if m.group(0).lower() != "normal":
+        return False
+    sentence = _sentence_at(text, m.start())
+    return "?" not in sentence and "？" not in sentence and not _ASKS.search(sentence)
 
 
 def _at_published(m: re.Match) -> bool:
@@ -4514,6 +4597,9 @@ MORE_WORDS_K: dict[str, list[str]] = {
         # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
         r"\b(?:no|without)\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
         r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
+        # (issue 11, paraphrase audit) "I don't have InfiniBand environment", "we do not have an IB network"
+        r"\b(?:don't|do not|doesn't|does not|didn't|did not)\s+have\s+(?:an?\s+|any\s+)?(?:RDMA|InfiniBand|IB|RoCE)\b"
+        r"(?!\s+(?:errors?|issues?|problems?|warnings?))",
     ],
     # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
     # virtualization"): lspci's ACSCtl flags quoted in prose, ACS or a translating IOMMU said in words (iommu=pt,
@@ -4526,6 +4612,12 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"\b(?:intel_iommu|amd_iommu)=on\b(?![^\n]{0,40}\biommu=pt\b)",
         r"\b(?:IOMMU|VT-d|AMD-Vi)\s+(?:is|was|are|were)\s+(?:still\s+)?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
         r"pass-?through)\b)",
+        # (issue 11, paraphrase audit) "with IOMMU on", lspci's ACS control flag quoted alone ("you still have a lot of
+        # `SrcValid+`"; not its capability line, ACSCap), and RCCL's warning that the IOMMU translates (init.cc:
+        # 'Missing "iommu=pt" from kernel command line')
+        r"\bwith\s+(?:the\s+)?(?:IOMMU|VT-d|AMD-Vi|ACS)\s+(?:on|enabled|active)\b",
+        r"(?<!ACSCap:)(?<!ACSCap: )(?<!ACSCap:\t)\bSrcValid\+",
+        r"\bMissing\s+\W?iommu=pt\W?\s+from (?:the )?kernel command line\b",
     ],
     # NVLink error counters climbing (`nvidia-smi nvlink -e`: CRC, replay, recovery errors), said in words
     "link_down": [
@@ -4625,6 +4717,10 @@ MORE_WORDS_K["gdr_on"] = [
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
 _extend(MORE_WORDS_K, new_kinds=True)
+# Kinds whose words under a condition are a rule, not what happened (rules._first makes them a guess): MORE_WORDS_K's,
+# and the heads refusal said in prose ("this allows AutoTP to run even when number heads are not divisible by number
+# of devices": the change lifts the limit).
+_READ_IN_CONDITIONS = frozenset(MORE_WORDS_K) | {"tp_size_error"}
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
@@ -4691,6 +4787,8 @@ def _said_not(sentence: str, start: int) -> bool:
     before = _NEGATION.search(window)
     if before and _DISLIKED.match(window, before.start()):
         return False
+    if before and _CAUSE_AFTER.search(before.group(0)):
+        return False  # "GPU is not usable due to Uncorrectable ECC Error": the "not" is the effect's; the cause stands
     # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
 
@@ -4701,6 +4799,8 @@ _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable
                            r"(?:reach|hit|get to|exceed|go (?:above|beyond|over|past))\s+(?:~|about\s+)?$", re.I)
 # "don't like", "do not want": the figure after it is what the reporter sees and dislikes
 # (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614)
+# A cause connective after the "not" ("not usable due to", "doesn't work because of", "fails to start caused by")
+_CAUSE_AFTER = re.compile(r"\b(?:due to|because of|caused by|owing to|thanks to)\b", re.I)
 _DISLIKED = re.compile(r"(?:do|does|did)?\s*(?:not|n't)\s+(?:really\s+)?(?:like|love|enjoy|want)\b", re.I)
 
 

@@ -21,6 +21,8 @@ def _cases():
     out = []
     for path in sorted(DATA.glob("*.toml")):
         family = tomllib.loads(path.read_text())
+        if family.get("audit", 1) != 1:
+            continue  # the second pass's families (tests/test_paraphrases_20b.py)
         for i, case in enumerate(family["case"]):
             marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if case.get("xfail") else []
             out.append(pytest.param(case, id=f"{path.stem}-{i}-{case['claim']}", marks=marks))
@@ -66,6 +68,8 @@ def test_a_real_sentence_gets_its_familys_reading(case):
 def test_every_sentence_has_its_source_and_each_family_its_negations():
     for path in sorted(DATA.glob("*.toml")):
         family = tomllib.loads(path.read_text())
+        if family.get("audit", 1) != 1:
+            continue
         assert all(c["url"].startswith("https://") for c in family["case"]), path.name
         said = [c for c in family["case"] if c["claim"] != "none"]
         negations = [c for c in family["case"] if c["claim"] == "none"]
