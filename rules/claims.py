@@ -4787,7 +4787,7 @@ def _said_not(sentence: str, start: int) -> bool:
     before = _NEGATION.search(window)
     if before and _DISLIKED.match(window, before.start()):
         return False
-    if before and _CAUSE_AFTER.search(before.group(0)):
+    if before and _CAUSE_AFTER.search(before.group(0)) and not _CAUSE_DENIED.match(before.group(0)):
         return False  # "GPU is not usable due to Uncorrectable ECC Error": the "not" is the effect's; the cause stands
     # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
@@ -4797,10 +4797,14 @@ def _said_not(sentence: str, start: int) -> bool:
 # _UTIL_BOUND reads a utilisation's "will not reach 100 %".
 _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
                            r"(?:reach|hit|get to|exceed|go (?:above|beyond|over|past))\s+(?:~|about\s+)?$", re.I)
-# "don't like", "do not want": the figure after it is what the reporter sees and dislikes
-# (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614)
 # A cause connective after the "not" ("not usable due to", "doesn't work because of", "fails to start caused by")
 _CAUSE_AFTER = re.compile(r"\b(?:due to|because of|caused by|owing to|thanks to)\b", re.I)
+# ... unless the "not" stands right before the connective: then the cause itself is ruled out ("The regression is not
+# caused by #4606", "not due to the driver", "isn't because of P2P")
+_CAUSE_DENIED = re.compile(r"(?:not|never|isn't|wasn't|aren't|weren't)\s+(?:(?:really|necessarily|actually)\s+)?"
+                           r"(?:due to|because of|caused by|owing to)\b", re.I)
+# "don't like", "do not want": the figure after it is what the reporter sees and dislikes
+# (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614)
 _DISLIKED = re.compile(r"(?:do|does|did)?\s*(?:not|n't)\s+(?:really\s+)?(?:like|love|enjoy|want)\b", re.I)
 
 
