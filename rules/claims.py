@@ -2188,6 +2188,14 @@ _SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has be
 # ... not denied, hoped or asked ("hasn't fixed the issue", "I can't say the problem is solved", "maybe a reboot fixed
 # it?") ...
 _NOT_SOLVED = re.compile(r"(?:\b(?:not|no|never)|n't)\b[\w\s,-]{0,20}$", re.I)
+# ... nor undone after the words: the fix denied in its clause ("I can confirm the fix from #123 does not help"), or
+# the sentence turning to what is still wrong ("Everything works fine on a single GPU, but with TP=2 it hangs", "The
+# error disappeared but now it is 3x slower", "单卡跑通了，但是双卡很慢") or to an earlier time ("Everything was working
+# fine yesterday, today it hangs"): what is fine is then a part or the past, not the problem gone.
+_FIX_DENIED = re.compile(r"\b(?:does|did|do|has|have|is|was)\s*(?:n't|not)\s+(?:\w+\s+)?"
+                         r"(?:help|work|fix|solve|resolve|change)\w*", re.I)
+_TURNS = re.compile(r"\b(?:but|yet|however|except|until|before|yesterday|previously|earlier|initially|at first)\b|"
+                    r"但是?|可是|不过|然而|之前|以前", re.I)
 # ... unless the same text says something is still wrong.
 _STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
 # ... where "again" is the failure back, not a test run again ("I went to test the latest build again and everything
@@ -2213,7 +2221,9 @@ def solved(facts: Facts) -> Claim | None:
             # (and a "not" in another clause is that clause's: "I'm not OP but can confirm resolution")
             before = _CLAUSES.split(sentence[max(0, m.start() - 30):m.start()])[-1] if m else ""
             if m and not (_NOT_SOLVED.search(before) or _guessed(_clause_at(sentence, m.start(), m.end()))
-                          or hypothetical(sentence, m.start()) or _still_wrong(text)):
+                          or hypothetical(sentence, m.start()) or _still_wrong(text)
+                          or _FIX_DENIED.search(_CLAUSES.split(sentence[m.end():], 1)[0])
+                          or _TURNS.search(sentence, m.end())):
                 return Claim("solved", source, _quote(sentence, m, 60))
     return None
 
@@ -4787,7 +4797,7 @@ def _said_not(sentence: str, start: int) -> bool:
     before = _NEGATION.search(window)
     if before and _DISLIKED.match(window, before.start()):
         return False
-    if before and _EFFECT_NEGATED.search(before.group(0)):
+    if before and _CAUSE_AFTER.search(before.group(0)) and not _CAUSE_DENIED.match(before.group(0)):
         return False  # "GPU is not usable due to Uncorrectable ECC Error": the "not" is the effect's; the cause stands
     # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
@@ -4797,12 +4807,14 @@ def _said_not(sentence: str, start: int) -> bool:
 # _UTIL_BOUND reads a utilisation's "will not reach 100 %".
 _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
                            r"(?:reach|hit|get to|exceed|go (?:above|beyond|over|past))\s+(?:~|about\s+)?$", re.I)
+# A cause connective after the "not" ("not usable due to", "doesn't work because of", "fails to start caused by")
+_CAUSE_AFTER = re.compile(r"\b(?:due to|because of|caused by|owing to|thanks to)\b", re.I)
+# ... unless the "not" stands right before the connective: then the cause itself is ruled out ("The regression is not
+# caused by #4606", "not due to the driver", "isn't because of P2P")
+_CAUSE_DENIED = re.compile(r"(?:not|never|isn't|wasn't|aren't|weren't)\s+(?:(?:really|necessarily|actually)\s+)?"
+                           r"(?:due to|because of|caused by|owing to)\b", re.I)
 # "don't like", "do not want": the figure after it is what the reporter sees and dislikes
 # (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614)
-# A cause connective after a word the "not" denies ("not usable due to", "doesn't work because of"); right after the
-# "not" it denies the cause itself ("is not caused by #4606", "not due to the driver").
-_EFFECT_NEGATED = re.compile(r"(?:\bnot|n't)\s+(?!(?:due to|because of|caused by|owing to|thanks to)\b)\w[^,;]*?"
-                             r"\b(?:due to|because of|caused by|owing to|thanks to)\b", re.I)
 _DISLIKED = re.compile(r"(?:do|does|did)?\s*(?:not|n't)\s+(?:really\s+)?(?:like|love|enjoy|want)\b", re.I)
 
 
