@@ -126,7 +126,11 @@ _ADVICE = r"(?<!use ')(?<!set ')(?<!use `)(?<!set `)(?<!by )(?<!try )"
 # (turboderp-org/exllamav3#333), "`.to(different_cuda_device)` results in ... all of the values are set to zero"
 # (pytorch/pytorch#13803); torch.Tensor.to / .cuda / .copy_ (https://docs.pytorch.org/docs/stable/generated/torch.Tensor.to.html).
 # Not .to(dtype): the argument names a CUDA device, a device variable, or .cuda(n).
-_TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:['\"]cuda[^'\"\n]{0,6}['\"]|[\w.]*(?:cuda|device|gpu)[\w.]*)\s*[,)]|"
+# A device variable counts when it names another or a numbered device ("different_cuda_device", "gpu1", "dst_device"),
+# not the one every model is moved to ("model.to(device)").
+_TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:['\"]cuda[^'\"\n]{0,6}['\"]|"
+             r"[\w.]*(?:cuda|device|gpu)[\w.]*(?<=[\d_])(?<!_)|"
+             r"[\w.]*(?:other|different|another|second|peer|target|dst|dest|next)[\w.]*(?:cuda|device|gpu)[\w.]*)\s*[,)]|"
              r"\.cuda\(\s*\d*\s*\))")
 _PEER_MOVE = (r"(?:\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
               r"cudaMemcpy(?:Peer)?(?:Async)?)\b|" + _TORCH_TO + ")")
@@ -1671,7 +1675,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         if _state_denied(sentence, m):
             return True
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
-        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
+        return bool(re.search(r"(?:\b(?:not|never|no)|n't)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     if kind in ("multi_node", "one_node") and _numa_nodes(sentence, m):
         return True
@@ -2295,9 +2299,10 @@ def _engine_versions(text: str):
 # (s20) ... as GitHub writes them too: a bare "#4606" right after the words that date a change ("Dual GPU performance
 # regression After #4606", ggml-org/llama.cpp#5324; "Multi-GPU performance regression with #44", tensorflow/models#47),
 # a full 40-digit hash ("pinpoint the performance regression at 84b58a6...", tensorflow/models#47), and the commit and
-# pull-request URLs (".../commit/5bf3953d...", ".../pull/4606"). A bare "#12" elsewhere ("see #12", "step #2") is not.
+# pull-request URLs (".../commit/5bf3953d...", ".../pull/4606"). A bare "#12" elsewhere ("see #12", "step #2", "the
+# discussion in #12", "reported from #12") is not.
 _CODE_CHANGE = re.compile(r"\b(?:PR|pull request)\s*#\s*\d{2,6}\b|\b(?:merge\s+)?commit\s+`?[0-9a-f]{7,40}\b|"
-                          r"(?:(?<=after )|(?<=since )|(?<=with )|(?<=from )|(?<=by )|(?<=in ))#\d{2,6}\b|"
+                          r"(?:(?<=after )|(?<=since )|(?<=with )|(?<=by )|(?<=introduced in ))#\d{2,6}\b|"
                           r"(?<![\w/])[0-9a-f]{40}\b|\bgithub\.com/[\w.-]+/[\w.-]+/(?:commit/[0-9a-f]{7,40}|pull/\d{2,6})\b",
                           re.I)
 _BISECT_WORDS = re.compile(r"\b(?:bisect\w*|regress\w*|introduced (?:by|in|with)|caused by|(?:slower|worse|dropp?\w*) "

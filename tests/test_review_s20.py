@@ -10,6 +10,7 @@
 
 from pathlib import Path
 
+import pytest
 from test_u11o_peer_copy_and_fit import issue
 
 from rules import claims
@@ -40,3 +41,36 @@ def test_a_cause_the_not_rules_out_is_negated():
     # while the effect's "not" leaves the cause after it standing (tests/data/paraphrases_20/xid_ecc.toml)
     ecc = "GPU is not usable due to Uncorrectable ECC Error but k8s-device-plugin seems to think its healthy."
     assert not claims._said_not(ecc, ecc.index("Uncorrectable"))
+
+
+# (session 20 review, fixed by the lead) Three readings reached past their words:
+# - a joined "don't" never matched the "no-something" kinds' negation window (\bn't\b needs a boundary inside "don't"),
+#   so "we don't use TCP" read as the TCP transport in use;
+# - `.to(device)`, the call every model makes, read as a copy between GPUs (the device must be another or numbered);
+# - a bare "#N" after "in" or "from" ("the discussion in #4606") read as the change a regression is pinned on.
+def _kinds(text: str, kinds: set[str]) -> list[tuple[str, bool]]:
+    return [(c.kind, c.negated) for c in claims.claims(issue(f"# Report\n\n{text}")) if c.kind in kinds]
+
+
+def test_a_joined_dont_rules_the_transport_out():
+    assert _kinds("We don't use TCP for communication between the nodes, it is all InfiniBand.",
+                  {"net_socket"}) == [("net_socket", True)]
+    assert _kinds("We do not use TCP for communication between the nodes.", {"net_socket"}) == [("net_socket", True)]
+
+
+def test_a_model_moved_to_its_device_is_no_copy_between_gpus():
+    assert _kinds("After `model.to(device)` the model gives wrong results on both GPUs.", {"wrong_results"}) == []
+    # the forms of the threads that showed the reading stay (turboderp-org/exllamav3#333, pytorch/pytorch#13803)
+    assert _kinds("`tensor.to('cuda:1')` returns an all-zero tensor.", {"wrong_results"}) == [("wrong_results", False)]
+    assert _kinds("`x.to(different_cuda_device)` results in a tensor where all of the values are set to zero.",
+                  {"wrong_results"}) == [("wrong_results", False)]
+
+
+@pytest.mark.parametrize("text", ["See the discussion in #4606, the speed regressed and is slower.",
+                                  "Reported from #4606: a regression, 10 tok/s slower."])
+def test_a_thread_referred_to_is_no_change_pinned(text):
+    assert claims.code_change_regression(text) is None
+
+
+def test_a_change_said_to_introduce_the_regression_stays():
+    assert claims.code_change_regression("The regression was introduced in #4606, 10 tok/s slower.")[1] == ["#4606"]
