@@ -4630,7 +4630,9 @@ MORE_WORDS_K: dict[str, list[str]] = {
         # (issue 11, paraphrase audit) "with IOMMU on", lspci's ACS control flag quoted alone ("you still have a lot of
         # `SrcValid+`"; not its capability line, ACSCap), and RCCL's warning that the IOMMU translates (init.cc:
         # 'Missing "iommu=pt" from kernel command line')
-        r"\bwith\s+(?:the\s+)?(?:IOMMU|VT-d|AMD-Vi|ACS)\s+(?:on|enabled|active)\b",
+        # (not both states tried: "with IOMMU on and off, no difference", "with ACS enabled or disabled")
+        r"\bwith\s+(?:the\s+)?(?:IOMMU|VT-d|AMD-Vi|ACS)\s+(?:on|enabled|active)\b"
+        r"(?!\s*(?:and|or|/|vs\.?|versus)\s*(?:off|disabled|inactive)\b)",
         r"(?<!ACSCap:)(?<!ACSCap: )(?<!ACSCap:\t)\bSrcValid\+",
         r"\bMissing\s+\W?iommu=pt\W?\s+from (?:the )?kernel command line\b",
     ],

@@ -74,3 +74,14 @@ def test_a_thread_referred_to_is_no_change_pinned(text):
 
 def test_a_change_said_to_introduce_the_regression_stays():
     assert claims.code_change_regression("The regression was introduced in #4606, 10 tok/s slower.")[1] == ["#4606"]
+
+
+@pytest.mark.parametrize("text", ["I tested with IOMMU on and off, no difference, it still hangs.",
+                                  "We tried with ACS enabled or disabled and the all-reduce hangs either way."])
+def test_both_states_tried_is_no_state(text):
+    """(session 20 review) An A/B over both states says neither is the one in use."""
+    assert _kinds(text, {"pcie_redirect"}) == []
+
+
+def test_one_state_said_stays():
+    assert _kinds("The all-reduce hangs with IOMMU on.", {"pcie_redirect"}) == [("pcie_redirect", False)]
