@@ -673,7 +673,9 @@ def line_number(source: str) -> int:
 # A hang in words; "GPUs 4-7 hang off socket 1" is where they are attached (issue 11 j).
 _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
 # "stuck" before a figure with a clock, power, rate or link unit, or a power state: the level something is held at.
-_STUCK_AT_LEVEL = (r"(?!\s+(?:at|in|on|around|near)\s+(?:~|about\s+)?(?:\d[\d.,]*\s*(?:[kMG]Hz\b|W\b|watts?\b|"
+# (a zero rate is no level: "stuck at 0 tokens/s" is the hang itself)
+_STUCK_AT_LEVEL = (r"(?!\s+(?:at|in|on|around|near)\s+(?:~|about\s+)?(?:(?![0.,]+\s*(?:tok|it/s|[GM]B/s|Gb/s|fps))"
+                   r"\d[\d.,]*\s*(?:[kMG]Hz\b|W\b|watts?\b|"
                    r"tok\w*|it/s|[GM]B/s|Gb/s|fps\b)|P\d{1,2}\b|(?:PCIe\s*)?Gen\s?\d|x\d{1,2}\b))")
 # How many minutes, hours or days: "3", "two", "a few", "several".
 _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a few|a couple of|several|"

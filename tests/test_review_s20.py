@@ -85,3 +85,12 @@ def test_both_states_tried_is_no_state(text):
 
 def test_one_state_said_stays():
     assert _kinds("The all-reduce hangs with IOMMU on.", {"pcie_redirect"}) == [("pcie_redirect", False)]
+
+
+@pytest.mark.parametrize("text, hang", [("The generation is stuck at 0 tokens/s for 10 minutes.", True),
+                                        ("It is stuck at 0.0 tok/s after the first request.", True),
+                                        ("Throughput stuck at 40 tok/s whatever the batch.", False),
+                                        ("The clock is stuck at 33MHz.", False)])
+def test_a_rate_stuck_at_zero_is_a_hang_a_level_is_not(text, hang):
+    """(session 20 review) 'stuck at' a level is no hang, but a zero rate is no level: nothing moves."""
+    assert bool(_kinds(text, {"hang"})) is hang
