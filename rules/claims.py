@@ -1666,12 +1666,21 @@ _CLEAN_LOG = re.compile(r"[^\n]*\bclean$|\bReplays Since Reset\b\W{0,10}0$", re.
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0)\s+(?:\w+\s+)?$", re.I)
 
 
+# A transport said of the time before a change to the fabric's setup ("4GBps over IPoIB before enabling RDMA"): what
+# ran then, not the path in use now (the kinds that name the network transport).
+_TRANSPORT_KINDS = ("net_socket", "tcp_only", "rdma_off")
+_BEFORE_CHANGE = re.compile(r"[^.;\n]{0,40}?\bbefore\s+(?:I\s+|we\s+)?"
+                            r"(?:enabl|install|configur|load|switch|turn|set|fix|add|mount|pass)\w*\b", re.I)
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if _gone(sentence, m):
         return True
     if kind == "pcie_errors" and (_CLEAN_LOG.search(m.group(0)) or _ZERO_BEFORE.search(sentence[:m.start()])):
+        return True
+    if kind in _TRANSPORT_KINDS and _BEFORE_CHANGE.match(sentence, m.end()):
         return True
     if kind in _NEGATIVE_KINDS:
         if _state_denied(sentence, m):

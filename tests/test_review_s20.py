@@ -94,3 +94,13 @@ def test_one_state_said_stays():
 def test_a_rate_stuck_at_zero_is_a_hang_a_level_is_not(text, hang):
     """(session 20 review) 'stuck at' a level is no hang, but a zero rate is no level: nothing moves."""
     assert bool(_kinds(text, {"hang"})) is hang
+
+
+@pytest.mark.parametrize("text, in_use", [("I was getting 4GBps over IPoIB before enabling RDMA.", False),
+                                          ("It uses NET/Socket before I set NCCL_IB_HCA, then NET/IB.", False),
+                                          ("The traffic goes over IPoIB, 1 GB/s, and it hangs before the first step.",
+                                           True),
+                                          ("NCCL falls back to sockets before we even start the job.", True)])
+def test_a_transport_before_a_change_to_the_fabric_is_not_in_use(text, in_use):
+    """(session 20 review) What ran before the reporter enabled or set something is not the path in use now."""
+    assert [negated for _, negated in _kinds(text, {"net_socket", "tcp_only", "rdma_off"})] == [not in_use]
