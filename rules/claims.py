@@ -125,11 +125,11 @@ _ADVICE = r"(?<!use ')(?<!set ')(?<!use `)(?<!set `)(?<!by )(?<!try )"
 # (s20) PyTorch's own move to a device, the call people paste: "`tensor.to('cuda:1')` returns an all-zero tensor"
 # (turboderp-org/exllamav3#333), "`.to(different_cuda_device)` results in ... all of the values are set to zero"
 # (pytorch/pytorch#13803); torch.Tensor.to / .cuda / .copy_ (https://docs.pytorch.org/docs/stable/generated/torch.Tensor.to.html).
-# Not .to(dtype): the argument names a CUDA device, a device variable, or .cuda(n).
-# A device variable counts when it names another or a numbered device ("different_cuda_device", "gpu1", "dst_device"),
-# not the one every model is moved to ("model.to(device)").
+# Not .to(dtype), nor the one device every model is moved to ("model.to(device)"): the argument is a CUDA device
+# string, a device variable ending in its number ("gpu1", "device_1") or naming another device
+# ("different_cuda_device", "dst_device"), or .cuda(n).
 _TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:['\"]cuda[^'\"\n]{0,6}['\"]|"
-             r"[\w.]*(?:cuda|device|gpu)[\w.]*(?<=[\d_])(?<!_)|"
+             r"[\w.]*(?:cuda|device|gpu)[\w.]*(?<=\d)|"
              r"[\w.]*(?:other|different|another|second|peer|target|dst|dest|next)[\w.]*(?:cuda|device|gpu)[\w.]*)\s*[,)]|"
              r"\.cuda\(\s*\d*\s*\))")
 _PEER_MOVE = (r"(?:\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
