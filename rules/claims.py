@@ -125,15 +125,18 @@ _ADVICE = r"(?<!use ')(?<!set ')(?<!use `)(?<!set `)(?<!by )(?<!try )"
 # (s20) PyTorch's own move to a device, the call people paste: "`tensor.to('cuda:1')` returns an all-zero tensor"
 # (turboderp-org/exllamav3#333), "`.to(different_cuda_device)` results in ... all of the values are set to zero"
 # (pytorch/pytorch#13803); torch.Tensor.to / .cuda / .copy_ (https://docs.pytorch.org/docs/stable/generated/torch.Tensor.to.html).
-# Not .to(dtype), nor the one device every model is moved to ("model.to(device)"): the argument is a CUDA device
-# string, a device variable ending in its number ("gpu1", "device_1") or naming another device
-# ("different_cuda_device", "dst_device"), or .cuda(n).
-_TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:['\"]cuda[^'\"\n]{0,6}['\"]|"
+# Not .to(dtype), nor the one device every model is moved to ("model.to(device)", and (session 21 review) `.to('cuda')`,
+# `.cuda()`, `.to('cuda:0')`: the current device, torch.Tensor.cuda's default): the argument is another, numbered device
+# ('cuda:1', f'cuda:{i}', 1), a device variable ending in its number ("gpu1", "device_1") or naming another device
+# ("different_cuda_device", "dst_device"), or .cuda(n) with n from 1.
+_TORCH_TO = (r"(?:\.(?:to|copy_)\(\s*(?:f?['\"]cuda:\s*(?:[1-9]\d*|\{[^}'\"\n]{1,20}\})['\"]|[1-9]\d*|"
              r"[\w.]*(?:cuda|device|gpu)[\w.]*(?<=\d)|"
              r"[\w.]*(?:other|different|another|second|peer|target|dst|dest|next)[\w.]*(?:cuda|device|gpu)[\w.]*)\s*[,)]|"
-             r"\.cuda\(\s*\d*\s*\))")
+             r"\.cuda\(\s*[1-9]\d*\s*\))")
+# ... while any move to a CUDA device is a move where the words around it name two GPUs ("x.to('cuda:0') from cuda:1")
+_TORCH_MOVE = r"(?:\.(?:to|copy_)\(\s*f?['\"]cuda[^'\"\n]{0,8}['\"]\s*[,)]|\.cuda\(\s*\d*\s*\)|" + _TORCH_TO + ")"
 _PEER_MOVE = (r"(?:\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
-              r"cudaMemcpy(?:Peer)?(?:Async)?)\b|" + _TORCH_TO + ")")
+              r"cudaMemcpy(?:Peer)?(?:Async)?)\b|" + _TORCH_MOVE + ")")
 GPU_TO_GPU = (r"(?:\b(?:between|across)\s+(?:the\s+|two\s+|my\s+|different\s+|\w+\s+)?"
                r"(?:GPUs|cards|(?:CUDA\s+)?devices)\b|"
                r"\bfrom\s+(?:one|a|the\s+first)\s+GPU\s+to\s+(?:another|a\s+second|the\s+other|a\s+different)\b|"

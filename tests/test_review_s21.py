@@ -1,0 +1,57 @@
+"""Review of the ticket readings' scope (issue 11, session 21): four readings the session 20 review left open.
+
+1. Advice in the second person ("you could set ...", claims._GUESS) made the whole sentence a guess, so a state or a fix
+   told in the clause before it ("NCCL_P2P_DISABLE=1 fixed it; you could also try ...") was lost: a guess word governs
+   its own clause (claims.guess_scope).
+2. The heads and the GPUs in a question ("64 heads not divisible by 3 GPUs?") read as the engine's refusal
+   (tp_size_error): in the reporter's own words, asked, they are a question.
+3. "With CUDA graphs the throughput doesn't change" read as graphs turned on and ruled out (graphs_tried_no_gain). vLLM
+   and SGLang run CUDA graphs unless --enforce-eager / --disable-cuda-graph (their docs; rules/catalog/engines.toml
+   cuda_graphs): there "with CUDA graphs" names the default run, not a switch the reporter turned.
+4. A bare `.to('cuda')` / `.cuda()` (the move every model makes) counted as a copy between GPUs (claims._TORCH_TO).
+
+tests/data/review_s21/*.toml keep the sentences with their threads; `adapted` says where the words were put in the
+review's form rather than copied."""
+
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+from test_u11o_peer_copy_and_fit import issue
+
+from rules import claims
+
+DATA = Path(__file__).parent / "data" / "review_s21"
+
+
+def _cases(name: str):
+    cases = tomllib.loads((DATA / f"{name}.toml").read_text())["case"]
+    return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
+
+
+def _claims(sentence: str) -> list[claims.Claim]:
+    return claims.claims(issue(f"# Report\n\n{sentence}"))
+
+
+def test_every_sentence_names_its_thread():
+    for path in DATA.glob("*.toml"):
+        for case in tomllib.loads(path.read_text())["case"]:
+            assert case["url"].startswith("https://github.com/"), (path.name, case["sentence"])
+
+
+# --------------------------------------------------------------------------- 4. a copy to another, numbered GPU
+
+@pytest.mark.parametrize("case", _cases("peer_copy"))
+def test_only_a_move_to_another_numbered_gpu_is_a_peer_copy(case):
+    sentence = case["sentence"]
+    wrong = [c for c in _claims(sentence) if c.kind == "wrong_results" and not c.negated]
+    call = re.search(r"\.(?:to|copy_|cuda)\([^)]*\)", sentence)
+    if case["peer"]:
+        assert wrong, sentence
+        assert not call or re.search(claims._TORCH_TO, sentence), call  # the call itself reads as the copy
+    else:
+        # wrong output may stand (its own words say so), but not as a copy between GPUs (what ticket.p2p_corrupts
+        # takes from the quote); the model's own move to its GPU is no peer copy
+        assert not [c.quote for c in wrong if re.search(claims.GPU_TO_GPU, c.quote, re.I)]
+        assert not (case.get("local") and re.search(claims._TORCH_TO, sentence)), call
