@@ -3634,7 +3634,15 @@ _GRAPHS_ON = re.compile(
     r"\bdisable[-_]cuda[-_]graphs?\W{0,2}\s*[=:]\s*\W?(?:False|false|0)\b|"
     r"\b(?:without|remov\w*|dropp\w*|drop|delet\w*|took out|take out)\s+(?:the\s+)?\W{0,2}"
     r"(?:--)?(?:enforce[-_]eager|disable[-_]cuda[-_]graphs?|eager mode)\b|"
-    r"\b(?:enabl\w+|turn\w* on|switch\w* on|with)\s+(?:the\s+)?CUDA[- ]?graphs?\b(?!\s+(?:off|disabled))", re.I)
+    r"\b(?:enabl\w+|turn\w* on|switch\w* on)\s+(?:the\s+)?CUDA[- ]?graphs?\b(?!\s+(?:off|disabled))", re.I)
+# (session 21 review) "With CUDA graphs the throughput doesn't change": vLLM runs CUDA graphs unless --enforce-eager and
+# SGLang unless --disable-cuda-graph (their docs; rules/catalog/engines.toml cuda_graphs), so there "with CUDA graphs"
+# names the default run, no switch the reporter turned. It is one where the sentence names the other arm ("compared to
+# --enforce-eager", "than eager mode", "with and without CUDA graphs") or the ticket's engine runs eager by default
+# (DeepSpeed's enable_cuda_graph, LMDeploy's PyTorch engine before graphs).
+_WITH_GRAPHS = re.compile(r"\bwith\s+(?:the\s+)?CUDA[- ]?graphs?\b(?!\s+(?:off|disabled))", re.I)
+_OTHER_ARM = re.compile(r"\b(?:enforce[-_]eager|disable[-_]cuda[-_]graphs?|eager(?:\s+mode)?|without\s+(?:the\s+)?"
+                        r"CUDA[- ]?graphs?|(?:and|or)\s+without)\b", re.I)
 _DID_NOT_MOVE = re.compile(
     _NO_GAIN + r"|\b(?:does|did|do)\s?n[o']t\s+(?:grow|rise|go up|increase|help|change|improve|matter)\w*|"
     r"\bwithin (?:the )?noise\b|\bno (?:obvious |noticeable |visible |significant |real |big )?"
@@ -3644,9 +3652,15 @@ _DID_NOT_MOVE = re.compile(
 def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     """The reporter turned CUDA graphs on (or kept them on) and says the figure did not move (_GRAPHS_ON in a sentence
     with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
+    from rules import catalog, common
+
+    key = common.engine_of(facts)
+    eager_default = key is not None and not catalog.engine(key).cuda_graphs
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _GRAPHS_ON.search(sentence)
+            if not m and (w := _WITH_GRAPHS.search(sentence)) and (eager_default or _OTHER_ARM.search(sentence)):
+                m = w
             if m and not asked(sentence) and _DID_NOT_MOVE.search(sentence, m.end()):
                 return Claim("graphs_tried_no_gain", source, _quote(sentence, m, 80))
     return None

@@ -40,6 +40,36 @@ def test_every_sentence_names_its_thread():
             assert case["url"].startswith("https://github.com/"), (path.name, case["sentence"])
 
 
+# --------------------------------------------------------------------------- 3. CUDA graphs on by the engine's default
+
+VLLM = "`vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2`\n\n"
+SGLANG = "`python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 2`\n\n"
+DEEPSPEED = "Framework: DeepSpeed 0.14 (deepspeed.init_inference with tensor_parallel tp_size 2)\n\n"
+
+
+def _tried(text: str) -> bool:
+    return claims.graphs_tried_no_gain(issue(f"# Report\n\n{text}")) is not None
+
+
+@pytest.mark.parametrize("launch", [VLLM, SGLANG])
+def test_with_cuda_graphs_under_an_engine_that_runs_them_by_default_is_no_switch(launch):
+    assert not _tried(launch + "With CUDA graphs the throughput doesn't change.")
+
+
+@pytest.mark.parametrize("text", [
+    # the switch turned (vllm-project/vllm#14022's form, tests/test_ut20a_user.py) or both arms named
+    VLLM + "I set `enforce_eager=False` and `disable_custom_all_reduce=False`, but the gpu utilization does not grow "
+           "obviously.",
+    VLLM + "I enabled CUDA graphs and the throughput did not change.",
+    VLLM + "With CUDA graphs the throughput doesn't change compared to --enforce-eager.",
+    # an engine whose default is eager (DeepSpeed's enable_cuda_graph defaults to False): "with" is the reporter's
+    # switch
+    DEEPSPEED + "With CUDA graphs the throughput doesn't change.",
+])
+def test_graphs_turned_on_by_the_reporter_stay_tried(text):
+    assert _tried(text)
+
+
 # --------------------------------------------------------------------------- 4. a copy to another, numbered GPU
 
 @pytest.mark.parametrize("case", _cases("peer_copy"))
