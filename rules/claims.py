@@ -611,7 +611,7 @@ def temperatures(said: list[tuple[str, str]]) -> list[Claim]:
                     continue
                 out.append(Claim("gpu_temp", source, _quote(sentence, m), {"celsius": celsius,
                                                                            "hot": celsius >= HOT_C},
-                                 negated=_negated("gpu_temp", sentence, m), guess=_guessed(sentence)))
+                                 negated=_negated("gpu_temp", sentence, m), guess=_guessed(sentence, m.start())))
     return out
 
 
@@ -1386,10 +1386,44 @@ _BARE_QUESTION = re.compile(r"^[#\s>*-]*(?!(?:why|how|what|when|where|which|who)
                             r"(?:[\w/.-]+\s+){0,3}[\w/.-]+\s*[?？]$", re.I)
 
 
-def _guessed(sentence: str) -> bool:
+# (session 21 review) A guess word governs its own clause and what follows it up to a semicolon, not the clause before:
+# "NCCL_P2P_DISABLE=1 fixed it; you could also try --enforce-eager" and "I don't have InfiniBand ..., so I'm not sure if
+# ..." (NVIDIA/nccl#111) report the first clause. A clause opens after a comma, semicolon, colon or dash, or at a joint
+# ("but", "so", "because", ...); a guess word with nothing after it in its clause ("The links are down, I think.")
+# is said of the sentence before it.
+_CLAUSE_OPENS = re.compile(r"[,;:，；：]\s|\s[-–—]+\s|\b(?:but|and|so|while|whereas|although|though|because|since|"
+                           r"however)\b(?!\s+(?:that|as)\b)", re.I)
+_SCOPE_ENDS = re.compile(r"[;；]")
+
+
+# Advice in the second person, the part of _GUESS that names a switch to turn: what it governs is untried, whatever it
+# is said to do ("you could set NCCL_P2P_DISABLE=1 to avoid the hang" avoids nothing yet).
+_ADVISED = re.compile(r"\byou (?:could|can|should|may|might) (?:also |just |simply )?"
+                      r"(?:set|try|use|add|export|disable|enable|pass)\b", re.I)
+
+
+def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, int]]:
+    """The spans of `sentence` its guess words (claims._GUESS, or `words`) govern: each from the opening of the word's
+    clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word in its
+    clause."""
+    spans = []
+    for g in words.finditer(sentence):
+        start = max((c.end() for c in _CLAUSE_OPENS.finditer(sentence, 0, g.start())), default=0)
+        end = next((c.start() for c in _SCOPE_ENDS.finditer(sentence, g.end())), len(sentence))
+        rest = sentence[g.end():next((c.start() for c in _CLAUSE_OPENS.finditer(sentence, g.end())), end)]
+        spans.append((0 if not re.search(r"\w", rest) else start, end))
+    return spans
+
+
+def _guessed(sentence: str, at: int | None = None) -> bool:
+    """Is the sentence (or, with `at`, the clause holding that position) a guess, advice or a yes/no question?"""
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)
-                                                       or _BARE_QUESTION.match(s)))
+    offset = sentence.find(s)
+    if at is None or at < offset:
+        guess = bool(_GUESS.search(s))
+    else:
+        guess = any(a <= at - offset < b for a, b in guess_scope(s))
+    return guess or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s) or _BARE_QUESTION.match(s)))
 
 
 # A question asks about its last clause; a state reported in a clause before it is observed, not offered as a cause:
@@ -1548,9 +1582,10 @@ def negated_words(sentence: str, m: re.Match) -> bool:
     return _negated("", sentence, m)
 
 
-def guessed(sentence: str) -> bool:
-    """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation?"""
-    return _guessed(sentence)
+def guessed(sentence: str, at: int | None = None) -> bool:
+    """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation? With `at`,
+    a guess word counts only over its own clause (guess_scope)."""
+    return _guessed(sentence, at)
 
 
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
@@ -1811,7 +1846,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "numa_words" and _gpus_placed(sentence, m):
                     continue
                 stated = stated_before_question(sentence, m.start())
-                guess = (not stated and (_guessed(sentence) or (kind in MORE_WORDS_K and asked(sentence)))) or \
+                guess = (not stated and (_guessed(sentence, m.start())
+                                         or (kind in MORE_WORDS_K and asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
@@ -2030,12 +2066,14 @@ def claims(facts: Facts) -> list[Claim]:
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
             off = setting_off(text, m.start(), m.end())
-            effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
+            at = sentence.find(m.group(0))
+            advised = any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
+            effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0)))
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
             tried = removed or off or tried_only(sentence, effect) or (
-                effect != "fixes" and (guessed(sentence) or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
+                effect != "fixes" and (guessed(sentence, at) or bool(_NOT_TRIED_YET.search(sentence))))  # advised
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)

@@ -40,6 +40,40 @@ def test_every_sentence_names_its_thread():
             assert case["url"].startswith("https://github.com/"), (path.name, case["sentence"])
 
 
+# --------------------------------------------------------------------------- 1. a guess word governs its clause
+
+@pytest.mark.parametrize("case", _cases("advice_clause"))
+def test_advice_and_guesses_govern_their_own_clause(case):
+    said = _claims(case["sentence"])
+    if "setting" in case:
+        setting = [c for c in said if c.kind == "setting" and c.data["name"] == case["setting"]]
+        assert setting and setting[0].data["tried"] is case["tried"], [c.data for c in setting]
+    elif case["claim"] == "none":
+        assert not [c for c in said if c.guess], [(c.kind, c.quote) for c in said if c.guess]
+    else:
+        assert [c for c in said if c.kind == case["claim"] and not c.guess and not c.negated], \
+            [(c.kind, c.guess, c.negated) for c in said]
+
+
+# The scope rule's forms, written for it (the threads' own sentences are in tests/data/review_s21/advice_clause.toml).
+@pytest.mark.parametrize("sentence, position, guessed", [
+    # the advice's clause and what it governs are advice; the clause before it is not
+    ("NCCL_P2P_DISABLE=1 fixed it; you could also try --enforce-eager.", "NCCL_P2P", False),
+    ("NCCL_P2P_DISABLE=1 fixed it; you could also try --enforce-eager.", "--enforce", True),
+    ("Otherwise you could set NCCL_IB_DISABLE=1 to use sockets but it will be much slower.", "sockets", True),
+    # a guess word said after its clause ("..., I think.") reaches back over the sentence
+    ("The links are down, I think.", "links", True),
+    ("P2P is off because maybe the ACS is on.", "P2P", False),
+    ("P2P is off because maybe the ACS is on.", "ACS", True),
+])
+def test_a_guess_words_scope_is_its_clause(sentence, position, guessed):
+    assert claims.guessed(sentence, sentence.index(position)) is guessed
+
+
+def test_without_a_position_the_whole_sentence_is_read_as_before():
+    assert claims.guessed("NCCL_P2P_DISABLE=1 fixed it; you could also try --enforce-eager.")
+
+
 # --------------------------------------------------------------------------- 3. CUDA graphs on by the engine's default
 
 VLLM = "`vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2`\n\n"
