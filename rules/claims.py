@@ -1847,7 +1847,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
-                                         or (kind in MORE_WORDS_K and asked(sentence)))) or \
+                                         or (kind in MORE_WORDS_K and asked(sentence))
+                                         or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
@@ -1861,6 +1862,20 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 else:
                     guessed = guessed or claim
     return guessed or negated
+
+
+# (session 21 review) The heads and the GPUs in the reporter's own words, asked ("64 heads not divisible by 3 GPUs?",
+# "Is it possible to run a model with 64 heads on 3 GPUs?", vllm-project/vllm#4232): a question whether TP must divide
+# the heads, not the engine's refusal. The refusal is quoted, with its exception or assertion or in quotes ("error:
+# AssertionError: num_heads (52) must be divisible by mp_size (8)", DeepSpeed#3634), with the figures in parentheses as
+# the engines print them ("Total number of attention heads (40) must be divisible by tensor parallel size (6).how could
+# I do to overcome this problem?", vllm-project/vllm#4232), or asked about with a question word ("why does vLLM say
+# ...?"): those stay the refusal.
+_REFUSAL_QUOTED = re.compile(r"\w*(?:Error|Exception)\b|\bassert\w*|[`'\"]|\(\s*\d+\s*\)")
+
+
+def _heads_asked(sentence: str) -> bool:
+    return asked(sentence) and not _QUESTION_OPENS.match(sentence) and not _REFUSAL_QUOTED.search(sentence)
 
 
 def states(kind: str, text: str) -> bool:

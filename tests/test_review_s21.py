@@ -74,6 +74,17 @@ def test_without_a_position_the_whole_sentence_is_read_as_before():
     assert claims.guessed("NCCL_P2P_DISABLE=1 fixed it; you could also try --enforce-eager.")
 
 
+# --------------------------------------------------------------------------- 2. heads and GPUs asked about
+
+@pytest.mark.parametrize("case", _cases("heads_question"))
+def test_heads_and_gpus_asked_about_are_no_refusal(case):
+    refusals = [c for c in _claims(case["sentence"]) if c.kind == "tp_size_error" and not c.negated]
+    if case["guess"]:
+        assert all(c.guess for c in refusals), [c.quote for c in refusals]
+    else:
+        assert refusals and not any(c.guess for c in refusals), [(c.quote, c.guess) for c in refusals]
+
+
 # --------------------------------------------------------------------------- 3. CUDA graphs on by the engine's default
 
 VLLM = "`vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2`\n\n"
