@@ -249,7 +249,8 @@ def _sized_stand_in(model: str, dense: bool = False) -> ModelSpec | None:
     if EXPERT_SIZE.search(model):
         return None  # a mixture of experts reads its active weights per token: no dense model stands in
     for name in _model_names(model):
-        size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+        # (the family glued to its size, "llama70b", as MODEL_NAME reads it, is the same name)
+        size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-]?)?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
         spec = size and (dense or _dense_family(size.group(1), ":" in model)) and _stand_in(float(size.group(2)))
         if spec:
             return spec

@@ -218,10 +218,12 @@ DECODE_STEP_TIME = re.compile(r"\b(?:each|every|one|a|per|the)\s+(?:decod(?:e|in
 
 
 # The time to the first token in words: "the 1k prompt takes 3 s before the first token", "waits ~2 s for the first
-# token", "the first token appears after 800 ms", "第一个 token 要等 3 秒" (issue_md.LATENCY reads "TTFT 3 s").
+# token", "takes 55 seconds before producing the first token" (the verbs an engine's output is said with), "the first
+# token appears after 800 ms", "第一个 token 要等 3 秒" (issue_md.LATENCY reads "TTFT 3 s").
 FIRST_TOKEN_TIME = re.compile(
     r"\b(?:takes?|took|needs?|waits?|waited|waiting)\s+" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|"
-    r"seconds?)\s+(?:before|until|till|for|to\s+(?:get|see|produce|return))\s+the\s+first\s+(?:output\s+)?token\b|"
+    r"seconds?)\s+(?:(?:before|until|till)(?:\s+(?:getting|seeing|producing|returning|generating|emitting|receiving))?|"
+    r"for|to\s+(?:get|see|produce|return|generate|emit|receive))\s+the\s+first\s+(?:output\s+)?token\b|"
     r"\bfirst\s+(?:output\s+)?token\s+(?:only\s+)?(?:arrives?|appears?|comes?(?:\s+out)?|shows?\s+up|takes?|took|"
     r"needs?)\s+(?:after\s+|in\s+)?" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b|"
     r"(?:第一个|首个)\s*token\s*(?:就|都)?\s*(?:要等|需要等?|要|用了|耗时|等了)\s*(?:约|大约)?\s*" + NUM

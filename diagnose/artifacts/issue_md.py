@@ -239,9 +239,15 @@ def blocks(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     return prose, code
 
 
+# Unicode's hyphen and non-breaking hyphen (U+2010, U+2011), which editors and blogs put inside names
+# ("Qwen2.5‑7B‑Instruct"): the same hyphen-minus the names are read with. (Not the en dash, which writes ranges.)
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
+
+
 def parse(text: str, name: str) -> list:
     from diagnose.artifacts import parse_text
 
+    text = text.translate(_HYPHENS)
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
@@ -372,8 +378,9 @@ _GPU_NAME = re.compile(
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2}"
     r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
     # its form factor, and its memory size as people write it: spaced or dashed ("A100 80GB", "RTX 4090 48G",
-    # "A100-40G"), or in brackets ("4090 (48G)", "A100(80GB)", "A6000 [48GB]", "4090（48G）")
-    rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+{_CARD_SIZE}|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
+    # "A100-40G"), or in brackets ("4090 (48G)", "A100(80GB)", "A6000 [48GB]", "4090（48G）"), or after the word GPU
+    # ("4 A100 GPU 40Gb VRAM")
+    rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+(?:GPUs?\s+)?{_CARD_SIZE}|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
     # "two 3090s", "A100's"; a closing bracket ends the name itself ("4090（48G）两张": Chinese needs no space)
     r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))(?!\s*MHz\b)",
     re.I)
@@ -533,9 +540,14 @@ def _job_gpus(lines) -> tuple[int, int] | None:
 
 # (not a figure the sentence goes on to give after the words: "via vLLM tensor parallel: 18 tokens per second",
 # "tp: 2.5 ms", "tensor parallel 30% faster" are a rate, a time and a change, not a TP size)
-_NOT_A_SIZE = r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|sec|seconds?\b|min|[KMGT]i?B|%|times\b))"
+# (nor a count of the load the words go on to name: "with tensor-parallel: 1 client. 30tps -> 46tps")
+_NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|sec|seconds?\b|min|[KMGT]i?B|%|times\b|"
+               r"clients?\b|users?\b|sessions?\b))")
+# (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
+# across 4 GPUs": each is the TP size, as "TP=4")
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b"
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
+    r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + _NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 
@@ -780,7 +792,11 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           r"objetivo|quiero|quisiera|esper\w*|gustar\w*|quero|gostari\w*|objectif|veux|voudrais|"
                           r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*[:=]?\s*(?:~|about|around|like|at least|unos|environ|etwa|около)?\s*\d|"
-                          r"(?:目标|希望|期望|想要|预期|期待)[^\d。，,；;\n]{0,10}\d", re.I)
+                          r"(?:目标|希望|期望|想要|预期|期待|应该|应当)[^\d。，,；;\n]{0,10}\d|"
+                          # what a figure should be, the speaker's expectation ("this model should run around 400
+                          # tokens / sec", "正常后应该在200 tokens/s"), not what ran
+                          r"\bshould\s+(?:be|run|get|reach|give|do|hit|achieve|see|generate|produce|output)"
+                          r"(?:\s+(?:at|around|about|roughly|close\s+to|near|over|above))?\s*~?\s*\d", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
@@ -1018,9 +1034,19 @@ def _others_clause(clause: str, line: str) -> bool:
     return bool(found) and all(found)
 
 
+# A GPU the writer says they lack: "we don't have an H100", "I have no access to A100s", "我们没有h100的机器"; not one
+# more of a GPU they have ("I don't have a second A100").
+_LACKED = re.compile(r"(?:\b(?:I|we)\s+(?:do\s+not|don[’']?t|did\s+not|didn[’']?t)\s+(?:have|own)\s+"
+                     r"(?:access\s+to\s+)?|"
+                     r"\b(?:I|we)\s+(?:have|had)\s+no\s+(?:access\s+to\s+)?|没有|沒有)\s*(?:an?\s+|any\s+)?"
+                     r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce)\s+)?$", re.I)
+
+
 def _own_gpu(line: str, apart: bool = True) -> re.Match | None:
-    """The first GPU name in `line` that is not someone else's (`apart`), else the first."""
-    return next((m for m in GPU_NAME.finditer(line) if not (apart and _others_gpu(line, m.start()))), None)
+    """The first GPU name in `line` that is not someone else's (`apart`), else the first; never one the writer says
+    they lack (_LACKED)."""
+    named = [m for m in GPU_NAME.finditer(line) if not _LACKED.search(line[max(0, m.start() - 40):m.start()])]
+    return next((m for m in named if not (apart and _others_gpu(line, m.start()))), None)
 
 
 def _sets_apart(lines) -> bool:
@@ -1034,6 +1060,13 @@ def _gpu_refines(first: str, later: str) -> bool:
     'A100-SXM4-80GB' in the text): the text names the board the title shortened."""
     a, b = (re.sub(r"[\s_-]+", " ", x.lower()).strip() for x in (first, later))
     return len(b) > len(a) and b.startswith(a + " ")
+
+
+# A count of GPUs said as a possibility, in the clause before it: "it is also possible to use 6 GPUs with 32 GB", "one
+# could use 4 GPUs", "it would need 8 GPUs": a layout that would do, not the one that ran.
+# ("I was able to run it on 2 GPUs", "I could run it on 2 GPUs" say what ran: not these)
+POSSIBLE_COUNT = re.compile(r"(?:\bpossible\s+to\s+(?:use|run\s+(?:it\s+)?on|split\s+(?:it\s+)?(?:over|across))|"
+                            r"\b(?:could|would|might)\s+(?:also\s+)?(?:use|need|require|take))[^.,;!?]{0,20}$", re.I)
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
@@ -1072,7 +1105,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], gpu_line[1], n, counted)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)
-                                   or WORLD_GPUS_COUNTED.search(ln)):
+                                   or WORLD_GPUS_COUNTED.search(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         elif count_line is None and (m := GPU_MEMORY_PRODUCT.search(ln)) and not HOST_MEMORY.search(ln):
             count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
