@@ -1500,8 +1500,9 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.
 
 _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 # A version number right after another product's name is that product's version.
+# (s21: Python's own name only, not a package named for it: "flashinfer-python 0.6.7", vllm-project/vllm#42186)
 _OTHER_PRODUCT = re.compile(
-    r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|python|ubuntu|tensorflow|transformers|ofed|ucx|"
+    r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|(?<![\w-])python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
     r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc)\W{0,3}v?$",
     re.I,
@@ -1546,7 +1547,11 @@ _REGRESS_WORDS = re.compile(
     r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
     r"slow(?:s|ed)?[- ]?downs?)\b", re.I
 )
-_SETTING = re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*([^\s,;)'\"`]+)")
+# A setting written as an assignment ("NCCL_P2P_DISABLE=1", "export NCCL_IB_DISABLE = 1") or in words, the variable
+# first: "NCCL_P2P_DISABLE was set to 1" (xdit-project/xDiT#526), "when NCCL_P2P_DISABLE is set to 1 like this"
+# (NVIDIA/nccl#631), "NCCL_CUMEM_ENABLE has been set to `0`".
+_SETTING = re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)(?:\s*=\s*|\s+(?:(?:is|was|were|are|has been|"
+                      r"had been|got)\s+)?set\s+to\s+[`'\"]?)([^\s,;)'\"`]+)")
 # How long nvidia-smi takes, as people write a duration: a figure or an English number word ("takes ~30seconds",
 # "needs almost two minutes", "took over a minute", "takes several seconds").
 _DURATION_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "a couple of": 2,
@@ -2062,7 +2067,7 @@ def claims(facts: Facts) -> list[Claim]:
         # (one release named: engine_moved_to read the change and what it did)
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
-        if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text)
+        if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
                                 or engine_failure_ab(text, engine_versions[1])):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
@@ -2087,8 +2092,12 @@ def claims(facts: Facts) -> list[Claim]:
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
+            # (s21) nor one supposed: "if NCCL_P2P_DISABLE is set to 1, communication ... uses shared memory"
+            # (NVIDIA/nccl#631) says what the setting would do, not that it is set ("when X=1 it hangs" is seen)
+            supposed = at >= 0 and bool(_IF_CLAUSE.search(sentence[:at]))
             tried = removed or off or tried_only(sentence, effect) or (
-                effect != "fixes" and (guessed(sentence, at) or bool(_NOT_TRIED_YET.search(sentence))))  # advised
+                effect != "fixes" and (guessed(sentence, at) or supposed
+                                       or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
@@ -2204,6 +2213,10 @@ _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?arou
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|" + NOT_ENDING + r")\s+$", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
+
+
+# A condition open before a setting: "if NCCL_P2P_DISABLE is set to 1, ..." supposes it ("when X=1 it hangs" is seen).
+_IF_CLAUSE = re.compile(r"\b(?:if|unless|whether)\b[^,;:]*$", re.I)
 
 
 # A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
@@ -2327,6 +2340,18 @@ _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latenc
                          re.I)
 
 
+# llama.cpp, by its name or its programs' ("llama-server", "llama-bench", "llama_print_timings"), and its build tags
+# (b1000 onwards; four or five digits, so no GPU name such as "b200" is read as one)
+_LLAMA_CPP = re.compile(r"\bllama\.cpp\b|\bllama[-_](?:server|cli|bench|print_timings)\b", re.I)
+_LLAMA_BUILD = re.compile(r"(?<![\w.-])(b\d{4,5})(?![\w.])")
+
+
+# (s21) A bisect that ended between two releases found the first bad one: "bisected to flashinfer-python 0.6.7 →
+# 0.6.8.post1" (vllm-project/vllm#42186, flashinfer-ai/flashinfer#3279), whatever the failure (a hang here).
+_CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from|bisect\w*)\b", re.I)
+_BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -2346,16 +2371,39 @@ def _engine_versions(text: str):
         engines.update(e.group(1).lower() for e in list(_ENGINE_VERSION.finditer(before))[-1:])
     if len(engines) > 1:
         return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
+    if len(versions) < 2 and _LLAMA_CPP.search(text):
+        # (s21) llama.cpp's releases are its build tags, b<build number> (github.com/ggml-org/llama.cpp/releases):
+        # "good results with release b1842 and earlier. With b1843 and newer ... a ~62% drop" (ggml-org/llama.cpp#6814)
+        # (the first two named are the two compared: "b1842 and earlier ... b1843 and newer", then the others listed)
+        versions += [b for b in dict.fromkeys(_LLAMA_BUILD.findall(text)) if b not in versions][:2 - len(versions)]
     if len(versions) < 2:
         moved = engine_moved_to(text)
         return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
-    if len(named) < 2 and not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text,
-                                        re.I) and not (m and engine_failure_ab(text, versions)):
+    # (s21) or bisected between them: "bisected to flashinfer-python 0.6.7 → 0.6.8.post1" (vllm-project/vllm#42186)
+    if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)):
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
-    if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions):
+    if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
+            and not _BISECTED.search(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
-    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
-    return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120), "releases", None
+        # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
+    anchor = m or _CHANGE_WORDS.search(text)
+    return (_package_before(text, versions[0]) if not named else None) or (m.group(1) if m else None), \
+        versions[:3], _quote(text, anchor, 120), "releases", None
+
+
+# (s21) A package named right before its release, as pip names it ("flashinfer-python 0.6.7 → 0.6.8.post1",
+# vllm-project/vllm#42186; "flash_attn 2.5.8"): the releases are that package's, not the engine's named elsewhere.
+_PACKAGE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)\s*(?:==|=|:)?\s*v?$")
+# ... not a word that only introduces a release ("from 0.6.7", "version 0.6.7", "between 0.6.7 and 0.6.8")
+_NOT_A_PACKAGE = re.compile(r"^(?:from|to|and|or|vs|versus|between|on|in|at|with|of|is|was|since|after|before|"
+                            r"version|release|build|tag|v|bisected|upgraded|downgraded|updated|moved|using|use)$", re.I)
+
+
+def _package_before(text: str, version: str) -> str | None:
+    v = re.search(r"(?<![\w.])v?" + re.escape(version) + r"(?!\d)", text)
+    p = _PACKAGE.search(text[max(0, v.start() - 40):v.start()]) if v else None
+    return p.group(1) if p and not (_ENGINE_VERSION.search(p.group(1)) or _NOT_A_PACKAGE.match(p.group(1))
+                                    or _OTHER_PRODUCT.search(p.group(1))) else None
 
 
 # A slowdown the reporter bisected to one change of the engine's code, not to a release: "regresses ... after PR

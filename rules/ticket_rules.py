@@ -90,7 +90,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import SMALL_GAIN, layout_gain
-from rules.topology import pcie_gbs
+from rules.topology import nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
@@ -1659,7 +1659,10 @@ def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
     guide's first suspect is peer-to-peer blocked by ACS / the IOMMU (or, in a VM, by the hypervisor)."""
     hang = claims.symptom_quote(facts)
-    if not hang or hang[2] != "hang" or has_nvlink(facts) or _first(facts, "input_starved"):
+    # (s21) nor on a GPU model whose catalog row is an NVSwitch board (B200, H100 SXM): its GPUs are on NVLink
+    # ("worker hang on Qwen3.5-397B-A17B-NVFP4 EP=8 (B200 SM100)", vllm-project/vllm#42186)
+    if not hang or hang[2] != "hang" or has_nvlink(facts) or nvswitch_by_catalog(facts) \
+            or _first(facts, "input_starved"):
         return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
     nodes, _ = node_count(facts)
     n = _gpus(facts)

@@ -179,3 +179,17 @@ def fitter(monkeypatch):
     monkeypatch.setitem(sys.modules, "fit_predictor", module)  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def said(text: str):
+    """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
+    from diagnose.evidence import Facts, Note
+
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return facts
+
+
+def finding(report: dict, rule: str) -> dict | None:
+    """The first finding of `rule` in a parsed --json report, or None."""
+    return next((f for f in report["findings"] if f["rule"] == rule), None)

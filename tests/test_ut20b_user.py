@@ -27,10 +27,10 @@ paste that showed it, on a real sentence from another thread, and on negations:
 from pathlib import Path
 
 import pytest
-from conftest import report_json
+from conftest import finding, report_json, said
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts, Note, Workload
+from diagnose.evidence import Workload
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "ut20b"
@@ -38,16 +38,6 @@ DATA = Path(__file__).parent / "data" / "ut20b"
 
 def report(name: str) -> dict:
     return report_json("ticket", str(DATA / name))
-
-
-def finding(r: dict, rule: str) -> dict | None:
-    return next((f for f in r["findings"] if f["rule"] == rule), None)
-
-
-def said(text: str) -> Facts:
-    facts = Facts()
-    facts.add(Note("issue.md:1", "description", text))
-    return facts
 
 
 # --------------------------------------------------------------------------- a device move that lands zeros
