@@ -21,7 +21,7 @@ from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GLUED_COUNT, GPU_NA
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
-from diagnose.artifacts.text import ENGINE_WORD, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
@@ -2243,6 +2243,7 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
+_NO_EFFECT = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
 
 
@@ -2252,7 +2253,7 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
-    if fixes or _STILL_FAILS.search(sentence):
+    if fixes or _STILL_FAILS.search(sentence) or _NO_EFFECT.search(sentence):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
