@@ -3650,6 +3650,38 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     return None
 
 
+# (issue 11, ut21a) NCCL's peer-to-peer settings varied and the figure did not move: "How can I use NCCL_P2P_LEVEL to
+# compare performance under different parameters? I got the same result with all the parameters" (NVIDIA/nccl#967).
+# The levels run from LOC (P2P off) to SYS (P2P across the CPUs; NCCL's environment-variable documentation), so one
+# figure under every level means NCCL moved no data peer-to-peer under any of them. The knob is named anywhere in the
+# text; the sentence that says the figure stayed names many of its values ("all the parameters", "every level",
+# "whatever value", "regardless of the setting"), or several NCCL_P2P_LEVEL values: one value against the default
+# ("NCCL_P2P_LEVEL=NVL gives the same result") is one arm, which NVLink or a close PCIe pair explains as well.
+_P2P_KNOB = re.compile(r"\bNCCL_P2P_(?:LEVEL|DISABLE)\b", re.I)
+_MANY_VALUES = (r"\b(?:all|every|each|any|whatever|different|various|regardless of)\s+(?:of\s+)?(?:the\s+)?"
+                r"(?:(?:p2p|nccl_p2p_level)\s+)?(?:parameters?|values?|settings?|levels?|options?|configurations?|"
+                r"params?)\b")
+_SAME_FIGURE = re.compile(
+    r"\b(?:same|identical|similar|unchanged|equal)\s+(?:results?|numbers?|performance|bandwidth|speed|figures?|"
+    r"busbw|throughput|output)\b[^.?!\n。？]{0,60}?" + _MANY_VALUES + "|"
+    + _MANY_VALUES + r"[^.?!\n。？]{0,60}?\b(?:(?:the\s+)?(?:same|identical|similar|unchanged)\s+(?:results?|numbers?|"
+    r"performance|bandwidth|speed|figures?|busbw|throughput)\b|" + NO_EFFECT + r")", re.I)
+
+
+def p2p_levels_same(facts: Facts) -> Claim | None:
+    """The reporter varied NCCL's P2P level (or P2P on and off) over many values and the figure stayed the same
+    (_SAME_FIGURE in a sentence of a text that names the knob, not negated nor asked), or None."""
+    for source, text in texts(facts):
+        if not _P2P_KNOB.search(text):
+            continue
+        for sentence in sentences(text):
+            m = _SAME_FIGURE.search(sentence)
+            if m and not asked(sentence) and not re.search(r"(?:\bnot|\bnever|n['’]?t)\s+(?:\w+\s+){0,2}$",
+                                                            sentence[:m.start()][-30:], re.I):
+                return Claim("p2p_levels_same", source, _quote(sentence, m, 80))
+    return None
+
+
 def untried(facts: Facts) -> Claim | None:
     """The reporter's words that they have not run the setup yet, or None."""
     for source, text in texts(facts):

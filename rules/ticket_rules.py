@@ -515,6 +515,34 @@ def p2p_refused(facts: Facts, predictions=None):
                refs=["nccl_acs", "nccl_trouble"])
 
 
+@rule("ticket.p2p_level_inert", "p2p_disabled")
+def p2p_level_inert(facts: Facts, predictions=None):
+    """The reporter varied NCCL_P2P_LEVEL (or NCCL_P2P_DISABLE) over many values on one node and the figure stayed the
+    same (claims.p2p_levels_same): the levels run from LOC, P2P off, to SYS, so a figure no level moves is one NCCL
+    reached without P2P under every level, as when CUDA refuses peer access between the GPUs (NVIDIA/nccl#967, the
+    maintainer's answer; issue 11, ut21a). Not over NVLink (every level but LOC takes it), not where NCCL's log shows a
+    P2P connection, not across nodes (the network then sets the figure)."""
+    c = claims.p2p_levels_same(facts)
+    if not c or has_nvlink(facts) or [t for t in facts.of(NcclTransport) if t.transport == "P2P"]:
+        return
+    nodes, _ = node_count(facts)
+    if (nodes or 1) > 1 or _across_nodes(facts):
+        return
+    yield make("ticket.p2p_level_inert", "p2p_disabled", "warning", 0.5,
+               "Every NCCL_P2P_LEVEL gives the same figure: NCCL is not using peer-to-peer at all",
+               "NCCL_P2P_LEVEL only chooses how far apart two GPUs may be for NCCL to use P2P, from LOC (never) "
+               "to SYS (across the CPUs). When all levels give the same result (LOC, which turns P2P off, among "
+               "them), no level let NCCL use P2P: CUDA reports no peer access between these GPUs (ACS or the "
+               "IOMMU on the PCIe path, a VM, or boards the driver gives no PCIe P2P), so NCCL stages every "
+               "transfer through host memory whatever the setting.",
+               [claim_ev(c, "the P2P setting varied, the figure unchanged")],
+               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest` (P2P=Enabled rows no faster than "
+               "P2P=Disabled mean no peer access), and the NCCL_DEBUG=INFO lines: 'via SHM' where 'via P2P/IPC' "
+               "was expected. On bare-metal data-centre boards disable ACS on the PCIe switches (or boot with "
+               "iommu=pt); in a VM ask for an instance with GPU peer-to-peer.",
+               refs=["nccl_env", "nccl_acs"])
+
+
 def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
     """NVLink links up, and the run fails because peer access is refused: CUDA enables peer access over a bridge
     only where the driver allows it (driver releases have changed that for GeForce boards), so the links carry
