@@ -2243,7 +2243,7 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
-_NO_EFFECT = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
+_DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
 
 
@@ -2253,7 +2253,7 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
-    if fixes or _STILL_FAILS.search(sentence) or _NO_EFFECT.search(sentence):
+    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
