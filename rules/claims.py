@@ -3385,7 +3385,27 @@ _DIRECTION = re.compile(r"\b(bi|uni)-?directional\b", re.I)
 # A copy between two GPUs (not a collective), as people and the CUDA samples name it.
 COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|"
               r"nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b")
-_COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*)\b", re.I)
+# A collective's (or NCCL point-to-point's) figure: its columns, operations and nccl-tests' binaries ("sendrecv_perf",
+# "alltoall_perf", "reduce_scatter_perf", "broadcast_perf": https://github.com/NVIDIA/nccl-tests).
+_COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*|"
+                            r"send[-_ ]?recv\w*|all[-_ ]?to[-_ ]?all\w*|reduce[-_ ]?scatter\w*|broadcast_perf)\b", re.I)
+
+
+def collective_named(text: str) -> bool:
+    """Does the text name a collective, its bandwidth columns or an nccl-tests binary?"""
+    return bool(_COLLECTIVE_BW.search(text))
+
+
+def _copy_figure_at(part: str, start: int, end: int) -> bool:
+    """Is the figure at part[start:end] said of a GPU-to-GPU copy? Its own clause decides where it names a copy tool
+    or a collective ("`nvbandwidth` reports 260GB/s whereas `sendrecv_perf` reports somewhere around 80GB/s":
+    260 the copy's, 80 NCCL's, NVIDIA/nccl-tests#268); else the sentence, when it names a copy and no collective."""
+    clause = _clause_at(part, start, end)
+    if _COLLECTIVE_BW.search(clause):
+        return False
+    if re.search(COPY_WORDS, clause, re.I):
+        return True
+    return bool(re.search(COPY_WORDS, part, re.I)) and not _COLLECTIVE_BW.search(part)
 # A GPU's name (or its memory's) next to a bare "80GB": the board's memory size, not a rate.
 _GPU_BEFORE = re.compile(r"\b(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s?\d{4}\w*|Ti)(?:[- ](?:SXM\d?|PCIe|NVL))?[\s_-]*$")
 _MEMORY_AFTER = re.compile(r"^\s*(?:[A-Z]{1,3}\d{2,4}\b|RTX\b|GPUs?\b|cards?\b|boards?\b|HBM\w*|VRAM\b|memory\b|"
@@ -3434,8 +3454,7 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
                                       "question": asked(part),
                                       "direction": direction.group(1).lower() if direction else None,
-                                      "copy": (bool(re.search(COPY_WORDS, part, re.I))
-                                               and not _COLLECTIVE_BW.search(part)),
+                                      "copy": _copy_figure_at(part, m.start(), m.end()),
                                       "off_path": bool(_OFF_PATH.search(
                                           clause := _clause_at(part, m.start(), m.end()))),
                                       "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
