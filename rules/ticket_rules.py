@@ -1899,6 +1899,18 @@ def symptom_prior(facts: Facts, predictions=None):
         if decided:
             yield decided
             return
+        if _collective_figures_only(facts):
+            # (issue 11, ut21a: "busbw is 122 with 8 gpu in NVswitch But the busbw is 130 with 8 gpu in the NVlink",
+            # NVIDIA/nccl#258) no model and no layout: the figures are the fabric's, and so is the answer
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
+                       "Collective bandwidths like these are what the fabric delivers",
+                       "The figures are collective bus bandwidths with no model or layout around them. Each fabric "
+                       "(point-to-point NVLink, an NVSwitch, PCIe, a network) has its own per-direction rate and "
+                       "per-hop overhead, so busbw differs between fabrics and between GPU counts by design; nothing "
+                       "in the ticket shows a link down, a slower transport or a setting forcing a slower path.",
+                       evidence, fix="Compare each figure with its own fabric's rate at large sizes (-b 1G -e 8G)"
+                       + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
@@ -1907,6 +1919,15 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _collective_figures_only(facts: Facts) -> bool:
+    """Are the ticket's figures collective bandwidths alone (busbw or algbw, measured or in words), with no model, no
+    layout and no serving or step figure beside them?"""
+    if facts.subject.model is not None or wfield(facts, "tp")[0] or wfield(facts, "pp")[0]:
+        return False
+    metrics = {m.metric for m in facts.of(Measurement)}
+    return bool(metrics) and metrics <= {"busbw_gbs", "algbw_gbs"}
 
 
 def _slower_card_pace(facts: Facts, evidence: list):
