@@ -43,15 +43,8 @@ ECHO = re.compile(
     r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*"
     r"(?P<body>.*(?:tensor_parallel_size|pipeline_parallel_size|model)\s*[=:].*)$"
 )
-# The engines' own refusal of a TP size that does not divide the head count: vLLM's "Total number of attention heads
-# (40) must be divisible by tensor parallel size (3)", TGI's "`num_heads` must be divisible by `num_shards` (got
-# `num_heads`: 71 and `num_shards`: 2" (huggingface/text-generation-inference#1354), DeepSpeed's "num_heads (52) must be
-# divisible by mp_size (8)" (deepspeedai/DeepSpeed#3634).
 HEADS_ERROR = re.compile(
-    r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel size \((?P<tp>\d+)\)|"
-    r"`?num_heads`? must be divisible by `?num_shards`? \(got `?num_heads`?: (?P<heads_tgi>\d+) and "
-    r"`?num_shards`?: (?P<tp_tgi>\d+)|"
-    r"num_heads \((?P<heads_ds>\d+)\) must be divisible by mp_size \((?P<tp_ds>\d+)\)"
+    r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel size \((?P<tp>\d+)\)"
 )
 ASSIGN = re.compile(
     r"(?:^|[\s;`'\"(])(?:export\s+|ENV\s+|env\s+|-e\s*|--env[=\s]\s*|-x\s+)?[\"']?"
@@ -196,9 +189,7 @@ def parse(text: str, name: str) -> list:
         if (share := share_fact(line, src)) is not None:
             out.append(share)
         if (m := HEADS_ERROR.search(line)) is not None:
-            heads = next(int(m.group(g)) for g in ("heads", "heads_tgi", "heads_ds") if m.group(g))
-            tp = next(int(m.group(g)) for g in ("tp", "tp_tgi", "tp_ds") if m.group(g))
-            out.append(Workload(src, tp=tp, extra={"attention_heads": heads}))
+            out.append(Workload(src, tp=int(m.group("tp")), extra={"attention_heads": int(m.group("heads"))}))
             out.append(Note(src, "error", line.strip().strip("`")))
             continue
         if (m := ECHO.search(line)) is not None and not COMMAND.search(line):
