@@ -21,7 +21,7 @@ from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GLUED_COUNT, GPU_NA
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
-from diagnose.artifacts.text import ENGINE_WORD, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
@@ -2312,6 +2312,7 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
+_DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
 
 
@@ -2321,7 +2322,7 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
-    if fixes or _STILL_FAILS.search(sentence):
+    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
@@ -3488,7 +3489,27 @@ _DIRECTION = re.compile(r"\b(bi|uni)-?directional\b", re.I)
 # A copy between two GPUs (not a collective), as people and the CUDA samples name it.
 COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|"
               r"nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b")
-_COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*)\b", re.I)
+# A collective's (or NCCL point-to-point's) figure: its columns, operations and nccl-tests' binaries ("sendrecv_perf",
+# "alltoall_perf", "reduce_scatter_perf", "broadcast_perf": https://github.com/NVIDIA/nccl-tests).
+_COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*|"
+                            r"send[-_ ]?recv\w*|all[-_ ]?to[-_ ]?all\w*|reduce[-_ ]?scatter\w*|broadcast_perf)\b", re.I)
+
+
+def collective_named(text: str) -> bool:
+    """Does the text name a collective, its bandwidth columns or an nccl-tests binary?"""
+    return bool(_COLLECTIVE_BW.search(text))
+
+
+def _copy_figure_at(part: str, start: int, end: int) -> bool:
+    """Is the figure at part[start:end] said of a GPU-to-GPU copy? Its own clause decides where it names a copy tool
+    or a collective ("`nvbandwidth` reports 260GB/s whereas `sendrecv_perf` reports somewhere around 80GB/s":
+    260 the copy's, 80 NCCL's, NVIDIA/nccl-tests#268); else the sentence, when it names a copy and no collective."""
+    clause = _clause_at(part, start, end)
+    if _COLLECTIVE_BW.search(clause):
+        return False
+    if re.search(COPY_WORDS, clause, re.I):
+        return True
+    return bool(re.search(COPY_WORDS, part, re.I)) and not _COLLECTIVE_BW.search(part)
 # A GPU's name (or its memory's) next to a bare "80GB": the board's memory size, not a rate.
 _GPU_BEFORE = re.compile(r"\b(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s?\d{4}\w*|Ti)(?:[- ](?:SXM\d?|PCIe|NVL))?[\s_-]*$")
 _MEMORY_AFTER = re.compile(r"^\s*(?:[A-Z]{1,3}\d{2,4}\b|RTX\b|GPUs?\b|cards?\b|boards?\b|HBM\w*|VRAM\b|memory\b|"
@@ -3537,8 +3558,7 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
                                       "question": asked(part),
                                       "direction": direction.group(1).lower() if direction else None,
-                                      "copy": (bool(re.search(COPY_WORDS, part, re.I))
-                                               and not _COLLECTIVE_BW.search(part)),
+                                      "copy": _copy_figure_at(part, m.start(), m.end()),
                                       "off_path": bool(_OFF_PATH.search(
                                           clause := _clause_at(part, m.start(), m.end()))),
                                       "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
@@ -3764,6 +3784,38 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
                 m = w
             if m and not asked(sentence) and _DID_NOT_MOVE.search(sentence, m.end()):
                 return Claim("graphs_tried_no_gain", source, _quote(sentence, m, 80))
+    return None
+
+
+# (issue 11, ut21a) NCCL's peer-to-peer settings varied and the figure did not move: "How can I use NCCL_P2P_LEVEL to
+# compare performance under different parameters? I got the same result with all the parameters" (NVIDIA/nccl#967).
+# The levels run from LOC (P2P off) to SYS (P2P across the CPUs; NCCL's environment-variable documentation), so one
+# figure under every level means NCCL moved no data peer-to-peer under any of them. The knob is named anywhere in the
+# text; the sentence that says the figure stayed names many of its values ("all the parameters", "every level",
+# "whatever value", "regardless of the setting"), or several NCCL_P2P_LEVEL values: one value against the default
+# ("NCCL_P2P_LEVEL=NVL gives the same result") is one arm, which NVLink or a close PCIe pair explains as well.
+_P2P_KNOB = re.compile(r"\bNCCL_P2P_(?:LEVEL|DISABLE)\b", re.I)
+_MANY_VALUES = (r"\b(?:all|every|each|any|whatever|different|various|regardless of)\s+(?:of\s+)?(?:the\s+)?"
+                r"(?:(?:p2p|nccl_p2p_level)\s+)?(?:parameters?|values?|settings?|levels?|options?|configurations?|"
+                r"params?)\b")
+_SAME_FIGURE = re.compile(
+    r"\b(?:same|identical|similar|unchanged|equal)\s+(?:results?|numbers?|performance|bandwidth|speed|figures?|"
+    r"busbw|throughput|output)\b[^.?!\n。？]{0,60}?" + _MANY_VALUES + "|"
+    + _MANY_VALUES + r"[^.?!\n。？]{0,60}?\b(?:(?:the\s+)?(?:same|identical|similar|unchanged)\s+(?:results?|numbers?|"
+    r"performance|bandwidth|speed|figures?|busbw|throughput)\b|" + NO_EFFECT + r")", re.I)
+
+
+def p2p_levels_same(facts: Facts) -> Claim | None:
+    """The reporter varied NCCL's P2P level (or P2P on and off) over many values and the figure stayed the same
+    (_SAME_FIGURE in a sentence of a text that names the knob, not negated nor asked), or None."""
+    for source, text in texts(facts):
+        if not _P2P_KNOB.search(text):
+            continue
+        for sentence in sentences(text):
+            m = _SAME_FIGURE.search(sentence)
+            if m and not asked(sentence) and not re.search(r"(?:\bnot|\bnever|n['’]?t)\s+(?:\w+\s+){0,2}$",
+                                                            sentence[:m.start()][-30:], re.I):
+                return Claim("p2p_levels_same", source, _quote(sentence, m, 80))
     return None
 
 

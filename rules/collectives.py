@@ -187,6 +187,15 @@ def ring_bus_factor(nranks: int) -> float:
     return 2.0 * (nranks - 1) / nranks
 
 
+def nvls_busbw_gbs(ic: InterconnectSpec, nranks: int = NVLS_NODE_GPUS) -> tuple[float, float]:
+    """(busbw, algbw) in GB/s a large NVLink SHARP all-reduce shows on an NVSwitch that reduces in the switch
+    (catalog in_network_reduction): the calibrated algbw share of the per-direction line rate
+    (nvls_alg_gbs_per_link_gbs), which does not change with the rank count, and nccl-tests' busbw, that algbw x
+    2(n-1)/n: about 480 GB/s on the 8 GPUs of an HGX H100 (nccl-tests#212)."""
+    alg = catalog.calibration().nccl["nvls_alg_gbs_per_link_gbs"] * ic.bandwidth_gbs
+    return alg * ring_bus_factor(max(nranks, 2)), alg
+
+
 def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int = 1) -> float:
     """The physical bound: one hop of latency and the bytes at line rate. Nothing is faster."""
     if nranks <= 1:

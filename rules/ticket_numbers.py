@@ -281,7 +281,10 @@ def copy_figure(facts: Facts, predictions=None):
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
     if any(f.data["spec"] for f in figures):
         return
-    copies = [f for f in figures if f.data["copy"] or bench]
+    # a copy tool named somewhere makes a figure whose words name no tool a copy's, unless the text names a collective
+    # too: then only figures said of the copy are ("nvbandwidth ... 260GB/s whereas sendrecv_perf ... 80GB/s", and
+    # "from 80 to 180 GB/s" of the sendrecv sweep, NVIDIA/nccl-tests#268)
+    copies = [f for f in figures if f.data["copy"] or (bench and not claims.collective_named(text))]
     line = gpu.nvlink_gbs
     usable = [(per_direction(f), f) for f in copies if not (_HOST_WORDS.search(f.quote) or f.data["off_path"]
                                                             or _other_gpu(f.data["gpu"], gpu))]

@@ -515,6 +515,34 @@ def p2p_refused(facts: Facts, predictions=None):
                refs=["nccl_acs", "nccl_trouble"])
 
 
+@rule("ticket.p2p_level_inert", "p2p_disabled")
+def p2p_level_inert(facts: Facts, predictions=None):
+    """The reporter varied NCCL_P2P_LEVEL (or NCCL_P2P_DISABLE) over many values on one node and the figure stayed the
+    same (claims.p2p_levels_same): the levels run from LOC, P2P off, to SYS, so a figure no level moves is one NCCL
+    reached without P2P under every level, as when CUDA refuses peer access between the GPUs (NVIDIA/nccl#967, the
+    maintainer's answer; issue 11, ut21a). Not over NVLink (every level but LOC takes it), not where NCCL's log shows a
+    P2P connection, not across nodes (the network then sets the figure)."""
+    c = claims.p2p_levels_same(facts)
+    if not c or has_nvlink(facts) or [t for t in facts.of(NcclTransport) if t.transport == "P2P"]:
+        return
+    nodes, _ = node_count(facts)
+    if (nodes or 1) > 1 or _across_nodes(facts):
+        return
+    yield make("ticket.p2p_level_inert", "p2p_disabled", "warning", 0.5,
+               "Every NCCL_P2P_LEVEL gives the same figure: NCCL is not using peer-to-peer at all",
+               "NCCL_P2P_LEVEL only chooses how far apart two GPUs may be for NCCL to use P2P, from LOC (never) "
+               "to SYS (across the CPUs). When all levels give the same result (LOC, which turns P2P off, among "
+               "them), no level let NCCL use P2P: CUDA reports no peer access between these GPUs (ACS or the "
+               "IOMMU on the PCIe path, a VM, or boards the driver gives no PCIe P2P), so NCCL stages every "
+               "transfer through host memory whatever the setting.",
+               [claim_ev(c, "the P2P setting varied, the figure unchanged")],
+               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest` (P2P=Enabled rows no faster than "
+               "P2P=Disabled mean no peer access), and the NCCL_DEBUG=INFO lines: 'via SHM' where 'via P2P/IPC' "
+               "was expected. On bare-metal data-centre boards disable ACS on the PCIe switches (or boot with "
+               "iommu=pt); in a VM ask for an instance with GPU peer-to-peer.",
+               refs=["nccl_env", "nccl_acs"])
+
+
 def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
     """NVLink links up, and the run fails because peer access is refused: CUDA enables peer access over a bridge
     only where the driver allows it (driver releases have changed that for GeForce boards), so the links carry
@@ -1874,6 +1902,18 @@ def symptom_prior(facts: Facts, predictions=None):
         if decided:
             yield decided
             return
+        if _collective_figures_only(facts):
+            # (issue 11, ut21a: "busbw is 122 with 8 gpu in NVswitch But the busbw is 130 with 8 gpu in the NVlink",
+            # NVIDIA/nccl#258) no model and no layout: the figures are the fabric's, and so is the answer
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
+                       "Collective bandwidths like these are what the fabric delivers",
+                       "The figures are collective bus bandwidths with no model or layout around them. Each fabric "
+                       "(point-to-point NVLink, an NVSwitch, PCIe, a network) has its own per-direction rate and "
+                       "per-hop overhead, so busbw differs between fabrics and between GPU counts by design; nothing "
+                       "in the ticket shows a link down, a slower transport or a setting forcing a slower path.",
+                       evidence, fix="Compare each figure with its own fabric's rate at large sizes (-b 1G -e 8G)"
+                       + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
@@ -1882,6 +1922,15 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _collective_figures_only(facts: Facts) -> bool:
+    """Are the ticket's figures collective bandwidths alone (busbw or algbw, measured or in words), with no model, no
+    layout and no serving or step figure beside them?"""
+    if facts.subject.model is not None or wfield(facts, "tp")[0] or wfield(facts, "pp")[0]:
+        return False
+    metrics = {m.metric for m in facts.of(Measurement)}
+    return bool(metrics) and metrics <= {"busbw_gbs", "algbw_gbs"}
 
 
 def _slower_card_pace(facts: Facts, evidence: list):

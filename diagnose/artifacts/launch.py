@@ -20,7 +20,7 @@ import shlex
 
 from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import lines, to_int
+from diagnose.artifacts.text import NO_EFFECT, lines, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
@@ -76,7 +76,7 @@ OFF_AFTER = re.compile(r"^[\"'`]?" + _OTHER_SETTINGS + r"(?:\s*[,;]\s*|\s+|\.\s+
                        r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
                        r"(?:did|does|do)" + _NOT + r"\s+(?:help|fix|change|work|solve)\b|"
                        r"(?:neither|none of (?:them|these|those))\s+(?:work|help|fix|solv)\w*\b|"
-                       r"(?:had|has|made|makes) no (?:effect|difference)\b|"
+                       + NO_EFFECT + r"|"
                        r"[^.\n]{0,30}?\bbut (?:I|we) (?:haven't|have not|didn't|did not) (?:yet )?(?:tried|tested)\b)",
                        re.I)
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)

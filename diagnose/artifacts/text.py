@@ -78,6 +78,15 @@ def to_int(value) -> int | None:
 # word that ends the auxiliary, as launch.OFF_AFTER's "did", the ending alone is "n['’]?t")
 NOT_ENDING = r"(?:n['’]t|\b(?:do|does|did|is|was|are|were|has|have|had|could|would|should|ca|wo)nt)\b"
 
+# A change said to have done nothing, as people write it: "it had no effect", "made no difference", "they make no
+# difference for performance" (NVIDIA/nccl#499), "it take **no effects**" (NVIDIA/nccl#378, the verb's tense and the
+# Markdown emphasis as typed), "showed no improvement", "has no impact". The verb is named, so "no effect on
+# correctness" alone, or "the effect was large", is not it. (launch.OFF_AFTER: the setting is not what runs;
+# claims._effect: the setting did not help)
+NO_EFFECT = (r"\b(?:ha(?:s|d|ve)|ma(?:de|kes?)|t(?:ake|akes|ook|aken)|show(?:s|ed)?|g(?:ive|ives|ave)|"
+             r"br(?:ing|ings|ought))\s+[*_]{0,2}(?:absolutely\s+)?no\s+(?:real\s+|visible\s+|noticeable\s+|"
+             r"obvious\s+|significant\s+|measurable\s+)?(?:effects?|difference|change|impact|improvement|gain)\b")
+
 
 # Serving engines and inference frameworks as people name them in prose ("on vLLM 0.6.3",
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
