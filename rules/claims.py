@@ -3773,10 +3773,11 @@ _DID_NOT_MOVE = re.compile(
 def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     """The reporter turned CUDA graphs on (or kept them on) and says the figure did not move (_GRAPHS_ON in a sentence
     with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
-    from rules import catalog, common
+    from rules import catalog
 
-    key = common.engine_of(facts)
-    eager_default = key is not None and not catalog.engine(key).cuda_graphs
+    # the engine profile the launch line or ticket names (as rules.common.engine_of; claims sits below rules.common)
+    engine = next((e for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None), None)
+    eager_default = engine is not None and not engine.cuda_graphs
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _GRAPHS_ON.search(sentence)
