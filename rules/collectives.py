@@ -325,7 +325,7 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
             ring, tuner_ring = nvlink_ring(t, nranks, size_bytes, cc, bus, fixed - c["base_us"])
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
-        nvls_alg = c["nvls_alg_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3  # B/us, whatever the rank count
+        nvls_alg = nvls_busbw_gbs(ic)[1] * 1e3  # B/us, whatever the rank count
         nvls = AllReduceTime(fixed + size_bytes / nvls_alg + nvls_fill_us(t, size_bytes, nranks, cc, nvls_alg),
                              "NCCL NVLS")
         if only:
