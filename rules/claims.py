@@ -5391,8 +5391,10 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
 _CPU_NAME = re.compile(
     r"\b(?:(?:Intel\W*)?Xeon\W*(?:\(R\)\s*)?(?:CPU\s*)?(?:Platinum|Gold|Silver|Bronze|[wW][3579]-|6\d{3}P|E\d-?)\s*"
     r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
-    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)",
-    re.I)  # (written in capitals too: "INTEL XEON PLATINUM 8582C", kvcache-ai/ktransformers#1497)
+    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*|"
+    r"(?:Intel\W*)?(?:Xeon|Intel)(?:\(R\))?\s*[3-9][1-5]\d\d[CYNUHMQPVTLSR+]*(?![\w+]))",
+    re.I)  # (written in capitals too: "INTEL XEON PLATINUM 8582C", kvcache-ai/ktransformers#1497; a Xeon Scalable
+# model after "Xeon" or "Intel" alone, "2x Xeon 8480C", as host_memory.toml's families read it)
 _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
                   r"(?=\b))|\b(\d{4})\s*(MT/s|MHz)\s*(?:DDR\s*([45]))?", re.I)
 # A bare "NNNN MHz" is a memory speed only beside memory words (a DIMM, RAM, dmidecode's "Speed:" / "Configured Memory

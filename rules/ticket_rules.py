@@ -279,13 +279,18 @@ def link_down(facts: Facts, predictions=None):
 
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
 UNKNOWN_PACE = 0.5
+# The name a driver or CUDA runtime prints for a board it has no name for yet (a new or pre-release GPU: the RTX 5090
+# in p2pBandwidthLatencyTest under NVIDIA/nccl-tests#287's early driver, an engineering-sample GH200 in nvidia-smi):
+# no model, so no second model beside the board's real name.
+_PLACEHOLDER_NAME = re.compile(r"^\s*(?:NVIDIA\s+)?Graphics\s+Device\s*$", re.I)
 
 
 @rule("ticket.mixed_gpus", "straggler")
 def mixed_gpus(facts: Facts, predictions=None):
     """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
-    names = {g.name for g in facts.of(GpuFact) if g.name}
-    src = next((g.source for g in facts.of(GpuFact) if g.name), None)
+    named = [g for g in facts.of(GpuFact) if g.name and not _PLACEHOLDER_NAME.match(g.name)]
+    names = {g.name for g in named}
+    src = next((g.source for g in named), None)
     if len(names) < 2:
         for n in facts.of(Note):
             if n.kind == "gpus_named":
