@@ -3066,6 +3066,14 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?\b(?:greater|higher|longer|increase\w*)\b"
             r"(?!\s+" + _OTHER_CAUSE + r")|"
+            # (ut22a) "more" as the comparative of a time, as people write it: "Predict latency is more with 4 GPUs
+            # than 1 GPU" (deepspeedai/DeepSpeedExamples#135), "multi GPUs(8*V100) need more time to infer compared to
+            # Single GPU" (zai-org/ChatGLM-6B#910); not "more or less the same", nor more time to load or start (the
+            # set-up, not the run's speed)
+            r"\b(?:latency|time)\s+(?:is|was|are|were|gets?|got|becomes?|became)\s+(?:much\s+|even\s+|far\s+|way\s+)?"
+            r"more\b(?!\s+or\s+less)|"
+            r"\b(?:needs?|needed|takes?|took|taking|costs?|cost|spends?|spent)\s+(?:much\s+|even\s+|far\s+|way\s+|a lot\s+)?"
+            r"more\s+time\b(?!\s+to\s+(?:load|start|launch|download|initiali[sz]e|compile|build|warm))|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")

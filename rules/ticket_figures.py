@@ -834,10 +834,16 @@ def layer_split_engine(facts: Facts) -> bool:
     transformers counts unless tensor parallelism is asked of it."""
     from rules.common import engine_of
 
+    from rules import catalog
+
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):
         return True
-    return engine_of(facts) == "hf-eager" and not any(not c.guess for c in claims.find(facts, "tp_asked"))
+    # transformers under another engine's launcher is that engine's split, not accelerate's layers: "deepspeed
+    # --num_gpus 8 bloom-ds-zero-inference.py" (deepspeedai/DeepSpeed#2892) shards every layer with ZeRO, and
+    # deepspeed.init_inference slices tensors (https://www.deepspeed.ai/tutorials/inference-tutorial/)
+    engines = {e.key for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None}
+    return engines == {"hf-eager"} and not any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:
