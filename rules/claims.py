@@ -3817,8 +3817,7 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
     from rules import catalog
 
-    # the engine profile the launch line or ticket names (as rules.common.engine_of; claims sits below rules.common)
-    engine = next((e for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None), None)
+    engine = catalog.engine_named(facts)  # the engine profile the launch line or ticket names
     eager_default = engine is not None and not engine.cuda_graphs
     for source, text in texts(facts):
         for sentence in sentences(text):
