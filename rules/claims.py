@@ -1391,7 +1391,11 @@ _BARE_QUESTION = re.compile(r"^[#\s>*-]*(?!(?:why|how|what|when|where|which|who)
 # ..." (NVIDIA/nccl#111) report the first clause. A clause opens after a comma, semicolon, colon or dash, or at a joint
 # ("but", "so", "because", ...); a guess word with nothing after it in its clause ("The links are down, I think.")
 # is said of the sentence before it.
-_CLAUSE_OPENS = re.compile(r"[,;:，；：]\s|\s[-–—]+\s|\b(?:but|and|so|while|whereas|although|though|because|since|"
+# (session 22) Whether anything follows the guess word in its clause is read up to the next punctuation only: a joint
+# right after it opens what it guesses ("..., probably because the batch is too small", "I think since ...").
+_CLAUSE_MARK = r"[,;:，；：]\s|\s[-–—]+\s"
+_CLAUSE_PUNCT = re.compile(_CLAUSE_MARK)
+_CLAUSE_OPENS = re.compile(_CLAUSE_MARK + r"|\b(?:but|and|so|while|whereas|although|though|because|since|"
                            r"however)\b(?!\s+(?:that|as)\b)", re.I)
 _SCOPE_ENDS = re.compile(r"[;；]")
 
@@ -1402,15 +1406,40 @@ _ADVISED = re.compile(r"\byou (?:could|can|should|may|might) (?:also |just |simp
                       r"(?:set|try|use|add|export|disable|enable|pass)\b", re.I)
 
 
+# (session 22) A condition said before the guess's clause is part of what it guesses: "if the model is evenly
+# distributed between two cards ..., while one card processes ..., the second request might ..." (ollama/ollama#7104)
+# supposes the two cards. Back from the guess's clause over clauses that hang on it (while, when, as, because, ...) to
+# the nearest condition (if, unless, whether); a main clause or a semicolon in between ends the walk.
+_CONDITION_WORDS = ("if", "unless", "whether")
+_SUBORDINATE_WORDS = ("while", "when", "whenever", "as", "because", "since", "though", "although", "whereas")
+
+
+def _condition_before(sentence: str, opens: list[re.Match]) -> int:
+    """Where the clause that `opens`' last opening begins reaches back to: that opening's end, or the start of a
+    condition clause before it that only subordinate clauses separate from it."""
+    start = opens[-1].end() if opens else 0
+    for k in range(len(opens) - 1, -1, -1):
+        if ";" in opens[k].group() or "；" in opens[k].group():
+            break
+        begin = opens[k - 1].start() if k else 0
+        word = re.match(r"[\s,;:，；：–—-]*(\w+)", sentence[begin:opens[k].end()])
+        lead = word.group(1).lower() if word else ""
+        if lead in _CONDITION_WORDS:
+            return begin
+        if lead not in _SUBORDINATE_WORDS:
+            break
+    return start
+
+
 def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, int]]:
     """The spans of `sentence` its guess words (claims._GUESS, or `words`) govern: each from the opening of the word's
-    clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word in its
-    clause."""
+    clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word before
+    the next comma, colon or dash ("The links are down, I think.")."""
     spans = []
     for g in words.finditer(sentence):
-        start = max((c.end() for c in _CLAUSE_OPENS.finditer(sentence, 0, g.start())), default=0)
+        start = _condition_before(sentence, list(_CLAUSE_OPENS.finditer(sentence, 0, g.start())))
         end = next((c.start() for c in _SCOPE_ENDS.finditer(sentence, g.end())), len(sentence))
-        rest = sentence[g.end():next((c.start() for c in _CLAUSE_OPENS.finditer(sentence, g.end())), end)]
+        rest = sentence[g.end():next((c.start() for c in _CLAUSE_PUNCT.finditer(sentence, g.end())), end)]
         spans.append((0 if not re.search(r"\w", rest) else start, end))
     return spans
 
@@ -1591,6 +1620,19 @@ def guessed(sentence: str, at: int | None = None) -> bool:
     """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation? With `at`,
     a guess word counts only over its own clause (guess_scope)."""
     return _guessed(sentence, at)
+
+
+def asked_at(sentence: str, at: int) -> bool:
+    """Does the question the sentence asks hold the text at `at`, rather than a clause reported before it
+    (stated_before_question: "Only one GPU is used, is this expected?" reports the one GPU)?"""
+    return asked(sentence) and not stated_before_question(sentence, at)
+
+
+def offered(sentence: str, at: int) -> bool:
+    """Is the text at `at` offered, not observed: in a guess word's or advice's clause (guessed with `at`, through
+    guess_scope) or in the question the sentence asks (asked_at)? The clause-scoped form of `_guessed(sentence) or
+    asked(sentence)`, for the readings that take a claim from one match in the sentence."""
+    return _guessed(sentence, at) or asked_at(sentence, at)
 
 
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
@@ -3783,8 +3825,7 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
     from rules import catalog
 
-    # the engine profile the launch line or ticket names (as rules.common.engine_of; claims sits below rules.common)
-    engine = next((e for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None), None)
+    engine = catalog.engine_named(facts)  # the engine profile the launch line or ticket names
     eager_default = engine is not None and not engine.cuda_graphs
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -4412,7 +4453,7 @@ def count_scope(facts: Facts) -> list[Claim]:
                     bad = min(later, default=None)
                 out.append(Claim("count_scope", source, _quote(sentence, m, 60),
                                  {"fine_upto": fine, "bad_from": bad, "fails": bool(_FAILING.search(sentence))},
-                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+                                 guess=offered(sentence, m.start()) or conditional(sentence[:m.start()])))
                 break
             else:
                 pair = _counts_contrasted(sentence)
@@ -4448,9 +4489,10 @@ def _counts_contrasted(sentence: str) -> Claim | None:
     low, high = _counted(good), _counted(bad)
     if not low or not high or max(high) <= max(low):
         return None
+    at = len(sentence) - len(bad) + trouble.start()  # the trouble's place in the sentence: its clause decides
     return Claim("count_scope", "", _quote(sentence, trouble, 80),
                  {"fine_upto": max(low), "bad_from": min(n for n in high if n > max(low)),
-                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence))
+                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence, at))
 
 # What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
 # "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a
@@ -4949,7 +4991,8 @@ def several_gpus(facts: Facts) -> bool:
     for _, text in texts(facts):
         for sentence in sentences(text):
             for m in _SEVERAL_GPUS.finditer(sentence):
-                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _guessed(sentence):
+                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and \
+                        not _guessed(sentence, m.start()):
                     return True
     return False
 
@@ -5384,8 +5427,7 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
             data = {"form": "experts", **({"first_layers": int(first)} if first else {})}
             out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                              negated=bool(_NOT_THERE.search(before + m.group(0))),
-                             guess=prose and (_guessed(sentence) or asked(sentence)
-                                              or bool(_OFFLOAD_PLAN.search(before)))))
+                             guess=prose and (offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before)))))
     for m in _ACCELERATE_OFFLOADED.finditer(sentence):
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
                          negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
@@ -5527,7 +5569,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                      negated=loaded >= layers or bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
                                      # a why-question's premise is observed ("why only 42/81 layers are offloaded"),
                                      # a yes/no question, a condition, the docs or a plan is not
-                                     guess=_guessed(sentence) or conditional(sentence[:m.start()])
+                                     guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()])
                                      or bool(_DOCS_SAY.search(sentence[:m.start()])
                                              or _OFFLOAD_PLAN.search(sentence[:m.start()]))))
             for m in _OLLAMA_LAYERS.finditer(sentence):
@@ -5552,14 +5594,14 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
-                                 guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+                                 guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))))
             _elsewhere(out, source, sentence, prose)
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
             for m, negated in cpu_over_gpu(sentence) if prose and _places_layers(sentence, engines()) else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=negated or on_gpu(), guess=_guessed(sentence)))
+                                 negated=negated or on_gpu(), guess=_guessed(sentence, m.start())))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
                              ("words", _VRAM_LEFT_CPU)) if prose else ():
                 if zh is _VRAM_LEFT_CPU and not places():
@@ -5662,7 +5704,7 @@ def over_vram(sentence: str, on_gpu) -> list[tuple[re.Match, bool, bool]]:
         gap = m.group("gap") or ""
         negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
             bool(_NOT_OFFLOADED.search(before)) or on_gpu()
-        guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
+        guess = offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
         out.append((m, negated, guess))
     return out
 
@@ -5809,7 +5851,7 @@ def cpu_binding(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("cpu_binding", source, _quote(sentence, m), data,
                                  negated=bool(_NO_BINDING.search(before)),
-                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+                                 guess=offered(sentence, m.start()) or conditional(sentence[:m.start()])))
     return out
 
 

@@ -109,11 +109,8 @@ def engine_of(facts: Facts) -> str | None:
     """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
     from rules import catalog
 
-    for w in facts.of(Workload):
-        found = catalog.find_engine(w.framework)
-        if found is not None:
-            return found.key
-    return None
+    found = catalog.engine_named(facts)
+    return found.key if found is not None else None
 
 
 def engine_releases(facts: Facts) -> tuple[tuple, str]:
