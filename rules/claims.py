@@ -3388,6 +3388,14 @@ _A_RATE_STUCK = re.compile(
     r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
 
 
+# (s22) Stuck in a state a scheduler gives before any GPU work starts: "The model instance gets stuck in the analyzing
+# state" (gpustack/gpustack#907), "The model instance is stuck in the Analyzing state" (gpustack/gpustack#1650), "The
+# model instance has been stuck in Scheduled state" (gpustack/gpustack#871), "the pod is stuck in pending state"
+# (kai-scheduler/KAI-Scheduler#993): the placement waits, no collective hangs.
+_STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|scheduled|scheduling|analy[sz]ing|queued|"
+                          r"unschedulable)['\"”’`]?\s+(?:state|status)\b", re.I)
+
+
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
@@ -3423,6 +3431,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
+            if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
+                continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 

@@ -17,7 +17,9 @@ general and tested here on the paste that showed it, on a real sentence from ano
 - a model instance placed on a GPU count its heads do not divide, with no TP written ("specify 3 GPUs" for
   Qwen2.5-14B, 40 heads; "stuck in the analyzing state when the number of attention heads is not divisible by gpu
   count", gpustack/gpustack#907; "when `num_attention_heads` is not divisible by `GPUs per Replica`(tp)",
-  gpustack/gpustack#3251) was a PCIe hang (`p2p_disabled`); the GPU count the words tie to the heads is the TP;
+  gpustack/gpustack#3251) was a PCIe hang (`p2p_disabled`); the GPU count the words tie to the heads is the TP, and
+  "stuck in the analyzing state" (as "stuck in Scheduled state", gpustack/gpustack#871, "the pod is stuck in pending
+  state", kai-scheduler/KAI-Scheduler#993) is a scheduler's state before any GPU work, no collective hang;
 - an engine refusing a model architecture by its class name ("Tensor-parallel is not supported for Gemma2ForCausalLM",
   theroyallab/tabbyAPI#188; "Tensor-parallel is not supported for Gemma3ForConditionalGeneration", #363;
   "Glm4vMoeModel'> does not support tensor parallel yet!", vllm-project/vllm#22126) was no error when no exception
@@ -158,6 +160,32 @@ def test_gpu_count_tied_to_the_heads_negations(tmp_path):
     # the heads not tied to the GPU count: three GPUs may be a layer split, which heads do not constrain
     r = _paste(tmp_path, "when the number of attention heads is not divisible by gpu count", "after deployment")
     assert finding(r, "workload.tp_not_dividing_heads") is None
+
+
+# --------------------------------------------------------------------------- stuck in a scheduler's state
+
+def test_stuck_in_a_scheduler_state_is_no_collective_hang():
+    r = report("gpustack907.md")
+    assert finding(r, "ticket.hang_on_pcie") is None
+    assert r["verdict"]["confidence"] >= 0.9  # nothing left that explains the ticket another way
+
+
+@pytest.mark.parametrize("text", [
+    "The model instance is stuck in the Analyzing state.",  # gpustack/gpustack#1650
+    "The model instance has been stuck in Scheduled state",  # gpustack/gpustack#871
+    "the cpu/gpu example is not working and the pod is stuck in pending state.",  # kai-scheduler/KAI-Scheduler#993
+])
+def test_stuck_in_a_scheduler_state_in_other_threads(text):
+    assert claims.symptom_quote(said(text))[2] != "hang"
+
+
+@pytest.mark.parametrize("text", [
+    "The all-reduce is stuck and never returns.",
+    "vLLM is stuck in the Loading state after NCCL init.",  # loading runs on the GPUs: a hang there is one
+    "The process is stuck in D state inside ncclCommInitRank.",  # uninterruptible sleep in the driver
+])
+def test_stuck_in_a_scheduler_state_negations(text):
+    assert claims.symptom_quote(said(text))[2] == "hang"
 
 
 # --------------------------------------------------------------------------- an architecture the engine refuses
