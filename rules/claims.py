@@ -2374,7 +2374,8 @@ def behaviour_lost(text: str) -> bool:
         return False
     for sentence in sentences(text):
         m = _LOST.search(sentence)
-        if m and not sentence.rstrip().endswith("?") and not _IF_CLAUSE.search(sentence[:m.start()]):
+        if m and not sentence.rstrip().endswith("?") and not _IF_CLAUSE.search(sentence[:m.start()]) \
+                and not _FAILS.search(sentence, m.end(), m.end() + 40):  # "it no longer hangs": a cure, not a loss
             return True
     return False
 

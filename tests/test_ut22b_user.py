@@ -76,6 +76,11 @@ def test_release_that_stopped_negations(text):
     assert claims.find(said(text), "engine_versions_compared") == []
 
 
+def test_what_stopped_was_the_failure():
+    # a cure, not a loss (the releases are still compared through the hang named: main reads that already)
+    assert not claims.behaviour_lost("I upgraded vLLM from 0.5.4 to 0.6.0 and it no longer hangs at start-up.")
+
+
 # --------------------------------------------------------------------------- an NCCL release named as the cure
 
 def test_nccl_release_named_as_the_fix_is_a_regression():
