@@ -1105,6 +1105,13 @@ PATTERNS: dict[str, list[str]] = {
     "exception": [
         r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError|Traceback \(most recent call last\))\b(?::|\s*$)",
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
+        # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
+        # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
+        # theroyallab/tabbyAPI#188 and #363), "Glm4MoeModel'> does not support tensor parallel yet!" (transformers,
+        # vllm-project/vllm#22126), "Auto policy for Gemma2ForCausalLM (...) is not implemented" (ColossalAI#6120)
+        r"\bnot (?:supported|implemented)\s+(?:for|by|with)\s+`?[A-Z][a-z]\w*?For(?:CausalLM|ConditionalGeneration)\b",
+        r"\b[A-Z][a-z]\w*?(?:For(?:CausalLM|ConditionalGeneration)|Model)\b\W{0,4}\s*does not support\b",
+        r"\bfor\s+`?[A-Z][a-z]\w*?For(?:CausalLM|ConditionalGeneration)\b[^\n]{0,100}?\bis not implemented\b",
     ],
     # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
     "vm_vs_bare_metal": [
@@ -2110,7 +2117,7 @@ def claims(facts: Facts) -> list[Claim]:
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
         if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
-                                or engine_failure_ab(text, engine_versions[1])):
+                                or engine_failure_ab(text, engine_versions[1]) or behaviour_lost(text)):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
                 release_direction(text, engine_versions[1])
@@ -2395,6 +2402,26 @@ _CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|be
 _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 
 
+# (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
+# both GPUs for a single model" (ollama/ollama#6479), "since then, there is no 2nd GPU anymore possible to select"
+# (pollockjj/ComfyUI-MultiGPU#144, after an upgrade from v0.3.65 to 0.3.73). "No longer" / "anymore" / "stopped"
+# say the earlier release did it, so the later one fails where the earlier worked: a failure A/B between the two.
+_LOST = re.compile(r"\bno\s+longer\b|\bany\s?more\b|\bstopped\s+\w+ing\b", re.I)
+
+
+def behaviour_lost(text: str) -> bool:
+    """A sentence says the engine stopped doing something (_LOST), in a text that moves between releases
+    (_CHANGE_WORDS); not asked ("does 0.3.7 no longer use both GPUs?"), nor supposed ("if it no longer ...")."""
+    if not _CHANGE_WORDS.search(text):
+        return False
+    for sentence in sentences(text):
+        m = _LOST.search(sentence)
+        if m and not sentence.rstrip().endswith("?") and not _IF_CLAUSE.search(sentence[:m.start()]) \
+                and not _FAILS.search(sentence, m.end(), m.end() + 40):  # "it no longer hangs": a cure, not a loss
+            return True
+    return False
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -2426,7 +2453,7 @@ def _engine_versions(text: str):
     if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)):
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
-            and not _BISECTED.search(text):
+            and not _BISECTED.search(text) and not behaviour_lost(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
         # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
     anchor = m or _CHANGE_WORDS.search(text)
@@ -2919,9 +2946,18 @@ _CURES = re.compile(r"\b(?:resolv|fix|solv|cur)\w*\s+(?:the\s+|this\s+|that\s+|m
                     r"(?:issues?|problems?|errors?|bugs?|hangs?|crash\w*)\b", re.I)
 
 
+# (s22) A release named as what cured it: "Fixed with: `2.26.2-1+cuda12.8`" beside "Libraries: `2.25.1-1+cuda12.8`"
+# (NVIDIA/TensorRT-LLM#4238), "The problem got fixed in NCCL 2.4.6" (of a hang on NCCL 2.4.2, pytorch/pytorch#20630):
+# the release after the cure word is the good side.
+_CURED_WITH = re.compile(r"\b(?:fixed|solved|resolved|cured)\s+(?:it\s+)?(?:with|by|in|using)\b", re.I)
+
+
 def _state(part: str) -> str | None:
     """'good' or 'bad' when every behaviour word of the part says the same once negations are applied."""
     said = {"good"} if _CURES.search(part) else set()
+    cured = _CURED_WITH.search(part)
+    if cured and not _NEGATED_BEFORE.search(part[:cured.start()]):
+        said.add("good")
     part = _CURES.sub(" ", part)
     for word, meaning in ((_WORKS, "good"), (_FAILS, "bad")):
         for m in word.finditer(part):
@@ -3029,6 +3065,12 @@ def failure_ab(text: str, named: list[str] | None = None) -> bool:
     its own release, in one sentence or in different ones (not every release failing alike, nor a contrast of
     node counts)."""
     good, bad = release_sides(text, named)
+    if good and not bad and _FAILS.search(text):
+        # (s22) a release named as the cure of a failure the text names ("Fixed with: 2.26.2", after an NCCL error):
+        # the other release named is the failing one, as engine_failure_ab reads a release gone back to
+        known = set(nccl_versions(text) if named is None else named)
+        cured = {m.group(1) for m in re.finditer(_CURED_WITH.pattern + r"[^.\n]{0,30}?" + _VERSION.pattern, text, re.I)}
+        bad = known - good if cured & good else set()
     return bool(good and bad and not good & bad)
 
 
@@ -3397,6 +3439,14 @@ _A_RATE_STUCK = re.compile(
     r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
 
 
+# (s22) Stuck in a state a scheduler gives before any GPU work starts: "The model instance gets stuck in the analyzing
+# state" (gpustack/gpustack#907), "The model instance is stuck in the Analyzing state" (gpustack/gpustack#1650), "The
+# model instance has been stuck in Scheduled state" (gpustack/gpustack#871), "the pod is stuck in pending state"
+# (kai-scheduler/KAI-Scheduler#993): the placement waits, no collective hangs.
+_STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|scheduled|scheduling|analy[sz]ing|queued|"
+                          r"unschedulable)['\"”’`]?\s+(?:state|status)\b", re.I)
+
+
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
@@ -3432,6 +3482,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
+            if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
+                continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 

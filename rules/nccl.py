@@ -731,6 +731,14 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         n = known or 2
         ring = _ring_fabric(facts, spec, n, group, links) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
+        if not ring and known and system is None:  # (s22) fewer GPUs than a direct-connect board holds: their links
+            shared = roofline.direct_share(spec, ic, known)
+            if shared is not ic:
+                topo_ev = [ev(spec_src or "catalog",
+                              f"{spec.name}: {spec.nvlink_links} NVLinks per GPU wired evenly to the "
+                              f"{spec.nvlink_domain - 1} others of its board; {known} GPUs use their pairs' links",
+                              shared.name)]
+                ic = shared
         if not ring and ic.kind == "nvlink" and spec.nvlink_bridged and not has_nvlink(facts) and system is None:
             # a PCIe card's NVLink bridge is an option most machines lack: with none shown, a figure PCIe can carry
             # is judged against PCIe; one above PCIe's line rate needs the bridge, and is judged against it

@@ -2585,6 +2585,18 @@ def partial_offload(facts: Facts, predictions=None):
     evidence = [claim_ev(c, "where the layers are")]
     if c.data["form"] == "ngl":
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
+    # (s22) the placement came with a release of the engine the reporter moved to ("Moving from 0.3.6 to 0.3.7-rc5,
+    # Ollama no longer uses both GPUs for a single model", ollama/ollama#6479): the release is the cause
+    # (ticket.engine_versions) and the CPU share its symptom, so this stays a lead below it
+    release = _first(facts, "engine_versions_compared")
+    if release and release.data["kind"] != "commit":
+        yield make("ticket.partial_offload", "host_bound", "info", min(weight(c), 0.4),
+                   split[0].upper() + split[1:] + ", since the release the reporter moved to",
+                   "The layers on the CPU are read from system memory each token, so they set the pace; the reporter "
+                   "ties the placement to a change of the engine's release, which is then the cause to fix.",
+                   evidence + [claim_ev(release, "the release change")],
+                   fix="Go back to the release that placed every layer on the GPUs, or report the change upstream.")
+        return
     yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
                split[0].upper() + split[1:] + ": those layers run from system memory",
                "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "
