@@ -3156,7 +3156,8 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             # set-up, not the run's speed)
             r"\b(?:latency|time)\s+(?:is|was|are|were|gets?|got|becomes?|became)\s+(?:much\s+|even\s+|far\s+|way\s+)?"
             r"more\b(?!\s+or\s+less)|"
-            r"\b(?:needs?|needed|takes?|took|taking|costs?|cost|spends?|spent)\s+(?:much\s+|even\s+|far\s+|way\s+|a lot\s+)?"
+            r"\b(?:needs?|needed|takes?|took|taking|costs?|cost|spends?|spent)\s+"
+            r"(?:much\s+|even\s+|far\s+|way\s+|a lot\s+)?"
             r"more\s+time\b(?!\s+to\s+(?:load|start|launch|download|initiali[sz]e|compile|build|warm))|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"

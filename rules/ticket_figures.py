@@ -832,9 +832,8 @@ _LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replac
 def layer_split_engine(facts: Facts) -> bool:
     """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2'); Hugging Face
     transformers counts unless tensor parallelism is asked of it."""
-    from rules.common import engine_of
-
     from rules import catalog
+    from rules.common import engine_of
 
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):

@@ -287,7 +287,8 @@ def _takes_value(norm: str) -> bool:
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
     known |= set(SPEC_FLAGS)
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
-                                     "nnodes", "num-gpus", "num-nodes", "tokenizer", "revision", "seed", "parallel", "fa", "flash-attn"}
+                                     "nnodes", "num-gpus", "num-nodes", "tokenizer", "revision", "seed", "parallel",
+                                     "fa", "flash-attn"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
