@@ -1072,11 +1072,12 @@ POSSIBLE_COUNT = re.compile(r"(?:\bpossible\s+to\s+(?:use|run\s+(?:it\s+)?on|spl
                             r"\b(?:could|would|might)\s+(?:also\s+)?(?:use|need|require|take))[^.,;!?]{0,20}$", re.I)
 
 
-# A TP size asked about or advised, not run: a sentence asking whether it would do ("Would TP4 be faster?", "Will tp=2
-# help?") or advice before the size in its sentence ("Maybe have a try on using 2x tp4 instances", "try tp=2", "I'd
-# suggest TP 4", "you could use --tp 2", "how about TP=2?"). A why-question ("Why is TP=2 slower?") and a yes/no
-# question on what ran ("Is it normal that TP=4 gives 20 tok/s?") keep the size: they ask about the run.
-ASKED_SIZE = re.compile(r"^\W*(?:would|will)\b.*\?\s*$", re.I)
+# A TP or PP size asked about or advised, not run: a sentence asking whether it would do ("Would TP4 be faster?", "Will
+# tp=2 help?") or which of several to choose ("Which kind of hyper parameters is better tp=2,pp=2 or tp=1,pp=4?"),
+# or advice before the size in its sentence ("Maybe have a try on using 2x tp4 instances", "try tp=2", "I'd suggest
+# TP 4", "you could use --tp 2", "how about TP=2?"). A why-question ("Why is TP=2 slower?") and a yes/no question on
+# what ran ("Is it normal that TP=4 gives 20 tok/s?") keep the size: they ask about the run.
+ASKED_SIZE = re.compile(r"^\W*(?:would|will|which)\b.*\?\s*$", re.I)
 ADVISED_SIZE = re.compile(r"\b(?:maybe|perhaps|have a try|try|suggest\w*|recommend\w*|how about|what about|"
                           r"you (?:could|should|can|may|might)(?: also| just)?)\b", re.I)
 
@@ -1152,8 +1153,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         if tp_line is None and (run := _run_sizes(ln)) and not (code_tp and _sizes_compared(ln)):
             m = run[0]
             tp_line = (i, _tp_size(m))
-        if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
-            pp_line = (i, _tp_size(m))
+        if pp_line is None and (run := _run_sizes(ln, PP) or ([] if llama_bench else _run_sizes(ln, PP_GLUED))):
+            pp_line = (i, _tp_size(run[0]))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
