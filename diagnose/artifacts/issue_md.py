@@ -855,6 +855,17 @@ CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|" + words_pattern(ENGLISH_COUNT_WORDS) + r
                          r"(?:NVIDIA\s+|GeForce\s+)*"
                          r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?|"
                          r"(?:GTX\s*)?[1-5]0[5-9]0(?:\s?Ti)?s?)\b", re.I)
+# What may stand between a figure and the GPUs its clause names after it: a few words, then the preposition that
+# sets the layout ("20 tok/s on 2 GPUs", "~70-75t/s during inference (using just 1x 4090)", "0.15 ms/token for single
+# GPU"); not a comparison ("slower than on 1 GPU") nor a clause's end.
+AFTER_FIGURE = re.compile(r"(?:(?!\b(?:than|vs|versus|compared|against|like)\b)[^.;:!?\d]){0,30}?"
+                          r"\b(?:on|with|using|across|over|for)\s+(?:just\s+|only\s+)?", re.I)
+# A clause that sets a layout as the condition of what follows, not a machine's inventory: opening on its
+# preposition or conjunction ("with a single GPU, I achieve 29 tokens/s", "when using TP=2, ...") or, in Chinese,
+# 当/使用/用/在 before it ("但是当使用了TP=2, 会导致..."); "I have 4 GPUs and get 30 tok/s" names the machine, not
+# the figure's layout.
+LAYOUT_CONDITION = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:with|on|using|across|over|at|under|when|whenever|"
+                              r"while|once|if|after)\b|当|使用|用了|在", re.I)
 # One GPU named in Chinese or Japanese: "单卡", "单张卡", "一张卡", "单块 GPU", "单GPU", "1枚".
 ONE_CARD = re.compile(r"单\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|一\s*(?:张|块)\s*(?:卡|GPU|显卡)|(?:GPU|グラボ)?\s*1\s*枚",
                       re.I)
@@ -1939,13 +1950,16 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
         ln = elided_units(ln, apart)
         line_tps = {_tp_size(t) for t in _run_sizes(ln)}  # (not a size asked about or advised)
         line_batch = _line_batch(ln, RATE, CJK_RATE)
+        layout_before = None  # (TP, GPUs) a clause of the sentence names with no figure of its own
         for clause, quoted in _clauses(ln, apart):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
+                layout_before = None
                 continue
-            for m in _clause_rates(ln, clause, dot, compared.get(i, set())):
+            rates = _clause_rates(ln, clause, dot, compared.get(i, set()))
+            for m in rates:
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
                 label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
@@ -1956,21 +1970,30 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
-                tps = [_tp_size(t) for t in TP.finditer(clause)]
-                tp = tps[0] if tps else (next(iter(line_tps)) if len(line_tps) == 1 else None)
+                tps = [_tp_size(t) for t in _run_sizes(clause)]
+                # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
+                # 29 tokens/s"; it is nearer the figure than a size elsewhere on the line)
+                before = None if tps or CLAUSE_GPUS.search(clause) else layout_before
+                tp = tps[0] if tps else before[0] if before and before[0] else \
+                    (next(iter(line_tps)) if len(line_tps) == 1 else None)
                 if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|"
                                             r"\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = 1
-                elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                elif tp is None and re.search(r"\b(?:with|using|employing|enabling)\s+(?:tensor[- ]parallel\w*|TP)\b",
+                                              context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
-                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
+                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s"), else
+                # right after it with their preposition ("20 tok/s on 2 GPUs", "~70-75t/s during inference (using just
+                # 1x 4090)"), not across a comparison ("20 tok/s, slower than on 1 GPU")
                 # (else a heading line above the block: "With 2x RTX 4090:" over a tool's timing line)
-                n = CLAUSE_GPUS.search(clause[:m.start]) or (CLAUSE_GPUS.search(context[:-len(clause)])
-                                                               if context != clause else None)
-                gpus = _count(n.group(1)) if n else None
+                # (not after a share per GPU: "1,200 tok/s per GPU on 8 GPUs" counts what the share is of)
+                after = None if PER_GPU.search(clause[m.start:m.end + 20]) else CLAUSE_GPUS.search(clause, m.end)
+                own = CLAUSE_GPUS.search(clause[:m.start]) or (
+                    after if after and AFTER_FIGURE.fullmatch(clause[m.end:after.start()]) else None)
+                n = own or (CLAUSE_GPUS.search(context[:-len(clause)]) if context != clause else None)
+                gpus = _count(n.group(1)) if n else before[1] if before else None
                 gpus = gpus if gpus and gpus <= 64 else None
                 # one GPU said in the figure's own clause ("单卡 48 tokens/s, tp=2 时 70") is its layout, not the line's
-                own = CLAUSE_GPUS.search(clause[:m.start])
                 if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start])):
                     tp = 1
                 tp = 1 if tp is None and gpus == 1 else tp
@@ -1992,6 +2015,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
                                        model=clause_model(clause, ln), said=m.said, scope=scope))
+            sizes, counted = _run_sizes(clause), CLAUSE_GPUS.search(clause)
+            layout_before = None if rates or SENTENCE_END.search(clause) else (
+                (_tp_size(sizes[0]) if sizes else None, _count(counted.group(1)) if counted else None)
+                if (sizes or counted) and LAYOUT_CONDITION.search(clause) else layout_before)
     return out
 
 
