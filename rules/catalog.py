@@ -1164,6 +1164,14 @@ def find_engine(text: str | None) -> EngineSpec | None:
     return _release_profile(found, after) if found is not None else None
 
 
+def engine_named(facts) -> EngineSpec | None:
+    """The engine profile of the framework a launch line or ticket.toml names (the first Workload whose framework
+    find_engine knows), if any: one lookup for rules.common.engine_of and rules.claims, which sits below common."""
+    from diagnose.evidence import Workload
+
+    return next((e for w in facts.of(Workload) if (e := find_engine(w.framework)) is not None), None)
+
+
 def _named(text: str | None) -> tuple[EngineSpec | None, str, list[str]]:
     """The engine profile a text names by key or alias, the name it matched, and the words after the name (where its
     release would be)."""

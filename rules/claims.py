@@ -1116,6 +1116,13 @@ PATTERNS: dict[str, list[str]] = {
     "exception": [
         r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError|Traceback \(most recent call last\))\b(?::|\s*$)",
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
+        # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
+        # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
+        # theroyallab/tabbyAPI#188 and #363), "Glm4MoeModel'> does not support tensor parallel yet!" (transformers,
+        # vllm-project/vllm#22126), "Auto policy for Gemma2ForCausalLM (...) is not implemented" (ColossalAI#6120)
+        r"\bnot (?:supported|implemented)\s+(?:for|by|with)\s+`?[A-Z][a-z]\w*?For(?:CausalLM|ConditionalGeneration)\b",
+        r"\b[A-Z][a-z]\w*?(?:For(?:CausalLM|ConditionalGeneration)|Model)\b\W{0,4}\s*does not support\b",
+        r"\bfor\s+`?[A-Z][a-z]\w*?For(?:CausalLM|ConditionalGeneration)\b[^\n]{0,100}?\bis not implemented\b",
     ],
     # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
     "vm_vs_bare_metal": [
@@ -1402,7 +1409,11 @@ _BARE_QUESTION = re.compile(r"^[#\s>*-]*(?!(?:why|how|what|when|where|which|who)
 # ..." (NVIDIA/nccl#111) report the first clause. A clause opens after a comma, semicolon, colon or dash, or at a joint
 # ("but", "so", "because", ...); a guess word with nothing after it in its clause ("The links are down, I think.")
 # is said of the sentence before it.
-_CLAUSE_OPENS = re.compile(r"[,;:，；：]\s|\s[-–—]+\s|\b(?:but|and|so|while|whereas|although|though|because|since|"
+# (session 22) Whether anything follows the guess word in its clause is read up to the next punctuation only: a joint
+# right after it opens what it guesses ("..., probably because the batch is too small", "I think since ...").
+_CLAUSE_MARK = r"[,;:，；：]\s|\s[-–—]+\s"
+_CLAUSE_PUNCT = re.compile(_CLAUSE_MARK)
+_CLAUSE_OPENS = re.compile(_CLAUSE_MARK + r"|\b(?:but|and|so|while|whereas|although|though|because|since|"
                            r"however)\b(?!\s+(?:that|as)\b)", re.I)
 _SCOPE_ENDS = re.compile(r"[;；]")
 
@@ -1413,15 +1424,40 @@ _ADVISED = re.compile(r"\byou (?:could|can|should|may|might) (?:also |just |simp
                       r"(?:set|try|use|add|export|disable|enable|pass)\b", re.I)
 
 
+# (session 22) A condition said before the guess's clause is part of what it guesses: "if the model is evenly
+# distributed between two cards ..., while one card processes ..., the second request might ..." (ollama/ollama#7104)
+# supposes the two cards. Back from the guess's clause over clauses that hang on it (while, when, as, because, ...) to
+# the nearest condition (if, unless, whether); a main clause or a semicolon in between ends the walk.
+_CONDITION_WORDS = ("if", "unless", "whether")
+_SUBORDINATE_WORDS = ("while", "when", "whenever", "as", "because", "since", "though", "although", "whereas")
+
+
+def _condition_before(sentence: str, opens: list[re.Match]) -> int:
+    """Where the clause that `opens`' last opening begins reaches back to: that opening's end, or the start of a
+    condition clause before it that only subordinate clauses separate from it."""
+    start = opens[-1].end() if opens else 0
+    for k in range(len(opens) - 1, -1, -1):
+        if ";" in opens[k].group() or "；" in opens[k].group():
+            break
+        begin = opens[k - 1].start() if k else 0
+        word = re.match(r"[\s,;:，；：–—-]*(\w+)", sentence[begin:opens[k].end()])
+        lead = word.group(1).lower() if word else ""
+        if lead in _CONDITION_WORDS:
+            return begin
+        if lead not in _SUBORDINATE_WORDS:
+            break
+    return start
+
+
 def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, int]]:
     """The spans of `sentence` its guess words (claims._GUESS, or `words`) govern: each from the opening of the word's
-    clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word in its
-    clause."""
+    clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word before
+    the next comma, colon or dash ("The links are down, I think.")."""
     spans = []
     for g in words.finditer(sentence):
-        start = max((c.end() for c in _CLAUSE_OPENS.finditer(sentence, 0, g.start())), default=0)
+        start = _condition_before(sentence, list(_CLAUSE_OPENS.finditer(sentence, 0, g.start())))
         end = next((c.start() for c in _SCOPE_ENDS.finditer(sentence, g.end())), len(sentence))
-        rest = sentence[g.end():next((c.start() for c in _CLAUSE_OPENS.finditer(sentence, g.end())), end)]
+        rest = sentence[g.end():next((c.start() for c in _CLAUSE_PUNCT.finditer(sentence, g.end())), end)]
         spans.append((0 if not re.search(r"\w", rest) else start, end))
     return spans
 
@@ -1602,6 +1638,19 @@ def guessed(sentence: str, at: int | None = None) -> bool:
     """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation? With `at`,
     a guess word counts only over its own clause (guess_scope)."""
     return _guessed(sentence, at)
+
+
+def asked_at(sentence: str, at: int) -> bool:
+    """Does the question the sentence asks hold the text at `at`, rather than a clause reported before it
+    (stated_before_question: "Only one GPU is used, is this expected?" reports the one GPU)?"""
+    return asked(sentence) and not stated_before_question(sentence, at)
+
+
+def offered(sentence: str, at: int) -> bool:
+    """Is the text at `at` offered, not observed: in a guess word's or advice's clause (guessed with `at`, through
+    guess_scope) or in the question the sentence asks (asked_at)? The clause-scoped form of `_guessed(sentence) or
+    asked(sentence)`, for the readings that take a claim from one match in the sentence."""
+    return _guessed(sentence, at) or asked_at(sentence, at)
 
 
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
@@ -2079,7 +2128,7 @@ def claims(facts: Facts) -> list[Claim]:
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
         if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
-                                or engine_failure_ab(text, engine_versions[1])):
+                                or engine_failure_ab(text, engine_versions[1]) or behaviour_lost(text)):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
                 release_direction(text, engine_versions[1])
@@ -2364,6 +2413,26 @@ _CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|be
 _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 
 
+# (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
+# both GPUs for a single model" (ollama/ollama#6479), "since then, there is no 2nd GPU anymore possible to select"
+# (pollockjj/ComfyUI-MultiGPU#144, after an upgrade from v0.3.65 to 0.3.73). "No longer" / "anymore" / "stopped"
+# say the earlier release did it, so the later one fails where the earlier worked: a failure A/B between the two.
+_LOST = re.compile(r"\bno\s+longer\b|\bany\s?more\b|\bstopped\s+\w+ing\b", re.I)
+
+
+def behaviour_lost(text: str) -> bool:
+    """A sentence says the engine stopped doing something (_LOST), in a text that moves between releases
+    (_CHANGE_WORDS); not asked ("does 0.3.7 no longer use both GPUs?"), nor supposed ("if it no longer ...")."""
+    if not _CHANGE_WORDS.search(text):
+        return False
+    for sentence in sentences(text):
+        m = _LOST.search(sentence)
+        if m and not sentence.rstrip().endswith("?") and not _IF_CLAUSE.search(sentence[:m.start()]) \
+                and not _FAILS.search(sentence, m.end(), m.end() + 40):  # "it no longer hangs": a cure, not a loss
+            return True
+    return False
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -2395,7 +2464,7 @@ def _engine_versions(text: str):
     if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)):
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
-            and not _BISECTED.search(text):
+            and not _BISECTED.search(text) and not behaviour_lost(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
         # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
     anchor = m or _CHANGE_WORDS.search(text)
@@ -2888,9 +2957,18 @@ _CURES = re.compile(r"\b(?:resolv|fix|solv|cur)\w*\s+(?:the\s+|this\s+|that\s+|m
                     r"(?:issues?|problems?|errors?|bugs?|hangs?|crash\w*)\b", re.I)
 
 
+# (s22) A release named as what cured it: "Fixed with: `2.26.2-1+cuda12.8`" beside "Libraries: `2.25.1-1+cuda12.8`"
+# (NVIDIA/TensorRT-LLM#4238), "The problem got fixed in NCCL 2.4.6" (of a hang on NCCL 2.4.2, pytorch/pytorch#20630):
+# the release after the cure word is the good side.
+_CURED_WITH = re.compile(r"\b(?:fixed|solved|resolved|cured)\s+(?:it\s+)?(?:with|by|in|using)\b", re.I)
+
+
 def _state(part: str) -> str | None:
     """'good' or 'bad' when every behaviour word of the part says the same once negations are applied."""
     said = {"good"} if _CURES.search(part) else set()
+    cured = _CURED_WITH.search(part)
+    if cured and not _NEGATED_BEFORE.search(part[:cured.start()]):
+        said.add("good")
     part = _CURES.sub(" ", part)
     for word, meaning in ((_WORKS, "good"), (_FAILS, "bad")):
         for m in word.finditer(part):
@@ -2998,6 +3076,12 @@ def failure_ab(text: str, named: list[str] | None = None) -> bool:
     its own release, in one sentence or in different ones (not every release failing alike, nor a contrast of
     node counts)."""
     good, bad = release_sides(text, named)
+    if good and not bad and _FAILS.search(text):
+        # (s22) a release named as the cure of a failure the text names ("Fixed with: 2.26.2", after an NCCL error):
+        # the other release named is the failing one, as engine_failure_ab reads a release gone back to
+        known = set(nccl_versions(text) if named is None else named)
+        cured = {m.group(1) for m in re.finditer(_CURED_WITH.pattern + r"[^.\n]{0,30}?" + _VERSION.pattern, text, re.I)}
+        bad = known - good if cured & good else set()
     return bool(good and bad and not good & bad)
 
 
@@ -3077,6 +3161,15 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?\b(?:greater|higher|longer|increase\w*)\b"
             r"(?!\s+" + _OTHER_CAUSE + r")|"
+            # (ut22a) "more" as the comparative of a time, as people write it: "Predict latency is more with 4 GPUs
+            # than 1 GPU" (deepspeedai/DeepSpeedExamples#135), "multi GPUs(8*V100) need more time to infer compared to
+            # Single GPU" (zai-org/ChatGLM-6B#910); not "more or less the same", nor more time to load or start (the
+            # set-up, not the run's speed)
+            r"\b(?:latency|time)\s+(?:is|was|are|were|gets?|got|becomes?|became)\s+(?:much\s+|even\s+|far\s+|way\s+)?"
+            r"more\b(?!\s+or\s+less)|"
+            r"\b(?:needs?|needed|takes?|took|taking|costs?|cost|spends?|spent)\s+"
+            r"(?:much\s+|even\s+|far\s+|way\s+|a lot\s+)?"
+            r"more\s+time\b(?!\s+to\s+(?:load|start|launch|download|initiali[sz]e|compile|build|warm))|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
@@ -3358,6 +3451,14 @@ _A_RATE_STUCK = re.compile(
     r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
 
 
+# (s22) Stuck in a state a scheduler gives before any GPU work starts: "The model instance gets stuck in the analyzing
+# state" (gpustack/gpustack#907), "The model instance is stuck in the Analyzing state" (gpustack/gpustack#1650), "The
+# model instance has been stuck in Scheduled state" (gpustack/gpustack#871), "the pod is stuck in pending state"
+# (kai-scheduler/KAI-Scheduler#993): the placement waits, no collective hangs.
+_STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|scheduled|scheduling|analy[sz]ing|queued|"
+                          r"unschedulable)['\"”’`]?\s+(?:state|status)\b", re.I)
+
+
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
@@ -3393,6 +3494,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
+            if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
+                continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 
@@ -3786,8 +3889,7 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     with _DID_NOT_MOVE after it): eager mode is then tried and ruled out as the cause, or None."""
     from rules import catalog
 
-    # the engine profile the launch line or ticket names (as rules.common.engine_of; claims sits below rules.common)
-    engine = next((e for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None), None)
+    engine = catalog.engine_named(facts)  # the engine profile the launch line or ticket names
     eager_default = engine is not None and not engine.cuda_graphs
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -4415,7 +4517,7 @@ def count_scope(facts: Facts) -> list[Claim]:
                     bad = min(later, default=None)
                 out.append(Claim("count_scope", source, _quote(sentence, m, 60),
                                  {"fine_upto": fine, "bad_from": bad, "fails": bool(_FAILING.search(sentence))},
-                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+                                 guess=offered(sentence, m.start()) or conditional(sentence[:m.start()])))
                 break
             else:
                 pair = _counts_contrasted(sentence)
@@ -4451,9 +4553,10 @@ def _counts_contrasted(sentence: str) -> Claim | None:
     low, high = _counted(good), _counted(bad)
     if not low or not high or max(high) <= max(low):
         return None
+    at = len(sentence) - len(bad) + trouble.start()  # the trouble's place in the sentence: its clause decides
     return Claim("count_scope", "", _quote(sentence, trouble, 80),
                  {"fine_upto": max(low), "bad_from": min(n for n in high if n > max(low)),
-                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence))
+                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence, at))
 
 # What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
 # "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a
@@ -4952,7 +5055,8 @@ def several_gpus(facts: Facts) -> bool:
     for _, text in texts(facts):
         for sentence in sentences(text):
             for m in _SEVERAL_GPUS.finditer(sentence):
-                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _guessed(sentence):
+                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and \
+                        not _guessed(sentence, m.start()):
                     return True
     return False
 
@@ -5387,8 +5491,7 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
             data = {"form": "experts", **({"first_layers": int(first)} if first else {})}
             out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                              negated=bool(_NOT_THERE.search(before + m.group(0))),
-                             guess=prose and (_guessed(sentence) or asked(sentence)
-                                              or bool(_OFFLOAD_PLAN.search(before)))))
+                             guess=prose and (offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before)))))
     for m in _ACCELERATE_OFFLOADED.finditer(sentence):
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
                          negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
@@ -5402,8 +5505,10 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
 _CPU_NAME = re.compile(
     r"\b(?:(?:Intel\W*)?Xeon\W*(?:\(R\)\s*)?(?:CPU\s*)?(?:Platinum|Gold|Silver|Bronze|[wW][3579]-|6\d{3}P|E\d-?)\s*"
     r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
-    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)",
-    re.I)  # (written in capitals too: "INTEL XEON PLATINUM 8582C", kvcache-ai/ktransformers#1497)
+    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*|"
+    r"(?:Intel\W*)?(?:Xeon|Intel)(?:\(R\))?\s*[3-9][1-5]\d\d[CYNUHMQPVTLSR+]*(?![\w+]))",
+    re.I)  # (written in capitals too: "INTEL XEON PLATINUM 8582C", kvcache-ai/ktransformers#1497; a Xeon Scalable
+# model after "Xeon" or "Intel" alone, "2x Xeon 8480C", as host_memory.toml's families read it)
 _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
                   r"(?=\b))|\b(\d{4})\s*(MT/s|MHz)\s*(?:DDR\s*([45]))?", re.I)
 # A bare "NNNN MHz" is a memory speed only beside memory words (a DIMM, RAM, dmidecode's "Speed:" / "Configured Memory
@@ -5528,7 +5633,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                      negated=loaded >= layers or bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
                                      # a why-question's premise is observed ("why only 42/81 layers are offloaded"),
                                      # a yes/no question, a condition, the docs or a plan is not
-                                     guess=_guessed(sentence) or conditional(sentence[:m.start()])
+                                     guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()])
                                      or bool(_DOCS_SAY.search(sentence[:m.start()])
                                              or _OFFLOAD_PLAN.search(sentence[:m.start()]))))
             for m in _OLLAMA_LAYERS.finditer(sentence):
@@ -5553,14 +5658,14 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
-                                 guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+                                 guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))))
             _elsewhere(out, source, sentence, prose)
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
             for m, negated in cpu_over_gpu(sentence) if prose and _places_layers(sentence, engines()) else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=negated or on_gpu(), guess=_guessed(sentence)))
+                                 negated=negated or on_gpu(), guess=_guessed(sentence, m.start())))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH),
                              ("words", _VRAM_LEFT_CPU)) if prose else ():
                 if zh is _VRAM_LEFT_CPU and not places():
@@ -5663,7 +5768,7 @@ def over_vram(sentence: str, on_gpu) -> list[tuple[re.Match, bool, bool]]:
         gap = m.group("gap") or ""
         negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
             bool(_NOT_OFFLOADED.search(before)) or on_gpu()
-        guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
+        guess = offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
         out.append((m, negated, guess))
     return out
 
@@ -5810,7 +5915,7 @@ def cpu_binding(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("cpu_binding", source, _quote(sentence, m), data,
                                  negated=bool(_NO_BINDING.search(before)),
-                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+                                 guess=offered(sentence, m.start()) or conditional(sentence[:m.start()])))
     return out
 
 

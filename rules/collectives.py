@@ -790,11 +790,16 @@ def link_to_host_gbs(ic: InterconnectSpec, host_cpu: str = "") -> float:
     return ic.bandwidth_gbs * min(1.0, host_link_gbs(host_cpu) / own_x16)
 
 
-def shm_basis(ic: InterconnectSpec, host_cpu: str = "") -> str:
-    """Where shm_busbw_gbs's figure comes from, in words a report can print: the shares it multiplies and the GPU's
-    link to host memory (link_to_host_gbs), saying when the host's generation is assumed (no host CPU given, or one
-    the host table does not know)."""
+def shm_basis(ic: InterconnectSpec, host_cpu: str = "", copy_gbs: float = 0.0) -> str:
+    """Where shm_busbw_gbs's figure comes from, in words a report can print: the share it takes of the host's copy
+    between GPUs, that copy as measured (`copy_gbs`) or estimated from the GPU's link to host memory
+    (link_to_host_gbs), saying when the host's generation is assumed (no host CPU given, or one the host table does
+    not know)."""
     c = catalog.calibration().nccl
+    if copy_gbs:
+        return (f"SHM busbw {shm_busbw_gbs(ic, copy_gbs=copy_gbs):.1f} GB/s = {c['shm_copy_share']:g} x the host's "
+                f"copy between GPUs without peer access, {copy_gbs:.1f} GB/s as measured, no more than {ic.name}'s "
+                f"typical {ic.achieved_gbs:g} GB/s (rules/catalog/calibration.toml [nccl])")
     host = host_link_gbs(host_cpu)
     assumed = host_pcie_gen(host_cpu) is None
     link = link_to_host_gbs(ic, host_cpu)

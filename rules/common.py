@@ -21,6 +21,7 @@ from diagnose.evidence import (
     NcclTransport,
     NvLinkFact,
     P2PStatus,
+    PairBandwidth,
     TopologyPath,
     Workload,
     where,
@@ -108,11 +109,8 @@ def engine_of(facts: Facts) -> str | None:
     """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
     from rules import catalog
 
-    for w in facts.of(Workload):
-        found = catalog.find_engine(w.framework)
-        if found is not None:
-            return found.key
-    return None
+    found = catalog.engine_named(facts)
+    return found.key if found is not None else None
 
 
 def engine_releases(facts: Facts) -> tuple[tuple, str]:
@@ -311,6 +309,33 @@ def tp_sizes(facts: Facts) -> list[tuple[int, Evidence]]:
     for c in _claims.find(facts, "tp_size_named"):
         out += [(int(g), claim_ev(c, "TP size")) for g in c.data.get("groups", []) if str(g).isdigit()]
     return out
+
+
+def host_cpu(facts: Facts) -> tuple[str, Evidence] | None:
+    """The host's CPU and where it is said: as read from the machine (a node report, the live probe, a capture's
+    CpuDescription), else as the reporter names it (claims.host_platform, not guessed nor ruled out); None where
+    neither says."""
+    read = facts.host("cpu_model")
+    if read is not None and read.value:
+        return str(read.value), ev(read, "host CPU", read.value)
+    for c in _claims.host_platform(facts):
+        if c.data.get("cpu") and not c.guess and not c.negated:
+            return c.data["cpu"], claim_ev(c, "host CPU")
+    return None
+
+
+def host_copy_gbs(facts: Facts) -> tuple[float, Evidence] | None:
+    """The host's one-way copy between two GPUs without peer access, as measured, and where: the mean off-diagonal
+    cell of p2pBandwidthLatencyTest's 'Unidirectional P2P=Disabled' matrix, in which the driver stages each chunk
+    through host memory as NCCL's SHM transport does (rules.collectives.shm_busbw_gbs's `copy_gbs`); None where no
+    such matrix is pasted."""
+    cells = [p for p in facts.of(PairBandwidth) if p.a != p.b and p.p2p_enabled is False and p.direction == "uni"
+             and p.unit.lower() == "gb/s" and p.value > 0]
+    if not cells:
+        return None
+    mean = sum(p.value for p in cells) / len(cells)
+    return mean, ev(cells[0], f"the host's copy between GPUs without peer access: mean of {len(cells)} cells of a "
+                              "'Unidirectional P2P=Disabled' bandwidth matrix", round(mean, 1), unit="GB/s")
 
 
 def gpus_per_node(facts: Facts) -> int | None:

@@ -37,6 +37,8 @@ from rules.common import (
     gpu_count,
     gpus_per_node,
     has_nvlink,
+    host_copy_gbs,
+    host_cpu,
     large_results,
     make,
     measurements,
@@ -475,27 +477,34 @@ def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) ->
     return line, f"busbw ceiling of a ring: the line rate {line:g} GB/s per direction (no in-network reduction)"
 
 
-def without_p2p(rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: list | None = None):
+def without_p2p(facts: Facts, rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: list | None = None):
     """The finding for an all-reduce busbw on a board whose stock driver refuses PCIe peer-to-peer (catalog
     `pcie_p2p = false`, GeForce): NCCL stages every chunk through host memory (SHM,
     https://github.com/NVIDIA/nccl/issues/1639), so the figure to judge by is the SHM path's (rules.collectives
-    .shm_busbw_gbs, the predictor's own): physics from BUSBW_FLOOR of it (as on any path) up to the P2P figure.
-    None outside (faster than PCIe, or slower than staging explains)."""
+    .shm_busbw_gbs, the predictor's own): physics from BUSBW_FLOOR of it (as on any path) up to the P2P figure. The
+    host's own figures price it where the ticket gives them: its copy between GPUs without peer access as measured
+    (host_copy_gbs), else its CPU's PCIe generation (host_cpu). None outside (faster than PCIe, or slower than staging
+    explains)."""
     from rules.collectives import shm_basis, shm_busbw_gbs
 
-    shm = shm_busbw_gbs(pcie)
+    cpu, copy = host_cpu(facts), host_copy_gbs(facts)
+    host = dict(host_cpu=cpu[0] if cpu else "", copy_gbs=copy[0] if copy else 0.0)
+    shm = shm_busbw_gbs(pcie, **host)
+    stated = [e for e in (copy, cpu) if e]
     if not BUSBW_FLOOR * shm <= value <= 1.2 * pcie.achieved_gbs:
         return None
     return make(rule_id, "expected_physics", "info", 0.55,
                 f"{value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
                 f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
                 f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
-                f"A healthy SHM path moves about {shm:.3g} GB/s busbw on a host nothing is said of ({shm_basis(pcie)}; "
+                f"A healthy SHM path moves about {shm:.3g} GB/s busbw on "
+                f"{'this host' if stated else 'a host nothing is said of'} ({shm_basis(pcie, **host)}; "
                 f"fitted to nccl-tests tables without P2P); {value:g} GB/s is {value / shm:.0%} of it, not under half "
                 f"({BUSBW_FLOOR * shm:.1f} GB/s), and at most the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives "
                 "with peer-to-peer; more GPUs share the same host memory, so the figure falls as GPUs are added.",
                 [what] + (origin or []) + [ev(gpu_src or "catalog", "GPU without PCIe P2P (catalog pcie_p2p = false): "
-                                              "NCCL stages through host memory (SHM)", gpu.key)],
+                                              "NCCL stages through host memory (SHM)", gpu.key)]
+                + [e for _, e in stated],
                 fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per "
                     "all-reduce raise it. Check the CPU memory channels are all populated.",
                 refs=["https://github.com/NVIDIA/nccl/issues/1639"])
@@ -722,6 +731,14 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         n = known or 2
         ring = _ring_fabric(facts, spec, n, group, links) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
+        if not ring and known and system is None:  # (s22) fewer GPUs than a direct-connect board holds: their links
+            shared = roofline.direct_share(spec, ic, known)
+            if shared is not ic:
+                topo_ev = [ev(spec_src or "catalog",
+                              f"{spec.name}: {spec.nvlink_links} NVLinks per GPU wired evenly to the "
+                              f"{spec.nvlink_domain - 1} others of its board; {known} GPUs use their pairs' links",
+                              shared.name)]
+                ic = shared
         if not ring and ic.kind == "nvlink" and spec.nvlink_bridged and not has_nvlink(facts) and system is None:
             # a PCIe card's NVLink bridge is an option most machines lack: with none shown, a figure PCIe can carry
             # is judged against PCIe; one above PCIe's line rate needs the bridge, and is judged against it
@@ -804,7 +821,7 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
             refs=["nccl_trouble", "nccl_env"])
     if ic is not None and ic.kind == "pcie" and not spec.pcie_p2p:
         # boards whose driver refuses P2P copy through host memory, under the PCIe figure (without_p2p)
-        shm = without_p2p("nccl.busbw", value, spec, spec_src, what, ic, origin)
+        shm = without_p2p(facts, "nccl.busbw", value, spec, spec_src, what, ic, origin)
         if shm is not None:
             return ratio, shm
     if ratio >= BUSBW_FLOOR or ic is None or (ic.kind == "pcie" and _p2p_off_by_design(facts)):

@@ -126,7 +126,8 @@ def cpu_family(text: str) -> tuple[dict, int] | None:
         m = re.search(row["pattern"], text, re.I)
         if m:
             tiers = row.get("mts_by_tier")
-            mts = tiers.get(m.group(1), max(tiers.values())) if tiers else row["mts"]
+            tier = next((g for g in m.groups() if g), None)  # a pattern may read the tier in either of two forms
+            mts = tiers.get(tier, max(tiers.values())) if tiers else row["mts"]
             return row, mts
     return None
 

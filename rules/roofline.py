@@ -383,6 +383,23 @@ def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None,
     return catalog.interconnect(gpu.pcie_interconnect), 1
 
 
+def direct_share(gpu: GpuSpec, fabric: InterconnectSpec, n: int) -> InterconnectSpec:
+    """The part of a direct-connect NVLink board's links (no NVSwitch: catalog kind "nvlink") that n of its GPUs
+    use. A board of D GPUs each wired to every other with the same number of links splits a GPU's L links into
+    L / (D - 1) per pair (the 4-GPU A100 board: 12 links, NV4 to each of the 3 others, 100 GB/s per direction per
+    pair), so rings over n GPUs reach (n - 1) pairs' links of each GPU, and two GPUs only their pair's
+    (NVIDIA/nccl-tests#331: "NVLink 3.0 (theoretically capable of 100 GB/s unidirectional)" between two of the four
+    A100s of a Leonardo node). A board not evenly wired (DGX-1's hybrid cube mesh, L not a multiple of D - 1) or
+    one whose link count the catalog lacks keeps the whole GPU's figure."""
+    links, d = gpu.nvlink_links, gpu.nvlink_domain
+    if fabric.kind != "nvlink" or gpu.nvlink_bridged or not links or d <= 2 or not 2 <= n < d or links % (d - 1):
+        return fabric
+    pair = links // (d - 1)
+    share = pair * (n - 1) / links
+    return replace(fabric, bandwidth_gbs=fabric.bandwidth_gbs * share, achieved_gbs=fabric.achieved_gbs * share,
+                   name=f"{fabric.name} over NV{pair} per GPU pair")
+
+
 def unbridged(gpu: GpuSpec, fabric: InterconnectSpec, interconnect=None) -> InterconnectSpec:
     """The fabric the expected figure runs on: a PCIe board whose NVLink exists only through an optional bridge
     (catalog nvlink_bridged) runs over PCIe unless the caller names the bridge, as rules.nccl judges such a pair

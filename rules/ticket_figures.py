@@ -832,12 +832,17 @@ _LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replac
 def layer_split_engine(facts: Facts) -> bool:
     """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2'); Hugging Face
     transformers counts unless tensor parallelism is asked of it."""
+    from rules import catalog
     from rules.common import engine_of
 
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):
         return True
-    return engine_of(facts) == "hf-eager" and not any(not c.guess for c in claims.find(facts, "tp_asked"))
+    # transformers under another engine's launcher is that engine's split, not accelerate's layers: "deepspeed
+    # --num_gpus 8 bloom-ds-zero-inference.py" (deepspeedai/DeepSpeed#2892) shards every layer with ZeRO, and
+    # deepspeed.init_inference slices tensors (https://www.deepspeed.ai/tutorials/inference-tutorial/)
+    engines = {e.key for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None}
+    return engines == {"hf-eager"} and not any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:

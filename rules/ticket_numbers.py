@@ -145,9 +145,9 @@ def speedup_vs_expected(facts: Facts, predictions=None):
 # layout, one stream, is at most this: the all-reduces and fixed step costs eat what the smaller weight share per GPU
 # gains (a small model, PCIe, boards that stage collectives through host memory), so "more GPUs are not faster" is
 # the answer before any figure is measured. Not fitted to a case: the predictor's own band over every published row
-# (calibration.toml [band], x0.858 .. x1.354 of the expected time since session 16, x0.857 .. x1.26 before) lets two
-# healthy runs of one layout differ by up to x1.58 (x1.47 before), so a predicted gain of x1.3 sits well inside what a
-# healthy pair of runs can hide. A per-layout band
+# (calibration.toml [band], x0.860 .. x1.347 of the expected time since session 22, x0.858 .. x1.354 from session 16,
+# x0.857 .. x1.26 before) lets two healthy runs of one layout differ by up to x1.57 (x1.58 in session 16, x1.47
+# before), so a predicted gain of x1.3 sits well inside what a healthy pair of runs can hide. A per-layout band
 # ratio (the larger layout's slow edge meeting the smaller's fast edge) was tried: at TP8 its band is wide enough to
 # hide x2.5 (Llama 3 8B on 8x H100), which would call a layout that pays "decided", so one global spread is used.
 SMALL_GAIN = 1.3

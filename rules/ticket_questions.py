@@ -533,8 +533,9 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
             # "loading a model would automatically use one card": a habit ('would' of what it kept doing), not a
             # condition; the 'would' right before "automatically"/"always" is left out of the clause checked
             habit = _HABIT_WOULD.search(sentence[:m.start()]) if m.group(0)[:1].lower() == "a" else None
-            if _IN_TURN.search(sentence) or claims.hypothetical(sentence, habit.start() if habit else m.start()) \
-                    or claims.negated_words(sentence, m) or claims.guessed(sentence):
+            at = habit.start() if habit else m.start()
+            if _IN_TURN.search(sentence) or claims.offered(sentence, m.start()) \
+                    or claims.conditional(sentence[:at]) or claims.negated_words(sentence, m):
                 continue
             quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
             return claims.Claim("one_gpu_in_use", source, quote)
@@ -607,7 +608,7 @@ def idle_reading(facts: Facts) -> claims.Claim | None:
         for sentence in claims.sentences(text):
             m = _IDLE_WORDS.search(sentence)
             if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
-                    or claims.conditional(sentence[:m.start()], when=False) or claims.guessed(sentence):
+                    or claims.conditional(sentence[:m.start()], when=False) or claims.guessed(sentence, m.start()):
                 continue
             first = first or (source, sentence)
             draw = _DRAW_OF_CAP.search(sentence)  # a draw said of the idle GPU, not one under load elsewhere
@@ -714,7 +715,7 @@ def gpus_compared(facts: Facts):
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
             after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
             if not (_THAN.search(between) or _BEATS.search(between)) \
-                    or claims.guessed(sentence) and not claims.asked(sentence):
+                    or claims.guessed(sentence, ma.start()) and not claims.asked(sentence):
                 continue
             said = between + " " + after
             faster, slower = _FASTER.search(said), _SLOWER.search(said)
@@ -983,7 +984,7 @@ def compute_idle(facts: Facts) -> claims.Claim | None:
         for sentence in claims.sentences(text):
             compute, idle = _COMPUTE.search(sentence), _IDLE.search(sentence)
             if compute and idle and not claims.negated_words(sentence, idle) and not claims.negated_words(
-                    sentence, compute) and not (claims.guessed(sentence) and not claims.asked(sentence)):
+                    sentence, compute) and not (claims.guessed(sentence, idle.start()) and not claims.asked(sentence)):
                 return claims.Claim("compute_idle", source, claims.one_line(sentence)[:200])
     return None
 

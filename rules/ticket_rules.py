@@ -279,13 +279,18 @@ def link_down(facts: Facts, predictions=None):
 
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
 UNKNOWN_PACE = 0.5
+# The name a driver or CUDA runtime prints for a board it has no name for yet (a new or pre-release GPU: the RTX 5090
+# in p2pBandwidthLatencyTest under NVIDIA/nccl-tests#287's early driver, an engineering-sample GH200 in nvidia-smi):
+# no model, so no second model beside the board's real name.
+_PLACEHOLDER_NAME = re.compile(r"^\s*(?:NVIDIA\s+)?Graphics\s+Device\s*$", re.I)
 
 
 @rule("ticket.mixed_gpus", "straggler")
 def mixed_gpus(facts: Facts, predictions=None):
     """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
-    names = {g.name for g in facts.of(GpuFact) if g.name}
-    src = next((g.source for g in facts.of(GpuFact) if g.name), None)
+    named = [g for g in facts.of(GpuFact) if g.name and not _PLACEHOLDER_NAME.match(g.name)]
+    names = {g.name for g in named}
+    src = next((g.source for g in named), None)
     if len(names) < 2:
         for n in facts.of(Note):
             if n.kind == "gpus_named":
@@ -2580,6 +2585,18 @@ def partial_offload(facts: Facts, predictions=None):
     evidence = [claim_ev(c, "where the layers are")]
     if c.data["form"] == "ngl":
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
+    # (s22) the placement came with a release of the engine the reporter moved to ("Moving from 0.3.6 to 0.3.7-rc5,
+    # Ollama no longer uses both GPUs for a single model", ollama/ollama#6479): the release is the cause
+    # (ticket.engine_versions) and the CPU share its symptom, so this stays a lead below it
+    release = _first(facts, "engine_versions_compared")
+    if release and release.data["kind"] != "commit":
+        yield make("ticket.partial_offload", "host_bound", "info", min(weight(c), 0.4),
+                   split[0].upper() + split[1:] + ", since the release the reporter moved to",
+                   "The layers on the CPU are read from system memory each token, so they set the pace; the reporter "
+                   "ties the placement to a change of the engine's release, which is then the cause to fix.",
+                   evidence + [claim_ev(release, "the release change")],
+                   fix="Go back to the release that placed every layer on the GPUs, or report the change upstream.")
+        return
     yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
                split[0].upper() + split[1:] + ": those layers run from system memory",
                "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "

@@ -36,6 +36,7 @@ from rules.common import (
     gpu_indices,
     gpu_name,
     has_nvlink,
+    host_cpu,
     is_virtualized,
     label,
     large_results,
@@ -1085,11 +1086,8 @@ def ring_route(facts: Facts | None, tp: int) -> dict[str, str]:
     paths = [links[p].path.lower().replace("soc", "sys") if p in links else "" for p in
              itertools.combinations(range(tp), 2)]
     path = max(paths, key=collectives.PATHS.index) if paths and all(p in collectives.PATHS for p in paths) else ""
-    read = facts.host("cpu_model")
-    cpu = read.value if read is not None and read.value else next(
-        (c.data["cpu"] for c in claims.host_platform(facts) if c.data.get("cpu") and not c.guess and not c.negated),
-        None)
-    family = offload.cpu_family(str(cpu)) if cpu else None
+    cpu = host_cpu(facts)
+    family = offload.cpu_family(cpu[0]) if cpu else None
     return {"ring_path": path, "ring_cpu": collectives.cpu_class(family[0]["family"]) if family else "",
             **({"nccl_release": release} if release else {})}
 

@@ -300,12 +300,34 @@ def _command_line() -> str:
     return GIVEN
 
 
+def _tp_from_gpu_count(facts: Facts):
+    """(TP, source, claim) where no TP is given but the reporter ties the model's heads to the number of GPUs its
+    instance runs on ("stuck in the analyzing state when the number of attention heads is not divisible by gpu count"
+    beside "specify 3 GPUs", gpustack/gpustack#907; "when `num_attention_heads` is not divisible by `GPUs per
+    Replica`(tp)", gpustack/gpustack#3251): an engine that splits one model instance over N GPUs by tensor
+    parallelism runs TP=N, and the heads of the catalog model decide. (None, None, None) otherwise: a GPU count
+    alone may be the machine's, or a layer split that heads do not constrain."""
+    count, src = wfield(facts, "gpu_count")
+    if not count or count < 2:
+        return None, None, None
+    said = [c for c in claims.find(facts, "tp_size_error") if not c.negated and _HEADS_BY_GPUS.search(c.quote)]
+    return (count, src, said[0]) if said else (None, None, None)
+
+
+# the heads said against the devices, not the engine's TP size ("heads is not divisible by gpu count")
+_HEADS_BY_GPUS = re.compile(r"(?<![a-z])heads?\b[^.\n]{0,40}?\bdivisible by\b[^.\n]{0,30}?"
+                            r"\b(?:GPUs?|devices?|cards?)\b", re.I)
+
+
 @rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads", "other")
 def tp_not_dividing_heads(facts: Facts, predictions=None):
     """TP must divide the attention heads (and the KV heads, or be a multiple of them). A TP given on
     the command line of a capture that ran cannot have been the run's: the command line is wrong,
     not the run (a warning, as capture.layout_does_not_fit)."""
     tp, tp_src = wfield(facts, "tp")
+    inferred = None
+    if not tp:
+        tp, tp_src, inferred = _tp_from_gpu_count(facts)
     if not tp or tp < 2:
         return
     spec = facts.subject.model
@@ -326,6 +348,10 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
         problems.append(ev(heads_src, "attention heads not divisible by TP", heads, f"a multiple of {tp}"))
     if kv and (kv % tp if tp <= kv else tp % kv):
         problems.append(ev(f"catalog model {spec.key}", "KV heads neither divisible by TP nor a divisor of it", kv, tp))
+    if not problems and inferred:
+        return  # the GPU count only stands in for a TP the words tie to the heads: nothing to confirm
+    if inferred:
+        problems.append(claim_ev(inferred, "the reporter ties the heads to the GPU count"))
     if not problems:
         yield passed("workload.tp_not_dividing_heads", f"TP={tp} divides the model's heads",
                      f"{heads} attention heads" + (f" and {kv} KV heads" if kv else "")

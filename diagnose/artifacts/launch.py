@@ -287,7 +287,8 @@ def _takes_value(norm: str) -> bool:
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
     known |= set(SPEC_FLAGS)
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
-                                     "nnodes", "tokenizer", "revision", "seed", "parallel", "fa", "flash-attn"}
+                                     "nnodes", "num-gpus", "num-nodes", "tokenizer", "revision", "seed", "parallel",
+                                     "fa", "flash-attn"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
@@ -432,6 +433,14 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         per_node = to_int(flags.get("nproc-per-node"))
         nodes = to_int(str(flags.get("nnodes", "")).split(":")[-1])
         w.nodes = nodes
+        if per_node:
+            w.gpu_count = per_node * (nodes or 1)
+    elif lowered.startswith("deepspeed"):
+        # DeepSpeed's launcher: --num_gpus GPUs on each of --num_nodes nodes
+        # (https://www.deepspeed.ai/getting-started/#resource-configuration-multi-node); "deepspeed --num_gpus 4
+        # example.py" (deepspeedai/DeepSpeedExamples#135) runs four ranks
+        per_node, nodes = (to_int(str(flags.get(f) or "")) for f in ("num-gpus", "num-nodes"))
+        w.nodes = nodes or w.nodes
         if per_node:
             w.gpu_count = per_node * (nodes or 1)
     elif w.framework == "nccl-tests":
