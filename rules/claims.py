@@ -17,7 +17,14 @@ from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
 from diagnose.artifacts.figures import FACTOR_WORDS
 from diagnose.artifacts.figures import losses as figure_losses
-from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GLUED_COUNT, GPU_NAME, GPUS_HEADER, words_pattern
+from diagnose.artifacts.issue_md import (
+    ENGLISH_COUNT_WORDS,
+    GLUED_COUNT,
+    GPU_NAME,
+    GPUS_HEADER,
+    NOT_A_SIZE,  # a figure with its unit after TP words is no size
+    words_pattern,
+)
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
@@ -297,7 +304,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
     # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
     # A size form only for those two ("mp_size=4", "model_parallel_size: 4"): "model parallel on 2 nodes" counts nodes.
-    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])",
+    # (not a word that only begins with the letters, "TPOT 48ms", "TPS", and not a figure the words go on to give with
+    # its unit, "tensor parallel: 35 ms", "TP gives 40 tok/s": a time, a rate or a share is no size, as issue_md.TP;
+    # a size is 1 or more)
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP(?![A-Za-z]))\D{0,10}?(?<![\d.])([1-9]\d?)(?![\d.])"
+                      + NOT_A_SIZE,
                       r"\b(?:mp_size|model[-_ ]parallel[-_ ]size)\b\s*[=:]?\s*(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).

@@ -251,9 +251,11 @@ def token_times(text: str) -> list[tuple[re.Match, float, str]]:
 # "20-25 tok/s", "20 to 25 tok/s", "between 20 and 25 tok/s": the figure that ends it stands for the middle.
 RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPROX + NUM + r"\s*(?:-|–|—|to))\s*"
                          + _APPROX + r"$", re.I)
-# "from 50 tok/s to 25", "went from 50 to 25 tok/s": the change's start is no longer the speed.
-CHANGE_START = re.compile(r"\bfrom\s+" + _APPROX + r"$", re.I)
-CHANGE_END = re.compile(r"\s*(?:to|->|→|down to|up to)\s+" + _APPROX + r"\d", re.I)
+# "from 50 tok/s to 25", "went from 50 to 25 tok/s": the change's start is no longer the speed. In Chinese 从 ... 至/到,
+# with or without the verb of the change between ("速度从70token/s降低至30token/s", "从 50 提升到 80").
+CHANGE_START = re.compile(r"(?:\bfrom\s+|从\s*)" + _APPROX + r"$", re.I)
+CHANGE_END = re.compile(r"\s*(?:(?:to|->|→|down to|up to)\s+|"
+                        r"(?:降低|下降|减少|降|提升|提高|增加|增长|升)?\s*(?:至|到)\s*)" + _APPROX + r"\d", re.I)
 
 
 def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = False) -> float | None:

@@ -541,14 +541,14 @@ def _job_gpus(lines) -> tuple[int, int] | None:
 # (not a figure the sentence goes on to give after the words: "via vLLM tensor parallel: 18 tokens per second",
 # "tp: 2.5 ms", "tensor parallel 30% faster" are a rate, a time and a change, not a TP size)
 # (nor a count of the load the words go on to name: "with tensor-parallel: 1 client. 30tps -> 46tps")
-_NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|sec|seconds?\b|min|[KMGT]i?B|%|times\b|"
+NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|sec|seconds?\b|min|[KMGT]i?B|%|times\b|"
                r"clients?\b|users?\b|sessions?\b))")
 # (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
 # across 4 GPUs": each is the TP size, as "TP=4")
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
-    + _NOT_A_SIZE + r"|"
+    + NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 
 def _sizes_compared(line: str) -> bool:
@@ -714,9 +714,10 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               # (a benchmark, table, chart or card is someone else's only with a determiner that is
                               # not the reporter's: "our benchmark showed 70 tok/s" is their own run)
                               r"(?:(?:page|blog|paper|readme|docs?|documentation|website|site)|"
-                              r"(?:the|their|your|official|[A-Z]\w*'s)\s+(?:\w+\s+)?(?:benchmark|table|chart|card))\s+"
+                              # (one or several: "your benchmarks indicate ~5 output tokens/s")
+                              r"(?:the|their|your|official|[A-Z]\w*'s)\s+(?:\w+\s+)?(?:benchmark|table|chart|card)s?)\s+"
                               r"(?:says?|said|shows?|showed|reports?|lists?|gives?|states?|claim\w*|mention\w*|quot\w*|"
-                              r"promis\w*)|"
+                              r"promis\w*|indicat\w*)|"
                               r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
                               r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
                               r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b"
@@ -848,10 +849,23 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 MAX_CONCURRENCY = re.compile(r"(?<![\w-])--max-concurrency[ =](\d{1,4})\b")
 
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
-# "2x H100s" (not "per GPU").
+# "2x H100s" (not "per GPU"); a GeForce board by its number alone, "1 nvidia 4090", "two 3090s" (the GeForce numbers
+# run 1050-5090: https://www.nvidia.com/en-us/geforce/graphics-cards/compare/).
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|" + words_pattern(ENGLISH_COUNT_WORDS) + r")\s*(?:x\s*)?"
                          r"(?:NVIDIA\s+|GeForce\s+)*"
-                         r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b", re.I)
+                         r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?|"
+                         r"(?:GTX\s*)?[1-5]0[5-9]0(?:\s?Ti)?s?)\b", re.I)
+# What may stand between a figure and the GPUs its clause names after it: a few words, then the preposition that
+# sets the layout ("20 tok/s on 2 GPUs", "~70-75t/s during inference (using just 1x 4090)", "0.15 ms/token for single
+# GPU"); not a comparison ("slower than on 1 GPU") nor a clause's end.
+AFTER_FIGURE = re.compile(r"(?:(?!\b(?:than|vs|versus|compared|against|like)\b)[^.;:!?\d]){0,30}?"
+                          r"\b(?:on|with|using|across|over|for)\s+(?:just\s+|only\s+)?", re.I)
+# A clause that sets a layout as the condition of what follows, not a machine's inventory: opening on its
+# preposition or conjunction ("with a single GPU, I achieve 29 tokens/s", "when using TP=2, ...") or, in Chinese,
+# 当/使用/用/在 before it ("但是当使用了TP=2, 会导致..."); "I have 4 GPUs and get 30 tok/s" names the machine, not
+# the figure's layout.
+LAYOUT_CONDITION = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:with|on|using|across|over|at|under|when|whenever|"
+                              r"while|once|if|after)\b|当|使用|用了|在", re.I)
 # One GPU named in Chinese or Japanese: "单卡", "单张卡", "一张卡", "单块 GPU", "单GPU", "1枚".
 ONE_CARD = re.compile(r"单\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|一\s*(?:张|块)\s*(?:卡|GPU|显卡)|(?:GPU|グラボ)?\s*1\s*枚",
                       re.I)
@@ -1069,6 +1083,28 @@ POSSIBLE_COUNT = re.compile(r"(?:\bpossible\s+to\s+(?:use|run\s+(?:it\s+)?on|spl
                             r"\b(?:could|would|might)\s+(?:also\s+)?(?:use|need|require|take))[^.,;!?]{0,20}$", re.I)
 
 
+# A TP or PP size asked about or advised, not run: a sentence asking whether it would do ("Would TP4 be faster?", "Will
+# tp=2 help?") or which of several to choose ("Which kind of hyper parameters is better tp=2,pp=2 or tp=1,pp=4?"),
+# or advice before the size in its sentence ("Maybe have a try on using 2x tp4 instances", "try tp=2", "I'd suggest
+# TP 4", "you could use --tp 2", "how about TP=2?"). A why-question ("Why is TP=2 slower?") and a yes/no question on
+# what ran ("Is it normal that TP=4 gives 20 tok/s?") keep the size: they ask about the run.
+ASKED_SIZE = re.compile(r"^\W*(?:would|will|which)\b.*\?\s*$", re.I)
+ADVISED_SIZE = re.compile(r"\b(?:maybe|perhaps|have a try|try|suggest\w*|recommend\w*|how about|what about|"
+                          r"you (?:could|should|can|may|might)(?: also| just)?)\b", re.I)
+
+
+def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
+    """The sizes `pattern` finds in the line that no question or advice of their sentence governs (ASKED_SIZE,
+    ADVISED_SIZE)."""
+    out = []
+    for m in pattern.finditer(line):
+        start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
+        end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
+        if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])):
+            out.append(m)
+    return out
+
+
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
@@ -1125,10 +1161,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
                 [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
             ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
-        if tp_line is None and (m := TP.search(ln)) and not (code_tp and _sizes_compared(ln)):
+        if tp_line is None and (run := _run_sizes(ln)) and not (code_tp and _sizes_compared(ln)):
+            m = run[0]
             tp_line = (i, _tp_size(m))
-        if pp_line is None and (m := PP.search(ln) or (None if llama_bench else PP_GLUED.search(ln))):
-            pp_line = (i, _tp_size(m))
+        if pp_line is None and (run := _run_sizes(ln, PP) or ([] if llama_bench else _run_sizes(ln, PP_GLUED))):
+            pp_line = (i, _tp_size(run[0]))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
@@ -1911,15 +1948,18 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
         ln = elided_units(ln, apart)
-        line_tps = {_tp_size(t) for t in TP.finditer(ln)}
+        line_tps = {_tp_size(t) for t in _run_sizes(ln)}  # (not a size asked about or advised)
         line_batch = _line_batch(ln, RATE, CJK_RATE)
+        layout_before = None  # (TP, GPUs) a clause of the sentence names with no figure of its own
         for clause, quoted in _clauses(ln, apart):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
+                layout_before = None
                 continue
-            for m in _clause_rates(ln, clause, dot, compared.get(i, set())):
+            rates = _clause_rates(ln, clause, dot, compared.get(i, set()))
+            for m in rates:
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
                 label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
@@ -1930,21 +1970,30 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
-                tps = [_tp_size(t) for t in TP.finditer(clause)]
-                tp = tps[0] if tps else (next(iter(line_tps)) if len(line_tps) == 1 else None)
+                tps = [_tp_size(t) for t in _run_sizes(clause)]
+                # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
+                # 29 tokens/s"; it is nearer the figure than a size elsewhere on the line)
+                before = None if tps or CLAUSE_GPUS.search(clause) else layout_before
+                tp = tps[0] if tps else before[0] if before and before[0] else \
+                    (next(iter(line_tps)) if len(line_tps) == 1 else None)
                 if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|"
                                             r"\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = 1
-                elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                elif tp is None and re.search(r"\b(?:with|using|employing|enabling)\s+(?:tensor[- ]parallel\w*|TP)\b",
+                                              context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
-                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
+                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s"), else
+                # right after it with their preposition ("20 tok/s on 2 GPUs", "~70-75t/s during inference (using just
+                # 1x 4090)"), not across a comparison ("20 tok/s, slower than on 1 GPU")
                 # (else a heading line above the block: "With 2x RTX 4090:" over a tool's timing line)
-                n = CLAUSE_GPUS.search(clause[:m.start]) or (CLAUSE_GPUS.search(context[:-len(clause)])
-                                                               if context != clause else None)
-                gpus = _count(n.group(1)) if n else None
+                # (not after a share per GPU: "1,200 tok/s per GPU on 8 GPUs" counts what the share is of)
+                after = None if PER_GPU.search(clause[m.start:m.end + 20]) else CLAUSE_GPUS.search(clause, m.end)
+                own = CLAUSE_GPUS.search(clause[:m.start]) or (
+                    after if after and AFTER_FIGURE.fullmatch(clause[m.end:after.start()]) else None)
+                n = own or (CLAUSE_GPUS.search(context[:-len(clause)]) if context != clause else None)
+                gpus = _count(n.group(1)) if n else before[1] if before else None
                 gpus = gpus if gpus and gpus <= 64 else None
                 # one GPU said in the figure's own clause ("单卡 48 tokens/s, tp=2 时 70") is its layout, not the line's
-                own = CLAUSE_GPUS.search(clause[:m.start])
                 if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start])):
                     tp = 1
                 tp = 1 if tp is None and gpus == 1 else tp
@@ -1966,6 +2015,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
                                        model=clause_model(clause, ln), said=m.said, scope=scope))
+            sizes, counted = _run_sizes(clause), CLAUSE_GPUS.search(clause)
+            layout_before = None if rates or SENTENCE_END.search(clause) else (
+                (_tp_size(sizes[0]) if sizes else None, _count(counted.group(1)) if counted else None)
+                if (sizes or counted) and LAYOUT_CONDITION.search(clause) else layout_before)
     return out
 
 
