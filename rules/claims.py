@@ -4485,7 +4485,9 @@ _COUNT_SCOPE = (
     # trouble beyond N / with more than N / GPUs > N: bad_from N + 1
     ("beyond", r"\b" + _TROUBLE + r"\b[^.\n]{0,40}?\b(?:beyond|above|past|over|more than|after|>)\s*" + _N
                + r"(?:" + _UNITS + r"|\s*$|\s*[.,;)])"),
-    ("beyond", r"\b(?:GPUs?|cards?|ranks?)\s*(?:>|more than)\s*" + _N + r"\b(?=[^.\n]{0,60}?\b" + _TROUBLE + r")"),
+    # ("the number of GPUs is more than 1": uber-research/UPSNet#63, gunrock/gunrock#876)
+    ("beyond", r"\b(?:GPUs?|cards?|ranks?)\s*(?:(?:is|are)\s+)?(?:>|more than|greater than)\s*" + _N
+               + r"\b(?=[^.\n]{0,60}?\b" + _TROUBLE + r")"),
     ("beyond", r"\b(?:more than|over|above|beyond)\s+" + _N + _UNITS + r"(?=[^.\n]{0,60}?\b" + _TROUBLE + r")"),
 )
 _COUNT_SCOPES = [(how, re.compile(p, re.I)) for how, p in _COUNT_SCOPE]
@@ -4517,7 +4519,8 @@ def count_scope(facts: Facts) -> list[Claim]:
                     bad = min(later, default=None)
                 out.append(Claim("count_scope", source, _quote(sentence, m, 60),
                                  {"fine_upto": fine, "bad_from": bad, "fails": bool(_FAILING.search(sentence))},
-                                 guess=offered(sentence, m.start()) or conditional(sentence[:m.start()])))
+                                 guess=offered(sentence, m.start()) or (conditional(sentence[:m.start()])
+                                                                        and not _outcome_seen(sentence, m.end()))))
                 break
             else:
                 pair = _counts_contrasted(sentence)
@@ -4525,6 +4528,22 @@ def count_scope(facts: Facts) -> list[Claim]:
                     pair.source = source
                     out.append(pair)
     return out
+
+
+# What follows a count's condition, when it says what was seen: "when the number of GPUs more than 4, it always hangs"
+# (gunrock/gunrock#876), "If I use more than 9 GPUs, nccl hangs in init": the failure's scope, observed. Not an outcome
+# expected, guessed or asked ("..., it might hang", "..., maybe it hangs", "..., would it hang?").
+_EXPECTED = re.compile(r"\b(?:would|could|might|may|should|can|will|shall|must)\b|'(?:ll|d)\b", re.I)
+
+
+def _outcome_seen(sentence: str, end: int) -> bool:
+    """Does the main clause after a condition ending near `end` (its first comma or semicolon on, else the rest) report
+    the trouble as seen: a trouble word (_TROUBLED) with no modal, guess word or question before it?"""
+    joint = re.search(r"[,;]", sentence[end:])
+    main = sentence[end + joint.end():] if joint else sentence[end:]
+    trouble = _TROUBLED.search(main)
+    return bool(trouble) and not asked(sentence) and not _EXPECTED.search(main[:trouble.start()]) \
+        and not _GUESS.search(main[:trouble.end()])
 
 
 # Two counts set against each other: "~1.9x on 2x 1080 Ti, but it slows down with 4x", "with 2 GPUs it is fine, but
@@ -5461,6 +5480,18 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
 #   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
 # vLLM's / SGLang's flag and its Python keyword: GiB per GPU kept in host memory (zero, the default, offloads nothing).
 CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
+# DeepSpeed ZeRO-Inference's parameter offload: the ZeRO-3 config's "offload_param": {"device": "cpu" | "nvme"}
+# (https://www.deepspeed.ai/docs/config-json/#parameter-offloading), which the example scripts set from a flag of their
+# own: transformers-bloom-inference's bloom-ds-zero-inference.py `--cpu_offload` (deepspeedai/DeepSpeed#2892),
+# DeepSpeedExamples' zero_inference/run_model.py `--cpu-offload` / `--disk-offload`. ZeRO-Inference keeps the weights
+# in host memory (or NVMe) and streams them into the GPU layer by layer on every forward pass
+# (https://www.deepspeed.ai/2022/09/09/zero-inference.html; DeepSpeedExamples deepnvme/zero_inference/README.md).
+# The flags are read where the text names DeepSpeed (a training script's "--cpu_offload" is another tool's); never
+# vLLM's --cpu-offload-gb (a size: CPU_OFFLOAD_GB). Data {form: 'zero', to: 'cpu' | 'nvme'}.
+_ZERO_OFFLOAD_FLAG = re.compile(r"(?<![\w-])--(cpu|disk)[-_]offload(?![-_\w])", re.I)
+_ZERO_OFFLOAD_CONFIG = re.compile(r"[\"']offload_param[\"']\s*:\s*\{[^}]{0,120}?[\"']device[\"']\s*:\s*"
+                                  r"[\"'](cpu|nvme)[\"']", re.I)
+_DEEPSPEED = re.compile(r"\bdeepspeed\b", re.I)
 # --n-cpu-moe N (-ncmoe N) keeps only the first N layers' experts on the CPU (https://github.com/ggml-org/llama.cpp/pull/15077):
 # the claim carries N as first_layers.
 _EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:(?:--cpu-moe|-cmoe)\b|(?:--n-cpu-moe|-ncmoe)[\s=]+(?P<first>\d+)|"
@@ -5472,7 +5503,11 @@ _EXPERT_WORDS = re.compile(
     r"\b(?:offload\w*|put(?:ting)?|plac\w+|keep\w*|kept|mov\w+|run\w*|comput\w+)\s+(?:the\s+|all\s+|its\s+|"
     r"routed\s+|MoE\s+)*experts?\s+(?:\w+\s+)?(?:to|on|onto|in)\s+" + _CPU_SIDE + r"\b|"
     r"\bCPU[-\s]+(?:side\s+)?experts?\b|专家[^。，,.]{0,10}?(?:放|跑|卸载|offload)\w*\s*(?:在|到)\s*(?:CPU|内存)", re.I)
-_ACCELERATE_OFFLOADED = re.compile(r"\boffloaded to the (cpu and disk|cpu|disk)\b", re.I)
+# accelerate's own words (big_modeling.dispatch_model: f"Some parameters are on the meta device because they were
+# offloaded to the {offloaded_devices_str}.", the places of a set joined by " and ", either order; older releases wrote
+# "meta device device"), not prose that says layers went to the CPU (the words forms read that)
+_ACCELERATE_OFFLOADED = re.compile(r"\bon the meta device(?: device)? because they were offloaded to the "
+                                   r"(cpu and disk|disk and cpu|cpu|disk)\b", re.I)
 # "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
 _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s,-]{0,30}$", re.I)
 
@@ -5492,6 +5527,12 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
             out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                              negated=bool(_NOT_THERE.search(before + m.group(0))),
                              guess=prose and (offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before)))))
+    flags = _ZERO_OFFLOAD_FLAG.finditer(sentence) if _DEEPSPEED.search(sentence) else ()
+    for m in [*flags, *_ZERO_OFFLOAD_CONFIG.finditer(sentence)]:
+        to = {"disk": "nvme"}.get(m.group(1).lower(), m.group(1).lower())
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "zero", "to": to},
+                         negated=bool(_NOT_THERE.search(sentence[:m.start()])),
+                         guess=prose and hypothetical(sentence, m.start())))
     for m in _ACCELERATE_OFFLOADED.finditer(sentence):
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
                          negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
@@ -5591,13 +5632,14 @@ def _layers_may_sit_on_cpu(facts: Facts) -> bool:
         return True
     said = [t for _, t in texts(facts) + _pasted(facts)]
     return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
-        any(_EXPERT_FLAGS.search(t) for t in said)
+        any(_EXPERT_FLAGS.search(t) or _ZERO_OFFLOAD_CONFIG.search(t)
+            or _DEEPSPEED.search(t) and _ZERO_OFFLOAD_FLAG.search(t) for t in said)
 
 
 def partial_offload(facts: Facts) -> list[Claim]:
     """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
-    'offloaded' | 'ngl' | 'words', cpu_pct, on_gpu, layers}; negated when the output says all of it is on the GPU
-    ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether -ngl leaves layers behind is the rule's to
+    'offloaded' | 'ngl' | 'words' | 'pcie' | 'experts' | 'accelerate' | 'zero', cpu_pct, on_gpu, layers}; negated
+    when the output says all of it is on the GPU ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether -ngl leaves layers behind is the rule's to
     judge against the model's layer count."""
     out: list[Claim] = []
     pasted = _pasted(facts)

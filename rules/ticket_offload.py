@@ -38,6 +38,15 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
         return []  # "100% GPU" / "offloaded 33/33 layers": every layer is in VRAM
     if (c := _affirmed(found, "pcie")) is not None:
         return [(offload.streamed_over_pcie(c.data["gb"]), [claim_ev(c, "weights kept in host memory")])]
+    if (c := _affirmed(found, "zero")) is not None:
+        # ZeRO-Inference keeps every weight on the host and streams it in each forward pass; ZeRO-3 partitions them,
+        # so each of n GPUs copies its 1/n share from host memory (the rest arrives from its peers, not counted here)
+        n = gpu_count(facts) or 1
+        share = p.weights_gb_per_gpu * p.tp * p.pp / n
+        return [(offload.streamed_over_pcie(share),
+                 [claim_ev(c, f"ZeRO-Inference parameter offload to {c.data['to']}"),
+                  ev("prediction:roofline", f"the model's weights over {n} GPU(s): each copies its share from the "
+                     f"host every step", round(share, 1), None, "GB")])]
     for form in ("offloaded", "ngl"):
         c = _affirmed(found, form)
         if c is not None and c.data["on_gpu"] < model.layers:

@@ -602,13 +602,14 @@ _DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W?\s*/\s*(\d+(?:\.\d+)?)\s*W\b",
 
 def idle_reading(facts: Facts) -> claims.Claim | None:
     """The reporter's reading of a GPU's state, clocks or power while it has nothing to do, or None (a question
-    whether it idles, a negated or conditional idle, or no reading in the same sentence)."""
+    whether it idles, asked in any form: "Persistence mode will switch to p8 when idle ?" (crashr/gppm#2) asks in its
+    last clause, claims.offered; a negated or conditional idle, or no reading in the same sentence)."""
     first = None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             m = _IDLE_WORDS.search(sentence)
             if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
-                    or claims.conditional(sentence[:m.start()], when=False) or claims.guessed(sentence, m.start()):
+                    or claims.conditional(sentence[:m.start()], when=False) or claims.offered(sentence, m.start()):
                 continue
             first = first or (source, sentence)
             draw = _DRAW_OF_CAP.search(sentence)  # a draw said of the idle GPU, not one under load elsewhere

@@ -79,8 +79,7 @@ def test_every_sentence_has_its_source_and_each_family_its_near_misses():
 # give, facts it must not give, the reason a strict xfail still fails)
 HELD_OUT = [
     ("And the machine have 2 * 40GB GPUs（NVIDIA L40S）.", "https://github.com/vllm-project/vllm/issues/4825",
-     ["gpu=l40s", "gpus=2"], [], "'2 * 40GB GPUs': a count with a size between it and the GPU noun is no form "
-                                "GPUS_COUNTED reads (one word at most between)"),
+     ["gpu=l40s", "gpus=2"], [], None),  # (read since session 22's mend: GPUS_COUNTED takes a size before "GPUs")
     ("baichuan2-7B微调后在A10上的推理速度比3090慢1倍左右，请问有遇到类似情况的吗？？",
      "https://github.com/baichuan-inc/Baichuan2/issues/339", ["gpu=a10", "model=baichuan2-7b"], [], None),
     ('Just curious, in "Evaluation shows that PowerInfer attains an average token generation rate of 13.20 tokens/s, '

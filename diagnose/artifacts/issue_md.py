@@ -344,8 +344,8 @@ def _cited(words: str) -> list[str]:
 # A card's memory size after its name: "48GB", "48G", "48Gb", "94 GiB"; not a rate ("400Gb/s"), a size the host's
 # RAM is ("RTX 3090 48GB RAM", "128GB of system memory"), nor the cards' sum ("2x RTX 4090 48GB total"). In brackets
 # the words that say it is each card's may follow ("2x4090 (48Gb each)", "4090 (48GB VRAM)").
-_CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])"
-              r"(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?|memory)\b)"
+_NOT_HOST_SIZE = r"(?!\s*(?:of\s+)?(?:system\s+|host\s+|cpu\s+)?(?:ram|ddr\d?|memory)\b)"
+_CARD_SIZE = (r"\d{2,3}\s*G(?:i?B)?(?![\w/])" + _NOT_HOST_SIZE +
               r"(?!\s*(?:in\s+)?(?:total|combined|altogether|overall|aggregate|together)\b)")
 _EACH = r"(?:\s*(?:VRAM|each|per\s+(?:card|GPU)|显存))*"
 # A count of one or two digits run into a datacenter board's name: "two nodes of 8H100" (vllm-project/vllm#11539),
@@ -359,7 +359,9 @@ _AFTER_GLUED_COUNT = rf"(?<={_LONE}[1-9])|(?<={_LONE}[1-9]\d)"
 GLUED_COUNT = rf"{_LONE}([1-9]\d?)(?={_GLUED_NAME})"
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 _GPU_NAME = re.compile(
-    rf"(?:(?<![-\w])|(?:{_AFTER_GLUED_COUNT})(?={_GLUED_NAME}))(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
+    # (or after a memory size dashed before it, "8 32GB-V100": GPU_COUNT's size)
+    rf"(?:(?<![-\w])|(?<=\dG-)|(?<=\dGB-)|(?<=\dGiB-)|(?:{_AFTER_GLUED_COUNT})(?={_GLUED_NAME}))"
+    r"(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
     r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100S|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     # "V100s", "L40s" go to the resolver as written: whether the lower-case s is a plural ("8 V100s") or the product's
@@ -458,7 +460,14 @@ _COUNT = r"(\d{1,4}|" + words_pattern(COUNT_WORDS) + r")"
 # persistence mode ("7  NVIDIA H100 80GB HBM3   On  00000000:03:00.0 Off").
 SMI_GPU_ROW = re.compile(r"^\s*\|?\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*(?:\||\s[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:)")
 # (not a number glued to the word before it: "Qwen1.5 RTX 5880", "Llama-3 4090" name a model's version, not a count)
-GPU_COUNT = re.compile(r"(?<![\w.-])" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
+# Between the count and the name, each card's memory as owners write it before the name: "8 32GB-V100"
+# (deepspeedai/DeepSpeed#2892), "4x 80GB A100", "2x24GB 3090s", "a single 40GB A100" (group 2; the name the
+# Workload records then carries it, "V100 32GB", and rules.subject judges whether it is the board's size). Not a size
+# the host's RAM is ("64GB RAM 2 RTX 3090" counts 2), nor a count that is a size itself ("8 GB" is no count).
+_SIZE_BEFORE_NAME = r"(\d{1,3})\s*G(?:i?B)?(?![\w/])" + _NOT_HOST_SIZE
+_NOT_A_SIZE = r"(?![\d.])(?!\s*G(?:i?B)?\b)"  # the count is the whole number, and no size itself
+GPU_COUNT = re.compile(r"(?<![\w.-])" + _COUNT + _NOT_A_SIZE + r"\s*(?:x|×|\*)?\s*(?:" + _SIZE_BEFORE_NAME
+                       + r"[\s-]*)?(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
                       r"in each (?:node|server|host|machine))\b", re.I)
@@ -487,6 +496,7 @@ NODES_TIMES_AFTER = re.compile(r"^\s*(?:[x×*]|times)\s*" + _COUNT + r"\s+(?:GPU
 # "4*8*40GB" (nodes x GPUs x memory per GPU). Not a line about host memory ("2 x 8 x 32G DDR4 DIMMs").
 GPU_MEMORY_PRODUCT = re.compile(r"\b\d{1,4}\s*[x×*]\s*(\d{1,2})\s*[x×*]\s*\d{2,3}\s*G(?:B|iB)?\b"
                                 r"(?!\s*(?:/s|ps|bits?)\b)", re.I)
+STATED_SIZE_IN = re.compile(r"\d\s*G(?:i?B)?\b", re.I)  # a name that already states its size ("A100 80GB")
 HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system memory|host memory|swap|disks?|SSDs?|"
                          r"NVMe|HDDs?)\b", re.I)
 # "16 A100 in total", "a total of 16 GPUs", "16 H100 across two nodes": the job's count, whatever names the nodes
@@ -499,7 +509,9 @@ GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b
                              # nor 개월/개년, months and years: "4090을 3개월")
                              r"^\s*(?:を|が|は|も)?\s*(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
                              r"^\s*(?:를|을|가|이)?\s*(\d{1,2}|두|세|네|여덟)\s*(?:장|개)(?!월|년)", re.I)
-GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
+# (a size may come between: "2 * 40GB GPUs", vllm-project/vllm#4825; "two 24 GB GPUs")
+GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + _NOT_A_SIZE + r"(?:\s*[x×*]\s*(?=\d{1,3}\s*G)|\s+)"
+                          r"(?:\d{1,3}\s*G(?:i?B)?\s+)?(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
                           # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
                           r"\b(\d{1,2})-GPU(?=\s+(?:inference|serving|decod\w*|generation|setups?|runs?|rigs?|"
@@ -1133,13 +1145,15 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                                                         or CJK_GPU_COUNT.search(before[-24:]))
             n = _count(count.group(1)) if count else None
             counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
+            size = count.group(2) if n and count.re is GPU_COUNT else None  # "4x 80GB A100": the board's, said first
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(next(g for g in count.groups() if g))
                 counted = (i, m.start(), m.end() + count.end())
+            named = m.group(1).strip() + (f" {size}GB" if size and not STATED_SIZE_IN.search(m.group(1)) else "")
             if gpu_line is None:
-                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
+                gpu_line = (i, named, n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
-                gpu_line = (gpu_line[0], gpu_line[1], n, counted)
+                gpu_line = (gpu_line[0], named if size else gpu_line[1], n, counted)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)
                                    or WORLD_GPUS_COUNTED.search(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
