@@ -5639,8 +5639,8 @@ def _layers_may_sit_on_cpu(facts: Facts) -> bool:
 def partial_offload(facts: Facts) -> list[Claim]:
     """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
     'offloaded' | 'ngl' | 'words' | 'pcie' | 'experts' | 'accelerate' | 'zero', cpu_pct, on_gpu, layers}; negated
-    when the output says all of it is on the GPU ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether -ngl leaves layers behind is the rule's to
-    judge against the model's layer count."""
+    when the output says all of it is on the GPU ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether
+    -ngl leaves layers behind is the rule's to judge against the model's layer count."""
     out: list[Claim] = []
     pasted = _pasted(facts)
     places = functools.cache(functools.partial(_layers_may_sit_on_cpu, facts))
