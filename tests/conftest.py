@@ -181,6 +181,15 @@ def fitter(monkeypatch):
     return module
 
 
+def toml_cases(folder: Path, name: str) -> list:
+    """The [[case]] tables of folder/name.toml, one pytest.param each ("name-i"): the real sentences the review and
+    mend passes keep with their threads."""
+    import tomllib
+
+    cases = tomllib.loads((folder / f"{name}.toml").read_text())["case"]
+    return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import judged_issue
+from conftest import judged_issue, said, toml_cases
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts, Note
+from diagnose.evidence import Facts
 from rules import claims, ticket_questions
 from rules.common import gpu_count
 
@@ -30,14 +30,7 @@ DATA = Path(__file__).parent / "data" / "mend_s22"
 
 
 def _cases(name: str):
-    cases = tomllib.loads((DATA / f"{name}.toml").read_text())["case"]
-    return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
-
-
-def _said(sentence: str) -> Facts:
-    facts = Facts()
-    facts.add(Note("issue.md:1", "description", sentence))
-    return facts
+    return toml_cases(DATA, name)
 
 
 def _parsed(text: str) -> Facts:
@@ -90,7 +83,7 @@ def test_the_size_said_first_is_judged_against_the_board(text, memory):
 
 @pytest.mark.parametrize("case", _cases("count_scope_observed"))
 def test_a_condition_with_an_observed_outcome_is_the_scope(case):
-    found = claims.count_scope(_said(case["sentence"]))
+    found = claims.count_scope(said(case["sentence"]))
     assert found and all(c.guess is case["guess"] for c in found), [(c.data, c.guess) for c in found]
 
 
@@ -98,14 +91,14 @@ def test_a_condition_with_an_observed_outcome_is_the_scope(case):
 
 @pytest.mark.parametrize("case", _cases("idle_question"))
 def test_an_idle_reading_asked_is_no_reading(case):
-    assert (ticket_questions.idle_reading(_said(case["sentence"])) is not None) is case["found"]
+    assert (ticket_questions.idle_reading(said(case["sentence"])) is not None) is case["found"]
 
 
 # --------------------------------------------------------------------------- 5. accelerate's warning
 
 @pytest.mark.parametrize("case", _cases("accelerate_warning"))
 def test_accelerate_warning_read_from_its_own_words(case):
-    found = [c.data["to"] for c in claims.partial_offload(_said(case["sentence"])) if c.data["form"] == "accelerate"]
+    found = [c.data["to"] for c in claims.partial_offload(said(case["sentence"])) if c.data["form"] == "accelerate"]
     assert found == ([case["to"]] if "to" in case else []), case["sentence"]
 
 
@@ -113,7 +106,7 @@ def test_accelerate_warning_read_from_its_own_words(case):
 
 @pytest.mark.parametrize("case", _cases("zero_offload"))
 def test_zero_inference_offload_read_from_its_flags_and_config(case):
-    found = [c.data["to"] for c in claims.partial_offload(_said(case["sentence"])) if c.data["form"] == "zero"]
+    found = [c.data["to"] for c in claims.partial_offload(said(case["sentence"])) if c.data["form"] == "zero"]
     assert found == ([case["to"]] if "to" in case else []), case["sentence"]
 
 

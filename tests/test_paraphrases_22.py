@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from test_paraphrases_21 import FIGURES, _facts_said, _listed
+from test_paraphrases_21 import FIGURES, _facts_said, assert_case_read, family_cases
 from test_u11o_peer_copy_and_fit import issue
 
 from diagnose.evidence import Measurement
@@ -38,23 +38,9 @@ def _said(text: str) -> set[str]:
     return out
 
 
-def _cases():
-    out = []
-    for name, family in FAMILIES.items():
-        for i, case in enumerate(family["case"]):
-            marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if case.get("xfail") else []
-            kind = "fact" if "fact" in case else "not"
-            out.append(pytest.param(case, id=f"{name}-{i}-{kind}", marks=marks))
-    return out
-
-
-@pytest.mark.parametrize("case", _cases())
+@pytest.mark.parametrize("case", family_cases(FAMILIES))
 def test_a_real_sentence_gives_its_facts(case):
-    said = _said(f"# {case.get('title', 'Report')}\n\n{case['sentence']}")
-    for fact in _listed(case.get("fact")):
-        assert fact in said, (fact, sorted(said), case["url"])
-    for fact in _listed(case.get("not")):
-        assert fact not in said, (fact, case["url"])
+    assert_case_read(case, _said)
 
 
 def test_every_sentence_has_its_source_and_each_family_its_near_misses():

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import toml_cases
 from test_u11o_peer_copy_and_fit import issue
 
 from rules import claims
@@ -26,8 +27,7 @@ DATA = Path(__file__).parent / "data" / "review_s21"
 
 
 def _cases(name: str):
-    cases = tomllib.loads((DATA / f"{name}.toml").read_text())["case"]
-    return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
+    return toml_cases(DATA, name)
 
 
 def _claims(sentence: str) -> list[claims.Claim]:

@@ -13,22 +13,15 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import said, toml_cases
 
-from diagnose.evidence import Facts, Note
 from rules import claims, ticket_questions
 
 DATA = Path(__file__).parent / "data" / "review_s22"
 
 
 def _cases(name: str):
-    cases = tomllib.loads((DATA / f"{name}.toml").read_text())["case"]
-    return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
-
-
-def _said(sentence: str) -> Facts:
-    facts = Facts()
-    facts.add(Note("issue.md:1", "description", sentence))
-    return facts
+    return toml_cases(DATA, name)
 
 
 def test_every_sentence_names_its_thread():
@@ -39,31 +32,31 @@ def test_every_sentence_names_its_thread():
 
 @pytest.mark.parametrize("case", _cases("several_gpus"))
 def test_several_gpus_take_the_guess_words_clause(case):
-    assert claims.several_gpus(_said(case["sentence"])) is case["several"]
+    assert claims.several_gpus(said(case["sentence"])) is case["several"]
 
 
 @pytest.mark.parametrize("case", _cases("count_scope"))
 def test_count_scope_takes_the_guess_words_clause(case):
-    found = claims.count_scope(_said(case["sentence"]))
+    found = claims.count_scope(said(case["sentence"]))
     assert found and all(c.guess is case["guess"] for c in found), [(c.data, c.guess) for c in found]
 
 
 @pytest.mark.parametrize("case", _cases("cpu_binding"))
 def test_cpu_binding_takes_the_guess_words_clause(case):
-    found = claims.cpu_binding(_said(case["sentence"]))
+    found = claims.cpu_binding(said(case["sentence"]))
     assert found and all(c.guess is case["guess"] for c in found), [(c.data, c.guess) for c in found]
 
 
 @pytest.mark.parametrize("case", _cases("offload_words"))
 def test_offload_prose_takes_the_guess_words_clause(case):
-    found = [c for c in claims.partial_offload(_said(case["sentence"])) if c.data["form"] == case["form"]]
+    found = [c for c in claims.partial_offload(said(case["sentence"])) if c.data["form"] == case["form"]]
     assert found and all(c.guess is case["guess"] for c in found), [(c.data, c.guess) for c in found]
 
 
 @pytest.mark.parametrize("case", _cases("ticket_questions"))
 def test_one_sentence_readings_take_the_guess_words_clause(case):
     reading = getattr(ticket_questions, case["reading"])
-    assert (reading(_said(case["sentence"])) is not None) is case["found"]
+    assert (reading(said(case["sentence"])) is not None) is case["found"]
 
 
 # The scope's two mends, written for them (the threads' own sentences are in tests/data/review_s22/).
