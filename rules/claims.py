@@ -2418,6 +2418,18 @@ _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 # (pollockjj/ComfyUI-MultiGPU#144, after an upgrade from v0.3.65 to 0.3.73). "No longer" / "anymore" / "stopped"
 # say the earlier release did it, so the later one fails where the earlier worked: a failure A/B between the two.
 _LOST = re.compile(r"\bno\s+longer\b|\bany\s?more\b|\bstopped\s+\w+ing\b", re.I)
+# What was lost is the model's spread over several GPUs ("no longer uses both GPUs", "stopped using all GPUs"): a
+# placement, which a layer-split engine chooses by design when the model fits one GPU, as one GPU runs it as fast or
+# faster (Ollama's FAQ, "How does Ollama load models on multiple GPUs?": one GPU if the model fits; OLLAMA_SCHED_SPREAD
+# spreads it; maintainers in ollama/ollama#5093, #5455, #7253). Lost only where the words say the model no longer fits
+# where it now sits: it does not fit one card, or part of it spills to the CPU (ollama/ollama#6479, "29%/71% CPU/GPU").
+_GPUS_USED = re.compile(r"^\W{0,3}(?:\w+\s+){0,2}?(?:use[sd]?|using|utili[sz]\w*|run\w*\s+on|load\w*\s+on(?:to)?|"
+                        r"split\w*\s+(?:across|over|between))\s+"
+                        r"(?:both|all|multiple|several|two|three|four|\d+|the\s+other|the\s+second|my|the)?\s*"
+                        r"(?:\d+\s+|other\s+)?(?:GPUs?|cards?|graphics\s+cards?|devices)\b", re.I)
+_NOT_FITTING = re.compile(r"\b(?:(?:will|would|does|do|did|can|could)\s*(?:not|n't)|won't|doesn't|don't|can't|"
+                          r"cannot)\s+fit\b|\bCPU/GPU\b|\boffload\w*|\bspill\w*|\bout of (?:GPU\s+|video\s+)?memory\b|"
+                          r"\bOOM\b", re.I)
 
 
 def behaviour_lost(text: str) -> bool:
@@ -2429,6 +2441,10 @@ def behaviour_lost(text: str) -> bool:
         m = _LOST.search(sentence)
         if m and not sentence.rstrip().endswith("?") and not _IF_CLAUSE.search(sentence[:m.start()]) \
                 and not _FAILS.search(sentence, m.end(), m.end() + 40):  # "it no longer hangs": a cure, not a loss
+            after = sentence[m.start() + len("stopped"):] if m.group(0).lower().startswith("stopped") \
+                else sentence[m.end():]  # "stopped using all GPUs": the verb is in the match
+            if _GPUS_USED.search(after) and not _NOT_FITTING.search(text):
+                continue  # fewer GPUs for a model that fits: the engine's placement, not a loss
             return True
     return False
 

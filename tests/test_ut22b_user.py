@@ -221,3 +221,29 @@ def test_architecture_refused_in_other_threads(text):
 ])
 def test_architecture_refused_negations(text):
     assert claims.find(said(text), "exception") == []
+
+
+# ------------------------------------------- a release that spreads a model over fewer GPUs (session 22, merge review)
+
+@pytest.mark.parametrize("text, lost", [
+    # ollama/ollama#5455 as paraphrase s018-d puts it (label healthy: Ollama 0.1.48 keeps a model that fits on one GPU
+    # by design, the maintainer's answer; its FAQ "How does Ollama load models on multiple GPUs?")
+    ("ollama stopped using all GPUs after upgrade, and with SCHED_SPREAD they are not full. With ollama:0.1.38 it used "
+     "all four GPU cards. After I upgrade to ollama:0.1.48 inference goes only on 1 gpu", False),
+    ("After upgrading from 0.1.38 to 0.1.48 ollama no longer uses all 4 GPUs.", False),
+    # the model does not fit where it now sits: a loss (ollama/ollama#6479, its words)
+    ("Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses both GPUs for a single model when the model will not fit "
+     "on one card.", True),
+    ("After upgrading from 0.1.38 to 0.1.48 ollama no longer uses all 4 GPUs and part of the model is offloaded to the "
+     "CPU.", True),
+    # what was lost is no placement: a loss as before
+    ("After upgrading from 0.5.4 to 0.6.0, vLLM no longer uses CUDA graphs.", True),
+])
+def test_fewer_gpus_for_a_model_that_fits_is_the_engines_placement(text, lost):
+    assert claims.behaviour_lost(text) is lost
+
+
+def test_the_paraphrase_of_a_healthy_placement_keeps_its_verdict():
+    r = report_json("ticket", Path(__file__).parent / "data" / "paraphrases" /
+                    "s018-ollama-4gpu-sched-spread-util-below-100-d")
+    assert r["verdict"]["category"] == "healthy" and not finding(r, "ticket.engine_versions")
