@@ -295,6 +295,14 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
         r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+        # the slowdown or failure put down to the NCCL release itself ("suboptimal performance on H100 multi-node due
+        # to Incompatible NCCL", sgl-project/sglang#5980, whose image had NCCL upgraded to 2.26.2; "this is because of
+        # the problems introduced by the NCCL version", NVIDIA/nccl#173, after a rollback restored the speed)
+        r"\b(?:due to|caused by|because of|comes? from|results? from)\s+(?:an?\s+|the\s+)?"
+        r"(?:(?:incompatible|mismatched|wrong|broken|buggy|new(?:er)?|upgraded|updated|bumped)\s+NCCL\b|"
+        r"NCCL\s+(?:version\s+|release\s+)?(?:upgrade|update|bump|change)\b)",
+        r"\b(?:introduced|brought in)\s+by\s+(?:the\s+|this\s+|that\s+)?(?:new(?:er)?\s+)?NCCL\s+"
+        r"(?:version|release|upgrade|update)\b",
     ],
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
@@ -436,6 +444,11 @@ MORE_WORDS_F: dict[str, list[str]] = {
         r"(?:supported|available|enabled|possible|working)\b",
         r"\bcan_?device_?access_?peer\b[^\n]{0,30}?(?:returns?|==?|is|:|->)\s*(?:False|0)\b",
         r"\bCANNOT Access Peer\b",
+        # the card or platform said not to support P2P, accelerate's refusal included ("Using RTX 4000 series doesn't
+        # support faster communication broadband via P2P or IB", huggingface/accelerate src/accelerate/state.py;
+        # "it seems that the RTX 4090 does not support P2P", NVIDIA/nccl#1127); a clause, not past a comma
+        r"\b(?:does ?n[o'’]t|do ?n[o'’]t|does not|do not|can ?n[o'’]t|cannot|won'?t)\s+support\b[^.\n,;]{0,50}?"
+        r"\b(?:P2P|peer[- ]to[- ]peer)\b",
     ],
     "net_socket": [r"(?:走|用)(?:的是)?\s*以太网|没有?\s*(?:用上|使用|走)\s*(?:IB|RDMA|InfiniBand|RoCE)\b|"
                    r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)",

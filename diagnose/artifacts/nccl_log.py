@@ -36,7 +36,14 @@ KIND = "nccl_log"
 # "host:pid:tid [dev] NCCL INFO ..." / "file.cc:12 NCCL WARN ..." / "NCCL INFO ..."
 LEVEL = re.compile(r"\bNCCL (?P<level>INFO|WARN|ERROR|TRACE)\b\s*(?P<msg>.*)$")
 PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>\d+)\]\s+NCCL")
-VERSION = re.compile(r"\bNCCL version:?\s*(?P<v>\d+\.\d+\.\d+)(?:[+-]cuda(?P<cuda>\d+\.\d+))?", re.I)
+# (as NCCL prints it at init, "NCCL version 2.18.1+cuda12.1", and PyTorch at the end of its errors, "..., NCCL version
+# 2.14.3", the line ending there or an NCCL error name following; not a sentence that names a release and goes on,
+# "this method uses the NCCL version 2.18.5+cuda11.8 as opposed to version 2.14.3 used by the container",
+# "build the container using NCCL version 2.18.5+cuda11.8 please?", mila-iqia/milabench#183: the reporter's comparison,
+# which the claims read)
+VERSION = re.compile(r"(?<!\bthe )(?<!\bour )(?<!\bmy )(?<!\bthis )(?<!\bthat )"
+                     r"\bNCCL version:?\s*(?P<v>\d+\.\d+\.\d+)(?:[+-]cuda(?P<cuda>\d+\.\d+))?"
+                     r"(?!\.?\d|[+-]cuda)(?!\s+(?!nccl)[a-z]{2,}\b)", re.I)
 FRAMEWORK_VERSION = re.compile(r"using nccl\s*==\s*(?P<v>\d+\.\d+\.\d+)", re.I)
 SETTING = re.compile(r"\b(?P<name>(?:NCCL|CUDA|UCX|FI|OMPI)_\w+) set by environment to\s*(?P<value>.*?)\.?\s*$")
 # NCCL's path dump (NCCL_DEBUG=INFO, GRAPH): "GPU/CE000 :GPU/0-4e000 (5/10.0/SYS) GPU/0-cf000 (4/24.0/PHB) ...",

@@ -111,10 +111,21 @@ ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:(?:否|不是|没有)(?:\s|" + _FIELD
                          + _FIELD_END + ")", re.I)
 
 
+# An engine named by its own environment settings, written as the engine documents them: Ollama's OLLAMA_* (docs/faq.md;
+# envconfig/config.go: OLLAMA_SCHED_SPREAD, OLLAMA_NUM_PARALLEL, OLLAMA_KEEP_ALIVE), vLLM's VLLM_* (vllm/envs.py:
+# VLLM_ATTENTION_BACKEND, VLLM_USE_V1), SGLang's SGLANG_* (python/sglang/srt/environ.py). Upper case and at a word's
+# start: "USE_VLLM_CUSTOM_ALLREDUCE" is SGLang's setting about a vLLM kernel, not vLLM running.
+ENGINE_SETTING = re.compile(r"\b(OLLAMA|VLLM|SGLANG)_[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\b")
+
+
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text` (and not answered no), as written; None when none is."""
-    m = next((m for m in ENGINE_WORD.finditer(text or "") if not ANSWERED_NO.match(text, m.end())), None)
-    return m.group(1) if m else None
+    """The first serving engine or framework named in `text` (and not answered no), as written, or by its own
+    environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when none is."""
+    text = text or ""
+    named = next((m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())), None)
+    setting = ENGINE_SETTING.search(text)
+    first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
+    return first.group(1) if first else None
 
 
 # A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
