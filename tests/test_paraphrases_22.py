@@ -100,3 +100,20 @@ HELD_OUT = [
 def test_sentences_of_other_threads_read_after_the_change(text, url, facts, nots):
     said = _said(text if text.startswith("#") else f"# Report\n\n{text}")
     assert all(f in said for f in facts) and not any(f in said for f in nots), (sorted(said), url)
+
+
+# (merge review) "try" advises only without the reporter as its subject: "I try" / "we try" is an attempt, which ran.
+# The first is vllm-project/vllm#4880's words with the size put in (adapted: "then i try to use tensor parallel to serve
+# the model and that work", 2x RTX 3090); the others are advice or attempts written for this test.
+@pytest.mark.parametrize("sentence, ran", [
+    ("then i try to use tensor parallel size 2 to serve the model and that work", True),
+    ("When I try to run it with tensor parallelism of 2, it raises an error.", True),
+    ("We try TP=4 and it hangs.", True),
+    ("try tp=2", False),
+    ("Maybe have a try on using 2x tp4 instances", False),
+    ("You could try --tp 2 instead.", False),
+])
+def test_the_reporters_own_try_is_a_run_not_advice(sentence, ran):
+    from diagnose.artifacts.issue_md import _run_sizes
+
+    assert bool(_run_sizes(sentence)) is ran

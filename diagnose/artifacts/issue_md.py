@@ -1098,11 +1098,13 @@ POSSIBLE_COUNT = re.compile(r"(?:\bpossible\s+to\s+(?:use|run\s+(?:it\s+)?on|spl
 # A TP or PP size asked about or advised, not run: a sentence asking whether it would do ("Would TP4 be faster?", "Will
 # tp=2 help?") or which of several to choose ("Which kind of hyper parameters is better tp=2,pp=2 or tp=1,pp=4?"),
 # or advice before the size in its sentence ("Maybe have a try on using 2x tp4 instances", "try tp=2", "I'd suggest
-# TP 4", "you could use --tp 2", "how about TP=2?"). A why-question ("Why is TP=2 slower?") and a yes/no question on
-# what ran ("Is it normal that TP=4 gives 20 tok/s?") keep the size: they ask about the run.
+# TP 4", "you could use --tp 2", "how about TP=2?"); "I try" / "we try" is the reporter's own attempt, which ran
+# ("when I try to run vLLM with tensor parallelism of 2, it raises an error"), not advice. A why-question ("Why is
+# TP=2 slower?") and a yes/no question on what ran ("Is it normal that TP=4 gives 20 tok/s?") keep the size: they ask
+# about the run.
 ASKED_SIZE = re.compile(r"^\W*(?:would|will|which)\b.*\?\s*$", re.I)
-ADVISED_SIZE = re.compile(r"\b(?:maybe|perhaps|have a try|try|suggest\w*|recommend\w*|how about|what about|"
-                          r"you (?:could|should|can|may|might)(?: also| just)?)\b", re.I)
+ADVISED_SIZE = re.compile(r"\b(?:maybe|perhaps|have a try|(?<!\bI )(?<!\bwe )try|suggest\w*|recommend\w*|how about|"
+                          r"what about|you (?:could|should|can|may|might)(?: also| just)?)\b", re.I)
 
 
 def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
