@@ -4,6 +4,8 @@ form) and on near-misses that must keep their reading:
 
 1. P2P switched off by the reporter ("with P2P disabled", NCCL_P2P_DISABLE=1) is a setting, not the system refusing
    peer access: ticket.p2p_refused says so, the figures being SHM's, and keeps "refused" for CUDA's and NCCL's words;
+2. a GPU count with its plural written informally ("3 gpu's", "2 gpu s") is read, and a count ending a list of counts
+   ("in order to use 3, 5, 7 gpus", "2 or 4 GPUs") is none of them;
 """
 
 from pathlib import Path
@@ -12,7 +14,10 @@ import pytest
 import tomllib
 from conftest import judged_issue, said, toml_cases
 
+from diagnose.artifacts import issue_md
+from diagnose.evidence import Facts
 from rules import claims
+from rules.common import gpu_count
 
 DATA = Path(__file__).parent / "data" / "mend2_s22"
 UT22A = Path(__file__).parent / "data" / "ut22a"
@@ -62,3 +67,33 @@ def test_a_refusal_keeps_its_reading_and_a_workaround_names_the_hangs_cause():
     _, found = judged_issue(HANG.format(said="With P2P disabled it works, but the all-reduce is slower."))
     f = found["ticket.p2p_refused"]
     assert "refused" not in f.title and "ACS" in f.fix, (f.title, f.fix)
+
+
+# --------------------------------------------------------------------------- 2. "3 gpu's", "3, 5, 7 gpus"
+
+def _parsed(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+@pytest.mark.parametrize("case", _cases("gpu_count_informal"))
+def test_an_informal_gpu_count_and_a_list_of_counts(case):
+    assert gpu_count(_parsed(case["sentence"])) == case.get("gpus"), case["sentence"]
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("We tried 2 or 4 GPUs and both are slow.", None),
+    ("Benchmarked on 4/8 GPUs.", None),
+    ("CUDA 12.1, 8 GPUs", 8),            # a version's digits before the count are no list
+    ("the 2 GPU's memory is full", 2),
+    ("2 GPU support is missing", None),  # "GPU s" only as a word of its own
+])
+def test_counts_written_here(text, gpus):
+    assert gpu_count(_parsed(text)) == gpus, text
+
+
+def test_sonar426_reads_three_gpus():
+    # dphnAI/sonar#426: "put a model on 3 gpu's" then "in order to use 3, 5, 7 gpus": three GPUs, not seven
+    facts = _parsed((Path(__file__).parent / "data" / "ut22c" / "sonar426.md").read_text())
+    assert gpu_count(facts) == 3
