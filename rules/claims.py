@@ -2768,6 +2768,8 @@ def release_direction(text: str, versions: list[str]) -> str | None:
             return to  # the move cured it or sped it up
         if _state(sentence) == "bad" or _PERF_WORDS.search(sentence) or _TOLD_FIGURE.search(sentence):
             return left if left in versions else None  # the move came with the failure or the slowdown
+        if _state(after) == "good":
+            return to  # "upgraded from 0.5.4 to 0.6.0 and it no longer hangs": the failure stopped with the move
     return None
 
 

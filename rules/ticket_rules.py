@@ -963,6 +963,17 @@ def _releases(c: Claim, engine: str) -> tuple:
         # change, not the figure of the run that is slow, so no fit of it answers the ticket (engine.fits_first)
         (old, (value, unit)), = figures.items()
         evidence.append(ev(c, f"{engine} {old}'s figure: {RELEASE_BEFORE}", value, None, unit))
+    newest = max(c.data["versions"], key=claims.version_key)
+    if c.data["kind"] == "releases" and c.data.get("good") == newest:
+        # the failure stopped with the move to the newer release ("upgraded from 0.5.4 to 0.6.0 and it no longer
+        # hangs"): the newer release is the cure, the older one had the fault
+        older = " and ".join(v for v in c.data["versions"] if v != newest)
+        return (f"{engine} {newest} works where {older} did not: the newer release is the cure, not a regression",
+                f"Only the engine's release changed and the problem stopped on {newest}: the fault was {older}'s "
+                "(a bug or default fixed since), not the GPUs'.",
+                evidence,
+                f"Stay on {newest} or newer; if the problem must be understood on {older}, compare the two "
+                "releases' changelogs for the fix.")
     if c.data["kind"] == "releases":
         title = f"{engine} {versions}: the same setup behaves differently between releases"
     elif c.data["good"]:  # going back to it cured the problem: the release left behind is the regression

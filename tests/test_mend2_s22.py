@@ -6,6 +6,8 @@ form) and on near-misses that must keep their reading:
    peer access: ticket.p2p_refused says so, the figures being SHM's, and keeps "refused" for CUDA's and NCCL's words;
 2. a GPU count with its plural written informally ("3 gpu's", "2 gpu s") is read, and a count ending a list of counts
    ("in order to use 3, 5, 7 gpus", "2 or 4 GPUs") is none of them;
+3. a failure that stopped after a move to a newer release of the engine ("upgraded vLLM from 0.5.4 to 0.6.0 and it no
+   longer hangs") makes the newer release the good one, the cure, not a regression of it.
 """
 
 from pathlib import Path
@@ -97,3 +99,22 @@ def test_sonar426_reads_three_gpus():
     # dphnAI/sonar#426: "put a model on 3 gpu's" then "in order to use 3, 5, 7 gpus": three GPUs, not seven
     facts = _parsed((Path(__file__).parent / "data" / "ut22c" / "sonar426.md").read_text())
     assert gpu_count(facts) == 3
+
+
+# --------------------------------------------------------------------------- 3. "... and it no longer hangs"
+
+@pytest.mark.parametrize("case", _cases("release_cure"))
+def test_the_release_a_failure_stopped_on_is_the_good_one(case):
+    found = [c for c in claims.claims(said(case["sentence"])) if c.kind == "engine_versions_compared"]
+    assert [c.data["good"] for c in found] == [case["good"]], case["sentence"]
+
+
+def test_a_cure_by_upgrade_is_no_regression_of_the_newer_release():
+    text = "# vLLM start-up\n\nI upgraded vLLM from 0.5.4 to 0.6.0 and it no longer hangs at start-up.\n"
+    _, found = judged_issue(text)
+    f = found["ticket.engine_versions"]
+    assert "0.6.0 works where 0.5.4 did not" in f.title and "cure" in f.title, f.title
+    assert "Stay on 0.6.0" in f.fix
+    # the failure came with the move: the release left is the good one, the newer is what changed
+    _, found = judged_issue(text.replace("no longer hangs", "hangs"))
+    assert "cure" not in found["ticket.engine_versions"].title
