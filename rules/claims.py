@@ -2768,6 +2768,8 @@ def release_direction(text: str, versions: list[str]) -> str | None:
             return to  # the move cured it or sped it up
         if _state(sentence) == "bad" or _PERF_WORDS.search(sentence) or _TOLD_FIGURE.search(sentence):
             return left if left in versions else None  # the move came with the failure or the slowdown
+        if _state(after) == "good":
+            return to  # "upgraded from 0.5.4 to 0.6.0 and it no longer hangs": the failure stopped with the move
     return None
 
 
@@ -5055,6 +5057,30 @@ def p2p_run_enabled(facts: Facts) -> Claim | None:
                 if one or two:
                     return Claim("p2p_enabled", source, _quote(sentence, m, 60))
     return None
+
+
+# P2P switched off by the reporter for a run: "all_reduce_perf test with P2P disabled" (NVIDIA/nccl#1130), "test
+# data for eight GPUs with P2P disabled" (tinygrad/open-gpu-kernel-modules#17), "with P2P disabled it works"
+# (NVIDIA/nccl#631), "after disabling P2P", "I disabled P2P", NCCL_P2P_DISABLE=1. NCCL then runs GPU-to-GPU traffic
+# over SHM through host memory (NCCL_P2P_DISABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html):
+# a setting chosen, not peer access refused. The system's own words stay a refusal: "P2P is disabled between
+# connected GPUs" (NCCL's log), "CANNOT Access Peer", "disabled by the BIOS/driver".
+_P2P_SET_OFF = re.compile(
+    r"(?:\b(?:with|when|while|after|once)\s+(?:the\s+)?(?:GPU\s+)?" + _P2P_WORD
+    + r"\s+(?:is\s+|was\s+|being\s+)?(?:disabled|off|turned off|switched off)"
+    r"|\b(?:I|we)\s+(?:have\s+|had\s+|then\s+)?(?:disabled|turned off|switched off)\s+(?:the\s+)?(?:GPU\s+)?"
+    + _P2P_WORD + r"|\b(?:after|by|when|while|with|on)\s+(?:disabling|turning off|switching off)\s+(?:the\s+)?"
+    r"(?:GPU\s+)?" + _P2P_WORD + r")\b(?!\s+(?:by\s+(?:the\s+)?(?:driver|BIOS|system|ACS|IOMMU|hypervisor|host|"
+    r"default|platform)|due to|because)\b)|\bNCCL_P2P_DISABLE\s*=\s*1\b", re.I)
+
+
+def p2p_off_by_setting(facts: Facts, c: Claim) -> bool:
+    """Is the no_p2p claim `c` a run the reporter made with P2P switched off ("with P2P disabled",
+    NCCL_P2P_DISABLE=1), said in the claim's own sentence, rather than the system refusing peer access?"""
+    for source, text in texts(facts):
+        if source == c.source:
+            return bool(_P2P_SET_OFF.search(_said_sentence(text, c.quote)))
+    return False
 
 
 # GPUDirect RDMA registered through the kernel's DMA-BUF instead of the nvidia-peermem module: NCCL uses it where the

@@ -504,6 +504,9 @@ def p2p_refused(facts: Facts, predictions=None):
     nodes, _ = node_count(facts)
     if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
         return
+    if claims.p2p_off_by_setting(facts, c):
+        yield _p2p_off_by_setting(facts, c)
+        return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     geforce = gpu is not None and not gpu.pcie_p2p
     evidence = [claim_ev(c, "peer-to-peer refused")] + (
@@ -519,6 +522,28 @@ def p2p_refused(facts: Facts, predictions=None):
                "the PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; "
                "on GeForce boards expect the SHM ceiling and prefer fewer GPUs or a layer split.",
                refs=["nccl_acs", "nccl_trouble"])
+
+
+def _p2p_off_by_setting(facts: Facts, c: Claim):
+    """P2P switched off by the reporter for the run (claims.p2p_off_by_setting): NCCL then moves GPU-to-GPU traffic
+    over SHM through host memory (NCCL_P2P_DISABLE, NCCL's env docs), so the figures are SHM's, not the links'. Where
+    it was switched off to get past a hang, that hang's usual cause is ACS or the IOMMU on the PCIe path (the NCCL
+    maintainer in NVIDIA/nccl#631; NCCL's troubleshooting guide)."""
+    said = claims.symptom_quote(facts)
+    hang = bool(said and said[2] in FAILURES)
+    fix = ("Run the same test with P2P on (NCCL_P2P_DISABLE unset) and compare: the figures with P2P off are SHM's, "
+           "through host memory, whatever the links can do.")
+    if hang:
+        fix += (" If P2P was switched off because the run hangs with it on, that hang usually comes from ACS on the "
+                "PCIe switches or the IOMMU redirecting peer traffic: disable ACS (or boot with iommu=pt) and check "
+                "`p2pBandwidthLatencyTest`.")
+    return make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
+                "P2P is off by the reporter's setting, so GPU traffic goes through host memory (SHM)",
+                "With P2P switched off (NCCL_P2P_DISABLE=1 or the like), NCCL copies every transfer between GPUs "
+                "through host shared memory (SHM): the all-reduce figures measured that way are SHM's, bounded by "
+                "the CPUs' memory and the PCIe path to the host, not by peer-to-peer between the GPUs.",
+                [claim_ev(c, "P2P off by setting")],
+                fix=fix, refs=["nccl_env", "nccl_acs"])
 
 
 @rule("ticket.p2p_level_inert", "p2p_disabled")
@@ -938,6 +963,17 @@ def _releases(c: Claim, engine: str) -> tuple:
         # change, not the figure of the run that is slow, so no fit of it answers the ticket (engine.fits_first)
         (old, (value, unit)), = figures.items()
         evidence.append(ev(c, f"{engine} {old}'s figure: {RELEASE_BEFORE}", value, None, unit))
+    newest = max(c.data["versions"], key=claims.version_key)
+    if c.data["kind"] == "releases" and c.data.get("good") == newest:
+        # the failure stopped with the move to the newer release ("upgraded from 0.5.4 to 0.6.0 and it no longer
+        # hangs"): the newer release is the cure, the older one had the fault
+        older = " and ".join(v for v in c.data["versions"] if v != newest)
+        return (f"{engine} {newest} works where {older} did not: the newer release is the cure, not a regression",
+                f"Only the engine's release changed and the problem stopped on {newest}: the fault was {older}'s "
+                "(a bug or default fixed since), not the GPUs'.",
+                evidence,
+                f"Stay on {newest} or newer; if the problem must be understood on {older}, compare the two "
+                "releases' changelogs for the fix.")
     if c.data["kind"] == "releases":
         title = f"{engine} {versions}: the same setup behaves differently between releases"
     elif c.data["good"]:  # going back to it cured the problem: the release left behind is the regression

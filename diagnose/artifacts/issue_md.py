@@ -509,15 +509,37 @@ GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b
                              # nor 개월/개년, months and years: "4090을 3개월")
                              r"^\s*(?:を|が|は|も)?\s*(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
                              r"^\s*(?:를|을|가|이)?\s*(\d{1,2}|두|세|네|여덟)\s*(?:장|개)(?!월|년)", re.I)
-# (a size may come between: "2 * 40GB GPUs", vllm-project/vllm#4825; "two 24 GB GPUs")
+# (a size may come between: "2 * 40GB GPUs", vllm-project/vllm#4825; "two 24 GB GPUs"; the plural also written with an
+# apostrophe or apart, "3 gpu's" (dphnAI/sonar#426), "2 gpu s": _counted_gpus leaves "one GPU's memory", a possessive)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + _NOT_A_SIZE + r"(?:\s*[x×*]\s*(?=\d{1,3}\s*G)|\s+)"
-                          r"(?:\d{1,3}\s*G(?:i?B)?\s+)?(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
+                          r"(?:\d{1,3}\s*G(?:i?B)?\s+)?(?:\w+\s+)?(?:GPUs|GPU['’]s|GPU\s+s|cards|card['’]s|"
+                          r"graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
                           # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
                           r"\b(\d{1,2})-GPU(?=\s+(?:inference|serving|decod\w*|generation|setups?|runs?|rigs?|"
                           r"systems?|configs?|configurations?|deployments?)\b)|"
                           # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
                           r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
+# A count that ends a list of counts or alternatives is none of them: "in order to use 3, 5, 7 gpus" (dphnAI/sonar#426),
+# "2 or 4 GPUs", "4/8 GPUs" (not "CUDA 12.1, 8 GPUs": a version's digits are no count).
+COUNTS_LISTED = re.compile(r"(?<![\w.])\d{1,2}\s*(?:,\s*(?:(?:or|and)\s+)?|/\s*|\s+or\s+)$", re.I)
+_APOSTROPHE_PLURAL = re.compile(r"['’]s$|\ss$", re.I)
+
+
+def _counted_gpus(ln: str):
+    """The first GPUs-counted match of a line (GPUS_COUNTED, then the Chinese and other languages' forms), leaving a
+    count that ends a list of counts and a possessive of one GPU ("one GPU's memory")."""
+    for pattern in (GPUS_COUNTED, CJK_GPUS_COUNTED, WORLD_GPUS_COUNTED):
+        for m in pattern.finditer(ln):
+            if COUNTS_LISTED.search(ln[:m.start()]):
+                continue
+            if pattern is GPUS_COUNTED and _APOSTROPHE_PLURAL.search(m.group(0)) and \
+                    _count(next(g for g in m.groups() if g)) < 2:
+                continue
+            return m
+    return None
+
+
 # The GPUs the job runs on, said apart from those the machine has: "on one GPU of a g6.48xlarge", "with a single
 # GPU of the 8", "on just one of the 4 GPUs", "pinned to only GPU 0", "on GPU 0 only"; Docker's `--gpus 1` /
 # `--gpus device=0`
@@ -1156,8 +1178,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (i, named, n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], named if size else gpu_line[1], n, counted)
-        if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)
-                                   or WORLD_GPUS_COUNTED.search(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]):
+        if count_line is None and (m := _counted_gpus(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         elif count_line is None and (m := GPU_MEMORY_PRODUCT.search(ln)) and not HOST_MEMORY.search(ln):
             count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
