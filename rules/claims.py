@@ -345,9 +345,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
 # What a gap "between" must separate to be idle time between units of work (not kernels or layouts).
 _CALLS = (r"[^.\n]{0,25}?\b(?:calls?|requests?|inferences?|inference calls|runs?|iterations?|frames?|invocations?|"
           r"predictions?|queries|query|generations?|batches|evaluat\w+|run calls)\b")
-# GPU utilisation read at its top ("GPU-Util 100%", "utilization is maxed", "100% GPU usage"), and the board's power
-# said low ("power is very low", "low power draw", "only 60W"; the watts a group)
-_BUSY = (r"(?:(?:\bGPU[- ]?(?:util\w*|usage|load|occupancy)|\butili[sz]ation)\b[^.\n%]{0,20}?"
+# GPU utilisation read at its top ("GPU-Util 100%", "utilization is maxed", "100% GPU usage"; not the CPU's), and the
+# board's power said low ("power is very low", "low power draw", "only 60W"; the watts a group)
+_BUSY = (r"(?:(?:\bGPU[- ]?(?:util\w*|usage|load|occupancy)|(?<!CPU )(?<!cpu )\butili[sz]ation)\b[^.\n%]{0,20}?"
          r"(?:\b100\s*%|\bfull\b|\bmaxed(?: out)?\b|\bpegged\b|\bmax(?:imum)?\b)|"
          r"\b100\s*%\s+(?:GPU[- ]?)?(?:util\w*|usage|load|occupancy)\b|\bmax(?:imum|ed)? (?:GPU[- ]?)?util\w*)")
 _LOW_POWER = (r"(?:\bpower(?: draw| usage| consumption)?\b(?! (?:cap|limit))[^.\n\d]{0,20}?"
@@ -629,7 +629,7 @@ FAILURE_PATTERNS_J: dict[str, list[str]] = {
 }
 
 # Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
-_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
+_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow", "busy_low_power")
 _INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
                                 r"\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|never)\b", re.I)
 

@@ -109,6 +109,9 @@ def test_words_read(sentence):
     "Power is low and GPU utilization is 0%, the job hangs.",  # idle, not busy
     "The power limit is low but utilization is 100%, and it is slow.",  # a limit, not the draw
     "GPU memory usage is full but power is low and it hangs.",  # memory, not utilisation
+    "CPU utilization is 100% but power is low and it hangs.",  # the CPU's
+    "GPU util 100% but the power is not low, it hangs.",  # ruled out
+    "GPU utilization is 100% but power is never low during the stuck step.",
 ])
 def test_words_not_read(sentence):
     assert not read_words(sentence)
