@@ -345,6 +345,15 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
 # What a gap "between" must separate to be idle time between units of work (not kernels or layouts).
 _CALLS = (r"[^.\n]{0,25}?\b(?:calls?|requests?|inferences?|inference calls|runs?|iterations?|frames?|invocations?|"
           r"predictions?|queries|query|generations?|batches|evaluat\w+|run calls)\b")
+# GPU utilisation read at its top ("GPU-Util 100%", "utilization is maxed", "100% GPU usage"; not the CPU's), and the
+# board's power said low ("power is very low", "low power draw", "only 60W"; the watts a group)
+_BUSY = (r"(?:(?:\bGPU[- ]?(?:util\w*|usage|load|occupancy)|(?<!CPU )(?<!cpu )\butili[sz]ation)\b[^.\n%]{0,20}?"
+         r"(?:\b100\s*%|\bfull\b|\bmaxed(?: out)?\b|\bpegged\b|\bmax(?:imum)?\b)|"
+         r"\b100\s*%\s+(?:GPU[- ]?)?(?:util\w*|usage|load|occupancy)\b|\bmax(?:imum|ed)? (?:GPU[- ]?)?util\w*)")
+_LOW_POWER = (r"(?:\bpower(?: draw| usage| consumption)?\b(?! (?:cap|limit))[^.\n\d]{0,20}?"
+              r"\b(?:(?:is|stays|remains|very|quite|really|extremely|so|super|pretty)\s+)*(?:low|tiny|minimal)\b|"
+              r"\b(?:low|idle|minimal|tiny)\s+power\b|"
+              r"\bonly\s+(?:draws?\s+|drawing\s+|using\s+|uses\s+|at\s+|about\s+|around\s+|~)?(\d{1,4})\s*(?:W|watts?)\b)")
 FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # The input pipeline holding the GPUs back: data loading, decoding, augmentation on the CPU
     # (https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html, "enable async data loading"), and
@@ -406,6 +415,19 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         # (the idle words after the figure only under "even": "推理时100%，空闲时0%" reads two states)
         r"(?:利用率|使用率|占用率?)[^\n]{0,15}?100\s*%[^\n]{0,10}?(?:即使|即便|哪怕|甚至)[^\n]{0,10}?(?:空闲|闲置|"
         r"没有(?:任何)?(?:请求|推理|任务|输入)|无请求|不推理)",
+    ],
+    # (issue 11, s22) Busy at 100 % while the board draws little power: the same counter (a kernel resident all the
+    # sample period) with the power showing that it does not compute, what a collective spinning while it waits for a
+    # peer looks like ("利用率满载 but 功耗很低", QwenLM/Qwen#970). ticket.busy_low_power reads it beside a hang or a
+    # slow run, and sets a stated wattage against the board's rated power (data groups: the watts, when said).
+    "busy_low_power": [
+        _BUSY + r"[^.\n]{0,40}?\b(?:but|yet|while|though|although|with|and|at)\b[^.\n]{0,30}?" + _LOW_POWER,
+        _LOW_POWER + r"[^.\n]{0,40}?\b(?:but|yet|while|though|although|despite|even though|and|with)\b[^.\n]{0,30}?"
+        + _BUSY,
+        r"(?:利用率|使用率|占用率?)[^\n]{0,10}?(?:满载|跑满|拉满|满了|100\s*%)[^\n]{0,20}?(?:功耗|功率)[^\n]{0,6}?"
+        r"(?:很低|较低|偏低|低|只有\s*(\d{1,4})\s*W|才\s*(\d{1,4})\s*W)",
+        r"(?:功耗|功率)[^\n]{0,6}?(?:很低|较低|偏低|低|只有\s*(\d{1,4})\s*W|才\s*(\d{1,4})\s*W)[^\n]{0,20}?"
+        r"(?:利用率|使用率|占用率?)[^\n]{0,10}?(?:满载|跑满|拉满|满了|满|100\s*%)",
     ],
     # Slower when work arrives with gaps: the driver drops an idle GPU to a low-power P-state and the first
     # kernels after the gap run at low clocks (nvidia-smi -q "Performance State"; persistence mode and locked
@@ -607,7 +629,7 @@ FAILURE_PATTERNS_J: dict[str, list[str]] = {
 }
 
 # Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
-_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
+_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow", "busy_low_power")
 _INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
                                 r"\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|never)\b", re.I)
 

@@ -321,10 +321,12 @@ def busy_not_saturated(facts: Facts, predictions=None):
         return  # a lower figure beside it: not "busy but slow"
     if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
         return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
-    from rules.ticket_rules import gpu_utilisation
+    from rules.ticket_rules import gpu_utilisation, spinning_gpus
 
     if any(True for _ in gpu_utilisation(facts)):
         return  # a low-utilisation reading (words or figure) decides, and the two leads would contradict
+    if [c for c in claims.find(facts, "busy_low_power") if not c.guess] or spinning_gpus(facts):
+        return  # busy at a small share of the power: waiting, not memory-bound work (ticket.busy_low_power)
     u = max(busy, key=lambda c: c.data["percent"])
     yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
                f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",

@@ -1210,6 +1210,76 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    "and fast uncontended CPU cores.")
 
 
+# (issue 11, s22) A GPU counted busy that draws little power does not compute. NVML's utilization.gpu is the "percent of
+# time over the past sample period during which one or more kernels was executing on the GPU" (NVML API reference,
+# nvmlUtilization_t), and NCCL's collective kernels poll on the GPU until their peers' data arrives, so a rank waiting
+# on a peer reads 100 % near idle power. Real nvidia-smi tables of hung collectives (tests/data/busy_low_power/
+# SOURCES.md): 44 W of 250 W on both busy V100-PCIe (17.6 %, NVIDIA/nccl#199), 65-76 W of 300 W on V100-SXM2 (22-25 %,
+# pytorch/pytorch#22671); a board computing at 100 % sits at its cap (101 W of 100 W, GTX 1070 mining,
+# xstead/ethereum-miner-monitor#5), and an idle one at its floor with 0-3 % (134 W of 700 W H100, 19 %,
+# wilicc/gpu-burn#114). Below 35 % of the cap is the spinning side with room above the idle floors read.
+SPIN_POWER_SHARE = 0.35
+SPIN_UTIL = 90
+
+
+def spinning_gpus(facts: Facts) -> list[tuple[GpuFact, float, str]]:
+    """(GPU, power cap in W, where the cap comes from) for each busy GPU (GPU-Util >= SPIN_UTIL) of a pasted nvidia-smi
+    table when every busy GPU draws below SPIN_POWER_SHARE of its cap (the table's Pwr:Usage/Cap, else the catalog's
+    rated power of the GPU named); empty when any busy GPU draws more, or no cap is known."""
+    spec = getattr(facts.subject, "gpu", None)  # (None before the engine sets the subject)
+    busy = [g for g in facts.of(GpuFact) if (g.utilization_pct or 0) >= SPIN_UTIL and g.power_draw_w]
+    rows = [(g, g.power_limit_w, "Pwr:Usage/Cap") if g.power_limit_w else
+            (g, spec.tdp_w if spec else 0.0, f"catalog {spec.key} TDP" if spec else "") for g in busy]
+    if not rows or any(not cap or g.power_draw_w >= SPIN_POWER_SHARE * cap for g, cap, _ in rows):
+        return []
+    return rows
+
+
+@rule("ticket.busy_low_power", "other", "comm_bound")
+def busy_low_power(facts: Facts, predictions=None):
+    """GPUs counted 100 % busy at a small share of their power during a hang or a slow run: kernels resident but not
+    computing, a collective waiting on a peer (a hang: a rank that never arrives; a slow run: every step waits in
+    communication)."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("hang", "slow", "scaling"):
+        # the opening classed by other words (an issue template's "该错误"): the hang or the slowness said later
+        hang, slow = [c for c in claims.find(facts, "hang") if not c.guess], claims.complaint(facts)
+        said = (hang[0].source, hang[0].quote, "hang") if hang else (slow.source, slow.quote, "slow") if slow else None
+    if not said or _first(facts, "util_when_idle"):
+        return
+    spec = getattr(facts.subject, "gpu", None)
+    evidence = [ev(g, f"{gpu_label(g)} at GPU-Util {g.utilization_pct:g} % draws (nvidia-smi)", g.power_draw_w,
+                   f"< {SPIN_POWER_SHARE * cap:.0f} ({SPIN_POWER_SHARE:.0%} of {cap:g} W, {where})", "W")
+                for g, cap, where in spinning_gpus(facts)][:4]
+    for c in claims.find(facts, "busy_low_power"):
+        watts = float(c.data["groups"][0]) if c.data.get("groups") else None
+        if c.guess or (watts and spec and watts >= SPIN_POWER_SHARE * spec.tdp_w):
+            continue  # "only 300 W" of a 350 W board computes
+        evidence.append(claim_ev(c, "busy at low power, in the reporter's words"))
+        break
+    if not evidence:
+        return
+    evidence.append(ev(said[0], f'the symptom: "{said[1]}"'))
+    fix = ("Find the rank the others wait for: run with NCCL_DEBUG=INFO, take `py-spy dump --pid` of every "
+           "rank (or `cuda-gdb -p` of the waiting one) to see which collective each waits in, and check the NCCL_* "
+           "environment settings (NCCL_SOCKET_IFNAME, NCCL_IB_*, NCCL_P2P_*) against the hardware, per NCCL's "
+           "troubleshooting guide.")
+    summary = ("nvidia-smi's GPU-Util is the share of time any kernel was resident (NVML utilization.gpu), not work "
+               "done. NCCL's collective kernels poll on the GPU until their peers' data arrives, so a GPU waiting in a "
+               "collective reads 100 % at near-idle power, while one that computes draws close to its cap.")
+    if said[2] == "hang":
+        yield make("ticket.busy_low_power", "other", "warning", 0.45,
+                   "GPUs 100 % busy at low power while it hangs: a collective is waiting on a peer",
+                   summary + " The busy GPUs are spinning in a collective that a peer never joins: a rank that stopped "
+                   "or took another path, or a transport that never delivers.", evidence, fix=fix,
+                   refs=["nccl_trouble"])
+        return
+    yield make("ticket.busy_low_power", "comm_bound", "warning", 0.5,
+               "GPUs 100 % busy at low power while it runs slowly: the steps wait in communication",
+               summary + " The steps spend their time waiting in collectives for data from peers (a slow or "
+               "misconfigured transport, or a late rank), not computing.", evidence, fix=fix, refs=["nccl_trouble"])
+
+
 def taking_turns(facts: Facts) -> bool:
     """One GPU busy (>= 90 %) while another all but idles (<= 20 %) under an engine that is not tensor-parallel: the
     GPUs take turns, as in a layer split (or the model sits on one GPU). Tensor-parallel ranks run every layer
