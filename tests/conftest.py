@@ -190,6 +190,15 @@ def toml_cases(folder: Path, name: str) -> list:
     return [pytest.param(c, id=f"{name}-{i}") for i, c in enumerate(cases)]
 
 
+def unsourced_cases(folder: Path) -> list:
+    """(file, sentence) of each [[case]] in folder/*.toml whose url is no GitHub address: every kept sentence names
+    the thread it came from."""
+    import tomllib
+
+    return [(path.name, case.get("sentence")) for path in sorted(folder.glob("*.toml"))
+            for case in tomllib.loads(path.read_text())["case"] if not case["url"].startswith("https://github.com/")]
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note

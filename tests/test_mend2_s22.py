@@ -13,8 +13,7 @@ form) and on near-misses that must keep their reading:
 from pathlib import Path
 
 import pytest
-import tomllib
-from conftest import judged_issue, said, toml_cases
+from conftest import judged_issue, said, toml_cases, unsourced_cases
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts
@@ -30,9 +29,7 @@ def _cases(name: str):
 
 
 def test_every_sentence_names_its_source():
-    for path in DATA.glob("*.toml"):
-        for case in tomllib.loads(path.read_text())["case"]:
-            assert case["url"].startswith("https://github.com/"), (path.name, case["sentence"])
+    assert unsourced_cases(DATA) == []
 
 
 # --------------------------------------------------------------------------- 1. "with P2P disabled"

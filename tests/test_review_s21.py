@@ -17,8 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-import tomllib
-from conftest import toml_cases
+from conftest import toml_cases, unsourced_cases
 from test_u11o_peer_copy_and_fit import issue
 
 from rules import claims
@@ -35,9 +34,7 @@ def _claims(sentence: str) -> list[claims.Claim]:
 
 
 def test_every_sentence_names_its_thread():
-    for path in DATA.glob("*.toml"):
-        for case in tomllib.loads(path.read_text())["case"]:
-            assert case["url"].startswith("https://github.com/"), (path.name, case["sentence"])
+    assert unsourced_cases(DATA) == []
 
 
 # --------------------------------------------------------------------------- 1. a guess word governs its clause
