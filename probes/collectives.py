@@ -18,6 +18,7 @@ import os
 import statistics
 import tempfile
 import time
+import warnings
 from typing import Any
 
 from diagnose.evidence import CollectiveResult, bus_factor
@@ -28,6 +29,8 @@ ELEMENT_BYTES = 4  # float32, nccl-tests' default type
 # Sizes up to this are also timed under a CUDA graph: the largest decode all-reduce of
 # decode_sizes() (hidden 8192 x batch 128 x 2 bytes = 2 MiB) is what a served decode step sends.
 GRAPH_MAX_BYTES = 2 << 20
+# What torch warns when a capture recorded no work (aten/src/ATen/cuda/CUDAGraph.cpp, capture_end).
+EMPTY_GRAPH = "CUDA Graph is empty"
 
 
 def bandwidths(op: str, size_bytes: int, time_us: float, nranks: int) -> tuple[float, float]:
@@ -223,7 +226,9 @@ def sweep(rank: int, nranks: int, config: dict, device, notes: list[str] | None 
             rows.append((op, size, False, _time(torch, dist, call, config, cuda), wrong))
             if cuda and config["graphs"] and size <= GRAPH_MAX_BYTES and not graph_failed:
                 try:
-                    rows.append((op, size, True, _time_graph(torch, call, config), wrong))
+                    graph_us = _time_graph(torch, call, config)
+                    if graph_us is not None:
+                        rows.append((op, size, True, graph_us, wrong))
                 except Exception as exc:  # noqa: BLE001 - the eager timings stand without it
                     graph_failed = True
                     if notes is not None:
@@ -295,8 +300,12 @@ def _time(torch, dist, call, config: dict, cuda: bool) -> float:
     return statistics.median(samples)
 
 
-def _time_graph(torch, call, config: dict) -> float:
-    """The same calls captured once in a CUDA graph and replayed: no launch overhead per call."""
+def _time_graph(torch, call, config: dict) -> float | None:
+    """The same calls captured once in a CUDA graph and replayed: no launch overhead per call.
+
+    None where the capture holds no GPU work, so a replay would time nothing: NCCL's one-rank, in-place
+    all-reduce enqueues none (on the lent H200, torch warned "The CUDA Graph is empty" and the replay
+    took 0.69 us for 8 B and 1 MiB alike, tests/recordings/h200-vm-one-gpu-live-record.json)."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -304,9 +313,13 @@ def _time_graph(torch, call, config: dict) -> float:
     torch.cuda.current_stream().wait_stream(stream)
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(config["iters"]):
-            call()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.cuda.graph(graph):
+            for _ in range(config["iters"]):
+                call()
+    if any(EMPTY_GRAPH in str(w.message) for w in caught):
+        return None
     for _ in range(2):
         graph.replay()
     samples = []

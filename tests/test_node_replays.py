@@ -54,6 +54,7 @@ HUMAN_CRITICALS = {
     "hgx-h800-fabric-in-progress.json": set(),  # fabric still registering: wait, not yet a fault
     "h100-vm-rhel-ai-topo-nvlink.json": set(),  # eight H100 SXM in a VM, every pair NV18
     "h200-vm-one-gpu-smi-q.json": set(),  # one healthy H200 passed through to a VM
+    "h200-vm-one-gpu-live-record.json": set(),  # recorded live on a lent H200 alone in a VM: healthy
     "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
     "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
 }

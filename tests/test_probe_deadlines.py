@@ -55,7 +55,9 @@ def test_a_hung_gpu_copy_in_its_own_process_is_killed():
 
 
 def test_an_isolated_step_that_fails_says_why():
-    (f,) = runner._run_step(runner.Step("HBM, GEMM, GEMV on GPU0", partial(kernels.single_gpu, 0, 0), 60,
+    # CUDA device 4096 exists nowhere: no CUDA here, an invalid device ordinal on a GPU machine (device 0 ran
+    # fine on the lent H200, so the step did not fail there).
+    (f,) = runner._run_step(runner.Step("HBM, GEMM, GEMV on GPU0", partial(kernels.single_gpu, 0, 4096), 60,
                                         isolated=True))
     assert f.reason == "error" and f.probe == "HBM, GEMM, GEMV on GPU0"
 

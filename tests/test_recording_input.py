@@ -125,8 +125,12 @@ def test_a_huge_count_exits_2_quickly_within_1_gb(tmp_path, count):
 
 
 STAND_IN = REPO / "tests" / "data" / "nvml_stand_in" / "nvml_stand_in.c"
+# The stand-in is loaded by its path before pynvml would look for the driver's library: on the lent H200 the
+# driver's libnvidia-ml.so.1 was found first despite LD_LIBRARY_PATH, and the test read the real GPU's answer.
 READ_FABRIC = """
-import json
+import ctypes, json, sys
+import pynvml
+pynvml.nvmlLib = ctypes.CDLL(sys.argv[1])
 from probes.recording import LiveSession
 s = LiveSession()
 s.nvml("nvmlInit")
@@ -140,8 +144,8 @@ def test_fabric_info_is_read_through_a_pointer_on_a_stand_in_libnvidia_ml(tmp_pa
     lib = tmp_path / "libnvidia-ml.so.1"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(lib), str(STAND_IN)], check=True)
     env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", READ_FABRIC], capture_output=True, text=True, env=env, timeout=60,
-                         cwd=REPO)
+    out = subprocess.run([sys.executable, "-c", READ_FABRIC, str(lib)], capture_output=True, text=True, env=env,
+                         timeout=60, cwd=REPO)
     assert out.returncode == 0, out.stderr[-800:]
     value, error = (json.loads(line) for line in out.stdout.splitlines()[-2:])
     assert error is None
