@@ -71,3 +71,15 @@ def test_one_rank_nccl_rows_are_host_overhead_not_a_link():
     assert len(eager) == 2 and max(eager) / min(eager) < 1.1 and all(r.busbw_gbs == 0 for r in rows)
     # The words probes.collectives looks for are the ones torch printed there.
     assert EMPTY_GRAPH in (SOURCES / "node-standard.log").read_text()
+
+
+def test_the_text_report_prints_each_unit_with_its_value_only():
+    """The first replay of this recording printed 'batch 8 GB/s': the unit column took the batch column too."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / NAME)]).output
+    (gemv8,) = [line.split() for line in out.splitlines() if line.split()[1:2] == ["gemv_gbs"] and "3,725" in line]
+    assert gemv8 == ["0", "gemv_gbs", "bf16", "3,725", "GB/s", "8"]
+    assert "78.2 / 700.0" in out  # NVML's 78152 mW, to a tenth of a watt

@@ -150,7 +150,7 @@ def tables(facts) -> dict:
             "columns": ["gpu", "name", "bus id", "memory GiB", "PCIe now/max", "temp C", "power W", "SM MHz",
                         "clock events", "ECC unc."],
             "rows": [[g.index, g.name, g.bus_id, round(g.memory_total_mib / 1024, 1) if g.memory_total_mib else None,
-                      _pcie(g), g.temperature_c, _pair(g.power_draw_w, g.power_limit_w),
+                      _pcie(g), g.temperature_c, _pair(_watts(g.power_draw_w), _watts(g.power_limit_w)),
                       _pair(g.sm_clock_mhz, g.sm_clock_max_mhz), ", ".join(g.clock_event_reasons) or None,
                       g.ecc_uncorrected_volatile] for g in gpus],
         }
@@ -180,8 +180,9 @@ def tables(facts) -> dict:
     measured = facts.of(Measurement)
     if measured:
         out["Kernels and copies"] = {
-            "columns": ["gpu", "metric", "dtype", "batch", "value", "unit"],
-            "rows": [[m.gpu, m.metric, m.dtype, m.batch, round(m.value, 1), m.unit] for m in measured],
+            # batch after the unit: the terminal prints a unit with the numeric columns just before it
+            "columns": ["gpu", "metric", "dtype", "value", "unit", "batch"],
+            "rows": [[m.gpu, m.metric, m.dtype, round(m.value, 1), m.unit, m.batch] for m in measured],
         }
     return out
 
@@ -226,6 +227,11 @@ def _pcie(g):
     now = f"Gen{g.pcie_gen_current} x{g.pcie_width_current}"
     top = f"Gen{g.pcie_gen_max} x{g.pcie_width_max}" if g.pcie_gen_max else "?"
     return f"{now} / {top}" + (" (load)" if g.pcie_read_under_load else "")
+
+
+def _watts(w):
+    """NVML reports milliwatts: a tenth of a watt is all a reader needs."""
+    return None if w is None else round(w, 1)
 
 
 def _pair(a, b):
