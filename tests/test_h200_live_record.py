@@ -83,3 +83,4 @@ def test_the_text_report_prints_each_unit_with_its_value_only():
     (gemv8,) = [line.split() for line in out.splitlines() if line.split()[1:2] == ["gemv_gbs"] and "3,725" in line]
     assert gemv8 == ["0", "gemv_gbs", "bf16", "3,725", "GB/s", "8"]
     assert "78.2 / 700.0" in out  # NVML's 78152 mW, to a tenth of a watt
+    assert "A one-rank row moves no data between GPUs" in " ".join(out.split())

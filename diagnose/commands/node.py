@@ -175,7 +175,10 @@ def tables(facts) -> dict:
             "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, "
                     "reduce_scatter). Shown: the smallest size, decode-sized messages (16 KiB, 512 KiB), 1 and 16 MiB, "
                     "and the largest; "
-                    "every row is in the JSON report (facts.collective_result).",
+                    "every row is in the JSON report (facts.collective_result)."
+                    + (" A one-rank row moves no data between GPUs: it checks that NCCL starts and validates, and "
+                       "its time is the per-call cost of the stack, not a link's." if any(r.nranks == 1 for r in rows)
+                       else ""),
         }
     measured = facts.of(Measurement)
     if measured:
