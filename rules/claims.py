@@ -3012,8 +3012,12 @@ _CURES = re.compile(r"\b(?:resolv|fix|solv|cur)\w*\s+(?:the\s+|this\s+|that\s+|m
 
 # (s22) A release named as what cured it: "Fixed with: `2.26.2-1+cuda12.8`" beside "Libraries: `2.25.1-1+cuda12.8`"
 # (NVIDIA/TensorRT-LLM#4238), "The problem got fixed in NCCL 2.4.6" (of a hang on NCCL 2.4.2, pytorch/pytorch#20630):
-# the release after the cure word is the good side.
-_CURED_WITH = re.compile(r"\b(?:fixed|solved|resolved|cured)\s+(?:it\s+)?(?:with|by|in|using)\b", re.I)
+# the release after the cure word is the good side. (s23) The passive is read whatever ending the verb was given after
+# its auxiliary ("This is fixes with NCCL 2.26.2-1", of ncclCommAbort hanging on 2.25.1-1, pytorch/pytorch#149153;
+# "this bug has been fixed in 2.4.6", NVIDIA/nccl#238); the noun ("there are fixes in 2.26.2") has no such auxiliary.
+_CURED_WITH = re.compile(r"\b(?:fixed|solved|resolved|cured|(?:is|was|been|got|gets)\s+"
+                         r"(?:fix(?:e[sd])?|solve[sd]?|resolve[sd]?|cure[sd]?))\s+(?:it\s+)?(?:with|by|in|using)\b",
+                         re.I)
 
 
 def _state(part: str) -> str | None:
