@@ -556,6 +556,15 @@ MORE_WORDS_J: dict[str, list[str]] = {
         # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
         r"\bCUDAGraphMode\.NONE\b",
         r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)(?![\w-])",
+        # (s23) the graphs captured but not run: "the CUDA graph not being properly launched" (sgl-project/sglang#5527,
+        # found with Nsight Systems), "the slow run did not activate CUDA graph" (SGLang's maintainer on
+        # sgl-project/sglang#6092): decode then launches every kernel from the host, as in eager mode. Not "skipped":
+        # graphs skipped above the largest captured batch are the engines' normal capture (vLLM, SGLang docs); nor a
+        # prefill without them ("not used for prefill": the engines capture decode only)
+        r"\bCUDA[- ]?graphs?\s+(?:(?:is|are|was|were)\s+)?(?:not|never)\s+(?:being\s+)?(?:properly\s+|actually\s+|"
+        r"really\s+)?(?:launched|activated|replayed|triggered|used|running)\b(?![^.\n]{0,25}?\bprefill)",
+        r"\b(?:did|does|do)\s*(?:not|n't)\s+(?:activate|launch|replay|use|trigger)\s+(?:the\s+|any\s+)?"
+        r"CUDA[- ]?graphs?\b",
     ],
     "launch_overhead": [
         # a profile's kernel count per token or step, and kernels shorter than a launch
@@ -2205,6 +2214,9 @@ def claims(facts: Facts) -> list[Claim]:
             pct = float(m.group(number))
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
+            if cpu_figure(text[max(0, m.start() - 60):m.start(number)]
+                          .rsplit("\n", 1)[-1].rsplit(". ", 1)[-1], m.group(0)):
+                continue  # "one CPU core consistently reaches 100% utilization": the CPU's load, not the GPU's
             if _NOT_BUSY_AFTER.match(text[m.end():m.end() + 30]):
                 continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
@@ -2289,6 +2301,21 @@ _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?
                              re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
+# A load figure whose clause names the CPU (or one of its cores or threads) and no GPU before it is the CPU's: "one CPU
+# core consistently reaches 100% utilization" (turboderp-org/exllamav3#97), "the CPU utilization rate is 100%, and the
+# GPU SM utilization rate is only about 60%-75%" (vllm-project/vllm#4806: the 100 % is the CPU's, the 60 % the GPU's).
+# The clause ends at a comma, semicolon, "and", "but", "while" or "whereas"; a GPU named inside it owns the figure
+# ("the CPU is idle and GPU usage is 40%", "CPU usage 98.5 %, GPU-Util 4 %").
+_CLAUSE_SPLIT = re.compile(r"[,;:()]|\b(?:and|but|while|whereas)\b", re.I)
+_CPU_NAMED = re.compile(r"\b(?:v?CPUs?|processors?|cores?|threads?)\b", re.I)
+_GPU_NAMED = re.compile(r"\b(?:GPUs?|cards?|SMs?|CUDA)\b|GPU-Util", re.I)
+
+
+def cpu_figure(clause_before: str, match: str) -> bool:
+    """Whether a load figure belongs to the CPU: the clause before it names the CPU, a core or a thread, and neither it
+    nor the figure's own words name a GPU."""
+    clause = _CLAUSE_SPLIT.split(clause_before)[-1]
+    return bool(_CPU_NAMED.search(clause)) and not _GPU_NAMED.search(clause) and not _GPU_NAMED.search(match)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
 # 100 %", "never goes above 60 %" (a verb of reaching negated; "is not low, it stays at 99 %" is a reading) rule
 # the figure out (negated, so rules that read high figures skip it); "stays below 50 %" affirms a low share,
@@ -5947,6 +5974,15 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"\bGPUs?\b[^.\n]{0,20}?\b(?:sits?|sitting|is|are|stays?|goes|go)\s+idle\s+between\s+(?:the\s+|consecutive\s+|"
         r"each\s+|two\s+)?(?:(?:decode|decoding|forward|generation|engine|model)\s+)?(?:steps|iterations|passes)\b"
         r"(?![^.\n]{0,30}?\b(?:pipeline|stages?)\b)",
+        # (s23) the GPU, a node or a worker said to wait on the host's work or one of the serving process's host
+        # threads: "P node GPU blocked by detoken thread", "The P node seems blocked by some cpu work"
+        # (sgl-project/sglang#6909), "GPU is often idle, waiting for CPU operations" (vLLM's multi-step scheduling RFC,
+        # vllm-project/vllm#6854). The host's memory or link is no host thread ("waiting for CPU memory":
+        # _NOT_THE_HOST_THREAD); a GPU blocked by anything else ("blocked by a ROCm profiler race") is none of this
+        r"\b(?:GPUs?|nodes?|ranks?|workers?)\b[^.\n]{0,25}?\b(?:blocked|stalled|starved|held up|waiting|waits?)\s+"
+        r"(?:by|on|for)\s+(?:the\s+|a\s+|some\s+)?(?:(?:CPU|host)\b" + _NOT_THE_HOST_THREAD + r"(?:[- ](?:side\s+)?"
+        r"(?:work|operations?|tasks?|overhead|processing|threads?|code))?|(?:de)?token\w*\s+(?:threads?|process\w*|"
+        r"workers?)|detokeni[sz]\w*|the\s+scheduler\b)",
     ],
     "one_slow": [
         r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"

@@ -1076,6 +1076,8 @@ def _busbw_at_line_rate(facts: Facts) -> tuple[float, float, list] | None:
 # The reporter's A/B of hosts or their words for the host holding the GPUs back (not a CPU-load figure alone).
 _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
                      r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+|"
+                     # (s23) the GPU held by the host's work: "P node GPU blocked by detoken thread" (sglang#6909)
+                     r"blocked|stalled|held up|"
                      # (issue 11 n) a host stage measured against the GPU's step or as most of the time: the wait itself
                      r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×)|"
                      # (ut6) a host profile's share: "the tokenizer takes 40% of the time"
