@@ -169,6 +169,15 @@ _FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|
 # --------------------------------------------------------------------------- failure families (issue 11 b)
 # More families for failure categories, each from the vocabulary of the tool that reports the
 # situation, part of PATTERNS like the rest.
+
+# What follows a driver's release change in its sentence (a release's own dots, "532.03", do not end it): the failure or
+# slowdown after the move, or the cure on moving back (driver_change).
+_IN_SENTENCE = r"(?:[^.\n]|(?<=\d)\.(?=\d))"
+_DRIVER_OUTCOME = (_IN_SENTENCE + r"{0,60}?\b(?:slow\w*|hang\w*|hung|regress\w*|drop\w*|fail\w*|crash\w*|worse|lower|"
+                   r"went down|decreas\w*|fell|halved|freez\w*|stuck|deadlock\w*)\b")
+_DRIVER_CURE = (_IN_SENTENCE + r"{0,60}?\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works?|worked|restor\w*|back to normal|"
+                r"gone)\b")
+
 FAILURE_PATTERNS: dict[str, list[str]] = {
     # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
     # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
@@ -292,9 +301,16 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower|went down|decreas\w*|fell|halved)\b",
-        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
+        # (the thing downgraded is NCCL, not a driver named first: "downgrading the driver fixed the NCCL hang")
+        r"\bdowngrad\w*\b(?:(?!\bdrivers?\b)[^.\n]){0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
         r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+        # a failure said of every NCCL release from one on ("hangs when NCCL version >= 2.5.6", "an issue with NCCL
+        # releases newer than v2.11.4", "hangs with NCCL 2.12 and newer"): the release that brought it, not a
+        # requirement ("requires NCCL >= 2.18" names no failure)
+        r"\b(?:hang\w*|fail\w*|slow\w*|crash\w*|deadlock\w*|broken|issue|problem|bug|error)\b[^.\n]{0,60}?"
+        r"\bNCCL\s+(?:(?:versions?|releases?)\s*(?:>=?|≥|newer than|later than|after|since|above)\s*v?\d+\.\d+|"
+        r"v?\d+\.\d+(?:\.\d+)?\s+and\s+(?:newer|later|above))",
         # the slowdown or failure put down to the NCCL release itself ("suboptimal performance on H100 multi-node due
         # to Incompatible NCCL", sgl-project/sglang#5980, whose image had NCCL upgraded to 2.26.2; "this is because of
         # the problems introduced by the NCCL version", NVIDIA/nccl#173, after a rollback restored the speed)
@@ -303,6 +319,17 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"NCCL\s+(?:version\s+|release\s+)?(?:upgrade|update|bump|change)\b)",
         r"\b(?:introduced|brought in)\s+by\s+(?:the\s+|this\s+|that\s+)?(?:new(?:er)?\s+)?NCCL\s+"
         r"(?:version|release|upgrade|update)\b",
+    ],
+    # The GPU driver's release changed and the behaviour with it (vllm-project/vllm#2057 "after upgrade NVIDIA driver,
+    # benchmarks drop down"; bmaltais/kohya_ss#884 "downgrade driver on 532.03 version - solve problem"): the failure
+    # after the move, or the cure on moving back. A driver moved forward that cured it is no regression (the rule
+    # drops fixed_by quotes that moved forward).
+    "driver_change": [
+        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:the\s+)?(?:upgrad\w*|updat\w*|switch\w*|mov\w*|install\w*)\b"
+        r"[^.\n]{0,30}?\bdrivers?\b" + _DRIVER_OUTCOME,
+        r"\bdrivers?\s+(?:upgrade|update)s?\b" + _DRIVER_OUTCOME,
+        r"\b(?:downgrad\w*|roll\w*\s*back|revert\w*|go\w* back)\b[^.\n]{0,30}?\bdrivers?\b" + _DRIVER_CURE,
+        r"\bdrivers?\b[^.\n]{0,20}?\b(?:downgrad\w*|roll\w*\s*back|revert\w*)\b" + _DRIVER_CURE,
     ],
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
@@ -5341,7 +5368,9 @@ DISTRIBUTED = re.compile(r"\b(?:NCCL|communicators?|communication groups?|proces
 # torch.cuda.nccl.version() names it), so a distributed job that changes speed with the release alone may be seeing
 # an NCCL change. A version floor ("torch>=2.1" in a requirements list, "we need torch > 2.0") names no release used.
 _TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
-_TORCH_FROM_TO = re.compile(r"\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+"
+# "torch ... from 2.1 to 2.4", or the component named after "from": "upgraded from PyTorch 2.1 to 2.4"
+_TORCH_FROM_TO = re.compile(r"(?:\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+|\bfrom\s+(?:torch|pytorch)[\s=~:v]{0,4})"
+                            r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+(?:(?:torch|pytorch)[\s=~:v]{0,4})?"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
 _TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:after|since|newer than|above)\s+"
                           r"v?(\d\.\d{1,2})\b", re.I)

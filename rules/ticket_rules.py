@@ -2429,16 +2429,26 @@ def numa_words(facts: Facts, predictions=None):
                refs=["numa", "nccl_env"])
 
 
+def _release_change(facts: Facts, kind: str) -> Claim | None:
+    """The reporter's claim of a release change of its kind, unless a move forward is what cured it ("upgrading NCCL
+    fixed it", "updating the driver fixed it": the new release is the cure, not the cause); moving back that cured it
+    ("downgrading ... fixed it") stays."""
+    c = _first(facts, kind)
+    if not c or c.guess or (claims.fixed_by(c.quote)
+                            and not re.search(r"downgrad|roll\w*\s*back|revert|go\w* back", c.quote, re.I)):
+        return None
+    return c
+
+
 @rule("ticket.nccl_upgrade", "nccl_regression")
 def nccl_upgrade(facts: Facts, predictions=None):
     """The behaviour changed with an NCCL upgrade (or a downgrade restored it), said without two version
     numbers to compare (nccl.regression reads those)."""
     if claims.find(facts, "nccl_versions_compared"):
         return
-    c = _first(facts, "nccl_upgrade")
-    if not c or c.guess or (claims.fixed_by(c.quote)
-                            and not re.search(r"downgrad|roll\w* back|revert|go\w* back", c.quote, re.I)):
-        return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
+    c = _release_change(facts, "nccl_upgrade")
+    if not c:
+        return
     yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
                "The problem came with a change of NCCL release",
                "When only the NCCL release changed, its defaults (algorithms, protocols, transports, memory "
@@ -2447,6 +2457,22 @@ def nccl_upgrade(facts: Facts, predictions=None):
                "NCCL_DEBUG_SUBSYS=INIT,TUNING on both releases, diff the chosen algorithm, protocol and transport, and "
                "report it upstream with both logs.",
                refs=["nccl_releases", "nccl_env"])
+
+
+@rule("ticket.driver_change", "nccl_regression")
+def driver_change(facts: Facts, predictions=None):
+    """The behaviour changed with a GPU driver release (or moving back to the old one cured it), said in words: the
+    driver carries the CUDA driver API, P2P and memory mapping that NCCL and the engine build on."""
+    c = _release_change(facts, "driver_change")
+    if not c:
+        return
+    yield _on_claim("ticket.driver_change", "nccl_regression", "warning", c, "GPU driver release change",
+                    "The problem came with a change of GPU driver release",
+                    "When only the driver release changed, its CUDA driver, peer-to-peer and memory-mapping code "
+                    "changed under NCCL and the engine; the hardware did not.",
+                    fix="Run the previous driver release as a workaround; run all_reduce_perf (nccl-tests) and the "
+                    "same benchmark under both drivers with NCCL_DEBUG=INFO, and report it to NVIDIA with both runs.",
+                    refs=["nccl_releases"])
 
 
 @rule("ticket.clock_scope", "throttling")
