@@ -1,0 +1,40 @@
+"""Mends of the ticket's readings of the reporter's words (issue 11, session 23), each tested on real sentences kept
+with their threads in tests/data/mend_s23/*.toml (`adapted` says where the words were put in another form):
+
+1. "several GPUs, only one used" is the engines' default placement (ticket.one_gpu_by_design) only where the model is
+   known to fit one of the GPUs; with no model named the ticket asks for it, and says the fit is an assumption.
+"""
+
+from pathlib import Path
+
+import pytest
+from conftest import judged_issue, toml_cases, unsourced_cases
+
+DATA = Path(__file__).parent / "data" / "mend_s23"
+
+
+def _cases(name: str):
+    return toml_cases(DATA, name)
+
+
+def test_every_sentence_names_its_source():
+    assert unsourced_cases(DATA) == []
+
+
+# --------------------------------------------------------------------------- 1. one GPU used: does the model fit?
+
+@pytest.mark.parametrize("case", _cases("one_gpu_fit"))
+def test_one_gpu_by_design_only_where_the_model_fits(case):
+    verdict, found = judged_issue(f"# Only one GPU is used\n\n{case['sentence']}\n")
+    f = found.get("ticket.one_gpu_by_design")
+    if case["fit"] == "no":
+        assert f is None or f.category != "healthy", case["sentence"]
+    elif case["fit"] == "yes":
+        assert f is not None and f.category == "healthy" and "fits" in f.title, case["sentence"]
+        assert "Assumed: the model fits" not in f.summary, f.summary  # the fit is the catalog's, not assumed
+        assert verdict.category == "healthy"
+    else:
+        # no model named: nothing shows it fits; the answer says so and asks for the model
+        assert f is not None and "if the model fits" in f.title.lower(), case["sentence"]
+        # a healthy answer resting on it says what is missing (another rule may answer the ticket another way)
+        assert verdict.category != "healthy" or "attach the model" in verdict.summary.lower(), verdict.summary
