@@ -38,3 +38,24 @@ def test_one_gpu_by_design_only_where_the_model_fits(case):
         assert f is not None and "if the model fits" in f.title.lower(), case["sentence"]
         # a healthy answer resting on it says what is missing (another rule may answer the ticket another way)
         assert verdict.category != "healthy" or "attach the model" in verdict.summary.lower(), verdict.summary
+
+
+# --------------------------------------------------------------------------- 2. a release written informally
+
+@pytest.mark.parametrize("case", _cases("engine_release_informal"))
+def test_an_informal_release_is_read_after_the_engines_name(case):
+    from diagnose.artifacts.text import engine_named, engine_release
+
+    assert (engine_named(case["sentence"]) or "").lower() == case["engine"].lower(), case["sentence"]
+    assert engine_release(case["sentence"], case["engine"]) == case.get("release"), case["sentence"]
+
+
+def test_a_release_without_its_zero_major_is_the_engines_release_line():
+    # vllm#22479's 'version 10' reaches the ticket's engine profile as 0.10 (a 0.x engine only)
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Facts, Workload
+
+    facts = Facts()
+    facts.add(*issue_md.parse("# Slow\n\nWith vllm version 10 on 4 A100 the model runs slower than before.\n",
+                              "issue.md"))
+    assert [w.framework for w in facts.of(Workload) if w.framework] == ["vllm 0.10"]
