@@ -59,3 +59,19 @@ def test_a_release_without_its_zero_major_is_the_engines_release_line():
     facts.add(*issue_md.parse("# Slow\n\nWith vllm version 10 on 4 A100 the model runs slower than before.\n",
                               "issue.md"))
     assert [w.framework for w in facts.of(Workload) if w.framework] == ["vllm 0.10"]
+
+
+# --------------------------------------------------------------------------- 4. a GPU name nvidia-smi cut short
+
+@pytest.mark.parametrize("case", _cases("smi_cut_names"))
+def test_a_cut_gpu_name_takes_the_variant_its_memory_total_says(tmp_path, case):
+    from diagnose.bundle import read_bundle
+    from rules import catalog
+    from rules.subject import Subject
+
+    (tmp_path / "nvidia-smi.txt").write_text(case["smi"])
+    subject = Subject.of(read_bundle([tmp_path / "nvidia-smi.txt"]))
+    assert subject.gpu.key == case["key"], subject.gpu_source
+    # the variant's own row: its bandwidth, not the default row's with another memory size
+    assert subject.gpu.hbm_gbs == catalog.gpus()[case["key"]].hbm_gbs
+    assert subject.gpu.memory_said is None or case["key"] in subject.gpu_source, subject.gpu_source
