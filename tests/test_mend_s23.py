@@ -75,3 +75,15 @@ def test_a_cut_gpu_name_takes_the_variant_its_memory_total_says(tmp_path, case):
     # the variant's own row: its bandwidth, not the default row's with another memory size
     assert subject.gpu.hbm_gbs == catalog.gpus()[case["key"]].hbm_gbs
     assert subject.gpu.memory_said is None or case["key"] in subject.gpu_source, subject.gpu_source
+
+
+# --------------------------------------------------------------------------- 3. accelerate's device_map, max_memory
+
+@pytest.mark.parametrize("case", _cases("device_map_split"))
+def test_a_device_map_strategy_or_a_max_memory_of_several_gpus_is_a_layer_split(case):
+    from conftest import said
+
+    from rules import claims
+
+    found = [c for c in claims.claims(said(case["sentence"])) if c.kind == "layer_split" and not c.negated]
+    assert bool(found) is case["split"], case["sentence"]
