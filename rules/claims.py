@@ -1410,7 +1410,11 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
-        r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
+        r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b",
+        # accelerate's strategies, each whole layers per GPU in turn, and a max_memory map naming two GPUs or more
+        # (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference, "Designing a device map")
+        r"\bdevice_map`?\s*=\s*['\"]?(?:auto|balanced|sequential)",
+        r"\bmax[_ ]memory`?\s*[:=]\s*\{\s*['\"]?\d+['\"]?\s*:[^{}]{1,40}?,\s*['\"]?\d+['\"]?\s*:",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b",
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],

@@ -78,6 +78,12 @@ def _product(spec: GpuSpec | None) -> str | None:
     return re.sub(r"-(?:\d+gb|sxm\d*|pcie|nvl)\b", "", spec.key) if spec else None
 
 
+def _form(spec: GpuSpec) -> str | None:
+    """A catalog row's form factor as its key says it (SXM, PCIe, NVL), or None."""
+    m = re.search(r"-(sxm|pcie|nvl)", spec.key)
+    return m.group(1) if m else None
+
+
 def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
     """(GpuSpec, source, read from a family word) of the GPUs in the facts, from NVML/nvidia-smi names
     first, then the reporter's `[hardware] gpu`; (None, None, False) when no catalog row matches."""
@@ -124,6 +130,14 @@ def _with_stated_memory(facts: Facts, spec: GpuSpec | None, source: str | None) 
     if said is None:
         return spec, source
     gb, where, how = said
+    # a name that leaves the memory variant out (nvidia-smi's table cuts it at about 20 characters: "Tesla
+    # V100-SXM2...", "NVIDIA A100-SXM..."; "A100-SXM4" as people write it) read as the family's default row: the
+    # variant of the same product and form with the memory stated is the board, with its own bandwidth (the A100 SXM's
+    # 40 GB runs 1555 GB/s, its 80 GB 2039)
+    variant = next((g for g in catalog.gpus().values() if _product(g) == _product(spec) and _form(g) == _form(spec)
+                    and abs(g.memory_gb - gb) <= OTHER_SIZE * gb), None)
+    if variant is not None:
+        return variant, f"{source} (the {variant.key} variant: memory {gb:g} GB a GPU from {how} at {where})"
     variants = [g.memory_gb for g in catalog.gpus().values() if _product(g) == _product(spec)]
     flag = ("" if gb <= max(variants) or gb == spec.modded_memory_gb
             else ", larger than any variant the catalog knows: the reporter's figure")

@@ -557,34 +557,53 @@ def _sharding_asked(facts: Facts) -> bool:
         or bool(claims.find(facts, "layer_split")) or any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
-def _needs_several(facts: Facts) -> bool:
-    """Does the catalog say the model's weights do not fit one of the GPUs? Then it must be split and the GPUs
-    take turns (or the rest of it runs on the CPU): not one GPU by design."""
+def _fits_one(facts: Facts) -> bool | None:
+    """Does the catalog say the model's weights fit one of the GPUs (rules.workload.predict_layout at TP 1: the model
+    named, or its size, on the board named)? None where it cannot say: no model, or no GPU, the ticket names."""
     from rules.workload import predict_layout
 
     p = predict_layout(facts, 1, 1)
-    return p is not None and not p.fits
+    return None if p is None else p.fits
 
 
 @rule("ticket.one_gpu_by_design", "healthy")
 def one_gpu_by_design(facts: Facts, predictions=None):
     """'I have several GPUs but only one is used', with no sharding asked for and nothing broken in sight: engines
     put a model that fits one GPU on one GPU by default. A weak answer (0.5, below every observed fault): a failure,
-    a fault word, a rate to judge, a split asked for or a model too big for one GPU each leave it unsaid."""
+    a fault word, a rate to judge, a split asked for or a model too big for one GPU each leave it unsaid. Where the
+    ticket names no model (or no GPU) nothing shows the model fits: the answer is conditional and the ticket is asked
+    for what the fit needs (ollama/ollama#8546, the maintainer: "If the model fits on one GPU, that's all that will
+    be used")."""
     c = one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
-            or figures(facts) or claims.complaint(facts, skip=_ONE_GPU_USED) or _sharding_asked(facts) \
-            or _needs_several(facts):
+            or figures(facts) or claims.complaint(facts, skip=_ONE_GPU_USED) or _sharding_asked(facts):
         return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved)
+    fits = _fits_one(facts)
+    if fits is False:
+        return  # it must be split: the GPUs take turns (or the rest runs on the CPU), not one GPU by design
+    why = ("Serving engines shard a model only when told to (vLLM's and SGLang's tensor-parallel size defaults to 1) "
+           "or when it does not fit one GPU (Ollama loads a model that fits on a single GPU onto that GPU, which "
+           "avoids the transfers between GPUs on every token), and a PyTorch program runs on cuda:0 unless it places "
+           "work elsewhere; the other GPUs stay idle. More GPUs pay off as replicas for more concurrent requests (or "
+           "tensor parallelism with NVLink), not as speed for one request.")
+    if fits is None:
+        needed = "the GPU model" if facts.subject.model is not None else "the model's name or size"
+        yield make("ticket.one_gpu_by_design", "insufficient_data", "info", 0.0,
+                   f"Whether the model fits one GPU is unknown: the ticket names no {needed.removeprefix('the ')}",
+                   "One GPU busy while the others idle is the default placement only for a model that fits one GPU; "
+                   "a larger one is split over them.", [claim_ev(c, "what the reporter sees")],
+                   fix=f"attach {needed} (e.g. `ollama ps` or the launch command) and nvidia-smi while it runs",
+                   ask=needed)
+        yield passed("ticket.one_gpu_by_design",
+                     "One GPU does the work, the engines' default placement if the model fits on one",
+                     f"{why} Not known: whether the model fits one GPU (the ticket does not say which {needed}); "
+                     "no sharding was asked for.", [claim_ev(c, "what the reporter sees")], 0.5)
+        return
+    spec, board = facts.subject.model, facts.subject.gpu
     yield passed("ticket.one_gpu_by_design",
                  "One GPU does the work because the model fits on one: the engines' default placement",
-                 "Serving engines shard a model only when told to (vLLM's and SGLang's tensor-parallel size "
-                 "defaults to 1) or when it does not fit one GPU (Ollama loads a model that fits on a single GPU "
-                 "onto that GPU, which avoids the transfers between GPUs on every token), and a PyTorch program runs "
-                 "on cuda:0 unless it places work elsewhere; the other GPUs stay idle. Assumed: the model fits one "
-                 "GPU and no sharding was asked for (neither is contradicted by the ticket). More GPUs pay off as "
-                 "replicas for more concurrent requests (or tensor parallelism with NVLink), not as speed for one "
-                 "request.",
+                 f"{why} The catalog's {spec.key} fits one {board.name} (rules.workload.predict_layout at TP 1); no "
+                 "sharding was asked for.",
                  [claim_ev(c, "what the reporter sees")], 0.5)
 
 

@@ -92,8 +92,9 @@ def test_several_gpus_with_one_in_use_and_nothing_else_is_healthy_by_design(tmp_
     verdict, findings = ticket(tmp_path, "I have four A100 GPUs in this server, but only one GPU is used.")
     assert verdict.category == "healthy"
     assert verdict.confidence < 0.7  # rests on the absence of a fault: never a confident answer
-    (f,) = [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
-    assert "Assumed" in f.summary  # the assumption is said
+    (f,) = [f for f in findings if f.rule == "ticket.one_gpu_by_design" and f.category == "healthy"]
+    assert "Not known: whether the model fits" in f.summary  # no model named: the fit is not claimed
+    assert "attach the model" in verdict.summary  # and the ticket is asked for it
 
 
 @pytest.mark.parametrize("text", [

@@ -96,7 +96,7 @@ ENGINE_WORD = re.compile(
     r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
-    r"transformers|accelerate)\b",
+    r"transformers|accelerate)(?:\b|(?=v?\d+\.\d))",
     re.I,
 )
 
@@ -164,13 +164,24 @@ RELEASE_MAJORS = {"vllm": (0,), "sglang": (0,), "tgi": (0, 1, 2, 3), "textgenera
                   "koboldcpp": (1,), "textgenerationwebui": (1, 2, 3), "megatron": (0,), "megatronlm": (0,)}
 
 
+# The name's end: a word edge, or a release glued to it ("vLLM0.11.0", vllm-project/vllm#27400).
+_NAME_END = r"(?:\b|(?=v?\d+\.\d))"
+# A release written without the zero major of an engine whose releases are all 0.x: "vllm version 10", "vllm v10"
+# (0.10; vllm-project/vllm#22479, linagora/openrag#55). "v" or "version" must say it (a bare "vllm 10" is a count:
+# "run vllm 10 times"), and the minor is 2 or more: vLLM's engine generations are "V0" and "V1"
+# (https://docs.vllm.ai/en/latest/usage/v1_guide.html), never releases; not "version 10 of" something else.
+_MINOR_ONLY = re.compile(r"\s*(?:\s+version\s*[:=]?\s*|v)([2-9]|[1-4]\d)\b(?![.,]\d)(?!\s+of\b)", re.I)
+
+
 def engine_release(text: str, name: str) -> str | None:
     """The release written right after the first mention of engine `name` that has one ("vLLM 0.21.0"); None when
     no mention has. A bare two-part number (or one after a spaced colon or dash) is a release only in the engine's own
     range and not as one figure of a list that shares a rate unit; the first of a range or list of releases is none."""
     majors = RELEASE_MAJORS.get(re.sub(r"[-_ ]", "", name.lower()), ())
-    for m in re.finditer(r"\b" + re.escape(name) + r"\b", text or "", re.I):
+    for m in re.finditer(r"\b" + re.escape(name) + _NAME_END, text or "", re.I):
         v = _RELEASE_AFTER.match(text, m.end())
+        if v is None and majors == (0,) and (minor := _MINOR_ONLY.match(text, m.end())):
+            return f"0.{minor.group(1)}"  # "vllm v10", "vllm version 10": 0.10 of an engine whose releases are 0.x
         if v is None or _MORE_RELEASES.match(text, v.end()):
             continue
         release, sep = v.group(2), (v.group(1) or "").lower()
