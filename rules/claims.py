@@ -6857,9 +6857,17 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
             continue
         head = "".join(lines[:i]).replace("\n", " ")  # the wrapped lines before, read as one with the match's
         upto = pattern.search(head + line.rstrip("\n"), len(head))
-        if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)):
+        if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
+                         or _ADVICE_IF.search(upto.string[:upto.start()])):
             return upto
     return None
+
+
+# Advice to the reader on an error that may come, as READMEs and comments give it: "# specify --max-model-len if you
+# get CUDA out of memory", "in case you hit an illegal memory access, ...": a condition on someone else's run, not the
+# reporter's error (the reporter's own condition, "if I use TP=2 I get CUDA out of memory", is seen and stays).
+_ADVICE_IF = re.compile(r"\b(?:if|when(?:ever)?|in\s+case|should)\s+you\s+(?:\w+\s+)?(?:get|see|hit|encounter|run\s+"
+                        r"into|face|experience|receive|meet)\b[^,;:]*$", re.I)
 
 
 # --------------------------------------------------------------------------- the machine loses power under load

@@ -1843,12 +1843,26 @@ def _models_in(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+# A model named as the other side of a comparison: "unlike X", "compared with X", "than X", "X's figure vs mine".
+CONTRASTED = re.compile(r"\b(?:unlike|compared\s+(?:to|with)|than|vs\.?|versus|relative\s+to|instead\s+of|"
+                        r"rather\s+than|other\s+than|like)\s+(?:\w+\s+){0,2}$", re.I)
+
+
 def clause_model(clause: str, line: str) -> str | None:
     """The model a figure's own clause names ("13B on the 4090 does 30 tok/s" -> "13B"); where its clause names none
     but its line names two or more ("Llama-2-7B and Llama-2-13B: 48 tok/s"), all of them, joined by " / ": the figure
-    could be either's. None where nothing says, so the ticket's model holds (as clause_gpu for the GPU)."""
+    could be either's; where its clause names none, the one model an earlier clause of its sentence names. None where
+    nothing says, so the ticket's model holds (as clause_gpu for the GPU)."""
     names, said = _models_in(clause), clause
     if not names:
+        # the one model an earlier clause of the figure's own sentence names ("qwen3-32b using W4A16 dp gave 77 tok/s
+        # whereas tp yielded 125 tok/s"): the sentence speaks of one run's model throughout
+        # (not one set against another's: "unlike Llama-2-13B, which gives 30 tok/s, I get 12")
+        sentence = next((s for s in SENTENCE_SPLIT.split(line) if clause in s), "")
+        before = sentence[:sentence.find(clause)] if sentence else ""
+        named = _models_in(before)
+        if len(named) == 1 and not CONTRASTED.search(_plain(before)[:_plain(before).find(named[0])]):
+            return named[0]
         names, said = _models_in(line), line
         if len(names) < 2:
             return None
