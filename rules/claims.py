@@ -1990,6 +1990,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                                          or (kind in MORE_WORDS_K and asked(sentence))
                                          or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
+                    (kind in _READ_IN_SUPPOSITIONS and conditional(sentence[:m.start()], when=False)) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
                 claim = Claim(kind, "", _quote(sentence, m),
@@ -5192,6 +5193,11 @@ _extend(MORE_WORDS_K, new_kinds=True)
 # and the heads refusal said in prose ("this allows AutoTP to run even when number heads are not divisible by number
 # of devices": the change lifts the limit).
 _READ_IN_CONDITIONS = frozenset(MORE_WORDS_K) | {"tp_size_error"}
+# (s23 review) Graphs off or not run, said under a supposition in the clause before ("if", "unless", "should",
+# "would"): "-1 if cuda graph is not used" (vLLM's FlashInfer metadata docstring) says what would follow, not the run
+# the reporter has. "When" stays a report ("when I run with --enforce-eager, it is slow" is the reporter's run), as
+# conditional(when=False) reads it.
+_READ_IN_SUPPOSITIONS = frozenset({"eager_flag"})
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
