@@ -697,7 +697,10 @@ WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(
 #   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
 CJK_RATE = re.compile(
     r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
-    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン|토큰)\s*/\s*(?:秒|초)|"
+    # ... the per-second word after the unit, glued to a Han word before the figure ("速度为70tokens"), with 左右/上下
+    # ("about") before or after it: "70 token/s", "70tokens左右每秒", "70 个 token 每秒左右", "20トークン/秒"
+    r"(?<![A-Za-z0-9_.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン|토큰)\s*(?:左右|上下)?\s*"
+    r"(?:/\s*(?:秒|초)|/?\s*(?:每秒|毎秒))|"
     # ... Japanese "1秒あたり約10トークン", "毎秒10トークン", "秒間10トークン" and Korean "초당 17토큰",
     # "초당 약 17개 토큰" (the per-second word first, as 每秒 is in Chinese)
     r"(?:(?:1\s*)?秒(?:あたり|当たり|間)|毎秒)\s*(?:約|およそ|大体|だいたい)?\s*(\d+(?:\.\d+)?)\s*(?:トークン|tokens?)|"
