@@ -1654,7 +1654,7 @@ def nccl_unchanged(text: str) -> bool:
 def nccl_versions(text: str) -> list[str]:
     """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
     package 'libnccl2=2.20.5-1+cuda12.4')."""
-    if not re.search(r"\bNCCL\b|\blibnccl", text, re.I):
+    if not re.search(r"(?<![A-Za-z])NCCL(?![A-Za-z_])|\blibnccl", text, re.I):  # also glued: "nccl2.21", "用NCCL2.28"
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
@@ -5377,7 +5377,10 @@ DISTRIBUTED = re.compile(r"\b(?:NCCL|communicators?|communication groups?|proces
 # torch versions after 2.1"): each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency;
 # torch.cuda.nccl.version() names it), so a distributed job that changes speed with the release alone may be seeing
 # an NCCL change. A version floor ("torch>=2.1" in a requirements list, "we need torch > 2.0") names no release used.
-_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
+# The name may be glued to its release or to the words around it ("torch2.3.0", "采用pytorch1.13.1的"), not to another
+# name (libtorch, torch_tensorrt, torch2trt: the release must follow at once).
+_TORCH_RELEASE = re.compile(r"(?<![A-Za-z])(?:torch|pytorch)(?![A-Za-z_])[\s=~:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)"
+                            r"(?![\d.]*\d)", re.I)
 # "torch ... from 2.1 to 2.4", or the component named after "from": "upgraded from PyTorch 2.1 to 2.4"
 _TORCH_FROM_TO = re.compile(r"(?:\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+|\bfrom\s+(?:torch|pytorch)[\s=~:v]{0,4})"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+(?:(?:torch|pytorch)[\s=~:v]{0,4})?"

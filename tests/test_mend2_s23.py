@@ -5,6 +5,10 @@ form):
 1. A decode rate written in Chinese or Japanese word order ("70tokens左右每秒", "tokens/s仅为40.24") is read as the
    rate the English orders are, by the same reader (issue_md.CJK_RATE); a change in the rate, a count of tokens and a
    rate of requests are not.
+3. A release glued to its component's name ("nccl2.7.8", "NCCL2.21.5", "torch2.3.0", "采用pytorch1.13.1的") is read as
+   the spaced spelling is (claims.nccl_versions, claims._TORCH_RELEASE); a library named after torch (torch2trt), a
+   GPU count and another component's glued release ("cuda12.9") are not. (Item 2, the GLM-4.5/4.6/Air rows, was
+   already in rules/catalog/models.toml with their config.json addresses, and the names resolve.)
 """
 
 from pathlib import Path
@@ -36,3 +40,18 @@ def test_a_rate_in_cjk_word_order_is_read_as_a_decode_rate(case):
         assert rates == [pytest.approx(case["rate"])], case["sentence"]
     else:
         assert rates == [], case["sentence"]
+
+
+# --------------------------------------------------------------------------- 3. a component's release, name glued
+
+@pytest.mark.parametrize("case", _cases("component_releases"))
+def test_a_release_glued_to_its_components_name_is_read(case):
+    from conftest import said
+
+    from rules import claims
+
+    if "nccl" in case:
+        assert claims.nccl_versions(case["sentence"]) == case["nccl"], case["sentence"]
+    else:
+        found = [c.data["versions"] for c in claims.torch_releases_compared(said(case["sentence"]))]
+        assert found == ([case["torch"]] if "torch" in case else []), case["sentence"]
