@@ -8,7 +8,8 @@ form):
 3. A release glued to its component's name ("nccl2.7.8", "NCCL2.21.5", "torch2.3.0", "采用pytorch1.13.1的") is read as
    the spaced spelling is (claims.nccl_versions, claims._TORCH_RELEASE); a library named after torch (torch2trt), a
    GPU count and another component's glued release ("cuda12.9") are not. (Item 2, the GLM-4.5/4.6/Air rows, was
-   already in rules/catalog/models.toml with their config.json addresses, and the names resolve.)
+   already in rules/catalog/models.toml with their config.json addresses: the names tickets write are tested to reach
+   them, and GLM models of other shapes to reach none.)
 """
 
 from pathlib import Path
@@ -40,6 +41,20 @@ def test_a_rate_in_cjk_word_order_is_read_as_a_decode_rate(case):
         assert rates == [pytest.approx(case["rate"])], case["sentence"]
     else:
         assert rates == [], case["sentence"]
+
+
+# --------------------------------------------------------------------------- 2. GLM-4.5 / 4.6 / 4.5-Air named
+
+@pytest.mark.parametrize("case", _cases("glm_names"))
+def test_the_glm_names_tickets_write_reach_their_catalog_rows(case):
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Workload
+    from rules import catalog
+
+    records = issue_md.parse(f"# Slow\n\n{case['sentence']}\n", "issue.md")
+    rows = {spec.key for w in records if isinstance(w, Workload) and w.model
+            for spec in [catalog.find_model(w.model)] if spec and spec.key.startswith("glm")}
+    assert rows == ({case["key"]} if "key" in case else set()), case["sentence"]
 
 
 # --------------------------------------------------------------------------- 3. a component's release, name glued
