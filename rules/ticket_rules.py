@@ -2462,9 +2462,11 @@ def nccl_upgrade(facts: Facts, predictions=None):
 @rule("ticket.driver_change", "nccl_regression")
 def driver_change(facts: Facts, predictions=None):
     """The behaviour changed with a GPU driver release (or moving back to the old one cured it), said in words: the
-    driver carries the CUDA driver API, P2P and memory mapping that NCCL and the engine build on."""
+    driver carries the CUDA driver API, P2P and memory mapping that NCCL and the engine build on. Silent beside a
+    known error message, which names the failure itself ('Driver / library version mismatch' after an update: the
+    running kernel module is the old one, fixed by a reboot, not a regression)."""
     c = _release_change(facts, "driver_change")
-    if not c:
+    if not c or claims.known_errors(facts):
         return
     yield _on_claim("ticket.driver_change", "nccl_regression", "warning", c, "GPU driver release change",
                     "The problem came with a change of GPU driver release",
