@@ -1174,12 +1174,12 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "-l 1`) shows whether it works.",
                      [claim_ev(idle, "utilisation read with no work running")], 0.6)
         return
-    figures = claims.find(facts, "gpu_util")
-    low = [u for u in figures if u.data["percent"] < 80]
+    readings = claims.find(facts, "gpu_util")
+    low = [u for u in readings if u.data["percent"] < 80]
     words = _first(facts, "gpu_idle_words")
     if not low and not (words and not words.guess):
         return
-    if not low and (len(figures) > len(low) or claims.find(facts, "hang")):
+    if not low and (readings or claims.find(facts, "hang")):
         # (s23) "idle" said of GPUs the same text counts busy ("the GPUs remain idle ... GPU utilization stays at 100%",
         # modelscope/ms-swift#10183), or of a job that hangs: the GPUs of a stalled collective wait in NCCL's spinning
         # kernel, which NVML counts busy; the words name the stall, not a host that starves them

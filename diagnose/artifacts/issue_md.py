@@ -1863,8 +1863,8 @@ def clause_model(clause: str, line: str) -> str | None:
         # (not one set against another's: "unlike Llama-2-13B, which gives 30 tok/s, I get 12")
         sentence = next((s for s in SENTENCE_SPLIT.split(line) if clause in s), "")
         before = sentence[:sentence.find(clause)] if sentence else ""
-        named = _models_in(before)
-        if len(named) == 1 and not CONTRASTED.search(_plain(before)[:_plain(before).find(named[0])]):
+        named, plain = _models_in(before), _plain(before)
+        if len(named) == 1 and not CONTRASTED.search(plain[:plain.find(named[0])]):
             return named[0]
         names, said = _models_in(line), line
         if len(names) < 2:

@@ -88,6 +88,8 @@ NO_EFFECT = (r"\b(?:ha(?:s|d|ve)|ma(?:de|kes?)|t(?:ake|akes|ook|aken)|show(?:s|e
              r"obvious\s+|significant\s+|measurable\s+)?(?:effects?|difference|change|impact|improvement|gain)\b")
 
 
+# The name's end: a word edge, or a release glued to it ("vLLM0.11.0", vllm-project/vllm#27400).
+_NAME_END = r"(?:\b|(?=v?\d+\.\d))"
 # Serving engines and inference frameworks as people name them in prose ("on vLLM 0.6.3",
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
 ENGINE_WORD = re.compile(
@@ -96,7 +98,7 @@ ENGINE_WORD = re.compile(
     r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
-    r"transformers|accelerate)(?:\b|(?=v?\d+\.\d))",
+    r"transformers|accelerate)" + _NAME_END,
     re.I,
 )
 
@@ -164,8 +166,6 @@ RELEASE_MAJORS = {"vllm": (0,), "sglang": (0,), "tgi": (0, 1, 2, 3), "textgenera
                   "koboldcpp": (1,), "textgenerationwebui": (1, 2, 3), "megatron": (0,), "megatronlm": (0,)}
 
 
-# The name's end: a word edge, or a release glued to it ("vLLM0.11.0", vllm-project/vllm#27400).
-_NAME_END = r"(?:\b|(?=v?\d+\.\d))"
 # A release written without the zero major of an engine whose releases are all 0.x: "vllm version 10", "vllm v10"
 # (0.10; vllm-project/vllm#22479, linagora/openrag#55). "v" or "version" must say it (a bare "vllm 10" is a count:
 # "run vllm 10 times"), and the minor is 2 or more: vLLM's engine generations are "V0" and "V1"
