@@ -219,7 +219,8 @@ class HostFact(Fact):
     Known names: shm_bytes, iommu ("off", "pt", "on"), virtualization ("none", "kvm", ...),
     container (bool), numa_nodes, numa_nodes_per_socket, cpu_model, hostname, os, kernel,
     driver_version, cuda_driver_version, fabric_manager ("running", "not_running", "absent"),
-    gdr_module ("loaded", "not_loaded"), ib_devices, ib_active_ports, acs_enabled_bridges.
+    gdr_module ("loaded", "not_loaded"), ib_devices, ib_active_ports, acs_enabled_bridges, uptime_s
+    (seconds since boot).
     """
 
     report_key: ClassVar[str] = "host_fact"

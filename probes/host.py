@@ -86,6 +86,9 @@ def _identity(s: Session) -> list[HostFact]:
         out.append(HostFact(SOURCE, "cpu_model", model.group(1).strip()))
     if cpuinfo:
         out.append(HostFact(SOURCE, "cpus", len(re.findall(r"^processor\s*:", cpuinfo, re.M))))
+    uptime = re.match(r"\s*(\d+(?:\.\d+)?)\s", s.get("read", "/proc/uptime") or "")
+    if uptime:  # the time base of counters kept since boot (a GPU's PCIe replays)
+        out.append(HostFact(f"{SOURCE}:/proc/uptime", "uptime_s", float(uptime.group(1))))
     return out
 
 

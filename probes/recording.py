@@ -299,7 +299,7 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
         # struct passed by value would be copied onto the stack and the reading lost (or worse).
         import ctypes
 
-        info = pynvml.c_nvmlGpuFabricInfo_t()
+        info = _fabric_info_struct()()
         func(real[0], ctypes.byref(info))
         return info
     if call == "nvmlDeviceGetFieldValues":  # args: gpu, field id, scope id (e.g. the link)
@@ -309,6 +309,19 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
         member = ("dVal", "uiVal", "ulVal", "ullVal", "sllVal", "siVal", "usVal")[field.valueType]
         return getattr(field.value, member)
     return func(*real)
+
+
+def _fabric_info_struct():
+    """nvml.h's nvmlGpuFabricInfo_t, laid out here rather than taken from pynvml: the nvidia-ml-py on a lent H200
+    sized clusterUuid 80 bytes, not NVML_GPU_FABRIC_UUID_LEN (16), so it read status and state from past what NVML
+    wrote (a stand-in library's "Completed" came back as 0, "not supported")."""
+    import ctypes
+
+    class GpuFabricInfo(ctypes.Structure):
+        _fields_ = [("clusterUuid", ctypes.c_ubyte * 16), ("status", ctypes.c_uint), ("cliqueId", ctypes.c_uint),
+                    ("state", ctypes.c_ubyte)]  # nvmlGpuFabricState_t is an unsigned char
+
+    return GpuFabricInfo
 
 
 def _to_json(call: str, value):

@@ -234,7 +234,7 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     ],
     # Errors on a PCIe link (issue 11): the kernel's AER report (drivers/pci/pcie/aer.c: "PCIe Bus Error: severity=...",
     # "AER: Corrected error received", the error bits RxErr / BadTLP / BadDLLP / Replay Timer Timeout / REPLAY_NUM
-    # Rollover), nvidia-smi -q's "Replays Since Reset" above zero, and the words for them: AER or PCIe bus errors, a
+    # Rollover), nvidia-smi -q's "Replays Since Reset" above a minute's allowance, and the words for them: AER or PCIe bus errors, a
     # replay counter climbing, a link stable only when forced to a lower generation (Gen5 signal integrity).
     "pcie_errors": [
         r"\bPCIe Bus Error\b", r"\bAER:\s*(?:Multiple\s+)?(?:Correct|Uncorrect)\w*\b[^\n]{0,25}?\berror",
@@ -242,7 +242,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"RE[PL]+AY_NUM Rollover)\b",
         r"\bAER\b[^.\n]{0,20}?\b(?:errors?|messages?|warnings?)\b",
         r"\bPCI-?e(?:xpress)?\s+(?:(?:bus|link|replay|AER)\s+)?errors?\b",
-        r"\b(?:Replays Since Reset|Replay Number Rollovers|replay[ ._]?(?:count(?:er)?|errors?))\b\W{0,10}[1-9]\d*\b",
+        # a rollover always; a count above one minute's allowance of DCGM's (ticket_rules.REPLAYS_PER_MINUTE)
+        r"\bReplay Number Rollovers\b\W{0,10}[1-9]\d*\b",
+        r"\b(?:Replays Since Reset|replay[ ._]?(?:count(?:er)?|errors?))\b\W{0,10}(?:9|[1-9]\d+)\b",
         r"\breplay(?:s|[ ._]?(?:count(?:er|s)?|errors?|number))?\b[^.\n]{0,30}?\b(?:climb\w*|increas\w*|ris(?:es|ing)|"
         r"rose|grow\w*|go(?:es|ing)? up|non-?zero|in the (?:thousands|hundreds))\b",
         r"\bsignal[- ]integrity\b",

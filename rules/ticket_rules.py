@@ -30,6 +30,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
+from diagnose.findings import Evidence
 from rules import beyond_band, claims, fleet_rules, speculation
 from rules.beyond_roofline import beats, finding
 from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
@@ -2277,6 +2278,33 @@ def _aer_detail(n: Note) -> str:
     return f"AER {n.data.get('severity')} error{layer}{bits} logged by {who}"
 
 
+# DCGM's health watch flags a PCIe link above 8 replays a minute, "the maximum recommended by RM" (the driver team):
+# NVIDIA/DCGM dcgmlib/src/dcgm_gpu_hardware_limits.h, DCGM_LIMIT_MAX_PCIREPLAY_RATE.
+REPLAYS_PER_MINUTE = 8
+
+
+def _replays_beyond_limit(g: GpuFact, minutes: float | None) -> bool:
+    """A counter kept since reset is a rate only over a known time: with the host's uptime (the longest the GPU can
+    have been counting) the rate is at least count / uptime; without one, a count within a minute's allowance cannot
+    be a link that keeps failing. A rollover (one packet replayed until REPLAY_NUM wrapped) always counts."""
+    if g.pcie_replay_rollovers:
+        return True
+    count = g.pcie_replay_counter or 0
+    return count / minutes > REPLAYS_PER_MINUTE if minutes else count > REPLAYS_PER_MINUTE
+
+
+def _replay_evidence(g: GpuFact, uptime) -> Evidence:
+    """The count against DCGM's rate: as a rate over the host's uptime where it is known, else as a bare count."""
+    detail = (f"{gpu_label(g)} PCIe replays since reset (nvidia-smi -q; {g.pcie_replay_rollovers or 0} replay number "
+              "rollovers)")
+    if uptime and uptime.value:
+        return ev(g, f"{detail}: {g.pcie_replay_counter or 0} over at most the host's uptime of "
+                     f"{uptime.value / 60:.0f} min ({uptime.source}), against DCGM's limit",
+                  round((g.pcie_replay_counter or 0) / (uptime.value / 60), 3), REPLAYS_PER_MINUTE, "replays/min")
+    return ev(g, f"{detail}, with no time base: compared with DCGM's limit for one minute", g.pcie_replay_counter,
+              REPLAYS_PER_MINUTE, "replays")
+
+
 @rule("ticket.pcie_errors", "pcie_link_degraded")
 def pcie_errors(facts: Facts, predictions=None):
     """Errors on a GPU's PCIe link: the kernel's AER reports (corrected receiver, bad-TLP/DLLP and replay errors are
@@ -2293,7 +2321,10 @@ def pcie_errors(facts: Facts, predictions=None):
     on_gpu = [n for who, n in owners if who == "gpu"] + recovered
     unknown = [n for who, n in owners if who is None]
     others = sorted({who for who, _ in owners if who not in ("gpu", None)})
-    replays = [g for g in facts.of(GpuFact) if g.pcie_replay_counter or g.pcie_replay_rollovers]
+    uptime = facts.host("uptime_s")
+    minutes = uptime.value / 60 if uptime and uptime.value else None
+    counted = [g for g in facts.of(GpuFact) if g.pcie_replay_counter or g.pcie_replay_rollovers]
+    replays = [g for g in counted if _replays_beyond_limit(g, minutes)]
     c = None if aer else _first(facts, "pcie_errors")  # parsed reports: they, not the words quoting them, decide
     fix = ("Watch the counters under load: `nvidia-smi -q -d PCIE` (Replays Since Reset, Replay Number Rollovers) and "
            "`sudo lspci -vvv -s <GPU bus id>` (LnkSta against LnkCap, and the AER status bits); reseat the card, "
@@ -2305,8 +2336,7 @@ def pcie_errors(facts: Facts, predictions=None):
                "traffic shows as slow collectives, hangs or a frozen host.")
     if on_gpu or replays or (unknown and not others):
         evidence = [ev(n, _aer_detail(n)) for n in (on_gpu + unknown)[:4]]
-        evidence += [ev(g, f"{gpu_label(g)} PCIe replays since reset (nvidia-smi -q; {g.pcie_replay_rollovers or 0} "
-                        "replay number rollovers)", g.pcie_replay_counter, 0) for g in replays[:4]]
+        evidence += [_replay_evidence(g, uptime) for g in replays[:4]]
         if on_gpu or replays:
             title = "A GPU's PCIe link reports errors: the link retransmits damaged packets"
             # a counter read once says nothing of when it counted (since the last reset, possibly long ago): weaker
@@ -2319,6 +2349,14 @@ def pcie_errors(facts: Facts, predictions=None):
             confidence = 0.5
         yield make("ticket.pcie_errors", "pcie_link_degraded", "warning", confidence, title, summary, evidence,
                    fix=fix, refs=["nvidia_smi"])
+        return
+    if counted and not c:
+        yield passed("ticket.pcie_errors", "The GPUs' PCIe replay counters are within DCGM's limit",
+                     "A replay is one packet the link sent again; DCGM flags a link above "
+                     f"{REPLAYS_PER_MINUTE} replays a minute, and these counts (kept since the GPU's last reset) stay "
+                     "under that: too few to cost the link bandwidth. Read them again under load "
+                     "(`nvidia-smi -q -d PCIE`) if they seem to climb.",
+                     [_replay_evidence(g, uptime) for g in counted[:4]], 0.6)
         return
     if others:
         n = next(n for who, n in owners if who in others)

@@ -55,6 +55,8 @@ HUMAN_CRITICALS = {
     "h100-vm-rhel-ai-topo-nvlink.json": set(),  # eight H100 SXM in a VM, every pair NV18
     "h200-vm-one-gpu-smi-q.json": set(),  # one healthy H200 passed through to a VM
     "h200-vm-one-gpu-live-record.json": set(),  # recorded live on a lent H200 alone in a VM: healthy
+    "h200-vm-one-gpu-5-replays-record.json": set(),  # another lent H200: 5 PCIe replays since reset, healthy
+    "h200-vm-one-gpu-2-replays-uptime-record.json": set(),  # 2 replays 44 s after boot: within DCGM's rate
     "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
     "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
 }

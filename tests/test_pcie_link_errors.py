@@ -8,6 +8,7 @@ below it, stays a lead. The words: vllm-project/vllm#14628 (dual RTX 5090 freezi
 slots to Gen4) was answered p2p_disabled before this family existed.
 """
 
+import json
 from pathlib import Path
 
 from conftest import report_json
@@ -208,3 +209,60 @@ def test_words_ruled_out_pass_and_words_said_warn(tmp_path):
     r = ticket(tmp_path, "Two RTX 4090 with vLLM TP=2 freeze the host; there are lots of AER errors in dmesg.")
     f = pcie(r)
     assert f and f["category"] == "pcie_link_degraded" and f["confidence"] <= 0.65
+
+
+# --------------------------------------------------------------------------- a counter is judged as a rate
+
+H200_RUNS = Path(__file__).parent / "recordings"
+
+
+def _replay_pcie(name):
+    from test_node_replays import replay
+
+    facts, findings, verdict = replay(name)
+    return facts, [f for f in findings if f.rule == "ticket.pcie_errors"], verdict
+
+
+def test_a_few_replays_on_a_healthy_h200_are_within_dcgms_limit():
+    """Two lent H200s (2026-12-04, scripts/gpu_check.sh): nvidia-smi -q said 5 and 2 "Replays Since Reset". The
+    first live run called that node pcie_link_degraded; DCGM allows 8 a minute, and 5 is not a failing link."""
+    for name, count in (("h200-vm-one-gpu-5-replays-record.json", 5),
+                        ("h200-vm-one-gpu-2-replays-uptime-record.json", 2)):
+        smi = (H200_RUNS / "sources" / name.removesuffix("-record.json") / "nvidia-smi-q.txt").read_text()
+        assert f"Replays Since Reset                            : {count}" in smi
+        facts, (f,), verdict = _replay_pcie(name)
+        assert verdict.category == "healthy" and f.severity == "ok" and "within DCGM's limit" in f.title
+        (e,) = f.evidence
+        assert e.expected == 8
+    # the first run's own report, kept as it was, is the false warning this replaced
+    live = json.loads((H200_RUNS / "sources" / "h200-vm-one-gpu-5-replays" / "node-standard.json").read_text())
+    assert live["verdict"]["category"] == "pcie_link_degraded"
+    # with no time base the count is compared with one minute's allowance; with the host's uptime (44 s here) it is
+    # a rate of at least count / uptime
+    _, (f5,), _ = _replay_pcie("h200-vm-one-gpu-5-replays-record.json")
+    assert f5.evidence[0].measured == 5 and f5.evidence[0].unit == "replays" and "no time base" in f5.evidence[0].detail
+    facts, (f2,), _ = _replay_pcie("h200-vm-one-gpu-2-replays-uptime-record.json")
+    uptime = facts.host("uptime_s").value
+    assert 40 < uptime < 50 and f2.evidence[0].unit == "replays/min"
+    assert f2.evidence[0].measured == round(2 / (uptime / 60), 3)
+
+
+def test_a_count_is_a_fault_only_past_dcgms_rate(tmp_path):
+    """The same real nvidia-smi -q with the counter set to what a failing link and a long-running healthy one show."""
+    from diagnose.evidence import Facts, HostFact
+    from rules.ticket_rules import pcie_errors
+
+    text = SMI_Q.read_text()
+    for count, expected in ((8, "healthy"), (9, "pcie_link_degraded"), (4127, "pcie_link_degraded")):
+        (tmp_path / "smi_q.txt").write_text(text.replace("Replays Since Reset               : 0",
+                                                         f"Replays Since Reset               : {count}", 1))
+        (tmp_path / "issue.md").write_text("Two RTX 4090 with vLLM TP=2 are slow.\n")
+        assert pcie(report_json("ticket", str(tmp_path)))["category"] == expected, count
+    # over a known uptime: 4127 in 10 minutes is 413 a minute (a fault); in 30 days, 0.1 a minute (not)
+    gpus = [g for g in smi_query.parse(text, "smi.txt") if hasattr(g, "pcie_replay_rollovers")]
+    gpus[0].pcie_replay_counter = 4127
+    for uptime_s, severity in ((600, "warning"), (30 * 86400, "ok")):
+        facts = Facts()
+        facts.add(gpus + [HostFact("probe:host:/proc/uptime", "uptime_s", uptime_s)])
+        (f,) = list(pcie_errors(facts))
+        assert f.severity == severity and f.evidence[-1].unit == "replays/min", uptime_s

@@ -125,8 +125,10 @@ def test_a_huge_count_exits_2_quickly_within_1_gb(tmp_path, count):
 
 
 STAND_IN = REPO / "tests" / "data" / "nvml_stand_in" / "nvml_stand_in.c"
-# The stand-in is loaded by its path before pynvml would look for the driver's library: on the lent H200 the
-# driver's libnvidia-ml.so.1 was found first despite LD_LIBRARY_PATH, and the test read the real GPU's answer.
+# The stand-in is loaded by its path before pynvml would look for the driver's library (on a GPU machine the
+# driver's libnvidia-ml.so.1 comes first despite LD_LIBRARY_PATH). On the lent H200 this test then read 0 for the
+# stand-in's 3: that nvidia-ml-py sized the struct's clusterUuid 80 bytes, not nvml.h's 16, which is why the probe
+# now lays the struct out itself (probes.recording._fabric_info_struct).
 READ_FABRIC = """
 import ctypes, json, sys
 import pynvml
@@ -150,3 +152,16 @@ def test_fabric_info_is_read_through_a_pointer_on_a_stand_in_libnvidia_ml(tmp_pa
     value, error = (json.loads(line) for line in out.stdout.splitlines()[-2:])
     assert error is None
     assert value == {"state": 3, "status": 0}  # Completed, Success: written by the library through the pointer
+
+
+def test_the_fabric_struct_is_laid_out_as_nvml_h_says():
+    """nvml.h: unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN = 16]; nvmlReturn_t status; unsigned int cliqueId;
+    nvmlGpuFabricState_t state (an unsigned char): what NVML writes, whatever layout the installed pynvml has."""
+    import ctypes
+
+    from probes.recording import _fabric_info_struct
+
+    info = _fabric_info_struct()
+    assert [(name, getattr(info, name).offset) for name, _ in info._fields_] == [
+        ("clusterUuid", 0), ("status", 16), ("cliqueId", 20), ("state", 24)]
+    assert ctypes.sizeof(info) == 28
