@@ -78,6 +78,8 @@ class GpuFact(Fact):
     pcie_read_under_load: bool | None = None  # True if current gen/width were read while busy
     pcie_replay_counter: int | None = None  # nvidia-smi -q "Replays Since Reset": packets the link retransmitted
     pcie_replay_rollovers: int | None = None  # "Replay Number Rollovers": a packet replayed until REPLAY_NUM wrapped
+    pcie_replay_counter_after: int | None = None  # the counter re-read after `diagnose node`'s measurements
+    pcie_replay_window_s: float | None = None  # seconds between the two readings (the measurements' PCIe traffic)
     utilization_pct: float | None = None
     temperature_c: float | None = None
     temperature_slowdown_c: float | None = None

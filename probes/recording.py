@@ -105,6 +105,11 @@ class Session:
     def env(self) -> dict[str, str]:
         return self._answer("env", [])
 
+    def clock(self, label: str) -> float:
+        """The wall clock (seconds since the epoch) at a named point of the run: what turns two readings of a
+        counter into a rate, on a replay too."""
+        return self._answer("clock", [label])
+
     def disk(self, path: str) -> dict[str, int]:
         """{"total": bytes, "free": bytes} of the file system holding `path`."""
         return self._answer("disk", [str(path)])
@@ -181,6 +186,8 @@ class LiveSession(Session):
             if not os.path.exists(args[0]):
                 raise Unanswered(call, args, "FileNotFoundError")
             return os.path.realpath(args[0])
+        if call == "clock":
+            return round(time.time(), 3)
         if call == "env":  # only what the checks read: a recording must not carry secrets
             return {k: v for k, v in os.environ.items() if k.startswith(ENV_KEPT)}
         if call == "disk":

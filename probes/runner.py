@@ -88,6 +88,7 @@ def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, c
         missing.extend(lacking)
         return records
 
+    session.get("clock", "inventory")  # the time base of counters read twice (PCIe replays)
     facts.add(_run_step(Step("NVML inventory", inventory, limit)))
     facts.missing += missing
     gpu_facts = facts.of(GpuFact)
@@ -99,6 +100,7 @@ def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, c
     if not session.live:
         for fact in gpu_facts:
             _reread(session, fact)
+        _replays_after(session, gpu_facts)
         sync_pcie_links(facts)
         results = load_results(session.results)
         if gpus is not None:  # --gpus on a replay: what the recording measured on the GPUs chosen
@@ -140,7 +142,26 @@ def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, c
             hung = step.name
         facts.add(records)
     at.update(step="the end of the run", left=[])
+    if steps and not hung:
+        facts.add(_run_step(Step("PCIe replay counters after the measurements",
+                                 lambda: _replays_after(session, gpu_facts), limit)))
     return steps
+
+
+def _replays_after(session: Session, gpu_facts: list[GpuFact]) -> list:
+    """Each GPU's PCIe replay counter read again after the measurements, whose host copies and collectives are the
+    load: its climb over the run's own seconds is a rate, where a count kept since the GPU's reset is not. The
+    GpuFacts are updated in place (on a replay, from the recorded readings, if the recording has them)."""
+    start, end = session.get("clock", "inventory"), session.get("clock", "after the measurements")
+    if start is None or end is None or end <= start:
+        return []
+    for fact in gpu_facts:
+        if fact.pcie_replay_counter is None:
+            continue
+        after = session.get("nvml", "nvmlDeviceGetPcieReplayCounter", fact.index, tag="after the measurements")
+        if after is not None:
+            fact.pcie_replay_counter_after, fact.pcie_replay_window_s = after, round(end - start, 1)
+    return []
 
 
 def _measurements_blocked(indices: list[int], facts: Facts | None = None) -> str | None:

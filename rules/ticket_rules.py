@@ -2283,26 +2283,43 @@ def _aer_detail(n: Note) -> str:
 REPLAYS_PER_MINUTE = 8
 
 
+def _measured_replay_rate(g: GpuFact) -> float | None:
+    """Replays a minute while `diagnose node` measured (the counter read before and after its PCIe traffic)."""
+    if g.pcie_replay_counter is None or g.pcie_replay_counter_after is None or not g.pcie_replay_window_s:
+        return None
+    return max(0, g.pcie_replay_counter_after - g.pcie_replay_counter) / (g.pcie_replay_window_s / 60)
+
+
 def _replays_beyond_limit(g: GpuFact, minutes: float | None) -> bool:
     """A counter kept since reset is a rate only over a known time: with the host's uptime (the longest the GPU can
     have been counting) the rate is at least count / uptime; without one, a count within a minute's allowance cannot
-    be a link that keeps failing. A rollover (one packet replayed until REPLAY_NUM wrapped) always counts."""
-    if g.pcie_replay_rollovers:
+    be a link that keeps failing. A rollover (one packet replayed until REPLAY_NUM wrapped) always counts, and so
+    does a climb while the node was measured faster than DCGM's rate."""
+    if g.pcie_replay_rollovers or (_measured_replay_rate(g) or 0) > REPLAYS_PER_MINUTE:
         return True
     count = g.pcie_replay_counter or 0
     return count / minutes > REPLAYS_PER_MINUTE if minutes else count > REPLAYS_PER_MINUTE
 
 
-def _replay_evidence(g: GpuFact, uptime) -> Evidence:
-    """The count against DCGM's rate: as a rate over the host's uptime where it is known, else as a bare count."""
+def _replay_evidence(g: GpuFact, uptime) -> list[Evidence]:
+    """The count against DCGM's rate: as a rate over the host's uptime where it is known, else as a bare count; and
+    the climb while the node was measured, where it was read twice."""
     detail = (f"{gpu_label(g)} PCIe replays since reset (nvidia-smi -q; {g.pcie_replay_rollovers or 0} replay number "
               "rollovers)")
     if uptime and uptime.value:
-        return ev(g, f"{detail}: {g.pcie_replay_counter or 0} over at most the host's uptime of "
+        out = [ev(g, f"{detail}: {g.pcie_replay_counter or 0} over at most the host's uptime of "
                      f"{uptime.value / 60:.0f} min ({uptime.source}), against DCGM's limit",
-                  round((g.pcie_replay_counter or 0) / (uptime.value / 60), 3), REPLAYS_PER_MINUTE, "replays/min")
-    return ev(g, f"{detail}, with no time base: compared with DCGM's limit for one minute", g.pcie_replay_counter,
-              REPLAYS_PER_MINUTE, "replays")
+                  round((g.pcie_replay_counter or 0) / (uptime.value / 60), 3), REPLAYS_PER_MINUTE, "replays/min")]
+    else:
+        out = [ev(g, f"{detail}, with no time base: compared with DCGM's limit for one minute", g.pcie_replay_counter,
+                  REPLAYS_PER_MINUTE, "replays")]
+    rate = _measured_replay_rate(g)
+    if rate is not None:
+        out.append(ev(g, f"{gpu_label(g)} PCIe replays while diagnose node measured: {g.pcie_replay_counter} -> "
+                         f"{g.pcie_replay_counter_after} in {g.pcie_replay_window_s:g} s (its host copies and "
+                         "collectives the load), against DCGM's limit", round(rate, 3), REPLAYS_PER_MINUTE,
+                      "replays/min"))
+    return out
 
 
 @rule("ticket.pcie_errors", "pcie_link_degraded")
@@ -2323,7 +2340,8 @@ def pcie_errors(facts: Facts, predictions=None):
     others = sorted({who for who, _ in owners if who not in ("gpu", None)})
     uptime = facts.host("uptime_s")
     minutes = uptime.value / 60 if uptime and uptime.value else None
-    counted = [g for g in facts.of(GpuFact) if g.pcie_replay_counter or g.pcie_replay_rollovers]
+    counted = [g for g in facts.of(GpuFact) if g.pcie_replay_counter or g.pcie_replay_rollovers
+               or (_measured_replay_rate(g) or 0) > 0]
     replays = [g for g in counted if _replays_beyond_limit(g, minutes)]
     c = None if aer else _first(facts, "pcie_errors")  # parsed reports: they, not the words quoting them, decide
     fix = ("Watch the counters under load: `nvidia-smi -q -d PCIE` (Replays Since Reset, Replay Number Rollovers) and "
@@ -2336,7 +2354,7 @@ def pcie_errors(facts: Facts, predictions=None):
                "traffic shows as slow collectives, hangs or a frozen host.")
     if on_gpu or replays or (unknown and not others):
         evidence = [ev(n, _aer_detail(n)) for n in (on_gpu + unknown)[:4]]
-        evidence += [_replay_evidence(g, uptime) for g in replays[:4]]
+        evidence += [e for g in replays[:4] for e in _replay_evidence(g, uptime)]
         if on_gpu or replays:
             title = "A GPU's PCIe link reports errors: the link retransmits damaged packets"
             # a counter read once says nothing of when it counted (since the last reset, possibly long ago): weaker
@@ -2356,7 +2374,7 @@ def pcie_errors(facts: Facts, predictions=None):
                      f"{REPLAYS_PER_MINUTE} replays a minute, and these counts (kept since the GPU's last reset) stay "
                      "under that: too few to cost the link bandwidth. Read them again under load "
                      "(`nvidia-smi -q -d PCIE`) if they seem to climb.",
-                     [_replay_evidence(g, uptime) for g in counted[:4]], 0.6)
+                     [e for g in counted[:4] for e in _replay_evidence(g, uptime)], 0.6)
         return
     if others:
         n = next(n for who, n in owners if who in others)

@@ -266,3 +266,29 @@ def test_a_count_is_a_fault_only_past_dcgms_rate(tmp_path):
         facts.add(gpus + [HostFact("probe:host:/proc/uptime", "uptime_s", uptime_s)])
         (f,) = list(pcie_errors(facts))
         assert f.severity == severity and f.evidence[-1].unit == "replays/min", uptime_s
+
+
+def test_a_climb_while_the_node_was_measured_is_a_rate(tmp_path):
+    """diagnose node reads each counter again after its measurements (their host copies and collectives the load),
+    with the clock at both readings: the real H200 recording, given those two readings, judges the climb."""
+    from test_node_replays import replay
+
+    data = json.loads((H200_RUNS / "h200-vm-one-gpu-2-replays-uptime-record.json").read_text())
+    for climb, severity in ((0, "ok"), (3, "ok"), (30, "warning")):
+        answers = data["answers"] + [
+            {"call": "clock", "args": ["inventory"], "value": 1000.0},
+            {"call": "clock", "args": ["after the measurements"], "value": 1030.0},
+            {"call": "nvmlDeviceGetPcieReplayCounter", "args": [0], "tag": "after the measurements",
+             "value": 2 + climb}]
+        path = tmp_path / f"climb{climb}.json"
+        path.write_text(json.dumps(dict(data, answers=answers)))
+        facts, findings, _ = replay(str(path))
+        (f,) = [f for f in findings if f.rule == "ticket.pcie_errors"]
+        assert f.severity == severity, climb
+        (e,) = [e for e in f.evidence if "while diagnose node measured" in e.detail]
+        assert e.measured == climb * 2 and e.expected == 8 and e.unit == "replays/min"  # per 30 s -> per minute
+        assert f"2 -> {2 + climb} in 30 s" in e.detail
+    # a recording without the second reading (every one made before it existed) keeps the since-reset judgement
+    _, findings, _ = replay("h200-vm-one-gpu-2-replays-uptime-record.json")
+    (f,) = [f for f in findings if f.rule == "ticket.pcie_errors"]
+    assert not any("while diagnose node measured" in e.detail for e in f.evidence)
