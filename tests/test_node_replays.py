@@ -57,6 +57,7 @@ HUMAN_CRITICALS = {
     "h200-vm-one-gpu-live-record.json": set(),  # recorded live on a lent H200 alone in a VM: healthy
     "h200-vm-one-gpu-5-replays-record.json": set(),  # another lent H200: 5 PCIe replays since reset, healthy
     "h200-vm-one-gpu-2-replays-uptime-record.json": set(),  # 2 replays 44 s after boot: within DCGM's rate
+    "h200-vm-one-gpu-reread-record.json": set(),  # no replay before or after the measurements: healthy
     "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
     "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
 }

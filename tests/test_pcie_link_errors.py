@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import report_json
 
 from diagnose.artifacts import dmesg, smi_query
-from diagnose.evidence import Note
+from diagnose.evidence import GpuFact, Note
 from rules import claims
 
 UT19 = Path(__file__).parent / "data" / "ut19"
@@ -292,3 +292,17 @@ def test_a_climb_while_the_node_was_measured_is_a_rate(tmp_path):
     _, findings, _ = replay("h200-vm-one-gpu-2-replays-uptime-record.json")
     (f,) = [f for f in findings if f.rule == "ticket.pcie_errors"]
     assert not any("while diagnose node measured" in e.detail for e in f.evidence)
+
+
+def test_the_live_run_reads_the_counter_again_after_its_measurements():
+    """The third lent H200 (2026-12-04 15:10, scripts/gpu_check.sh PASS): the counter read at the inventory and after
+    the measurements 18 s later, both 0; the replay gives the live run's findings."""
+    from test_node_replays import replay
+
+    live = json.loads((H200_RUNS / "sources" / "h200-vm-one-gpu-reread" / "node-standard.json").read_text())
+    facts, findings, verdict = replay("h200-vm-one-gpu-reread-record.json")
+    (gpu,) = [g for g in facts.of(GpuFact)]
+    assert (gpu.pcie_replay_counter, gpu.pcie_replay_counter_after) == (0, 0) and 15 < gpu.pcie_replay_window_s < 25
+    assert verdict.category == live["verdict"]["category"] == "healthy"
+    assert sorted(f.rule for f in findings) == sorted(f["rule"] for f in live["findings"])
+    assert not any(f.rule == "ticket.pcie_errors" for f in findings)  # nothing counted: no finding either way
