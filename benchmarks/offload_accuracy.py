@@ -69,8 +69,8 @@ def bound(row: dict, x: offload.OffloadPace) -> tuple[float, str]:
     """(tok/s, how) the fastest the row's placement can decode one stream: the GPU's share of the bytes at the
     predictor's roofline (the board's full memory bandwidth) and the CPU's at 100 % of the fastest memory its host can
     hold: the DIMM speed the source states, else the fastest JEDEC grade of the CPU family's DDR generation
-    (host_memory.toml [ddr]), on every channel. CPU decode reaches 26-74 % of peak in the measurements cited there, so
-    a rate above this bound cannot come from the placement as recorded."""
+    (host_memory.toml [ddr]), on every channel; PCIe copies at no cost. CPU decode reaches 26-74 % of peak in the
+    measurements cited there, so a rate above this bound cannot come from the placement as recorded."""
     p = prediction(row["model"], row["gpu"], row["gguf"])
     total = p.streamed_gb_per_step
     gpu_ms = p.decode_step_ms * (total - x.placement.cpu_gb) / total
