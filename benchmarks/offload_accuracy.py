@@ -65,12 +65,32 @@ def pace(row: dict) -> offload.OffloadPace:
     return offload.decode_pace(p, placed, host, catalog.interconnect(gpu.pcie_interconnect).achieved_gbs)
 
 
+def bound(row: dict, x: offload.OffloadPace) -> tuple[float, str]:
+    """(tok/s, how) the fastest the row's placement can decode one stream: the GPU's share of the bytes at the
+    predictor's roofline (the board's full memory bandwidth) and the CPU's at 100 % of the fastest memory its host can
+    hold: the DIMM speed the source states, else the fastest JEDEC grade of the CPU family's DDR generation
+    (host_memory.toml [ddr]), on every channel; PCIe copies at no cost. CPU decode reaches 26-74 % of peak in the
+    measurements cited there, so a rate above this bound cannot come from the placement as recorded."""
+    p = prediction(row["model"], row["gpu"], row["gguf"])
+    total = p.streamed_gb_per_step
+    gpu_ms = p.decode_step_ms * (total - x.placement.cpu_gb) / total
+    if not x.placement.cpu_gb:
+        return 1e3 / gpu_ms, f"{gpu_ms:.1f} ms on the GPU at its full bandwidth"
+    family = offload.cpu_family(row["cpu"])
+    kind = row.get("ddr") or (family[0].get("ddr") if family else None)
+    fastest = row.get("mts") or (max(offload._table()["ddr"][kind]) if kind else None)
+    host = offload.host_memory(row["cpu"], fastest, row.get("channels"), row.get("sockets"), kind)
+    cpu_ms = x.placement.cpu_gb / host.high_gbs * 1e3
+    return 1e3 / (gpu_ms + cpu_ms), (f"{gpu_ms:.1f} ms on the GPU at its full bandwidth + {x.placement.cpu_gb:.2f} GB "
+                                     f"at 100 % of {host.what}: {cpu_ms:.1f} ms")
+
+
 def evaluate(selected: list[dict]) -> list[dict]:
     out = []
     for row in selected:
         x = pace(row)
         out.append({"row": row, "err": x.expected / row["tok_s"] - 1, "inside": x.low <= row["tok_s"] <= x.high,
-                    "pace": x})
+                    "pace": x, "bound": bound(row, x)})
     return out
 
 
@@ -94,6 +114,10 @@ def main(argv=None) -> int:
         errs = [(pageable_expected(x) / x["pageable_tok_s"] - 1, x) for x in pairs() if x["split"] == split]
         print(f"{split:<10} {len(errs):>3} prompt pairs (mmap on, from the pinned rate)  median |error| "
               f"{statistics.median(abs(e) for e, _ in errs):.0%}  max {max(abs(e) for e, _ in errs):.0%}")
+    over = [x for x in results if x["row"]["tok_s"] > x["bound"][0]]
+    print(f"faster than the placement's bound (the recorded setting cannot give the rate): {len(over)} of "
+          f"{len(results)} rows" + "".join(f"; {x['row']['tok_s']:g} tok/s against {x['bound'][0]:.2f} "
+                                           f"({x['bound'][1]}), {x['row']['source']}" for x in over))
     for x in results:
         if x["row"].get("anomalous"):
             print(f"known miss {x['err']:+.0%} ({x['row']['split']}, not in the figures above): {x['row']['cpu']}, "
