@@ -234,8 +234,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     ],
     # Errors on a PCIe link (issue 11): the kernel's AER report (drivers/pci/pcie/aer.c: "PCIe Bus Error: severity=...",
     # "AER: Corrected error received", the error bits RxErr / BadTLP / BadDLLP / Replay Timer Timeout / REPLAY_NUM
-    # Rollover), nvidia-smi -q's "Replays Since Reset" above a minute's allowance, and the words for them: AER or PCIe bus errors, a
-    # replay counter climbing, a link stable only when forced to a lower generation (Gen5 signal integrity).
+    # Rollover), nvidia-smi -q's "Replays Since Reset" above a minute's allowance, and the words for them: AER or PCIe
+    # bus errors, a replay counter climbing, a link stable only when forced to a lower generation (Gen5 signal
+    # integrity).
     "pcie_errors": [
         r"\bPCIe Bus Error\b", r"\bAER:\s*(?:Multiple\s+)?(?:Correct|Uncorrect)\w*\b[^\n]{0,25}?\berror",
         r"\[\s*\d{1,2}\s*\]\s*(?:RxErr|BadTLP|BadDLLP|Receiver Error|Bad TLP|Bad DLLP|Replay Timer Timeout|"
