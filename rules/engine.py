@@ -556,7 +556,7 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
     """The findings a ticket reports, weighed as its verdict weighs them (fits_first, and a prior that a passed
     check outweighs), so their severities and the exit code say what the verdict says: a cause the weighing set
     aside stays in the report as an info lead below the check that outweighed it."""
-    findings = fits_first(facts, one_reading(findings))
+    findings = change_first(fits_first(facts, one_reading(findings)))
     causes, _, answered = _weighed(findings, _ticket_symptom(facts))
     if causes or not any(is_cause(f) for f in findings):
         return findings
@@ -569,7 +569,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     least the development share right of its evidence class (verdict_class, catalog.verdict_levels) but never past
     the line when everything behind it is the reporter's own prose or a base rate, and at most CONTESTED beside a
     rival cause."""
-    weighed = fits_first(facts, one_reading(findings))
+    weighed = change_first(fits_first(facts, one_reading(findings)))
     v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
                 weak_lead=WEAK_LEAD)
     kind = verdict_class(facts, findings, v)
@@ -685,6 +685,27 @@ def fits_first(facts, findings: list[Finding]) -> list[Finding]:
 
     return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, best - 0.05), 2))
             if outranks_on_words(f) else f for f in findings]
+
+
+# Findings that a slowdown between two builds of one setup is that change's: releases or a code change of the engine,
+# or PyTorch (whose wheels pin their NCCL), or the driver, compared by the reporter; the setup otherwise the same.
+CHANGE_RULES = ("ticket.engine_versions", "ticket.torch_releases", "ticket.driver_change")
+# The parallel layout the reporter chose: it is the same on both builds.
+STANDING_LAYOUT = ("cross_node_tp", "tp_not_dividing_heads", "pp_bubble")
+
+
+def change_first(findings: list[Finding]) -> list[Finding]:
+    """Where the reporter's complaint is a change between two builds of one setup (CHANGE_RULES found it), a layout
+    the setup has on both builds (STANDING_LAYOUT) cannot be what changed: it stays in the report as an info lead,
+    below the change (sgl-project/sglang#5527: TP = 16 over two nodes before and after a pull request that stopped
+    CUDA graphs from launching)."""
+    change = [f for f in findings if f.rule in CHANGE_RULES and is_cause(f)
+              and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"]]
+    if not change:
+        return findings
+    below = min(f.confidence for f in change) - 0.05
+    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
+            if f.category in STANDING_LAYOUT and is_cause(f) and f.rule not in CHANGE_RULES else f for f in findings]
 
 
 # Explanations that call the reporter's figures normal by design ("the batch shares each step"): a figure check that

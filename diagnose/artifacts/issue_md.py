@@ -318,9 +318,16 @@ def _said_again(m: Measurement) -> tuple:
     return dataclasses.astuple(dataclasses.replace(m, source=""))
 
 
+# A link to a pull request or a commit keeps its address beside its text: "following this [PR](https://github.com/
+# sgl-project/sglang/pull/4390)" (sgl-project/sglang#5527) names the change only there.
+CHANGE_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*https?://(github\.com/[\w.-]+/[\w.-]+/(?:pull/\d+|commit/[0-9a-f]{7,40}))"
+                         r"[^)\s]*\s*\)")
+
+
 def _plain(text: str) -> str:
-    """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
+    """Markdown markup off the prose: images, link targets (but a pull request's or commit's), HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
+    text = CHANGE_LINK.sub(lambda m: m.group(1) if m.group(2) in m.group(1) else f"{m.group(1)} ({m.group(2)})", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     # a tag starts with a name: "<3B ... >7B" is prose; nvidia-smi's "<inactive>" (nvlink -s) is no tag
     text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
