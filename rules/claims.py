@@ -5460,7 +5460,8 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
 # "drivers above 576.33"), before it ("the 535 driver"), or moved to in a text that names the driver ("rolled back to
 # 535"); a figure with a unit after it ("550 W", "115 tok/s") is none.
 _DRIVER_NUMBER = (r"R?(?P<release>[3-9]\d{2}(?:\.\d{1,3}){0,2})(?![\w.]*\d)(?![.,]\d)"
-                  r"(?!\s*(?:(?:W|watts?|MHz|GHz|[KMGT]i?B|ms|s|tok\w*|t/s|it/s|x|GPUs?|cores?)\b|%|°))")
+                  r"(?!\s*(?:(?:W|watts?|[KMG]?Hz|[KMGT](?:i?B|b|bit|bps)?(?:/s)?|ms|s|tok\w*|t/s|it/s|x|GPUs?|"
+                  r"cores?|nodes?|series)\b|%|°))")
 _DRIVER_BOUND = r"(?P<bound>above|newer than|later than|higher than|after|since|>=?|≥)"
 _DRIVER_AFTER = re.compile(
     r"(?:\b(?:nvidia[-_ ])?drivers?|\bfabric[- ]?manager)(?:[-_ ](?:versions?|releases?|branch(?:es)?|series))?"
