@@ -2193,6 +2193,15 @@ def claims(facts: Facts) -> list[Claim]:
             if slow:
                 slow.source = source
                 out.append(slow)
+        drivers = driver_change(text)  # (s24) the driver's releases said in prose: to the words' driver_change
+        if drivers:
+            worded = next((c for c in out if c.kind == "driver_change" and c.source == source), None)
+            if worded:
+                worded.data.update(drivers, worded=True)  # the words' own claim, now with its releases
+            else:
+                at = next(r for r in driver_releases(text) if r[0] in drivers["versions"])[1]
+                m = re.compile(r"\S+").search(text, at)
+                out.append(Claim("driver_change", source, _quote(text, m, 80), drivers))
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -5445,6 +5454,124 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
     return out
 
 
+# --------------------------------------------------------------------------- the GPU driver's releases in prose (s24)
+# NVIDIA's driver releases are numbered by branch, three digits, then the build ("535", "550.54.14", "576.33": the
+# Linux and Windows release lists, https://docs.nvidia.com/datacenter/tesla/drivers/ and the CUDA release notes' table
+# of minimum driver versions); a fabric manager's release is its driver's ("the Fabric Manager package version must
+# match the driver version", https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/). A release is read
+# only beside the word: after "driver" ("driver 550.54.14", "Driver Version: 535.129.03", "nvidia-driver-580.105.08",
+# "drivers above 576.33"), before it ("the 535 driver"), or moved to in a text that names the driver ("rolled back to
+# 535"); a figure with a unit after it ("550 W", "115 tok/s") is none.
+_DRIVER_NUMBER = (r"R?(?P<release>[3-9]\d{2}(?:\.\d{1,3}){0,2})(?![\w.]*\d)(?![.,]\d)"
+                  r"(?!\s*(?:(?:W|watts?|[KMG]?Hz|[KMGT](?:i?B|b|bit|bps)?(?:/s)?|ms|s|tok\w*|t/s|it/s|x|GPUs?|"
+                  r"cores?|nodes?|series)\b|%|°))")
+_DRIVER_BOUND = r"(?P<bound>above|newer than|later than|higher than|after|since|>=?|≥)"
+_DRIVER_AFTER = re.compile(
+    r"(?:\b(?:nvidia[-_ ])?drivers?|\bfabric[- ]?manager)(?:[-_ ](?:versions?|releases?|branch(?:es)?|series))?"
+    r"[\s:=`'\"*-]{0,4}(?:(?:is|was|of|at|on|from|to|R|" + _DRIVER_BOUND + r")\s*[`'\"]?)?" + _DRIVER_NUMBER, re.I)
+_DRIVER_BEFORE = re.compile(r"(?<![\w.])" + _DRIVER_NUMBER + r"(?:\s*\((?:studio|game ready|open)\))?"
+                            r"(?:\s+(?:studio|open|proprietary|NVIDIA|GPU|display|series))?\s+drivers?\b", re.I)
+# the next release of a list or a move ("from 535 to 550", "570 and 580", "535 vs 550", "570 → 580"), after one read
+_DRIVER_NEXT = re.compile(r"\s*(?:,|/|\band\b|\bor\b|\bvs\.?|\bversus\b|\bto\b|->|→|=>)\s*(?:nvidia[-_ ]driver[-_ ]|"
+                          r"drivers?\s+)?" + _DRIVER_NUMBER, re.I)
+# a move to a release in a text that names the driver ("rolled back to 531.79", "Downgrading nvidia-dkms ... to 535",
+# "update to: 595.79"), or the one left ("previously 595.84")
+_DRIVER_MOVE = re.compile(r"\b(?P<verb>roll\w*\s*back|revert\w*|downgrad\w*|upgrad\w*|updat\w*|go\w* back|went back|"
+                          r"previously|formerly)\b(?:[^.\n]{0,50}?\bto\b)?\s*:?\s*(?:version\s+)?"
+                          r"(?:nvidia[-_ ]driver[-_ ]|drivers?\s+)?" + _DRIVER_NUMBER,
+                          re.I)
+_DRIVER_NAMED = re.compile(r"\bdrivers?\b|nvidia[-_]driver|\bfabric[- ]?manager\b|\bnvidia-(?:dkms|utils)\b", re.I)
+# CUDA's releases: majors 7 to 13, one-digit minors ("CUDA 12.4", "cuda 11.8", "CUDA Version: 12.8"); "CUDA runtime
+# 2.25.2" is an application's own runtime package, not CUDA.
+_CUDA_RELEASE = re.compile(r"\bCUDA(?:[-_ ](?:toolkit|version|runtime))?\s*[:=]?\s*v?(?P<release>(?:[7-9]|1[0-3])\.\d)"
+                           r"(?:\.\d{1,3})?(?![\w.]*\d)", re.I)
+_BACK_MOVE = re.compile(r"^(?:roll|revert|downgrad|go|went|previously|formerly)", re.I)
+
+
+def driver_releases(text: str) -> list[tuple[str, int, str | None]]:
+    """(release, position, bound word) of each GPU driver release the text names, in order, each once."""
+    found: dict[str, tuple[int, str | None]] = {}
+    for pattern in (_DRIVER_AFTER, _DRIVER_BEFORE):
+        for m in pattern.finditer(text):
+            found.setdefault(m.group("release"), (m.start("release"), m.groupdict().get("bound")))
+            end = m.end()
+            while n := _DRIVER_NEXT.match(text, end):
+                found.setdefault(n.group("release"), (n.start("release"), None))
+                end = n.end()
+    if _DRIVER_NAMED.search(text):
+        for m in _DRIVER_MOVE.finditer(text):
+            found.setdefault(m.group("release"), (m.start("release"), None))
+    return sorted(((r, at, bound) for r, (at, bound) in found.items()), key=lambda x: x[1])
+
+
+def cuda_releases(text: str) -> list[str]:
+    """The CUDA releases the text names ("CUDA 12.4", "cuda 11.8"), each once."""
+    return list(dict.fromkeys(m.group("release") for m in _CUDA_RELEASE.finditer(text)))
+
+
+def _driver_good(text: str, named: list[tuple[str, int, str | None]]) -> tuple[str | None, bool, str | None]:
+    """(the release that behaves well, whether a release is said to behave badly, how the good one was said: "back",
+    "forward", "left", "bound" or "clause"), as the text says: a release
+    gone back to that cured it, one moved forward to that cured it, the one left when a move brought the failure, the
+    bound of "releases above X" that are slower, or the one a clause of its own calls good."""
+    releases = [r for r, _, _ in named]
+    bad = False
+    for sentence in sentences(text):
+        if asked(sentence) or _guessed(sentence):
+            continue
+        here = [r for r in releases if re.search(r"(?<![\d.])" + re.escape(r) + r"(?![\d.]*\d)", sentence)]
+        if not here:
+            continue
+        state = _state(sentence)
+        bad = bad or state == "bad" or bool(_SLOWER.search(sentence))
+        for r, _, bound in named:
+            if bound and r in here and (state == "bad" or _SLOWER.search(sentence)):
+                return r, True, "bound"  # "slower with driver versions above 576.33": the bound works
+        move = _DRIVER_MOVE.search(sentence)
+        if move and move.group("release") in here and not _BACK_MOVE.match(move.group("verb")):
+            fro = re.search(r"\bfrom\s+(?:\S+\s+){0,2}?(?:nvidia[-_]driver[-_])?R?([3-9]\d{2}(?:\.\d{1,3}){0,2})",
+                            sentence)
+            if _CURED.search(sentence) or _improved_after(sentence, move.end()):
+                return move.group("release"), bad, "forward"  # moved forward and it was cured
+            if fro and (state == "bad" or _SLOWER.search(sentence) or _PERF_WORDS.search(sentence)):
+                return fro.group(1), True, "left"  # the move brought the failure: the release left behind works
+        elif move and move.group("release") in here and (_CURED.search(sentence) or state == "good"
+                                                         or _state(sentence[:move.start()]) == "bad"):
+            return move.group("release"), bad, "back"  # gone back to it, and it works (or away from the failure)
+        parts = [p for p in _RELEASE_CONTRAST.split(sentence) if p]
+        for part in parts:
+            inside = [r for r in here if re.search(r"(?<![\d.])" + re.escape(r) + r"(?![\d.]*\d)", part)]
+            cuts = [part.find(r) for r in inside] + [len(part)]
+            for k, r in enumerate(inside):
+                said = _state(part if len(inside) == 1 else part[cuts[k]:cuts[k + 1]])
+                if said == "good" and len(releases) >= 2:
+                    return r, bad, "clause"
+                bad = bad or said == "bad"
+    return None, bad, None
+
+
+def driver_change(text: str) -> dict | None:
+    """The reporter sets GPU driver releases against each other, or says a move of release brought or cured the
+    failure: {versions, good (the release that behaves well, when said), how (how the good one was said, see
+    _driver_good), cuda (the CUDA releases named beside)}."""
+    named = driver_releases(text)
+    if not named:
+        return None
+    versions = [r for r, _, _ in named]
+    moves = [(s, m) for s in sentences(text) for m in _DRIVER_MOVE.finditer(s)]
+    if any(_still_wrong(s[m.end():]) or _FIX_DENIED.search(s[m.end():]) for s, m in moves):
+        return None  # "updated the driver to 375.66, but the problem still exists": the move changed nothing
+    good, bad, how = _driver_good(text, named)
+    moved = bool(moves)
+    bounded = any(b for _, _, b in named)
+    if good is None and not (bad and (len(versions) >= 2 or moved or bounded)):
+        return None
+    if good is not None and len(versions) < 2 and not (moved or bounded):
+        return None  # "the 525 drivers work fine": one release said good, no change
+    return {"versions": versions, "good": good, "how": how, "cuda": cuda_releases(text)}
+
+
+
 # --------------------------------------------------------------------------- one rank's figure apart (issue 11 j)
 # Per-rank (per-GPU, per-node) figures the reporter lists: "rank0 212 ms, rank1 209 ms, ... rank3 311 ms", or a
 # table of GPU index and time. A synchronous step (a collective, a TP layer) ends when its slowest rank arrives, so
@@ -5692,6 +5819,82 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
                          guess=prose and hypothetical(sentence, m.start())))
 
 
+# (s24) accelerate's placement as its own arguments and messages say it (https://huggingface.co/docs/accelerate/
+# concept_guides/big_model_inference, "Designing a device map"; transformers' from_pretrained passes them through):
+# max_memory budgets each device by key, the GPUs by index, then "cpu" and "disk", and device_map="auto" fills the GPUs
+# first and leaves the rest to the CPU, then the disk; a device_map written out (or printed: model.hf_device_map) maps
+# each module to a GPU index, "cpu" or "disk"; transformers asks for an offload_folder when "the current `device_map`
+# had weights offloaded to the disk". Only the argument counts: the library's own "Inferred max memory: {...}" print
+# always names the CPU, and a map of GPUs only is a layer split (PATTERNS["layer_split"]), no offload.
+_MAP_BODY = r"\{(?P<body>[^{}]{1,6000})\}"
+_MAX_MEMORY_ARG = re.compile(r"""\bmax_memory\b['"]?\s*[=:]\s*""" + _MAP_BODY)
+_DEVICE_MAP_ARG = re.compile(r"""\b(?:hf_)?device_map\b['"]?\s*[=:]\s*""" + _MAP_BODY)
+_ANY_MAP = re.compile(_MAP_BODY)
+_MAP_ENTRY = re.compile(r"""(?P<key>['"][^'"]{0,120}['"]|\d{1,2})\s*:\s*(?P<value>['"][^'"]{0,40}['"]|\d{1,2})(?!\.)""")
+_GPU_PLACE = re.compile(r"^(?:\d{1,2}|cuda(?::\d{1,2})?)$", re.I)
+_HOST_PLACE = re.compile(r"^(cpu|disk)$", re.I)
+# a module of the model's repeated blocks: "model.layers.8", "transformer.h.62", "model.decoder.layers.3"
+_BLOCK_KEY = re.compile(r"(?:^|\.)(?:layers|h|blocks?|layer)\.(\d{1,3})$")
+_OFFLOADED_TO = re.compile(r"\bweights\s+(?:were\s+|are\s+)?offloaded\s+to\s+the\s+(disk|cpu)\b|"
+                           r"\blayers?\b[^.\n]{0,40}?\b(?:stored|offloaded|placed|kept)\s+(?:on|to)\s+(?:the\s+)?(disk)\b|"
+                           r"\boffload(?:ed|ing)\s+to\s+(?:the\s+)?(disk)\b", re.I)
+_OFFLOAD_FOLDER = re.compile(r"""\boffload_(?:folder|dir)\s*=\s*['"]""", re.I)
+# an argument advised, not one the reporter runs ("add the parameter offload_folder=...", "try max_memory=...")
+_ARG_ADVISED = re.compile(r"\b(?:add|set|pass|use|try|could|should|recommend\w*|suggest\w*|uncomment)\b[^.\n]{0,60}$",
+                          re.I)
+
+
+def _places(body: str, by_key: bool) -> list[tuple[str, str]]:
+    """(key, place) of a map's entries, the place a device's name when the map is keyed by device (max_memory)."""
+    out = []
+    for m in _MAP_ENTRY.finditer(body):
+        key, value = m.group("key").strip("'\""), m.group("value").strip("'\"")
+        out.append((key, key if by_key else value))
+    return out
+
+
+def accelerate_maps(text: str, prose: bool) -> list[tuple[re.Match, dict, bool]]:
+    """(match, data, guess) of each accelerate placement the text writes that leaves weights on the host: data
+    {form: 'accelerate', to: 'cpu' | 'disk'} for a budget or message, {form: 'offloaded', on_gpu, layers} for a
+    device map that places the model's blocks on GPUs and on the host."""
+    out = []
+    spans: list[tuple[int, int]] = []
+    for rx, by_key in ((_MAX_MEMORY_ARG, True), (_DEVICE_MAP_ARG, False), (_ANY_MAP, False)):
+        for m in rx.finditer(text):
+            if any(a <= m.start("body") < b for a, b in spans):
+                continue
+            places = _places(m.group("body"), by_key)
+            gpu = [k for k, p in places if _GPU_PLACE.match(p)]
+            host = [p.lower() for k, p in places if _HOST_PLACE.match(p)]
+            if rx is _ANY_MAP and (len(places) < 3 or not all(_GPU_PLACE.match(p) or _HOST_PLACE.match(p)
+                                                              for _, p in places)
+                                   or not any(_BLOCK_KEY.search(k) for k, _ in places)):
+                continue  # a bare dict counts only as a printed device map: module names to places
+            spans.append((m.start("body"), m.end("body")))
+            if not gpu or not host:
+                continue  # GPUs only (a split) or the host only (a CPU run): no offload
+            guess = bool(_ARG_ADVISED.search(text[max(0, m.start() - 80):m.start()].rsplit("\n", 1)[-1])) \
+                or (prose and hypothetical(text, m.start()))
+            blocks = [(int(b.group(1)), p) for k, p in places if (b := _BLOCK_KEY.search(k))]
+            if not by_key and blocks:
+                on_gpu = sum(1 for _, p in blocks if _GPU_PLACE.match(p))
+                out.append((m, {"form": "offloaded", "on_gpu": on_gpu, "layers": len(blocks)}, guess))
+            else:
+                out.append((m, {"form": "accelerate", "to": "disk" if "disk" in host else "cpu"}, guess))
+    warned = [(w.start(), w.end()) for w in _ACCELERATE_OFFLOADED.finditer(text)]  # read as its own form
+    for m in _OFFLOADED_TO.finditer(text):
+        if any(a <= m.start() < b for a, b in warned):
+            continue
+        to = next(g for g in m.groups() if g).lower()
+        before = text[max(0, m.start() - 80):m.start()].rsplit("\n", 1)[-1]
+        out.append((m, {"form": "accelerate", "to": to}, prose and (offered(text, m.start()) or
+                                                                   bool(_OFFLOAD_PLAN.search(before)))))
+    for m in _OFFLOAD_FOLDER.finditer(text):
+        before = text[max(0, m.start() - 80):m.start()].rsplit("\n", 1)[-1]
+        out.append((m, {"form": "accelerate", "to": "disk"}, bool(_ARG_ADVISED.search(before))))
+    return out
+
+
 # The host a CPU part runs on, as reporters and lscpu write it: the CPU's model name, the memory's generation and speed
 # ("DDR5-4800", "DDR4 2400", "4800MHz DDR5", "DDR5 RDIMM 4800", "DDR4@3600"), the channels ("12-channel", "8 channels",
 # "12通道") and the sockets ("dual socket", "2 x Xeon", "EPYC 9654 x2", "双路", lscpu's "Socket(s): 2"). Which family a
@@ -5869,6 +6072,10 @@ def partial_offload(facts: Facts) -> list[Claim]:
                     out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
                                      negated=bool(m.group("not") or m.groupdict().get("not_en")) or on_gpu(),
                                      guess=_guessed(sentence) or asked(sentence)))
+        for m, data, guess in accelerate_maps(text, prose):  # (s24) whole text: a map may span lines
+            if data["form"] == "offloaded":
+                data["origin"] = "words" if prose else "output"
+            out.append(Claim("partial_offload", block, _quote(text, m, 40), data, guess=guess))
     return out
 
 

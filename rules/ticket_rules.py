@@ -2490,6 +2490,8 @@ def _release_change(facts: Facts, kind: str) -> Claim | None:
     fixed it", "updating the driver fixed it": the new release is the cure, not the cause); moving back that cured it
     ("downgrading ... fixed it") stays."""
     c = _first(facts, kind)
+    if c and c.data.get("how") and not c.guess:  # (s24) the releases read say which one works: they decide
+        return None if c.data["how"] == "forward" else c
     if not c or c.guess or (claims.fixed_by(c.quote)
                             and not re.search(r"downgrad|roll\w*\s*back|revert|go\w* back", c.quote, re.I)):
         return None
@@ -2524,13 +2526,32 @@ def driver_change(facts: Facts, predictions=None):
     c = _release_change(facts, "driver_change")
     if not c or claims.known_errors(facts):
         return
-    yield _on_claim("ticket.driver_change", "nccl_regression", "warning", c, "GPU driver release change",
-                    "The problem came with a change of GPU driver release",
+    versions, good = c.data.get("versions") or [], c.data.get("good")
+    newest = max(versions, key=claims.version_key) if versions else None
+    if good and len(versions) >= 2 and good == newest and c.data.get("how") != "back":
+        return  # (s24) the newer driver is the one that works: the older one had the fault, the move is the cure
+    others = [v for v in versions if v != good]
+    if good and others:
+        title = f"The problem came with the GPU driver change from {good} (works) to {', '.join(others)}"
+    elif good and c.data.get("how") == "bound":
+        title = f"The problem came with the GPU driver releases after {good} ({good} works)"
+    elif good:
+        title = f"The problem came with a change of GPU driver release ({good} works)"
+    elif versions:
+        title = f"The problem came with a change of GPU driver release ({' / '.join(versions)})"
+    else:
+        title = "The problem came with a change of GPU driver release"
+    previous = f"driver {good}" if good else "the previous driver release"
+    # (s24) releases read from prose with none said to work ("I just upgraded my drivers to 545.29.02 and it has
+    # broken TP", vllm-project/vllm#1801) date the failure but compare nothing: a lead below the symptom's own rules
+    # (a P2P path the new driver breaks), where an A/B or a cure on going back is the reporter's own comparison
+    observed = 0.45 if versions and not good and "worded" not in c.data else OBSERVED
+    yield _on_claim("ticket.driver_change", "nccl_regression", "warning", c, "GPU driver release change", title,
                     "When only the driver release changed, its CUDA driver, peer-to-peer and memory-mapping code "
                     "changed under NCCL and the engine; the hardware did not.",
-                    fix="Run the previous driver release as a workaround; run all_reduce_perf (nccl-tests) and the "
-                    "same benchmark under both drivers with NCCL_DEBUG=INFO, and report it to NVIDIA with both runs.",
-                    refs=["nccl_releases"])
+                    fix=f"Run {previous} as a workaround; run all_reduce_perf (nccl-tests) and the same benchmark "
+                    "under both drivers with NCCL_DEBUG=INFO, and report it to NVIDIA with both runs.",
+                    refs=["nccl_releases"], observed=observed)
 
 
 @rule("ticket.clock_scope", "throttling")
