@@ -91,6 +91,7 @@ def test_reboot_sentences(text, lost):
 @pytest.mark.parametrize("name,ask", [
     ("besthub_nvlink.md", "nvidia-smi topo -m"),  # the two hosts differ in their GPU link (an NVLink bridge)
     ("llamacpp3772.md", "nvidia-smi topo -m"),
+    ("miaai22.md", "all_reduce_perf"),  # the reporter's own next step found it: a 2-node all-reduce latency test
 ])
 def test_asks_what_tells_the_hosts_apart(name, ask):
     r = report_json("ticket", str(DATA / name))
