@@ -77,6 +77,8 @@ def test_reboot_as_the_remedy_in_the_paste():
 @pytest.mark.parametrize("text,lost", [
     ("Only rebooting the system helps to restart the training and the same problem occurs over and over again.",
      False),  # AlexeyAB/darknet#2807
+    ("Only reboots help.", False),  # illinois-scicomp/machine-shop-maintenance#76, a Titan V that keeps disappearing
+    ("I solved this problem by rebooting the server.", False),  # facebookresearch/maskrcnn-benchmark#238
     # the machine losing power, kept (tests/test_claims_power_loss.py holds more)
     ("I experienced hard crashes that would immediately reboot my PC.", True),  # kijai/ComfyUI-FluxTrainer#208
     ("With 4 Mi50s (32GB), if I use tensor parallelism of 4 on any model, the computer restarts.",
