@@ -66,6 +66,17 @@ def test_ipc_near_misses(text, row):
     assert (found[:1] or [None])[0] == row
 
 
+@pytest.mark.parametrize("name", ["vllm9774.md", "vllm42609.md"])
+def test_engine_ipc_all_reduce_keeps_its_row(name):
+    """Held-out checks of the IPC family: vLLM's custom all-reduce failing on its IPC buffers is named by its own
+    row (the engine's message, pasted), with the fix of turning it off."""
+    r = report_json("ticket", str(DATA / name))
+    assert r["verdict"]["category"] == "other"
+    f = finding(r, "ticket.known_error")
+    assert "custom allreduce error" in f["title"]
+    assert "disable-custom-all-reduce" in f["fix"]
+
+
 # --------------------------------------------------------------------------- a reboot as the remedy
 
 def test_reboot_as_the_remedy_in_the_paste():
