@@ -44,6 +44,9 @@ def test_ipc_failure_in_the_paste():
     # horovod/horovod#610, NCCL's P2P transport between two ranks
     "```\nlocalhost:95772:95782 [0] transport/p2p.cu:526 WARN failed to open CUDA IPC handle : 11 invalid argument\n"
     "localhost:95772:95782 [0] INFO init.cu:475 -> 1\n```",
+    # OPM/LBPM#34, Open MPI's CUDA-aware transport calling the driver API's cuIpcGetMemHandle
+    "```\n[gpu03:11920] 104 more processes have sent help message help-mpi-common-cuda.txt / "
+    "cuIpcGetMemHandle failed\n```",
 ])
 def test_ipc_failures_of_other_threads(text):
     assert rows(text)[0] == "cuda_ipc_failed"
