@@ -7047,6 +7047,7 @@ def known_errors(facts: Facts) -> list[Claim]:
     from rules.catalog import engine_errors
 
     out: list[Claim] = []
+    named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
     for origin, said in (("output", _pasted(facts) + logged), ("prose", texts(facts))):
@@ -7055,12 +7056,27 @@ def known_errors(facts: Facts) -> list[Claim]:
                 if any(c.data["error"].id == row.id for c in out):
                     continue  # one claim a message: the pasted output's, else the first sentence's
                 for sentence in (sentences(text) if origin == "prose" else [text]):
-                    m = row.pattern.search(sentence) if origin == "output" else _error_said(row.pattern, sentence)
+                    if origin == "output":
+                        m = next((x for x in row.pattern.finditer(sentence) if (source, _line_at(x)) not in named),
+                                 None)
+                    else:
+                        m = _error_said(row.pattern, sentence)
+                        m = None if m and (source, _line_at(m)) in named else m
                     if m:
+                        named.add((source, _line_at(m)))
                         out.append(Claim("known_error", source, _quote(m.string, m, 80),
                                          {"error": row, "origin": origin}))
                         break
     return out
+
+
+def _line_at(m: re.Match) -> str:
+    """The line a match starts on, stripped: "cudaErrorInvalidDevice: 101 from cudaIpcOpenMemHandle" is one message,
+    which the catalog row listed first names (cuda_ipc_failed), not a second one (invalid_device_ordinal)."""
+    text = m.string
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.start())
+    return text[start:end if end >= 0 else len(text)].strip()
 
 
 def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
@@ -7109,8 +7125,10 @@ _extend({"power_loss": [
     r"sequences?|procedures?|timers?|events?|logs?|messages?)\b)|(?:restart|reboot)(?:s|ed|ing)?\b"
     r"(?!\s+(?:the|a|an|my|our|its|all|every|it|them|vllm|sglang|ollama|docker|services?|containers?|workers?|"
     r"process(?:es)?)\b))",
-    # "instantly powers off my desktop", "is shutting down the whole rig" (a program or load as the subject)
-    r"(?<!\bI\s)(?<!\bwe\s)(?<!\bto\s)\b(?:" + _ON_ITS_OWN + r")\s+"
+    # "instantly powers off my desktop", "is shutting down the whole rig" (a program or load as the subject); not
+    # "only rebooting the system helps", "only rebooting the machine works": the reporter's remedy (AlexeyAB/darknet
+    # #2807, training stopped on 3 GPUs and a reboot was the only way to restart it)
+    r"(?<!\bI\s)(?<!\bwe\s)(?<!\bto\s)\b(?!only\b)(?:" + _ON_ITS_OWN + r")\s+"
     r"(?:" + _OFF_VERB + r"|(?:restart|reboot)(?:s|ed|ing)?)\s+(?:the|my|our)\s+"
     r"(?:whole\s+|entire\s+)?" + _MACHINE + r"\b",
     # "causing reboots", "a sudden shutdown", "immediate reboot (hard crash)"
