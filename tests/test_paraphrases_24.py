@@ -1,0 +1,98 @@
+"""Paraphrase audit, sixth pass (issue 11, session 24): the weakest verdict families on unseen cases, expected_physics
+(the "is this normal?" TP scaling question), nccl_regression (a release change behind the slowdown),
+tp_not_dividing_heads and p2p_disabled.
+
+tests/data/paraphrases_24/<label>.toml holds real sentences from public threads that are no corpus case, each with its
+URL, in the form of ../paraphrases_23: `fact`, what the ticket path should give on the sentence alone, or `not`, what a
+near-miss (advice, a guide, a change that lifts a limit, two engines compared, a template) must not give; `xfail` the
+reason a case still fails (strict). A fact is `claim=<kind>` (a rules.claims claim the reporter affirms, neither a guess
+nor ruled out), `release_change` (any release-change claim affirmed), `finding=<rule>` or `verdict=<category>` (the
+ticket verdict). The whole-ticket cases below add the model, GPU and layout facts of each sentence's thread."""
+
+from pathlib import Path
+
+import pytest
+import tomllib
+from test_paraphrases_21 import assert_case_read, assert_families_kept, family_cases
+from test_paraphrases_22 import test_no_sentence_is_a_corpus_case as _corpus_check
+from test_u11o_peer_copy_and_fit import issue, judged
+
+from rules import claims
+
+DATA = Path(__file__).parent / "data" / "paraphrases_24"
+FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
+RELEASE_CLAIMS = {"driver_change", "nccl_upgrade", "nccl_versions_compared", "engine_versions_compared",
+                  "torch_releases_compared"}
+
+
+def _said(text: str) -> set[str]:
+    facts = issue(text)
+    found = claims.claims(facts) + claims.torch_releases_compared(facts) + claims.more_gpus_no_gain(facts)
+    stated = [c for c in found if not (c.guess or c.negated)]
+    out = {f"claim={c.kind}" for c in stated}
+    out |= {"release_change" for c in stated if c.kind in RELEASE_CLAIMS}
+    verdict, rules = judged(facts)
+    return out | {f"finding={rule}" for rule in rules} | {f"verdict={verdict.category}"}
+
+
+@pytest.mark.parametrize("case", family_cases(FAMILIES))
+def test_a_real_sentence_gives_its_facts(case):
+    assert_case_read(case, _said)
+
+
+def test_every_sentence_has_its_source_and_each_family_its_near_misses():
+    assert set(FAMILIES) == {"expected_physics", "nccl_regression", "tp_not_dividing_heads", "p2p_disabled"}
+    assert_families_kept(FAMILIES)
+
+
+def test_no_sentence_is_a_corpus_case(monkeypatch):
+    import test_paraphrases_22
+
+    monkeypatch.setattr(test_paraphrases_22, "FAMILIES", FAMILIES)
+    _corpus_check()
+
+
+# Whole tickets: one real sentence of each thread above with the model, GPU and layout facts its thread gives (the
+# lines around the sentence are the thread's facts written as a reporter lists them), and the verdict an expert gives.
+TICKETS = [
+    # hpcaitech/ColossalAI#116: GPT-2 XL (25 heads) under tensor parallelism of 4, the maintainer's diagnosis
+    ("GPT2-XL test case fails with tensor parallel size 4",
+     "Model: gpt2-xl, tensor parallel size 4\n\nHi. The problem is supposed to be that the number of "
+     "attention heads of GPT-XL is 25, which cannot be divided by the tensor parallel size 4.",
+     "tp_not_dividing_heads"),
+    # PaddlePaddle/FastDeploy#4588: two RTX 4090 (24 GB), the custom all-reduce refused peer access at start-up
+    ("4090 2卡 运行Benchmark的启动服务报`不支持对等访问`错误",
+     "GPU: RTX 4090（24GB 显存，2 张）\n\n我在linux中docker源码编译完成后，运行Benchmark的启动服务：\n"
+     "  File \"/usr/local/lib/python3.10/dist-packages/fastdeploy/distributed/communication.py\", line 42, in "
+     "use_custom_allreduce",
+     "p2p_disabled"),
+    # vllm-project/vllm#581: two GPUs with tensor_parallel_size=2, a 15B model, slower than one
+    ("多gpus如何使用？",
+     "model = LLM(model=base_model, tensor_parallel_size=2)，两个gpu\n\n"
+     "我快了27倍，2卡反而慢了，差不多快了14倍，不知道多卡为啥慢了",
+     "expected_physics"),
+    # ELS-RD/transformer-deploy#156: GPT-2 medium under Triton on two RTX 3090 Ti, 1.56 s against 860 ms on one
+    ("Two GPU are slower than one",
+     "Hi, I run Triton web server on two GPUs NVIDIA RTX3090Ti with `--shm-size 20g`. When I do inference, I get time "
+     "near `1.56s`. But if I run web server with only one GPU set `--gpus '\"device=0\"'` after that I get the time "
+     "near `860ms`. I've optimized GPT2-medium by your script.",
+     "expected_physics"),
+    # sgl-project/sglang#5396: DeepSeek-V3 on eight H20 with TP 8, docker image v0.4.5 against v0.4.3: the engine's
+    # release, a software regression (ticket.engine_versions, category other: the engine's, not NCCL's)
+    ("[Bug] degraded performance after upgrading from sglang v0.4.3 to v0.4.5",
+     "I used a node H20-3e-141G to deploy DeepSeek-v3-0324 with sglang docker image v0.4.5-cu124. I ran "
+     "sglang.bench_serving and found input token throughput decrease dramatically comparing with docker image v0.4.3\n"
+     "python3 -m sglang.launch_server --model /data/deepseek-v3 --tp 8",
+     "other"),
+    # NVIDIA/TensorRT-LLM#2198: Qwen2-7B (28 heads, 4 KV heads) converted for tp_size 8 on eight L20
+    ("Failed to run convert_checkpoint.py for Qwen2-7B using TRTLLM 0.12.0.dev2024080600",
+     "LLM spec: Qwen2-7B, downloaded from: https://huggingface.co/Qwen/Qwen2-7B\n"
+     "4. Hardware spec: L20 X 8, this is why I specified the tp_size = 8, for I want to fully utilize the 8 gpu;",
+     "tp_not_dividing_heads"),
+]
+
+
+@pytest.mark.parametrize("title, body, category", TICKETS, ids=[t[2] + f"-{i}" for i, t in enumerate(TICKETS)])
+def test_a_whole_ticket_gets_its_verdict(title, body, category):
+    verdict, rules = judged(issue(f"# {title}\n\n{body}"))
+    assert verdict.category == category, (verdict.category, sorted(rules))
