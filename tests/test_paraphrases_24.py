@@ -96,3 +96,36 @@ TICKETS = [
 def test_a_whole_ticket_gets_its_verdict(title, body, category):
     verdict, rules = judged(issue(f"# {title}\n\n{body}"))
     assert verdict.category == category, (verdict.category, sorted(rules))
+
+
+# Sentences of other threads, none used to write the readings widened above nor in the data files, read once after the
+# change (nothing was changed after them). (sentence, url, facts it should give, facts it must not give, the reason a
+# strict xfail still fails)
+HELD_OUT = [
+    ("I updated the docker image recently and the inference was 3x slower (30s for new image vs. 10s for old image). I "
+     "was able to get back to the previous inference speed by reverting to ollama/ollama:0.1.10.",
+     "https://github.com/ollama/ollama/issues/1512", ["release_change"], [],
+     "the release gone back to is an image tag (ollama/ollama:0.1.10, the engine's name before a slash and a colon) "
+     "and the cure is 'get back to the previous inference speed': the move-back reading knows neither"),
+    ("After pulling the latest official container image a couple of days ago, throughput dropped from ~300 tps to "
+     "~30 tps on GPT-OSS 120B.",
+     "https://github.com/ggml-org/llama.cpp/issues/18107", ["release_change"], [],
+     "no release is named ('the latest official container image'): engine_moved_to needs the release moved to"),
+    ("The performance of version 0.8.3 is not as good as that of version 0.6.3.",
+     "https://github.com/vllm-project/vllm/issues/16342", ["release_change"], [],
+     "'not as good as' is no slowdown word of the release reading (_REGRESS_WORDS), and no engine is named beside the "
+     "releases"),
+    ("When the model fits on one GPU, adding another introduces communication overhead without benefit.",
+     "https://ori-wa-0oihggew.ori.bot/llm-knowledge-base/guides/multi-gpu-worth-it.html", [],
+     ["verdict=expected_physics"], None),
+    ("A second GPU does not reduce the per-token latency for a single user.",
+     "https://vrlatech.com/single-gpu-vs-multi-gpu-for-ai-when-you-need-a-second-card/", [],
+     ["verdict=expected_physics"], None),
+]
+
+
+@pytest.mark.parametrize("sentence, url, said, unsaid", [
+    pytest.param(*case[:4], marks=[pytest.mark.xfail(reason=case[4], strict=True)] if case[4] else [])
+    for case in HELD_OUT])
+def test_sentences_of_other_threads_read_after_the_change(sentence, url, said, unsaid):
+    assert_case_read({"sentence": sentence, "url": url, "fact": said, "not": unsaid}, _said)
