@@ -2505,8 +2505,9 @@ def _effect(sentence: str) -> str | None:
 
 
 # (TensorRT-LLM also as its own docs and CLI glue it: "TRTLLM: v1.2.0rc2", "trtllm-serve", "trtllm-build")
-_ENGINE_VERSION = re.compile(r"\b(vllm|sglang|tgi|text-generation-inference|tensorrt[-_]?llm|trt[-_]?llm|lmdeploy|"
-                             r"ollama|llama\.cpp|deepspeed|transformers)\b", re.I)
+_ENGINE_NAMES = (r"vllm|sglang|tgi|text-generation-inference|tensorrt[-_]?llm|trt[-_]?llm|lmdeploy|ollama|llama\.cpp|"
+                 r"deepspeed|transformers")
+_ENGINE_VERSION = re.compile(r"\b(" + _ENGINE_NAMES + r")\b", re.I)
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
 # (a PEP 440 development, pre- or post-release suffix belongs to the release: "0.18.0.dev2025021101", TensorRT-LLM's
 # nightly wheels; "0.5.3.post1"; "1.0.0rc3": https://packaging.python.org/en/latest/specifications/version-specifiers/)
@@ -2573,8 +2574,8 @@ def behaviour_lost(text: str) -> bool:
 
 # A release glued to the engine's name or to Chinese text, as people type it ("vllm0.8.5.post1相比0.6.3.post1"): spaced
 # out first, so that the release is read as if written "vllm 0.8.5.post1 相比 0.6.3.post1".
-_GLUED_RELEASE = re.compile(_ENGINE_VERSION.pattern.replace(r")\b", r")(?=v?\d)") + r"|(?<=[\u4e00-\u9fff])(?=v?\d)|"
-                            r"(?<=\d)(?=[\u4e00-\u9fff])", re.I)
+_GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
+                            r"(?<=[\u4e00-\u9fff])(?=v?\d)|(?<=\d)(?=[\u4e00-\u9fff])", re.I)
 
 
 def _engine_versions(text: str):
