@@ -121,6 +121,24 @@ HELD_OUT = [
     ("A second GPU does not reduce the per-token latency for a single user.",
      "https://vrlatech.com/single-gpu-vs-multi-gpu-for-ai-when-you-need-a-second-card/", [],
      ["verdict=expected_physics"], None),
+    # (second batch, read once after the first: releases of the engine compared, and three near-misses: vLLM's V0 and
+    # V1 engines, an advised upgrade, a maintainer's word that a fixed bug no longer occurs)
+    ("For 0.85 vs 0.10.1.1 vs, it is 3.82s vs 4.47s. The 0.85 version is 17% faster.",
+     "https://github.com/vllm-project/vllm/issues/24082", ["release_change"], [],
+     "releases written outside their own form ('0.85' for 0.8.5, the four-part '0.10.1.1') with no engine named in "
+     "the sentence"),
+    ("[Bug]: vllm-0.4.0 is much slower than vllm-0.3.3", "https://github.com/vllm-project/vllm/issues/3779",
+     ["release_change"], [], None),
+    ("I used the previous version of vllm-0.6.1.post2 and I did benchmark to get the max TTFT and then I upgrade to "
+     "the latest vllm=0.6.6.post1, but when I did the benchmark again I see a huge difference in the performance "
+     "regarding the TTFT!", "https://github.com/vllm-project/vllm/issues/12274", ["release_change"], [], None),
+    ("In version `V1` the first tokens are faster than `V0` but then I can see 4 tok/sec less in `V1` version: 75 "
+     "tok/sec vs 71 tok/sec", "https://github.com/vllm-project/vllm/issues/13284", [], ["release_change"], None),
+    ("VLLM has made a number of throughput improvements in version 0.7.2, so it's worth bumping the version, "
+     "particularly for GRPO training runs.", "https://github.com/huggingface/open-r1/pull/311", [],
+     ["release_change"], None),
+    ("This should not occur in vLLM v0.6.3 or above anymore.", "https://github.com/vllm-project/vllm/issues/9330", [],
+     ["release_change"], None),
 ]
 
 
