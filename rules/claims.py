@@ -969,13 +969,18 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:the\s+)?(?:P2P|NVLink|peer[- ]to[- ]peer)",
         r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? "
         r"(?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
-        r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
+        # (the participle's -ed left off, as non-native English writes it: "Cuda failure 217 'peer access is not
+        # support between these two devices'", alibaba/ChatLearn#374)
+        r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not support(?:ed)?\b",
+        r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?"
         r"(?:P2P|peer(?: access| to peer| mapping)?)\b",
         # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read
         r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
-        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)",
-        r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
+        # (and CUDA's peer access by its Chinese name, 对等访问 "peer access", or 点对点 "point to point": "启动服务报
+        # `不支持对等访问`错误", PaddlePaddle/FastDeploy#4588)
+        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",
+        r"(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
         # the board or driver said not to support it, the verb first as the Chinese above ("2080 Ti does not support
         # p2p access without NVLink bridge", https://github.com/tensorflow/tensorflow/issues/24677)
         r"\b(?:does|do|did)\s*(?:not|n't)\s+support\s+(?:the\s+)?(?:P2P|peer[- ]to[- ]peer|peer)\b",
@@ -1268,6 +1273,15 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:workers?|GPUs?|devices?|ranks?|cards?|shards?)\b",
         r"\bnot compatible with sharding on \d+ shards?\b",
         r"(?:\bheads?\b|注意力头|头数)[^\n]{0,30}?(?:不整除|不能整除|无法整除|除不尽)",
+        # the verb for the adjective ("the number of attention heads of GPT-XL is 25, which cannot be divided by the
+        # tensor parallel size 4", hpcaitech/ColossalAI#116), as "is not divisible by" above
+        r"\b(?:can\s?not|can't|could\s?not|couldn't|not)\s+be\s+(?:evenly\s+)?divided\s+(?:by|among|between|across)\b"
+        r"[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?|ranks?|shards?|devices?|cards?)\b",
+        # the engines' rule as Chinese writes it, the heads to be divisible by the TP size, beside the error it raises
+        # ("attention head的个数得整除TP的size，用12就会报错", hpcaitech/ColossalAI#3043), as "must be divisible
+        # by" above
+        r"(?:\bheads?\b|注意力头|头数|head的?个数)[^\n]{0,20}?(?:得|必须|需要|要)\s*(?:能\s*)?(?:被\s*)?整除\s*"
+        r"(?:TP|tp|张量并行|卡数|GPU)[^\n]{0,30}?报错",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
@@ -1576,6 +1590,11 @@ def stated_before_question(sentence: str, start: int) -> bool:
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
 # to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
 _SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$|"
+                       # (paraphrase audit, s24) a change's purpose over things in general: "To run models with tensor
+                       # parallel sizes where their number of attention heads is not divisible by the GPU count"
+                       # (dphnAI/sonar#594), the goal of a feature, no run of the reporter's
+                       r"^\W*(?:To|In order to)\s+(?:run|support|allow|enable|handle|serve)\s+(?:\w+\s+)?"
+                       r"(?:models|GPUs|cards|sizes|configurations|setups|systems|cases|layouts)\b[^,;:]*$|"
                        # (issue 11, paraphrase audit) systems in general: "On systems where PCIe ACS is enabled, ..."
                        r"\b(?:on|in|for)\s+(?:\w+\s+)?(?:systems|machines|platforms|hosts|servers|nodes|setups)\s+"
                        r"where\b[^,;:]*$", re.I)
@@ -1670,7 +1689,9 @@ def nccl_versions(text: str) -> list[str]:
 
 _REGRESS_WORDS = re.compile(
     r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
-    r"slow(?:s|ed)?[- ]?downs?)\b", re.I
+    r"decreas\w*|slow(?:s|ed)?[- ]?downs?)\b|"
+    # (paraphrase audit, s24) in Chinese: 降低/下降 "dropped", 变慢/更慢/慢了 "slower", 升级/降级 "up/downgrade"
+    r"降低|下降|变慢|更慢|慢了|升级|降级", re.I
 )
 # A setting written as an assignment ("NCCL_P2P_DISABLE=1", "export NCCL_IB_DISABLE = 1") or in words, the variable
 # first: "NCCL_P2P_DISABLE was set to 1" (xdit-project/xDiT#526), "when NCCL_P2P_DISABLE is set to 1 like this"
@@ -2495,16 +2516,20 @@ def _effect(sentence: str) -> str | None:
     return None
 
 
-_ENGINE_VERSION = re.compile(r"\b(vllm|sglang|tgi|text-generation-inference|tensorrt[-_]llm|trt[-_]llm|lmdeploy|ollama|"
-                             r"llama\.cpp|deepspeed|transformers)\b", re.I)
+# (TensorRT-LLM also as its own docs and CLI glue it: "TRTLLM: v1.2.0rc2", "trtllm-serve", "trtllm-build")
+_ENGINE_NAMES = (r"vllm|sglang|tgi|text-generation-inference|tensorrt[-_]?llm|trt[-_]?llm|lmdeploy|ollama|llama\.cpp|"
+                 r"deepspeed|transformers")
+_ENGINE_VERSION = re.compile(r"\b(" + _ENGINE_NAMES + r")\b", re.I)
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
 # (a PEP 440 development, pre- or post-release suffix belongs to the release: "0.18.0.dev2025021101", TensorRT-LLM's
 # nightly wheels; "0.5.3.post1"; "1.0.0rc3": https://packaging.python.org/en/latest/specifications/version-specifiers/)
 _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
                      r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?(?:dev|post|rc)\d+)?(?![\w.]*\d)"
                      r"(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
-_PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance)\b",
-                         re.I)
+# (a latency metric degraded is a slowdown as much as "slower": "TTFT degradation from v0.19.0 to v0.21.0rc2"; and the
+# same words in Chinese: 速度 speed, 吞吐 throughput, 延迟/时延 latency, 性能 performance, 变慢 slowed down)
+_PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance|"
+                         r"degrad\w*|TTFT|TPOT|ITL)\b|速度|吞吐|延迟|时延|性能|变慢", re.I)
 
 
 # llama.cpp, by its name or its programs' ("llama-server", "llama-bench", "llama_print_timings"), and its build tags
@@ -2515,7 +2540,11 @@ _LLAMA_BUILD = re.compile(r"(?<![\w.-])(b\d{4,5})(?![\w.])")
 
 # (s21) A bisect that ended between two releases found the first bad one: "bisected to flashinfer-python 0.6.7 →
 # 0.6.8.post1" (vllm-project/vllm#42186, flashinfer-ai/flashinfer#3279), whatever the failure (a hang here).
-_CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from|bisect\w*)\b", re.I)
+# (a container image is a release of the engine it ships: "docker image v0.4.5 ... comparing with docker image v0.4.3";
+# two releases set side by side, "compared with"/"comparing to", or in Chinese 相比/对比 "compared with", 升级/降级
+# "upgrade/downgrade", 版本 "version")
+_CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from|bisect\w*|image|"
+                           r"compar(?:ed|ing)\s+(?:with|to))\b|相比|对比|升级|降级|版本", re.I)
 _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 
 
@@ -2555,9 +2584,16 @@ def behaviour_lost(text: str) -> bool:
     return False
 
 
+# A release glued to the engine's name or to Chinese text, as people type it ("vllm0.8.5.post1相比0.6.3.post1"): spaced
+# out first, so that the release is read as if written "vllm 0.8.5.post1 相比 0.6.3.post1".
+_GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
+                            r"(?<=[\u4e00-\u9fff])(?=v?\d)|(?<=\d)(?=[\u4e00-\u9fff])", re.I)
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
+    text = _GLUED_RELEASE.sub(lambda g: (g.group(1) or "") + " ", text)
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
@@ -2598,8 +2634,10 @@ def _engine_versions(text: str):
 # vllm-project/vllm#42186; "flash_attn 2.5.8"): the releases are that package's, not the engine's named elsewhere.
 _PACKAGE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)\s*(?:==|=|:)?\s*v?$")
 # ... not a word that only introduces a release ("from 0.6.7", "version 0.6.7", "between 0.6.7 and 0.6.8")
+# (nor the container image that ships the release: "sglang docker image v0.4.5-cu124")
 _NOT_A_PACKAGE = re.compile(r"^(?:from|to|and|or|vs|versus|between|on|in|at|with|of|is|was|since|after|before|"
-                            r"version|release|build|tag|v|bisected|upgraded|downgraded|updated|moved|using|use)$", re.I)
+                            r"version|release|build|tag|image|v|bisected|upgraded|downgraded|updated|moved|using|use)$",
+                            re.I)
 
 
 def _package_before(text: str, version: str) -> str | None:
@@ -3527,8 +3565,11 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|" + _SLOW_WORDS + "|" + MISSED_REFERENCE +
-             r"|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+             # (a figure's name of two words between: "a low token generation speed compared to the previous one")
+             r"|\blow (?:\w+ ){0,2}(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
+             # (the figure's name before its fall: "found input token throughput decrease dramatically")
+             r"\b(?:speed|throughput|bandwidth|performance)\s+decreas(?:e|es|ed|ing)\b|"
              r"\b(?:speed|throughput|bandwidth|performance)\s+(?:is\s+|was\s+|are\s+|seems\s+|looks\s+|stays\s+)?"
              r"(?:very\s+|quite\s+|too\s+|rather\s+|so\s+)?low\b|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"

@@ -526,7 +526,15 @@ GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + _NOT_A_SIZE + r"(
                           r"\b(\d{1,2})-GPU(?=\s+(?:inference|serving|decod\w*|generation|setups?|runs?|rigs?|"
                           r"systems?|configs?|configurations?|deployments?)\b)|"
                           # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
-                          r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
+                          r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)|"
+                          # (paraphrase audit, s24) a card added to the one there was: "adding second GPU barely
+                          # improves token generation speed", "I added a third card": the GPUs are then that many
+                          r"\b(?:add|adds|added|adding|with|plus|bought|buying|installed|installing)\s+"
+                          r"(?:a\s+|the\s+|my\s+|another\s+)?(second|third|fourth)\s+(?:\w+\s+)?"
+                          r"(?:GPU|card|graphics card)\b", re.I)
+# The ordinal of the card added ("adding a second GPU"), as GPUS_COUNTED's last form captures it: the GPUs then in use.
+ORDINAL_GPUS = {"second": 2, "third": 3, "fourth": 4}
+SUPPOSED_CARD = re.compile(r"\b(?:if|when|whether|unless|should|would)\b[^.!?]*$", re.I)
 # A count that ends a list of counts or alternatives is none of them: "in order to use 3, 5, 7 gpus" (dphnAI/sonar#426),
 # "2 or 4 GPUs", "4/8 GPUs" (not "CUDA 12.1, 8 GPUs": a version's digits are no count).
 COUNTS_LISTED = re.compile(r"(?<![\w.])\d{1,2}\s*(?:,\s*(?:(?:or|and)\s+)?|/\s*|\s+or\s+)$", re.I)
@@ -543,6 +551,8 @@ def _counted_gpus(ln: str):
             if pattern is GPUS_COUNTED and _APOSTROPHE_PLURAL.search(m.group(0)) and \
                     _count(next(g for g in m.groups() if g)) < 2:
                 continue
+            if next(g for g in m.groups() if g).lower() in ORDINAL_GPUS and SUPPOSED_CARD.search(ln[:m.start()]):
+                continue  # "If your model fits on one GPU, adding a second GPU will not ...": advice, no card added
             return m
     return None
 
@@ -1934,7 +1944,8 @@ def _count(token: str) -> int | None:
     token = " ".join(token.lower().split())
     if "十" in token:
         return figures.cjk_number(token)
-    return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
+    return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or ORDINAL_GPUS.get(token) or \
+        (int(token) if token.isdigit() else None)
 
 
 # Prompts counted ("64 prompts", "--num-prompts 1000", "1,000 sampled prompts"): requests sent, whatever the phase.
