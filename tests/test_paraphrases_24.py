@@ -15,14 +15,13 @@ import pytest
 import tomllib
 from test_paraphrases_21 import assert_case_read, assert_families_kept, family_cases
 from test_paraphrases_22 import test_no_sentence_is_a_corpus_case as _corpus_check
+from test_paraphrases_23 import RELEASE_CLAIMS
 from test_u11o_peer_copy_and_fit import issue, judged
 
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "paraphrases_24"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
-RELEASE_CLAIMS = {"driver_change", "nccl_upgrade", "nccl_versions_compared", "engine_versions_compared",
-                  "torch_releases_compared"}
 
 
 def _said(text: str) -> set[str]:
