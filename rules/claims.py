@@ -1690,6 +1690,11 @@ def nccl_versions(text: str) -> list[str]:
 _REGRESS_WORDS = re.compile(
     r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
     r"decreas\w*|slow(?:s|ed)?[- ]?downs?)\b|"
+    # (review, s24) a gap said large, its direction left open: "vLLM 0.6.3.post1 and vLLM 0.8.5.post1 shows a
+    # significant difference in inference speed" (vllm-project/vllm#23089); not "no difference", "a small difference"
+    r"(?<!\bno )(?<!\bnot a )(?<!\bnot any )(?<!\bwithout )(?<!\bwithout any )(?<!\bnot much )"
+    r"\b(?:significant|big|huge|large|noticeable|major|dramatic|massive)\s+(?:\w+\s+)?difference\b|"
+    r"\bdifference\s+(?:is|was)\s+(?:\w+\s+)?(?:huge|big|large|significant|massive|dramatic)\b|"
     # (paraphrase audit, s24) in Chinese: 降低/下降 "dropped", 变慢/更慢/慢了 "slower", 升级/降级 "up/downgrade"
     r"降低|下降|变慢|更慢|慢了|升级|降级", re.I
 )
@@ -5516,10 +5521,10 @@ _DRIVER_BEFORE = re.compile(r"(?<![\w.])" + _DRIVER_NUMBER + r"(?:\s*\((?:studio
 _DRIVER_NEXT = re.compile(r"\s*(?:,|/|\band\b|\bor\b|\bvs\.?|\bversus\b|\bto\b|->|→|=>)\s*(?:nvidia[-_ ]driver[-_ ]|"
                           r"drivers?\s+)?" + _DRIVER_NUMBER, re.I)
 # a move to a release in a text that names the driver ("rolled back to 531.79", "Downgrading nvidia-dkms ... to 535",
-# "update to: 595.79"), or the one left ("previously 595.84")
+# "update to: 595.79", "downgrading to driver version 510"), or the one left ("previously 595.84")
 _DRIVER_MOVE = re.compile(r"\b(?P<verb>roll\w*\s*back|revert\w*|downgrad\w*|upgrad\w*|updat\w*|go\w* back|went back|"
                           r"previously|formerly)\b(?:[^.\n]{0,50}?\bto\b)?\s*:?\s*(?:version\s+)?"
-                          r"(?:nvidia[-_ ]driver[-_ ]|drivers?\s+)?" + _DRIVER_NUMBER,
+                          r"(?:nvidia[-_ ]driver[-_ ]|drivers?\s+)?(?:version\s+)?" + _DRIVER_NUMBER,
                           re.I)
 _DRIVER_NAMED = re.compile(r"\bdrivers?\b|nvidia[-_]driver|\bfabric[- ]?manager\b|\bnvidia-(?:dkms|utils)\b", re.I)
 # CUDA's releases: majors 7 to 13, one-digit minors ("CUDA 12.4", "cuda 11.8", "CUDA Version: 12.8"); "CUDA runtime
@@ -5931,9 +5936,36 @@ def accelerate_maps(text: str, prose: bool) -> list[tuple[re.Match, dict, bool]]
         out.append((m, {"form": "accelerate", "to": to}, prose and (offered(text, m.start()) or
                                                                    bool(_OFFLOAD_PLAN.search(before)))))
     for m in _OFFLOAD_FOLDER.finditer(text):
+        if not _MAPPED_CALL.search(_call_around(text, m.start())):
+            continue  # a folder given to a call with no device map offloads nothing (LLaVA's load_pretrained_model)
         before = text[max(0, m.start() - 80):m.start()].rsplit("\n", 1)[-1]
         out.append((m, {"form": "accelerate", "to": "disk"}, bool(_ARG_ADVISED.search(before))))
     return out
+
+
+# accelerate writes to the offload folder only what a device map sends to "disk" ("offload_folder: If the device_map
+# contains any value "disk", the folder where we will offload weights", transformers' from_pretrained docs): the folder
+# counts where the same call places the model by a device map or a memory budget.
+_MAPPED_CALL = re.compile(r"\b(?:device_map|max_memory)\b")
+
+
+def _call_around(text: str, at: int) -> str:
+    """The text of the call whose arguments hold position `at`: from its open parenthesis to the one closing it (the
+    line where none is open)."""
+    depth, start = 0, None
+    for i in range(at - 1, max(-1, at - 2000), -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth < 0:
+            start = i
+            break
+    if start is None:
+        return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
+    depth = 0
+    for j in range(start, min(len(text), start + 4000)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[start:j + 1]
+    return text[start:]
 
 
 # The host a CPU part runs on, as reporters and lscpu write it: the CPU's model name, the memory's generation and speed
@@ -7134,9 +7166,16 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
         head = "".join(lines[:i]).replace("\n", " ")  # the wrapped lines before, read as one with the match's
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
-                         or _ADVICE_IF.search(upto.string[:upto.start()])):
+                         or _ADVICE_IF.search(upto.string[:upto.start()])
+                         or _MAY_CAUSE.search(upto.string[:upto.start()])):
             return upto
     return None
+
+
+# A failure said possible, not seen: "Passing an interior address may cause cuIpcGetMemHandle to fail on some drivers"
+# (openucx/ucx#11746, a pull request on what the API requires), "this can lead to CUDA out of memory".
+_MAY_CAUSE = re.compile(r"\b(?:may|might|can|could)\s+(?:also\s+|sometimes\s+|potentially\s+)?"
+                        r"(?:cause|make|lead\s+to|result\s+in|trigger)\s+(?:[\w`'\"().-]+\s+){0,3}$", re.I)
 
 
 # Advice to the reader on an error that may come, as READMEs and comments give it: "# specify --max-model-len if you
@@ -7155,7 +7194,8 @@ _ADVICE_IF = re.compile(r"\b(?:if|when(?:ever)?|in\s+case|should)\s+you\s+(?:\w+
 # ggml-org/llama.cpp#23919). The machine is the subject or the object of a program, never of the reporter ("I
 # rebooted the machine", "after restarting the PC" are actions); an engine or server process shutting down is
 # its own log line, not the machine's power.
-_MACHINE = r"(?:PC|computer|desktop|machine|rig|workstation|box|system|host)"
+# (in the plural too: "the hosts shut down sometimes", weiliu89/caffe#607, two GPUs training one model)
+_MACHINE = r"(?:PC|computer|desktop|machine|rig|workstation|box|system|host)(?:s|es)?"
 _OFF_VERB = (r"(?:power(?:s|ed|ing)?\s+(?:itself\s+)?off|shut(?:s|ting)?\s*-?\s*(?:itself\s+)?(?:down|off)|"
              r"turn(?:s|ed|ing)?\s+(?:itself\s+)?off|cuts?\s+(?:the\s+)?power)")
 _ON_ITS_OWN = r"(?:just|instantly|immediately|suddenly|randomly|completely|hard|then|simply|always|will|would|\w+ly)"

@@ -534,7 +534,11 @@ GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + _NOT_A_SIZE + r"(
                           r"(?:GPU|card|graphics card)\b", re.I)
 # The ordinal of the card added ("adding a second GPU"), as GPUS_COUNTED's last form captures it: the GPUs then in use.
 ORDINAL_GPUS = {"second": 2, "third": 3, "fourth": 4}
-SUPPOSED_CARD = re.compile(r"\b(?:if|when|whether|unless|should|would)\b[^.!?]*$", re.I)
+SUPPOSED_CARD = re.compile(r"\b(?:if|whether|unless|should|would)\b[^.!?]*$", re.I)
+# "when" supposes only with a modal after the card ("when adding a second GPU, it will not ..."); with none it dates
+# what was seen ("Slowdown by factor 100 when adding second GPU", keras-team/keras#10832: two GPUs in use)
+WHEN_CARD = re.compile(r"\bwhen(?:ever)?\b[^.!?]*$", re.I)
+MODAL_AFTER = re.compile(r"^[^.!?]*?\b(?:will|would|won't|wouldn't|should|may|might|can|could)\b", re.I)
 # A count that ends a list of counts or alternatives is none of them: "in order to use 3, 5, 7 gpus" (dphnAI/sonar#426),
 # "2 or 4 GPUs", "4/8 GPUs" (not "CUDA 12.1, 8 GPUs": a version's digits are no count).
 COUNTS_LISTED = re.compile(r"(?<![\w.])\d{1,2}\s*(?:,\s*(?:(?:or|and)\s+)?|/\s*|\s+or\s+)$", re.I)
@@ -551,7 +555,9 @@ def _counted_gpus(ln: str):
             if pattern is GPUS_COUNTED and _APOSTROPHE_PLURAL.search(m.group(0)) and \
                     _count(next(g for g in m.groups() if g)) < 2:
                 continue
-            if next(g for g in m.groups() if g).lower() in ORDINAL_GPUS and SUPPOSED_CARD.search(ln[:m.start()]):
+            if next(g for g in m.groups() if g).lower() in ORDINAL_GPUS and (
+                    SUPPOSED_CARD.search(ln[:m.start()])
+                    or WHEN_CARD.search(ln[:m.start()]) and MODAL_AFTER.search(ln[m.end():])):
                 continue  # "If your model fits on one GPU, adding a second GPU will not ...": advice, no card added
             return m
     return None
