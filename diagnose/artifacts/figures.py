@@ -385,10 +385,15 @@ def number_word(words: str) -> float | None:
 _RATE = (r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tok(?:en)?s?\s+(?:per|a)\s+sec(?:ond)?|t/s|tps|it/s|"
          r"(?:samples?|images?|items?|req(?:uest)?s?)\s*/\s*s)")
 _TIME = DURATION_UNIT[1:-3].join(("(?:", ")"))  # the units, no group
-_SLOWER = r"(?:slower|longer|more\s+slowly)\b"
+# (s24) the noun as well: "a ~20x slowdown", "a twelvefold slowdown", "an eight-fold slowdown"; and the factor said
+# after it: "slower by a factor of 3.75", "Slowdown by factor 100 when adding second GPU" (keras-team/keras#10832)
+_SLOWER = r"(?:slower|longer|more\s+slowly|slow-?downs?)\b"
+_BY_FACTOR = (r"\b(?:slower|slow-?down|slow(?:s|ed)?\s+down)\s+by\s+(?:a\s+)?factor\s+(?:of\s+)?" + _APPROX
+              + r"(?:×\s*)?(?:(?P<f>" + NUM[1:-1] + r")(?![\d/])|(?P<fw>" + NUMBER_WORD + r")\b)")
 LOSS = re.compile(
     r"(?<![\w.])(?:(?P<lo>" + NUM[1:-1] + r")\s*(?:x|×)?\s*(?:-|–|to)\s*)?"
-    r"(?:(?P<n>" + NUM[1:-1] + r")|(?P<w>" + NUMBER_WORD + r"))\s*(?:x|×|times)[\])]?\s+" + _SLOWER + "|"
+    r"(?:(?P<n>" + NUM[1:-1] + r")|(?P<w>" + NUMBER_WORD + r"))\s*(?:x|×|times|-?fold)[\])]?\s+" + _SLOWER + "|"
+    + _BY_FACTOR + "|"
     r"\b(?:an|one|(?P<k>" + NUMBER_WORD + r"|\d))\s+(?P<mag>orders?)\s+of\s+magnitude\s+" + _SLOWER + "|"
     r"\bfrom\s+" + _APPROX + r"(?P<r0>" + NUM[1:-1] + r")\s*(?:" + _RATE + r")?\s*(?:to|->|→|down\s+to)\s+" + _APPROX
     + r"(?P<r1>" + NUM[1:-1] + r")\s*" + _RATE + r"\b|"
@@ -409,6 +414,8 @@ def losses(text: str) -> list[tuple[re.Match, float]]:
     for m in LOSS.finditer(text):
         if m["n"] or m["w"]:  # "50x slower", "fifty times slower"; a range at its low end ("(30-60x) slower": 30)
             factor = number(m["lo"] or m["n"]) if m["lo"] or m["n"] else number_word(m["w"])
+        elif m["f"] or m["fw"]:  # "slower by a factor of 3.75", "slowdown by factor 100"
+            factor = number(m["f"]) if m["f"] else number_word(m["fw"])
         elif m["mag"]:  # "an order of magnitude slower", "two orders of magnitude slower"
             factor = 10 ** ((number_word(m["k"]) or number(m["k"])) if m["k"] else 1)
         elif m["r0"]:  # a rate that fell
