@@ -97,3 +97,20 @@ def test_a_scaling_table_in_latencies_reaches_the_comparison_rule():
 @pytest.mark.parametrize("name", ["near_syv32.md", "near_thinksmart.md"])
 def test_tables_that_only_look_alike_are_not_gpu_series(name):
     assert _rows(name) == []
+
+
+# --------------------------------------------------------------------------- 2. a release against a bare one
+
+def _release_cases():
+    import tomllib
+
+    return tomllib.loads((DATA / "release_than.toml").read_text())["case"]
+
+
+@pytest.mark.parametrize("case", _release_cases(), ids=lambda c: c["url"].rsplit("/", 3)[-3] + "-" + c["url"][-5:])
+def test_a_release_set_against_a_bare_one_is_a_release_change(case):
+    from rules import claims
+
+    found = [c for c in claims.claims(issue(case["text"])) if c.kind == "engine_versions_compared"
+             and not (c.guess or c.negated)]
+    assert bool(found) == case["fact"], (case["text"], found)
