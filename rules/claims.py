@@ -1688,7 +1688,7 @@ def nccl_versions(text: str) -> list[str]:
 
 
 _REGRESS_WORDS = re.compile(
-    r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
+    r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|weaker|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
     r"decreas\w*|slow(?:s|ed)?[- ]?downs?)\b|"
     # (review, s24) a gap said large, its direction left open: "vLLM 0.6.3.post1 and vLLM 0.8.5.post1 shows a
     # significant difference in inference speed" (vllm-project/vllm#23089); not "no difference", "a small difference"
@@ -2551,6 +2551,13 @@ _LLAMA_BUILD = re.compile(r"(?<![\w.-])(b\d{4,5})(?![\w.])")
 _CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from|bisect\w*|image|"
                            r"compar(?:ed|ing)\s+(?:with|to))\b|相比|对比|升级|降级|版本", re.I)
 _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
+# (mend2_s24) One release set against another by a comparative and "than", in a text that names the engine: "vllm
+# v0.10.0 is much slower than v0.8.5" (vllm-project/vllm#22239), "~5x slower on 0.33.2 than on 0.32.13"
+# (ollama/ollama#18225), "the performance of version 0.6.3 is weaker than that of version 0.6.2" (vllm#9581).
+# The second release is written bare, as people write the one they compare with, so it is the engine's too.
+_RELEASES_CONTRASTED = re.compile(r"\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
+                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?\bthan\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*"
+                                  r"(?:version\s+)?v?\d{1,2}\.\d{1,3}", re.I)
 
 
 # (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
@@ -2624,7 +2631,8 @@ def _engine_versions(text: str):
         moved = engine_moved_to(text)
         return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
     # (s21) or bisected between them: "bisected to flashinfer-python 0.6.7 → 0.6.8.post1" (vllm-project/vllm#42186)
-    if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)):
+    if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)) \
+            and not (m and _RELEASES_CONTRASTED.search(text)):
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
             and not _BISECTED.search(text) and not behaviour_lost(text):

@@ -1672,8 +1672,15 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         start = k
         k += 1
         wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
-        # (two columns do: "| GPUs | tok/s |", a count and its figure)
-        if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
+        wide_layouts = {}
+        # columns headed "1× 3090" / "your 2× 3090, TP=2": GPU counts side by side, when all name one product
+        counted = {j: found for j, c in enumerate(cells) if (found := count_cell(c))}
+        if len(counted) >= 2 and len({key for _, key, _ in counted.values()}) == 1:
+            wide.update({j: n for j, (n, _, _) in counted.items()})
+            wide_layouts = {j: layout for j, (_, _, layout) in counted.items() if layout}
+        # (two columns do: "| GPUs | tok/s |", a count and its figure; so does a column of "2x RTX 3090" cells)
+        if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2
+                                                     or _count_column(_table_body(lines, k, len(cells))) is not None):
             turned = _transposed(lines, k - 1)
             if turned:
                 k, cells, body = turned
@@ -1681,16 +1688,13 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
                 if len({row["gpus"] for row in rows}) >= 2:
                     out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
             continue
-        body = []
+        body = _table_body(lines, k, len(cells))
         while k < len(lines) and "|" in lines[k][1]:
-            vals = table_cells(lines[k][1])
-            if len(vals) == len(cells) and not set("".join(vals)) <= set("-: "):
-                body.append((lines[k][0], vals))
             k += 1
         above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
         default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
             "ms" if LATENCY_WORDS.search(above) else None
-        rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
+        rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default, wide_layouts)
         # GPU counts side by side, or the same GPUs laid out differently (replicas of TP2 against one TP8)
         if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas"), row.get("pp"),
                                                               row.get("ep")) for row in rows}) >= 2:
@@ -1735,7 +1739,7 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
     gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
     if gcol is None:
-        return []
+        return _counted_rows(cells, body)
     # a replica column beside a TP column: the row's GPUs are replicas x TP
     rcol = next((j for j, c in enumerate(cells) if j != gcol and REPLICA_HEADER.match(c)
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
@@ -1774,9 +1778,81 @@ def _long_rows(cells: list[str], body: list, default: str | None, outputs_first:
     return rows
 
 
-def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str | None) -> list[dict]:
+def _table_body(lines: list[tuple[int, str]], k: int, width: int) -> list[tuple[int, list[str]]]:
+    """The rows of the Markdown table whose body starts at lines[k] that have the header's width, less its rule."""
+    body = []
+    while k < len(lines) and "|" in lines[k][1]:
+        vals = table_cells(lines[k][1])
+        if len(vals) == width and not set("".join(vals)) <= set("-: "):
+            body.append((lines[k][0], vals))
+        k += 1
+    return body
+
+
+# (issue 11, mend2_s24) A header or cell that names its GPUs by count and product, as benchmark replies and blogs set
+# runs side by side: "1× 3090", "your 2× 3090, TP=2" (syv-ai/qwen38-27b-rtx3090#135), "2x RTX 3090 NVLink (TP=2)"
+# (#164), "4x RTX 5090". The count is the run's GPUs; a TP size beside it is its layout. Not a product alone
+# ("3090 @ 250 W", "5070 Ti"), a sum of products or of a card and host RAM ("5090+3090", "1× RTX 4090 + RAM
+# offload"), nor arithmetic on a spec ("4× 936 = 3,744 GB/s": no product follows the count).
+_COUNT_CELL = re.compile(r"^(?:(?:your|my|our|the|their)\s+)?([1-9]\d?)\s*[x×]\s*", re.I)
+_CELL_TP = re.compile(r"\b(?:tp|tensor[_ -]?parallel(?:[_ -]?size)?)\s*[=:]?\s*(\d{1,2})\b", re.I)
+# ... or the layout in words: "4x RTX 4090 (data parallel)" against "4x RTX 4090 (tensor parallel)" (a copy per GPU
+# against one model over all of them; vLLM's data-parallel and tensor-parallel deployment docs)
+_CELL_SPLIT = re.compile(r"\((?:(?P<dp>data[ -]parallel|replicas?|dp)|(?P<tp>tensor[ -]parallel|tp))\)", re.I)
+# (an alternative is no run: "1x RTX 4090 or L40S", "2x A100/H100")
+_CELL_ALTERNATIVE = re.compile(r"\bor\b|^/", re.I)
+
+
+def count_cell(cell: str) -> tuple[int, str, dict[str, int]] | None:
+    """(GPU count, product key, layout: tp and replicas where the cell says them) of a cell "N× <GPU>", else None."""
+    text = _plain(cell).strip("_* ")
+    m = _COUNT_CELL.match(text)
+    g = GPU_NAME.match(text, m.end()) if m else None
+    rest = text[g.end():] if g else ""
+    if g is None or "+" in rest or _CELL_ALTERNATIVE.search(rest.strip()) or re.search(r"\s=\s", text):
+        return None
+    count = int(m.group(1))
+    tp, split = _CELL_TP.search(rest), _CELL_SPLIT.search(rest)
+    layout = {"tp": int(tp.group(1))} if tp else {}
+    if split:
+        layout = {"tp": 1, "replicas": count} if split.group("dp") else {"tp": count, "replicas": 1}
+    return count, gpu_key(g.group(1)), layout
+
+
+def _count_column(body: list) -> int | None:
+    """The column whose every cell is "N× <GPU>", in a body of two rows or more."""
+    width = len(body[0][1]) if len(body) >= 2 else 0
+    return next((j for j in range(width) if all(count_cell(v[j]) for _, v in body)), None)
+
+
+def _counted_rows(cells: list[str], body: list) -> list[dict]:
+    """A long table whose runs are named "2x RTX 3090 NVLink (TP=2)": one row per run, labelled by its product (so
+    runs on different GPUs are never one series), with its first figure: a cell that writes its unit ("~1,035
+    tok/s", "35 ms") or a bare number under a header that names one (a bare number under "Context" or "Power" is
+    no figure, whatever the sentence above says)."""
+    col = _count_column(body)
+    if col is None:
+        return []
+    rows = []
+    for r, vals in body:
+        count, key, layout = count_cell(vals[col])
+        for j, header in enumerate(cells):
+            cell = vals[j].strip("_* ").replace(",", "").lstrip("~")
+            kind = "rate" if RATE_WORDS.search(header) else "ms" if LATENCY_WORDS.search(header) else None
+            unit = CELL_RATE.fullmatch(cell) or CELL_MS.fullmatch(cell)
+            if j == col or not (unit or (kind and NUMBER.fullmatch(cell))):
+                continue
+            kind = ("rate" if CELL_RATE.fullmatch(cell) else "ms") if unit else kind
+            rows.append({"line": r, "label": key, "gpus": count, "column": header, "kind": kind,
+                         "value": float(unit.group(1) if unit else cell), **layout})
+            break
+    return rows
+
+
+def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str | None,
+               layouts: dict[int, dict] | None = None) -> list[dict]:
     """One row per (table row, layout column): the cell's rate ("36.2tok/s"), else its latency in ms,
-    else a bare number read as the table's default kind."""
+    else a bare number read as the table's default kind; with the layout a column's header names (`layouts`)."""
     rows = []
     for r, vals in body:
         label = " ".join(v for j, v in enumerate(vals) if j not in wide and v)
@@ -1785,7 +1861,7 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
             if rate or ms or (default and NUMBER.fullmatch(vals[j])):
                 kind, value = ("rate", rate.group(1)) if rate else ("ms", ms.group(1)) if ms else (default, vals[j])
                 rows.append({"line": r, "label": label, "gpus": gpus, "column": cells[j], "kind": kind,
-                             "value": float(value.replace(",", "").lstrip("~+"))})
+                             "value": float(value.replace(",", "").lstrip("~+")), **(layouts or {}).get(j, {})})
     return rows
 
 
