@@ -287,6 +287,15 @@ UNKNOWN_PACE = 0.5
 PLACEHOLDER_NAMES = ("graphics device", "nvidia graphics device")
 
 
+def _untruncated(names: set[str]) -> set[str]:
+    """The names less those nvidia-smi's table cut to fit its column ("NVIDIA RTX 6000 Ada Gene..."), where another
+    source in the ticket (lspci, -q, a CUDA sample) spells the same board out in full."""
+    def cut(n: str) -> str | None:
+        return n[:-3].rstrip() if n.endswith("...") else n[:-1].rstrip() if n.endswith("…") else None
+    return {n for n in names
+            if not (cut(n) and any(o != n and o.lower().startswith(cut(n).lower()) for o in names))}
+
+
 @rule("ticket.mixed_gpus", "straggler")
 def mixed_gpus(facts: Facts, predictions=None):
     """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
@@ -303,6 +312,7 @@ def mixed_gpus(facts: Facts, predictions=None):
     together = claims.gpus_together(facts) if len(names) < 2 else None
     if together:  # (issue 11 s) named as used together in one sentence, not compared
         names, src = set(together.data["names"]), together.cited
+    names = _untruncated(names)
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     specs = [resolve_gpu(n) for n in names]
