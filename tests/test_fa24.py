@@ -114,6 +114,19 @@ def test_lspci_gen1_beside_a_riser_stays_a_warning(tmp_path):
     assert warn and all(a[1] == "warning" and "trained at 2.5 GT/s of 16 GT/s" in a[2] for a in warn), warn
 
 
+@pytest.mark.parametrize("name, gpus", [("a10g-vm-smi-qx-idle-x8.json", 1), ("t4-vm-smi-qx-x8-no-load.json", 1),
+                                        ("2x-rtx2080-smi-qx-idle-x8.json", 2)])
+def test_node_replay_of_an_idle_narrow_link_is_healthy_and_asks_for_load(name, gpus):
+    """`diagnose node --replay` of the same -q -x outputs (tests/recordings/transcribe.py): the node path judges the
+    link as the ticket path does."""
+    from test_node_replays import replay
+    _, findings, verdict = replay(name)
+    assert verdict.category == "healthy" and not [f for f in findings if f.severity in ("warning", "critical")]
+    (note,) = [f for f in findings if f.rule == "topology.pcie_link" and f.severity == "ok"]
+    assert len(note.evidence) == gpus and "x8 of x16 while idle" in note.title
+    assert any(f.ask and "bandwidth test" in f.ask for f in findings if f.rule == "topology.pcie_link")
+
+
 # --------------------------------------------------------------------------- faults still raised
 
 def test_narrow_link_under_load_is_still_critical(tmp_path):
