@@ -65,6 +65,18 @@ def test_healthy_machine_raises_no_alarm(tmp_path, name):
     assert r["verdict"]["category"] in ("healthy", "expected_physics"), r["verdict"]
 
 
+# outputs that say too little to call the node healthy, and nothing against it
+QUIET = ["nccl_tests_a3mega_2x8_h100.txt", "dmesg_nvidia_boot_k8s_device_plugin480.txt",
+         "nccl_info_2gpu_direct_pointer_nccl1358.txt"]
+
+
+@pytest.mark.parametrize("name", QUIET)
+def test_healthy_output_that_decides_little_raises_no_alarm(tmp_path, name):
+    r = ticket(tmp_path, DATA / name)
+    assert alarms(r) == [], alarms(r)
+    assert r["verdict"]["category"] in ("healthy", "expected_physics", "insufficient_data"), r["verdict"]
+
+
 @pytest.mark.parametrize("name, gpus", [
     ("smi_qx_a10g_aws_passthrough.xml", 1), ("smi_qx_tesla_t4_passthrough.xml", 1),
     ("smi_qx_quadro_p2000.xml", 1), ("smi_qx_2x_rtx2080.xml", 2)])
