@@ -942,8 +942,9 @@ def pcie_link(facts: Facts, predictions=None):
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"PCIe link of {who} runs at x{link.sta_width} instead of x{link.cap_width}",
-                "The link trained with fewer lanes than both ends support. Width does not drop for power "
-                "saving, so this is a seating, riser or slot problem and cuts host and P2P bandwidth.",
+                "The link trained with fewer lanes than both ends support, and nothing says the GPU was idle "
+                "when read (nvidia-smi documents an idle GPU's link as one that may be reduced): a seating, riser "
+                "or slot problem that cuts host and P2P bandwidth.",
                 [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes")],
                 fix="Reseat the card, avoid risers/bifurcated slots, check the slot's wiring in the board "
                 "manual, and re-read `lspci -vvv` LnkSta.",
@@ -999,8 +1000,9 @@ JUDGED_CLASSES = ("vga compatible controller", "3d controller", "display control
 def _judged_device(link: PcieLinkFact) -> bool:
     """Is this lspci link one whose width or speed bears on GPU traffic? A link without its device line (LnkSta
     pasted alone) is judged; one whose device line names another class is not."""
-    cls = re.match(r"\s*(?:[0-9a-fA-F]{2,4}:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})?\.\d\s+)?([A-Za-z0-9 /-]+?)\s*:\s",
-                   link.device or "")
+    # "RAID bus controller: ...", with a bus id before it or `lspci -nn`'s class code after it ("3D controller [0302]:")
+    cls = re.match(r"\s*(?:[0-9a-fA-F]{2,4}:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})?\.\d\s+)?([A-Za-z0-9 /-]+?)"
+                   r"(?:\s*\[[0-9a-fA-F]{4}\])?\s*:\s", link.device or "")
     return not cls or cls.group(1).strip().lower() in JUDGED_CLASSES or "nvidia" in (link.device or "").lower()
 
 
@@ -1064,7 +1066,8 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",
-                "The link trained with fewer lanes than it supports; width does not drop for power saving.",
+                "The link trained with fewer lanes than it supports, and nothing says the GPU was idle when read "
+                "(nvidia-smi documents an idle GPU's link as one that may be reduced).",
                 [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
         elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:

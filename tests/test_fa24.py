@@ -206,3 +206,19 @@ def test_can_access_peer_reads_the_result_not_the_index(line, refused, kind):
 def test_table_cut_names_join_their_full_spelling(names, distinct):
     from rules.ticket_rules import _untruncated
     assert len(_untruncated(names)) == distinct
+
+
+@pytest.mark.parametrize("device, judged", [
+    ("VGA compatible controller: NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] (rev a1)", True),
+    ("da:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100 SXM4 40GB] [10de:20b0] (rev a1)", True),
+    ("Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]", True),
+    (None, True),  # LnkCap/LnkSta pasted without the device line
+    ("RAID bus controller: HighPoint Technologies, Inc. SSD7540 PCIe Gen4 x16 8-Port M.2 NVMe RAID Controller", False),
+    ("01:00.0 Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller", False),
+])
+def test_only_gpu_and_nic_links_are_judged(device, judged):
+    from diagnose.evidence import PcieLinkFact
+    from rules.topology import _judged_device
+    link = PcieLinkFact(source="lspci.txt", bus_id="0000:01:00.0", device=device, cap_speed_gts=16.0, cap_width=16,
+                        sta_speed_gts=16.0, sta_width=8)
+    assert _judged_device(link) is judged
