@@ -14,7 +14,8 @@ in general:
   (janhq/jan#183) it stays a warning;
 - `p2pBandwidthLatencyTest`'s "Device=1 CAN Access Peer Device=0" is no refusal (the 0 is the peer's index),
   while "CANNOT Access Peer" still is;
-- nvidia-smi's table cuts long names ("NVIDIA RTX 6000 Ada Gene..."): with the full name beside it, one board.
+- nvidia-smi's table cuts long names ("NVIDIA RTX 6000 Ada Gene..."): with the full name beside it, one board;
+- the node path (`diagnose node --replay` of three of the same outputs, tests/recordings) judges the link alike.
 """
 
 import shutil
