@@ -270,12 +270,32 @@ def link_down(facts: Facts, predictions=None):
     c = _first(facts, "link_down")
     if not c or c.guess or facts.of(NvLinkFact):
         return  # (a question is no link seen down) the link states themselves: topology.nvlink_links judges them
+    if _no_nvlink_here(facts):
+        return
     yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
                fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, "
                "check fabric manager on NVSwitch systems.",
                refs=["fabric_manager"])
+
+
+# The reporter's words that the system has no NVLink at all ("This is on any GPU system without NvLink", NVIDIA/DCGM#49;
+# "no NVLink bridge installed", NVIDIA/NVSentinel#1481): its links then read down by design.
+_NO_NVLINK_SYSTEM = re.compile(r"\b(?:system|machine|server|node|box|GPUs?|cards?|boards?)\s+"
+                               r"(?:without|with no|lacking)\s+(?:an?\s+|any\s+)?NVLinks?\b"
+                               r"|\bno\s+NVLink\s+bridges?\s+(?:is\s+|are\s+)?installed\b", re.I)
+
+
+def _no_nvlink_here(facts: Facts) -> bool:
+    """A board without NVLink, by its catalog row (nvlink_gbs 0, no bridge) or the reporter's words: NVML and DCGM
+    report such a GPU's NVLinks as down or inactive although there is nothing to link (DCGM's NVLink-down on PCIe
+    GPUs without a bridge, NVIDIA/DCGM#49 and NVIDIA/NVSentinel#1481), so that report is no fault."""
+    spec = facts.subject.gpu
+    if spec is not None and not spec.nvlink_gbs and not spec.nvlink_bridged:
+        return True
+    return any(_NO_NVLINK_SYSTEM.search(text) for source, text in claims.texts(facts)
+               if "(" not in str(source))  # the reporter's description, not a pasted output
 
 
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.

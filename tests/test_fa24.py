@@ -14,6 +14,8 @@ in general:
   (janhq/jan#183) it stays a warning;
 - `p2pBandwidthLatencyTest`'s "Device=1 CAN Access Peer Device=0" is no refusal (the 0 is the peer's index),
   while "CANNOT Access Peer" still is;
+- DCGM's "NvLink link N is currently down" on a system the reporter says has no NVLink (NVIDIA/DCGM#49), or on a
+  board whose catalog row has none, is no NVLink fault; on an "A100" that may have NVLink it stays a lead;
 - nvidia-smi's table cuts long names ("NVIDIA RTX 6000 Ada Gene..."): with the full name beside it, one board;
 - the node path (`diagnose node --replay` of three of the same outputs, tests/recordings) judges the link alike.
 """
@@ -223,3 +225,38 @@ def test_only_gpu_and_nic_links_are_judged(device, judged):
     link = PcieLinkFact(source="lspci.txt", bus_id="0000:01:00.0", device=device, cap_speed_gts=16.0, cap_width=16,
                         sta_speed_gts=16.0, sta_width=8)
     assert _judged_device(link) is judged
+
+
+DCGM49 = (DATA / "dcgmi_diag_r2_pcie_a100_nvlink_down_dcgm49.txt").read_text()
+
+
+def test_dcgm_nvlink_down_on_a_system_without_nvlink_is_no_fault(tmp_path):
+    """NVIDIA/DCGM#49: "This is on any GPU system without NvLink." above DCGM's per-link "is currently down" rows."""
+    d = tmp_path / "n"
+    d.mkdir()
+    (d / "issue.md").write_text("Checking this node before serving.\n\nThis is on any GPU system without NvLink. "
+                                f"I have tried several.\n```\n{DCGM49}```\n")
+    r = report_json("ticket", str(d))
+    assert "ticket.link_down" not in {f["rule"] for f in r["findings"]}
+    assert alarms(r) == [], alarms(r)
+
+
+def test_dcgm_nvlink_down_on_an_a100_that_may_have_nvlink_stays_a_lead(tmp_path):
+    """The same rows under the thread's other sentence, "GPU is A100.": an A100 may be an NVLink board."""
+    d = tmp_path / "a"
+    d.mkdir()
+    (d / "issue.md").write_text(f"Checking this node before serving.\n\nGPU is A100.\n```\n{DCGM49}```\n")
+    r = report_json("ticket", str(d))
+    assert [a[:2] for a in alarms(r)] == [("ticket.link_down", "warning")]
+
+
+@pytest.mark.parametrize("sentence, none_here", [
+    ("This is on any GPU system without NvLink.", True),  # NVIDIA/DCGM#49
+    ("NVIDIA A100 80GB PCIe (single GPU, no NVLink bridge installed)", True),  # NVIDIA/NVSentinel#1481
+    ("GPU is A100.", False),
+    ("The NVLink bridge is installed but topo shows PHB.", False),
+    ("P2P is slow without NVLink", False),  # a general statement, no system named
+])
+def test_words_that_a_system_has_no_nvlink(sentence, none_here):
+    from rules.ticket_rules import _NO_NVLINK_SYSTEM
+    assert bool(_NO_NVLINK_SYSTEM.search(sentence)) is none_here
