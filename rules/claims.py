@@ -975,8 +975,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?"
         r"(?:P2P|peer(?: access| to peer| mapping)?)\b",
-        # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read
-        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
+        # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read;
+        # a canAccessPeer result of 0, not the peer's index ("Device=1 CAN Access Peer Device=0",
+        # p2pBandwidthLatencyTest on a host whose P2P works, tests/data/fa24)
+        r"can ?access ?peer\w*\b[^.\n]{0,30}?(?<!Device=)(?<!Device )(?<!GPU)(?<!GPU )\b(?:0|no|false)\b",
+        r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
         # (and CUDA's peer access by its Chinese name, 对等访问 "peer access", or 点对点 "point to point": "启动服务报
         # `不支持对等访问`错误", PaddlePaddle/FastDeploy#4588)
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",

@@ -270,12 +270,32 @@ def link_down(facts: Facts, predictions=None):
     c = _first(facts, "link_down")
     if not c or c.guess or facts.of(NvLinkFact):
         return  # (a question is no link seen down) the link states themselves: topology.nvlink_links judges them
+    if _no_nvlink_here(facts):
+        return
     yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
                fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, "
                "check fabric manager on NVSwitch systems.",
                refs=["fabric_manager"])
+
+
+# The reporter's words that the system has no NVLink at all ("This is on any GPU system without NvLink", NVIDIA/DCGM#49;
+# "no NVLink bridge installed", NVIDIA/NVSentinel#1481): its links then read down by design.
+_NO_NVLINK_SYSTEM = re.compile(r"\b(?:system|machine|server|node|box|GPUs?|cards?|boards?)\s+"
+                               r"(?:without|with no|lacking)\s+(?:an?\s+|any\s+)?NVLinks?\b"
+                               r"|\bno\s+NVLink\s+bridges?\s+(?:is\s+|are\s+)?installed\b", re.I)
+
+
+def _no_nvlink_here(facts: Facts) -> bool:
+    """A board without NVLink, by its catalog row (nvlink_gbs 0, no bridge) or the reporter's words: NVML and DCGM
+    report such a GPU's NVLinks as down or inactive although there is nothing to link (DCGM's NVLink-down on PCIe
+    GPUs without a bridge, NVIDIA/DCGM#49 and NVIDIA/NVSentinel#1481), so that report is no fault."""
+    spec = facts.subject.gpu
+    if spec is not None and not spec.nvlink_gbs and not spec.nvlink_bridged:
+        return True
+    return any(_NO_NVLINK_SYSTEM.search(text) for source, text in claims.texts(facts)
+               if "(" not in str(source))  # the reporter's description, not a pasted output
 
 
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
@@ -285,6 +305,15 @@ UNKNOWN_PACE = 0.5
 # no model, so no second model beside the board's real name. (A plain comparison, not a pattern: every command runs this
 # rule, and a capture compiles none of the ticket patterns, tests/test_lazy_re.py.)
 PLACEHOLDER_NAMES = ("graphics device", "nvidia graphics device")
+
+
+def _untruncated(names: set[str]) -> set[str]:
+    """The names less those nvidia-smi's table cut to fit its column ("NVIDIA RTX 6000 Ada Gene..."), where another
+    source in the ticket (lspci, -q, a CUDA sample) spells the same board out in full."""
+    def cut(n: str) -> str | None:
+        return n[:-3].rstrip() if n.endswith("...") else n[:-1].rstrip() if n.endswith("…") else None
+    return {n for n in names
+            if not (cut(n) and any(o != n and o.lower().startswith(cut(n).lower()) for o in names))}
 
 
 @rule("ticket.mixed_gpus", "straggler")
@@ -303,6 +332,7 @@ def mixed_gpus(facts: Facts, predictions=None):
     together = claims.gpus_together(facts) if len(names) < 2 else None
     if together:  # (issue 11 s) named as used together in one sentence, not compared
         names, src = set(together.data["names"]), together.cited
+    names = _untruncated(names)
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     specs = [resolve_gpu(n) for n in names]

@@ -922,18 +922,29 @@ def pcie_link(facts: Facts, predictions=None):
     by_bus = {g.bus_id: g for g in gpus if g.bus_id}
     found = False
     for link in facts.of(PcieLinkFact):
-        if link.is_bridge or not (link.cap_speed_gts or link.cap_width):
+        if link.is_bridge or not (link.cap_speed_gts or link.cap_width) or not _judged_device(link):
             continue
         found = True
         g = by_bus.get(link.bus_id)
-        idle = _idle(g) if g else None
+        # every record of the GPU on that bus may say whether it was idle: lspci does not, the nvidia-smi table beside
+        # it does (P8, 0 %), and a CUDA sample's record of the same GPU does not
+        said = [x for x in gpus if x.bus_id and x.bus_id == link.bus_id and _idle(x) is not None]
+        idle = None if not said else all(_idle(x) for x in said)
+        if said:
+            g = next(x for x in said if _idle(x) == idle)
         who = _link_owner(link, g, facts)
-        if link.sta_width and link.cap_width and link.sta_width < link.cap_width:
+        if link.sta_width and link.cap_width and link.sta_width < link.cap_width and idle:
+            yield _idle_width_note(who, link.sta_width, link.cap_width,
+                                   [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes"),
+                                    ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
+            yield _width_under_load_need()
+        elif link.sta_width and link.cap_width and link.sta_width < link.cap_width:
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"PCIe link of {who} runs at x{link.sta_width} instead of x{link.cap_width}",
-                "The link trained with fewer lanes than both ends support. Width does not drop for power "
-                "saving, so this is a seating, riser or slot problem and cuts host and P2P bandwidth.",
+                "The link trained with fewer lanes than both ends support, and nothing says the GPU was idle "
+                "when read (nvidia-smi documents an idle GPU's link as one that may be reduced): a seating, riser "
+                "or slot problem that cuts host and P2P bandwidth.",
                 [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes")],
                 fix="Reseat the card, avoid risers/bifurcated slots, check the slot's wiring in the board "
                 "manual, and re-read `lspci -vvv` LnkSta.",
@@ -948,6 +959,22 @@ def pcie_link(facts: Facts, predictions=None):
                            "that reading is not a fault.",
                            evidence + [ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
                 continue
+            slot = [c for c in claims.find(facts, "pcie_slot") if not c.guess]
+            if idle is None and not slot and not _said_busy(facts):
+                # nothing says the GPU was busy and nothing points at the slot (a riser, an adapter, a narrow slot):
+                # judged as nvidia-smi's reading of the same link is (_gpu_pcie), a generation that may be reduced
+                # when the GPU is not in use (`nvidia-smi --help-query-gpu`) and says nothing without load
+                yield make("topology.pcie_link", "healthy", "ok", 0.5,
+                           f"{who[:1].upper()}{who[1:]} links at {link.sta_speed_gts:g} GT/s of "
+                           f"{link.cap_speed_gts:g} GT/s, read without load: not judged",
+                           "NVIDIA GPUs drop the PCIe link to its lowest speed when idle and return to full speed "
+                           "under load, and nothing here says the GPU was busy or points at the slot.", evidence)
+                yield need("topology.pcie_link", "PCIe generation under load not known",
+                           "The link speed was read while the GPU may have been idle.",
+                           "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a "
+                           "bandwidth test such as `bandwidthTest` or `nvbandwidth`")
+                continue
+            evidence += [claim_ev(c, "how the GPU is attached") for c in slot[:1]]
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "warning", 0.55,
                 f"PCIe link of {who} trained at {link.sta_speed_gts:g} GT/s of {link.cap_speed_gts:g} GT/s",
@@ -961,6 +988,43 @@ def pcie_link(facts: Facts, predictions=None):
                 refs=["nvidia_smi"],
             )
     yield from _gpu_pcie(facts, gpus, found)
+
+
+# lspci's class names of the devices a tensor-parallel job's traffic crosses: the GPUs, and the NICs of a job over
+# several nodes. A storage controller's or a USB card's link (a RAID card's x1 function, tests/data/fa24) is no
+# part of it.
+JUDGED_CLASSES = ("vga compatible controller", "3d controller", "display controller", "ethernet controller",
+                  "infiniband controller", "network controller")
+
+
+def _judged_device(link: PcieLinkFact) -> bool:
+    """Is this lspci link one whose width or speed bears on GPU traffic? A link without its device line (LnkSta
+    pasted alone) is judged; one whose device line names another class is not."""
+    # "RAID bus controller: ...", with a bus id before it or `lspci -nn`'s class code after it ("3D controller [0302]:")
+    cls = re.match(r"\s*(?:[0-9a-fA-F]{2,4}:[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})?\.\d\s+)?([A-Za-z0-9 /-]+?)"
+                   r"(?:\s*\[[0-9a-fA-F]{4}\])?\s*:\s", link.device or "")
+    return not cls or cls.group(1).strip().lower() in JUDGED_CLASSES or "nvidia" in (link.device or "").lower()
+
+
+def _idle_width_note(who: str, width: int, max_width: int, evidence: list):
+    """A link narrower than its maximum read while the GPU idles is no evidence of a fault: nvidia-smi documents the
+    current width, like the generation, as one that "may be reduced when the GPU is not in use"
+    (`nvidia-smi --help-query-gpu`, pcie.link.width.current), and real idle readings of healthy hosts show x8 of x16
+    (tests/data/fa24). Under load it is judged as before."""
+    return make(
+        "topology.pcie_link", "healthy", "ok", 0.5,
+        f"{who[:1].upper()}{who[1:]} read at x{width} of x{max_width} while idle: not judged until read under load",
+        "nvidia-smi documents the current PCIe link width and generation as values that may be reduced when the GPU "
+        "is not in use, so a narrow link on an idle GPU says nothing about the slot. Read under load, a width "
+        "still below the maximum is a seating, riser or slot problem.",
+        evidence, refs=["nvidia_smi"])
+
+
+def _width_under_load_need():
+    return need("topology.pcie_link", "PCIe link width under load not known",
+                "The link width was read while the GPU was idle.",
+                "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a bandwidth "
+                "test such as `bandwidthTest` or `nvbandwidth`")
 
 
 def _link_owner(link: PcieLinkFact, g: GpuFact | None, facts: Facts) -> str:
@@ -986,7 +1050,7 @@ def _link_share(g: GpuFact) -> float:
 
 
 def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
-    lows = []
+    lows, narrow_idle = [], []
     # the narrowest link first: of several degraded GPUs the one with the least bandwidth left leads the report
     for g in sorted(gpus, key=_link_share):
         # a width short of the link's own needs no generation beside it: a paste cut above "Link Width" still shows it
@@ -994,13 +1058,16 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         if g.pcie_gen_current is None and not narrow:
             continue
         idle = _idle(g)
-        if narrow:
+        if narrow and idle:
+            narrow_idle.append(g)
+        elif narrow:
             slower = (f" at Gen{g.pcie_gen_current} (capable of Gen{g.pcie_gen_max})"
                       if g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max else "")
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",
-                "The link trained with fewer lanes than it supports; width does not drop for power saving.",
+                "The link trained with fewer lanes than it supports, and nothing says the GPU was idle when read "
+                "(nvidia-smi documents an idle GPU's link as one that may be reduced).",
                 [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
         elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
@@ -1032,6 +1099,12 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
                         refs=["nvidia_smi"])
                 else:
                     lows.append(g)
+    if narrow_idle:
+        g = narrow_idle[0]
+        yield _idle_width_note(label(g), g.pcie_width_current, g.pcie_width_max,
+                               [ev(x, f"{label(x)} current vs max PCIe width while idle", x.pcie_width_current,
+                                   x.pcie_width_max, "lanes") for x in narrow_idle[:4]])
+        yield _width_under_load_need()
     if lows:
         g = lows[0]
         yield make(

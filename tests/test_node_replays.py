@@ -44,6 +44,9 @@ HUMAN_CRITICALS = {
     "2x-gtx1080ti-pcie-gen1-reading.json": set(),  # Gen1 on an idle GeForce is power saving
     "2x-l4-pcie-two-sockets-p2p-ok.json": set(),  # simpleP2P: peer access Yes both ways
     "2x-rtx5090-pcie-p2p-gns.json": set(),  # GNS on GeForce is how the stock driver ships
+    "2x-rtx2080-smi-qx-idle-x8.json": set(),  # two idle desktop cards at Gen1 x8: no load on the link
+    "a10g-vm-smi-qx-idle-x8.json": set(),  # an idle A10G in a VM at x8: no load on the link
+    "t4-vm-smi-qx-x8-no-load.json": set(),  # a T4 in a VM at 0 %: x8 read without load
     "4x-l40s-pcie-two-sockets.json": set(),  # a plain two-socket PCIe server
     "8x-a40-nvlink-pairs-two-sockets.json": set(),  # socket crossing is slower, nothing broken
     "8x-rtx4090-smi-q-idle-and-loaded.json": set(),  # idle GPU at Gen1, busy GPU at Gen4 on its power cap

@@ -645,3 +645,79 @@ save("h200-vm-one-gpu-smi-q.json", {
     "absent": ["topology, NVLink state (a single GPU has no peer)", "all host readings"],
     "human_reading": "A healthy H200 passed through alone to a VM: idle (P0, Idle active), Gen5 x16, ECC clean.",
 }, smi_q_answers(header, blocks))
+
+# ---------------------------------------------------------------- `nvidia-smi -q -x` of healthy machines (fa24)
+FA24 = REPO / "tests" / "data" / "fa24"
+XML_KEYS = {  # the -q -x element path -> the -q text key smi_q_answers reads
+    "product_name": "Product Name", "uuid": "GPU UUID", "pci/pci_bus_id": "Bus Id",
+    "pci/pci_device_id": "PCI/Device Id", "persistence_mode": "Persistence Mode",
+    "pci/pci_gpu_link_info/pcie_gen/max_link_gen": "PCI/GPU Link Info/PCIe Generation/Max",
+    "pci/pci_gpu_link_info/pcie_gen/current_link_gen": "PCI/GPU Link Info/PCIe Generation/Current",
+    "pci/pci_gpu_link_info/link_widths/max_link_width": "PCI/GPU Link Info/Link Width/Max",
+    "pci/pci_gpu_link_info/link_widths/current_link_width": "PCI/GPU Link Info/Link Width/Current",
+    "pci/replay_counter": "PCI/Replays Since Reset", "mig_mode/current_mig": "MIG Mode/Current",
+    "mig_mode/pending_mig": "MIG Mode/Pending", "fb_memory_usage/total": "FB Memory Usage/Total",
+    "fb_memory_usage/used": "FB Memory Usage/Used", "fb_memory_usage/free": "FB Memory Usage/Free",
+    "utilization/gpu_util": "Utilization/Gpu", "utilization/memory_util": "Utilization/Memory",
+    "compute_mode": "Compute Mode", "ecc_mode/current_ecc": "ECC Mode/Current",
+    "ecc_mode/pending_ecc": "ECC Mode/Pending", "temperature/gpu_temp": "Temperature/GPU Current Temp",
+    "power_readings/power_draw": "Power Readings/Power Draw",
+    "power_readings/current_power_limit": "Power Readings/Current Power Limit",
+    "clocks/sm_clock": "Clocks/SM", "max_clocks/sm_clock": "Max Clocks/SM",
+    "gpu_virtualization_mode/virtualization_mode": "GPU Virtualization Mode/Virtualization Mode",
+    "fabric/state": "Fabric/State", "fabric/status": "Fabric/Status",
+}
+XML_REASONS = {"gpu_idle": "Idle", "applications_clocks_setting": "Applications Clocks Setting",
+               "sw_power_cap": "SW Power Cap", "hw_slowdown": "HW Slowdown", "sync_boost": "Sync Boost",
+               "sw_thermal_slowdown": "SW Thermal Slowdown", "hw_thermal_slowdown": "HW Thermal Slowdown",
+               "hw_power_brake_slowdown": "HW Power Brake Slowdown", "display_clock_setting": "Display Clock Setting"}
+
+
+def smi_qx_blocks(text):
+    """`nvidia-smi -q -x` -> the (header, blocks) smi_q_blocks gives for the same fields as -q text."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(re.sub(r"<!DOCTYPE[^>]*>", "", text))
+    header = {"Driver Version": root.findtext("driver_version"), "CUDA Version": root.findtext("cuda_version"),
+              "Attached GPUs": root.findtext("attached_gpus")}
+    blocks = []
+    for gpu in root.findall("gpu"):
+        b = {key: gpu.findtext(path).strip() for path, key in XML_KEYS.items() if gpu.findtext(path)}
+        # the readings moved between schema versions: gpu_power_readings (v12+), *_throttle_* (before v12)
+        for key, paths in (("Power Draw", ("gpu_power_readings/power_draw", "gpu_power_readings/average_power_draw",
+                                            "gpu_power_readings/instant_power_draw")),
+                           ("Current Power Limit", ("gpu_power_readings/current_power_limit",
+                                                    "power_readings/enforced_power_limit"))):
+            for path in paths:
+                if _num(gpu.findtext(path)) is not None:
+                    b.setdefault(f"Power Readings/{key}", gpu.findtext(path))
+        for section in ("clocks_event_reasons", "clocks_throttle_reasons"):
+            for el in gpu.find(section) if gpu.find(section) is not None else []:
+                name = re.sub(r"^clocks_(?:event|throttle)_reason_", "", el.tag)
+                if name in XML_REASONS:
+                    b[f"Clocks Event Reasons/{XML_REASONS[name]}"] = (el.text or "").strip()
+        blocks.append(b)
+    return header, blocks
+
+
+for name, out, reading in (
+        ("smi_qx_a10g_aws_passthrough.xml", "a10g-vm-smi-qx-idle-x8.json",
+         "One A10G passed through to a VM, idle (P8, Idle active, 0 %): Gen1 x8 of x16 at idle, no load on the "
+         "link; nothing broken."),
+        ("smi_qx_tesla_t4_passthrough.xml", "t4-vm-smi-qx-x8-no-load.json",
+         "One Tesla T4 passed through to a VM at P0 with 0 % utilisation: x8 of x16 read without load; a monitored, "
+         "working machine."),
+        ("smi_qx_2x_rtx2080.xml", "2x-rtx2080-smi-qx-idle-x8.json",
+         "Two idle GeForce RTX 2080 (P8), both at Gen1 x8 of x16: a desktop board with two cards, idle; nothing "
+         "broken.")):
+    header, blocks = smi_qx_blocks((FA24 / name).read_text())
+    url = re.search(r"https://\S+", next(line for line in (FA24 / "SOURCES.md").read_text().splitlines()
+                                          if f"`{name}`" in line)).group(0)
+    save(out, {
+        "transcribed_from": f"{url} (`nvidia-smi -q -x`; tests/data/fa24/{name})",
+        "source_text": [f"tests/data/fa24/{name}"],
+        "notes": SMI_Q_NOTES + ["Read from the -q -x elements of the same fields (smi_qx_blocks; "
+                                "clocks_throttle_reasons before schema v12 as clocks_event_reasons)."],
+        "absent": ["topology and P2P status", "NVLink", "all host readings"],
+        "human_reading": reading,
+    }, smi_q_answers(header, blocks))
