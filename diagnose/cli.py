@@ -44,6 +44,9 @@ class DiagnoseGroup(click.Group):
             click.echo("diagnose: interrupted", err=True)
             sys.exit(130)
         except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if _interrupted(exc):  # Ctrl-C inside a class body's import wraps as RuntimeError (__set_name__)
+                click.echo("diagnose: aborted", err=True)
+                sys.exit(130)
             if os.environ.get("DIAGNOSE_DEBUG"):
                 raise
             click.echo(
@@ -52,6 +55,17 @@ class DiagnoseGroup(click.Group):
                 err=True,
             )
             sys.exit(EXIT_TOOL_FAILED)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a Ctrl-C is what an exception wraps (its cause or context chain)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def one_line(text: str) -> str:

@@ -813,3 +813,28 @@ def test_output_and_record_must_differ(tmp_path):
     path = tmp_path / "node.json"
     assert_bad_input(run("node", "--quick", "--record", path, "-o", path), "--record")
     assert not path.exists()
+
+
+def test_a_ctrl_c_wrapped_by_python_is_still_an_abort(monkeypatch, tmp_path):
+    """A Ctrl-C that lands while a module defines a class reaches the CLI as RuntimeError ('Error calling __set_name__
+    on ...', its cause the KeyboardInterrupt): seen in tests/test_capture_forked.py under load. It is an abort (130,
+    'diagnose: aborted'), not an internal error."""
+    from click.testing import CliRunner
+
+    import diagnose.bundle
+    from diagnose.cli import cli
+
+    def interrupted(paths):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance 'kinds' in 'FileRead'") from exc
+
+    monkeypatch.setattr(diagnose.bundle, "read_bundle", interrupted)
+    (tmp_path / "issue.md").write_text("TP=2 is slow.\n")
+    result = CliRunner().invoke(cli, ["ticket", str(tmp_path)], prog_name="diagnose")
+    assert result.exit_code == 130 and result.stderr.split() == ["diagnose:", "aborted"], result.stderr
+    # an error that is no interrupt stays an internal error (exit 3)
+    monkeypatch.setattr(diagnose.bundle, "read_bundle", lambda paths: 1 / 0)
+    result = CliRunner().invoke(cli, ["ticket", str(tmp_path)], prog_name="diagnose")
+    assert result.exit_code == 3 and "internal error: ZeroDivisionError" in result.stderr
