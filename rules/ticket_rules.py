@@ -1790,6 +1790,56 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
+# The gain beyond which two layouts of one system measured side by side show the split paying: more than a layer
+# split's x1 (rules.ticket_numbers.LAYER_SPLIT_CEILING), so the GPUs work on each step together.
+SPLIT_PAYS = 1.15
+
+
+def measured_split_gain(facts: Facts):
+    """(gain, smaller row, larger row, file) of a results table that measures one system at one GPU count and at a
+    larger one under the same row label (the same load), one model copy each (data-parallel replicas gain by copies,
+    not by the split), when the larger layout is faster by SPLIT_PAYS or more; the
+    largest such gain, else None. A measured gain of the tensor split is what a prior about the layout (a board
+    without PCIe P2P) cannot outrank: the reporter ran both."""
+    best = None
+    for n in facts.of(Note):
+        if n.kind != "results_table":
+            continue
+        rows = [r for r in n.data.get("rows", []) if r.get("kind") in ("rate", "ms") and r.get("gpus")
+                and (r.get("pp") or 1) == 1 and (r.get("replicas") or 1) == 1 and r["value"] > 0]
+        for a in rows:
+            for b in rows:
+                if a["label"] != b["label"] or a["kind"] != b["kind"] or b["gpus"] <= a["gpus"]:
+                    continue
+                gain = b["value"] / a["value"] if a["kind"] == "rate" else a["value"] / b["value"]
+                if gain >= SPLIT_PAYS and (best is None or gain > best[0]):
+                    best = (gain, a, b, n.source.rsplit(":", 1)[0])
+    return best
+
+
+def _no_p2p_split_pays(gpu, paid, evidence):
+    """The answer on boards without PCIe P2P when the reporter's own table shows the split paying (measured_split_gain):
+    host-staged all-reduces cost a step little at one stream and more as the batch grows, so a gain like this is what
+    such a pair gives, not a fault (syv-ai/qwen38-27b-rtx3090#135: x1.31 on two RTX 3090, 'the expected shape')."""
+    gain, a, b, file = paid
+    unit = "ms" if a["kind"] == "ms" else "tok/s"
+    what = f"{a['label'] + ': ' if a['label'] else ''}"
+    return make("ticket.symptom_prior", "expected_physics", "info", 0.45,
+                f"{gpu.name} without P2P: the reporter's {b['gpus']} GPUs are x{gain:.2f} faster than "
+                f"{a['gpus']} on the same load, the split pays as host-staged TP does",
+                "Without PCIe peer-to-peer NCCL stages every all-reduce through host memory. At one stream each "
+                "all-reduce is a few kilobytes, so the split still shortens the step (each GPU reads half the "
+                "weights); as the batch grows the staged traffic grows with it and the gain shrinks or turns into a "
+                "loss. The reporter's own figures show the split paying, which a broken transport would not give "
+                "(the gain is their measurement, not a band of this model: none was priced here).",
+                evidence + [ev(f"{file}:{a['line']}", f"{what}{a['column']}", a["value"], unit=unit),
+                            ev(f"{file}:{b['line']}", f"{what}{b['column']} (x{gain:.2f}, a layer split's x1 below "
+                               f"x{SPLIT_PAYS})", b["value"], unit=unit)],
+                fix="Nothing is broken: for one stream keep the split; for throughput at many concurrent requests "
+                "run one replica per GPU where the model fits, or add an NVLink bridge where the board has one "
+                "(`diagnose predict --tp 1,2` prices both).", refs=["nccl_trouble"])
+
+
 # (title, summary, what the quote shows, fix) of the P2P lead when the reporter's words lean against it.
 P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
              "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. The reporter "
@@ -2033,6 +2083,10 @@ def symptom_prior(facts: Facts, predictions=None):
     engine = engine_of(facts)
     tp_engine = engine not in (None, "generic", "hf-eager", *LLAMACPP_ENGINES) or (wfield(facts, "tp")[0] or 0) >= 2
     if gpu is not None and not gpu.pcie_p2p and (n is None or n >= 2) and not has_nvlink(facts) and tp_engine:
+        paid = measured_split_gain(facts)
+        if paid is not None:
+            yield _no_p2p_split_pays(gpu, paid, evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)])
+            return
         yield make("ticket.symptom_prior", "p2p_disabled", "warning", 0.55,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
                    "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every "
