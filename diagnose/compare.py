@@ -119,7 +119,9 @@ def link_metrics(facts: dict) -> list[Metric]:
                               "nvlink_down"))
     for g in facts.get("gpu_fact") or []:
         key = f"GPU{g.get('index')}"
-        if g.get("pcie_width_current"):
+        # nvidia-smi documents the current width, like the generation, as one that may be reduced when the GPU is not
+        # in use (`nvidia-smi --help-query-gpu`): a reading known idle is no evidence, as `diagnose node` judges it
+        if g.get("pcie_width_current") and g.get("pcie_read_under_load") is not False:
             out.append(Metric("PCIe", key, "width", float(g["pcie_width_current"]), "lanes", "higher", g["source"],
                               "pcie_link_degraded"))
         if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False:

@@ -88,9 +88,12 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
         values["active NVLinks (fewest on one GPU)"] = Value(
             min(active.values()), "links", "higher", "nvlink_down", True,
             f"inactive: {', '.join(down[:8])}" if down else "")
-    widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
+    # the current width, like the generation, "may be reduced when the GPU is not in use" (nvidia-smi
+    # --help-query-gpu): a reading known idle is not compared, as `diagnose node` does not judge it
+    read = [g for g in gpus if g.get("pcie_width_current") and g.get("pcie_read_under_load") is not False]
+    widths = [g["pcie_width_current"] for g in read]
     if widths:
-        narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus
+        narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in read
                   if g.get("pcie_width_current") == min(widths)]
         values["PCIe width (narrowest GPU)"] = Value(min(widths), "lanes", "higher", "pcie_link_degraded", True,
                                                      ", ".join(narrow[:8]))

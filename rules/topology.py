@@ -939,13 +939,20 @@ def pcie_link(facts: Facts, predictions=None):
                                     ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
             yield _width_under_load_need()
         elif link.sta_width and link.cap_width and link.sta_width < link.cap_width:
+            evidence = [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes")]
+            signs = [] if idle is False else _narrow_fault_signs(facts, link.sta_width, link.cap_width)
+            if idle is None and not signs:
+                yield _unknown_load_width(f"PCIe link of {who}", link.sta_width, link.cap_width, evidence)
+                yield _width_under_load_need()
+                continue
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"PCIe link of {who} runs at x{link.sta_width} instead of x{link.cap_width}",
-                "The link trained with fewer lanes than both ends support, and nothing says the GPU was idle "
-                "when read (nvidia-smi documents an idle GPU's link as one that may be reduced): a seating, riser "
+                "The link trained with fewer lanes than both ends support, and "
+                + ("the GPU was busy when read" if idle is False else "more than the reading points at the slot")
+                + " (nvidia-smi documents only an idle GPU's link as one that may be reduced): a seating, riser "
                 "or slot problem that cuts host and P2P bandwidth.",
-                [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes")],
+                evidence + signs,
                 fix="Reseat the card, avoid risers/bifurcated slots, check the slot's wiring in the board "
                 "manual, and re-read `lspci -vvv` LnkSta.",
                 refs=["nvidia_smi"],
@@ -1022,9 +1029,46 @@ def _idle_width_note(who: str, width: int, max_width: int, evidence: list):
 
 def _width_under_load_need():
     return need("topology.pcie_link", "PCIe link width under load not known",
-                "The link width was read while the GPU was idle.",
+                "The link width was read while the GPU was idle, or with nothing saying whether it was busy.",
                 "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a bandwidth "
-                "test such as `bandwidthTest` or `nvbandwidth`")
+                "test such as `bandwidthTest` or `nvbandwidth`, or `nvidia-smi --query-gpu=pcie.link.gen.current,"
+                "pcie.link.width.current --format=csv -l 1` while the job runs")
+
+
+def _narrow_fault_signs(facts: Facts, width: int, max_width: int) -> list:
+    """What makes a narrow link a fault even when nothing says whether the GPU was busy: an x1 link (one lane; no
+    idle GPU in the public readings lowers its width at all, tests/data/w3b_s24), the reporter's words that it was
+    read under load, a riser, adapter or narrow slot named, or PCIe errors (AER reports, the reporter's words)."""
+    out = []
+    if width <= 1:
+        out.append(ev("rule:topology.pcie_link", "one lane of the link's maximum", width, max_width, "lanes"))
+    busy = _said_busy(facts)
+    if busy:
+        out.append(busy)
+    out += [claim_ev(c, "how the GPU is attached") for c in claims.find(facts, "pcie_slot") if not c.guess][:1]
+    out += [claim_ev(c, "PCIe errors reported") for c in claims.find(facts, "pcie_errors") if not c.guess][:1]
+    out += [ev(n, "kernel AER report") for n in facts.of(Note) if n.kind in ("pcie_aer", "pcie_aer_recovery")][:1]
+    return out
+
+
+def _unknown_load_width(who: str, width: int, max_width: int, evidence: list):
+    """A link narrower than its maximum read with nothing saying whether the GPU was busy, and nothing else pointing at
+    the slot. nvidia-smi documents the current width as one that "may be reduced when the GPU is not in use"
+    (`nvidia-smi --help-query-gpu`), yet public readings of NVIDIA GPUs at the idle speed floor keep their full width
+    (an RTX A4000, a GT 730, an RTX 3090; an RTX 4070 Laptop at P8 lowers neither: tests/data/w3b_s24), so a narrow
+    width is most often the slot's wiring: still critical, less sure than one read busy, with the ask."""
+    return make(
+        "topology.pcie_link", "pcie_link_degraded", "critical", 0.7,
+        f"{who} runs at x{width} instead of x{max_width} (load when read not known)",
+        "The link trained with fewer lanes than it supports, which cuts host and P2P bandwidth in proportion. "
+        "nvidia-smi documents the current width as one that may be reduced when the GPU is not in use, but GPUs "
+        "read at their idle speed in full-width slots are seen to keep their width, so a narrow width is most "
+        "often a slot wired with fewer lanes, a riser or a badly seated card; a reading under load settles it.",
+        evidence,
+        fix="Re-read the width while the GPU is busy (`nvidia-smi -q -d PCIE` during a `bandwidthTest` copy); if it "
+        "stays below the maximum, reseat the card, avoid risers and bifurcated slots, and check the slot's wiring "
+        "in the board manual.",
+        refs=["nvidia_smi"])
 
 
 def _link_owner(link: PcieLinkFact, g: GpuFact | None, facts: Facts) -> str:
@@ -1050,7 +1094,7 @@ def _link_share(g: GpuFact) -> float:
 
 
 def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
-    lows, narrow_idle = [], []
+    lows, narrow_idle, unknown_load = [], [], []
     # the narrowest link first: of several degraded GPUs the one with the least bandwidth left leads the report
     for g in sorted(gpus, key=_link_share):
         # a width short of the link's own needs no generation beside it: a paste cut above "Link Width" still shows it
@@ -1063,12 +1107,18 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         elif narrow:
             slower = (f" at Gen{g.pcie_gen_current} (capable of Gen{g.pcie_gen_max})"
                       if g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max else "")
+            evidence = [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")]
+            signs = [] if idle is False else _narrow_fault_signs(facts, g.pcie_width_current, g.pcie_width_max)
+            if idle is None and not signs:
+                unknown_load.append(g)
+                continue
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",
-                "The link trained with fewer lanes than it supports, and nothing says the GPU was idle when read "
-                "(nvidia-smi documents an idle GPU's link as one that may be reduced).",
-                [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
+                "The link trained with fewer lanes than it supports, and "
+                + ("the GPU was busy when read" if idle is False else "more than the reading points at the slot")
+                + " (nvidia-smi documents only an idle GPU's link as one that may be reduced).",
+                evidence + signs,
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
         elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
             busy = _said_busy(facts) if idle is None else None
@@ -1099,6 +1149,12 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
                         refs=["nvidia_smi"])
                 else:
                     lows.append(g)
+    if unknown_load:
+        g = unknown_load[0]
+        yield _unknown_load_width(f"{label(g)} PCIe link", g.pcie_width_current, g.pcie_width_max,
+                                  [ev(x, f"{label(x)} current vs max PCIe width, load not known",
+                                      x.pcie_width_current, x.pcie_width_max, "lanes") for x in unknown_load[:4]])
+        yield _width_under_load_need()
     if narrow_idle:
         g = narrow_idle[0]
         yield _idle_width_note(label(g), g.pcie_width_current, g.pcie_width_max,

@@ -134,7 +134,8 @@ HEADER = ("index, name, pci.bus_id, pcie.link.gen.current, pcie.link.width.curre
 def test_the_narrowest_pcie_link_leads(tmp_path, rows, worst):
     (tmp_path / "smi.csv").write_text(HEADER + "\n".join(rows) + "\n")
     report = report_json("ticket", tmp_path)
-    links = [f for f in report["findings"] if f["rule"] == "topology.pcie_link"]
+    # the x8 link, read with no load stated, also asks for a reading under load (an info finding, not counted)
+    links = [f for f in report["findings"] if f["rule"] == "topology.pcie_link" and f["severity"] != "info"]
     assert len(links) == 2 and links[0]["title"].startswith(f"{worst} PCIe link runs at x1 instead of x16 at Gen2")
     assert report["verdict"]["summary"].startswith(worst)
 
