@@ -4144,6 +4144,52 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     return None
 
 
+# A contrast between two setups, runs or versions ("faster than", "compared to", "vs", "10 times slower", "drops by
+# half"): asked as a question ("Why is vLLM faster than SGLang by nearly 10 times?", sgl-project/sglang#4245; "memory
+# usage of v0.9.2 is significantly higher than that of v0.9.1. Why is this?", vllm-project/vllm#21027) it is a
+# complaint all the same, and "nothing is wrong" does not answer it.
+_ASKED_CONTRAST = re.compile(
+    # (not a bound in units, "more than 1 GB", "higher than 3K tokens": a figure the figure checks judge)
+    r"\b(?:faster|slower|higher|lower|more|less|worse|better|larger|bigger|smaller|longer|shorter|quicker)\s+th[ae]n\b"
+    r"(?!\s*(?:about\s+|around\s+|~)?\d[\d.,]*\s*(?:%|[KMGT]i?B\b|[KMG]\b|tok|t/s|it/s|ms\b|s\b|sec|min|W\b|°))|"
+    r"\bcompared\s+(?:to|with)\b|\bvs\.?(?=\s)|\bversus\b|"
+    r"\b(?:faster|slower|worse|better|higher|lower)\s+by\s+(?:about\s+|nearly\s+|almost\s+|~)?\d|"
+    r"\b\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:as\s+)?(?:faster|slower|higher|lower|more|less|fast|slow)\b|"
+    r"\b(?:drop|drops|dropped|dropping|fall|falls|fell|decreas\w*|degrad\w*|reduc\w*|halv\w*|doubl\w*)\s+"
+    r"(?:by\s+)?(?:about\s+|nearly\s+|almost\s+|~)?(?:half|\d+(?:\.\d+)?\s*(?:%|x|times))|"
+    r"比[^。？?\n]{0,20}?(?:快|慢|高|低|多|少)", re.I)
+# ... but the first run against the ones after it is warm-up (compilation, CUDA graph capture, caches), not a fault
+# ... and asked as "is it normal that ...?" rather than "why ...?", only a loss is a complaint: "Is it normal that the
+# tree algorithm is faster than ring on two nodes?" asks about a behaviour, "is it expected that ... drops by half?"
+# about a shortfall
+_IS_NORMAL = re.compile(r"\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:\w+\s+)?(?:normal|expected|usual|ok|okay|"
+                        r"reasonable)\b", re.I)
+_WHY = re.compile(r"\b(?:why|how come)\b", re.I)
+_LOSS = re.compile(r"slower|worse|lower|less|longer|drop|fall|fell|decreas|degrad|reduc|halv", re.I)
+_WARM_UP = re.compile(r"\b(?:first|initial|1st)\s+(?:\w+\s+)?(?:request|run|call|iteration|step|batch|inference|"
+                      r"query|prompt|time|epoch)s?\b|\bwarm-?up\b|\bcold start\b", re.I)
+
+
+def asked_contrast(facts: Facts) -> Claim | None:
+    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster than" is
+    one too), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
+    None when there is none. A
+    contrast stated and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is
+    this?") is asked too."""
+    for source, text in texts(facts):
+        said = sentences(text)
+        for k, sentence in enumerate(said):
+            then = said[k + 1] if k + 1 < len(said) else ""
+            asked = _ASKS.search(sentence) or (_ASKS.search(then) and len(re.findall(r"\w+", then)) <= 8)
+            if not asked or _WARM_UP.search(sentence):
+                continue
+            m = _ASKED_CONTRAST.search(sentence)
+            asking = sentence + " " + then
+            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))):
+                return Claim("complaint", source, _quote(sentence, m, 80))
+    return None
+
+
 # A time per unit of work ("a step takes 10 s+", "a reply takes over ten minutes", "一个step就需要10s+",
 # "一个回复要十几分钟"): a rate in other words, which only a figure check (with the model, GPU and lengths) can call
 # normal.

@@ -253,6 +253,19 @@ def nothing_broken(facts: Facts, predictions=None):
                    fix="Compare with the measured figures of a healthy system of this kind (`diagnose predict`, "
                    "nccl-tests at large sizes) rather than with the datasheet." + attach)
         return
+    if (contrast := claims.asked_contrast(facts)) is not None:
+        # "why is X slower than Y?" asks for the cause of a difference: that nothing was seen broken does not
+        # answer it, and without the figures and commands of both sides nothing can
+        yield make("ticket.nothing_broken", "insufficient_data", "info", 0.0,
+                   "A difference between two setups is asked about: it needs both sides' figures to judge",
+                   "The reporter asks why one setup, run or version does better than another; no fault shows in what "
+                   "was given, but a difference between two setups is a complaint, not a behaviour to call normal, "
+                   "and only the two sides' figures and settings can say whether it is expected." + attach,
+                   evidence + [claim_ev(contrast, "the difference asked about")],
+                   fix=("Compare the two setups' launch commands and settings one at a time." + attach).rstrip("."),
+                   ask="the measured figures and the exact commands of both setups (engine, version, flags, batch "
+                   "and prompt/output lengths)")
+        return
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "

@@ -480,6 +480,11 @@ PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine
                       r"in each (?:node|server|host|machine))\b", re.I)
 NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
 _NODE_NOUN = r"(?:nodes?|servers?|hosts?|machines?|boxes)"
+# Another count of GPUs later on the line ("..., with 2 GPUs per node", "..., 8 per node", "(2 on each)", "..., 8
+# GPUs total"): what follows it qualifies that count, not the one before it (_per_node).
+OTHER_COUNT_AFTER = re.compile(r"\b\d{1,4}\s*(?:x\s*)?(?:GPUs|cards|GPUs?\s+(?:per|each)|"
+                               r"per\s+(?:node|server|host|machine)\b|(?:each|in each|on each)\b|total\b|in total\b)",
+                               re.I)
 # ... or said before the count: "Two nodes, each with 8x H100", "2 nodes x 8 H100", "two nodes of 8x H100",
 # "each node has 8 A100", "per server: 4 L40S"
 NODES_THEN_COUNT = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?" + _NODE_NOUN + r"\s*,?\s*(?:(?:each\s+)?"
@@ -1361,6 +1366,10 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
     prose; None when they are not (or are one). (False, None) when the count is the job's total."""
     line = spaced[i]
     before, after = line[:start], line[end:]
+    # the words after a count qualify it up to the next count of GPUs only: in "4 GPUs on two nodes, with 2 GPUs per
+    # node" (NVIDIA/nccl#1516) "per node" is the second count's, and the first is the job's total
+    if nxt := OTHER_COUNT_AFTER.search(after):
+        after = after[:nxt.start()]
     if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
         return False, None
     if (m := NODE_FACTOR_BEFORE.search(before)) or (m := NODES_TIMES_AFTER.match(after)) or (
