@@ -948,10 +948,8 @@ def pcie_link(facts: Facts, predictions=None):
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"PCIe link of {who} runs at x{link.sta_width} instead of x{link.cap_width}",
-                "The link trained with fewer lanes than both ends support, and "
-                + ("the GPU was busy when read" if idle is False else "more than the reading points at the slot")
-                + " (nvidia-smi documents only an idle GPU's link as one that may be reduced): a seating, riser "
-                "or slot problem that cuts host and P2P bandwidth.",
+                f"The link trained with fewer lanes than both ends support, and {_narrow_cause(idle)}: a seating, "
+                "riser or slot problem that cuts host and P2P bandwidth.",
                 evidence + signs,
                 fix="Reseat the card, avoid risers/bifurcated slots, check the slot's wiring in the board "
                 "manual, and re-read `lspci -vvv` LnkSta.",
@@ -978,8 +976,7 @@ def pcie_link(facts: Facts, predictions=None):
                            "under load, and nothing here says the GPU was busy or points at the slot.", evidence)
                 yield need("topology.pcie_link", "PCIe generation under load not known",
                            "The link speed was read while the GPU may have been idle.",
-                           "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a "
-                           "bandwidth test such as `bandwidthTest` or `nvbandwidth`")
+                           READ_UNDER_LOAD)
                 continue
             evidence += [claim_ev(c, "how the GPU is attached") for c in slot[:1]]
             yield make(
@@ -995,6 +992,18 @@ def pcie_link(facts: Facts, predictions=None):
                 refs=["nvidia_smi"],
             )
     yield from _gpu_pcie(facts, gpus, found)
+
+
+# The reading that settles a link read while the GPU may have been idle.
+READ_UNDER_LOAD = ("`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a "
+                   "bandwidth test such as `bandwidthTest` or `nvbandwidth`")
+
+
+def _narrow_cause(idle: bool | None) -> str:
+    """Why a narrow link is judged a fault though an idle GPU's link may be reduced (shared by lspci's and
+    nvidia-smi's readings)."""
+    return (("the GPU was busy when read" if idle is False else "more than the reading points at the slot")
+            + " (nvidia-smi documents only an idle GPU's link as one that may be reduced)")
 
 
 # lspci's class names of the devices a tensor-parallel job's traffic crosses: the GPUs, and the NICs of a job over
@@ -1030,9 +1039,8 @@ def _idle_width_note(who: str, width: int, max_width: int, evidence: list):
 def _width_under_load_need():
     return need("topology.pcie_link", "PCIe link width under load not known",
                 "The link width was read while the GPU was idle, or with nothing saying whether it was busy.",
-                "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a bandwidth "
-                "test such as `bandwidthTest` or `nvbandwidth`, or `nvidia-smi --query-gpu=pcie.link.gen.current,"
-                "pcie.link.width.current --format=csv -l 1` while the job runs")
+                f"{READ_UNDER_LOAD}, or `nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current "
+                "--format=csv -l 1` while the job runs")
 
 
 def _narrow_fault_signs(facts: Facts, width: int, max_width: int) -> list:
@@ -1115,9 +1123,7 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
                 f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",
-                "The link trained with fewer lanes than it supports, and "
-                + ("the GPU was busy when read" if idle is False else "more than the reading points at the slot")
-                + " (nvidia-smi documents only an idle GPU's link as one that may be reduced).",
+                f"The link trained with fewer lanes than it supports, and {_narrow_cause(idle)}.",
                 evidence + signs,
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
         elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
@@ -1174,8 +1180,7 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         )
         yield need("topology.pcie_link", "PCIe generation under load not known",
                    "The current PCIe generation was read while the GPU may have been idle.",
-                   "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a "
-                   "bandwidth test such as `bandwidthTest` or `nvbandwidth`")
+                   READ_UNDER_LOAD)
 
 
 # --------------------------------------------------------------------------- measured P2P
