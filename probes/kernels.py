@@ -196,6 +196,51 @@ def gemv(gpu: int, hidden: int = 8192, out_features: int = 8192 * 3, batches=(1,
     return out
 
 
+L2_ROTATION_BYTES = 512 << 20  # weights one shape cycles through: ten times an H100/H200's 50 MB L2
+
+
+def weight_gemm_us(m: int, n: int, k: int, dtype: str = "bf16", device: int = 0) -> float | None:
+    """Microseconds of one weight GEMM (m tokens x an n x k weight, y = x W^T as a linear layer
+    runs it) as a CUDA-graphed step runs it: back to back inside a graph, so no host launch gap
+    enters, each on another copy of the weight so it comes from HBM, not from L2, as a step that
+    walks every layer's own weights reads it. fp8: per-tensor scales, bf16 out (torch._scaled_mm);
+    None where this GPU or torch cannot run it."""
+    import torch
+
+    fp8 = dtype == "fp8"
+    if fp8 and (torch.cuda.get_device_capability(device) < (8, 9) or not hasattr(torch, "float8_e4m3fn")):
+        return None
+    size = 1 if fp8 else 2
+    copies = max(2, min(64, -(-L2_ROTATION_BYTES // (n * k * size))))
+    with torch.cuda.device(device):
+        kind = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.bfloat16}[dtype]
+        weights = torch.randn(copies, n, k, device="cuda", dtype=kind)
+        x = torch.randn(m, k, device="cuda", dtype=kind)
+        if fp8:
+            weights, x = weights.to(torch.float8_e4m3fn), x.to(torch.float8_e4m3fn)
+            one = torch.tensor(1.0, device="cuda")
+            step = lambda i: torch._scaled_mm(x, weights[i].t(), scale_a=one, scale_b=one,  # noqa: E731
+                                              out_dtype=torch.bfloat16)
+        else:
+            out = torch.empty(m, n, device="cuda", dtype=kind)
+            step = lambda i: torch.mm(x, weights[i].t(), out=out)  # noqa: E731
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):  # cuBLAS picks and warms its kernel outside the capture
+            for i in range(copies):
+                step(i)
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for i in range(copies):
+                step(i)
+        seconds = time_cuda(graph.replay, warmup=2, repeats=5)
+        graph = weights = x = None
+        torch.cuda.empty_cache()
+    return seconds / copies * 1e6
+
+
 def _dev(gpu: int, device: int | None) -> int:
     return gpu if device is None else device
 

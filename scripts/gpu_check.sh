@@ -18,6 +18,7 @@
 #     node-replay.json           the same analysis replayed from the recording (must agree)
 #     measured.txt               what the standard run measured (fails when nothing was)
 #     kernels-vs-catalog.txt     HBM copy and bf16 GEMM per GPU against the catalog
+#     kernel-sweep.csv           every weight GEMM of Llama-3 8B/70B shards, timed (benchmarks/kernel_accuracy.py)
 #     pytest-gpu.txt             the gpu-marked tests, the deadline tests and the stand-in libnvidia-ml test
 #
 # GPU_CHECK_DRY_RUN=1 prints every step's command instead of running it (no GPU needed).
@@ -174,6 +175,9 @@ for i in range(torch.cuda.device_count()):
         ratio = f"{m.value / ref:.2f}" if ref else "-"
         print(f"{i:>3} {name[:28]:<28} {metric:<12} {m.value:>10.1f} {ref or '-':>9} {ratio:>6}")
 EOF
+
+step "weight GEMM sweep" 90 kernel-sweep.log "$PY" scripts/kernel_sweep.py "$WORK/kernel-sweep.csv" --budget-s 60 \
+    || FAILED=1
 
 step "pytest: gpu, deadlines, stand-in NVML" 150 pytest-gpu.txt "$PY" -m pytest -q -p no:cacheprovider -rs \
     tests/test_probes_gpu.py tests/test_probe_deadlines.py tests/test_recording_input.py || FAILED=1

@@ -127,3 +127,20 @@ def test_torchrun_entry_point_on_one_gpu(tmp_path):
                    check=True, timeout=180)
     rows = json.loads(out.read_text())["facts"]["collective_result"]
     assert rows and all(r["errors"] == 0 for r in rows)
+
+
+def test_weight_gemm_reads_its_weight_from_hbm():
+    """A one-token GEMV over a 128 MiB weight cycled past L2 cannot beat the datasheet HBM rate (a time below
+    it would mean the weight came from L2) and on a healthy GPU reaches at least half of it."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    from probes import kernels
+    from rules.catalog import find_gpu
+
+    us = kernels.weight_gemm_us(1, 8192, 8192, "bf16")
+    gbs = 8192 * 8192 * 2 / us / 1e3
+    spec = find_gpu(name=torch.cuda.get_device_name(0))
+    assert us > 0
+    if spec:
+        assert 0.5 * spec.hbm_gbs < gbs <= spec.hbm_gbs, (gbs, spec.hbm_gbs)
