@@ -4086,6 +4086,45 @@ def graphs_tried_no_gain(facts: Facts) -> Claim | None:
     return None
 
 
+
+# (issue 11, phys25) The reporter ran the reference's own settings: "Flags: identical to your TP2 recipe" (a 2x DGX
+# Spark DFlash2 reproduction, tonyd2wild/GLM-5.3-Flash-NVFP4-DFlash2-2x-DGX-Spark#7, whose gap to the recipe's 46.9
+# tok/s the thread put on the drafter file, not on the recipe's --enforce-eager). A setting the slow run shares with
+# the reference that reached the higher figure cannot explain the gap between them. The settings (flags, command,
+# config, arguments) are said to be the same as, or identical to, a reference's (your / the recipe, README, guide,
+# docs, example, playbook, reference run); a stated difference in the sentence ("except", "but", "apart from",
+# "other than") or a negation or question leaves them different.
+_SETTINGS_WORD = (r"(?:flags?|settings?|config(?:uration)?s?|commands?(?:[- ]lines?)?|launch\s+(?:commands?|lines?|"
+                  r"flags?|args)|arguments?|args|parameters?|params|options|serve\s+args)")
+_REFERENCE_SETUP = (r"(?:your|the|this|that)\s+(?:[\w.-]+\s+){0,2}?(?:recipe|readme|reference(?:\s+(?:run|setup|"
+                    r"config\w*|rig|box))?|guide|docs?|documentation|playbook|example|tutorial|quick[- ]?start|"
+                    r"published\s+(?:setup|config\w*|command))\b")
+_AS_REFERENCE = re.compile(
+    r"\b" + _SETTINGS_WORD + r"\b[^.\n]{0,40}?\b(?:(?:are|is|were|was)\s+)?(?:exactly\s+)?(?:identical|the same|same)"
+    r"\s+(?:to|as)\s+(?:in\s+)?" + _REFERENCE_SETUP + "|"
+    r"\b(?:identical|(?:exactly\s+)?the same|same)\s+" + _SETTINGS_WORD + r"\s+(?:to|as)\s+(?:in\s+)?"
+    + _REFERENCE_SETUP + "|"
+    r"\b(?:us(?:ed|ing)|ran with|run with|launched with)\s+(?:exactly\s+)?(?:your|the)\s+(?:[\w.-]+\s+){0,2}?"
+    r"(?:recipe|readme|guide|playbook)(?:['’]s)?\s+" + _SETTINGS_WORD + r"\b", re.I)
+_STATED_DIFFERENCE = re.compile(r"\b(?:except|but|apart from|other than|save for|besides|minus|instead)\b|"
+                                r"\b(?:not|n['’]t|never)\b[^.\n]{0,20}?\b(?:identical|same)\b", re.I)
+
+
+def settings_as_reference(facts: Facts) -> Claim | None:
+    """The reporter says the run used the reference's own settings (_AS_REFERENCE: flags, command or config the same
+    as, or identical to, the recipe's, README's, guide's) and sets the figure against that reference (a reference mark
+    in the same text: reported, published, README, instead of), or None. Not asked, negated, or with a difference
+    named in the sentence."""
+    for source, text in texts(facts):
+        parts = sentences(text)
+        if not any(reference_marked(s) for s in parts):
+            continue
+        for sentence in parts:
+            m = _AS_REFERENCE.search(sentence)
+            if m and not asked(sentence) and not _STATED_DIFFERENCE.search(sentence):
+                return Claim("settings_as_reference", source, _quote(sentence, m, 80))
+    return None
+
 # (issue 11, ut21a) NCCL's peer-to-peer settings varied and the figure did not move: "How can I use NCCL_P2P_LEVEL to
 # compare performance under different parameters? I got the same result with all the parameters" (NVIDIA/nccl#967).
 # The levels run from LOC (P2P off) to SYS (P2P across the CPUs; NCCL's environment-variable documentation), so one

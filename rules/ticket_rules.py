@@ -501,6 +501,8 @@ def eager_flag(facts: Facts, predictions=None):
         return  # a parsed launch line says it: workload.eager_mode judges it (none: nothing says, or only a guess)
     if claims.graphs_tried_no_gain(facts):
         return  # the reporter turned CUDA graphs on and the figure did not move: graphs are ruled out
+    if claims.settings_as_reference(facts):
+        return  # the reference the figure falls short of ran the same flags: eager mode is not the gap to it
     said = claims.symptom_quote(facts)
     failed = bool(said and said[2] in FAILURES)
     if failed and not claims.complaint(facts):  # "should I use --enforce-eager?" runs without it

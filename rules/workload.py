@@ -260,6 +260,8 @@ def eager_mode(facts: Facts, predictions=None):
         return
     if claims.graphs_tried_no_gain(facts):
         return  # the reporter turned CUDA graphs on and the figure did not move (ticket.eager_flag says the same)
+    if claims.settings_as_reference(facts):
+        return  # the reference the reporter falls short of ran the same flags (ticket.eager_flag says the same)
     w = eager[0]
     pairs = _eager_pairs(facts)
     on = [m for e, m, _ in pairs if e]
