@@ -1196,7 +1196,15 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # A Python exception or an engine error message quoted in the ticket: software raising.
     "exception": [
-        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError|Traceback \(most recent call last\))\b(?::|\s*$)",
+        # (s25) Python's header "Traceback (most recent call last):" ends its line (the old `\b` after its ")" never
+        # matched); IPython and Jupyter print the exception's name on the header's line, padded: "AssertionError
+        # <spaces> Traceback (most recent call last)" (vllm-project/vllm#1386).
+        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError)\b(?::|\s*$|[ \t]{2,}Traceback \(most recent call last\))|"
+        r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))",
+        # (s25) a CUDA check macro's report: the source file and line, then the CUDA error string, as ggml's
+        # CUDA_CHECK ("ggml-cuda.cu:7068: invalid argument", ggml-org/llama.cpp#3930) and vLLM's CUDACHECK
+        # ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not nvcc's "file.cu(12): warning ...".
+        r"\b[\w-]+\.cuh?(?::\d+:\s*['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!warning\b)[a-z][a-z ]{4,60}\b",
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
         # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
