@@ -3535,7 +3535,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
-    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
+    # (s25) an exception named by its class, as Python prints it ("AssertionError: 25 is not divisible by 4",
+    # "[Bug]: ValueError: The number of required GPUs exceeds ...", vllm-project/vllm#7107): "error" sits inside it
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\b(?-i:[A-Z][a-z]\w*?(?:Error|Exception))\b(?=:|\s*$)|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"

@@ -119,3 +119,19 @@ def test_every_case_has_its_thread_in_sources_and_near_misses_are_kept():
     assert sum(1 for c in CASES if "other" in c.get("not", []) and not c.get("xfail")) >= 3
     assert {p.name for p in DATA.glob("*.md")} - {"SOURCES.md"} == {c["file"] for c in CASES}
     assert all(re.match(r"# \S", (DATA / c["file"]).read_text()) for c in CASES)  # each starts with its title
+
+
+@pytest.mark.parametrize("text, symptom", [
+    # vllm-project/vllm#7107's title: the exception's class name is the only word for the failure
+    ("[Bug]: ValueError: The number of required GPUs exceeds the total number of available GPUs in the cluster.",
+     "error"),
+    # vllm-project/vllm#10483, a maintainer: the class named in a statement about it, not an error raised here
+    ("It is not a bug, the ValueError report is as expected.", None),
+])
+def test_an_exception_named_by_its_class_is_an_error_symptom(text, symptom):
+    from diagnose.evidence import Note
+
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    found = claims.symptom_quote(facts)[2]
+    assert (found == "error") == (symptom == "error"), found
