@@ -1203,8 +1203,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))",
         # (s25) a CUDA check macro's report: the source file and line, then the CUDA error string, as ggml's
         # CUDA_CHECK ("ggml-cuda.cu:7068: invalid argument", ggml-org/llama.cpp#3930) and vLLM's CUDACHECK
-        # ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not nvcc's "file.cu(12): warning ...".
-        r"\b[\w-]+\.cuh?(?::\d+:\s*['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!warning\b)[a-z][a-z ]{4,60}\b",
+        # ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not a compiler's warning, note or remark.
+        r"\b[\w-]+\.cuh?(?::\d+:\s*['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!(?:warning|note|remark)\b)[a-z][a-z ]{4,60}\b",
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
         # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in

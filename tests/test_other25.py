@@ -104,6 +104,7 @@ def test_lines_that_only_report_a_size_are_not_the_row(line):
     ("CUDA error 1 at D:\\a\\llama.cpp\\llama.cpp\\ggml-cuda.cu:8893: invalid argument", True),
     # near-misses: a build warning, a source line named in prose, the word traceback in a sentence
     ("kernel.cu(12): warning #177-D: variable \"x\" was declared but never referenced", False),
+    ("kernel.cuh:40: note: candidate function not viable", False),
     ("the loop at ggml-cuda.cu:7068 for details on the split", False),
     ("the full traceback (most recent call last) is attached below as a file", False),
 ])
