@@ -1196,7 +1196,15 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # A Python exception or an engine error message quoted in the ticket: software raising.
     "exception": [
-        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError|Traceback \(most recent call last\))\b(?::|\s*$)",
+        # (s25) Python's header "Traceback (most recent call last):" ends its line (the old `\b` after its ")" never
+        # matched); IPython and Jupyter print the exception's name on the header's line, padded: "AssertionError
+        # <spaces> Traceback (most recent call last)" (vllm-project/vllm#1386).
+        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError)\b(?::|\s*$|[ \t]{2,}Traceback \(most recent call last\))|"
+        r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))",
+        # (s25) a CUDA check macro's report: the source file and line, then the CUDA error string, as ggml's
+        # CUDA_CHECK ("ggml-cuda.cu:7068: invalid argument", ggml-org/llama.cpp#3930) and vLLM's CUDACHECK
+        # ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not a compiler's warning, note or remark.
+        r"\b[\w-]+\.cuh?(?::\d+:\s*['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!(?:warning|note|remark)\b)[a-z][a-z ]{4,60}\b",
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
         # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
@@ -3527,7 +3535,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
-    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
+    # (s25) an exception named by its class, as Python prints it ("AssertionError: 25 is not divisible by 4",
+    # "[Bug]: ValueError: The number of required GPUs exceeds ...", vllm-project/vllm#7107): "error" sits inside it
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\b(?-i:[A-Z][a-z]\w*?(?:Error|Exception))\b(?=:|\s*$)|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
