@@ -3,6 +3,8 @@
 1. which Xid codes prove a GPU fault (rules/catalog/xids.toml, reviewed against NVIDIA's Xid catalog): not the
    corrected (92) or contained (94) ECC events, a recorded remap (63), the GSP timeouts (119/120) or the
    application's own faults (13, 31, 43);
+3. host_bound: a process held at one core ("only one core is used") beside an idle GPU, and "GPU利用率不高", read as
+   the host limit; a core that spins in a CUDA synchronisation while the GPU works is not (near-misses beside them).
 """
 
 from pathlib import Path
@@ -10,9 +12,12 @@ from pathlib import Path
 import pytest
 
 from diagnose.artifacts import dmesg
+from diagnose.bundle import read_bundle
+from diagnose.commands.ticket import ticket_predictions
 from diagnose.evidence import Facts, Note
+from diagnose.inputs import tomllib
 from rules.catalog import xid_rows
-from rules.engine import evaluate
+from rules.engine import evaluate, ticket_verdict
 from rules.health import FATAL_XIDS
 
 DATA = Path(__file__).parent / "data" / "prec25"
@@ -67,3 +72,15 @@ def test_a_kernel_log_proves_a_fault_only_with_a_fatal_xid(path, fault):
 ])
 def test_an_xid_named_in_words(text, fault):
     assert fault_found(said(text), "ticket.hardware_error") == fault
+
+
+THREADS = tomllib.loads((DATA / "host_bound_threads.toml").read_text())
+
+
+@pytest.mark.parametrize("key", sorted(THREADS))
+def test_host_bound_threads_and_their_near_misses(key, tmp_path):
+    row = THREADS[key]
+    (tmp_path / "issue.md").write_text(row["text"])
+    facts = read_bundle([tmp_path])
+    verdict = ticket_verdict(facts, evaluate(facts, ticket_predictions(facts))).category
+    assert (verdict == "host_bound") == (row["expect"] == "host_bound"), (row["url"], verdict)
