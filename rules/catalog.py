@@ -2031,6 +2031,30 @@ def engine_errors() -> tuple[EngineError, ...]:
     return tuple(rows)
 
 
+# --------------------------------------------------------------------------- Xid codes
+
+
+@functools.lru_cache(maxsize=1)
+def xid_rows() -> dict[int, tuple[str, bool]]:
+    """rules/catalog/xids.toml by Xid code: (NVIDIA's title, whether the Xid alone proves a GPU fault). A row
+    without a title, a boolean fault or its why is a bad catalog file (InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "xids.toml"
+    out = {}
+    for code, row in load_toml(path, "catalog").items():
+        if not (str(code).isdigit() and isinstance(row, dict) and isinstance(row.get("title"), str)
+                and isinstance(row.get("fault"), bool) and row.get("why")):
+            raise InputError(f"{path}: [{code}]: needs a numeric code, title, fault (true/false) and why")
+        out[int(code)] = (row["title"], row["fault"])
+    return out
+
+
+def fatal_xids() -> dict[int, str]:
+    """The Xid codes that alone prove a GPU fault (reset or reboot needed, hardware among the causes), by title."""
+    return {code: title for code, (title, fault) in xid_rows().items() if fault}
+
+
 # --------------------------------------------------------------------------- speculative decoding
 
 

@@ -1370,6 +1370,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
         r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        # ("GPU利用率也不高", "利用率一直不高": not high, the same low share said the other way; GPT-SoVITS#779)
+        r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率)\s*(?:也|都|并|一直|始终)?\s*(?:不高|上不去)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
     # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, Note, XidEvent
 from rules import claims
+from rules.catalog import fatal_xids
 from rules.common import claim_ev, ev, label, make, need, passed, usual_load
 from rules.engine import rule
 
@@ -16,21 +17,10 @@ THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
 HARD = {"hw_slowdown", "hw_power_brake_slowdown"}
 BENIGN = {"idle", "applications_clocks_setting", "display_clocks_setting", "sync_boost", "none", "gpu_idle"}
 
-# Xid codes that mean the hardware (not the application) failed (NVIDIA Xid catalog).
-FATAL_XIDS = {
-    48: "double-bit ECC error",
-    61: "internal micro-controller breakpoint/warning",
-    62: "internal micro-controller halt",
-    63: "ECC page retirement or row remapping event",
-    64: "ECC page retirement or row remapper recording failure",
-    79: "GPU has fallen off the bus",
-    92: "high single-bit ECC error rate",
-    94: "contained ECC error",
-    95: "uncontained ECC error",
-    119: "GSP RPC timeout",
-    120: "GSP error",
-    140: "unrecovered ECC error",
-}
+# Xid codes that alone prove a GPU fault, each reviewed against NVIDIA's Xid catalog (rules/catalog/xids.toml):
+# not 92 (corrected single-bit errors), 94 (contained: only the application restarts), 63 (a remap recorded),
+# nor the GSP timeouts 119/120 (NVIDIA investigates the driver first); 13/31/43 are the application's.
+FATAL_XIDS = fatal_xids()
 
 
 @rule("health.throttling", "throttling")

@@ -1062,18 +1062,38 @@ def torch_releases(facts: Facts, predictions=None):
                "upstream with both runs.", refs=["nccl_releases"])
 
 
+# (prec25) A core held at 100 % because the host thread spins in a CUDA synchronisation while the GPU works: the CUDA
+# runtime's default (cudaDeviceScheduleAuto) busy-waits when there are more cores than contexts
+# (https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html, cudaSetDeviceFlags), so that core waits
+# on the GPU, not the GPU on it ("busy-waiting inside cudaStreamSynchronize ... even though the GPU is doing all the
+# work", ggml-org/llama.cpp#26487; "spin-waits on CUDA synchronization ... while the GPU is busy", Neroued/ninfer#301).
+_CPU_WAITS_ON_GPU = re.compile(
+    r"\bbusy[- ]?(?:wait|poll|spin)\w*|\bspin[- ]?(?:wait\w*|lock\w*)|\bspin(?:s|ning)?\s+(?:on|in|while|waiting)\b|"
+    r"\bcuda(?:Stream|Device|Event)Synchronize\b|\bScheduleSpin\b|"
+    r"\b(?:while|although|though|even though)\s+the\s+GPUs?\s+(?:is\s+|are\s+)?(?:busy|doing\s+(?:all\s+)?the\s+work|"
+    r"fully\s+(?:used|utili[sz]ed|loaded))", re.I)
+
+
 @rule("ticket.cpu_bound", "host_bound")
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
     c = _first(facts, "cpu_ab") or _first(facts, "cpu_pegged_row")  # (a pasted top/htop row at one core's worth)
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
+    if not c and (low or _first(facts, "gpu_idle_words")):
+        # (prec25) the process held at one core ("only one core is used", "CPU never above 100 %": claims.cpu_ceiling)
+        # while the GPU idles: the one Python thread that feeds it is the limit; without the idle GPU it is the
+        # engine's design (ticket.cpu_one_core)
+        c = next(iter(claims.cpu_ceiling(facts)), None)
     if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
-    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
+    if not low and not _first(facts, "gpu_idle_words") and any(_CPU_WAITS_ON_GPU.search(t)
+                                                                for _, t in claims.texts(facts)):
+        return  # the core spins waiting for a busy GPU: the GPU is the limit
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
-    if (c.kind == "cpu_pegged_row" or re.search(claims.PROCESS_AT_CORE, c.quote, re.I)) and not low \
+    if (c.kind in ("cpu_pegged_row", "cpu_ceiling") or re.search(claims.PROCESS_AT_CORE, c.quote, re.I)) and not low \
             and not _first(facts, "gpu_idle_words"):
         return  # one core at its limit is also how a GPU-bound PyTorch job looks (CUDA spins while it waits)
     if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)
