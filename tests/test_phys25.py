@@ -8,14 +8,13 @@ running --enforce-eager too) does not explain the gap, so eager mode is no verdi
 where the flag is one arm's only (tests/data/tickets development cases)."""
 
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 import tomllib
 from conftest import said
 
+from benchmarks.ticket_accuracy import judge
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "phys25"
@@ -25,17 +24,9 @@ READING = tomllib.loads((DATA / "settings_as_reference.toml").read_text())
 
 
 def verdict(folder: Path):
-    """The ticket verdict as `diagnose ticket` gives it, on a copy of the folder without any answer key."""
-    from diagnose.bundle import read_bundle
-    from diagnose.commands.ticket import ticket_predictions
-    from rules.engine import evaluate, ticket_verdict
-
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "ticket"
-        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("expected.toml"))
-        facts = read_bundle([copy])
-        findings = evaluate(facts, ticket_predictions(facts))
-        return ticket_verdict(facts, findings), {f.rule for f in findings}
+    """The ticket verdict as `diagnose ticket` gives it (on a copy without any answer key), and the rules that fired."""
+    _, findings, found = judge(folder)
+    return found, {f.rule for f in findings}
 
 
 @pytest.mark.parametrize("thread", THREADS, ids=[t["dir"] for t in THREADS])
