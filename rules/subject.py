@@ -409,6 +409,9 @@ def _model_names(name: str) -> list[str]:
     # a fine-tune word between the line and its size, as some uploads order them ('llama2-chat-70b-4bit',
     # lmdeploy's docs; 'Llama-2-chat-7b'): the same base as 'llama2-70b'
     out.append(re.sub(r"(?<=[a-z0-9])[-_ ](?:chat|instruct|base)(?=[-_ ]\d+(?:\.\d+)?b$)", "", trimmed, flags=re.I))
+    # a size's decimal point written as '_' where a name may not hold a dot (milabench's 'opt-1_3b', 'opt-6_7b':
+    # https://github.com/mila-iqia/milabench): OPT-1.3B, not a 3B
+    out.append(re.sub(r"(?<=[-_ ]\d)_(?=\d{1,2}b$)", ".", trimmed, flags=re.I))
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())

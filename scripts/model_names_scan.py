@@ -50,6 +50,11 @@ def texts() -> list[Path]:
                                                                                              ".log", ".json"))
 
 
+def _shown(path: Path) -> str:
+    """A path as the repository names it: its own files from its root, the shared tickets as ../shared/..."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else "../" + str(path.relative_to(ROOT.parent))
+
+
 def resolve(name: str) -> str | None:
     """The catalog row a ticket reads the name as (rules.subject's reading: the name, its base, its sized run)."""
     return next((spec.key for n in subject._model_names(name) if (spec := catalog.find_model(n))), None)
@@ -69,7 +74,7 @@ def scan():
                 if not re.search(r"\d", name) or len(name) > 90:
                     continue
                 seen[name] += 1
-                where.setdefault(name, str(path.relative_to(ROOT.parent)))
+                where.setdefault(name, _shown(path))
     return seen, where
 
 
