@@ -360,8 +360,12 @@ def _usual_block(m: ModelSpec) -> bool:
 # Community fine-tunes tickets name, with the base whose shapes they keep (each model card says which):
 # Vicuna v1.5 is Llama 2 (https://huggingface.co/lmsys/vicuna-13b-v1.5), earlier Vicuna LLaMA 1, whose 7B/13B
 # shapes Llama 2 kept (33B is LLaMA's 30B); Zephyr is Mistral 7B (https://huggingface.co/HuggingFaceH4/zephyr-7b-beta).
+# WizardLM 7B/13B/70B are LLaMA / Llama 2 fine-tunes of the same sizes
+# (https://huggingface.co/WizardLMTeam/WizardLM-70B-V1.0: "trained from Llama-2 70b"; WizardLM-13B-V1.2 from Llama-2
+# 13b); WizardLM-2 ('wizardlm2:7b') is Mistral's, not matched.
 FINE_TUNES = ((r"vicuna[-_ ]?(7b|13b)$", "llama-2-{0}"), (r"vicuna[-_ ]?33b$", "llama-30b"),
-              (r"zephyr[-_ ]?7b(?:[-_ ](?:alpha|beta|gemma))?$", "mistral-7b"))
+              (r"zephyr[-_ ]?7b(?:[-_ ](?:alpha|beta|gemma))?$", "mistral-7b"),
+              (r"wizardlm[-_ ]?(7b|13b|70b)$", "llama-2-{0}"))
 
 
 def model_named(name: str) -> ModelSpec:
@@ -402,6 +406,12 @@ def _model_names(name: str) -> list[str]:
         out.append(trimmed)  # each step: 'DeepSeek-V3-AWQ' is 'DeepSeek-V3' before its '-V3' goes
     if ":" in trimmed:  # an Ollama tag, "mistral-small:24b": the family and its size
         out.append(trimmed.replace(":", "-"))
+    # a fine-tune word between the line and its size, as some uploads order them ('llama2-chat-70b-4bit',
+    # lmdeploy's docs; 'Llama-2-chat-7b'): the same base as 'llama2-70b'
+    out.append(re.sub(r"(?<=[a-z0-9])[-_ ](?:chat|instruct|base)(?=[-_ ]\d+(?:\.\d+)?b$)", "", trimmed, flags=re.I))
+    # a size's decimal point written as '_' where a name may not hold a dot (milabench's 'opt-1_3b', 'opt-6_7b':
+    # https://github.com/mila-iqia/milabench): OPT-1.3B, not a 3B
+    out.append(re.sub(r"(?<=[-_ ]\d)_(?=\d{1,2}b$)", ".", trimmed, flags=re.I))
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())

@@ -55,12 +55,14 @@ def test_names_as_written(name, key):
     assert model_named(name).key == key
 
 
-def test_other_sizes_stay_unknown():
-    """Qwen3.5-397B-A17B (https://huggingface.co/Qwen/Qwen3.5-397B-A17B) is not in the catalog: it must not borrow
-    the 35B's shape."""
+def test_other_sizes_keep_their_own_shape():
+    """Qwen3.5-397B-A17B (https://huggingface.co/Qwen/Qwen3.5-397B-A17B) has its own row since s25: it must not borrow
+    the 35B's shape; a Qwen3.5 size the catalog lacks stays unknown."""
     from rules.subject import model_named
+    m = model_named("Qwen/Qwen3.5-397B-A17B")
+    assert m.key == "qwen3.5-397b-a17b" and m.experts == 512
     with pytest.raises(catalog.UnknownName):
-        model_named("Qwen/Qwen3.5-397B-A17B")
+        model_named("Qwen/Qwen3.5-9B")
 
 
 def _config(tmp_path, text):
@@ -110,7 +112,7 @@ def test_a_figure_for_a_hybrid_model_gets_an_expected_figure(tmp_path, text, cat
 
 
 def test_an_unknown_hybrid_size_is_not_judged(tmp_path):
-    (tmp_path / "issue.md").write_text("# speed\n\nQwen3.5-397B-A17B on 8x H100, TP8, vLLM, one user: 30 tok/s. "
+    (tmp_path / "issue.md").write_text("# speed\n\nQwen3.5-9B on 8x H100, TP8, vLLM, one user: 30 tok/s. "
                                        "Is that normal?\n")
     report = json.loads(diagnose("ticket", str(tmp_path / "issue.md"), "--json", "--fail-on", "never").stdout)
     assert report["verdict"]["category"] != "expected_physics", report["verdict"]

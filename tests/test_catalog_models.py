@@ -149,13 +149,13 @@ REAL_NAMES = [
 NOT_IN_CATALOG = [
     "meta-llama/Llama-3.2-11B-Vision-Instruct",  # a cross-attention decoder the catalog has no row for
     "meta-llama/Llama-4-Maverick-17B-128E-Instruct",  # Scout's 17B active, other experts
-    "Qwen/Qwen3.5-397B-A17B",  # a size of a line the catalog has at 27B and 35B-A3B (Qwen3-Next is a row since s14)
+    "Qwen/Qwen3.5-9B",  # a size of a line the catalog has at 27B, 35B-A3B, 122B-A10B, 397B-A17B
     "Qwen/CodeQwen1.5-7B",  # Qwen1.5-7B's size and line name, other shapes (GQA, its own vocabulary)
     "google/gemma-3n-E4B-it",  # an 'E4B' is not Gemma 3's 4B
-    "deepseek-ai/deepseek-coder-6.7b-instruct",  # a size of a line the catalog has only at 33B
+    "deepseek-ai/deepseek-coder-1.3b-instruct",  # a size of a line the catalog has at 6.7B and 33B
     "tiiuae/falcon-11B",  # a size of a line the catalog has at 7B, 40B, 180B
-    "mosaicml/mpt-7b",  # a family the catalog lacks
-    "TinyLlama/TinyLlama-1.1B-Chat-v1.0",  # 'Llama' inside another family's name
+    "mosaicml/mpt-30b",  # a size of MPT the catalog lacks (7B is a row since s25)
+    "hf-internal-testing/llama-tokenizer",  # 'llama' in a tokenizer's repository (TinyLlama is a row since s25)
     "nvidia/Llama-3_3-Nemotron-Super-49B-v1",  # a pruned 70B: its own shapes
     "meta-llama/Llama-3.1-7B",  # no such size of the line
 ]
@@ -220,8 +220,8 @@ def test_predict_and_plan_take_the_names(command, args, name, key):
 
 
 def test_predict_refuses_a_model_the_catalog_lacks_in_one_line():
-    result = diagnose("predict", "--model", "mosaicml/mpt-7b", "--gpu", "h100-sxm", "--tp", "1")
-    assert result.exit_code == 2 and "unknown model 'mosaicml/mpt-7b'" in result.stderr
+    result = diagnose("predict", "--model", "mosaicml/mpt-30b", "--gpu", "h100-sxm", "--tp", "1")
+    assert result.exit_code == 2 and "unknown model 'mosaicml/mpt-30b'" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 

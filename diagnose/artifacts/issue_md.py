@@ -642,7 +642,9 @@ HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[
                    r"([A-Za-z0-9][\w-]{1,40}/"
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
-                   r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral)"
+                   r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral|"
+                   # (lines the catalog added in s25: "MiniMaxAI/MiniMax-M2", "mosaicml/mpt-7b", "allenai/OLMoE-1B-7B")
+                   r"[Mm]ini[Mm]ax|[Mm][Pp][Tt]-\d|OLMo)"
                    r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))"
                    # a GitHub page's path is an owner/repository, no model ("github.com/ollama/ollama/assets/...",
                    # ".../issues/7648"): GitHub's own URL segments follow it
