@@ -3970,7 +3970,8 @@ def collective_timings(facts: Facts) -> list[Claim]:
 # phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
 # me understand"). CJK question marks and particles count too.
 _ASKS = re.compile(
-    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
+    # (a question mark closed by Markdown emphasis asks too: "*Is V1 expected to consume more memory?*")
+    r"[?？]\s*$|[?？](?=\s)|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
@@ -4165,14 +4166,55 @@ _ASKED_CONTRAST = re.compile(
 _IS_NORMAL = re.compile(r"\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:\w+\s+)?(?:normal|expected|usual|ok|okay|"
                         r"reasonable)\b", re.I)
 _WHY = re.compile(r"\b(?:why|how come)\b", re.I)
+_COST = re.compile(r"\b(?:memory|VRAM|RAM|latency|time|power)\b|\bas\s+(?:many|much)\b", re.I)  # more of it: a loss
 _LOSS = re.compile(r"slower|worse|lower|less|longer|drop|fall|fell|decreas|degrad|reduc|halv", re.I)
+# (mend25) ... or asked with its other side left unsaid, as people ask about a change they made: "Is V1 expected to
+# consume more memory?" (vllm-project/vllm#12529, V1 against the V0 engine before it), "Why does TP=4 use more
+# memory with the new version?", "Newer version of KoboldCPP cannot fit as many layers in VRAM?"
+# (LostRuins/koboldcpp#1596): a comparative in a question that names one side, a release, an engine generation, an
+# upgrade or a layout (the other side is the one before it). Not a plan or a forecast ("will I see a significant
+# increase in performance?", "wouldn't it be better to use DDP?") nor a how-to ("how can I make it faster with TP?").
+# ("more" and "less" of a measure or after a verb of use only: "is there more documentation?" compares nothing)
+_UNSAID_CONTRAST = re.compile(r"\b(?:higher|lower|slower|faster|worse|better|larger|bigger|smaller|longer|"
+                              r"shorter)\b|"
+                              r"\b(?:more|less|fewer)\s+(?:\w+\s+)?(?:memory|VRAM|RAM|time|latency|power|bandwidth|"
+                              r"throughput|tokens|speed|space)\b|"
+                              r"\b(?:use[sd]?|using|consum(?:e|es|ed|ing)|tak(?:e|es|en|ing)|took|need(?:s|ed)?|"
+                              r"requir(?:e|es|ed)|allocat(?:e|es|ed)|occup(?:y|ies|ied))\s+(?:\w+\s+)?(?:more|less)\b|"
+                              r"(?:\bnot|n't|\bcannot)\s+(?:\w+\s+){0,3}?as\s+(?:many|much|fast|good|well|quick(?:ly)?|"
+                              r"high)\b", re.I)
+_ONE_SIDE = re.compile(r"\b(?:new|newer|old|older|latest|previous|prior|last|current|recent)\s+(?:\w+\s+)?"
+                       r"(?:versions?|releases?|builds?|images?|drivers?|updates?)\b|\bV[01]\b|"
+                       r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b|\bversion\s+v?\d|"
+                       r"\b(?:upgrad|updat|downgrad)\w*|"
+                       r"\b(?:TP|PP)\s*(?:=|:|\s(?:is|of))?\s*\d|--tp\b|\btensor[\s_-]parallel\w*|"
+                       r"\bpipeline[\s_-]parallel\w*|\b(?:\d+|two|three|four|eight|multiple|several)\s+(?:GPUs?|cards?)\b|"
+                       r"\bmulti-?GPUs?\b|\bsingle\s+(?:GPU|card)\b", re.I)
+_NOT_A_CONTRAST_ASKED = re.compile(r"\b(?:how\s+(?:can|do|does|could|should|to|did|would)|is\s+there\s+(?:a|any)\s+way|"
+                                   r"any\s+way|(?:can|could|should)\s+(?:I|we)|would|wouldn'?t|will|won'?t|"
+                                   r"if\s+(?:I|we|you)|is\s+there|are\s+there|which|recommend\w*)\b", re.I)
+
+
+def _unsaid_contrast(sentence: str) -> re.Match | None:
+    """The comparative of a question that names one side of a comparison and leaves the other unsaid
+    (_UNSAID_CONTRAST with _ONE_SIDE in the question itself), or None."""
+    for m in _UNSAID_CONTRAST.finditer(sentence):
+        end = sentence.find("?", m.end())
+        if end < 0 and not _WHY.search(sentence[:m.start()]):
+            continue  # a statement ("it needs more memory"), not the question itself
+        asking = sentence[:end + 1] if end >= 0 else sentence
+        if _ONE_SIDE.search(asking) and not _NOT_A_CONTRAST_ASKED.search(asking):
+            return m
+    return None
+
+
 _WARM_UP = re.compile(r"\b(?:first|initial|1st)\s+(?:\w+\s+)?(?:request|run|call|iteration|step|batch|inference|"
                       r"query|prompt|time|epoch)s?\b|\bwarm-?up\b|\bcold start\b", re.I)
 
 
 def asked_contrast(facts: Facts) -> Claim | None:
     """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster than" is
-    one too), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
+    one too; or one side named and the other unsaid, _unsaid_contrast), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
     None when there is none. A
     contrast stated and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is
     this?") is asked too."""
@@ -4183,9 +4225,10 @@ def asked_contrast(facts: Facts) -> Claim | None:
             asked = _ASKS.search(sentence) or (_ASKS.search(then) and len(re.findall(r"\w+", then)) <= 8)
             if not asked or _WARM_UP.search(sentence):
                 continue
-            m = _ASKED_CONTRAST.search(sentence)
+            m = _ASKED_CONTRAST.search(sentence) or (_ASKS.search(sentence) and _unsaid_contrast(sentence))
             asking = sentence + " " + then
-            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))):
+            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))
+                      or re.search(r"\bmore\b|\bnot\b|n't|cannot", m.group(0), re.I) and _COST.search(asking)):
                 return Claim("complaint", source, _quote(sentence, m, 80))
     return None
 

@@ -515,6 +515,10 @@ HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system mem
 TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
 TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
                          r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
+# ... and a total said after a count per node: "8 GPUs per node, 32 GPUs in total", "8x H100 GPUs per node (16 GPUs
+# total)", "4 GPUs per node (16 GPUs total)" (_per_node: the total over the GPUs of each node is the nodes)
+TOTAL_COUNT_AFTER = re.compile(r"^(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?)?\s*(?:in\s+total|total|altogether|overall|"
+                               r"combined|in\s+all)\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
                              # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
                              # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚",
@@ -1368,8 +1372,9 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
     before, after = line[:start], line[end:]
     # the words after a count qualify it up to the next count of GPUs only: in "4 GPUs on two nodes, with 2 GPUs per
     # node" (NVIDIA/nccl#1516) "per node" is the second count's, and the first is the job's total
+    rest = ""
     if nxt := OTHER_COUNT_AFTER.search(after):
-        after = after[:nxt.start()]
+        after, rest = after[:nxt.start()], after[nxt.start():]
     if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
         return False, None
     if (m := NODE_FACTOR_BEFORE.search(before)) or (m := NODES_TIMES_AFTER.match(after)) or (
@@ -1378,6 +1383,11 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
         n = _count(m.group(1))
     elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
+        if not named and re.search(r"\b" + _NODE_NOUN, after, re.I) and (total := TOTAL_COUNT_AFTER.match(rest)) and (
+                each := re.search(r"(?<![\w.])" + _COUNT + r"(?![\w.])", line[start:end], re.I)):
+            # "8 GPUs per node, 32 GPUs in total": the job's total over the GPUs of each node counts the nodes
+            whole, one = int(total.group(1)), _count(each.group(1))
+            named = {whole // one} if one and whole % one == 0 else set()
         if not named:  # "8x H100 per node" in a list, "we use two nodes" in a sentence of its own
             named = {_count(m.group(1)) for ln in spaced.values() for m in NODES_NAMED.finditer(ln)}
         n = named.pop() if len(named) == 1 else None

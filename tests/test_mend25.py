@@ -1,0 +1,73 @@
+"""Issue 11, two reading gaps (s25 mend25): a total said after a count per node ("8 GPUs per node, 16 GPUs total")
+counts the nodes (issue_md._per_node), and a comparison asked with its other side left unsaid ("Is V1 expected to
+consume more memory?") is a complaint, not "no problem found" (claims.asked_contrast). Real inputs in
+tests/data/mend25 (SOURCES.md), with real near-misses beside them."""
+
+from pathlib import Path
+
+import pytest
+import tomllib
+from test_ticket_figures import _issue  # facts, findings and verdict of an issue's Markdown
+from test_w3a_s24 import _workload  # (GPU count, nodes) of one line
+
+from rules import claims
+
+DATA = Path(__file__).parent / "data" / "mend25"
+COUNTS = tomllib.loads((DATA / "counts.toml").read_text())["line"]
+QUESTIONS = tomllib.loads((DATA / "questions.toml").read_text())["case"]
+
+
+@pytest.mark.parametrize("case", COUNTS, ids=[c["src"].rsplit("/", 1)[-1] for c in COUNTS])
+def test_a_total_after_the_gpus_of_each_node_counts_the_nodes(case):
+    assert _workload(case["text"]) == (case["gpus"], case["nodes"] or None)
+
+
+def test_the_total_alone_gives_the_nodes_when_the_line_names_none():
+    """The first four lines name no node count: before the change they read as one node's 8 (or 4) GPUs."""
+    for case in COUNTS[:4]:
+        gpus, nodes = _workload(case["text"])
+        assert nodes is not None and gpus == case["gpus"] > 8 // 2
+
+
+def test_workers_are_not_nodes():
+    """'4 workers x 2 GPUs each (8 GPUs total)': 'each' names no node, so no node count is made from the total."""
+    assert _workload("For example, if you have 4 workers × 2 GPUs each (8 GPUs total).")[1] is None
+
+
+def test_a_total_that_is_no_multiple_of_the_node_makes_no_nodes():
+    assert _workload("We have 8 GPUs per node, 12 GPUs in total.")[1] is None
+
+
+@pytest.mark.parametrize("case", QUESTIONS, ids=lambda c: c["url"].split("github.com/")[1])
+def test_a_comparison_asked_with_one_side_named(case):
+    facts, findings, verdict = _issue(case["text"])
+    contrast = claims.asked_contrast(facts)
+    if case["expect"] == "asked":
+        assert contrast is not None
+        assert verdict.category != "healthy"
+        assert not [f for f in findings if f.rule == "ticket.nothing_broken" and f.severity == "ok"]
+    else:
+        assert contrast is None
+
+
+def test_v1_memory_question_was_no_problem_found_and_now_asks_for_both_sides():
+    """vllm-project/vllm#12529 read 'healthy' (ticket.nothing_broken passed) before the change."""
+    facts, findings, verdict = _issue(next(c["text"] for c in QUESTIONS if c["url"].endswith("vllm/issues/12529")))
+    (f,) = [f for f in findings if f.rule == "ticket.nothing_broken"]
+    assert (f.category, verdict.category) == ("insufficient_data", "insufficient_data")
+    assert "both setups" in f.ask
+
+
+@pytest.mark.parametrize("sentence, asked", [
+    # a gain asked as "is it normal?" is no complaint; more memory is a cost, so it is one
+    ("Is it normal that TP=2 is faster?", False),
+    ("Is it normal that the new version uses more memory?", True),
+    # a statement, not a question; a question that compares nothing
+    ("The new version uses more memory.", False),
+    ("Is there more documentation about tensor parallelism?", False),
+    ("Is there a better way to use multiple GPUs?", False),
+    ("Which is faster for 2 GPUs, TP or PP?", False),
+])
+def test_the_question_and_the_loss_decide(sentence, asked):
+    facts, _, _ = _issue("# question\n\n" + sentence + "\n")
+    assert (claims.asked_contrast(facts) is not None) is asked
