@@ -4213,11 +4213,11 @@ _WARM_UP = re.compile(r"\b(?:first|initial|1st)\s+(?:\w+\s+)?(?:request|run|call
 
 
 def asked_contrast(facts: Facts) -> Claim | None:
-    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster than" is
-    one too; or one side named and the other unsaid, _unsaid_contrast), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
-    None when there is none. A
-    contrast stated and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is
-    this?") is asked too."""
+    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster
+    than" is one too; or one side named and the other unsaid, _unsaid_contrast), unless it is a first run against
+    later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL); None when there is none. A contrast stated
+    and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is this?") is asked
+    too."""
     for source, text in texts(facts):
         said = sentences(text)
         for k, sentence in enumerate(said):
