@@ -1,6 +1,7 @@
-"""Issue 11, two reading gaps (s25 mend25): a total said after a count per node ("8 GPUs per node, 16 GPUs total")
-counts the nodes (issue_md._per_node), and a comparison asked with its other side left unsaid ("Is V1 expected to
-consume more memory?") is a complaint, not "no problem found" (claims.asked_contrast). Real inputs in
+"""Issue 11, three reading gaps (s25 mend25): a total said after a count per node ("8 GPUs per node, 16 GPUs total")
+counts the nodes (issue_md._per_node); a comparison asked with its other side left unsaid ("Is V1 expected to
+consume more memory?") is a complaint, not "no problem found" (claims.asked_contrast); and a layout written as
+glued degrees ("tp4dp2", "PP2TP4", "TP4-DP2", "dp=2, tp=4") is read (issue_md.TP, PP_GLUED, DP). Real inputs in
 tests/data/mend25 (SOURCES.md), with real near-misses beside them."""
 
 from pathlib import Path
@@ -10,6 +11,8 @@ import tomllib
 from test_ticket_figures import _issue  # facts, findings and verdict of an issue's Markdown
 from test_w3a_s24 import _workload  # (GPU count, nodes) of one line
 
+from diagnose.artifacts import parse_text
+from diagnose.evidence import Workload
 from rules import claims
 
 DATA = Path(__file__).parent / "data" / "mend25"
@@ -71,3 +74,29 @@ def test_v1_memory_question_was_no_problem_found_and_now_asks_for_both_sides():
 def test_the_question_and_the_loss_decide(sentence, asked):
     facts, _, _ = _issue("# question\n\n" + sentence + "\n")
     assert (claims.asked_contrast(facts) is not None) is asked
+
+
+LAYOUTS = tomllib.loads((DATA / "layouts.toml").read_text())["line"]
+
+
+def _layout(text: str) -> tuple[int, int, int]:
+    """(TP, PP, DP) the line reads as (0: not read), in a ticket that names a model and a rate beside it."""
+    records, _ = parse_text("# multi-GPU run slow\n\n" + text + "\nLlama-3-70B decodes at 30 tokens/s.\n", "issue.md")
+    found = [r for r in records if isinstance(r, Workload)]
+    return tuple(next((getattr(w, k) for w in found if getattr(w, k)), None) or 0 for k in ("tp", "pp", "dp"))
+
+
+@pytest.mark.parametrize("case", LAYOUTS, ids=[c["src"].rsplit("/", 1)[-1] for c in LAYOUTS])
+def test_tp_pp_dp_degrees_glued_or_apart(case):
+    assert _layout(case["text"]) == (case["tp"], case["pp"], case["dp"])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Running Llama-3-70B on 8x H100 with TP4-DP2.", (4, 0, 2)),
+    ("Running Llama-3-70B on 8x H100 with tp=2,dp=4.", (2, 0, 4)),
+    ("Running Llama-3-70B on 16x H100 with pp2tp4 dp2.", (4, 2, 2)),
+    # llama-bench names its tests by prompt tokens ("pp512"): no stage count
+    ("llama-bench pp512 gives 1500 t/s", (0, 0, 0)),
+])
+def test_the_brief_forms(text, expected):
+    assert _layout(text) == expected
