@@ -2558,9 +2558,13 @@ _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 # v0.10.0 is much slower than v0.8.5" (vllm-project/vllm#22239), "~5x slower on 0.33.2 than on 0.32.13"
 # (ollama/ollama#18225), "the performance of version 0.6.3 is weaker than that of version 0.6.2" (vllm#9581).
 # The second release is written bare, as people write the one they compare with, so it is the engine's too.
-_RELEASES_CONTRASTED = re.compile(r"\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
-                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?\bthan\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*"
-                                  r"(?:version\s+)?v?\d{1,2}\.\d{1,3}", re.I)
+_RELEASES_CONTRASTED = re.compile(r"(?:\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
+                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?"
+                                  r"\bthan|"
+                                  # (mend25) or an equality denied: "is not as good as 0.5.4", "isn't as fast as v0.4"
+                                  r"(?:\bnot|n't)\s+(?:\w+\s+){0,2}?as\s+(?:good|fast|quick|high|well)\s+as)"
+                                  r"\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*(?:version\s+)?v?\d{1,2}\.\d{1,3}",
+                                  re.I)
 
 
 # (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
@@ -2599,6 +2603,24 @@ def behaviour_lost(text: str) -> bool:
     return False
 
 
+_MODEL_BEFORE = re.compile(r"\b(?:model|checkpoint|weights|dataset|llama|qwen|mistral|mixtral|gemma|phi|deepseek|glm|"
+                           r"falcon|yi)\W{0,3}(?:version\s+)?$", re.I)
+
+
+def _bare_releases_contrasted(text: str, versions: list[str]) -> bool:
+    """(mend25) Two of the releases found set against each other in one sentence, the first before the comparative
+    and the second right after it ("I found it to be 50 percent faster than 0.6.0" after "with 0.5.0"), where no
+    engine is named: a figure or a hyper-parameter ("not as good as 0.001") is no release."""
+    for sentence in sentences(text):
+        for c in _RELEASES_CONTRASTED.finditer(sentence):
+            def said(part: str) -> bool:  # (not a model's or a data set's version: "the model v0.2", "Qwen v2.5")
+                return any(not _MODEL_BEFORE.search(part[:r.start()]) for v in versions
+                           for r in re.finditer(r"(?<![\w.])v?" + re.escape(v) + r"(?![\w.]*\d)", part))
+            if said(sentence[c.start():c.end() + 16]) and said(sentence[:c.start()]):
+                return True
+    return False
+
+
 # A release glued to the engine's name or to Chinese text, as people type it ("vllm0.8.5.post1相比0.6.3.post1"): spaced
 # out first, so that the release is read as if written "vllm 0.8.5.post1 相比 0.6.3.post1".
 _GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
@@ -2613,9 +2635,11 @@ def _engine_versions(text: str):
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     engines: set[str] = set()  # the engine named right before each release
+    others = False  # a release of another product named ("CUDA 12.1", "torch 2.1.0")
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
+            others = True
             continue
         number = next(g for g in v.groups() if g)
         if number not in versions:
@@ -2635,13 +2659,16 @@ def _engine_versions(text: str):
         return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
     # (s21) or bisected between them: "bisected to flashinfer-python 0.6.7 → 0.6.8.post1" (vllm-project/vllm#42186)
     if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)) \
-            and not (m and _RELEASES_CONTRASTED.search(text)):
+            and not (m and _RELEASES_CONTRASTED.search(text)) \
+            and not (not m and not others and _bare_releases_contrasted(text, versions)):
+        # (mend25: two releases set against each other with no engine named, "0.4.2 is slower than 0.4.0", are the
+        # engine's the thread is about, unnamed, unless another product's release is named beside them)
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
             and not _BISECTED.search(text) and not behaviour_lost(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
         # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
-    anchor = m or _CHANGE_WORDS.search(text)
+    anchor = m or _CHANGE_WORDS.search(text) or _RELEASES_CONTRASTED.search(text)
     return (_package_before(text, versions[0]) if not named else None) or (m.group(1) if m else None), \
         versions[:3], _quote(text, anchor, 120), "releases", None
 

@@ -100,3 +100,42 @@ def test_tp_pp_dp_degrees_glued_or_apart(case):
 ])
 def test_the_brief_forms(text, expected):
     assert _layout(text) == expected
+
+
+RELEASES = tomllib.loads((DATA / "releases.toml").read_text())["case"]
+
+
+def _releases(text: str) -> list[str]:
+    facts, _, _ = _issue(text)
+    found = [c for c in claims.claims(facts) if c.kind == "engine_versions_compared"]
+    return found[0].data["versions"] if found else []
+
+
+@pytest.mark.parametrize("case", RELEASES, ids=[c["src"].rsplit("/", 1)[-1] for c in RELEASES])
+def test_releases_compared_loosely(case):
+    assert _releases(case["text"]) == case["versions"]
+
+
+def test_no_engine_named_leaves_the_engine_open():
+    """bupstash#44 names no engine: the releases are compared, the engine is left None (was no claim at all)."""
+    facts, _, _ = _issue(RELEASES[0]["text"])
+    (c,) = [c for c in claims.claims(facts) if c.kind == "engine_versions_compared"]
+    assert c.data["engine"] is None
+
+
+@pytest.mark.parametrize("sentence, versions", [
+    # the brief's wording: an equality denied holds the releases against each other as "worse than" does
+    ("vllm 0.6.3 throughput with Llama-3-8B on A100 TP=2 is not as good as 0.5.4.", ["0.6.3", "0.5.4"]),
+    ("vllm 0.6.3 throughput with Llama-3-8B on A100 TP=2 is as good as 0.5.4.", []),
+])
+def test_an_equality_denied(sentence, versions):
+    assert _releases("# regress\n\n" + sentence + "\n") == versions
+
+
+@pytest.mark.parametrize("text", [
+    # a model's versions are no engine's releases (the brief's "model v0.2"), said before the comparative
+    "With the model v0.2.0 decoding is slower than with the model v0.1.0 on vLLM 2x A100.",
+    "Our fine-tune: Qwen v2.5.1 is slower than v1.5.0 in tokens/s.",
+])
+def test_model_versions_are_no_releases(text):
+    assert _releases("# question\n\n" + text + "\n") == []
