@@ -2568,9 +2568,13 @@ _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 # v0.10.0 is much slower than v0.8.5" (vllm-project/vllm#22239), "~5x slower on 0.33.2 than on 0.32.13"
 # (ollama/ollama#18225), "the performance of version 0.6.3 is weaker than that of version 0.6.2" (vllm#9581).
 # The second release is written bare, as people write the one they compare with, so it is the engine's too.
-_RELEASES_CONTRASTED = re.compile(r"\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
-                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?\bthan\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*"
-                                  r"(?:version\s+)?v?\d{1,2}\.\d{1,3}", re.I)
+_RELEASES_CONTRASTED = re.compile(r"(?:\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
+                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?"
+                                  r"\bthan|"
+                                  # (mend25) or an equality denied: "is not as good as 0.5.4", "isn't as fast as v0.4"
+                                  r"(?:\bnot|n't)\s+(?:\w+\s+){0,2}?as\s+(?:good|fast|quick|high|well)\s+as)"
+                                  r"\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*(?:version\s+)?v?\d{1,2}\.\d{1,3}",
+                                  re.I)
 
 
 # (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
@@ -2609,6 +2613,24 @@ def behaviour_lost(text: str) -> bool:
     return False
 
 
+_MODEL_BEFORE = re.compile(r"\b(?:model|checkpoint|weights|dataset|llama|qwen|mistral|mixtral|gemma|phi|deepseek|glm|"
+                           r"falcon|yi)\W{0,3}(?:version\s+)?$", re.I)
+
+
+def _bare_releases_contrasted(text: str, versions: list[str]) -> bool:
+    """(mend25) Two of the releases found set against each other in one sentence, the first before the comparative
+    and the second right after it ("I found it to be 50 percent faster than 0.6.0" after "with 0.5.0"), where no
+    engine is named: a figure or a hyper-parameter ("not as good as 0.001") is no release."""
+    for sentence in sentences(text):
+        for c in _RELEASES_CONTRASTED.finditer(sentence):
+            def said(part: str) -> bool:  # (not a model's or a data set's version: "the model v0.2", "Qwen v2.5")
+                return any(not _MODEL_BEFORE.search(part[:r.start()]) for v in versions
+                           for r in re.finditer(r"(?<![\w.])v?" + re.escape(v) + r"(?![\w.]*\d)", part))
+            if said(sentence[c.start():c.end() + 16]) and said(sentence[:c.start()]):
+                return True
+    return False
+
+
 # A release glued to the engine's name or to Chinese text, as people type it ("vllm0.8.5.post1相比0.6.3.post1"): spaced
 # out first, so that the release is read as if written "vllm 0.8.5.post1 相比 0.6.3.post1".
 _GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
@@ -2623,9 +2645,11 @@ def _engine_versions(text: str):
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     engines: set[str] = set()  # the engine named right before each release
+    others = False  # a release of another product named ("CUDA 12.1", "torch 2.1.0")
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
+            others = True
             continue
         number = next(g for g in v.groups() if g)
         if number not in versions:
@@ -2645,13 +2669,16 @@ def _engine_versions(text: str):
         return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
     # (s21) or bisected between them: "bisected to flashinfer-python 0.6.7 → 0.6.8.post1" (vllm-project/vllm#42186)
     if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)) \
-            and not (m and _RELEASES_CONTRASTED.search(text)):
+            and not (m and _RELEASES_CONTRASTED.search(text)) \
+            and not (not m and not others and _bare_releases_contrasted(text, versions)):
+        # (mend25: two releases set against each other with no engine named, "0.4.2 is slower than 0.4.0", are the
+        # engine's the thread is about, unnamed, unless another product's release is named beside them)
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
             and not _BISECTED.search(text) and not behaviour_lost(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
         # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
-    anchor = m or _CHANGE_WORDS.search(text)
+    anchor = m or _CHANGE_WORDS.search(text) or _RELEASES_CONTRASTED.search(text)
     return (_package_before(text, versions[0]) if not named else None) or (m.group(1) if m else None), \
         versions[:3], _quote(text, anchor, 120), "releases", None
 
@@ -3982,7 +4009,8 @@ def collective_timings(facts: Facts) -> list[Claim]:
 # phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
 # me understand"). CJK question marks and particles count too.
 _ASKS = re.compile(
-    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
+    # (a question mark closed by Markdown emphasis asks too: "*Is V1 expected to consume more memory?*")
+    r"[?？]\s*$|[?？](?=\s)|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
@@ -4216,17 +4244,58 @@ _ASKED_CONTRAST = re.compile(
 _IS_NORMAL = re.compile(r"\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:\w+\s+)?(?:normal|expected|usual|ok|okay|"
                         r"reasonable)\b", re.I)
 _WHY = re.compile(r"\b(?:why|how come)\b", re.I)
+_COST = re.compile(r"\b(?:memory|VRAM|RAM|latency|time|power)\b|\bas\s+(?:many|much)\b", re.I)  # more of it: a loss
 _LOSS = re.compile(r"slower|worse|lower|less|longer|drop|fall|fell|decreas|degrad|reduc|halv", re.I)
+# (mend25) ... or asked with its other side left unsaid, as people ask about a change they made: "Is V1 expected to
+# consume more memory?" (vllm-project/vllm#12529, V1 against the V0 engine before it), "Why does TP=4 use more
+# memory with the new version?", "Newer version of KoboldCPP cannot fit as many layers in VRAM?"
+# (LostRuins/koboldcpp#1596): a comparative in a question that names one side, a release, an engine generation, an
+# upgrade or a layout (the other side is the one before it). Not a plan or a forecast ("will I see a significant
+# increase in performance?", "wouldn't it be better to use DDP?") nor a how-to ("how can I make it faster with TP?").
+# ("more" and "less" of a measure or after a verb of use only: "is there more documentation?" compares nothing)
+_UNSAID_CONTRAST = re.compile(r"\b(?:higher|lower|slower|faster|worse|better|larger|bigger|smaller|longer|"
+                              r"shorter)\b|"
+                              r"\b(?:more|less|fewer)\s+(?:\w+\s+)?(?:memory|VRAM|RAM|time|latency|power|bandwidth|"
+                              r"throughput|tokens|speed|space)\b|"
+                              r"\b(?:use[sd]?|using|consum(?:e|es|ed|ing)|tak(?:e|es|en|ing)|took|need(?:s|ed)?|"
+                              r"requir(?:e|es|ed)|allocat(?:e|es|ed)|occup(?:y|ies|ied))\s+(?:\w+\s+)?(?:more|less)\b|"
+                              r"(?:\bnot|n't|\bcannot)\s+(?:\w+\s+){0,3}?as\s+(?:many|much|fast|good|well|quick(?:ly)?|"
+                              r"high)\b", re.I)
+_ONE_SIDE = re.compile(r"\b(?:new|newer|old|older|latest|previous|prior|last|current|recent)\s+(?:\w+\s+)?"
+                       r"(?:versions?|releases?|builds?|images?|drivers?|updates?)\b|\bV[01]\b|"
+                       r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b|\bversion\s+v?\d|"
+                       r"\b(?:upgrad|updat|downgrad)\w*|"
+                       r"\b(?:TP|PP)\s*(?:=|:|\s(?:is|of))?\s*\d|--tp\b|\btensor[\s_-]parallel\w*|"
+                       r"\bpipeline[\s_-]parallel\w*|\b(?:\d+|two|three|four|eight|multiple|several)\s+(?:GPUs?|cards?)\b|"
+                       r"\bmulti-?GPUs?\b|\bsingle\s+(?:GPU|card)\b", re.I)
+_NOT_A_CONTRAST_ASKED = re.compile(r"\b(?:how\s+(?:can|do|does|could|should|to|did|would)|is\s+there\s+(?:a|any)\s+way|"
+                                   r"any\s+way|(?:can|could|should)\s+(?:I|we)|would|wouldn'?t|will|won'?t|"
+                                   r"if\s+(?:I|we|you)|is\s+there|are\s+there|which|recommend\w*)\b", re.I)
+
+
+def _unsaid_contrast(sentence: str) -> re.Match | None:
+    """The comparative of a question that names one side of a comparison and leaves the other unsaid
+    (_UNSAID_CONTRAST with _ONE_SIDE in the question itself), or None."""
+    for m in _UNSAID_CONTRAST.finditer(sentence):
+        end = sentence.find("?", m.end())
+        if end < 0 and not _WHY.search(sentence[:m.start()]):
+            continue  # a statement ("it needs more memory"), not the question itself
+        asking = sentence[:end + 1] if end >= 0 else sentence
+        if _ONE_SIDE.search(asking) and not _NOT_A_CONTRAST_ASKED.search(asking):
+            return m
+    return None
+
+
 _WARM_UP = re.compile(r"\b(?:first|initial|1st)\s+(?:\w+\s+)?(?:request|run|call|iteration|step|batch|inference|"
                       r"query|prompt|time|epoch)s?\b|\bwarm-?up\b|\bcold start\b", re.I)
 
 
 def asked_contrast(facts: Facts) -> Claim | None:
-    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster than" is
-    one too), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
-    None when there is none. A
-    contrast stated and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is
-    this?") is asked too."""
+    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster
+    than" is one too; or one side named and the other unsaid, _unsaid_contrast), unless it is a first run against
+    later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL); None when there is none. A contrast stated
+    and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is this?") is asked
+    too."""
     for source, text in texts(facts):
         said = sentences(text)
         for k, sentence in enumerate(said):
@@ -4234,9 +4303,10 @@ def asked_contrast(facts: Facts) -> Claim | None:
             asked = _ASKS.search(sentence) or (_ASKS.search(then) and len(re.findall(r"\w+", then)) <= 8)
             if not asked or _WARM_UP.search(sentence):
                 continue
-            m = _ASKED_CONTRAST.search(sentence)
+            m = _ASKED_CONTRAST.search(sentence) or (_ASKS.search(sentence) and _unsaid_contrast(sentence))
             asking = sentence + " " + then
-            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))):
+            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))
+                      or re.search(r"\bmore\b|\bnot\b|n't|cannot", m.group(0), re.I) and _COST.search(asking)):
                 return Claim("complaint", source, _quote(sentence, m, 80))
     return None
 
