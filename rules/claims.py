@@ -778,10 +778,12 @@ _SAME_GPU = (r"\b(?:(?:the\s+same|that|those|these|this|my|our|one|a\s+single)\s
              r"(?:GPUs?|cards?|devices?)|one\s+of\s+(?:the|my|our|those|these)\s+(?:GPUs|cards|devices))\b")
 # Several processes on each GPU: "2 workers per GPU", "multiple processes on the same GPUs", "two ranks sharing one
 # GPU".
-_MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]+\s+)?"
+# (ut25) up to two describing words, and a set of GPUs named as one: "two parallel training processes on the same
+# bunch of GPUs" (pytorch/pytorch#1656).
+_MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]+\s+){0,2}?"
                  r"(?:process(?:es)?|workers?|ranks?|jobs?|instances?)\s+"
                  r"(?:per|on\s+(?:the\s+)?same|on\s+(?:one|a\s+single)|sharing\s+(?:a|one|the\s+same))"
-                 r"\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
+                 r"\s+(?:(?:bunch|set|group|pair|couple)\s+of\s+|[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
 # (issue 11) For component_hang: what a job can run without and still be the same multi-GPU job. Not the parallel
 # layout itself ("without tensor parallelism", "without TP", "without the second GPU"), not the collective library
 # or its peer path ("without NCCL", "without P2P"), and not what blocks that path ("without the IOMMU", "without
@@ -793,10 +795,19 @@ _NOT_A_COMPONENT = (r"(?:(?:tensor|pipeline|expert|data|model|sequence)[- ]?)?pa
 _ARTICLE = r"(?:the|a|an|any|our|my|its)"
 _WITHOUT_COMPONENT = (r"\bwithout\s+(?:" + _ARTICLE + r"\s+)?(?!" + _ARTICLE + r"\s|" + _NOT_A_COMPONENT
                       + r")[`'\"]?[A-Za-z][\w./@-]*")
+# (ut25) For option_hang: a command-line option turned on ("passing --streaming", "adding `--enable-prefix-caching`"),
+# not one that sets the parallel layout, the processes or GPUs, or the peer path (those change the path that the P2P
+# suspect is about).
+_NOT_AN_OPTION = (r"(?:--?(?:n|np|tp|pp|dp|ep|[tpde]p[-_]size)\b|--?[\w-]*?(?:parallel|p2p|nccl|all[-_]?reduce|tensor|"
+                  r"pipeline|gpu|device|node|nproc|world|rank|master|rdzv|host|shard|split|distribut|iommu|acs\b|"
+                  r"nvlink|multi))")
+_OPTION_ON = (r"\b(?:pass(?:ing)?|add(?:ing)?|enabl(?:e|ing)|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+on|"
+              r"us(?:e|ing))\s+(?:the\s+)?[`'\"]?(?!" + _NOT_AN_OPTION + r")--?[A-Za-z][\w-]*")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
-_STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
-          r"\bstops? responding\b)")
+# ("stucks" is how many reporters conjugate it: "the process stucks", facebookresearch/Detectron#219)
+_STOPS = (r"(?:" + _HANG + r"|\bstucks?\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
+          r"\bstop(?:s|ped)? responding\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
 _ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
 _FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
@@ -807,6 +818,12 @@ _RAN_FOR = (r"(?:a while|some time|a long time|long|" + _ABOUT + r"(?:half\s+)?"
 # init") ends at the first collective, where a blocked peer path shows.
 _NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?:load\w*|start\w*|init\w*|wait\w*|"
                  r"download\w*|compil\w*|warm\w*|first (?:all-?reduce|collective|request|batch|step))\b)")
+# (ut25) Units of work done, for a hang placed after them in either order ("hangs after 2000 steps", "After several
+# iterations, the process stucks"): each completed step ran its collectives. Only work, not time: "after 20 minutes
+# it is still stuck" can be a wait at init; not attempts or retries, which are no work done.
+_WORK_DONE = (r"(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|some|many|(?:a\s+)?few|hundreds of|"
+              r"thousands of)\s+(?:successful\s+)?(?:training\s+)?(?:steps|iterations|iters|epochs|requests|batches|"
+              r"generations)\b")
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -892,8 +909,10 @@ PATTERNS: dict[str, list[str]] = {
     "late_hang": [
         _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _ABOUT + r"(?:half\s+)?" + _SPAN
         + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?)\b" + _NOT_AT_START,
-        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
-        r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _WORK_DONE,
+        # (ut25) the work first, then the stop: "After several iterations, the process stucks" (Detectron#219),
+        # "after some iterations the training program always stuck" (open-mmlab/mmdetection#3563)
+        r"\bafter\s+" + _WORK_DONE + _NOT_AT_START + r"[^.\n]{0,60}?" + _LATE_HANG,
         # healthy for a span, then the stop: "ran fine for two days, then froze", "after serving for half a day it
         # hangs", "works for a long time (thousands of requests), then gets stuck", "was OK during the first 3 hours"
         r"\b(?:(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)(?:\s+" + _FINE + r")?|"
@@ -938,6 +957,16 @@ PATTERNS: dict[str, list[str]] = {
         + r"\s+(?:[^.\n]{0,40}?\s)?" + _WITHOUT_COMPONENT,
         _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
         r"served)\s+(?:up\s+)?" + _FINE,
+    ],
+    # (ut25) A hang the reporter ties to one command-line option of the job: "when passing --streaming with mpirun -n 4,
+    # the program hung" (NVIDIA/TensorRT-LLM#716, fixed in the engine's next release). A peer-to-peer path that never
+    # delivers hangs the first collective whatever the option, so the code path the option turns on is the suspect.
+    # Not an option that sets the layout, the GPUs or the peer path itself ("when using --tp 2", "when passing
+    # --nproc_per_node 2", "with --disable-custom-all-reduce": _NOT_AN_OPTION), nor a hang ruled out ("does not hang
+    # when passing --foo").
+    "option_hang": [
+        _OPTION_ON + r"[^.\n]{0,80}?" + _STOPS,
+        _STOPS + r"[^.\n]{0,60}?\b(?:when|whenever|if|once|as soon as)\s+(?:I\s+|we\s+)?" + _OPTION_ON,
     ],
     # (a clock, a link or a rate "stuck at 33MHz", "stuck in P2", "stuck at Gen1" is a level that does not move, not
     # a job that stopped: https://github.com/stockmind/dell-xps-9560-ubuntu-respin/issues/59,
@@ -3554,6 +3583,8 @@ _HOW_WELL = r"(?:well|efficiently|effectively|optimally|fast enough|as (?:well|f
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
+             # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
+             r"\bstop(?:s|ped)? responding\b|\bunresponsive\b|"
              # a server that takes requests and never answers them: a hang seen from the client
              # (not "never answered more than 20 tok/s": a rate)
              r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b"
@@ -5446,7 +5477,11 @@ _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|b
                            r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
                            r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
                            r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
-                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)",
+                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)|"
+                           # (ut25) GPUs named by index: "GPU 2 and 3" (pytorch/pytorch#1656), "GPUs 0, 1 and 2",
+                           # "GPU0 and GPU1" (not "GPU 0 and 1 GB": a size follows)
+                           r"\bGPUs?\s?#?\d{1,2}(?:\s*,\s*(?:GPU\s?)?#?\d{1,2})*\s*(?:,|\band\b|&)\s*(?:GPU\s?)?#?\d{1,2}\b"
+                           r"(?!\s*(?:[GMK]i?B|GB/s|%|W\b|°|C\b))",
                            re.I)
 
 

@@ -1093,6 +1093,10 @@ def cpu_bound(facts: Facts, predictions=None):
         return  # the core spins waiting for a busy GPU: the GPU is the limit
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
+    hang = claims.symptom_quote(facts)
+    if hang and hang[2] == "hang":
+        return  # (ut25) a core at 100 % in a job that stopped is a process spinning in its wait, not a host limit
+        # ("2 ray::IDLE process: %CPU 100%" beside a TP=2 start-up hang, InternLM/lmdeploy#3993)
     if (c.kind in ("cpu_pegged_row", "cpu_ceiling") or re.search(claims.PROCESS_AT_CORE, c.quote, re.I)) and not low \
             and not _first(facts, "gpu_idle_words"):
         return  # one core at its limit is also how a GPU-bound PyTorch job looks (CUDA spins while it waits)
@@ -1905,6 +1909,18 @@ P2P_COMPONENT = ("A hang that goes away without a software component: a blocked 
                  "fixed; attach a `py-spy dump` of each stuck process to show where it waits.")
 
 
+# (ut25) the hang comes when one option of the job is turned on: a path that never delivers would not need it
+# (NVIDIA/TensorRT-LLM#716: run.py hung with --streaming under mpirun -n 4, fixed in 0.7.1)
+P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path is unlikely",
+              "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
+              "whatever options the job runs with. Here the reporter ties the hang to one option, so the code path "
+              "that option turns on (streaming, a cache, a scheduler mode) is the suspect, not the path between the "
+              "GPUs; such hangs are usually engine bugs that a later release fixes.",
+              "the hang with the option",
+              "Run without the option to confirm, then upgrade the engine and check its release notes for that path; "
+              "attach a `py-spy dump` of each stuck rank and the engine version if it still hangs.")
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1927,12 +1943,13 @@ def hang_on_pcie(facts: Facts, predictions=None):
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
+    option = [c for c in claims.find(facts, "option_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
     against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else \
         (shared[0], P2P_SHARED) if shared else (component[0], P2P_COMPONENT) if component else \
-        (done[0], P2P_LATE) if done else None
+        (option[0], P2P_OPTION) if option else (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
