@@ -1866,14 +1866,16 @@ def _no_p2p_split_pays(gpu, paid, evidence):
                 "(`diagnose predict --tp 1,2` prices both).", refs=["nccl_trouble"])
 
 
-# (title, summary, what the quote shows, fix) of the P2P lead when the reporter's words lean against it.
+# (title, summary, what the quote shows, fix, what to attach next) of the P2P lead when the reporter's words lean
+# against it: the ask is what would show the cause the words point at, so an undecided answer asks for it first.
 P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
              "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. The reporter "
              "switched it off and the job still hangs, so the cause is elsewhere (the launch, a rank that never joins, "
              "the network or shared-memory transport).",
              "P2P switched off, and it still hangs",
              "Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: they show "
-             "which rank and which transport waits.")
+             "which rank and which transport waits.",
+             "the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank")
 # (issue 11) collectives completed before the hang: a blocked peer-to-peer path stops the first one
 P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlikely",
             "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective never "
@@ -1882,7 +1884,9 @@ P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlike
             "error, an out-of-memory, a crashed worker) or at the software.",
             "when the hang came",
             "Attach `dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a "
-            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.")
+            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.",
+            "`dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a `py-spy "
+            "dump` of each stuck rank")
 
 
 # (issue 11) the hang comes only when another process shares the GPU: a path that never delivers would not need it
@@ -1895,7 +1899,8 @@ P2P_SHARED = ("A hang that comes when another process shares the GPU: a blocked 
               "the hang comes with another process on the GPU",
               "Run the job alone on its GPUs (or move the other process to GPUs outside the group): if the hang goes, "
               "keep collectives on dedicated GPUs, or switch off the engine's custom all-reduce (vLLM "
-              "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.")
+              "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.",
+              "the same run with the job alone on its GPUs (`nvidia-smi` showing every process on them)")
 
 
 # (issue 11) the hang goes away when a software component is left out of the same multi-GPU job
@@ -1906,7 +1911,8 @@ P2P_COMPONENT = ("A hang that goes away without a software component: a blocked 
                  "threads or its own inter-process traffic) is the suspect, not the path between the GPUs.",
                  "the hang only with the component",
                  "Report it to the component's project with the logs of the hanging start, and run without it until "
-                 "fixed; attach a `py-spy dump` of each stuck process to show where it waits.")
+                 "fixed; attach a `py-spy dump` of each stuck process to show where it waits.",
+                 "a `py-spy dump` of each stuck process")
 
 
 # (ut25) the hang comes when one option of the job is turned on: a path that never delivers would not need it
@@ -1918,7 +1924,8 @@ P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path 
               "GPUs; such hangs are usually engine bugs that a later release fixes.",
               "the hang with the option",
               "Run without the option to confirm, then upgrade the engine and check its release notes for that path; "
-              "attach a `py-spy dump` of each stuck rank and the engine version if it still hangs.")
+              "attach a `py-spy dump` of each stuck rank and the engine version if it still hangs.",
+              "a `py-spy dump` of each stuck rank and the engine version")
 
 
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
@@ -1951,12 +1958,12 @@ def hang_on_pcie(facts: Facts, predictions=None):
         (shared[0], P2P_SHARED) if shared else (component[0], P2P_COMPONENT) if component else \
         (option[0], P2P_OPTION) if option else (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
-        said, (title, summary, quoted, fix) = against
+        said, (title, summary, quoted, fix, ask) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
             ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
                said.data["completed"])
         yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
-                   evidence + [shown], fix=fix, refs=["nccl_trouble"])
+                   evidence + [shown], fix=fix, refs=["nccl_trouble"], ask=ask)
         return
     yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",

@@ -154,3 +154,30 @@ def test_stopped_responding_is_a_hang():
 ])
 def test_gpus_named_by_index(text, several):
     assert claims.several_gpus(said(text)) is several
+
+
+# --------------------------------------------------------------------------- what to attach next follows the lead
+
+@pytest.mark.parametrize("name, first", [
+    ("detectron219.md", "`dmesg | grep -i xid`"),  # a late hang: the GPU or rank that stopped
+    ("trtllm716.md", "a `py-spy dump` of each stuck rank and the engine version"),  # an option's code path
+    ("pytorch1656.md", "the same run with the job alone on its GPUs"),  # another process on the GPUs
+])
+def test_undecided_answer_asks_first_for_what_would_show_the_leads_cause(name, first):
+    """An undecided answer whose lead says where the cause is (not the P2P path) asks first for what would show it,
+    in the verdict's Next and as the first row of the table, and keeps the general asks after it."""
+    r = verdict(name)
+    assert r["verdict"]["category"] == "insufficient_data"
+    summary = r["verdict"]["summary"]
+    assert summary.startswith(f"Not enough evidence to decide. Next: attach {first}")
+    assert summary.count("attach ") >= 2  # the general asks follow
+    rows = r["tables"]["What to attach next"]["rows"]
+    assert rows[0][0] == "ticket.hang_on_pcie" and rows[0][1].startswith(first)
+    assert len(rows) >= 2
+
+
+def test_a_confident_p2p_answer_asks_nothing_of_the_lead():
+    """lmdeploy#3993 is answered p2p_disabled: no lead's ask comes before it (the warning finding carries none)."""
+    r = verdict("lmdeploy3993.md")
+    assert r["verdict"]["category"] == "p2p_disabled"
+    assert not p2p_lead(r)["ask"]
