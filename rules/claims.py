@@ -2302,6 +2302,7 @@ def claims(facts: Facts) -> list[Claim]:
                 and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         read_to = 0  # the end of the last figure read (a range's top is part of it)
+        spans: list[tuple[int, int]] = []  # the text of every figure read
         util_sentences: set[int] = set()  # the starts of sentences that gave a figure (a per-card contrast reads on)
         bare = [(m, "n") for m in _UTIL_BARE.finditer(text)]
         for m, number in sorted([(m, None) for m in _UTIL.finditer(text)] + bare, key=lambda x: x[0].start()):
@@ -2316,6 +2317,7 @@ def claims(facts: Facts) -> list[Claim]:
                 low, pct, read_to = pct, float(top.group(1)), top.end()
             else:
                 read_to = m.end()
+            spans.append((m.start(), read_to))
             if low is not None and low >= pct:
                 low = None
             if _OTHER_PROCESS.search(_CLAUSE_SPLIT.split(text[max(0, m.start() - 60):m.start(number)]
@@ -2345,13 +2347,21 @@ def claims(facts: Facts) -> list[Claim]:
                 util_sentences.add(_sentence_start(text, m.start()))
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
                     out.append(Claim("gpu_idle_words", source, _quote(text, m, 40), {"groups": []}))
-        for m in _UTIL_OTHER_CARD.finditer(text):  # "... 100% on one card and 0% on the other"
-            number = 1 if m.group(1) else 2
-            if m.start(number) < read_to or _sentence_start(text, m.start()) not in util_sentences:
+        for m, later in (*((m, False) for m in _UTIL_OTHER_CARD.finditer(text)),
+                         *((m, True) for m in _UTIL_LATER.finditer(text))):
+            # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
+            number = 2 if later or not m.group(1) else 1
+            if any(a <= m.start(number) < b for a, b in spans) \
+                    or _sentence_start(text, m.start()) not in util_sentences:
                 continue
-            if float(m.group(number)) <= 100:
-                out.append(Claim("gpu_util", source, _quote(text, m, 40),
-                                 {"percent": float(m.group(number)), "below": False}))
+            pct = float(m.group(number))
+            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+                continue  # "drops to 0 % between requests": an idle GPU
+            data = {"percent": pct, "below": False}
+            if later and m.group("low") and float(m.group("low")) < pct:
+                data["low"] = float(m.group("low"))
+            if pct <= 100:
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), data))
     for n in facts.of(Note):
         if n.kind != OUTPUT_KIND or not n.text:
             continue
@@ -2476,6 +2486,11 @@ _UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in
                               r"(?:other|second|another|remaining|rest)(?:\s+(?:one|ones|GPUs?|cards?))?\b|"
                               r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:GPU|card|device)\s*#?\d+\b",
                               re.I)
+# (mend2_25) A later level of the same sentence's utilisation, reached by a move: "the utilization rate is around 60-70%
+# at 00:00, but it drops to 50-60% by 15:00" (a level, not "dropped by 30 %", which _CHANGE_BY leaves out).
+_UTIL_LATER = re.compile(r"\b(?:drops?|dropped|dropping|falls?|fell|goes|went|rises?|rose|climbs?|climbed|jumps?|"
+                         r"jumped|turns?|turned)\s+(?:down\s+|up\s+|back\s+)?to\s+(?:only\s+|about\s+|around\s+|~\s*)?"
+                         r"(?:(?P<low>\d{1,3})\s*%?\s*[-–~]\s*)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
 # (mend2_25) A figure whose clause names another program using the GPU is that program's, not the job's: "Xorg uses
 # 10 % of the GPU", "another process keeps GPU0 at 100 %".
 _OTHER_PROCESS = re.compile(r"\b(?:another|other|different|separate|unrelated)\s+(?:process|program|application|app|"
@@ -3045,6 +3060,10 @@ _WORKS_BACK_TO = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)?\s+back|revert\w*|
                       + _RELEASE_NUMBER + r"(?:\.?(?:post|rc|dev)\d+)?(?![\w.]*\d)", re.I)
 _WORKS_OTHER = re.compile(r"\b(?:cuda|driver|nccl|torch|pytorch|transformers|flash[-_ ]?attn|python|kernel|triton|"
                               r"cudnn|ubuntu|rocm|docker)\b", re.I)
+# ... or a run said possible on it: "I can run with -tp 2 in version 9.2" (vllm-project/vllm#22479)
+_CAN_RUN_ON = re.compile(r"\b(?:I|we)\s+(?:can|could|am able to|are able to|was able to|were able to)\s+(?:still\s+)?"
+                         r"(?:run|serve|load|use|start)\b[^.;\n]{0,40}?\b(?:in|on|with|using|under)\s+[`'\"]?"
+                         r"(?P<lead>" + _RELEASE_LEAD + r")" + _RELEASE_NUMBER + r"(?![\w.]*\d)", re.I)
 _WORKS_DENIED = re.compile(r"(?:\b(?:not|never|no longer)|n't)\s+(?:\w+\s+){0,2}$", re.I)
 
 
@@ -3079,7 +3098,8 @@ def release_works(text: str) -> tuple[str | None, str, str, str] | None:
     for sentence in sentences(text):
         back = [m for m in _WORKS_BACK_TO.finditer(sentence) if _CURED.search(sentence, m.end())
                 and (re.search(r"\S", m.group("lead")) or not _WORKS_OTHER.search(sentence))]
-        for m in (*_WORKS_IN.finditer(sentence), *_RELEASE_WORKS.finditer(sentence), *back):
+        for m in (*_WORKS_IN.finditer(sentence), *_RELEASE_WORKS.finditer(sentence), *_CAN_RUN_ON.finditer(sentence),
+                  *back):
             lead, release = m.group("lead"), m.group(m.re.groups)
             if not (re.search(r"\S", lead) or engine_named):
                 continue  # "works with 12.1": nothing says it is the engine's release
@@ -3091,8 +3111,7 @@ def release_works(text: str) -> tuple[str | None, str, str, str] | None:
                               + re.escape(release) + r"(?![\w.]*\d)", text, re.I)
                     or (_WORKS_OTHER.search(sentence) and not _ENGINE_VERSION.search(sentence))):
                 continue  # a bare release that is another component's ("CUDA 12.3 ... works for 12.3 on other GPUs")
-            words = m.group(0)[:m.start("lead") - m.start()] if m.re is _WORKS_IN else m.group(0)
-            if re.search(r"\b(?:not|never)\b|n't\b", words, re.I) or _WORKS_DENIED.search(sentence[:m.start()]) \
+            if re.search(r"\b(?:not|never)\b|n't\b", m.group(0), re.I) or _WORKS_DENIED.search(sentence[:m.start()]) \
                     or re.match(r"\s*(?:either|neither)\b", sentence[m.end():], re.I):
                 continue  # "doesn't work in 0.2.0 either", "is not fine on 0.5.3"
             if not _change_said(sentence, m) or _guessed(sentence, m.start()):

@@ -1019,7 +1019,7 @@ def _releases(c: Claim, engine: str) -> tuple:
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
             evidence,
-            (f"Pin {engine} {said} (the release the report says works) until the regression is fixed upstream"
+            (f"Pin {engine} {said} (the release that worked, per the report) until the regression is fixed upstream"
              if said else "Stay on the release that works")
             + "; compare the two releases' launch logs for changed defaults (and "
             "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
@@ -2010,7 +2010,7 @@ def software_error(facts: Facts, predictions=None):
                "memory or a clock. Such failures are most often a version mismatch, an unsupported option or a bug "
                "fixed in a later release.",
                [claim_ev(c, "the error")] + ([claim_ev(works, "the release said to work")] if works else []),
-               fix=(f"Pin {engine} {works.data['release']} (the release the report says works) until the fix is "
+               fix=(f"Pin {engine} {works.data['release']} (the release that worked, per the report) until the fix is "
                     f"released; compare its versions (CUDA, driver, NCCL, PyTorch) with the failing setup's, and "
                     if works else "Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the "
                     "latest release, and ") + "search the engine's issues for the exact error line.")

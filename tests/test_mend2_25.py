@@ -44,7 +44,8 @@ def test_a_release_said_to_work(case):
     compared = claims.find(said(case["text"]), "engine_versions_compared")
     if case["failing"]:
         (c,) = compared
-        assert case["failing"] in c.data["versions"] and c.data["good"] == _base(case["works"])
+        good = case.get("good") or _base(case["works"])  # (the release left by an upgrade, where none is said to work)
+        assert case["failing"] in c.data["versions"] and c.data["good"] == good
     else:
         assert not any(c.data.get("good") and c.data["good"] not in case["works"] for c in compared)
 
@@ -53,7 +54,8 @@ def test_a_release_said_to_work(case):
 def test_the_fix_pins_the_release_said_to_work(case):
     facts = said(case["text"])
     lead = next(f for f in ticket_findings(facts, evaluate(facts)) if f.rule == "ticket.engine_versions")
-    assert f" {_base(case['works'])} (the release the report says works)" in lead.fix
+    good = case.get("good") or _base(case["works"])
+    assert f" {good} (the release that worked, per the report)" in lead.fix
     assert lead.fix.startswith("Pin ")
 
 
@@ -65,7 +67,7 @@ def test_an_error_with_a_release_said_to_work_pins_it():
             "version 10. it works in 9.2 but the models I want to use are not supported in the older version")
     facts = said(text)
     findings = ticket_findings(facts, evaluate(facts))
-    pinned = [f for f in findings if f.fix and "9.2 (the release the report says works)" in f.fix]
+    pinned = [f for f in findings if f.fix and "9.2 (the release that worked, per the report)" in f.fix]
     assert pinned, [(f.rule, f.fix) for f in findings]
 
 
