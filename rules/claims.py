@@ -2264,11 +2264,13 @@ def claims(facts: Facts) -> list[Claim]:
                 good = works[1]
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1], "kind": engine_versions[3],
-                "good": good, "figures": release_figures(text, engine_versions[1])}))
+                "good": good, "figures": release_figures(text, engine_versions[1]),
+                # the good release as written, with its suffix, for the fix to pin ("0.6.6.post1")
+                "pin": works[3] if works and good == works[1] else good}))
         elif not named and (ab := works_vs_failing(text)):
             out.append(Claim("engine_versions_compared", source, ab[2], {
                 "engine": ab[0], "versions": ab[1], "kind": "releases", "good": ab[1][1],
-                "figures": release_figures(text, ab[1])}))
+                "figures": release_figures(text, ab[1]), "pin": release_works(text)[3]}))
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
@@ -2350,13 +2352,15 @@ def claims(facts: Facts) -> list[Claim]:
         for m, later in (*((m, False) for m in _UTIL_OTHER_CARD.finditer(text)),
                          *((m, True) for m in _UTIL_LATER.finditer(text))):
             # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
-            number = 2 if later or not m.group(1) else 1
+            number = 2 if later else next(i for i in (1, 2, 3) if m.group(i))
             if any(a <= m.start(number) < b for a, b in spans) \
                     or _sentence_start(text, m.start()) not in util_sentences:
                 continue
             pct = float(m.group(number))
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
                 continue  # "drops to 0 % between requests": an idle GPU
+            if _NOT_BUSY_AFTER.match(text[m.end(number):m.end(number) + 40].lstrip("% ")):
+                continue  # "one is 30% slower than the other", "drops to 40% of its memory": not busy time
             data = {"percent": pct, "below": False}
             if later and m.group("low") and float(m.group("low")) < pct:
                 data["low"] = float(m.group("low"))
@@ -2484,8 +2488,12 @@ _UTIL_BARE = re.compile(r"\b(?:volatile\s+)?GPU[- ]?Util(?:i[sz]ation)?\b(?:\s+r
 # on the other", "... and 0% for GPU1". Read only in a sentence that already gave a GPU utilisation figure.
 _UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:the\s+)?"
                               r"(?:other|second|another|remaining|rest)(?:\s+(?:one|ones|GPUs?|cards?))?\b|"
-                              r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:GPU|card|device)\s*#?\d+\b",
-                              re.I)
+                              r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:GPU|card|device)\s*#?\d+\b"
+                              r"|"
+                              # ... or the card named "one" beside "the other": "when one is 30%, the other is
+                              # around 70%"
+                              r"\bone\s+(?:is|was|sits\s+at|stays\s+at|runs\s+at)\s+(?:at\s+)?(?:around\s+|about\s+|~)?"
+                              r"(\d{1,3}(?:\.\d+)?)\s*%(?=[^.\n]{0,40}\bthe\s+other\b)", re.I)
 # (mend2_25) A later level of the same sentence's utilisation, reached by a move: "the utilization rate is around 60-70%
 # at 00:00, but it drops to 50-60% by 15:00" (a level, not "dropped by 30 %", which _CHANGE_BY leaves out).
 _UTIL_LATER = re.compile(r"\b(?:drops?|dropped|dropping|falls?|fell|goes|went|rises?|rose|climbs?|climbed|jumps?|"

@@ -1014,7 +1014,8 @@ def _releases(c: Claim, engine: str) -> tuple:
                  "regression")
     else:
         title = f"{engine}: the same setup behaves differently since its release changed to {versions}"
-    said = c.data.get("good")  # the release the reporter's words say works (not the older one assumed)
+    # the release the reporter's words say works (not the older one assumed), as written ("0.6.6.post1")
+    said = c.data.get("good") and (c.data.get("pin") or c.data["good"])
     return (title,
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",

@@ -54,7 +54,7 @@ def test_a_release_said_to_work(case):
 def test_the_fix_pins_the_release_said_to_work(case):
     facts = said(case["text"])
     lead = next(f for f in ticket_findings(facts, evaluate(facts)) if f.rule == "ticket.engine_versions")
-    good = case.get("good") or _base(case["works"])
+    good = case.get("good") or case["works"]  # as written, its suffix kept ("0.6.6.post1")
     assert f" {good} (the release that worked, per the report)" in lead.fix
     assert lead.fix.startswith("Pin ")
 
@@ -74,7 +74,7 @@ def test_an_error_with_a_release_said_to_work_pins_it():
 @pytest.mark.parametrize("case", _cases("utilisation.toml"))
 def test_utilisation_said_loosely_reads_as_nvidia_smi_would(case):
     read = [c for c in claims.claims(said(case["text"])) if c.kind == "gpu_util" and not c.negated]
-    assert [[c.data.get("low", c.data["percent"]), c.data["percent"]] for c in read] == case["readings"]
+    assert sorted([c.data.get("low", c.data["percent"]), c.data["percent"]] for c in read) == sorted(case["readings"])
     if case.get("below"):
         assert all(c.data["below"] for c in read)
 
