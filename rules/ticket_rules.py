@@ -2012,7 +2012,7 @@ def software_error(facts: Facts, predictions=None):
                "fixed in a later release.",
                [claim_ev(c, "the error")] + ([claim_ev(works, "the release said to work")] if works else []),
                fix=(f"Pin {engine} {works.data['release']} (the release that worked, per the report) until the fix is "
-                    f"released; compare its versions (CUDA, driver, NCCL, PyTorch) with the failing setup's, and "
+                    "released; compare its versions (CUDA, driver, NCCL, PyTorch) with the failing setup's, and "
                     if works else "Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the "
                     "latest release, and ") + "search the engine's issues for the exact error line.")
 
