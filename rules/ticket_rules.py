@@ -1014,11 +1014,15 @@ def _releases(c: Claim, engine: str) -> tuple:
                  "regression")
     else:
         title = f"{engine}: the same setup behaves differently since its release changed to {versions}"
+    # the release the reporter's words say works (not the older one assumed), as written ("0.6.6.post1")
+    said = c.data.get("good") and (c.data.get("pin") or c.data["good"])
     return (title,
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
             evidence,
-            "Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
+            (f"Pin {engine} {said} (the release that worked, per the report) until the regression is fixed upstream"
+             if said else "Stay on the release that works")
+            + "; compare the two releases' launch logs for changed defaults (and "
             "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
 
 
@@ -1243,7 +1247,8 @@ def gpu_utilisation(facts: Facts, predictions=None):
         return
     u = min(low, key=lambda c: c.data["percent"]) if low else words
     pct = u.data.get("percent")
-    share = f"{pct:g} %" if pct is not None else "a low share"
+    low_end = u.data.get("low")  # a range said ("stayed at 2-5%"): both ends
+    share = (f"{low_end:g}-{pct:g} %" if low_end is not None else f"{pct:g} %") if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
@@ -2020,15 +2025,20 @@ def software_error(facts: Facts, predictions=None):
     c = _first(facts, "exception")
     if not c:
         return
+    # (mend2_25) a release of the engine the reporter says works: the build to stay on, named in the fix
+    works = next((w for w in claims.find(facts, "release_works") if not w.guess), None)
+    engine = (works.data["engine"] or engine_of(facts) or "the engine") if works else None
     yield make("ticket.software_error", "other", "warning", 0.4,
                "The engine (or framework) raises an error: a software problem unless the "
                "hardware evidence says otherwise",
                "The ticket shows the software failing, and nothing in it points at a link, a transport, "
                "memory or a clock. Such failures are most often a version mismatch, an unsupported option or a bug "
                "fixed in a later release.",
-               [claim_ev(c, "the error")],
-               fix="Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the latest release, and "
-               "search the engine's issues for the exact error line.")
+               [claim_ev(c, "the error")] + ([claim_ev(works, "the release said to work")] if works else []),
+               fix=(f"Pin {engine} {works.data['release']} (the release that worked, per the report) until the fix is "
+                    "released; compare its versions (CUDA, driver, NCCL, PyTorch) with the failing setup's, and "
+                    if works else "Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the "
+                    "latest release, and ") + "search the engine's issues for the exact error line.")
 
 
 
