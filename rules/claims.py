@@ -2291,9 +2291,15 @@ def claims(facts: Facts) -> list[Claim]:
             works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
             if good is None and works and works[1] in engine_versions[1]:
                 good = works[1]
+            figures = release_figures(text, engine_versions[1])
+            # (rel25) one release moved to, its rate told as a time line ("dropped from 40 to 25 tok/s", "it used to
+            # be 60"): the figure said of before is the build before the change's, the other one the release's
+            timeline = moved_timeline(text, engine_versions[1][0]) if engine_versions[3] == "moved" and not good else {}
+            if timeline:
+                figures = {engine_versions[1][0]: timeline["after"]}
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1], "kind": engine_versions[3],
-                "good": good, "figures": release_figures(text, engine_versions[1]),
+                "good": good, "figures": figures, "before": timeline.get("before"),
                 # the good release as written, with its suffix, for the fix to pin ("0.6.6.post1")
                 "pin": works[3] if works and good == works[1] else good}))
         elif not named and (ab := works_vs_failing(text)):
@@ -2917,7 +2923,7 @@ _ENGINE_NAME = _ENGINE_VERSION.pattern[3:-3]
 # and the release itself
 _RELEASE_LEAD = r"(?:(?:the\s+)?(?:" + _ENGINE_NAME + r")\W{0,3})?(?:(?:version|release)\s+)?v?"
 _RELEASE_NUMBER = r"(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)"
-_MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*|bump\w*|downgrad\w*|"
+_MOVED_TO = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|mov(?:e|ed|ing)|switch\w*|bump\w*|downgrad\w*|migrat\w*|"
                        r"roll(?:ed|ing)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back)"
                        r"(?:\s+(?:(?:the|our|my)\s+)?(?P<object>" + _ENGINE_NAME + r")"
                        r"(?:\s+(?:version|package|release))?)?"
@@ -2976,7 +2982,9 @@ _NEW_IN_RELEASE = re.compile(r"\b(?:haven'?t|havn'?t|hadn'?t|didn'?t|did not|hav
 _SINCE_RELEASE = re.compile(r"\b(?:since|starting\s+(?:with|from|in|at)|beginning\s+(?:with|in)|as\s+of)\s+"
                             r"(?:(?:the\s+)?(?P<engine>" + _ENGINE_NAME + r")\W{0,3})?"
                             r"(?P<word>(?:version|release)\s+[`'\"]?v?|[`'\"]?v(?=\d))?"
-                            r"(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\.?post\d+|rc\d+)?(?![\w.]*\d)", re.I)
+                            r"(?:the\s+)?(?P<release>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\.?post\d+|rc\d+)?(?![\w.]*\d)"
+                            # (rel25) the word after it: "ever since the 0.5.4 release", "since the 0.6 update"
+                            r"(?P<after>\s+(?:release|version|update|upgrade)\b)?", re.I)
 # A rate that fell, as people write the before and after with the rate's name anywhere in the sentence: "the generated
 # tokens per second ... went from 100 (when ...) to now around 35" (_RATE_FELL, the symptom's, wants the unit on both
 # figures); a time or latency that "went from" is left out (it falling is no slowdown).
@@ -3005,14 +3013,102 @@ def release_since(text: str):
     said = sentences(text)
     for i, sentence in enumerate(said):
         m = _SINCE_RELEASE.search(sentence)
-        if not m or not (m.group("engine") or m.group("word")) or not _change_said(sentence, m):
+        if not m or not (m.group("engine") or m.group("word") or m.group("after")) or not _change_said(sentence, m):
             continue
         rest = said[i:]
         if any(_CURED.search(s_) or _improved_after(s_, 0) for s_ in rest[:1]):
             continue  # "since 0.6.4 it is fixed / faster"
-        if any((_FAILS.search(s_) and _state(s_) == "bad") or rate_fell(s_) for s_ in rest):
-            return m.group("engine"), [m.group("release")], _quote(sentence, m, 120), False
+        if any((_FAILS.search(s_) and _state(s_) == "bad") or rate_fell(s_) or timeline_figures(s_) for s_ in rest):
+            engine = m.group("engine") or sole_engine(text, m.group("release"))  # (rel25) named once elsewhere
+            return engine, [m.group("release")], _quote(sentence, m, 120), False
     return None
+
+
+# (rel25) Another product's release, named right before it ("CUDA 12.4", "CUDA version: 12.4", "torch 2.5.1", "driver
+# 550"): a release the ticket gives to that product is not the engine's, wherever else it is written bare.
+_PRODUCT_BEFORE = re.compile(r"\b(?:cuda|driver|torch|pytorch|python|ubuntu|nccl|triton|flash[-_ ]?attn|"
+                             r"flash[-_ ]?attention|xformers|rocm|kernel|docker|gcc|numpy|tensorrt|jax|ray)"
+                             r"(?:\s+(?:version|release|toolkit|runtime))?\W{0,3}v?$", re.I)
+_SAME_ENGINE = {"text-generation-inference": "tgi", "trt-llm": "tensorrt-llm", "trt_llm": "tensorrt-llm",
+                "tensorrtllm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm", "trtllm": "tensorrt-llm"}
+
+
+def sole_engine(text: str, release: str) -> str | None:
+    """(rel25) The engine a bare release belongs to when the ticket names one engine only (in its title, launch line
+    or env dump: "[Bug] vLLM ..." then "since upgrading to 0.6.0"), and writes that release after no other product
+    ("CUDA 12.4"); None when it names none or several ("vllm ... transformers 4.40"): then nothing says whose it is."""
+    names = [m.group(1) for m in _ENGINE_VERSION.finditer(text)]
+    if len({_SAME_ENGINE.get(n.lower(), n.lower()) for n in names}) != 1 or int(release.split(".")[0]) >= 10:
+        # (a bare "12.4" is written as CUDA's toolkits are, 10.x to 13.x; no engine _ENGINE_NAMES names has reached
+        # a 10.x release: vLLM, SGLang, Ollama, lmdeploy and DeepSpeed are at 0.x, TGI at 3.x, transformers at 4.x)
+        return None
+    for m in re.finditer(r"(?<![\w.])v?" + re.escape(release) + r"(?![\d.]*\d)", text):
+        if _PRODUCT_BEFORE.search(text[max(0, m.start() - 24):m.start()]) or _UNIT_AFTER.match(text, m.end()):
+            return None  # another product's ("CUDA 12.4"), or a figure with its unit ("0.5 GB", "12.4 tokens/s")
+    return names[0]
+
+
+# (rel25) A figure and its unit, as a time line states a rate: "40 tok/s", "2.9t/s", "60 tokens per second".
+_TIMELINE_UNIT = r"tok\w*/s(?:ec)?|t/s|tps|tokens?\s+per\s+sec(?:ond)?|it/s|req\w*/s(?:ec)?"
+_TIMELINE_RATE = r"~?\s*(\d+(?:\.\d+)?)\s*(" + _TIMELINE_UNIT + ")"
+# The rate the build before the change gave, as a time line says it: "it used to be 60 tok/s", "before the update I had
+# 60 tok/s", "1200 tok/s before", "previously 60 tok/s", "I was getting 60 tok/s before". Not "before the first token".
+_BEFORE_RATE = re.compile(
+    r"\b(?:used\s+to\s+(?:be|get|have|see|reach|do|run\s+at|achieve)|previously(?:\s+(?:had|got|was|were|at))?|"
+    r"before\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:update|upgrade|updating|upgrading)\b[^.\n\d]{0,30}?)"
+    r"\s*(?:about\s+|around\s+|roughly\s+|up\s+to\s+)?" + _TIMELINE_RATE + r"\b"
+    r"|(?<![\w.])" + _TIMELINE_RATE + r"\s+(?:before|previously|earlier)\b(?!\s+(?:the|it|I|we|a|an)\b)", re.I)
+_FROM_TO_RATE = re.compile(r"\bfrom\s+~?\s*(\d+(?:\.\d+)?)\s*(?:" + _TIMELINE_UNIT + r")?\s*(?:to|->|→|down\s+to)"
+                           r"\s+(?:now\s+)?(?:only\s+)?(?:about\s+|around\s+|roughly\s+)?" + _TIMELINE_RATE + r"\b",
+                           re.I)
+# ... the same said the other way round: "decode's token speed dropped to 10 token/s from 30token/s"
+_TO_FROM_RATE = re.compile(r"\b(?:dropped|dropping|fell|fallen|decreased|declined|went\s+down|down)\s+to\s+"
+                           r"(?:only\s+)?(?:about\s+|around\s+)?" + _TIMELINE_RATE + r"\s+from\s+" + _TIMELINE_RATE
+                           + r"\b", re.I)
+
+
+_RATE_BACK = re.compile(r"\b(?:am|is|are|was|were|got|get|it's|we're|I'm)\s+(?:\w+\s+)?back\s+(?:up\s+)?to\s+~?\s*"
+                        r"\d+(?:\.\d+)?\s*(?:" + _TIMELINE_UNIT + r")", re.I)
+
+
+def _rate_unit(unit: str) -> str:
+    unit = " ".join(unit.lower().split())
+    return "tok/s" if unit.startswith("tok") or unit in ("t/s", "tps") else unit
+
+
+def timeline_figures(sentence: str) -> dict:
+    """(rel25) {"before": (value, unit), "after": (value, unit)} when a sentence tells a rate that fell with a change
+    as a time line: "the throughput dropped from 40 to 25 tok/s", "only 30 tok/s, it used to be 60 tok/s", "1200 tok/s
+    before, 800 tok/s now". The figure said of before is the build before the change's; the other one, in the same
+    unit, the build now. A rate that rose is no slowdown ({})."""
+    m = _FROM_TO_RATE.search(sentence)
+    if m:
+        before, after, unit = float(m.group(1)), float(m.group(2)), _rate_unit(m.group(3))
+        return {"before": (before, unit), "after": (after, unit)} if before > after else {}
+    m = _TO_FROM_RATE.search(sentence)
+    if m and _rate_unit(m.group(2)) == _rate_unit(m.group(4)):
+        before, after, unit = float(m.group(3)), float(m.group(1)), _rate_unit(m.group(2))
+        return {"before": (before, unit), "after": (after, unit)} if before > after else {}
+    m = _BEFORE_RATE.search(sentence)
+    if not m:
+        return {}
+    value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    before, unit = float(value), _rate_unit(unit)
+    start, end = (m.start(1), m.end(2)) if m.group(1) else (m.start(3), m.end(4))
+    for f in re.finditer(r"(?<![\w.])" + _TIMELINE_RATE + r"\b", sentence, re.I):
+        if f.end() <= start or f.start() >= end:
+            if _rate_unit(f.group(2)) == unit and float(f.group(1)) < before:
+                return {"before": (before, unit), "after": (float(f.group(1)), unit)}
+    return {}
+
+
+def moved_timeline(text: str, release: str) -> dict:
+    """(rel25) The time line (timeline_figures) told in the sentence that names the release moved to or the one after
+    it ("I upgraded to 0.6.3. Throughput dropped from 40 to 25 tok/s."); {} elsewhere (another comparison's figures)."""
+    said = sentences(text)
+    at = next((i for i, s_ in enumerate(said) if re.search(r"(?<![\w.])v?" + re.escape(release) + r"(?![\d.]*\d)", s_)),
+              None)
+    return {} if at is None else next((t for s_ in said[at:at + 2] if (t := timeline_figures(s_))), {})
 
 
 def engine_moved_to(text: str):
@@ -3021,7 +3117,8 @@ def engine_moved_to(text: str):
     ("downgrading to 0.4.1 fixed it": cured, that release is the good one), or that a failure of the one release it
     names was not there in earlier ones. Not an upgrade that cured it or made it faster, a plan ("we will upgrade to
     ..."), a question or a guess, nor a sentence that rules the change out ("it is not the upgrade to 0.6.4")."""
-    for sentence in sentences(text):
+    said = sentences(text)
+    for i, sentence in enumerate(said):
         m = _MOVED_TO.search(sentence)
         if not m or not _change_said(sentence, m):
             continue
@@ -3030,13 +3127,20 @@ def engine_moved_to(text: str):
             engine = subject.group(1)
         given = re.search(r"\b(" + _ENGINE_NAME + r")\W{0,3}v?" + re.escape(m.group("release")) + r"(?![\w.]*\d)", text,
                           re.I)
-        if not (engine or given):
+        engine = engine or (given.group(1) if given else sole_engine(text, m.group("release")))
+        if not engine:
             continue  # "after upgrading to 12.4 tokens/s ...": nothing says 12.4 is the engine's release
-        engine = engine or given.group(1)
-        cured = bool(_CURED.search(sentence))
+        # (rel25) going back cured it when the rate came back with it: "i went back to 0.6.8 and i am back to
+        # 2.9t/s" (ollama/ollama#10680)
+        cured = bool(_CURED.search(sentence)) or bool(_BACK_VERB.match(m.group("verb")) and _RATE_BACK.search(
+            sentence, m.end()))
         if bool(_BACK_VERB.match(m.group("verb"))) != cured:
             continue  # an upgrade that cured it, or a downgrade that did not
-        if not cured and (_state(sentence) != "bad" or not (_PERF_WORDS.search(sentence) or _FAILS.search(sentence))
+        # (rel25) a rate that fell, told with the move or right after it: "I upgraded to 0.6.3. Throughput dropped
+        # from 40 to 25 tok/s."
+        slowed = any(timeline_figures(s_) or rate_fell(s_) for s_ in said[i:i + 2])
+        if not cured and (not slowed and (_state(sentence) != "bad" or not (_PERF_WORDS.search(sentence)
+                                                                             or _FAILS.search(sentence)))
                           or _improved_after(sentence, m.end())):
             continue  # the move named, but no failure or slowdown with it, or it made things better
         return engine, [m.group("release")], _quote(sentence, m, 120), cured

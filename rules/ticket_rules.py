@@ -996,6 +996,14 @@ def _releases(c: Claim, engine: str) -> tuple:
         # change, not the figure of the run that is slow, so no fit of it answers the ticket (engine.fits_first)
         (old, (value, unit)), = figures.items()
         evidence.append(ev(c, f"{engine} {old}'s figure: {RELEASE_BEFORE}", value, None, unit))
+    if c.data.get("before") and len(figures) == 1 and figures[c.data["versions"][0]][1] == c.data["before"][1]:
+        # (rel25) one release moved to, its rate told as a time line: the release's figure against the one the
+        # reporter gives for before the change, and that one marked as the older build's, no run's now
+        (new, (value, unit)), = figures.items()
+        before = c.data["before"][0]
+        evidence.append(ev(c, f"{engine} {new} (expected: the figure before the change, same setup)", value, before,
+                           unit))
+        evidence.append(ev(c, f"{engine}'s figure before {new}: {RELEASE_BEFORE}", before, None, unit))
     newest = max(c.data["versions"], key=claims.version_key)
     if c.data["kind"] == "releases" and c.data.get("good") == newest:
         # the failure stopped with the move to the newer release ("upgraded from 0.5.4 to 0.6.0 and it no longer
