@@ -5118,7 +5118,10 @@ _CPU_CEILING = re.compile(
     r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
     # (review25) "only one thread is busy" (tensorflow/tensorflow#34906's title)
     r"\bonly\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread)\s+(?:is|was)\s+(?:busy|used|working|active|running)\b|"
-    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+(?:100\s*%|one (?:CPU )?core)|"
+    # (review25) "stuck at 100%" said of the CPU, a process, thread or core: not of a deployment's progress ("stuck at
+    # 100% - nothing in log files", gpustack/gpustack#3859's title)
+    r"\b(?:CPU|process|thread|core)\b[^.\n%]{0,40}?\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+100\s*%|"
+    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+one (?:CPU )?core|"
     r"CPU\s*(?:使用率?|占用|利用率)?\s*(?:无法|不能|不会|没有|从不)\s*超过\s*100\s*%|只(?:使用|用)了?\s*(?:一个|1\s*个|单个)\s*(?:cpu|CPU|核)|"
     # (review25) a process held at one core, not single-core as a setting compared or a CPU's rating: "单核推理比多核快"
     # (alibaba/MNN#515), "单核性能"
