@@ -778,10 +778,12 @@ _SAME_GPU = (r"\b(?:(?:the\s+same|that|those|these|this|my|our|one|a\s+single)\s
              r"(?:GPUs?|cards?|devices?)|one\s+of\s+(?:the|my|our|those|these)\s+(?:GPUs|cards|devices))\b")
 # Several processes on each GPU: "2 workers per GPU", "multiple processes on the same GPUs", "two ranks sharing one
 # GPU".
-_MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]+\s+)?"
+# (ut25) up to two describing words, and a set of GPUs named as one: "two parallel training processes on the same
+# bunch of GPUs" (pytorch/pytorch#1656).
+_MANY_PER_GPU = (r"\b(?:multiple|several|two|three|four|[2-9]|\d{2,})\s+(?:[\w-]+\s+){0,2}?"
                  r"(?:process(?:es)?|workers?|ranks?|jobs?|instances?)\s+"
                  r"(?:per|on\s+(?:the\s+)?same|on\s+(?:one|a\s+single)|sharing\s+(?:a|one|the\s+same))"
-                 r"\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
+                 r"\s+(?:(?:bunch|set|group|pair|couple)\s+of\s+|[\w-]+\s+)?(?:GPUs?|cards?|devices?)\b")
 # (issue 11) For component_hang: what a job can run without and still be the same multi-GPU job. Not the parallel
 # layout itself ("without tensor parallelism", "without TP", "without the second GPU"), not the collective library
 # or its peer path ("without NCCL", "without P2P"), and not what blocks that path ("without the IOMMU", "without
@@ -793,10 +795,19 @@ _NOT_A_COMPONENT = (r"(?:(?:tensor|pipeline|expert|data|model|sequence)[- ]?)?pa
 _ARTICLE = r"(?:the|a|an|any|our|my|its)"
 _WITHOUT_COMPONENT = (r"\bwithout\s+(?:" + _ARTICLE + r"\s+)?(?!" + _ARTICLE + r"\s|" + _NOT_A_COMPONENT
                       + r")[`'\"]?[A-Za-z][\w./@-]*")
+# (ut25) For option_hang: a command-line option turned on ("passing --streaming", "adding `--enable-prefix-caching`"),
+# not one that sets the parallel layout, the processes or GPUs, or the peer path (those change the path that the P2P
+# suspect is about).
+_NOT_AN_OPTION = (r"(?:--?(?:n|np|tp|pp|dp|ep|[tpde]p[-_]size)\b|--?[\w-]*?(?:parallel|p2p|nccl|all[-_]?reduce|tensor|"
+                  r"pipeline|gpu|device|node|nproc|world|rank|master|rdzv|host|shard|split|distribut|iommu|acs\b|"
+                  r"nvlink|multi))")
+_OPTION_ON = (r"\b(?:pass(?:ing)?|add(?:ing)?|enabl(?:e|ing)|set(?:ting)?|turn(?:ing)?\s+on|switch(?:ing)?\s+on|"
+              r"us(?:e|ing))\s+(?:the\s+)?[`'\"]?(?!" + _NOT_AN_OPTION + r")--?[A-Za-z][\w-]*")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
-_STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
-          r"\bstops? responding\b)")
+# ("stucks" is how many reporters conjugate it: "the process stucks", facebookresearch/Detectron#219)
+_STOPS = (r"(?:" + _HANG + r"|\bstucks?\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
+          r"\bstop(?:s|ped)? responding\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
 _ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
 _FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
@@ -807,6 +818,12 @@ _RAN_FOR = (r"(?:a while|some time|a long time|long|" + _ABOUT + r"(?:half\s+)?"
 # init") ends at the first collective, where a blocked peer path shows.
 _NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?:load\w*|start\w*|init\w*|wait\w*|"
                  r"download\w*|compil\w*|warm\w*|first (?:all-?reduce|collective|request|batch|step))\b)")
+# (ut25) Units of work done, for a hang placed after them in either order ("hangs after 2000 steps", "After several
+# iterations, the process stucks"): each completed step ran its collectives. Only work, not time: "after 20 minutes
+# it is still stuck" can be a wait at init; not attempts or retries, which are no work done.
+_WORK_DONE = (r"(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|some|many|(?:a\s+)?few|hundreds of|"
+              r"thousands of)\s+(?:successful\s+)?(?:training\s+)?(?:steps|iterations|iters|epochs|requests|batches|"
+              r"generations)\b")
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -900,8 +917,10 @@ PATTERNS: dict[str, list[str]] = {
     "late_hang": [
         _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _ABOUT + r"(?:half\s+)?" + _SPAN
         + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?)\b" + _NOT_AT_START,
-        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
-        r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _WORK_DONE,
+        # (ut25) the work first, then the stop: "After several iterations, the process stucks" (Detectron#219),
+        # "after some iterations the training program always stuck" (open-mmlab/mmdetection#3563)
+        r"\bafter\s+" + _WORK_DONE + _NOT_AT_START + r"[^.\n]{0,60}?" + _LATE_HANG,
         # healthy for a span, then the stop: "ran fine for two days, then froze", "after serving for half a day it
         # hangs", "works for a long time (thousands of requests), then gets stuck", "was OK during the first 3 hours"
         r"\b(?:(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)(?:\s+" + _FINE + r")?|"
@@ -946,6 +965,16 @@ PATTERNS: dict[str, list[str]] = {
         + r"\s+(?:[^.\n]{0,40}?\s)?" + _WITHOUT_COMPONENT,
         _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
         r"served)\s+(?:up\s+)?" + _FINE,
+    ],
+    # (ut25) A hang the reporter ties to one command-line option of the job: "when passing --streaming with mpirun -n 4,
+    # the program hung" (NVIDIA/TensorRT-LLM#716, fixed in the engine's next release). A peer-to-peer path that never
+    # delivers hangs the first collective whatever the option, so the code path the option turns on is the suspect.
+    # Not an option that sets the layout, the GPUs or the peer path itself ("when using --tp 2", "when passing
+    # --nproc_per_node 2", "with --disable-custom-all-reduce": _NOT_AN_OPTION), nor a hang ruled out ("does not hang
+    # when passing --foo").
+    "option_hang": [
+        _OPTION_ON + r"[^.\n]{0,80}?" + _STOPS,
+        _STOPS + r"[^.\n]{0,60}?\b(?:when|whenever|if|once|as soon as)\s+(?:I\s+|we\s+)?" + _OPTION_ON,
     ],
     # (a clock, a link or a rate "stuck at 33MHz", "stuck in P2", "stuck at Gen1" is a level that does not move, not
     # a job that stopped: https://github.com/stockmind/dell-xps-9560-ubuntu-respin/issues/59,
@@ -2267,13 +2296,24 @@ def claims(facts: Facts) -> list[Claim]:
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
                 release_direction(text, engine_versions[1])
+            works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
+            if good is None and works and works[1] in engine_versions[1]:
+                good = works[1]
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {
                 "engine": engine_versions[0], "versions": engine_versions[1], "kind": engine_versions[3],
-                "good": good, "figures": release_figures(text, engine_versions[1])}))
+                "good": good, "figures": release_figures(text, engine_versions[1]),
+                # the good release as written, with its suffix, for the fix to pin ("0.6.6.post1")
+                "pin": works[3] if works and good == works[1] else good}))
+        elif not named and (ab := works_vs_failing(text)):
+            out.append(Claim("engine_versions_compared", source, ab[2], {
+                "engine": ab[0], "versions": ab[1], "kind": "releases", "good": ab[1][1],
+                "figures": release_figures(text, ab[1]), "pin": release_works(text)[3]}))
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
                 "figures": code_change_figures(text)}))
+        if works := release_works(text):  # (mend2_25) the release to pin, in any answer's fix
+            out.append(Claim("release_works", source, works[2], {"engine": works[0], "release": works[3]}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -2300,9 +2340,28 @@ def claims(facts: Facts) -> list[Claim]:
         if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
                 and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
-        for m in _UTIL.finditer(text):
-            number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
-            pct = float(m.group(number))
+        read_to = 0  # the end of the last figure read (a range's top is part of it)
+        spans: list[tuple[int, int]] = []  # the text of every figure read
+        util_sentences: set[int] = set()  # the starts of sentences that gave a figure (a per-card contrast reads on)
+        bare = [(m, "n") for m in _UTIL_BARE.finditer(text)]
+        for m, number in sorted([(m, None) for m in _UTIL.finditer(text)] + bare, key=lambda x: x[0].start()):
+            number = number or next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
+            if m.start(number) < read_to:
+                continue  # the top of a range already read, or one figure two patterns found
+            pct = 0.0 if m.group(number).lower() == "zero" else float(m.group(number))
+            lead = text[max(0, m.start() - 12):m.start(number)]
+            low = next((float(g) for r in [_RANGE_BEFORE.search(lead)] if r for g in r.groups() if g), None)
+            top = _RANGE_AFTER.match(text, m.end())
+            if low is None and top and float(top.group(1)) > pct:
+                low, pct, read_to = pct, float(top.group(1)), top.end()
+            else:
+                read_to = m.end()
+            spans.append((m.start(), read_to))
+            if low is not None and low >= pct:
+                low = None
+            if _OTHER_PROCESS.search(_CLAUSE_SPLIT.split(text[max(0, m.start() - 60):m.start(number)]
+                                                          .rsplit("\n", 1)[-1])[-1]):
+                continue  # "Xorg uses 10 % of the GPU": another program's share
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
             if cpu_figure(text[max(0, m.start() - 60):m.start(number)]
@@ -2317,11 +2376,33 @@ def claims(facts: Facts) -> list[Claim]:
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
-                never = bool(bound and bound.group("not"))
-                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct, "below": bool(bound)},
-                                 negated=never))
+                # "never reaches 100 %" rules a reading out; "never goes above 20" is a ceiling far below full, a low
+                # share affirmed as "stays below 20 %" is (mend2_25)
+                never = bool(bound and bound.group("not")) and pct >= 80
+                data = {"percent": pct, "below": bool(bound)}
+                if low is not None:
+                    data["low"] = low
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), data, negated=never))
+                util_sentences.add(_sentence_start(text, m.start()))
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
                     out.append(Claim("gpu_idle_words", source, _quote(text, m, 40), {"groups": []}))
+        for m, later in (*((m, False) for m in _UTIL_OTHER_CARD.finditer(text)),
+                         *((m, True) for m in _UTIL_LATER.finditer(text))):
+            # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
+            number = 2 if later else next(i for i in (1, 2, 3) if m.group(i))
+            if any(a <= m.start(number) < b for a, b in spans) \
+                    or _sentence_start(text, m.start()) not in util_sentences:
+                continue
+            pct = float(m.group(number))
+            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+                continue  # "drops to 0 % between requests": an idle GPU
+            if _NOT_BUSY_AFTER.match(text[m.end(number):m.end(number) + 40].lstrip("% ")):
+                continue  # "one is 30% slower than the other", "drops to 40% of its memory": not busy time
+            data = {"percent": pct, "below": False}
+            if later and m.group("low") and float(m.group("low")) < pct:
+                data["low"] = float(m.group("low"))
+            if pct <= 100:
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), data))
     for n in facts.of(Note):
         if n.kind != OUTPUT_KIND or not n.text:
             continue
@@ -2371,8 +2452,12 @@ _UTIL = re.compile(
     # https://github.com/ollama/ollama/issues/11917)
     r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
     r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
-    r"\b(?:uses?|using|is at|are at|runs? at|(?:sits?|stays?|remains?)(?: at)?|shows?|reach\w*|only)\s+"
-    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
+    # (mend2_25: the past tense and a range, "the GPUs stayed at 2-5%": _util_range reads its low end)
+    r"\b(?:uses?|used|using|is(?: at)?|are(?: at)?|was(?: at)?|were(?: at)?|runs? at|"
+    r"(?:sits?|sat|stays?|stayed|remains?|remained|"
+    r"hover(?:s|ed|ing)?)(?: at| around)?|shows?|reach\w*|only)\s+"
+    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+|more than\s+)?"
+    r"(?:\d{1,3}\s*%?\s*(?:-|–|~|to)\s*)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
     # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")
     r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
@@ -2386,7 +2471,10 @@ _CHANGE_BY = re.compile(r"\b(?:drop\w*|fell|fall\w*|decreas\w*|increas\w*|ris\w*
                         r"(?:下降|降低|减少|提高|提升|增加|上升)\s*了?\s*(?:约|大约)?\s*$", re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
-                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b|"
+                             # (mend2_25: a share of the board's power, "at 30% of TDP", nvidia-smi's Pwr:Usage/Cap)
+                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache|TDP|TGP|TBP|wattage|power\s+limit)\b|"
+                             # a share of memory said as how full it is: "the GPU is 90% full / allocated"
+                             r"\s*(?:full|allocated|occupied|filled)\b|"
                              # a share compared, not a level: "the GPU remains 30% slower than one card"
                              r"\s*(?:slower|faster|lower|higher|less|more|worse|better|smaller|larger|bigger)\b",
                              re.I)
@@ -2414,7 +2502,45 @@ def cpu_figure(clause_before: str, match: str) -> bool:
 _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s+){0,2}?"
                          r"(?:reach|hit|get|go|exceed|rise|climb|above|over|past|beyond|more than|higher than)\w*\b"
                          r"[\w\s]{0,12}$)|"
-                         r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$", re.I)
+                         r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$|"
+                         # (mend2_25) in Chinese: 不超过 "not above", 不到 / 低于 / 小于 "below", 最多 "at most"
+                         r"(?:不超过|不到|低于|小于|最多)\s*$", re.I)
+# (mend2_25) A utilisation said as a range, as people read nvidia-smi's moving GPU-Util column: "the GPUs stayed at
+# 2-5%", "hovers around 30-40%", "30%~40%", "between 30 and 40%". One reading: its top as data["percent"] (what a rule
+# that asks "is it low?" may rely on), its bottom as data["low"]. "From 90 to 30 %" is a change, not a range.
+_RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to)\s*$|"
+                           r"\bbetween\s+(\d{1,3}(?:\.\d+)?)\s*%?\s+and\s+$", re.I)
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to)\s*(\d{1,3}(?:\.\d+)?)\s*%")
+# (mend2_25) nvidia-smi's column named and its figure written bare, without "%": "GPU-Util never goes above 20", "the
+# GPU-Util is usually 0", "gpu util = 0", "GPU-util is always zero". Only the GPU's own column or share names it (not
+# "--gpu-memory-utilization 0.9"), the words between are the few that lead to a figure, and a unit after the figure
+# makes it something else ("GPU util of 4 GPUs", "0.95").
+_UTIL_BARE = re.compile(r"\b(?:volatile\s+)?GPU[- ]?Util(?:i[sz]ation)?\b(?:\s+rate)?"
+                        r"(?:\s*[=:]|\s+(?:is|was|are|were|stays?|stayed|remains?|remained|usually|always|only|never|"
+                        r"constantly|mostly|goes|go|went|gets?|got|above|over|beyond|past|at|around|about|keeps?|kept|"
+                        r"reach(?:es|ed)?|exceeds?|exceeded|even|just|still|shows?|showed|of))*\s*(?P<n>\d{1,3}|zero)\b"
+                        r"(?!\s*(?:%|\.\d|[GMK]i?B\b|W\b|C\b|°|x\b|ms\b|s\b|tok|t/s|MHz|GPUs?\b|cards?\b|"
+                        r"nodes?\b))", re.I)
+# (mend2_25) The second card of a per-card contrast, its figure before the card: "GPU usage is 100% on one card and 0%
+# on the other", "... and 0% for GPU1". Read only in a sentence that already gave a GPU utilisation figure.
+_UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:the\s+)?"
+                              r"(?:other|second|another|remaining|rest)(?:\s+(?:one|ones|GPUs?|cards?))?\b|"
+                              r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in)\s+(?:GPU|card|device)\s*#?\d+\b"
+                              r"|"
+                              # ... or the card named "one" beside "the other": "when one is 30%, the other is
+                              # around 70%"
+                              r"\bone\s+(?:is|was|sits\s+at|stays\s+at|runs\s+at)\s+(?:at\s+)?(?:around\s+|about\s+|~)?"
+                              r"(\d{1,3}(?:\.\d+)?)\s*%(?=[^.\n]{0,40}\bthe\s+other\b)", re.I)
+# (mend2_25) A later level of the same sentence's utilisation, reached by a move: "the utilization rate is around 60-70%
+# at 00:00, but it drops to 50-60% by 15:00" (a level, not "dropped by 30 %", which _CHANGE_BY leaves out).
+_UTIL_LATER = re.compile(r"\b(?:drops?|dropped|dropping|falls?|fell|goes|went|rises?|rose|climbs?|climbed|jumps?|"
+                         r"jumped|turns?|turned)\s+(?:down\s+|up\s+|back\s+)?to\s+(?:only\s+|about\s+|around\s+|~\s*)?"
+                         r"(?:(?P<low>\d{1,3})\s*%?\s*[-–~]\s*)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+# (mend2_25) A figure whose clause names another program using the GPU is that program's, not the job's: "Xorg uses
+# 10 % of the GPU", "another process keeps GPU0 at 100 %".
+_OTHER_PROCESS = re.compile(r"\b(?:another|other|different|separate|unrelated)\s+(?:process|program|application|app|"
+                            r"job|container|user|workload)s?\b|\b(?:Xorg|gnome-shell|desktop|browser|chrome|firefox|"
+                            r"games?)\b", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
                     r"helps?|helped|no longer|"
@@ -2456,6 +2582,11 @@ def _clause_of(sentence: str, said: str) -> str:
     """The part of `sentence` between semicolons that holds `said`: "even with X=1 it still hangs; it only works with
     Y" gives each setting its own effect."""
     return next((part for part in sentence.split(";") if said in part), sentence)
+
+
+def _sentence_start(text: str, pos: int) -> int:
+    """Where the sentence around `pos` starts (_sentence_at's bounds)."""
+    return max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
 
 
 def _sentence_at(text: str, pos: int) -> str:
@@ -2576,9 +2707,13 @@ _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 # v0.10.0 is much slower than v0.8.5" (vllm-project/vllm#22239), "~5x slower on 0.33.2 than on 0.32.13"
 # (ollama/ollama#18225), "the performance of version 0.6.3 is weaker than that of version 0.6.2" (vllm#9581).
 # The second release is written bare, as people write the one they compare with, so it is the engine's too.
-_RELEASES_CONTRASTED = re.compile(r"\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
-                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?\bthan\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*"
-                                  r"(?:version\s+)?v?\d{1,2}\.\d{1,3}", re.I)
+_RELEASES_CONTRASTED = re.compile(r"(?:\b(?:slower|faster|quicker|worse|better|weaker|lower|higher)\b"
+                                  r"(?:[^.\n]|(?<=\d)\.(?=\d)){0,40}?"
+                                  r"\bthan|"
+                                  # (mend25) or an equality denied: "is not as good as 0.5.4", "isn't as fast as v0.4"
+                                  r"(?:\bnot|n't)\s+(?:\w+\s+){0,2}?as\s+(?:good|fast|quick|high|well)\s+as)"
+                                  r"\s+(?:(?:on|with|in|using|that\s+of|the)\s+)*(?:version\s+)?v?\d{1,2}\.\d{1,3}",
+                                  re.I)
 
 
 # (s22) What a release stopped doing that the one before it did: "Moving from 0.3.6 to 0.3.7-rc5, Ollama no longer uses
@@ -2617,6 +2752,24 @@ def behaviour_lost(text: str) -> bool:
     return False
 
 
+_MODEL_BEFORE = re.compile(r"\b(?:model|checkpoint|weights|dataset|llama|qwen|mistral|mixtral|gemma|phi|deepseek|glm|"
+                           r"falcon|yi)\W{0,3}(?:version\s+)?$", re.I)
+
+
+def _bare_releases_contrasted(text: str, versions: list[str]) -> bool:
+    """(mend25) Two of the releases found set against each other in one sentence, the first before the comparative
+    and the second right after it ("I found it to be 50 percent faster than 0.6.0" after "with 0.5.0"), where no
+    engine is named: a figure or a hyper-parameter ("not as good as 0.001") is no release."""
+    for sentence in sentences(text):
+        for c in _RELEASES_CONTRASTED.finditer(sentence):
+            def said(part: str) -> bool:  # (not a model's or a data set's version: "the model v0.2", "Qwen v2.5")
+                return any(not _MODEL_BEFORE.search(part[:r.start()]) for v in versions
+                           for r in re.finditer(r"(?<![\w.])v?" + re.escape(v) + r"(?![\w.]*\d)", part))
+            if said(sentence[c.start():c.end() + 16]) and said(sentence[:c.start()]):
+                return True
+    return False
+
+
 # A release glued to the engine's name or to Chinese text, as people type it ("vllm0.8.5.post1相比0.6.3.post1"): spaced
 # out first, so that the release is read as if written "vllm 0.8.5.post1 相比 0.6.3.post1".
 _GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
@@ -2631,9 +2784,11 @@ def _engine_versions(text: str):
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     engines: set[str] = set()  # the engine named right before each release
+    others = False  # a release of another product named ("CUDA 12.1", "torch 2.1.0")
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
+            others = True
             continue
         number = next(g for g in v.groups() if g)
         if number not in versions:
@@ -2653,13 +2808,16 @@ def _engine_versions(text: str):
         return (*moved[:3], "moved", moved[1][0] if moved[3] else None) if moved else None
     # (s21) or bisected between them: "bisected to flashinfer-python 0.6.7 → 0.6.8.post1" (vllm-project/vllm#42186)
     if len(named) < 2 and not _CHANGE_WORDS.search(text) and not (m and engine_failure_ab(text, versions)) \
-            and not (m and _RELEASES_CONTRASTED.search(text)):
+            and not (m and _RELEASES_CONTRASTED.search(text)) \
+            and not (not m and not others and _bare_releases_contrasted(text, versions)):
+        # (mend25: two releases set against each other with no engine named, "0.4.2 is slower than 0.4.0", are the
+        # engine's the thread is about, unnamed, unless another product's release is named beside them)
         return None  # (one release works where the other fails: "vLLM 0.5.5 works, 0.6.0 hangs" is an A/B too)
     if not _PERF_WORDS.search(text) and not engine_failure_ab(text, versions) \
             and not _BISECTED.search(text) and not behaviour_lost(text):
         return None  # a behaviour change between releases is no slowdown, unless one release fails where another works
         # (or a bisect ended between them, which finds the first bad release: "bisected to X 0.6.7 → 0.6.8")
-    anchor = m or _CHANGE_WORDS.search(text)
+    anchor = m or _CHANGE_WORDS.search(text) or _RELEASES_CONTRASTED.search(text)
     return (_package_before(text, versions[0]) if not named else None) or (m.group(1) if m else None), \
         versions[:3], _quote(text, anchor, 120), "releases", None
 
@@ -2809,6 +2967,11 @@ _EARLIER = (r"(?:in|with|on|under|using)\s+(?:the\s+)?(?:earlier|older|previous|
 _NEW_IN_RELEASE = re.compile(r"\b(?:haven'?t|havn'?t|hadn'?t|didn'?t|did not|have not|had not|never|wasn'?t|was not)\s+"
                              r"(?:\w+\s+)?(?:seen|see|saw|happen\w*|occur\w*|notic\w*|experienc\w*|encounter\w*|"
                              r"observ\w*|had|have|get|got|there)\b(?:\s+\w+){0,3}?\s+" + _EARLIER
+                             # (mend2_25) "no issue with the previous version", "never had this problem on older
+                             # releases"
+                             + r"|\b(?:no|never\s+had\s+(?:any|this|the|such)|without\s+(?:any|this|the))\s+"
+                             r"(?:such\s+|this\s+|the\s+same\s+)?(?:issues?|problems?|errors?|hangs?|crash\w*)\s+"
+                             + _EARLIER
                              + r"|\b(?:worked|ran|was)\s+(?:\w+\s+){0,2}?"
                              r"(?:fine|well|ok|okay|normally|great)\s+" + _EARLIER, re.I)
 
@@ -2935,6 +3098,100 @@ def release_direction(text: str, versions: list[str]) -> str | None:
             return left if left in versions else None  # the move came with the failure or the slowdown
         if _state(after) == "good":
             return to  # "upgraded from 0.5.4 to 0.6.0 and it no longer hangs": the failure stopped with the move
+    return None
+
+
+# (mend2_25) A release of the engine said to work, as reporters name the build to stay on: "It works fine in 0.2.0",
+# "was OK on v0.5.3", "no issue with vLLM 0.5.4", "0.4.2 works fine", "runs normally under version 0.6.1". The release
+# is the engine's: its name or "version"/"release"/"v" right before it (_RELEASE_LEAD), or an engine named in the text
+# and no other product (CUDA 12.1, driver 535.104, NCCL 2.18) right before it. Not asked ("works in 0.2.0?"), denied
+# ("doesn't work in 0.2.0 either", "not working with 0.5.3"), supposed, planned or guessed (_change_said).
+_WORKS_FINE = (r"(?:fine|well|ok|okay|normally|perfectly|great|correctly|properly|as expected|"
+               r"without (?:any )?(?:issues?|problems?))")
+_WORKS_VERB = r"(?:works?|worked|working|runs?|ran|running|is|was|were|has been|had been|been|it's)"
+_WORKS_IN = re.compile(r"\b(?:" + _WORKS_VERB + r"\s+(?:\w+\s+)?" + _WORKS_FINE + r"|works?|worked|working|"
+                       r"(?:no|without)\s+(?:such\s+|any\s+|the\s+same\s+)?(?:issues?|problems?|errors?|hangs?|"
+                       r"slowdowns?|regressions?)|"
+                       # "got fixed when using vllm==0.11.0", "solved by installing vLLM 0.6.0"
+                       r"(?:fix\w*|solv\w*|resolv\w*)\s+(?:when|by|after)\s+(?:using|installing|pinning|switching\s+to)|"
+                       # an issue template's label: "Working version: 0.6.6.post1" (vllm-project/vllm#14415)
+                       r"working\s+(?:version|release)\s*[:=]?)"
+                       # (a container image's tag is the release it ships: "with vllm/vllm-openai:v0.4.3")
+                       r"\s+(?:in|on|with|under|using|for)?\s*[`'\"]?(?:[\w.-]+/[\w.-]+:)?"
+                       r"(?P<lead>" + _RELEASE_LEAD + r")"
+                       + _RELEASE_NUMBER + r"(?:\.?(?:post|rc|dev)\d+)?(?![\w.]*\d)", re.I)
+_RELEASE_WORKS = re.compile(r"(?<![\w.])[`'\"]?(?P<lead>" + _RELEASE_LEAD + r")" + _RELEASE_NUMBER +
+                            r"(?:\.?(?:post|rc|dev)\d+)?(?![\w.]*\d)[`'\"]?,?\s+(?:(?:still|just|also)\s+)?"
+                            r"(?:" + _WORKS_VERB + r"\s+(?:\w+\s+)?" + _WORKS_FINE + r"|works|worked|"
+                            # "With vllm==0.5.4 I used to be able to run ... TP=16", "on 0.5.3 we could serve it"
+                            r"(?:I|we|it|this|everything)\s+(?:used\s+to|could|was\s+able\s+to|were\s+able\s+to))\b",
+                            re.I)
+# ... or gone back to and cured: "downgrading to 0.4.2 fixes it", "rolled back to v0.10.2 and it works again"
+_WORKS_BACK_TO = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)?\s+back|revert\w*|go(?:ing)?\s+back|went\s+back)"
+                      r"(?:\s+(?:the\s+)?(?:" + _ENGINE_NAME + r"))?\s+to\s+[`'\"]?(?P<lead>" + _RELEASE_LEAD + r")"
+                      + _RELEASE_NUMBER + r"(?:\.?(?:post|rc|dev)\d+)?(?![\w.]*\d)", re.I)
+_WORKS_OTHER = re.compile(r"\b(?:cuda|driver|nccl|torch|pytorch|transformers|flash[-_ ]?attn|python|kernel|triton|"
+                              r"cudnn|ubuntu|rocm|docker)\b", re.I)
+# ... or a run said possible on it: "I can run with -tp 2 in version 9.2" (vllm-project/vllm#22479)
+_CAN_RUN_ON = re.compile(r"\b(?:I|we)\s+(?:can|could|am able to|are able to|was able to|were able to)\s+(?:still\s+)?"
+                         r"(?:run|serve|load|use|start)\b[^.;\n]{0,40}?\b(?:in|on|with|using|under)\s+[`'\"]?"
+                         r"(?P<lead>" + _RELEASE_LEAD + r")" + _RELEASE_NUMBER + r"(?![\w.]*\d)", re.I)
+_WORKS_DENIED = re.compile(r"(?:\b(?:not|never|no longer)|n't)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+# (mend2_25) The release that fails, named as the engine's: right after its name ("vLLM 0.6.2"), or where it was moved
+# ("upgrading vLLM to 0.6.2", "since version 0.6.0"); and what it did, a failure, a slowdown or a raised exception.
+_ENGINE_RELEASE_NAMED = re.compile(r"\b(?:" + _ENGINE_NAME + r")\W{0,3}(?:version\s+|release\s+)?v?" + _RELEASE_NUMBER
+                                   + r"(?![\w.]*\d)|\b(?:to|since|from|on|in|with)\s+(?:version\s+|release\s+|v)"
+                                   + _RELEASE_NUMBER + r"(?![\w.]*\d)", re.I)
+_RAISES = re.compile(r"\b(?:raise[sd]?|raising|throws?|threw|traceback|exception)\b|\b[A-Z]\w*(?:Error|Exception)\b")
+
+
+def works_vs_failing(text: str) -> tuple[str | None, list[str], str] | None:
+    """(engine, [failing release, working release], quote) when the text says one release of the engine works
+    (release_works) and names another of its releases beside a failure, a slowdown or an exception: a regression
+    between the two builds, the working one being the build to stay on."""
+    works = release_works(text)
+    if not works or not (_FAILS.search(text) or _PERF_WORDS.search(text) or _RAISES.search(text)):
+        return None
+    others = [r for m in _ENGINE_RELEASE_NAMED.finditer(text) for r in m.groups() if r and r != works[1]
+              and not _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0])]
+    others += [m.group("release") for m in _MOVED_TO.finditer(text) if m.group("release") != works[1]
+               and (m.group("engine") or m.group("object"))]  # "upgrading vLLM to 0.6.2"
+    if not others:
+        return None
+    return works[0], [others[0], works[1]], works[2]
+
+
+def release_works(text: str) -> tuple[str | None, str, str, str] | None:
+    """(engine or None, release, quote, the release as written with its suffix: "0.6.6.post1") for the first release
+    of the engine the text says works, else None."""
+    engine_named = _ENGINE_VERSION.search(text)
+    for sentence in sentences(text):
+        back = [m for m in _WORKS_BACK_TO.finditer(sentence) if _CURED.search(sentence, m.end())
+                and (re.search(r"\S", m.group("lead")) or not _WORKS_OTHER.search(sentence))]
+        for m in (*_WORKS_IN.finditer(sentence), *_RELEASE_WORKS.finditer(sentence), *_CAN_RUN_ON.finditer(sentence),
+                  *back):
+            lead, release = m.group("lead"), m.group(m.re.groups)
+            if not (re.search(r"\S", lead) or engine_named):
+                continue  # "works with 12.1": nothing says it is the engine's release
+            if not re.search(r"\S", lead) and _OTHER_PRODUCT.search(sentence[max(0, m.start(m.re.groups) - 16):
+                                                                             m.start(m.re.groups)]):
+                continue
+            if not re.search(r"\S", lead) and (
+                    re.search(r"\b(?:cuda|driver|nccl|torch|pytorch|python|kernel|ubuntu|rocm)\W{0,3}(?:version\s+)?v?"
+                              + re.escape(release) + r"(?![\w.]*\d)", text, re.I)
+                    or (_WORKS_OTHER.search(sentence) and not _ENGINE_VERSION.search(sentence))):
+                continue  # a bare release that is another component's ("CUDA 12.3 ... works for 12.3 on other GPUs")
+            if re.search(r"\b(?:not|never)\b|n't\b", m.group(0), re.I) or _WORKS_DENIED.search(sentence[:m.start()]) \
+                    or re.match(r"\s*(?:either|neither)\b", sentence[m.end():], re.I):
+                continue  # "doesn't work in 0.2.0 either", "is not fine on 0.5.3"
+            if not _change_said(sentence, m) or _guessed(sentence, m.start()):
+                continue
+            engine = re.search(_ENGINE_NAME, lead, re.I)
+            full = re.match(r"\d+(?:\.\d+)*(?:\.?(?:post|rc|dev)\d+)?", sentence[m.start(m.re.groups):]).group(0)
+            return (engine.group(0) if engine else engine_named.group(1) if engine_named else None), release, \
+                _quote(sentence, m, 100), full
     return None
 
 
@@ -3535,6 +3792,8 @@ _HOW_WELL = r"(?:well|efficiently|effectively|optimally|fast enough|as (?:well|f
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
+             # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
+             r"\bstop(?:s|ped)? responding\b|\bunresponsive\b|"
              # a server that takes requests and never answers them: a hang seen from the client
              # (not "never answered more than 20 tok/s": a rate)
              r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b"
@@ -3993,7 +4252,8 @@ def collective_timings(facts: Facts) -> list[Claim]:
 # phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
 # me understand"). CJK question marks and particles count too.
 _ASKS = re.compile(
-    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
+    # (a question mark closed by Markdown emphasis asks too: "*Is V1 expected to consume more memory?*")
+    r"[?？]\s*$|[?？](?=\s)|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
@@ -4227,17 +4487,58 @@ _ASKED_CONTRAST = re.compile(
 _IS_NORMAL = re.compile(r"\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:\w+\s+)?(?:normal|expected|usual|ok|okay|"
                         r"reasonable)\b", re.I)
 _WHY = re.compile(r"\b(?:why|how come)\b", re.I)
+_COST = re.compile(r"\b(?:memory|VRAM|RAM|latency|time|power)\b|\bas\s+(?:many|much)\b", re.I)  # more of it: a loss
 _LOSS = re.compile(r"slower|worse|lower|less|longer|drop|fall|fell|decreas|degrad|reduc|halv", re.I)
+# (mend25) ... or asked with its other side left unsaid, as people ask about a change they made: "Is V1 expected to
+# consume more memory?" (vllm-project/vllm#12529, V1 against the V0 engine before it), "Why does TP=4 use more
+# memory with the new version?", "Newer version of KoboldCPP cannot fit as many layers in VRAM?"
+# (LostRuins/koboldcpp#1596): a comparative in a question that names one side, a release, an engine generation, an
+# upgrade or a layout (the other side is the one before it). Not a plan or a forecast ("will I see a significant
+# increase in performance?", "wouldn't it be better to use DDP?") nor a how-to ("how can I make it faster with TP?").
+# ("more" and "less" of a measure or after a verb of use only: "is there more documentation?" compares nothing)
+_UNSAID_CONTRAST = re.compile(r"\b(?:higher|lower|slower|faster|worse|better|larger|bigger|smaller|longer|"
+                              r"shorter)\b|"
+                              r"\b(?:more|less|fewer)\s+(?:\w+\s+)?(?:memory|VRAM|RAM|time|latency|power|bandwidth|"
+                              r"throughput|tokens|speed|space)\b|"
+                              r"\b(?:use[sd]?|using|consum(?:e|es|ed|ing)|tak(?:e|es|en|ing)|took|need(?:s|ed)?|"
+                              r"requir(?:e|es|ed)|allocat(?:e|es|ed)|occup(?:y|ies|ied))\s+(?:\w+\s+)?(?:more|less)\b|"
+                              r"(?:\bnot|n't|\bcannot)\s+(?:\w+\s+){0,3}?as\s+(?:many|much|fast|good|well|quick(?:ly)?|"
+                              r"high)\b", re.I)
+_ONE_SIDE = re.compile(r"\b(?:new|newer|old|older|latest|previous|prior|last|current|recent)\s+(?:\w+\s+)?"
+                       r"(?:versions?|releases?|builds?|images?|drivers?|updates?)\b|\bV[01]\b|"
+                       r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b|\bversion\s+v?\d|"
+                       r"\b(?:upgrad|updat|downgrad)\w*|"
+                       r"\b(?:TP|PP)\s*(?:=|:|\s(?:is|of))?\s*\d|--tp\b|\btensor[\s_-]parallel\w*|"
+                       r"\bpipeline[\s_-]parallel\w*|\b(?:\d+|two|three|four|eight|multiple|several)\s+(?:GPUs?|cards?)\b|"
+                       r"\bmulti-?GPUs?\b|\bsingle\s+(?:GPU|card)\b", re.I)
+_NOT_A_CONTRAST_ASKED = re.compile(r"\b(?:how\s+(?:can|do|does|could|should|to|did|would)|is\s+there\s+(?:a|any)\s+way|"
+                                   r"any\s+way|(?:can|could|should)\s+(?:I|we)|would|wouldn'?t|will|won'?t|"
+                                   r"if\s+(?:I|we|you)|is\s+there|are\s+there|which|recommend\w*)\b", re.I)
+
+
+def _unsaid_contrast(sentence: str) -> re.Match | None:
+    """The comparative of a question that names one side of a comparison and leaves the other unsaid
+    (_UNSAID_CONTRAST with _ONE_SIDE in the question itself), or None."""
+    for m in _UNSAID_CONTRAST.finditer(sentence):
+        end = sentence.find("?", m.end())
+        if end < 0 and not _WHY.search(sentence[:m.start()]):
+            continue  # a statement ("it needs more memory"), not the question itself
+        asking = sentence[:end + 1] if end >= 0 else sentence
+        if _ONE_SIDE.search(asking) and not _NOT_A_CONTRAST_ASKED.search(asking):
+            return m
+    return None
+
+
 _WARM_UP = re.compile(r"\b(?:first|initial|1st)\s+(?:\w+\s+)?(?:request|run|call|iteration|step|batch|inference|"
                       r"query|prompt|time|epoch)s?\b|\bwarm-?up\b|\bcold start\b", re.I)
 
 
 def asked_contrast(facts: Facts) -> Claim | None:
-    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster than" is
-    one too), unless it is a first run against later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL);
-    None when there is none. A
-    contrast stated and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is
-    this?") is asked too."""
+    """A question that holds two setups, runs or versions against each other (_ASKED_CONTRAST; "not much faster
+    than" is one too; or one side named and the other unsaid, _unsaid_contrast), unless it is a first run against
+    later ones (_WARM_UP) or a gain asked as "is it normal?" (_IS_NORMAL); None when there is none. A contrast stated
+    and then asked about in a short question of its own ("... higher than that of v0.9.1. Why is this?") is asked
+    too."""
     for source, text in texts(facts):
         said = sentences(text)
         for k, sentence in enumerate(said):
@@ -4245,9 +4546,10 @@ def asked_contrast(facts: Facts) -> Claim | None:
             asked = _ASKS.search(sentence) or (_ASKS.search(then) and len(re.findall(r"\w+", then)) <= 8)
             if not asked or _WARM_UP.search(sentence):
                 continue
-            m = _ASKED_CONTRAST.search(sentence)
+            m = _ASKED_CONTRAST.search(sentence) or (_ASKS.search(sentence) and _unsaid_contrast(sentence))
             asking = sentence + " " + then
-            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))):
+            if m and (_WHY.search(asking) or not _IS_NORMAL.search(asking) or _LOSS.search(m.group(0))
+                      or re.search(r"\bmore\b|\bnot\b|n't|cannot", m.group(0), re.I) and _COST.search(asking)):
                 return Claim("complaint", source, _quote(sentence, m, 80))
     return None
 
@@ -5394,7 +5696,11 @@ _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|b
                            r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
                            r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
                            r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
-                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)",
+                           r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)|"
+                           # (ut25) GPUs named by index: "GPU 2 and 3" (pytorch/pytorch#1656), "GPUs 0, 1 and 2",
+                           # "GPU0 and GPU1" (not "GPU 0 and 1 GB": a size follows)
+                           r"\bGPUs?\s?#?\d{1,2}(?:\s*,\s*(?:GPU\s?)?#?\d{1,2})*\s*(?:,|\band\b|&)\s*(?:GPU\s?)?#?\d{1,2}\b"
+                           r"(?!\s*(?:[GMK]i?B|GB/s|%|W\b|°|C\b))",
                            re.I)
 
 

@@ -507,7 +507,9 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             "No problem found in what was given, but some checks could not run: "
             + "; ".join(dict.fromkeys(requests)),
         )
-    ask = "; ".join(dict.fromkeys(requests)) or fallback
+    # what would show the cause a lead points at comes before the general asks
+    first = [f"{verb} {top.ask}"] if lead and top.ask else []
+    ask = "; ".join(dict.fromkeys(first + (requests or ([fallback] if fallback else []))))
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
         return Verdict(top.category, round(min(top.confidence, weak_lead), 2),

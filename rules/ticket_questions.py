@@ -334,6 +334,9 @@ def busy_not_saturated(facts: Facts, predictions=None):
         return  # a lower figure beside it: not "busy but slow"
     if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
         return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
+    hang = claims.symptom_quote(facts)
+    if hang and hang[2] == "hang":
+        return  # (ut25) 100 % on a job that stopped is a kernel spinning in place, not a memory-bound step
     from rules.ticket_rules import gpu_utilisation, spinning_gpus
 
     if any(True for _ in gpu_utilisation(facts)):

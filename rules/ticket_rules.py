@@ -1014,11 +1014,15 @@ def _releases(c: Claim, engine: str) -> tuple:
                  "regression")
     else:
         title = f"{engine}: the same setup behaves differently since its release changed to {versions}"
+    # the release the reporter's words say works (not the older one assumed), as written ("0.6.6.post1")
+    said = c.data.get("good") and (c.data.get("pin") or c.data["good"])
     return (title,
             "When only the engine's release changed, the difference is the engine's: a default that changed "
             "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
             evidence,
-            "Stay on the release that works; compare the two releases' launch logs for changed defaults (and "
+            (f"Pin {engine} {said} (the release that worked, per the report) until the regression is fixed upstream"
+             if said else "Stay on the release that works")
+            + "; compare the two releases' launch logs for changed defaults (and "
             "the PyTorch and NCCL each pins); bisect releases and report it upstream with both results.")
 
 
@@ -1093,6 +1097,10 @@ def cpu_bound(facts: Facts, predictions=None):
         return  # the core spins waiting for a busy GPU: the GPU is the limit
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
+    hang = claims.symptom_quote(facts)
+    if hang and hang[2] == "hang":
+        return  # (ut25) a core at 100 % in a job that stopped is a process spinning in its wait, not a host limit
+        # ("2 ray::IDLE process: %CPU 100%" beside a TP=2 start-up hang, InternLM/lmdeploy#3993)
     if (c.kind in ("cpu_pegged_row", "cpu_ceiling") or re.search(claims.PROCESS_AT_CORE, c.quote, re.I)) and not low \
             and not _first(facts, "gpu_idle_words"):
         return  # one core at its limit is also how a GPU-bound PyTorch job looks (CUDA spins while it waits)
@@ -1239,7 +1247,8 @@ def gpu_utilisation(facts: Facts, predictions=None):
         return
     u = min(low, key=lambda c: c.data["percent"]) if low else words
     pct = u.data.get("percent")
-    share = f"{pct:g} %" if pct is not None else "a low share"
+    low_end = u.data.get("low")  # a range said ("stayed at 2-5%"): both ends
+    share = (f"{low_end:g}-{pct:g} %" if low_end is not None else f"{pct:g} %") if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
@@ -1862,14 +1871,16 @@ def _no_p2p_split_pays(gpu, paid, evidence):
                 "(`diagnose predict --tp 1,2` prices both).", refs=["nccl_trouble"])
 
 
-# (title, summary, what the quote shows, fix) of the P2P lead when the reporter's words lean against it.
+# (title, summary, what the quote shows, fix, what to attach next) of the P2P lead when the reporter's words lean
+# against it: the ask is what would show the cause the words point at, so an undecided answer asks for it first.
 P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
              "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. The reporter "
              "switched it off and the job still hangs, so the cause is elsewhere (the launch, a rank that never joins, "
              "the network or shared-memory transport).",
              "P2P switched off, and it still hangs",
              "Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: they show "
-             "which rank and which transport waits.")
+             "which rank and which transport waits.",
+             "the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank")
 # (issue 11) collectives completed before the hang: a blocked peer-to-peer path stops the first one
 P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlikely",
             "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective never "
@@ -1878,7 +1889,9 @@ P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlike
             "error, an out-of-memory, a crashed worker) or at the software.",
             "when the hang came",
             "Attach `dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a "
-            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.")
+            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.",
+            "`dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a `py-spy "
+            "dump` of each stuck rank")
 
 
 # (issue 11) the hang comes only when another process shares the GPU: a path that never delivers would not need it
@@ -1891,7 +1904,8 @@ P2P_SHARED = ("A hang that comes when another process shares the GPU: a blocked 
               "the hang comes with another process on the GPU",
               "Run the job alone on its GPUs (or move the other process to GPUs outside the group): if the hang goes, "
               "keep collectives on dedicated GPUs, or switch off the engine's custom all-reduce (vLLM "
-              "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.")
+              "--disable-custom-all-reduce, TensorRT-LLM's use_custom_all_reduce) so NCCL carries the reduction.",
+              "the same run with the job alone on its GPUs (`nvidia-smi` showing every process on them)")
 
 
 # (issue 11) the hang goes away when a software component is left out of the same multi-GPU job
@@ -1902,7 +1916,21 @@ P2P_COMPONENT = ("A hang that goes away without a software component: a blocked 
                  "threads or its own inter-process traffic) is the suspect, not the path between the GPUs.",
                  "the hang only with the component",
                  "Report it to the component's project with the logs of the hanging start, and run without it until "
-                 "fixed; attach a `py-spy dump` of each stuck process to show where it waits.")
+                 "fixed; attach a `py-spy dump` of each stuck process to show where it waits.",
+                 "a `py-spy dump` of each stuck process")
+
+
+# (ut25) the hang comes when one option of the job is turned on: a path that never delivers would not need it
+# (NVIDIA/TensorRT-LLM#716: run.py hung with --streaming under mpirun -n 4, fixed in 0.7.1)
+P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path is unlikely",
+              "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
+              "whatever options the job runs with. Here the reporter ties the hang to one option, so the code path "
+              "that option turns on (streaming, a cache, a scheduler mode) is the suspect, not the path between the "
+              "GPUs; such hangs are usually engine bugs that a later release fixes.",
+              "the hang with the option",
+              "Run without the option to confirm, then upgrade the engine and check its release notes for that path; "
+              "attach a `py-spy dump` of each stuck rank and the engine version if it still hangs.",
+              "a `py-spy dump` of each stuck rank and the engine version")
 
 
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
@@ -1927,19 +1955,20 @@ def hang_on_pcie(facts: Facts, predictions=None):
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
+    option = [c for c in claims.find(facts, "option_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
     against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else \
         (shared[0], P2P_SHARED) if shared else (component[0], P2P_COMPONENT) if component else \
-        (done[0], P2P_LATE) if done else None
+        (option[0], P2P_OPTION) if option else (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
-        said, (title, summary, quoted, fix) = against
+        said, (title, summary, quoted, fix, ask) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
             ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
                said.data["completed"])
         yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
-                   evidence + [shown], fix=fix, refs=["nccl_trouble"])
+                   evidence + [shown], fix=fix, refs=["nccl_trouble"], ask=ask)
         return
     yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
@@ -1996,15 +2025,20 @@ def software_error(facts: Facts, predictions=None):
     c = _first(facts, "exception")
     if not c:
         return
+    # (mend2_25) a release of the engine the reporter says works: the build to stay on, named in the fix
+    works = next((w for w in claims.find(facts, "release_works") if not w.guess), None)
+    engine = (works.data["engine"] or engine_of(facts) or "the engine") if works else None
     yield make("ticket.software_error", "other", "warning", 0.4,
                "The engine (or framework) raises an error: a software problem unless the "
                "hardware evidence says otherwise",
                "The ticket shows the software failing, and nothing in it points at a link, a transport, "
                "memory or a clock. Such failures are most often a version mismatch, an unsupported option or a bug "
                "fixed in a later release.",
-               [claim_ev(c, "the error")],
-               fix="Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the latest release, and "
-               "search the engine's issues for the exact error line.")
+               [claim_ev(c, "the error")] + ([claim_ev(works, "the release said to work")] if works else []),
+               fix=(f"Pin {engine} {works.data['release']} (the release that worked, per the report) until the fix is "
+                    "released; compare its versions (CUDA, driver, NCCL, PyTorch) with the failing setup's, and "
+                    if works else "Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the "
+                    "latest release, and ") + "search the engine's issues for the exact error line.")
 
 
 

@@ -515,6 +515,10 @@ HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system mem
 TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
 TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
                          r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
+# ... and a total said after a count per node: "8 GPUs per node, 32 GPUs in total", "8x H100 GPUs per node (16 GPUs
+# total)", "4 GPUs per node (16 GPUs total)" (_per_node: the total over the GPUs of each node is the nodes)
+TOTAL_COUNT_AFTER = re.compile(r"^(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?)?\s*(?:in\s+total|total|altogether|overall|"
+                               r"combined|in\s+all)\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
                              # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
                              # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚",
@@ -611,7 +615,12 @@ TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
-    r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
+    r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
+    # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
+    # (a script's name glues it after "_": "deploy_llama_70b_baseline_tp4dp2.sh")
+    r"(?:(?<![A-Za-z0-9-])|(?<=[dpe]p\d)|(?<=[dpe]p\d[-_]))TP(\d{1,2})(?=[-_]?(?:DP|PP|EP)\d)|"
+    r"(?<=[dpe]p\d)TP(\d{1,2})\b",
+    re.I)
 
 def _sizes_compared(line: str) -> bool:
     """Does the prose line name two or more TP sizes ("I also tried `tp=4` and `tp=2`", vllm-project/vllm#14022)? It
@@ -628,7 +637,18 @@ PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|t
 # tokens they process, "pp512", "pp64", "tg128", "pp512+tg128" in the `test` column
 # (https://github.com/ggml-org/llama.cpp/blob/master/tools/llama-bench/README.md): prompt lengths and not stages, so
 # not read at all where the text names llama-bench.
-PP_GLUED = re.compile(r"(?:(?<![\w-])|(?<=TP\d)|(?<=TP\d\d))PP(\d{1,2})\b(?!\s*\+\s*tg)(?!\s*\|)")
+PP_GLUED = re.compile(r"(?:(?<![\w-])|(?<=TP\d)|(?<=TP\d\d))PP(\d{1,2})\b(?!\s*\+\s*tg)(?!\s*\|)|"
+                      # (mend25) in any case when glued to another degree: "pp2tp4", "tp4pp2", "TP4-PP2", "dp2pp4"
+                      r"(?i:(?:(?<=[tde]p\d)|(?<=[tde]p\d[-_])|(?<=[tde]p\d\d))pp(\d{1,2})(?:\b|(?=[-_]?(?:tp|dp)\d))|"
+                      r"(?<![A-Za-z0-9-])pp(\d{1,2})(?=[-_]?(?:tp|dp)\d))")
+# The data-parallel degree (replicas of the whole model) as launch lines and run names write it: "dp=4", "DP: 2",
+# "data parallel size 2", "--data-parallel-size 2", "--dp 2" (vLLM, SGLang), and glued to the other degrees as in
+# "tp4dp2", "TP4-DP2", "dp2tp4"; "dp8" standing alone in a run name or cell
+DP = re.compile(r"\b(?:data[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|dp(?:[-_ ]?size)?\s*[=:])"
+                r"\s*(\d{1,3})\b|"
+                r"(?<![\w-])(?:--data-parallel-size|--dp|--dp-size)[ =](\d{1,3})\b|"
+                r"(?:(?<![A-Za-z0-9-])|(?<=[tpe]p\d)|(?<=[tpe]p\d[-_])|(?<=[tpe]p\d\d))DP(\d{1,3})\b|"
+                r"(?<![A-Za-z0-9-])DP(\d{1,2})(?=[-_]?(?:TP|PP|EP)\d)", re.I)
 LLAMA_BENCH = re.compile(r"\bllama[-_]bench\b", re.I)
 # (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
 # https://docs.docker.com/reference/dockerfile/#cmd)
@@ -1178,7 +1198,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
-    gpu_line = model_line = tp_line = pp_line = None
+    gpu_line = model_line = tp_line = pp_line = dp_line = None
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     ollama_named: list[tuple[int, str]] = []
     count_line = None
@@ -1236,6 +1256,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
         if pp_line is None and (run := _run_sizes(ln, PP) or ([] if llama_bench else _run_sizes(ln, PP_GLUED))):
             pp_line = (i, _tp_size(run[0]))
+        # (not on a line that holds layouts against each other, "DP8 vs TP8", "tp8 slower while tp4dp2 faster": the
+        # replicas there are one side's, not the run's; "dcp8" is decode context parallelism, no replica)
+        if dp_line is None and not COMPARED.search(ln) and (run := _run_sizes(ln, DP)):
+            dp_line = (i, _tp_size(run[0]))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
@@ -1281,6 +1305,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
     if pp_line and 1 <= pp_line[1] <= 1024:
         out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
+    if dp_line and 1 <= dp_line[1] <= 1024:
+        out.append(Workload(where(name, dp_line[0]), dp=dp_line[1]))
     batch = _one_stated(prose, BATCH_ONLY)
     if batch:  # one batch for the whole ticket ("at batch 1"): the layout's
         out.append(Workload(where(name, batch[0]), batch=batch[1]))
@@ -1370,8 +1396,9 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
     before, after = line[:start], line[end:]
     # the words after a count qualify it up to the next count of GPUs only: in "4 GPUs on two nodes, with 2 GPUs per
     # node" (NVIDIA/nccl#1516) "per node" is the second count's, and the first is the job's total
+    rest = ""
     if nxt := OTHER_COUNT_AFTER.search(after):
-        after = after[:nxt.start()]
+        after, rest = after[:nxt.start()], after[nxt.start():]
     if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
         return False, None
     if (m := NODE_FACTOR_BEFORE.search(before)) or (m := NODES_TIMES_AFTER.match(after)) or (
@@ -1380,6 +1407,11 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
         n = _count(m.group(1))
     elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
+        if not named and re.search(r"\b" + _NODE_NOUN, after, re.I) and (total := TOTAL_COUNT_AFTER.match(rest)) and (
+                each := re.search(r"(?<![\w.])" + _COUNT + r"(?![\w.])", line[start:end], re.I)):
+            # "8 GPUs per node, 32 GPUs in total": the job's total over the GPUs of each node counts the nodes
+            whole, one = int(total.group(1)), _count(each.group(1))
+            named = {whole // one} if one and whole % one == 0 else set()
         if not named:  # "8x H100 per node" in a list, "we use two nodes" in a sentence of its own
             named = {_count(m.group(1)) for ln in spaced.values() for m in NODES_NAMED.finditer(ln)}
         n = named.pop() if len(named) == 1 else None
