@@ -4,7 +4,7 @@ of threads none of them was written from, kept in tests/data/review25/<reading>.
 A case gives `fact`s the text (under its title) must give, or `not`s a near-miss must not give; `xfail` the reason a
 case still fails (strict). Facts: error=<catalog id> (claims.known_errors), exception (claims "exception": software
 raising), symptom=<kind> (claims.symptom_quote), settings_as_reference, cpu_ceiling, finding=<rule> and
-verdict=<category> (the ticket path)."""
+verdict=<category> (the ticket path), tp=<n> and dp=<n> (the Workload read)."""
 
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from test_paraphrases_24 import _said
 from test_u11o_peer_copy_and_fit import issue
 
 from rules import claims
+from rules.common import wfield
 
 DATA = Path(__file__).parent / "data" / "review25"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
@@ -33,6 +34,7 @@ def _read(text: str) -> set[str]:
         out.add("settings_as_reference")
     if claims.cpu_ceiling(facts):
         out.add("cpu_ceiling")
+    out |= {f"{name}={wfield(facts, name)[0]}" for name in ("tp", "dp") if wfield(facts, name)[0]}
     return out
 
 
@@ -53,9 +55,9 @@ def test_every_case_names_its_thread_and_each_reading_has_near_misses():
 
 
 def test_no_thread_is_one_of_todays_sources():
-    """The review's threads are none the readings were written from (tests/data/other25, phys25, prec25)."""
+    """The review's threads are none the readings were written from (tests/data/other25, phys25, prec25, mend25)."""
     root = Path(__file__).parent / "data"
-    used = "".join(p.read_text() for d in ("other25", "phys25", "prec25") for p in (root / d).rglob("*")
+    used = "".join(p.read_text() for d in ("other25", "phys25", "prec25", "mend25") for p in (root / d).rglob("*")
                    if p.is_file() and p.suffix in (".md", ".toml"))
     for name, family in FAMILIES.items():
         for case in family["case"]:
