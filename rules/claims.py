@@ -839,6 +839,14 @@ _NOT_A_SWEEP = (r"(?!\s*(?:and|or|to|through|,|/|-|–|~|vs\.?)\s*(?:(?:bs|batch
 # "host" naming a side of one machine, not the machine: "the single host thread", "same host bridge" (PHB).
 _NOT_HOST_SIDE = r"(?![- ](?:threads?|process\w*|CPUs?|memory|RAM|side|cores?|bridge|code|names?|ports?)\b)"
 
+# (s25) a CUDA check macro's report: the source file and line, then the CUDA error string, as ggml's CUDA_CHECK
+# ("ggml-cuda.cu:7068: invalid argument", ggml-org/llama.cpp#3930; its abort form 'ggml-cuda.cu:229: !"CUDA error"',
+# LostRuins/koboldcpp#612) and vLLM's CUDACHECK ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not a
+# compiler's warning, note or remark. An exception (claims "exception") and, in the opening, the error symptom.
+_CUDA_CHECK_LINE = (r"\b[\w-]+\.cuh?(?::\d+:\s*!?['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!(?:warning|note|remark)\b)"
+                    r"[a-z][a-z ]{4,60}\b")
+
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -1229,11 +1237,11 @@ PATTERNS: dict[str, list[str]] = {
         # matched); IPython and Jupyter print the exception's name on the header's line, padded: "AssertionError
         # <spaces> Traceback (most recent call last)" (vllm-project/vllm#1386).
         r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError)\b(?::|\s*$|[ \t]{2,}Traceback \(most recent call last\))|"
-        r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))",
-        # (s25) a CUDA check macro's report: the source file and line, then the CUDA error string, as ggml's
-        # CUDA_CHECK ("ggml-cuda.cu:7068: invalid argument", ggml-org/llama.cpp#3930) and vLLM's CUDACHECK
-        # ("custom_all_reduce.cuh:310 'invalid argument'") print it. Not a compiler's warning, note or remark.
-        r"\b[\w-]+\.cuh?(?::\d+:\s*['\"]?|:\d+\s+['\"]|\(\d+\):\s*)(?!(?:warning|note|remark)\b)[a-z][a-z ]{4,60}\b",
+        # (review25) Not a traceback whose frames end in KeyboardInterrupt: the user's Ctrl-C stopped the run, nothing
+        # raised (nagadomi/nunif#26, pytorch/pytorch#129477).
+        r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))"
+        r"(?!:?[ \t]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n)*KeyboardInterrupt\b)",
+        _CUDA_CHECK_LINE,
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
         # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
@@ -3902,7 +3910,10 @@ SYMPTOMS: list[tuple[str, str]] = [
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
     # (s25) an exception named by its class, as Python prints it ("AssertionError: 25 is not divisible by 4",
     # "[Bug]: ValueError: The number of required GPUs exceeds ...", vllm-project/vllm#7107): "error" sits inside it
+    # (review25) and a CUDA check's line, which names the error without the word ("[BUG] (v1.50.1) - ggml-cuda.cu:5871:
+    # out of memory", LostRuins/koboldcpp#544's title)
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\b(?-i:[A-Z][a-z]\w*?(?:Error|Exception))\b(?=:|\s*$)|"
+              + _CUDA_CHECK_LINE + "|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
@@ -5511,9 +5522,16 @@ _CPU_CEILING = re.compile(
     r"(?:\w+\s+){0,2}?(?:exceed\w*|go(?:es)? (?:above|over|beyond|past)|get (?:above|over)|rise above|pass\w*)\s+"
     r"100\s*%|"
     r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
-    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+(?:100\s*%|one (?:CPU )?core)|"
+    # (review25) "only one thread is busy" (tensorflow/tensorflow#34906's title)
+    r"\bonly\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread)\s+(?:is|was)\s+(?:busy|used|working|active|running)\b|"
+    # (review25) "stuck at 100%" said of the CPU, a process, thread or core: not of a deployment's progress ("stuck at
+    # 100% - nothing in log files", gpustack/gpustack#3859's title)
+    r"\b(?:CPU|process|thread|core)\b[^.\n%]{0,40}?\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+100\s*%|"
+    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+one (?:CPU )?core|"
     r"CPU\s*(?:使用率?|占用|利用率)?\s*(?:无法|不能|不会|没有|从不)\s*超过\s*100\s*%|只(?:使用|用)了?\s*(?:一个|1\s*个|单个)\s*(?:cpu|CPU|核)|"
-    r"单核|"
+    # (review25) a process held at one core, not single-core as a setting compared or a CPU's rating: "单核推理比多核快"
+    # (alibaba/MNN#515), "单核性能"
+    r"单核(?![^，。,.!?！？\n]{0,8}?比)(?!\s*(?:性能|频率|主频|跑分))|"
     # ... and in Japanese and Korean: "CPU使用率が100%を超えることがありません", "1コアしか使わない",
     # "CPU 사용률이 100%를 넘지 않습니다", "코어 하나만 사용"
     r"CPU\s*(?:使用率|利用率)?\s*(?:が|は)?\s*100\s*%\s*(?:を|より)?\s*(?:超え|上回)(?:ることが(?:ありません|ない)|ない|ません)|"

@@ -649,6 +649,11 @@ DP = re.compile(r"\b(?:data[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|
                 r"(?<![\w-])(?:--data-parallel-size|--dp|--dp-size)[ =](\d{1,3})\b|"
                 r"(?:(?<![A-Za-z0-9-])|(?<=[tpe]p\d)|(?<=[tpe]p\d[-_])|(?<=[tpe]p\d\d))DP(\d{1,3})\b|"
                 r"(?<![A-Za-z0-9-])DP(\d{1,2})(?=[-_]?(?:TP|PP|EP)\d)", re.I)
+# (review25) SGLang's DP attention splits the attention of one TP group into `dp` groups over the same GPUs ("Enable
+# data parallelism for attention and tensor parallelism for FFN. The dp size should be equal to the tp size", SGLang's
+# server arguments, --enable-dp-attention): its --dp-size counts no replicas of the model (sgl-project/sglang#8657:
+# "TP=16 DP=16", --tp 16 --dp 16 on 2 x 8 H20)
+DP_ATTENTION = re.compile(r"enable[-_ ]dp[-_ ]attention|\bdp[-_ ]attention\b|\battention[-_ ]dp\b", re.I)
 LLAMA_BENCH = re.compile(r"\bllama[-_]bench\b", re.I)
 # (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
 # https://docs.docker.com/reference/dockerfile/#cmd)
@@ -1203,6 +1208,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     ollama_named: list[tuple[int, str]] = []
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
+    dp_attention = any(DP_ATTENTION.search(ln) for _, ln in [*prose, *code_lines])
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
     # "2x8xH100" -> "2 x 8 x H100" (nodes times GPUs per node, NODE_FACTOR_BEFORE)
@@ -1258,7 +1264,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             pp_line = (i, _tp_size(run[0]))
         # (not on a line that holds layouts against each other, "DP8 vs TP8", "tp8 slower while tp4dp2 faster": the
         # replicas there are one side's, not the run's; "dcp8" is decode context parallelism, no replica)
-        if dp_line is None and not COMPARED.search(ln) and (run := _run_sizes(ln, DP)):
+        if dp_line is None and not dp_attention and not COMPARED.search(ln) and (run := _run_sizes(ln, DP)):
             dp_line = (i, _tp_size(run[0]))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None

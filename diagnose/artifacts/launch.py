@@ -391,6 +391,8 @@ def _apply_flags(w: Workload, flags: dict) -> None:
             value = flags.get(flag)
             if value is None or value is True:
                 continue
+            if field_name == "dp" and "enable-dp-attention" in flags:
+                break  # (review25) SGLang's DP attention: dp groups inside the TP group's GPUs, no replicas (issue_md)
             if field_name in INT_FIELDS:
                 try:
                     value = int(str(value))
