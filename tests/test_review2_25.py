@@ -81,3 +81,16 @@ def test_no_thread_is_one_of_the_reviewed_readings_sources():
     for family in FAMILIES.values():
         for case in family["case"]:
             assert not any(case["url"] + end in used for end in (" ", "\n", ")", ",", '"', ";", "'")), case["url"]
+
+
+def test_a_hang_in_a_late_epoch_is_no_p2p_verdict():
+    """facebookresearch/3detr#22: 'always stuck in the 88 epoch' on two GPUs; the thread's cause is an empty
+    mini-batch that leaves the ranks' collectives disagreeing. 87 epochs of all-reduces went through the peer path, so
+    the P2P lead falls and the answer asks first for what would show the stuck rank."""
+    from conftest import finding, report_json
+
+    r = report_json("ticket", str(DATA / "3detr22.md"))
+    assert r["verdict"]["category"] != "p2p_disabled"
+    lead = finding(r, "ticket.hang_on_pcie")
+    assert lead["confidence"] < 0.4 and "88 epoch" in str(lead["evidence"])
+    assert "py-spy" in r["verdict"]["summary"]
