@@ -759,7 +759,8 @@ def line_number(source: str) -> int:
 
 
 # A hang in words; "GPUs 4-7 hang off socket 1" is where they are attached (issue 11 j).
-_HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
+# ("hanged" is how many reporters write the past tense: "before the program hanged", k2-fsa/snowfall#71)
+_HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanged\b|\bhanging\b(?!\s+off\b)"
 # "stuck" before a figure with a clock, power, rate or link unit, or a power state: the level something is held at.
 # (a zero rate is no level: "stuck at 0 tokens/s" is the hang itself)
 _STUCK_AT_LEVEL = (r"(?!\s+(?:at|in|on|around|near)\s+(?:~|about\s+)?(?:(?![0.,]+\s*(?:tok|it/s|[GM]B/s|Gb/s|fps))"
@@ -821,9 +822,22 @@ _NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?
 # (ut25) Units of work done, for a hang placed after them in either order ("hangs after 2000 steps", "After several
 # iterations, the process stucks"): each completed step ran its collectives. Only work, not time: "after 20 minutes
 # it is still stuck" can be a wait at init; not attempts or retries, which are no work done.
-_WORK_DONE = (r"(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|some|many|(?:a\s+)?few|hundreds of|"
-              r"thousands of)\s+(?:successful\s+)?(?:training\s+)?(?:steps|iterations|iters|epochs|requests|batches|"
-              r"generations)\b")
+# (review2_25) "after completion of some batches ... of 5397batch" (PaddlePaddle/PaddleSpeech#266) is the same work
+# done (a count glued to its unit, singular after a count; not a batch size), as is one full epoch ("Get stuck after one
+# epoch of training", tianweiy/CenterPoint#203).
+_WORK_DONE = (r"(?:(?:the\s+)?complet(?:ion|ing)\s+(?:of\s+)?|finishing\s+)?"
+              r"(?:about |around |roughly |over |more than |~)?"
+              r"(?:(?:one|an?|the first)\s+(?:full\s+|whole\s+)?epoch\b|"
+              r"(?:\d{2,}\s*|(?:several|some|many|(?:a\s+)?few|hundreds of|thousands of)\s+)"
+              r"(?:successful\s+)?(?:training\s+)?(?:steps?|iterations?|iters?|epochs?|requests?|"
+              r"batch(?:es)?(?!\s*size)|generations?)\b)")
+# (review2_25) A numbered epoch, iteration or step after the first: "stuck in epoch 8 or 9" (VISION-SJTU/
+# PointAugmenting#3), "stuck in the 88 epoch" (facebookresearch/3detr#22), "stuck after epoch 50 is complete"
+# (NVlabs/few-shot-vid2vid#37). The first ran its collectives to the end, so the peer path delivered; the first epoch or
+# step itself ("hangs during the first epoch") is no such work.
+_NTH = r"(?:[2-9]|[1-9]\d+)"
+_LATER_UNIT = (r"(?:(?:epoch|iteration|iter|step)\s*#?\s*" + _NTH + r"\b|" + _NTH
+               + r"(?:st|nd|rd|th)?(?:\s+or\s+\d+)?\s+epoch\b)")
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -929,6 +943,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:" + _SPAN + r"|multiple|repeated)\s+(?:\w+\s+)?(?:hangs|freezes|stalls|deadlocks)\s+"
         r"(?:within|in|over|during)\s+(?:the\s+(?:first|last)\s+)?" + _SPAN + r"\s*"
         r"(?:minutes?|mins?|hours?|hrs?|h|days?)\b",
+        # (review2_25) in or after a numbered epoch past the first, in either order: "stuck in epoch 8 or 9", "the 2
+        # or 5 epoch was stuck" (rmrao/msa-transformer#1)
+        _STOPS + r"[^.\n]{0,30}?\b(?:in|at|on|during|after)\s+(?:the\s+)?" + _LATER_UNIT,
+        r"\b(?:in|at|during|of)\s+the\s+" + _NTH + r"(?:st|nd|rd|th)?(?:\s+or\s+\d+)?\s+epochs?\b[^.\n]{0,20}?"
+        + _STOPS,
         _LATE_HANG + r"[^.\n]{0,30}?\bevery\s+(?:few\s+|\d+(?:\.\d+)?\s*|couple of\s+)?(?:minutes?|hours?|days?)\b",
         _LATE_HANG + r"[^.\n]{0,30}?\b(?:in the middle of|midway through|partway through|halfway through|mid-)"
         r"\s*(?:a\s+|the\s+)?(?:training|serving|generation|run|epoch|job|inference|benchmark)\b",
@@ -2368,6 +2387,8 @@ def claims(facts: Facts) -> list[Claim]:
             if _OTHER_PROCESS.search(_CLAUSE_SPLIT.split(text[max(0, m.start() - 60):m.start(number)]
                                                           .rsplit("\n", 1)[-1])[-1]):
                 continue  # "Xorg uses 10 % of the GPU": another program's share
+            if _MEMORY_UTIL.search(text[max(0, m.start() - 12):m.start()]):
+                continue  # "GPU memory utilization is 0%": nvidia-smi's utilization.memory, not GPU-Util
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
             if cpu_figure(text[max(0, m.start() - 60):m.start(number)]
@@ -2484,6 +2505,10 @@ _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?
                              # a share compared, not a level: "the GPU remains 30% slower than one card"
                              r"\s*(?:slower|faster|lower|higher|less|more|worse|better|smaller|larger|bigger)\b",
                              re.I)
+# (review2_25) nvidia-smi's memory utilisation (utilization.memory: the share of time device memory was read or
+# written, nvidia-smi's documentation) named before the figure's word: "GPU memory utilization is 0%"
+# (rmrao/msa-transformer#1), "memory-util 40%".
+_MEMORY_UTIL = re.compile(r"\b(?:memory|mem|VRAM)[\s_-]*$", re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A load figure whose clause names the CPU (or one of its cores or threads) and no GPU before it is the CPU's: "one CPU
@@ -2509,6 +2534,8 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
                          r"(?:reach|hit|get|go|exceed|rise|climb|above|over|past|beyond|more than|higher than)\w*\b"
                          r"[\w\s]{0,12}$)|"
                          r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$|"
+                         # (review2_25) the sign: "really low (<20 %)" (yuhuixu1993/PC-DARTS#48)
+                         r"(?:<|≤|&lt;)\s*$|"
                          # (mend2_25) in Chinese: 不超过 "not above", 不到 / 低于 / 小于 "below", 最多 "at most"
                          r"(?:不超过|不到|低于|小于|最多)\s*$", re.I)
 # (mend2_25) A utilisation said as a range, as people read nvidia-smi's moving GPU-Util column: "the GPUs stayed at
