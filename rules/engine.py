@@ -379,6 +379,46 @@ def smi_gap(facts) -> str | None:
     return f"the {names} section{'s' if len(missing) > 1 else ''} of {SMI_QUERY}"
 
 
+# (ask25, issue 11) The artifact that settles each symptom class in the threads that settled (development tickets,
+# tests/data/ask25/audit.md): a hang is placed by the stuck ranks' stacks and the kernel's Xid lines, not a topology;
+# an error by its whole output and the versions that produced it; a speed question by the exact launch and benchmark
+# (engine, batch, quantisation, CUDA graphs) that made the figure; a scaling question by the same benchmark at the
+# smaller layout beside it. vLLM's and NCCL's issue templates ask for the same (collect_env, the full log).
+_ERROR_ASK = ("the complete error output of the failing run (the traceback and the lines before it, NCCL_DEBUG=INFO "
+              "set) and `python -m torch.utils.collect_env` (PyTorch, NCCL, CUDA and driver versions) with the "
+              "engine's version")
+_SPEED_ASK = ("the exact launch line and benchmark command with the figures it printed (engine and version, batch "
+              "or concurrency, quantisation, CUDA graphs on or off)")
+LINK_METRICS = ("busbw_gbs", "algbw_gbs", "h2d_gbs", "d2h_gbs")
+SYMPTOM_ASKS = {
+    "hang": ("a `py-spy dump` of each stuck process, `dmesg | grep -i xid` from the time of the hang, and the launch "
+             "line with `python -m torch.utils.collect_env` (engine, NCCL and driver versions)"),
+    "crash": _ERROR_ASK,
+    "error": _ERROR_ASK,
+    "slow": _SPEED_ASK,
+    "normal?": _SPEED_ASK,
+    "scaling": ("the same benchmark at the smaller layout (one GPU, or the TP that scaled) beside the larger one, "
+                "with each launch line"),
+}
+
+
+def symptom_ask(facts) -> str | None:
+    """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
+    a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
+    from diagnose.evidence import CollectiveResult, Measurement, Workload
+
+    said = _ticket_symptom(facts)
+    if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
+            m.metric in LINK_METRICS for m in facts.of(Measurement))):
+        return None  # a link or collective bandwidth is decided by the path (topology, NCCL log), not an engine launch
+    if said in ("slow", "normal?") and any(w.framework and (w.batch or w.concurrency) and w.eager is not None
+                                           for w in facts.of(Workload)):
+        return None
+    if said == "scaling" and len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1:
+        return None  # two layouts already stated
+    return SYMPTOM_ASKS.get(said)
+
+
 def fallback_ask(kind: str, facts) -> str | None:
     """What to ask for when no check named its own gap, worded for the report kind and never for
     what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
@@ -455,7 +495,8 @@ LEAD_SAYS = "Weak lead:"  # how a weak lead's verdict opens (rules.engine.verdic
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
-            fallback: str | None = None, verb: str = "attach", weak_lead: float | None = None) -> Verdict:
+            fallback: str | None = None, verb: str = "attach", weak_lead: float | None = None,
+            first_ask: str | None = None) -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach.
 
     `symptom` (a ticket's class: hang, crash, error, scaling, normal?, slow; None elsewhere) weighs
@@ -464,6 +505,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own. `verb`
     asks for each gap: a ticket's reporter attaches files; a capture's user collects them. `weak_lead` (WEAK_LEAD,
     tickets): an info-level lead beside gaps is the verdict at that confidence at most, not insufficient_data.
+    `first_ask` (symptom_ask, tickets): what settles the ticket's kind of question, asked after a lead's own ask.
     """
     causes, passed, answered = _weighed(findings, symptom)
     gaps = [f for f in findings if f.category == "insufficient_data"]
@@ -508,7 +550,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             + "; ".join(dict.fromkeys(requests)),
         )
     # what would show the cause a lead points at comes before the general asks
-    first = [f"{verb} {top.ask}"] if lead and top.ask else []
+    first = ([f"{verb} {top.ask}"] if lead and top.ask else []) + ([f"{verb} {first_ask}"] if first_ask else [])
     ask = "; ".join(dict.fromkeys(first + (requests or ([fallback] if fallback else []))))
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
@@ -573,7 +615,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     rival cause."""
     weighed = change_first(fits_first(facts, one_reading(findings)))
     v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
-                weak_lead=WEAK_LEAD)
+                weak_lead=WEAK_LEAD, first_ask=symptom_ask(facts))
     kind = verdict_class(facts, findings, v)
     line, levels = catalog.verdict_levels()
     if kind in levels:  # at least the share right of its evidence class on development, never past the line

@@ -73,14 +73,16 @@ def _tables(facts, findings, answer) -> dict:
         }
     if answer.names_the_cause():  # a confident verdict: asking for more is noise (findings keep `ask`)
         return tables
-    from rules.engine import fallback_ask, is_cause
+    from rules.engine import LEAD_SAYS, fallback_ask, is_cause, symptom_ask
 
     asks = [(f.rule, f.ask or f.fix) for f in findings if f.category == "insufficient_data" and (f.ask or f.fix)]
     asks += [("bundle", m) for m in facts.missing]
     if not asks and answer.category == "insufficient_data":
         asks = [("bundle", ask.removeprefix("attach "))] if (ask := fallback_ask("ticket", facts)) else []
-    # a lead's own ask (what would show the cause it points at) first
-    asks = [(f.rule, f.ask) for f in findings if f.ask and f.severity == "info" and is_cause(f)] + asks
+    # a lead's own ask (what would show the cause it points at) first, then what settles the ticket's kind of question
+    undecided = answer.category == "insufficient_data" or answer.summary.startswith(LEAD_SAYS)
+    first = [("ticket.symptom", said)] if undecided and (said := symptom_ask(facts)) else []
+    asks = [(f.rule, f.ask) for f in findings if f.ask and f.severity == "info" and is_cause(f)] + first + asks
     if asks:
         tables["What to attach next"] = {
             "columns": ["check", "artifact"],
