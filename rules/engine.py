@@ -505,7 +505,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own. `verb`
     asks for each gap: a ticket's reporter attaches files; a capture's user collects them. `weak_lead` (WEAK_LEAD,
     tickets): an info-level lead beside gaps is the verdict at that confidence at most, not insufficient_data.
-    `first_ask` (symptom_ask, tickets): what settles the ticket's kind of question, asked after a lead's own ask.
+    `first_ask` (symptom_ask, tickets): what settles the ticket's kind of question, first unless a lead has its own.
     """
     causes, passed, answered = _weighed(findings, symptom)
     gaps = [f for f in findings if f.category == "insufficient_data"]
@@ -550,7 +550,8 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             + "; ".join(dict.fromkeys(requests)),
         )
     # what would show the cause a lead points at comes before the general asks
-    first = ([f"{verb} {top.ask}"] if lead and top.ask else []) + ([f"{verb} {first_ask}"] if first_ask else [])
+    # a lead's own ask is the more specific: it stands in for the question kind's
+    first = [f"{verb} {top.ask}"] if lead and top.ask else [f"{verb} {first_ask}"] if first_ask else []
     ask = "; ".join(dict.fromkeys(first + (requests or ([fallback] if fallback else []))))
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly

@@ -79,10 +79,11 @@ def _tables(facts, findings, answer) -> dict:
     asks += [("bundle", m) for m in facts.missing]
     if not asks and answer.category == "insufficient_data":
         asks = [("bundle", ask.removeprefix("attach "))] if (ask := fallback_ask("ticket", facts)) else []
-    # a lead's own ask (what would show the cause it points at) first, then what settles the ticket's kind of question
+    # a lead's own ask (what would show the cause it points at) first, else what settles the ticket's kind of question
     undecided = answer.category == "insufficient_data" or answer.summary.startswith(LEAD_SAYS)
-    first = [("ticket.symptom", said)] if undecided and (said := symptom_ask(facts)) else []
-    asks = [(f.rule, f.ask) for f in findings if f.ask and f.severity == "info" and is_cause(f)] + first + asks
+    leads = [(f.rule, f.ask) for f in findings if f.ask and f.severity == "info" and is_cause(f)]
+    first = leads or ([("ticket.symptom", said)] if undecided and (said := symptom_ask(facts)) else [])
+    asks = first + asks
     if asks:
         tables["What to attach next"] = {
             "columns": ["check", "artifact"],
