@@ -861,6 +861,12 @@ _CUDA_CHECK_LINE = (r"\b[\w-]+\.cuh?(?::\d+:\s*!?['\"]?|:\d+\s+['\"]|\(\d+\):\s*
                     r"[a-z][a-z ]{4,60}\b")
 
 
+# (review3_25) torch's elastic agent turns the signal it got into SignalException; signal 2 is SIGINT, the keyboard's
+# interrupt (signal(7)): "SignalException: Process 1313 got signal: 2" is the user's Ctrl-C, not software raising
+# (LinkSoul-AI/Chinese-Llama-2-7b#27).
+_SIGINT_RAISED = r"SignalException: Process \d+ got signal: 2\b"
+
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -1255,11 +1261,15 @@ PATTERNS: dict[str, list[str]] = {
         # (s25) Python's header "Traceback (most recent call last):" ends its line (the old `\b` after its ")" never
         # matched); IPython and Jupyter print the exception's name on the header's line, padded: "AssertionError
         # <spaces> Traceback (most recent call last)" (vllm-project/vllm#1386).
-        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError)\b(?::|\s*$|[ \t]{2,}Traceback \(most recent call last\))|"
+        r"\b(?!" + _SIGINT_RAISED + r")(?:[A-Z]\w*(?:Error|Exception)|AssertionError)\b"
+        r"(?::|\s*$|[ \t]{2,}Traceback \(most recent call last\))|"
         # (review25) Not a traceback whose frames end in KeyboardInterrupt: the user's Ctrl-C stopped the run, nothing
-        # raised (nagadomi/nunif#26, pytorch/pytorch#129477).
+        # raised (nagadomi/nunif#26, pytorch/pytorch#129477). (review3_25) Other processes' lines may cut into the
+        # frames as several print at once ("Process Process-1:", the elastic agent's "WARNING:..." lines,
+        # hpcaitech/ColossalAI#5179), and the elastic agent raises the Ctrl-C as SignalException (_SIGINT_RAISED).
         r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))"
-        r"(?!:?[ \t]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n)*KeyboardInterrupt\b)",
+        r"(?!:?[ \t]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n|(?:Process [\w-]+:|WARNING:|INFO:)[^\n]*\n)*"
+        r"(?:KeyboardInterrupt\b|[\w.]*" + _SIGINT_RAISED + r"))",
         _CUDA_CHECK_LINE,
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
@@ -1717,7 +1727,9 @@ _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|(?<![\w-])python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
-    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc)\W{0,3}v?$",
+    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|"
+    # (review3_25) an operating system's release, its codename between ("macOS Sequoia 15.6.1", ollama/ollama#12035)
+    r"(?<!\w)(?:mac\s?os(?:\s+[a-z]+)?|os\s?x|windows|ios))\W{0,3}v?$",
     re.I,
 )
 
@@ -2861,7 +2873,9 @@ _PACKAGE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)\s
 # ... not a word that only introduces a release ("from 0.6.7", "version 0.6.7", "between 0.6.7 and 0.6.8")
 # (nor the container image that ships the release: "sglang docker image v0.4.5-cu124")
 _NOT_A_PACKAGE = re.compile(r"^(?:from|to|and|or|vs|versus|between|on|in|at|with|of|is|was|since|after|before|"
-                            r"version|release|build|tag|image|v|bisected|upgraded|downgraded|updated|moved|using|use)$",
+                            r"version|release|build|tag|image|v|bisected|upgraded|downgraded|updated|moved|using|use|"
+                            # (review3_25) "slowness start with 0.1.39", "Revert back to ver 0.1.38" (ollama#4902)
+                            r"start|starts|started|starting|ver|until|till|through|than)$",
                             re.I)
 
 
@@ -3093,7 +3107,9 @@ _BEFORE_RATE = re.compile(
     r"before\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:update|upgrade|updating|upgrading)\b[^.\n\d]{0,30}?)"
     r"\s*(?:about\s+|around\s+|roughly\s+|up\s+to\s+)?" + _TIMELINE_RATE + r"\b"
     r"|(?<![\w.])" + _TIMELINE_RATE + r"\s+(?:before|previously|earlier)\b(?!\s+(?:the|it|I|we|a|an)\b)", re.I)
-_FROM_TO_RATE = re.compile(r"\bfrom\s+~?\s*(\d+(?:\.\d+)?)\s*(?:" + _TIMELINE_UNIT + r")?\s*(?:to|->|→|down\s+to)"
+# (review3_25: each figure may carry its build in brackets, "from 50 tok/s (on v0.3.6) to 20 tok/s", jundot/omlx#936)
+_FROM_TO_RATE = re.compile(r"\bfrom\s+~?\s*(\d+(?:\.\d+)?)\s*(?:" + _TIMELINE_UNIT + r")?(?:\s*\([^()\n]{1,30}\))?"
+                           r"\s*(?:to|->|→|down\s+to)"
                            r"\s+(?:now\s+)?(?:only\s+)?(?:about\s+|around\s+|roughly\s+)?" + _TIMELINE_RATE + r"\b",
                            re.I)
 # ... the same said the other way round: "decode's token speed dropped to 10 token/s from 30token/s"
@@ -4617,7 +4633,7 @@ _ASKED_CONTRAST = re.compile(
 # about a shortfall
 _IS_NORMAL = re.compile(r"\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:\w+\s+)?(?:normal|expected|usual|ok|okay|"
                         r"reasonable)\b", re.I)
-_WHY = re.compile(r"\b(?:why|how come)\b", re.I)
+_WHY = re.compile(r"\b(?:why|how come)\b|为什么|为啥", re.I)  # (review3_25: and in Chinese)
 _COST = re.compile(r"\b(?:memory|VRAM|RAM|latency|time|power)\b|\bas\s+(?:many|much)\b", re.I)  # more of it: a loss
 _LOSS = re.compile(r"slower|worse|lower|less|longer|drop|fall|fell|decreas|degrad|reduc|halv", re.I)
 # (mend25) ... or asked with its other side left unsaid, as people ask about a change they made: "Is V1 expected to
@@ -4634,24 +4650,30 @@ _UNSAID_CONTRAST = re.compile(r"\b(?:higher|lower|slower|faster|worse|better|lar
                               r"\b(?:use[sd]?|using|consum(?:e|es|ed|ing)|tak(?:e|es|en|ing)|took|need(?:s|ed)?|"
                               r"requir(?:e|es|ed)|allocat(?:e|es|ed)|occup(?:y|ies|ied))\s+(?:\w+\s+)?(?:more|less)\b|"
                               r"(?:\bnot|n't|\bcannot)\s+(?:\w+\s+){0,3}?as\s+(?:many|much|fast|good|well|quick(?:ly)?|"
-                              r"high)\b", re.I)
+                              r"high)\b|"
+                              # (review3_25) ... in Chinese: 高很多 "much higher", 多了不少, 更慢 "slower",
+                              # 变慢 "got slower" ("为什么相同并发下 显存占用高很多？", ollama/ollama#14774)
+                              r"(?:高|多|慢|大|长)了?(?:很多|不少|许多|好多|一倍)|更(?:慢|高|多|大|长)|变慢", re.I)
 _ONE_SIDE = re.compile(r"\b(?:new|newer|old|older|latest|previous|prior|last|current|recent)\s+(?:\w+\s+)?"
                        r"(?:versions?|releases?|builds?|images?|drivers?|updates?)\b|\bV[01]\b|"
                        r"\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b|\bversion\s+v?\d|"
                        r"\b(?:upgrad|updat|downgrad)\w*|"
                        r"\b(?:TP|PP)\s*(?:=|:|\s(?:is|of))?\s*\d|--tp\b|\btensor[\s_-]parallel\w*|"
                        r"\bpipeline[\s_-]parallel\w*|\b(?:\d+|two|three|four|eight|multiple|several)\s+(?:GPUs?|cards?)\b|"
-                       r"\bmulti-?GPUs?\b|\bsingle\s+(?:GPU|card)\b", re.I)
+                       r"\bmulti-?GPUs?\b|\bsingle\s+(?:GPU|card)\b|"
+                       # (review3_25) a release or a version in Chinese: "0.17.7版本", 新版本 "the new version", 旧版
+                       r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s*版本?|[新旧老]版本?", re.I)
 _NOT_A_CONTRAST_ASKED = re.compile(r"\b(?:how\s+(?:can|do|does|could|should|to|did|would)|is\s+there\s+(?:a|any)\s+way|"
                                    r"any\s+way|(?:can|could|should)\s+(?:I|we)|would|wouldn'?t|will|won'?t|"
-                                   r"if\s+(?:I|we|you)|is\s+there|are\s+there|which|recommend\w*)\b", re.I)
+                                   r"if\s+(?:I|we|you)|is\s+there|are\s+there|which|recommend\w*)\b|"
+                                   r"怎么|怎样|如何|能否|会不会|有没有", re.I)  # (review3_25) how, can it, will it
 
 
 def _unsaid_contrast(sentence: str) -> re.Match | None:
     """The comparative of a question that names one side of a comparison and leaves the other unsaid
     (_UNSAID_CONTRAST with _ONE_SIDE in the question itself), or None."""
     for m in _UNSAID_CONTRAST.finditer(sentence):
-        end = sentence.find("?", m.end())
+        end = min((i for i in (sentence.find("?", m.end()), sentence.find("？", m.end())) if i >= 0), default=-1)
         if end < 0 and not _WHY.search(sentence[:m.start()]):
             continue  # a statement ("it needs more memory"), not the question itself
         asking = sentence[:end + 1] if end >= 0 else sentence
