@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = load(path)
         gpu = catalog.find_gpu(rows[0]["gpu_name"])
         print(f"== {path.name}: {len(rows)} GEMMs on {rows[0]['gpu_name']} ({gpu.name}), engine {engine.name}")
-        errors = [(expected_us(r, engine) / float(r["us"]) - 1, r) for r in rows]
+        expected = [expected_us(r, engine) for r in rows]
+        errors = [(e / float(r["us"]) - 1, r) for e, r in zip(expected, rows)]
         for dtype in sorted({r["dtype"] for r in rows}):
             for label, lo, hi in REGIMES:
                 sel = [e for e, r in errors if r["dtype"] == dtype and lo <= int(r["m"]) <= hi]
@@ -116,10 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   {dtype} 4096-token GEMMs (n, k >= 4096, {len(big)}): median {rate:.0f} TFLOP/s = "
                       f"{rate / peak:.3f} of the datasheet (model {model_share:.3f} before shape losses)")
         if args.rows:
-            for e, r in sorted(errors, key=lambda x: -abs(x[0])):
+            for (e, r), x in sorted(zip(errors, expected), key=lambda p: -abs(p[0][0])):
                 print(f"   {e:+6.0%}  {r['dtype']} {r['model']} tp{r['tp']} {r['matrix']:8s} m {r['m']:>5s} "
                       f"n {r['n']:>6s} k {r['k']:>5s}  measured {float(r['us']):8.1f} us  "
-                      f"expected {expected_us(r, engine):8.1f} us")
+                      f"expected {x:8.1f} us")
     return 0
 
 

@@ -2322,12 +2322,12 @@ def claims(facts: Facts) -> list[Claim]:
         # (one release named: engine_moved_to read the change and what it did)
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
+        works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
         if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
                                 or engine_failure_ab(text, engine_versions[1]) or behaviour_lost(text)):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
                 release_direction(text, engine_versions[1])
-            works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
             if good is None and works and works[1] in engine_versions[1]:
                 good = works[1]
             figures = release_figures(text, engine_versions[1])
@@ -2341,15 +2341,15 @@ def claims(facts: Facts) -> list[Claim]:
                 "good": good, "figures": figures, "before": timeline.get("before"),
                 # the good release as written, with its suffix, for the fix to pin ("0.6.6.post1")
                 "pin": works[3] if works and good == works[1] else good}))
-        elif not named and (ab := works_vs_failing(text)):
+        elif not named and (ab := works_vs_failing(text, works)):
             out.append(Claim("engine_versions_compared", source, ab[2], {
                 "engine": ab[0], "versions": ab[1], "kind": "releases", "good": ab[1][1],
-                "figures": release_figures(text, ab[1]), "pin": release_works(text)[3]}))
+                "figures": release_figures(text, ab[1]), "pin": works[3]}))
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
                 "figures": code_change_figures(text)}))
-        if works := release_works(text):  # (mend2_25) the release to pin, in any answer's fix
+        if works:  # (mend2_25) the release to pin, in any answer's fix
             out.append(Claim("release_works", source, works[2], {"engine": works[0], "release": works[3]}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
@@ -3294,11 +3294,10 @@ _ENGINE_RELEASE_NAMED = re.compile(r"\b(?:" + _ENGINE_NAME + r")\W{0,3}(?:versio
 _RAISES = re.compile(r"\b(?:raise[sd]?|raising|throws?|threw|traceback|exception)\b|\b[A-Z]\w*(?:Error|Exception)\b")
 
 
-def works_vs_failing(text: str) -> tuple[str | None, list[str], str] | None:
+def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
     """(engine, [failing release, working release], quote) when the text says one release of the engine works
-    (release_works) and names another of its releases beside a failure, a slowdown or an exception: a regression
-    between the two builds, the working one being the build to stay on."""
-    works = release_works(text)
+    (`works`: release_works of the same text) and names another of its releases beside a failure, a slowdown or an
+    exception: a regression between the two builds, the working one being the build to stay on."""
     if not works or not (_FAILS.search(text) or _PERF_WORDS.search(text) or _RAISES.search(text)):
         return None
     others = [r for m in _ENGINE_RELEASE_NAMED.finditer(text) for r in m.groups() if r and r != works[1]

@@ -549,8 +549,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             "No problem found in what was given, but some checks could not run: "
             + "; ".join(dict.fromkeys(requests)),
         )
-    # what would show the cause a lead points at comes before the general asks
-    # a lead's own ask is the more specific: it stands in for the question kind's
+    # what would show the cause a lead points at comes first, standing in for the question kind's (the more specific)
     first = [f"{verb} {top.ask}"] if lead and top.ask else [f"{verb} {first_ask}"] if first_ask else []
     ask = "; ".join(dict.fromkeys(first + (requests or ([fallback] if fallback else []))))
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
