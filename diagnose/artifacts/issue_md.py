@@ -1727,9 +1727,10 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         if len(counted) >= 2 and len({key for _, key, _ in counted.values()}) == 1:
             wide.update({j: n for j, (n, _, _) in counted.items()})
             wide_layouts = {j: layout for j, (_, _, layout) in counted.items() if layout}
+        body = _table_body(lines, k, len(cells)) if "|" in head and len(cells) >= 2 else []
         # (two columns do: "| GPUs | tok/s |", a count and its figure; so does a column of "2x RTX 3090" cells)
         if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2
-                                                     or _count_column(_table_body(lines, k, len(cells))) is not None):
+                                                     or _count_column(body) is not None):
             turned = _transposed(lines, k - 1)
             if turned:
                 k, cells, body = turned
@@ -1737,7 +1738,6 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
                 if len({row["gpus"] for row in rows}) >= 2:
                     out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
             continue
-        body = _table_body(lines, k, len(cells))
         while k < len(lines) and "|" in lines[k][1]:
             k += 1
         above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
