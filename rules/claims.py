@@ -7305,8 +7305,67 @@ def reference_rate(text: str) -> Claim | None:
             continue
         low, high = sorted(r[0] for r in rates)
         if low > 0 and high >= REFERENCE_GAP * low:
-            return Claim("reference_rate", "", _quote(sentence, mark, 80),
-                         {"measured": low, "reference": high, "unit": rates[0][1]})
+            data = {"measured": low, "reference": high, "unit": rates[0][1]}
+            scope = reference_scope(sentence, rates, text.replace(sentence, " "))
+            if scope:
+                data["scope"] = scope
+            return Claim("reference_rate", "", _quote(sentence, mark, 80), data)
+    return None
+
+
+# (scope25, issue 11) What the reference figure measured, said beside it: many requests at once ("aggregate",
+# "total throughput", "at 64 concurrent requests", "batch size 32") or several GPUs ("on 8 GPUs", "8x H100",
+# "dual 3090s", "two cards"). An engine's published throughput sums every stream in flight; a multi-GPU headline sums
+# or splits the work over its cards: neither is one stream on one card. The count, where said, converts the figure.
+_SCOPE_STREAMS = re.compile(
+    r"(?<![\w.])(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|streams?|"
+    r"clients?|sequences?|prompts?)\b|"
+    r"\b(?:concurrency|max[-_ ]concurrency|batch[-_ ]size|bs|max[-_]num[-_]seqs)\s*(?:=|:|of|at)?\s*(\d{1,4})\b|"
+    r"\b(aggregate|total|combined|overall|batched)\s+(?:output\s+|generation\s+|decode\s+)?"
+    r"(?:throughput|tok\w*/s|tokens?)", re.I)
+_SCOPE_GPUS = re.compile(
+    r"(?<![\w.])(\d{1,2}|one|two|three|four|six|eight)\s*[- ]?\s*(?:x\s*)?(?:[A-Z]{1,2}\d{2,4}\w*\s+)?"
+    r"(?:GPUs?|cards?|boards?)\b|"
+    r"(?<![\w.])(\d{1,2})\s*[x×]\s*(?:(?:NVIDIA|RTX|GeForce|Tesla)\s+)*[A-Z]{1,2}\d{2,4}\w*|"
+    r"(?<![\w.])(\d{1,2}|two|three|four|six|eight)\s+(?:(?:NVIDIA|RTX|GeForce|Tesla)\s+)*[A-Z]{0,2}\d{3,4}\w*?s\b|"
+    r"\b(dual)\s+(?:(?:RTX|GeForce)\s+)?(?:[A-Z]{1,2})?\d{2,4}s?\b|\b(dual)[- ](?:GPU|card)s?\b|"
+    r"(?:--tensor[-_]parallel[-_]size|--tp(?:[-_]size)?|--num[-_]shard|\bTP)\s*[= ]?\s*(\d{1,2})\b", re.I)
+_COUNTS = {"one": 1, "dual": 2, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8}
+
+
+def _scope_count(m: re.Match) -> int | None:
+    """The count a scope phrase says (2 for 'dual'), or None for a word without one ('aggregate')."""
+    for g in m.groups():
+        if g:
+            return int(g) if g.isdigit() else _COUNTS.get(g.lower())
+    return None
+
+
+def reference_scope(sentence: str, rates: list, rest: str = "") -> dict | None:
+    """{"what": "streams"|"gpus", "count": N or None, "said": phrase} when the reference figure's side of the sentence
+    names many streams or several GPUs and neither the measured figure's side nor the rest of the ticket names more
+    than one; None otherwise. Each phrase belongs to the figure nearer to it. (Precision first: "TP=8" anywhere in
+    the ticket makes an 8-GPU reference like for like.)"""
+    (_, _, first), (_, _, second) = rates
+    high, low = (first, second) if rates[0][0] >= rates[1][0] else (second, first)
+
+    def gap(m: re.Match, figure: re.Match) -> int:
+        return max(figure.start() - m.end(), m.start() - figure.end(), 0)
+
+    for what, pattern in (("streams", _SCOPE_STREAMS), ("gpus", _SCOPE_GPUS)):
+        found = list(pattern.finditer(sentence))
+        ref = [m for m in found if gap(m, high) < gap(m, low)]  # each phrase is the nearer figure's
+        if not ref:
+            continue
+        said = next((m for m in ref if _scope_count(m) is not None), ref[0])  # (a count where one is said)
+        count = _scope_count(said)
+        if count is not None and count < 2:
+            continue  # ("concurrency 1": one stream, the same scope as one request)
+        own = [_scope_count(m) for m in found if m not in ref] + [_scope_count(m) for m in pattern.finditer(rest)]
+        if any(c != 1 for c in own):
+            continue  # the measured figure is of many streams or GPUs too: "862 tok/s at batch 512, not the 2916
+            # at batch 960" is two aggregates, whose per-stream figures (1.7 against 3.0) no division of one side gives
+        return {"what": what, "count": count, "said": said.group(0).strip()}
     return None
 
 # (issue 11 s) The GPU said to sit idle in so many words ("the GPU is idle while ...", "the GPUs sit idle most of the

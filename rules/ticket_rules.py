@@ -3025,6 +3025,59 @@ def one_stream_vs_reference(facts: Facts, predictions=None):
                      "https://docs.vllm.ai/en/latest/contributing/benchmarks.html"])
 
 
+@rule("ticket.reference_other_scope", "expected_physics", "insufficient_data")
+def reference_other_scope(facts: Facts, predictions=None):
+    """A measured rate set against a reference figure said to be of another scope (claims.reference_scope): many
+    streams at once or several GPUs. An aggregate sums every stream in flight and a multi-GPU figure the work of all
+    its cards, so the gap to one stream on one card is no evidence of a fault. Where the count is said, the reference
+    is converted (aggregate / streams, N cards / N), a floor for one stream or one card: a measured rate within
+    REFERENCE_GAP of that floor or above it shows no fault; below it a like-for-like figure is needed (the division
+    is not exact); without a count only a like-for-like figure can tell."""
+    ref = _first(facts, "reference_rate")
+    if not ref or ref.guess or ref.negated or "scope" not in ref.data:
+        return
+    d, scope = ref.data, ref.data["scope"]
+    per = {"streams": "stream", "gpus": "GPU"}[scope["what"]]
+    many = {"streams": "streams", "gpus": "GPUs"}[scope["what"]]
+    measure = ("with as many requests in flight" if scope["what"] == "streams" else "on as many GPUs") + \
+        " as the reference, or find a reference figure for one " + per
+    if scope["count"]:
+        converted = d["reference"] / scope["count"]
+        evidence = [ev(ref, f'the measured rate (expected: the reference "{scope["said"]}" divided by '
+                       f'{scope["count"]}, per {per})', d["measured"], round(converted, 2), d["unit"]),
+                    ev(ref, f'the reference figure, of {scope["count"]} {many}', d["reference"], None,
+                       d["unit"])]
+        if d["measured"] * claims.REFERENCE_GAP >= converted:
+            yield make("ticket.reference_other_scope", "expected_physics", "info", 0.6,
+                       f"The reference ({d['reference']:g} {d['unit']}) is of {scope['count']} {many}: "
+                       f"per {per} it is {converted:.3g}; the measured {d['measured']:g} is not far below that floor",
+                       f"The reference figure sums {scope['count']} {many} ({scope['said']!r}); the "
+                       f"measured one is one {per}'s. Divided by {scope['count']}, the reference is {converted:.3g} "
+                       f"{d['unit']} per {per}, a floor for one {per} alone (a stream alone runs at least at its "
+                       f"share of a batch; {scope['count']} GPUs speed one stream up less than {scope['count']}x), "
+                       f"and the measured {d['measured']:g} is within {claims.REFERENCE_GAP:g}x of it or above: "
+                       "the figures are not comparable as quoted, and converted they show no fault.",
+                       evidence, fix="Compare " + measure + ".")
+            return
+        yield make("ticket.reference_other_scope", "insufficient_data", "info", 0.0,
+                   f"The reference is of {scope['count']} {many}; converted per {per} it is still "
+                   f"{converted / d['measured']:.2g}x the measured rate",
+                   f"The reference figure sums {scope['count']} {many} ({scope['said']!r}), so it is not "
+                   f"the measured {per}'s figure. Divided by {scope['count']} it is {converted:.3g} {d['unit']}, "
+                   f"still past the measured {d['measured']:g}, but a sum over {many} does not divide "
+                   "evenly (shared weight reads, communication): a like-for-like figure is needed to call a fault.",
+                   evidence, fix="Measure " + measure + ".", ask="a figure measured " + measure.split(", or")[0])
+        return
+    yield make("ticket.reference_other_scope", "insufficient_data", "info", 0.0,
+               f"The reference ({d['reference']:g} {d['unit']}) is {scope['said']!r}, not one {per}'s figure",
+               f"The reference figure is said to be {scope['said']!r}: it sums many {many}, the measured "
+               f"{d['measured']:g} {d['unit']} is one {per}'s. The gap is no evidence of a fault until a "
+               "like-for-like figure is compared.",
+               [ev(ref, "the measured rate (the reference, of another scope)", d["measured"], d["reference"],
+                   d["unit"])],
+               fix="Measure " + measure + ".", ask="a figure measured " + measure.split(", or")[0])
+
+
 @rule("ticket.binding_off_node", "numa_affinity")
 def binding_off_node(facts: Facts, predictions=None):
     """The process bound (taskset, numactl, a container cpuset) to CPUs that share none with the GPUs it drives (the
