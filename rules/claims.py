@@ -7295,7 +7295,9 @@ def reference_mark(sentence: str) -> re.Match | None:
 
 
 def reference_rate(text: str) -> Claim | None:
-    """The first sentence that sets a measured rate against a reference one (see _REFERENCE_MARK)."""
+    """The first sentence that sets a measured rate against a reference one (see _REFERENCE_MARK); its data carries
+    the reference's scope where the words say it sums many streams and the measured one is one stream's (_pair_scope).
+    Without such a sentence, the first sentence or paragraph that says both scopes outright (scope_pair)."""
     for sentence in sentences(text):
         rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(sentence)]
         if len(rates) != 2 or rates[0][1] != rates[1][1] or asked(sentence):
@@ -7306,66 +7308,117 @@ def reference_rate(text: str) -> Claim | None:
         low, high = sorted(r[0] for r in rates)
         if low > 0 and high >= REFERENCE_GAP * low:
             data = {"measured": low, "reference": high, "unit": rates[0][1]}
-            scope = reference_scope(sentence, rates, text.replace(sentence, " "))
+            scope = _pair_scope(sentence, rates, text.replace(sentence, " "))
             if scope:
                 data["scope"] = scope
             return Claim("reference_rate", "", _quote(sentence, mark, 80), data)
-    return None
+    return scope_pair(text)
 
 
-# (scope25, issue 11) What the reference figure measured, said beside it: many requests at once ("aggregate",
-# "total throughput", "at 64 concurrent requests", "batch size 32") or several GPUs ("on 8 GPUs", "8x H100",
-# "dual 3090s", "two cards"). An engine's published throughput sums every stream in flight; a multi-GPU headline sums
-# or splits the work over its cards: neither is one stream on one card. The count, where said, converts the figure.
-_SCOPE_STREAMS = re.compile(
-    r"(?<![\w.])(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|streams?|"
-    r"clients?|sequences?|prompts?)\b|"
-    r"\b(?:concurrency|max[-_ ]concurrency|batch[-_ ]size|bs|max[-_]num[-_]seqs)\s*(?:=|:|of|at)?\s*(\d{1,4})\b|"
-    r"\b(aggregate|total|combined|overall|batched)\s+(?:output\s+|generation\s+|decode\s+)?"
+# (scope26, issue 11) Many streams at once said beside a figure: "aggregate/total/system throughput", "100t/s
+# aggregated", "(~416 tok/s total)", "64 concurrent requests", "when I have two requests", "concurrency 32", "batch size
+# 64"; one stream: "one request", "single stream", "per user", "each", "alone", "concurrency 1". A served figure sums
+# every stream in flight: TensorRT-LLM's perf page computes throughput as output tokens x batch size / runtime
+# (NVIDIA/TensorRT-LLM#43), and "a GPU server might deliver 30 tok/s to each of 100 concurrent users - 3,000 tok/s of
+# system throughput" (infercom.ai's glossary). So aggregate / streams is the per-stream figure. (Several GPUs as a
+# scope, "N cards / N", is not read: no verbatim thread of tests/data/scope26 supports it yet.)
+_NUMBER_WORD = r"(\d{1,4}|two|three|four|five|six|eight|ten|sixteen)"
+_SCOPE_MANY = re.compile(
+    r"(?<![\w.])" + _NUMBER_WORD + r"\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|streams?|"
+    r"clients?|sequences?|prompts?|threads?)\b|"
+    r"(?:(?<=have )|(?<=with )|(?<=at ))" + _NUMBER_WORD + r"\s+(?:requests|streams|users|sequences)\b|"
+    r"\b(?:concurrency|max[-_ ]concurrency|batch[-_ ]size|bs|max[-_]num[-_]seqs)\s*(?:=|:|of|at)?\s*"
+    r"(\d{1,4})\b(?![.\d])|"
+    r"\b(aggregated?|total|combined|overall|batched|system)\s+(?:output\s+|generation\s+|decode\s+)?"
     r"(?:throughput|tok\w*/s|tokens?)", re.I)
-_SCOPE_GPUS = re.compile(
-    r"(?<![\w.])(\d{1,2}|one|two|three|four|six|eight)\s*[- ]?\s*(?:x\s*)?(?:[A-Z]{1,2}\d{2,4}\w*\s+)?"
-    r"(?:GPUs?|cards?|boards?)\b|"
-    r"(?<![\w.])(\d{1,2})\s*[x×]\s*(?:(?:NVIDIA|RTX|GeForce|Tesla)\s+)*[A-Z]{1,2}\d{2,4}\w*|"
-    r"(?<![\w.])(\d{1,2}|two|three|four|six|eight)\s+(?:(?:NVIDIA|RTX|GeForce|Tesla)\s+)*[A-Z]{0,2}\d{3,4}\w*?s\b|"
-    r"\b(dual)\s+(?:(?:RTX|GeForce)\s+)?(?:[A-Z]{1,2})?\d{2,4}s?\b|\b(dual)[- ](?:GPU|card)s?\b|"
-    r"(?:--tensor[-_]parallel[-_]size|--tp(?:[-_]size)?|--num[-_]shard|\bTP)\s*[= ]?\s*(\d{1,2})\b", re.I)
-_COUNTS = {"one": 1, "dual": 2, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8}
+# a sum named right after its figure: "100t/s aggregated", "(~416 tok/s total)"
+_SCOPE_AFTER = re.compile(r"[\s*)]{0,3}(aggregated?|total|combined)\b", re.I)
+_SCOPE_ONE = re.compile(
+    r"\b(?:one|single|a single|1)\s+(?:concurrent\s+)?(?:request|stream|user|prompt|sequence|query|client)\b|"
+    r"\bsingle[- ](?:stream|user|request|flight|query)\b|\bper[- ](?:stream|request|user|query|thread|sequence)\b|"
+    r"\beach\b|\balone\b|\b(?:concurrency|batch[-_ ]size|bs)\s*(?:=|:|of)?\s*1\b(?![.\d])", re.I)
+# clauses: a scope word belongs to the rate of its own clause ("one request ... 70 tokens/s; two requests ... 140")
+_CLAUSE_SEP = re.compile(r";|\s[-–—]\s|\b(?:vs\.?|versus|but|and|while|whereas)\b", re.I)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "sixteen": 16}
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 def _scope_count(m: re.Match) -> int | None:
-    """The count a scope phrase says (2 for 'dual'), or None for a word without one ('aggregate')."""
+    """The count a scope phrase says, or None for a word without one ('aggregate')."""
     for g in m.groups():
         if g:
             return int(g) if g.isdigit() else _COUNTS.get(g.lower())
     return None
 
 
-def reference_scope(sentence: str, rates: list, rest: str = "") -> dict | None:
-    """{"what": "streams"|"gpus", "count": N or None, "said": phrase} when the reference figure's side of the sentence
-    names many streams or several GPUs and neither the measured figure's side nor the rest of the ticket names more
-    than one; None otherwise. Each phrase belongs to the figure nearer to it. (Precision first: "TP=8" anywhere in
-    the ticket makes an 8-GPU reference like for like.)"""
-    (_, _, first), (_, _, second) = rates
-    high, low = (first, second) if rates[0][0] >= rates[1][0] else (second, first)
+def _owner(window: str, at: tuple[int, int], rates: list) -> int | None:
+    """Index of the rate a phrase at `at` describes: the one rate of its clause; the nearer one when its clause holds
+    both; none when its clause holds neither ("..., but a much slower experience per request")."""
+    cuts = [0] + [m.end() for m in _CLAUSE_SEP.finditer(window)] + [len(window)]
+    lo = max(c for c in cuts if c <= at[0])
+    hi = min((c for c in cuts if c >= at[1]), default=len(window))
+    inside = [i for i, r in enumerate(rates) if lo <= r[2].start() and r[2].end() <= hi]
+    if len(inside) == 1:
+        return inside[0]
+    if not inside:
+        return None
+    gaps = [max(r[2].start() - at[1], at[0] - r[2].end(), 0) for r in rates]
+    return min(range(len(rates)), key=gaps.__getitem__)
 
-    def gap(m: re.Match, figure: re.Match) -> int:
-        return max(figure.start() - m.end(), m.start() - figure.end(), 0)
 
-    for what, pattern in (("streams", _SCOPE_STREAMS), ("gpus", _SCOPE_GPUS)):
-        found = list(pattern.finditer(sentence))
-        ref = [m for m in found if gap(m, high) < gap(m, low)]  # each phrase is the nearer figure's
-        if not ref:
+def _each_of(text: str, m: re.Match) -> bool:
+    """'to each of 100 concurrent users': the figure before it is one user's; the phrase gives the count."""
+    return text[:m.start()].rstrip().lower().endswith("each of")
+
+
+def _pair_scope(window: str, rates: list, rest: str = "") -> dict | None:
+    """{"what": "streams", "count": N or None, "said": phrase} when the larger of two rates is said to be of many
+    streams and the smaller to be one stream's; None otherwise. Precision first: a reference mark alone does not
+    make the smaller figure one stream's, and the rest of the ticket naming many streams (two aggregates at one load,
+    a measured figure that may be a sum too) leaves the scope unread."""
+    high = 0 if rates[0][0] >= rates[1][0] else 1
+    single = [_owner(window, m.span(), rates) for m in _SCOPE_ONE.finditer(window)]
+    found = [(m, _owner(window, m.span(), rates)) for m in _SCOPE_MANY.finditer(window)]
+    found += [(m, i) for i, r in enumerate(rates) for m in [_SCOPE_AFTER.match(window, r[2].end())] if m]
+    each = [m for m, i in found if i == 1 - high and _each_of(window, m)]
+    ref = [m for m, i in found if i == high]
+    own = [m for m, i in found if i == 1 - high and m not in each]
+    if not ref or own or high in single or (1 - high) not in single:
+        return None
+    said = next((m for m in ref if _scope_count(m) is not None), ref[0])  # (a count where one is said)
+    count = _scope_count(said)
+    if count is None and each:
+        count, said = _scope_count(each[0]), each[0]
+    if count is not None and count < 2:
+        return None  # ("concurrency 1": one stream, the same scope as one request)
+    if any(_scope_count(m) != 1 for m in _SCOPE_MANY.finditer(rest) if not _each_of(rest, m)):
+        return None  # the ticket names many streams elsewhere: the measured figure may be of them too
+    return {"what": "streams", "count": count, "said": said.group(0).strip(" *)")}
+
+
+def scope_pair(text: str) -> Claim | None:
+    """The first sentence, else paragraph, with exactly two rates of one unit, the larger at least REFERENCE_GAP times
+    the smaller and said to be of many streams or GPUs, the smaller said to be one stream's (_pair_scope): a
+    reference_rate claim with its scope. Real tickets state the comparison over a paragraph as often as in a sentence
+    ("37t/s single stream and 100t/s aggregated"; "one request ... 70 tokens/s; two requests ... 140 tokens/s")."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if "```" not in p and not re.search(r"^\s*\|", p, re.M)]
+    for window in sentences(text) + [p for p in paragraphs if len(sentences(p)) > 1]:
+        window = _THOUSANDS.sub("", window)
+        if asked(window):  # the figures stated before the closing question ("..., so why can't ... ?"), not in it
+            window = window[:max(window.rfind(","), window.rfind(";"), 0)]
+        # (a figure in a condition is no measurement: "If each request must stay above ~40 tok/s, ...")
+        rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(window)
+                 if not conditional(window[:m.start()], when=False)]
+        if len(rates) != 2 or rates[0][1] != rates[1][1]:
             continue
-        said = next((m for m in ref if _scope_count(m) is not None), ref[0])  # (a count where one is said)
-        count = _scope_count(said)
-        if count is not None and count < 2:
-            continue  # ("concurrency 1": one stream, the same scope as one request)
-        own = [_scope_count(m) for m in found if m not in ref] + [_scope_count(m) for m in pattern.finditer(rest)]
-        if any(c != 1 for c in own):
-            continue  # the measured figure is of many streams or GPUs too: "862 tok/s at batch 512, not the 2916
-            # at batch 960" is two aggregates, whose per-stream figures (1.7 against 3.0) no division of one side gives
-        return {"what": what, "count": count, "said": said.group(0).strip()}
+        low, high = sorted(r[0] for r in rates)
+        if not (low > 0 and high >= REFERENCE_GAP * low):
+            continue
+        scope = _pair_scope(window, rates, _THOUSANDS.sub("", text).replace(window, " "))
+        if scope:
+            at = max(rates, key=lambda r: r[0])[2]
+            return Claim("reference_rate", "", _quote(window, at, 80),
+                         {"measured": low, "reference": high, "unit": rates[0][1], "scope": scope})
     return None
 
 # (issue 11 s) The GPU said to sit idle in so many words ("the GPU is idle while ...", "the GPUs sit idle most of the
