@@ -3875,6 +3875,23 @@ def _power_state_drop(text: str, m: re.Match) -> bool:
     return bool(ended) and not re.search(r"\b(?:start|began|begin)", ended[-1].group(0), re.I)
 
 
+# (ut26a) A rate given at a GPU count on a line of its own, in any rate unit: "2GPU has 2.9it/s" over "1GPU has
+# 3.4it/s" (wasiahmad/NeuralCodeSum#12), "TP=4: 35 samples/s". A line naming two counts does not say whose the rate is.
+_A_RATE = re.compile(r"\d(?:\.\d+)?\s*" + _RATE_UNIT, re.I)
+
+
+def rates_by_layout(facts: Facts) -> dict[int, str]:
+    """GPU counts the reporter states a rate at, each with the line it was read from: both sides of a scaling
+    comparison given in words, whatever the unit (the figure checks judge tok/s only)."""
+    out: dict[int, str] = {}
+    for _, text in texts(facts):
+        for line in text.splitlines():
+            counts = _layout_counts(line) if _A_RATE.search(line) else []
+            if len(counts) == 1:
+                out.setdefault(counts[0], one_line(line))
+    return out
+
+
 def _rate_rose(m: re.Match) -> bool:
     """A rate that went from one figure to a higher one ("went from 24 to 38 tok/s"): a gain, not a slowdown."""
     return bool(m.groupdict().get("was")) and float(m.group("now")) >= float(m.group("was"))

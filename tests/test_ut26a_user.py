@@ -9,7 +9,11 @@ threads, and on real near-misses:
   (defog-ai/sqlcoder#37), "... load it only on a single GPU? Can it improve performance?" (ParlAI#2844)
   (claims.layout_speed_asked);
 - two systems of different GPU counts whose speed is then said to be alike ("the response time of the two systems is
-  almost the same", PromtEngineer/localGPT#696) came back healthy (claims._systems_alike).
+  almost the same", PromtEngineer/localGPT#696) came back healthy (claims._systems_alike);
+- a rate given at each GPU count in the reporter's words in a unit the figure checks do not judge ("2GPU has 2.9it/s",
+  "1GPU has 3.4it/s", wasiahmad/NeuralCodeSum#12) was asked for again (claims.rates_by_layout, engine.symptom_ask);
+- a data-parallel training job whose steps per second fall on more GPUs (tensorflow/tensor2tensor#1110) was answered
+  as tensor parallelism and sent to `diagnose predict --tp` (ticket.symptom_prior's training answer).
 """
 
 from pathlib import Path
@@ -119,3 +123,38 @@ def test_two_systems_of_different_counts_alike():
 ])
 def test_near_misses_are_no_scaling_statement(text):
     assert not claims.more_gpus_no_gain(said(text))
+
+
+# --------------------------------------------------------------------------- rates given at each layout, any unit
+
+def test_neuralcodesum_12_is_not_asked_for_the_rates_it_gives():
+    """Both layouts' it/s are in the paste: the answer asks for no "same benchmark at the smaller layout"."""
+    r = verdict("neuralcodesum12.md")
+    assert "smaller layout" not in r["verdict"]["summary"]
+    assert claims.rates_by_layout(said("2GPU has 2.9it/s \n1GPU has 3.4it/s")) == {2: "2GPU has 2.9it/s", 1:
+                                                                                  "1GPU has 3.4it/s"}
+
+
+def test_a_line_with_two_counts_gives_no_layout_its_rate():
+    """Near-miss: one line naming two layouts does not say whose each rate is (pytorch-labs/gpt-fast#111, kept in
+    tests/data/ut12x; its tok/s are read by the figure readers, which split the clauses)."""
+    line = ("I'm attempting to deploy llama2-7b-chat-hf on a server equipped with two V100 GPUs linked by NVLink, but "
+            "I've encountered an issue where the tokens per second (token/s) performance is worse when utilizing both "
+            "GPUs compared to just one. Specifically, with a single GPU, I achieve 29 tokens/s, but this drops to only "
+            "17 tokens/s when employing tensor parallelism.")
+    assert claims.rates_by_layout(said(line)) == {}
+
+
+# --------------------------------------------------------------------------- data-parallel training
+
+def test_t2t_1110_is_answered_as_data_parallel_training():
+    lead = finding(verdict("t2t1110.md"), "ticket.symptom_prior")
+    assert lead["title"] == "Data-parallel training: a step on more GPUs carries more examples"
+    assert "--tp" not in lead["fix"] and "examples (samples or tokens) per second" in lead["fix"]
+
+
+def test_a_served_fine_tune_is_no_training_job():
+    """Near-miss: "wizardLLM-70b which is fine-tuned variant of llama2-70b ... using vLLM worker ... tensor-parallelism
+    was set to 4" (lm-sys/FastChat#2746, kept in tests/data/ut13) is a model served, not trained."""
+    r = report_json("ticket", str(DATA.parent / "ut13" / "fastchat2746.md"))
+    assert "Data-parallel training" not in str(r["findings"])
