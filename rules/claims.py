@@ -3875,6 +3875,23 @@ def _power_state_drop(text: str, m: re.Match) -> bool:
     return bool(ended) and not re.search(r"\b(?:start|began|begin)", ended[-1].group(0), re.I)
 
 
+# (ut26a) A rate given at a GPU count on a line of its own, in any rate unit: "2GPU has 2.9it/s" over "1GPU has
+# 3.4it/s" (wasiahmad/NeuralCodeSum#12), "TP=4: 35 samples/s". A line naming two counts does not say whose the rate is.
+_A_RATE = re.compile(r"\d(?:\.\d+)?\s*" + _RATE_UNIT, re.I)
+
+
+def rates_by_layout(facts: Facts) -> dict[int, str]:
+    """GPU counts the reporter states a rate at, each with the line it was read from: both sides of a scaling
+    comparison given in words, whatever the unit (the figure checks judge tok/s only)."""
+    out: dict[int, str] = {}
+    for _, text in texts(facts):
+        for line in text.splitlines():
+            counts = _layout_counts(line) if _A_RATE.search(line) else []
+            if len(counts) == 1:
+                out.setdefault(counts[0], one_line(line))
+    return out
+
+
 def _rate_rose(m: re.Match) -> bool:
     """A rate that went from one figure to a higher one ("went from 24 to 38 tok/s"): a gain, not a slowdown."""
     return bool(m.groupdict().get("was")) and float(m.group("now")) >= float(m.group("was"))
@@ -4090,6 +4107,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
+            if kind == "error" and _remedy_failed(text, m):
+                continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
@@ -4111,6 +4130,22 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+# (ut26a) A remedy the reporter tried, named as the subject of "did not work": an environment assignment set before the
+# command ("NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me", facebookresearch/ParlAI#2844, in a ticket about
+# slow replies) or the words for a tried fix. What failed is the attempt, not the system: the ticket's trouble is
+# what the attempt was for. An option or feature that does not work ("the --tp option does not work") stays a failure.
+_REMEDY = re.compile(r"(?:\b[A-Z][A-Z0-9_]{2,}=\S*|\b(?:prefix|workaround|work-around|fix|solution|suggestion|trick|"
+                     r"tip|advice|hack)(?:es|s)?\b)(?:\s+(?:also|either|too|still|did|does|do|has|have|had|is|was|were))*\s*$")
+_DOES_NOT_WORK = re.compile(r"(?:does ?n[o']t|did ?n[o']t|not) work", re.I)
+
+
+def _remedy_failed(text: str, m: re.Match) -> bool:
+    """Is the match "does not work" said of a remedy the reporter tried (_REMEDY right before it)?"""
+    if not _DOES_NOT_WORK.match(m.group(0)):
+        return False
+    return bool(_REMEDY.search(text[_sentence_start(text, m.start()):m.start()].rstrip()))
 
 
 def _as_expected_said(text: str, m: re.Match) -> bool:
@@ -5199,7 +5234,32 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
             if len(set(nccl_versions(sentence))) >= 2:
                 continue  # "nccl v2.7.6 slow down 30% than nccl v2.5.7 ... on 8*v100": two releases on the same GPUs
             out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
+        if not out:
+            out += _systems_alike(source, text)
     return out
+
+
+# (ut26a) Two systems of different GPU counts named first, then their speed said to be alike by pointing back at them:
+# "I installed localGPT on two systems, one with 4xA100 GPU and the other with 8xH100 GPU. The test results show that
+# the response time of the two systems is almost the same" (PromtEngineer/localGPT#696). Not "both GPUs are at the
+# same clock" (no speed), nor two systems of one count ("two nodes of 8 GPUs each ... both are the same").
+_BOTH_SYSTEMS = re.compile(r"\b(?:the\s+two|both(?:\s+(?:of\s+)?the)?)\s+(?:\w+\s+)?(?:systems?|setups?|machines?|"
+                           r"environments?|servers?|nodes?|boxes|configurations?|configs?|clusters?|rigs?)\b", re.I)
+_ALIKE = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s+(?:\w+\s+){0,2}?(?:the\s+)?"
+                    r"(?:same|identical|similar|equal|comparable)\b", re.I)
+
+
+def _systems_alike(source: str, text: str) -> list[Claim]:
+    """more_gpus_no_gain's claim where the layouts and the speed said alike sit in different sentences (_ALIKE)."""
+    for sentence in sentences(spaced(text)):
+        alike = _ALIKE.search(sentence)
+        if not alike or not _BOTH_SYSTEMS.search(sentence) or not _SPEED_TOPIC.search(sentence) or \
+                _NEGATION.search(sentence[max(0, alike.start() - 20):alike.end()]):
+            continue
+        before = spaced(text)[:spaced(text).find(sentence)]
+        if len(set(_counted(before))) >= 2:
+            return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
+    return []
 
 
 
@@ -5329,14 +5389,23 @@ def _counts_contrasted(sentence: str) -> Claim | None:
 # comparison of layouts in the sentence itself ("would two GPUs be faster than one?", "is it faster with 4 cards?").
 # "Tree is faster than ring on two nodes" compares algorithms, not layouts.
 _SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalty|hit|cost|difference|gain|loss|change|"
-                 r"drop)s?\b|\bhow (?:fast|slow|quick)\b|\bhow much (?:faster|slower|quicker|speed\w*)\b")
+                 r"drop)s?\b|\bhow (?:fast|slow|quick)\b|\bhow much (?:faster|slower|quicker|speed\w*)\b|"
+                 # (ut26a) the matter at hand said to help the speed, by a pronoun that points back to it: "Is there a
+                 # way to load it only on a single GPU? Can it improve performance?" (facebookresearch/ParlAI#2844);
+                 # not "would a newer driver improve performance?", which names another matter
+                 r"\b(?:it|this|that)\s+(?:\w+\s+)?(?:improve|increase|boost|help)\s+(?:the\s+)?(?:overall\s+)?"
+                 r"(?:performance|speed|throughput|latency|response time)\b")
 _SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
-_SPEED_CHANGE = r"\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up)\b"
-_GPUS_NAMED = (r"(?:\d+|two|three|four|six|eight|multiple|several|more|a second|another)\s+(?:\w+\s+)?"
-         r"(?:GPUs?|cards?|devices?)\b")
+# (ut26a) the time asked to shrink: "Can it take less time if I use 2* A100（80G）gpu?" (defog-ai/sqlcoder#37)
+_SPEED_CHANGE = (r"\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up|less time|"
+                 r"(?:shorter|lower) (?:time|latency))\b")
+# a count of GPUs, also as "2x A100 GPUs" and "2* A100（80G）gpu" (a model and its memory in brackets before the noun);
+# a figure glued to its unit ("80GB GPU") is no count
+_GPUS_NAMED = (r"(?:\d+(?:\s*[*x×]\s*|\s+)|(?:two|three|four|six|eight|multiple|several|more|a second|another)\s+)"
+               r"(?:[\w-]+\s*(?:[(（][^)）\n]{1,12}[)）]\s*)?)?(?:GPUs?|cards?|devices?)\b")
 _LAYOUTS_COMPARED = re.compile(
     _SPEED_CHANGE + r"[^.?\n]{0,30}?\b(?:than\s+(?:on\s+|with\s+)?(?:a\s+single|a|one|1|single)\s+"
-    r"(?:GPU|card|device)\b|(?:with|on|using|across|over)\s+(?:the\s+)?" + _GPUS_NAMED + r")|"
+    r"(?:GPU|card|device)\b|(?:with|on|using|use|across|over)\s+(?:the\s+)?" + _GPUS_NAMED + r")|"
     r"\b" + _GPUS_NAMED + r"[^.?\n]{0,40}?" + _SPEED_CHANGE, re.I)
 
 

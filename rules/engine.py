@@ -406,6 +406,7 @@ def symptom_ask(facts) -> str | None:
     """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
     from diagnose.evidence import CollectiveResult, Measurement, Workload
+    from rules.claims import rates_by_layout
 
     said = _ticket_symptom(facts)
     if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
@@ -414,8 +415,9 @@ def symptom_ask(facts) -> str | None:
     if said in ("slow", "normal?") and any(w.framework and (w.batch or w.concurrency) and w.eager is not None
                                            for w in facts.of(Workload)):
         return None
-    if said == "scaling" and len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1:
-        return None  # two layouts already stated
+    if said == "scaling" and (len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1
+                              or len(rates_by_layout(facts)) > 1):
+        return None  # two layouts already stated, or a rate at each in the reporter's words
     return SYMPTOM_ASKS.get(said)
 
 

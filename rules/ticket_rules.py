@@ -2183,6 +2183,24 @@ def symptom_prior(facts: Facts, predictions=None):
                        evidence, fix="Compare each figure with its own fabric's rate at large sizes (-b 1G -e 8G)"
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
             return
+        if training_job(facts) and not engine_of(facts) and not wfield(facts, "tp")[0]:
+            # (ut26a) a training job's GPUs each run a batch of their own and all-reduce the gradients once per step
+            # (PyTorch DistributedDataParallel, Horovod, tensor2tensor's --worker_gpu): a step on N GPUs is N batches,
+            # so steps or iterations per second stay level or fall while the examples per second grow
+            # (tensorflow/tensor2tensor#1110: "~2 steps for Multi-GPU, compared to ~9 steps for Single-GPU", expected)
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
+                       "Data-parallel training: a step on more GPUs carries more examples",
+                       "In synchronous data-parallel training every GPU runs its own batch and the gradients are "
+                       "all-reduced once per step, so one step on N GPUs processes N batches: steps or iterations per "
+                       "second stay level or fall a little while the examples per second grow. With the global batch "
+                       "held fixed instead, each GPU gets a smaller share and the per-step all-reduce weighs more. "
+                       "Nothing in the ticket shows a broken link or setting.",
+                       evidence, fix="Compare examples (samples or tokens) per second, steps per second times the "
+                       "global batch, at each GPU count; if those do not grow, check the input pipeline (data-loader "
+                       "workers, disk) and the links"
+                       + _still_to_attach(facts, "to rule out a transport problem") + ".",
+                       refs=["https://pytorch.org/docs/stable/notes/ddp.html"])
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
