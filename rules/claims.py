@@ -2567,11 +2567,12 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
 # (mend2_25) A utilisation said as a range, as people read nvidia-smi's moving GPU-Util column: "the GPUs stayed at
 # 2-5%", "hovers around 30-40%", "30%~40%", "between 30 and 40%". One reading: its top as data["percent"] (what a rule
 # that asks "is it low?" may rely on), its bottom as data["low"]. "From 90 to 30 %" is a change, not a range.
-_RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to)\s*$|"
+# (review26) and in Chinese, 到 / 至 "to": "GPU 使用率一直在30%到60%之间" (stanleylsx/entity_extractor_by_ner#6)
+_RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to|到|至)\s*$|"
                            r"\bbetween\s+(\d{1,3}(?:\.\d+)?)\s*%?\s+and\s+$", re.I)
-_RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to)\s*(\d{1,3}(?:\.\d+)?)\s*%")
-# (review26) ... and its top after "between X% and": "fluctuates between 0% and 90%" (tloen/alpaca-lora#584) is one
-# range, not a GPU at 0 %
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to|到|至)\s*(\d{1,3}(?:\.\d+)?)\s*%")
+# (review26) ... and its top after "between X% and": "GPU utilization is jumping between 12% and 95%"
+# (keras-team/keras-applications#146) is one range, not a GPU at 12 %
 _RANGE_AND_AFTER = re.compile(r"\s+and\s+(\d{1,3}(?:\.\d+)?)\s*%")
 # (mend2_25) nvidia-smi's column named and its figure written bare, without "%": "GPU-Util never goes above 20", "the
 # GPU-Util is usually 0", "gpu util = 0", "GPU-util is always zero". Only the GPU's own column or share names it (not
@@ -4462,7 +4463,11 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"\b(?:how|can (?:I|we)|could (?:I|we)|is there)\b[^.?\n]{0,30}?"
                         r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
                         r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
-                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
+                        # (review26) ... and "is there any way to raise it": "有没有什么办法可以提高？" said of a GPU
+                        # utilisation (stanleylsx/entity_extractor_by_ner#6), as "is there a way to improve" above;
+                        # not a model's accuracy or quality ("如何能提高模型的准确率呢", mohenghui/yolov5_flask#2)
+                        r"(?:如何|怎么|怎样|有什么方法|有没有(?:什么)?(?:办法|方法))[^。？?\n]{0,20}?"
+                        r"(?:提速|加速|加快|(?:提高|提升|增大)(?![^。？?\n]{0,8}?(?:准确|精度|精确|正确率|效果|质量)))|提速|"
                         # a rate called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"; not a
                         # count ("我只有 1 张 4090") nor "刚才" (just now)
                         r"(?:只有|仅有|仅|(?<!刚)才)\s*(?:约|大约|大概)?\s*\d+(?:\.\d+)?\s*"
