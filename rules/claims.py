@@ -808,7 +808,7 @@ _OPTION_ON = (r"\b(?:pass(?:ing)?|add(?:ing)?|enabl(?:e|ing)|set(?:ting)?|turn(?
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
 # ("stucks" is how many reporters conjugate it: "the process stucks", facebookresearch/Detectron#219)
 _STOPS = (r"(?:" + _HANG + r"|\bstucks?\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
-          r"\bstop(?:s|ped)? responding\b)")
+          r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
 _ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
 _FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
@@ -828,9 +828,12 @@ _NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?
 _WORK_DONE = (r"(?:(?:the\s+)?complet(?:ion|ing)\s+(?:of\s+)?|finishing\s+)?"
               r"(?:about |around |roughly |over |more than |~)?"
               r"(?:(?:one|an?|the first)\s+(?:full\s+|whole\s+)?epoch\b|"
-              r"(?:\d{2,}\s*|(?:several|some|many|(?:a\s+)?few|hundreds of|thousands of)\s+)"
-              r"(?:successful\s+)?(?:training\s+)?(?:steps?|iterations?|iters?|epochs?|requests?|"
-              r"batch(?:es)?(?!\s*size)|generations?)\b)")
+              r"(?:\d{2,}\s*|(?:several|some|many|(?:a\s+)?few|hundreds of|thousands of)\s+|"
+              # (review26) a small count or a range of them: "after 2-3 requests", "after ~100-120 successful
+              # completions" (sgl-project/sglang#27949, #22779): any request served ran the layers' all-reduces
+              r"\d+\s*[-–~]\s*\d+\s*|[2-9]\s+)"
+              r"(?:successful\s+)?(?:training\s+|chat\s+)?(?:steps?|iterations?|iters?|epochs?|requests?|"
+              r"completions?|responses?|queries|batch(?:es)?(?!\s*size)|generations?)\b)")
 # (review2_25) A numbered epoch, iteration or step after the first: "stuck in epoch 8 or 9" (VISION-SJTU/
 # PointAugmenting#3), "stuck in the 88 epoch" (facebookresearch/3detr#22), "stuck after epoch 50 is complete"
 # (NVlabs/few-shot-vid2vid#37). The first ran its collectives to the end, so the peer path delivered; the first epoch or
@@ -2083,11 +2086,21 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(text) if s and s.strip() and not _TEMPLATE_CHECKLIST.match(s)]
 
 
+# (review26) Python's report of an exception it could not raise (sys.unraisablehook: a destructor such as __del__, or
+# garbage collection at interpreter shutdown): "Exception ignored in: <function LLMEngine.__del__ ...>", then the
+# traceback and its last line. Nothing reached the caller and the program went on or had ended (vllm-project/vllm#8208,
+# run-llama/llama_index#13019: "This isn't an error, the program ran fine"), so no software raising.
+_UNRAISABLE = re.compile(r"^[ \t]*Exception ignored in\b[^\n]*\n(?:[ \t]*Traceback \(most recent call last\):?[^\n]*\n"
+                         r"(?:[ \t]+[^\n]*\n)*)?[^\n]*", re.M)
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
     else the first negated one (negated=True)."""
     guessed = negated = None
+    if kind == "exception":
+        text = _UNRAISABLE.sub("", text)
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
@@ -2388,7 +2401,8 @@ def claims(facts: Facts) -> list[Claim]:
             pct = 0.0 if m.group(number).lower() == "zero" else float(m.group(number))
             lead = text[max(0, m.start() - 12):m.start(number)]
             low = next((float(g) for r in [_RANGE_BEFORE.search(lead)] if r for g in r.groups() if g), None)
-            top = _RANGE_AFTER.match(text, m.end())
+            top = _RANGE_AFTER.match(text, m.end()) or (
+                re.search(r"\bbetween\s+$", lead, re.I) and _RANGE_AND_AFTER.match(text, m.end()))
             if low is None and top and float(top.group(1)) > pct:
                 low, pct, read_to = pct, float(top.group(1)), top.end()
             else:
@@ -2553,9 +2567,13 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
 # (mend2_25) A utilisation said as a range, as people read nvidia-smi's moving GPU-Util column: "the GPUs stayed at
 # 2-5%", "hovers around 30-40%", "30%~40%", "between 30 and 40%". One reading: its top as data["percent"] (what a rule
 # that asks "is it low?" may rely on), its bottom as data["low"]. "From 90 to 30 %" is a change, not a range.
-_RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to)\s*$|"
+# (review26) and in Chinese, 到 / 至 "to": "GPU 使用率一直在30%到60%之间" (stanleylsx/entity_extractor_by_ner#6)
+_RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to|到|至)\s*$|"
                            r"\bbetween\s+(\d{1,3}(?:\.\d+)?)\s*%?\s+and\s+$", re.I)
-_RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to)\s*(\d{1,3}(?:\.\d+)?)\s*%")
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to|到|至)\s*(\d{1,3}(?:\.\d+)?)\s*%")
+# (review26) ... and its top after "between X% and": "GPU utilization is jumping between 12% and 95%"
+# (keras-team/keras-applications#146) is one range, not a GPU at 12 %
+_RANGE_AND_AFTER = re.compile(r"\s+and\s+(\d{1,3}(?:\.\d+)?)\s*%")
 # (mend2_25) nvidia-smi's column named and its figure written bare, without "%": "GPU-Util never goes above 20", "the
 # GPU-Util is usually 0", "gpu util = 0", "GPU-util is always zero". Only the GPU's own column or share names it (not
 # "--gpu-memory-utilization 0.9"), the words between are the few that lead to a figure, and a unit after the figure
@@ -2578,8 +2596,11 @@ _UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in
                               r"(\d{1,3}(?:\.\d+)?)\s*%(?=[^.\n]{0,40}\bthe\s+other\b)", re.I)
 # (mend2_25) A later level of the same sentence's utilisation, reached by a move: "the utilization rate is around 60-70%
 # at 00:00, but it drops to 50-60% by 15:00" (a level, not "dropped by 30 %", which _CHANGE_BY leaves out).
-_UTIL_LATER = re.compile(r"\b(?:drops?|dropped|dropping|falls?|fell|goes|went|rises?|rose|climbs?|climbed|jumps?|"
-                         r"jumped|turns?|turned)\s+(?:down\s+|up\s+|back\s+)?to\s+(?:only\s+|about\s+|around\s+|~\s*)?"
+# (review26) and the end of a change said "from X% to Y%": "a decrease in GPU utilization from 94% to 56% when
+# concurrent requests increase from 1 to 100" (vllm-project/vllm#6105) leaves the GPU at 56 %, not 94 %
+_UTIL_LATER = re.compile(r"(?:\b(?:drops?|dropped|dropping|falls?|fell|goes|went|rises?|rose|climbs?|climbed|jumps?|"
+                         r"jumped|turns?|turned)\s+(?:down\s+|up\s+|back\s+)?|"
+                         r"\bfrom\s+\d{1,3}(?:\.\d+)?\s*%\s+)to\s+(?:only\s+|about\s+|around\s+|~\s*)?"
                          r"(?:(?P<low>\d{1,3})\s*%?\s*[-–~]\s*)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
 # (mend2_25) A figure whose clause names another program using the GPU is that program's, not the job's: "Xorg uses
 # 10 % of the GPU", "another process keeps GPU0 at 100 %".
@@ -3956,7 +3977,8 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
              # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
-             r"\bstop(?:s|ped)? responding\b|\bunresponsive\b|"
+             # (review26) "silently stops processing requests" (sgl-project/sglang#22779)
+             r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b|\bunresponsive\b|"
              # a server that takes requests and never answers them: a hang seen from the client
              # (not "never answered more than 20 tok/s": a rate)
              r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b"
@@ -3991,6 +4013,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"as (?:fast|high|good)|~?\d+\b(?!\s*(?:\w+\s+)?(?:GPUs?|cards?|nodes?|devices?)\b))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b(?!\s+" + _HOW_WELL + r")|\brefuses?\b|"
+              # (review26) the same failure said as a change: "SGLang stops working after a few requests"
+              # (sgl-project/sglang#2741; not "stops working well")
+              r"\bstop(?:s|ped)? working\b(?!\s+" + _HOW_WELL + r")|"
               r"\bcan not (?!" + _OWN_GRASP + r")(?:start|load|run|find|open|allocate|connect|enable|access|"
               r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
@@ -4473,7 +4498,11 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"\b(?:how|can (?:I|we)|could (?:I|we)|is there)\b[^.?\n]{0,30}?"
                         r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
                         r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
-                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
+                        # (review26) ... and "is there any way to raise it": "有没有什么办法可以提高？" said of a GPU
+                        # utilisation (stanleylsx/entity_extractor_by_ner#6), as "is there a way to improve" above;
+                        # not a model's accuracy or quality ("如何能提高模型的准确率呢", mohenghui/yolov5_flask#2)
+                        r"(?:如何|怎么|怎样|有什么方法|有没有(?:什么)?(?:办法|方法))[^。？?\n]{0,20}?"
+                        r"(?:提速|加速|加快|(?:提高|提升|增大)(?![^。？?\n]{0,8}?(?:准确|精度|精确|正确率|效果|质量)))|提速|"
                         # a rate called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"; not a
                         # count ("我只有 1 张 4090") nor "刚才" (just now)
                         r"(?:只有|仅有|仅|(?<!刚)才)\s*(?:约|大约|大概)?\s*\d+(?:\.\d+)?\s*"
@@ -5640,7 +5669,9 @@ _CPU_CEILING = re.compile(
     r"100\s*%|"
     r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
     # (review25) "only one thread is busy" (tensorflow/tensorflow#34906's title)
-    r"\bonly\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread)\s+(?:is|was)\s+(?:busy|used|working|active|running)\b|"
+    # (review26) and the verb left out: "when CPU offloading there is only one core used" (oobabooga/textgen#168)
+    r"\bonly\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread)\s+(?:(?:is|was|being)\s+)?"
+    r"(?:busy|used|utili[sz]ed|working|active|running)\b|"
     # (review25) "stuck at 100%" said of the CPU, a process, thread or core: not of a deployment's progress ("stuck at
     # 100% - nothing in log files", gpustack/gpustack#3859's title)
     r"\b(?:CPU|process|thread|core)\b[^.\n%]{0,40}?\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+100\s*%|"
