@@ -1162,10 +1162,17 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
     "fabric_setup": [
-        r"\bfabric ?manager\b[^.\n]{0,60}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|error\w*|"
-        r"inactive|stopped|dead|mismatch\w*|in progress)\b",
+        # (a release or host name inside the span is no sentence end: "The Fabric Manager state at job start on h200x4
+        # (driver 580.126.09 / CUDA 13.0) shows State: In Progress", huggingface/huggingface_hub#4128; nvidia-smi -q's
+        # Fabric section reads State: Not Started / In Progress / Completed, the fabric manager user guide)
+        r"\bfabric ?manager\b(?:[^.\n]|\.(?=\d)){0,100}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|"
+        r"error\w*|inactive|stopped|dead|mismatch\w*|in progress|never (?:\w+ )?(?:to )?completed?)\b",
         r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b",
         r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
+        # CUDA's error 802 (cudaErrorSystemNotReady) by its number alone: "fails with CUDA 802", "CUDA Error 802",
+        # "cuda runtime error (802)", "error=802"; not IEEE 802.x ("802.3ad bonding", "802.1Q VLAN")
+        r"\b(?:CUDA|cuda)(?:\s+runtime)?(?:\s+error)?\s*(?:\(802\)|802\b)(?!\.\d)",
+        r"\berror\s*(?:=\s*|\(\s*|:\s*|\s)802\b(?!\.\d)",
         # (NVLS buffers the device has no room for are memory, not the fabric: nvls.cc's "Cuda failure 'out of memory'")
         r"\bnvls\.cc\b(?![^\n]{0,100}?out of memory)[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
         r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
