@@ -53,6 +53,7 @@ from rules.common import (
     node_count,
     one_off,
     passed,
+    settings,
     steady_logs,
     tp_engine,
     tp_sizes,
@@ -2343,6 +2344,57 @@ def ib_transfer_error(facts: Facts, predictions=None):
                + (", with `show_gids` from both nodes and the NCCL_IB_GID_INDEX the job sets" if roce else ""),
                [said] + ([ev(roce[0], "the NIC's link layer", "RoCE" if isinstance(roce[0], NcclEvent)
                               else "Ethernet (RoCE)")] if roce else []))
+
+
+@rule("ticket.roce_gid", "other")
+def roce_gid(facts: Facts, predictions=None):
+    """A RoCE connection that fails (a queue pair that will not connect, a transfer with status 12) beside a pasted GID
+    table: NCCL must address the peer through a GID the network routes, the RoCE v2 entry of the NIC's IPv4 address;
+    a link-local fe80:: entry is not forwarded between subnets or switches (NCCL's own GID selection in
+    src/transport/net_ib skips link-local GIDs: https://github.com/NVIDIA/nccl/issues/1538; "The fe80:: IPv6 address is
+    probably the link-local address so it isn't properly routed and fails", https://github.com/NVIDIA/nccl/issues/769).
+    Names which index is which; a forced NCCL_IB_GID_INDEX that points at a link-local or RoCE v1 entry is the cause."""
+    rows = claims.gid_table(facts)
+    failing = [e for e in facts.of(NcclEvent) if e.kind == "ib_transfer_error"] or [
+        c for c in claims.known_errors(facts) if c.data["error"].id == "rdma_qp_connect"]
+    if not rows or not failing:
+        return
+    routable = [r for r in rows if r["version"] == "v2" and r["ipv4"] and not r["link_local"]]
+    good = sorted({r["index"] for r in routable})
+    local = sorted({r["index"] for r in rows if r["link_local"]})
+    ips = ", ".join(sorted({r["ipv4"] for r in routable}))
+    table = (f"index {', '.join(map(str, good))} {'is' if len(good) == 1 else 'are'} the RoCE v2 GID of {ips}"
+             if good else "no RoCE v2 GID carries an IPv4 address")
+    fix = (f"Set NCCL_IB_GID_INDEX={good[0]} on every node (the same index must name the same kind of GID on each), "
+           "or unset it and let NCCL pick the RoCE v2 IPv4 entry; then run `ib_write_bw -x <index>` between the two "
+           "NICs." if good else "Give the RoCE NIC an IPv4 address on the fabric's subnet so a routable RoCE v2 GID "
+           "exists, then set NCCL_IB_GID_INDEX to it or leave NCCL to choose it.")
+
+    def row_ev(r):
+        kind = "routable" if r in routable else "link-local" if r["link_local"] else "not routed (RoCE v1)"
+        where_ = f"GID[{r['index']}]" + (f" of {r['device']}" if r["device"] else "")
+        return ev(r["source"], where_, f"{r['gid']} RoCE {r['version']}", kind)
+
+    forced = next((s for s in settings(facts, "NCCL_IB_GID_INDEX") if s.value.strip().isdigit()), None)
+    bad = [r for r in rows if forced and r["index"] == int(forced.value) and (r["link_local"] or r["version"] != "v2")]
+    if bad:
+        r = bad[0]
+        why = ("a link-local address is not routed between switches" if r["link_local"] else
+               "RoCE v1 is not routed over IP")
+        yield make("ticket.roce_gid", "other", "warning", 0.6,
+                   f"NCCL_IB_GID_INDEX={forced.value} names a {'link-local' if r['link_local'] else 'RoCE v1'} GID",
+                   f"The job forces GID index {forced.value}, which the pasted table shows as {r['gid']} (RoCE "
+                   f"{r['version']}): {why}, so the NICs cannot connect; {table}.",
+                   [ev(forced, f"NCCL_IB_GID_INDEX={forced.value}", forced.value), row_ev(r)]
+                   + [row_ev(x) for x in routable[:1]], fix=fix, refs=["nccl_env"])
+        return
+    yield make("ticket.roce_gid", "other", "info", 0.3,
+               f"The pasted GID table: {table}" + (f"; {', '.join(map(str, local))} link-local" if local else ""),
+               "A RoCE connection fails here. NCCL has to address the peer through a GID the network routes, the "
+               "RoCE v2 entry of the NIC's IPv4 address; link-local (fe80::) and RoCE v1 entries are not forwarded "
+               "between subnets or switches.",
+               [row_ev(x) for x in routable[:1] + [x for x in rows if x["link_local"]][:1]], fix=fix,
+               refs=["nccl_env"])
 
 
 @rule("ticket.tcp_only", "socket_fallback", "expected_physics")

@@ -172,3 +172,49 @@ def test_fabric_not_ready_in_words(text):
 ])
 def test_other_802s_are_not_cuda(text):
     assert not fabric(text)
+
+
+# --------------------------------------------------------------------------- the GID table beside a RoCE failure
+
+def test_nccl_769_the_gid_table_names_the_routable_index():
+    """NVIDIA/nccl#769: ibv_devinfo -v's GID table beside 'Call to ibv_modify_qp failed': index 3 is the RoCE v2 GID
+    of the NIC's IPv4 address, 0 and 1 are link-local (the thread's answer: index 1 is link-local, not routed)."""
+    _, findings = judged("nccl769.md")
+    f = findings["ticket.roce_gid"]
+    assert f.title == "The pasted GID table: index 3 is the RoCE v2 GID of 200.0.209.6; 0, 1 link-local"
+    assert "NCCL_IB_GID_INDEX=3" in f.fix
+    assert [e.expected for e in f.evidence] == ["routable", "link-local"]
+
+
+def test_a_forced_link_local_gid_index_is_the_cause():
+    """The same paste with the index the reporter set ('when set GID Index to 1') as NCCL reads it, the env var."""
+    text = (DATA / "nccl769.md").read_text().replace("to run all_reduce_perf", "to run all_reduce_perf "
+                                                     "(NCCL_IB_GID_INDEX=1)")
+    _, findings = judged_issue(text)
+    f = findings["ticket.roce_gid"]
+    assert f.severity == "warning" and f.title == "NCCL_IB_GID_INDEX=1 names a link-local GID"
+    assert "fe80::ac0:ebff:feda:1cfb" in f.summary and "NCCL_IB_GID_INDEX=3" in f.fix
+
+
+SHOW_GIDS_1131 = """$ show_gids
+DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+---     ----    -----   ---                                     ------------    ---     ---
+mlx5_0  1       0       fe80:0000:0000:0000:a288:c2ff:fe5b:03ec                 v1      ens3np0
+mlx5_0  1       1       fe80:0000:0000:0000:a288:c2ff:fe5b:03ec                 v2      ens3np0
+mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:0b00:0048 11.0.0.72       v1      ens3np0
+mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0b00:0048 11.0.0.72       v2      ens3np0
+"""
+
+
+def test_show_gids_rows_are_read():
+    """NVIDIA/nccl#1131's show_gids: index 3 (v2, 11.0.0.72) routable, 0 and 1 link-local."""
+    rows = claims.gid_table(said(SHOW_GIDS_1131))
+    assert [(r["index"], r["version"], r["ipv4"], r["link_local"]) for r in rows] == [
+        (0, "v1", None, True), (1, "v2", None, True), (2, "v1", "11.0.0.72", False), (3, "v2", "11.0.0.72", False)]
+
+
+def test_a_gid_table_without_a_failure_says_nothing():
+    """Near-miss, NVIDIA/nccl#1131: the table and a forced routable index (3), no failing connection in the paste."""
+    _, findings = judged_issue("NCCL does not work with GID 3 or 1 (RoCEv2), but work with GID 0.\n\n```\n"
+                               + SHOW_GIDS_1131 + "```\n\n-x NCCL_IB_GID_INDEX=3\n")
+    assert "ticket.roce_gid" not in findings
