@@ -1165,10 +1165,17 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
     "fabric_setup": [
-        r"\bfabric ?manager\b[^.\n]{0,60}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|error\w*|"
-        r"inactive|stopped|dead|mismatch\w*|in progress)\b",
+        # (a release or host name inside the span is no sentence end: "The Fabric Manager state at job start on h200x4
+        # (driver 580.126.09 / CUDA 13.0) shows State: In Progress", huggingface/huggingface_hub#4128; nvidia-smi -q's
+        # Fabric section reads State: Not Started / In Progress / Completed, the fabric manager user guide)
+        r"\bfabric ?manager\b(?:[^.\n]|\.(?=\d)){0,100}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|"
+        r"error\w*|inactive|stopped|dead|mismatch\w*|in progress|never (?:\w+ )?(?:to )?completed?)\b",
         r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b",
         r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
+        # CUDA's error 802 (cudaErrorSystemNotReady) by its number alone: "fails with CUDA 802", "CUDA Error 802",
+        # "cuda runtime error (802)", "error=802"; not IEEE 802.x ("802.3ad bonding", "802.1Q VLAN")
+        r"\b(?:CUDA|cuda)(?:\s+runtime)?(?:\s+error)?\s*(?:\(802\)|802\b)(?!\.\d)",
+        r"\berror\s*(?:=\s*|\(\s*|:\s*|\s)802\b(?!\.\d)",
         # (NVLS buffers the device has no room for are memory, not the fabric: nvls.cc's "Cuda failure 'out of memory'")
         r"\bnvls\.cc\b(?![^\n]{0,100}?out of memory)[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
         r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
@@ -8016,3 +8023,41 @@ _extend({"power_loss": [
 ]}, new_kinds=True)
 # "my PC doesn't shut down", "the machine never reboots": a negation inside the match rules it out
 _NEGATED_ANYWHERE_INSIDE = _NEGATED_ANYWHERE_INSIDE + ("power_loss",)
+
+
+# RoCE GID tables as the two usual tools print them. `ibv_devinfo -v` (rdma-core): "GID[  3]:  ::ffff:200.0.209.6, RoCE
+# v2" (older releases print the full form "0000:...:ffff:c800:d106, RoCE v1"); Mellanox's `show_gids`: "mlx5_0  1  3
+# 0000:0000:0000:0000:0000:ffff:0b00:0048  11.0.0.72  v2  ens3np0" (DEV PORT INDEX GID IPv4 VER DEV). A GID is an IPv6
+# address: fe80:: ones are link-local, ::ffff:a.b.c.d ones carry the NIC's IPv4 address.
+_GID_DEVINFO = re.compile(r"^\s*GID\[\s*(?P<index>\d+)\]\s*:\s*(?P<gid>[0-9a-f:.]+)\s*,\s*RoCE\s*(?P<ver>v[12])\b",
+                          re.I | re.M)
+_GID_SHOW = re.compile(r"^\s*(?P<dev>[\w.\-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
+                       r"(?P<gid>[0-9a-f]{4}(?::[0-9a-f]{0,4})+)\s+(?:(?P<ip>\d{1,3}(?:\.\d{1,3}){3})\s+)?"
+                       r"(?P<ver>v[12])\b", re.I | re.M)
+
+
+def _gid_ipv4(gid: str) -> str | None:
+    """The IPv4 address an IPv4-mapped GID carries (::ffff:a.b.c.d, or its hex form ...:ffff:c800:d106)."""
+    if m := re.search(r"ffff:(\d{1,3}(?:\.\d{1,3}){3})$", gid, re.I):
+        return m.group(1)
+    if m := re.search(r"(?:^|:)0000:ffff:([0-9a-f]{4}):([0-9a-f]{4})$", gid, re.I):
+        hi, lo = int(m.group(1), 16), int(m.group(2), 16)
+        return f"{hi >> 8}.{hi & 255}.{lo >> 8}.{lo & 255}"
+    return None
+
+
+def gid_table(facts: Facts) -> list[dict]:
+    """The RoCE GID entries the ticket pastes: {source, device, index, gid, version, ipv4, link_local}."""
+    out, seen = [], set()
+    for source, text in _pasted(facts) + texts(facts):
+        for m in list(_GID_DEVINFO.finditer(text)) + list(_GID_SHOW.finditer(text)):
+            d = m.groupdict()
+            key = (d.get("dev"), int(d["index"]), d["gid"].lower())
+            if key in seen:
+                continue
+            seen.add(key)
+            gid = d["gid"].lower()
+            out.append({"source": source, "device": d.get("dev"), "index": int(d["index"]), "gid": gid,
+                        "version": d["ver"].lower(), "ipv4": d.get("ip") or _gid_ipv4(gid),
+                        "link_local": gid.startswith("fe80")})
+    return out

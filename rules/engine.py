@@ -390,6 +390,16 @@ _ERROR_ASK = ("the complete error output of the failing run (the traceback and t
 _SPEED_ASK = ("the exact launch line and benchmark command with the figures it printed (engine and version, batch "
               "or concurrency, quantisation, CUDA graphs on or off)")
 LINK_METRICS = ("busbw_gbs", "algbw_gbs", "h2d_gbs", "d2h_gbs")
+# A stuck nccl-tests binary (all_reduce_perf, a C/CUDA program: https://github.com/NVIDIA/nccl-tests) has no Python
+# stack for py-spy to read; gdb's backtrace of every thread shows whether it waits in NCCL's init or in a collective,
+# and NCCL's own INFO log the step it reached (NVIDIA/nccl-tests#200: a multi-node all_reduce_perf hang).
+NCCL_TESTS_HANG_ASK = ("the NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) of the stuck all_reduce_perf up to "
+                       "where it stops, `gdb -p <pid> -batch -ex 'thread apply all bt'` of it on each node, "
+                       "`dmesg | grep -i xid` from the time of the hang, and the NCCL, driver and (across nodes) "
+                       "MLNX_OFED / HPC-X versions of every node")
+NCCL_TESTS_ERROR_ASK = ("the complete output of the failing all_reduce_perf with NCCL_DEBUG=INFO "
+                        "(NCCL_DEBUG_SUBSYS=INIT,NET), and the NCCL, driver and (across nodes) MLNX_OFED / HPC-X "
+                        "versions of every node")
 SYMPTOM_ASKS = {
     "hang": ("a `py-spy dump` of each stuck process, `dmesg | grep -i xid` from the time of the hang, and the launch "
              "line with `python -m torch.utils.collect_env` (engine, NCCL and driver versions)"),
@@ -418,6 +428,11 @@ def symptom_ask(facts) -> str | None:
     if said == "scaling" and (len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1
                               or len(rates_by_layout(facts)) > 1):
         return None  # two layouts already stated, or a rate at each in the reporter's words
+    frameworks = {w.framework for w in facts.of(Workload)} - {None}
+    if said == "hang" and frameworks == {"nccl-tests"}:
+        return NCCL_TESTS_HANG_ASK  # (ut26b) no Python to dump: py-spy reads a Python interpreter's stacks only
+    if said in ("crash", "error") and frameworks == {"nccl-tests"}:
+        return NCCL_TESTS_ERROR_ASK  # (ut26b) nor a PyTorch to describe: torch's collect_env says nothing of it
     return SYMPTOM_ASKS.get(said)
 
 

@@ -218,6 +218,16 @@ def gdr(facts: Facts, predictions=None):
         confidence, severity = (0.75 if near else 0.6), ("critical" if near else "warning")
         if near:
             evidence.append(ev(near[0], f"{near[0].a}<->{near[0].b} path", near[0].path, "PIX/PXB: GDR expected"))
+        failed = next((e for e in facts.of(NcclEvent) if e.kind == "ib_transfer_error"), None)
+        if failed and not near:
+            # (ut26b) the transfers themselves fail (pytorch/pytorch#81628: status 12 on RoCE, cured by the GID index):
+            # a job that never ran has no GDR question yet, and with the NIC not shown near the GPU NCCL staging
+            # through the host is its own choice ("The one case where GPU Direct RDMA is needed is when the NIC and
+            # GPU are on the same PCI switch", https://github.com/NVIDIA/nccl/issues/465)
+            summary += ("The RDMA transfers themselves fail in this log, and no topology shows the NIC on a PCIe "
+                        "switch with the GPU, where NCCL would use GDR: judge this once the transfers run.")
+            confidence, severity = 0.3, "info"
+            evidence.append(ev(failed, "NCCL's RDMA transfers fail", failed.message[:80]))
     evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
     yield make("nccl.gdr", "gdr_disabled", severity, confidence, title, summary, evidence,
                fix="Load the peer-memory module on every node (`modprobe nvidia_peermem`, or nv_peer_mem on old "

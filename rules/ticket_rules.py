@@ -53,6 +53,7 @@ from rules.common import (
     node_count,
     one_off,
     passed,
+    settings,
     steady_logs,
     tp_engine,
     tp_sizes,
@@ -129,10 +130,11 @@ def _gpus(facts: Facts) -> int | None:
 
 
 def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, title: str, summary: str, fix: str,
-              refs=(), observed: float = OBSERVED):
-    """The finding of a rule that rests on one claim: weighed by how it was said, quoting it."""
-    return make(rule_id, category, severity, weight(c, observed), title, summary, [claim_ev(c, what)], fix=fix,
-                refs=refs)
+              refs=(), observed: float = OBSERVED, extra=()):
+    """The finding of a rule that rests on one claim: weighed by how it was said, quoting it (then any evidence the
+    rule adds, as `extra`)."""
+    return make(rule_id, category, severity, weight(c, observed), title, summary, [claim_ev(c, what), *extra],
+                fix=fix, refs=refs)
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -2340,14 +2342,77 @@ def ib_transfer_error(facts: Facts, predictions=None):
     said = ev(logged, "NCCL's RDMA transport", logged.message[:120]) if logged else claim_ev(c, "NCCL's RDMA transport")
     status = _WC_NUMBER.search(logged.message if logged else c.quote)
     meaning = WC_STATUS.get(int(status.group(1))) if status else None
+    # RoCE: NCCL's 'NET/IB : Using [0]mlx5_0:1/RoCE', or a port whose link layer is Ethernet (ibv_devinfo, ibstat)
+    roce = [e for e in facts.of(NcclEvent) if e.kind == "network" and "RoCE" in (e.data.get("link_layers") or [])] + [
+        n for n in facts.of(Note) if n.kind == "ib_port" and (n.data or {}).get("link_layer", "").lower() == "ethernet"]
+    # (ut26b) on RoCE the NICs are addressed by a GID: one that is link-local (fe80::) or of another subnet is not
+    # routed between switches, and status 12 follows at the first transfer ("solved by adding -x NCCL_IB_GID_INDEX=3
+    # ... the gpu machines are under different switches", https://github.com/pytorch/pytorch/issues/81628; "When it
+    # happens right away, it usually means the NICs can't talk to each other using RoCE", NVIDIA/nccl#426)
     yield need("ticket.ib_transfer_error", "An RDMA transfer between nodes failed; which end or link failed is unknown",
                "NCCL's InfiniBand/RoCE transport saw a transfer fail"
                + (f" (status {status.group(1)}, {meaning}; enum ibv_wc_status)" if meaning else "")
                + ". A rank that crashed, a link or switch port that went down and a routing or RoCE setting that "
-               "keeps the two NICs apart all read the same from this side.",
+               "keeps the two NICs apart all read the same from this side."
+               + (" The NICs here run RoCE: when it fails at the first transfers, the usual cause is the GID index "
+                  "NCCL uses (NCCL_IB_GID_INDEX) naming an address the switches do not route, such as a link-local "
+                  "fe80:: GID; the RoCE v2 GID of the NIC's IPv4 address is the one to use." if roce else ""),
                "`ibstat` (or `ibv_devinfo`) from both nodes, an `ib_write_bw` run between the two NICs the error "
-               "names, `dmesg` of every node around the failure, and the NCCL_DEBUG=INFO log of every rank",
-               [said])
+               "names, `dmesg` of every node around the failure, and the NCCL_DEBUG=INFO log of every rank"
+               + (", with `show_gids` from both nodes and the NCCL_IB_GID_INDEX the job sets" if roce else ""),
+               [said] + ([ev(roce[0], "the NIC's link layer", "RoCE" if isinstance(roce[0], NcclEvent)
+                              else "Ethernet (RoCE)")] if roce else []))
+
+
+@rule("ticket.roce_gid", "other")
+def roce_gid(facts: Facts, predictions=None):
+    """A RoCE connection that fails (a queue pair that will not connect, a transfer with status 12) beside a pasted GID
+    table: NCCL must address the peer through a GID the network routes, the RoCE v2 entry of the NIC's IPv4 address;
+    a link-local fe80:: entry is not forwarded between subnets or switches (NCCL's own GID selection in
+    src/transport/net_ib skips link-local GIDs: https://github.com/NVIDIA/nccl/issues/1538; "The fe80:: IPv6 address is
+    probably the link-local address so it isn't properly routed and fails", https://github.com/NVIDIA/nccl/issues/769).
+    Names which index is which; a forced NCCL_IB_GID_INDEX that points at a link-local or RoCE v1 entry is the cause."""
+    rows = claims.gid_table(facts)
+    failing = [e for e in facts.of(NcclEvent) if e.kind == "ib_transfer_error"] or [
+        c for c in claims.known_errors(facts) if c.data["error"].id == "rdma_qp_connect"]
+    if not rows or not failing:
+        return
+    routable = [r for r in rows if r["version"] == "v2" and r["ipv4"] and not r["link_local"]]
+    good = sorted({r["index"] for r in routable})
+    local = sorted({r["index"] for r in rows if r["link_local"]})
+    ips = ", ".join(sorted({r["ipv4"] for r in routable}))
+    table = (f"index {', '.join(map(str, good))} {'is' if len(good) == 1 else 'are'} the RoCE v2 GID of {ips}"
+             if good else "no RoCE v2 GID carries an IPv4 address")
+    fix = (f"Set NCCL_IB_GID_INDEX={good[0]} on every node (the same index must name the same kind of GID on each), "
+           "or unset it and let NCCL pick the RoCE v2 IPv4 entry; then run `ib_write_bw -x <index>` between the two "
+           "NICs." if good else "Give the RoCE NIC an IPv4 address on the fabric's subnet so a routable RoCE v2 GID "
+           "exists, then set NCCL_IB_GID_INDEX to it or leave NCCL to choose it.")
+
+    def row_ev(r):
+        kind = "routable" if r in routable else "link-local" if r["link_local"] else "not routed (RoCE v1)"
+        where_ = f"GID[{r['index']}]" + (f" of {r['device']}" if r["device"] else "")
+        return ev(r["source"], where_, f"{r['gid']} RoCE {r['version']}", kind)
+
+    forced = next((s for s in settings(facts, "NCCL_IB_GID_INDEX") if s.value.strip().isdigit()), None)
+    bad = [r for r in rows if forced and r["index"] == int(forced.value) and (r["link_local"] or r["version"] != "v2")]
+    if bad:
+        r = bad[0]
+        why = ("a link-local address is not routed between switches" if r["link_local"] else
+               "RoCE v1 is not routed over IP")
+        yield make("ticket.roce_gid", "other", "warning", 0.6,
+                   f"NCCL_IB_GID_INDEX={forced.value} names a {'link-local' if r['link_local'] else 'RoCE v1'} GID",
+                   f"The job forces GID index {forced.value}, which the pasted table shows as {r['gid']} (RoCE "
+                   f"{r['version']}): {why}, so the NICs cannot connect; {table}.",
+                   [ev(forced, f"NCCL_IB_GID_INDEX={forced.value}", forced.value), row_ev(r)]
+                   + [row_ev(x) for x in routable[:1]], fix=fix, refs=["nccl_env"])
+        return
+    yield make("ticket.roce_gid", "other", "info", 0.3,
+               f"The pasted GID table: {table}" + (f"; {', '.join(map(str, local))} link-local" if local else ""),
+               "A RoCE connection fails here. NCCL has to address the peer through a GID the network routes, the "
+               "RoCE v2 entry of the NIC's IPv4 address; link-local (fe80::) and RoCE v1 entries are not forwarded "
+               "between subnets or switches.",
+               [row_ev(x) for x in routable[:1] + [x for x in rows if x["link_local"]][:1]], fix=fix,
+               refs=["nccl_env"])
 
 
 @rule("ticket.tcp_only", "socket_fallback", "expected_physics")
@@ -2712,12 +2777,25 @@ def driver_change(facts: Facts, predictions=None):
     # broken TP", vllm-project/vllm#1801) date the failure but compare nothing: a lead below the symptom's own rules
     # (a P2P path the new driver breaks), where an A/B or a cure on going back is the reporter's own comparison
     observed = 0.45 if versions and not good and "worded" not in c.data else OBSERVED
+    summary = ("When only the driver release changed, its CUDA driver, peer-to-peer and memory-mapping code "
+               "changed under NCCL and the engine; the hardware did not.")
+    fix = (f"Run {previous} as a workaround; run all_reduce_perf (nccl-tests) and the same benchmark "
+           "under both drivers with NCCL_DEBUG=INFO, and report it to NVIDIA with both runs.")
+    board = nvswitch_by_catalog(facts)
+    if board:
+        # (ut26b) an NVSwitch board (HGX/DGX, p4d/p5) needs nvidia-fabricmanager of exactly the driver's release (NVIDIA
+        # Fabric Manager user guide); a driver moved without it leaves the service failed and the collectives hung:
+        # "fabric-manager was not running ... driver interface version 550.90.07 don't match with driver version
+        # 550.54.15", https://github.com/pytorch/pytorch/issues/129749
+        summary += (" These GPUs sit on an NVSwitch board, where the driver only brings up NVLink once "
+                    "nvidia-fabricmanager of the same release has trained the fabric: a driver changed without its "
+                    "fabric manager leaves the service failed and NCCL hung or failing at init.")
+        fix = ("First check `systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -A2 -i fabric` "
+               "(State: Completed) under the new driver, and install the fabric manager package of exactly the "
+               "driver's release if it failed; otherwise " + fix[0].lower() + fix[1:])
     yield _on_claim("ticket.driver_change", "nccl_regression", "warning", c, "GPU driver release change", title,
-                    "When only the driver release changed, its CUDA driver, peer-to-peer and memory-mapping code "
-                    "changed under NCCL and the engine; the hardware did not.",
-                    fix=f"Run {previous} as a workaround; run all_reduce_perf (nccl-tests) and the same benchmark "
-                    "under both drivers with NCCL_DEBUG=INFO, and report it to NVIDIA with both runs.",
-                    refs=["nccl_releases"], observed=observed)
+                    summary, fix=fix, refs=["nccl_releases"] + (["fabric_manager"] if board else []),
+                    observed=observed, extra=board[:1])
 
 
 @rule("ticket.clock_scope", "throttling")
