@@ -2218,12 +2218,12 @@ _GPUS_PLACED = re.compile(_GPU_NOUN + r"(?:[^.\n]{0,40}?\b(?:belong(?:s|ing)?\s+
                           r"resides|attached|connected|plugged|installed|hang(?:s)? off)"
                           r"(?:\s+(?:to|on|in|into|at|under))?)|"
                           r"(?:[\s,\d-]|\band\b)*\s(?:on|in|across))\s+(?:the\s+|two\s+|2\s+)?$", re.I)
-_SLOWER = re.compile(r"\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency|faster|halv\w*)\b", re.I)
+_SPEED_WORDS_NEAR = re.compile(r"\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency|faster|halv\w*)\b", re.I)
 
 
 def _gpus_placed(sentence: str, m: re.Match) -> bool:
     """Does the match say where GPUs sit ("GPUs that belong to different NUMA nodes"), with no speed in the sentence?"""
-    return bool(_GPUS_PLACED.search(sentence[:m.start()])) and not _SLOWER.search(sentence)
+    return bool(_GPUS_PLACED.search(sentence[:m.start()])) and not _SPEED_WORDS_NEAR.search(sentence)
 
 
 def _two_peers(sentence: str, m: re.Match) -> bool:
@@ -4606,7 +4606,7 @@ _AS_REFERENCE = re.compile(
     + _REFERENCE_SETUP + "|"
     r"\b(?:us(?:ed|ing)|ran with|run with|launched with)\s+(?:exactly\s+)?(?:your|the)\s+(?:[\w.-]+\s+){0,2}?"
     r"(?:recipe|readme|guide|playbook)(?:['’]s)?\s+" + _SETTINGS_WORD + r"\b", re.I)
-_STATED_DIFFERENCE = re.compile(r"\b(?:except|but|apart from|other than|save for|besides|minus|instead)\b|"
+_DIFFERENCE_NAMED = re.compile(r"\b(?:except|but|apart from|other than|save for|besides|minus|instead)\b|"
                                 r"\b(?:not|n['’]t|never)\b[^.\n]{0,20}?\b(?:identical|same)\b", re.I)
 
 
@@ -4621,7 +4621,7 @@ def settings_as_reference(facts: Facts) -> Claim | None:
             continue
         for sentence in parts:
             m = _AS_REFERENCE.search(sentence)
-            if m and not asked(sentence) and not _STATED_DIFFERENCE.search(sentence):
+            if m and not asked(sentence) and not _DIFFERENCE_NAMED.search(sentence):
                 return Claim("settings_as_reference", source, _quote(sentence, m, 80))
     return None
 
@@ -5281,14 +5281,14 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
 # same clock" (no speed), nor two systems of one count ("two nodes of 8 GPUs each ... both are the same").
 _BOTH_SYSTEMS = re.compile(r"\b(?:the\s+two|both(?:\s+(?:of\s+)?the)?)\s+(?:\w+\s+)?(?:systems?|setups?|machines?|"
                            r"environments?|servers?|nodes?|boxes|configurations?|configs?|clusters?|rigs?)\b", re.I)
-_ALIKE = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s+(?:\w+\s+){0,2}?(?:the\s+)?"
+_SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s+(?:\w+\s+){0,2}?(?:the\s+)?"
                     r"(?:same|identical|similar|equal|comparable)\b", re.I)
 
 
 def _systems_alike(source: str, text: str) -> list[Claim]:
-    """more_gpus_no_gain's claim where the layouts and the speed said alike sit in different sentences (_ALIKE)."""
+    """more_gpus_no_gain's claim where the layouts and the speed said alike sit in different sentences (_SAME_SPEED)."""
     for sentence in sentences(spaced(text)):
-        alike = _ALIKE.search(sentence)
+        alike = _SAME_SPEED.search(sentence)
         if not alike or not _BOTH_SYSTEMS.search(sentence) or not _SPEED_TOPIC.search(sentence) or \
                 _NEGATION.search(sentence[max(0, alike.start() - 20):alike.end()]):
             continue
@@ -6152,7 +6152,7 @@ _FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b|"
                      r"goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:higher|up)\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b", re.I)
 _BACK = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)? back|revert\w*|go(?:ing)? back|went back)\b", re.I)
-_RELEASE_NUMBER = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")
+_BARE_RELEASE = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")
 
 
 def newer_slower(sentence: str) -> bool:
@@ -6164,8 +6164,8 @@ def newer_slower(sentence: str) -> bool:
     than = _THAN.search(sentence)
     word = max((m for m in slower + faster if than and m.end() <= than.start()), key=lambda m: m.start(), default=None)
     if word:  # the comparative just before "than" says which side is slower
-        a = _RELEASE_NUMBER.findall(sentence[:than.start()])
-        b = _RELEASE_NUMBER.findall(sentence[than.end():])
+        a = _BARE_RELEASE.findall(sentence[:than.start()])
+        b = _BARE_RELEASE.findall(sentence[than.end():])
         if a and b and version_key(a[-1]) != version_key(b[0]):
             return (version_key(a[-1]) > version_key(b[0])) == (word in slower)
     return bool(slower) or bool(faster and _BACK.search(sentence))
@@ -7259,12 +7259,12 @@ _IF_ZH = re.compile(r"(?:如果|假如|假设|要是|若是?|万一)" + _ZH_CLAU
 # (_NOT_LOAD_FIGURE), and a CPU figure is the whole CPU's, not one core's or thread's ("CPU only use one core at 100%":
 # the thread that drives the GPU spins one core, GPU-resident or not; a process's figure above 100 % counts cores).
 _NAME = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
-_FIGURE = r"(?<![\d.])\d{1,3}(?:\.\d+)?"
+_PCT = r"(?<![\d.])\d{1,3}(?:\.\d+)?"  # a percentage's figure
 _CPU_OVER_GPU_FIGURES = re.compile(
-    _NAME.format("GPU") + r"(?P<g1>[^.\n%]{0,40}?)(?P<gpu>" + _FIGURE + r")\s*%[^.\n]{0,40}?" + _NAME.format("CPU")
-    + r"(?P<c1>[^.\n%\d]{0,40}?)(?P<cpu>" + _FIGURE + r")\s*%|"
-    + _NAME.format("CPU") + r"(?P<c2>[^.\n%\d]{0,40}?)(?P<cpu2>" + _FIGURE + r")\s*%[^.\n]{0,40}?"
-    + _NAME.format("GPU") + r"(?P<g2>[^.\n%]{0,40}?)(?P<gpu2>" + _FIGURE + r")\s*%", re.I)
+    _NAME.format("GPU") + r"(?P<g1>[^.\n%]{0,40}?)(?P<gpu>" + _PCT + r")\s*%[^.\n]{0,40}?" + _NAME.format("CPU")
+    + r"(?P<c1>[^.\n%\d]{0,40}?)(?P<cpu>" + _PCT + r")\s*%|"
+    + _NAME.format("CPU") + r"(?P<c2>[^.\n%\d]{0,40}?)(?P<cpu2>" + _PCT + r")\s*%[^.\n]{0,40}?"
+    + _NAME.format("GPU") + r"(?P<g2>[^.\n%]{0,40}?)(?P<gpu2>" + _PCT + r")\s*%", re.I)
 _NOT_LOAD_FIGURE = re.compile(r"\b(?:memory|mem|VRAM|RAM|temp\w*|fans?|power|clocks?|freq\w*)\b|"
                               r"显存|内存|温度|风扇|功耗|功率|频率", re.I)
 _ONE_CORE = re.compile(r"\b(?:one|single|a|1)\s+(?:CPU\s+)?(?:core|thread)\b|单核|单线程|一个核", re.I)

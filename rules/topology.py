@@ -63,10 +63,6 @@ PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5,
 NVLINK_PATH = re.compile(r"NV(\d+)")  # topo -m's NV# cell: the pair bonded by # NVLinks
 
 
-# A topo -m cell that is NVLink: "NV#", the # of bonded links.
-NVLINK_PATH = re.compile(r"NV(\d+)")
-
-
 def path_cost(t: TopologyPath) -> int:
     """How far a pair's traffic travels (topo -m legend order): any NVLink path is the shortest."""
     return 1 if NVLINK_PATH.fullmatch(t.path) else PATH_RANK.get(t.path, 0)

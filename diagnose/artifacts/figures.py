@@ -325,7 +325,7 @@ RELATIVE = re.compile(
     r"(?<![\w.])" + NUM + r"\s*%\s+(slower|faster|quicker|lower|higher|less|more|below|above)\b(?:\s+than)?|"
     r"\b(" + FACTOR_WORD + r")\s+(?:of\s+)?(?:the\s+)?"
     r"(?:speed|throughput|rate|performance|tok/s|tokens per second)\s+(?:of|as)\b", re.I)
-_SLOWER = ("slower", "lower", "less", "below")
+_SLOW_SIDE = ("slower", "lower", "less", "below")
 # "lower", "higher", "less", "more" say a speed only beside a word for one ("throughput is 30 % lower than ...")
 _LEVEL = ("lower", "higher", "less", "more", "below", "above")
 SPEED = re.compile(r"\b(?:speed|throughput|rate|tok(?:en)?s?\b|tok/s|t/s|tps|decode|decoding|generation|performance|"
@@ -342,10 +342,10 @@ def relative(text: str) -> list[tuple[re.Match, float]]:
             continue  # "memory use is 30 % lower than with fp16": not a speed
         if m.group(1):
             n = number(m.group(1))
-            factor = (1 / n if m.group(2).lower() in _SLOWER else n) if n and n >= 1 else None
+            factor = (1 / n if m.group(2).lower() in _SLOW_SIDE else n) if n and n >= 1 else None
         elif m.group(3):
             n = number(m.group(3))
-            factor = (1 - n / 100 if m.group(4).lower() in _SLOWER else 1 + n / 100) if n is not None and n < 100 \
+            factor = (1 - n / 100 if m.group(4).lower() in _SLOW_SIDE else 1 + n / 100) if n is not None and n < 100 \
                 else None
         else:
             factor = factor_of(m.group(5))
