@@ -414,13 +414,27 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     "util_swings": [
         r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
         r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
-        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable)\b",
+        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable|"
+        # (left26) a change said over and over: "volatile GPU-utility will change periodically within 2-3 sec from 10%
+        # to 99%" (ZX-Yin/ms-nerf#3)
+        r"chang(?:e|es|ed|ing)\s+(?:periodically|frequently|constantly|rapidly|repeatedly|all the time))\b",
+        # (left26) the share named before the GPU: "the usage of my GPU (NVidia GTX 970) starts fluctuating rapidly from
+        # 0 to 100%" (develsoftware/GMinerRelease#341); not its memory ("the usage of GPU memory is always fluctuating",
+        # laoreja/HPLFlowNet#7)
+        r"\b(?:usage|utili[sz]ation|load|occupancy)\s+of\s+(?:the\s+|my\s+|each\s+|all\s+|our\s+)?GPUs?\b"
+        r"(?!\s*(?:memory|mem|VRAM|RAM)\b)[^.\n]{0,40}?\b(?:fluctuat\w*|oscillat\w*|swing\w*|bounc\w*|"
+        r"jumps? (?:up and down|around|between))\b",
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
-        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's)
-        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,30}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
+        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's); (left26) a clause may
+        # stand between: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and 10%"
+        # (OpenBMB/MiniCPM-V#570)
+        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,60}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
         r"[^.\n]{0,20}?\bbetween\s+0\b",
+        # (left26) "the gpu utility varies so much" (NVIDIA/Megatron-LM#1415): varies said with how much
+        r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,20}?\bvar(?:y|ies|ied|ying)\s+(?:so\s+|very\s+)?"
+        r"(?:much|a\s+lot|wildly|greatly|widely|significantly|dramatically)\b",
         r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
     ],
     # A GPU read busy while no work runs: "GPU utilization is 100% even when we are not inferencing", "no input text
@@ -515,7 +529,10 @@ MORE_WORDS_F: dict[str, list[str]] = {
     "pcie_degraded": [r"(?:跑在|运行在|插在|只有|降到了?|降为)\s*PCIe\s*(?:\d\.\d\s*)?(?:x[148]\b|Gen\s?[12]\b)|"
                       r"(?:链路|带宽)\s*(?:降到了?|降为|只有)\s*(?:PCIe\s*)?(?:Gen\s?[12]\b|x[148]\b)"],
     "numa_words": [r"不在同一(?:个)?\s*NUMA"],
-    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低)"],
+    # (left26) "GPU利用率一直在跳 ... 一下100% 一下 0%" (hiyouga/LlamaFactory#8958): 一直在跳 "keeps jumping",
+    # 一下 ... 一下 "one moment ... the next"
+    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低|一直在跳|来回跳)",
+                    r"(?:利用率|使用率)[^\n]{0,30}?一下\s*\d{1,3}\s*%\s*一下\s*\d{1,3}\s*%"],
 }
 
 
@@ -1984,7 +2001,9 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         return True  # one stage: no pipeline
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
-    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
+    # ("not A, but B" affirms B: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and
+    # 10%", OpenBMB/MiniCPM-V#570; left26)
+    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(re.split(r"\bbut\b", m.group(0))[-1]))
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
     inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
     inside = inside or (kind == "shm_error" and _FAILURE_DENIED.search(m.group(0)))
@@ -2388,7 +2407,8 @@ def claims(facts: Facts) -> list[Claim]:
             pct = 0.0 if m.group(number).lower() == "zero" else float(m.group(number))
             lead = text[max(0, m.start() - 12):m.start(number)]
             low = next((float(g) for r in [_RANGE_BEFORE.search(lead)] if r for g in r.groups() if g), None)
-            top = _RANGE_AFTER.match(text, m.end())
+            top = _RANGE_AFTER.match(text, m.end()) or (
+                _RANGE_AND.match(text, m.end()) if _BETWEEN_BEFORE.search(lead) else None)
             if low is None and top and float(top.group(1)) > pct:
                 low, pct, read_to = pct, float(top.group(1)), top.end()
             else:
@@ -2485,6 +2505,10 @@ _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:percent(?:age)?\s+)?(?:GPU[- ]?|volatile\s+)?"
     r"(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # (left26) a swing's range further from its subject: "the GPU utilization is always fluctuating between 0% and 100%"
+    # (keras-team/keras#7351)
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,25}?"
+    r"\b(?:fluctuat\w*|oscillat\w*|swing\w*|jump\w*|bounc\w*)\s+between\s+(\d{1,3}(?:\.\d+)?)\s*%|"
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature); a card or "the other
     # one" named as the GPU is ("the other card is at 100%", "one of my gpu was peaking while the other one runs
     # quietly", https://github.com/karpathy/char-rnn/issues/232; "GPU-0 runs at 100% ... while GPU-1 is idle",
@@ -2556,6 +2580,9 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
 _RANGE_BEFORE = re.compile(r"(?<!from )(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%?\s*(?:-|–|~|to)\s*$|"
                            r"\bbetween\s+(\d{1,3}(?:\.\d+)?)\s*%?\s+and\s+$", re.I)
 _RANGE_AFTER = re.compile(r"\s*(?:-|–|~|to)\s*(\d{1,3}(?:\.\d+)?)\s*%")
+# (left26) ... and its top after "between X% and": "fluctuates between 0% and 90% rapidly" (tloen/alpaca-lora#584)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s+$", re.I)
+_RANGE_AND = re.compile(r"\s+and\s+(\d{1,3}(?:\.\d+)?)\s*%")
 # (mend2_25) nvidia-smi's column named and its figure written bare, without "%": "GPU-Util never goes above 20", "the
 # GPU-Util is usually 0", "gpu util = 0", "GPU-util is always zero". Only the GPU's own column or share names it (not
 # "--gpu-memory-utilization 0.9"), the words between are the few that lead to a figure, and a unit after the figure
