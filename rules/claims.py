@@ -414,13 +414,27 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     "util_swings": [
         r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
         r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
-        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable)\b",
+        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable|"
+        # (left26) a change said over and over: "volatile GPU-utility will change periodically within 2-3 sec from 10%
+        # to 99%" (ZX-Yin/ms-nerf#3)
+        r"chang(?:e|es|ed|ing)\s+(?:periodically|frequently|constantly|rapidly|repeatedly|all the time))\b",
+        # (left26) the share named before the GPU: "the usage of my GPU (NVidia GTX 970) starts fluctuating rapidly from
+        # 0 to 100%" (develsoftware/GMinerRelease#341); not its memory ("the usage of GPU memory is always fluctuating",
+        # laoreja/HPLFlowNet#7)
+        r"\b(?:usage|utili[sz]ation|load|occupancy)\s+of\s+(?:the\s+|my\s+|each\s+|all\s+|our\s+)?GPUs?\b"
+        r"(?!\s*(?:memory|mem|VRAM|RAM)\b)[^.\n]{0,40}?\b(?:fluctuat\w*|oscillat\w*|swing\w*|bounc\w*|"
+        r"jumps? (?:up and down|around|between))\b",
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
-        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's)
-        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,30}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
+        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's); (left26) a clause may
+        # stand between: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and 10%"
+        # (OpenBMB/MiniCPM-V#570)
+        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,60}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
         r"[^.\n]{0,20}?\bbetween\s+0\b",
+        # (left26) "the gpu utility varies so much" (NVIDIA/Megatron-LM#1415): varies said with how much
+        r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,20}?\bvar(?:y|ies|ied|ying)\s+(?:so\s+|very\s+)?"
+        r"(?:much|a\s+lot|wildly|greatly|widely|significantly|dramatically)\b",
         r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
     ],
     # A GPU read busy while no work runs: "GPU utilization is 100% even when we are not inferencing", "no input text
@@ -515,7 +529,10 @@ MORE_WORDS_F: dict[str, list[str]] = {
     "pcie_degraded": [r"(?:跑在|运行在|插在|只有|降到了?|降为)\s*PCIe\s*(?:\d\.\d\s*)?(?:x[148]\b|Gen\s?[12]\b)|"
                       r"(?:链路|带宽)\s*(?:降到了?|降为|只有)\s*(?:PCIe\s*)?(?:Gen\s?[12]\b|x[148]\b)"],
     "numa_words": [r"不在同一(?:个)?\s*NUMA"],
-    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低)"],
+    # (left26) "GPU利用率一直在跳 ... 一下100% 一下 0%" (hiyouga/LlamaFactory#8958): 一直在跳 "keeps jumping",
+    # 一下 ... 一下 "one moment ... the next"
+    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低|一直在跳|来回跳)",
+                    r"(?:利用率|使用率)[^\n]{0,30}?一下\s*\d{1,3}\s*%\s*一下\s*\d{1,3}\s*%"],
 }
 
 
@@ -1994,7 +2011,9 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         return True  # one stage: no pipeline
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
-    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
+    # ("not A, but B" affirms B: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and
+    # 10%", OpenBMB/MiniCPM-V#570; left26)
+    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(re.split(r"\bbut\b", m.group(0))[-1]))
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
     inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
     inside = inside or (kind == "shm_error" and _FAILURE_DENIED.search(m.group(0)))
@@ -2506,6 +2525,10 @@ _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:percent(?:age)?\s+)?(?:GPU[- ]?|volatile\s+)?"
     r"(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # (left26) a swing's range further from its subject: "the GPU utilization is always fluctuating between 0% and 100%"
+    # (keras-team/keras#7351)
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,25}?"
+    r"\b(?:fluctuat\w*|oscillat\w*|swing\w*|jump\w*|bounc\w*)\s+between\s+(\d{1,3}(?:\.\d+)?)\s*%|"
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature); a card or "the other
     # one" named as the GPU is ("the other card is at 100%", "one of my gpu was peaking while the other one runs
     # quietly", https://github.com/karpathy/char-rnn/issues/232; "GPU-0 runs at 100% ... while GPU-1 is idle",
@@ -2849,6 +2872,17 @@ _GLUED_RELEASE = re.compile(r"\b(" + _ENGINE_NAMES + r")(?=v?\d)|"
                             r"(?<=[\u4e00-\u9fff])(?=v?\d)|(?<=\d)(?=[\u4e00-\u9fff])", re.I)
 
 
+# (left26) Another product moved between two of its releases, named before "from": "the commit is about upgrading
+# pytorch from 2.6.0+cu124 to 2.7.0+cu128" (vllm-project/vllm#17741): both releases are that product's (PyTorch's wheels
+# carry the CUDA build as a local version, "+cu124"), whatever engine the thread is about. Only the platform under the
+# engine, whose releases other readers take (torch_releases, nccl_versions, driver_change); a Python package moved
+# ("upgrading transformers from 4.44.2 to 4.45.1", "flashinfer-python 0.6.7 → 0.6.8") stays the A/B's, by its name.
+_PRODUCT_FROM_TO = re.compile(
+    r"\b(?:cuda|driver|torch|pytorch|python|nccl|rocm|kernel|docker|ubuntu)(?:\s+(?:version|release))?\s+"
+    r"from\s+v?(?P<a>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?:\+\w+)?\s*(?:to|->|→)\s*"
+    r"v?(?P<b>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", re.I)
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -2858,12 +2892,17 @@ def _engine_versions(text: str):
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     engines: set[str] = set()  # the engine named right before each release
     others = False  # a release of another product named ("CUDA 12.1", "torch 2.1.0")
+    moved = [(p.start("a"), p.end("b")) for p in _PRODUCT_FROM_TO.finditer(text)]
+    beyond: set[str] = set()  # releases above the majors of the engine named (_engine_release)
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
-        if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
+        if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v") \
+                or any(a <= v.start() < b for a, b in moved):
             others = True
             continue
         number = next(g for g in v.groups() if g)
+        if m and not _engine_release(m.group(1), number):
+            beyond.add(number)
         if number not in versions:
             versions.append(number)
         if re.search(_ENGINE_VERSION.pattern + r"\W{0,3}v?$", before, re.I):
@@ -2871,6 +2910,10 @@ def _engine_versions(text: str):
         engines.update(e.group(1).lower() for e in list(_ENGINE_VERSION.finditer(before))[-1:])
     if len(engines) > 1:
         return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
+    if beyond and not (versions and _package_before(text, versions[0])):
+        # (left26) "vLLM ... 2.4.0": above the engine's majors, another product's release; a package named before the
+        # first keeps them its own ("libs 2.6.0 and 2.7.0 but works fine with 2.6.1", Project-HAMi/HAMi#1461)
+        versions, named, others = [v for v in versions if v not in beyond], named - beyond, True
     if len(versions) < 2 and _LLAMA_CPP.search(text):
         # (s21) llama.cpp's releases are its build tags, b<build number> (github.com/ggml-org/llama.cpp/releases):
         # "good results with release b1842 and earlier. With b1843 and newer ... a ~62% drop" (ggml-org/llama.cpp#6814)
@@ -3110,14 +3153,24 @@ _SAME_ENGINE = {"text-generation-inference": "tgi", "trt-llm": "tensorrt-llm", "
                 "tensorrtllm": "tensorrt-llm", "tensorrt_llm": "tensorrt-llm", "trtllm": "tensorrt-llm"}
 
 
+def _engine_release(engine: str, release: str) -> bool:
+    """(left26) Can a bare `release` be `engine`'s? A full one (major.minor.patch) not above the majors the engine has
+    published (catalog engine_release_ceiling: "2.4.0" under vLLM is PyTorch's or NCCL's); a two-part one may be the
+    engine's written without its leading "0." ("since version 10. it works in 9.2", vLLM 0.10 and 0.9.2,
+    vllm-project/vllm#22126), so only the general bound holds for it: not a 10.x or later, as a bare "12.4" is written
+    as CUDA's toolkits are (10.x to 13.x) and no engine _ENGINE_NAMES names has reached one."""
+    from rules import catalog
+
+    ceiling = catalog.engine_release_ceiling(engine) if release.count(".") >= 2 else None
+    return int(release.split(".")[0]) <= (ceiling if ceiling is not None else 9)
+
+
 def sole_engine(text: str, release: str) -> str | None:
     """(rel25) The engine a bare release belongs to when the ticket names one engine only (in its title, launch line
     or env dump: "[Bug] vLLM ..." then "since upgrading to 0.6.0"), and writes that release after no other product
     ("CUDA 12.4"); None when it names none or several ("vllm ... transformers 4.40"): then nothing says whose it is."""
     names = [m.group(1) for m in _ENGINE_VERSION.finditer(text)]
-    if len({_SAME_ENGINE.get(n.lower(), n.lower()) for n in names}) != 1 or int(release.split(".")[0]) >= 10:
-        # (a bare "12.4" is written as CUDA's toolkits are, 10.x to 13.x; no engine _ENGINE_NAMES names has reached
-        # a 10.x release: vLLM, SGLang, Ollama, lmdeploy and DeepSpeed are at 0.x, TGI at 3.x, transformers at 4.x)
+    if len({_SAME_ENGINE.get(n.lower(), n.lower()) for n in names}) != 1 or not _engine_release(names[0], release):
         return None
     for m in re.finditer(r"(?<![\w.])v?" + re.escape(release) + r"(?![\d.]*\d)", text):
         if _PRODUCT_BEFORE.search(text[max(0, m.start() - 24):m.start()]) or _UNIT_AFTER.match(text, m.end()):
@@ -3364,8 +3417,10 @@ def release_works(text: str) -> tuple[str | None, str, str, str] | None:
                 continue
             engine = re.search(_ENGINE_NAME, lead, re.I)
             full = re.match(r"\d+(?:\.\d+)*(?:\.?(?:post|rc|dev)\d+)?", sentence[m.start(m.re.groups):]).group(0)
-            return (engine.group(0) if engine else engine_named.group(1) if engine_named else None), release, \
-                _quote(sentence, m, 100), full
+            name = engine.group(0) if engine else engine_named.group(1) if engine_named else None
+            if name and not _engine_release(name, release):
+                continue  # (left26) "works on 2.6.0" in a vLLM thread: above vLLM's majors, PyTorch's or NCCL's
+            return name, release, _quote(sentence, m, 100), full
     return None
 
 
@@ -7872,6 +7927,38 @@ _extend({
 # and we run with it" runs); here only what was told and not yet tried.
 _NOT_TRIED_YET = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
                             r"tr(?:y|ied)\b|\b(?:was|were) told to\b|还没(?:有)?试|没(?:有)?试过", re.I)
+
+# (left26) A slowdown since an update that names no release: "Inference time considerably slower since update"
+# (franciszzj/Leffa#34), "Decreased inference speed after latest changes" (Comfy-Org/ComfyUI#4197), "After the update
+# of the new version, the running speed has significantly decreased" (inferencerlabs/inferencer-feedback#271),
+# "更新ChatGLM3之后，感觉推理速度变慢了" (zai-org/ChatGLM3#17). A software change is the lead, but with no release named
+# no A/B can be set up: what settles it is the two releases (rules.engine.UPDATE_ASK). A text that names a release is
+# the release readers' (engine_versions_compared); one that got faster is no slowdown.
+_AN_UPDATE = (r"(?:after|since)\s+(?:the\s+|an?\s+|my\s+|our\s+|this\s+)?(?:latest\s+|recent\s+|last\s+|new\s+|"
+           r"several\s+)?(?:updates?|upgrades?|updating|upgrading|changes)\b")
+_SLOWED = r"(?:slow\w*|decreas\w*|reduced|dropp?\w*|degrad\w*|regress\w*)"
+_extend({"update_slower": [
+    r"\b" + _SLOWED + r"\b[^.\n]{0,60}?\b" + _AN_UPDATE,
+    r"\b" + _AN_UPDATE + r"[^.\n]{0,60}?\b" + _SLOWED + r"\b",
+    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?(?:变慢|慢了|下降|降低)",
+]}, new_kinds=True)
+
+
+def update_without_release(facts: Facts) -> Claim | None:
+    """(left26) The reporter's word that it got slower since an update (update_slower), observed, in a ticket whose
+    texts name no release number (_SEMVER: "0.6.3", "v0.5.4") nor a change another reader takes (_RELEASE_KINDS), so
+    no release A/B can be read; else None."""
+    c = next((c for c in find(facts, "update_slower") if not c.guess), None)
+    if c and not any(_SEMVER.search(t) for _, t in texts(facts)) \
+            and not any(find(facts, kind) for kind in _RELEASE_KINDS):
+        return c
+    return None
+
+
+# The readers of a change whose releases the ticket names: a driver's ("after upgrading NVIDIA driver to 536",
+# vllm-project/vllm#2057), the engine's, NCCL's.
+_RELEASE_KINDS = ("driver_change", "engine_versions_compared", "nccl_versions_compared")
+
 
 # (issue 11 s) One sequence at a time as launch flags and shorthand give it: "bs=1" / "BS1" (not "BS1 and BS8"),
 # vLLM's --max-num-seqs 1 / max_num_seqs=1, TensorRT-LLM's --max_batch_size 1, and "I send one prompt and wait".

@@ -412,13 +412,21 @@ SYMPTOM_ASKS = {
 }
 
 
+# (left26) A slowdown since an update that names no release ("slower since update", "after latest changes"): the two
+# releases settle it, each with the same benchmark, as a release A/B (ticket.engine_versions) is read.
+UPDATE_ASK = ("the release (or image tag) before the update and the one after it (`pip show <package>`, `docker "
+              "images`), and the same benchmark's figures on each with its launch line")
+
+
 def symptom_ask(facts) -> str | None:
     """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
     from diagnose.evidence import CollectiveResult, Measurement, Workload
-    from rules.claims import rates_by_layout
+    from rules.claims import rates_by_layout, update_without_release
 
     said = _ticket_symptom(facts)
+    if said in ("slow", "normal?", "scaling", "other") and update_without_release(facts):
+        return UPDATE_ASK
     if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
             m.metric in LINK_METRICS for m in facts.of(Measurement))):
         return None  # a link or collective bandwidth is decided by the path (topology, NCCL log), not an engine launch
