@@ -5500,6 +5500,22 @@ _LAYOUTS_COMPARED = re.compile(
     r"\b" + _GPUS_NAMED + r"[^.?\n]{0,40}?" + _SPEED_CHANGE, re.I)
 
 
+# (ut26c) Several boards set against one that holds the model, each named by its memory or model rather than the noun
+# alone: "Is 2x V100 16GB Faster Than One 32GB Card?" (knightli.com, 2026-05), "would 2x RTX 3090 be faster than a
+# single A100 GPU?". Several counted before the speed word, one after "than": the layouts compared. Not two boards one
+# against the other ("is the 4090 faster than one 3090 card?": no count of several).
+_SEVERAL_BOARDS = re.compile(r"(?:\b(?:[2-9]|1[0-6])\s*[x×*]\s*|\b(?:two|dual|three|four|eight|multiple|several)\s+)"
+                             r"(?=(?:[A-Za-z]+\s+)?[\w-]*\d)", re.I)
+_THAN_ONE_BOARD = re.compile(_SPEED_CHANGE + r"[^.?\n]{0,30}?\bthan\s+(?:on\s+|with\s+)?"
+                             r"(?:a\s+single|one|1|single|a)\s+(?:[\w-]+\s+){1,3}?(?:GPU|card|device|board)\b", re.I)
+
+
+def _boards_compared(sentence: str) -> re.Match | None:
+    """Several boards counted before the speed word, one after "than" (_SEVERAL_BOARDS, _THAN_ONE_BOARD)."""
+    m = _THAN_ONE_BOARD.search(sentence)
+    return m if m and _SEVERAL_BOARDS.search(sentence, 0, m.start()) else None
+
+
 def layout_speed_asked(facts: Facts) -> list[Claim]:
     """A question about what a larger layout does to the speed, asked before or instead of measuring it ("would
     multiple GPUs be faster than a single GPU?", "can anyone confirm the performance impact?" under a title about
@@ -5515,7 +5531,8 @@ def layout_speed_asked(facts: Facts) -> list[Claim]:
             effect = bool(title or _LAYOUT_GROWS.search(paragraph))
             for sentence in sentences(paragraph):
                 m = None if not _ASKS.search(sentence) else \
-                    (effect and _SPEED_EFFECT_ASKED.search(sentence)) or _LAYOUTS_COMPARED.search(sentence)
+                    (effect and _SPEED_EFFECT_ASKED.search(sentence)) or _LAYOUTS_COMPARED.search(sentence) \
+                    or _boards_compared(sentence)
                 at = m.start() + re.search(_SPEED_CHANGE + "|" + _SPEED_EFFECT, m.group(0), re.I).start() \
                     if m else 0  # where the speed word starts: "2 GPUs, I don't care if it gets slower" rules it out
                 if m and not _NEGATION.search(sentence[max(0, at - 30):at]):

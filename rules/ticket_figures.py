@@ -835,6 +835,8 @@ def layer_split_engine(facts: Facts) -> bool:
     from rules import catalog
     from rules.common import engine_of
 
+    if any(w.extra.get("split_mode") in ("row", "tensor", "graph") for w in facts.of(Workload)):
+        return False  # llama.cpp told to split each layer's tensors over the GPUs (-sm row/tensor; ik_llama.cpp graph)
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):
         return True

@@ -1148,10 +1148,26 @@ _LACKED = re.compile(r"(?:\b(?:I|we)\s+(?:do\s+not|don[’']?t|did\s+not|didn[�
                      r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce)\s+)?$", re.I)
 
 
+# GPUs the writer meant, means or thinks to buy, in the clause before the name: "The plan was originally to buy four RTX
+# 3090s", "I'm thinking of adding a third 3090", "we are considering getting 8x H100": a purchase, not the machine that
+# ran. (What they bought or added, "I bought two 3090s", "I added a 4090", ran.)
+_PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\s+to|intend\w*|thinking\s+(?:of|about)|"
+                      r"consider\w*|want(?:s|ed)?\s+to|would\s+like\s+to|(?:I|we)['’]d\s+like\s+to|hop(?:e|es|ed|ing)\s+to|"
+                      r"about\s+to)\b[^.!?;]{0,30}?\b(?:buy\w*|purchas\w*|get(?:ting)?|order\w*|add(?:ing)?|"
+                      r"pick(?:ing)?\s+up)\b[^.!?;]{0,24}$", re.I)
+
+
+def _planned(line: str, start: int) -> bool:
+    """Is the GPU (or count) at `start` one the writer plans or plans to buy (_PLANNED), within its sentence?"""
+    lead = line[max(0, start - 70):start]
+    return bool(_PLANNED.search(re.split(r"[.!?;]\s", lead)[-1]))
+
+
 def _own_gpu(line: str, apart: bool = True) -> re.Match | None:
     """The first GPU name in `line` that is not someone else's (`apart`), else the first; never one the writer says
-    they lack (_LACKED)."""
-    named = [m for m in GPU_NAME.finditer(line) if not _LACKED.search(line[max(0, m.start() - 40):m.start()])]
+    they lack (_LACKED) or only plan to buy (_PLANNED)."""
+    named = [m for m in GPU_NAME.finditer(line) if not _LACKED.search(line[max(0, m.start() - 40):m.start()])
+             and not _planned(line, m.start())]
     return next((m for m in named if not (apart and _others_gpu(line, m.start()))), None)
 
 
@@ -1237,7 +1253,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (i, named, n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], named if size else gpu_line[1], n, counted)
-        if count_line is None and (m := _counted_gpus(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]):
+        if count_line is None and (m := _counted_gpus(ln)) and not POSSIBLE_COUNT.search(ln[:m.start()]) \
+                and not _planned(ln, m.start()):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         elif count_line is None and (m := GPU_MEMORY_PRODUCT.search(ln)) and not HOST_MEMORY.search(ln):
             count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
@@ -2081,6 +2098,14 @@ def _count(token: str) -> int | None:
 
 # Prompts counted ("64 prompts", "--num-prompts 1000", "1,000 sampled prompts"): requests sent, whatever the phase.
 PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prompts?\b\s*=?\s*\d+", re.I)
+# The label of a prompt-processing (prefill) rate: said in words, or as llama.cpp writes it, "PP" for prompt processing
+# beside "TG" for text generation (llama-bench's pp512/tg128 tests; "| PP | 310.1 tok/s |", "pp 27K/18.8s 1417t/s").
+# Not the pipeline-parallel size, written with its degree ("PP=2", "pp 2", "pp2tp4", "TP4-PP2"): a prompt's size
+# after "pp" is three digits or more, or carries its "K".
+PROMPT_RATE_LABEL = re.compile(r"prompt|prefill|input|"
+                               r"(?<![\w-])pp(?:\d{3,5})?(?![\w=-])(?!\s*[=:]?\s*\d{1,2}(?![\d.kK]))", re.I)
+# ... and of a generation rate, llama.cpp's "TG" (tg128) and "out" among them: the later of the two is the figure's
+OUTPUT_RATE_LABEL = re.compile(r"generat|decod|output|\bout\b|(?<![\w-])tg(?:\d{1,5})?\b", re.I)
 
 
 def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[Figure]:
@@ -2139,6 +2164,14 @@ def elided_units(line: str, apart: bool = False) -> str:
     return line
 
 
+def _prompt_rate(label: str) -> bool:
+    """Is the figure after `label` a prompt-processing rate? Its label's last word for a phase names the prompt
+    ("prompt: 900 tok/s, generation: 40 tok/s" gives the generation its own; "pp 27K/18.8s 1417t/s · out ... 81t/s")."""
+    prompt = [m.start() for m in PROMPT_RATE_LABEL.finditer(label)]
+    output = [m.start() for m in OUTPUT_RATE_LABEL.finditer(label)]
+    return bool(prompt) and (not output or prompt[-1] > output[-1])
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None,
            dot: bool = False, compared: dict[int, set[int]] | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
@@ -2170,8 +2203,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
                 if len(label.rsplit(")", 1)[-1].split()) >= 2:
                     label = label.rsplit(")", 1)[-1]
-                if (re.search(r"prompt|prefill|input", label)
-                        and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
+                if _prompt_rate(label):
                     continue  # prompt-processing rate: not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve

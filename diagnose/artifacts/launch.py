@@ -288,7 +288,7 @@ def _takes_value(norm: str) -> bool:
     known |= set(SPEC_FLAGS)
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
                                      "nnodes", "num-gpus", "num-nodes", "tokenizer", "revision", "seed", "parallel",
-                                     "fa", "flash-attn"}
+                                     "fa", "flash-attn", "ts", "tensor-split", "sm", "split-mode"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
@@ -328,7 +328,7 @@ def _command(command: str, src: str) -> list:
     if LLAMA_SERVER.match(command):
         tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
         flags = _flags(tokens[1:])[0]
-        return (_server_slots(flags, src) + _flash_attn(command, flags, src)
+        return (_server_slots(flags, src) + _flash_attn(command, flags, src) + _split_gpus(flags, src)
                 + ([Workload(src, extra={"speculative": spec})] if (spec := _speculation(flags)) else []))
     flags, positional = _flags(tokens[1:])
     framework = _framework(command, positional)
@@ -366,6 +366,24 @@ def _server_slots(flags: dict, src: str) -> list:
     one (recent builds' default, -1): no count is stated."""
     n = to_int(flags.get("np") or flags.get("parallel"))
     return [Workload(src, extra={"parallel": n, "parallel_flag": "--parallel"})] if n and n >= 1 else []
+
+
+# llama-server's -ts / --tensor-split: "fraction of the model to offload to each GPU, comma-separated list of
+# proportions, e.g. 3,1" (llama.cpp's tools/server README), so one proportion a GPU; a zero leaves that GPU out. With
+# -sm / --split-mode (none, layer: the default, row, tensor) it says how the model is split over them.
+def _split_gpus(flags: dict, src: str) -> list:
+    """The GPUs a llama-server line splits the model over (its --tensor-split proportions above zero), and the split
+    mode it states; none when it gives no proportions for two GPUs or more."""
+    value = flags.get("ts") or flags.get("tensor-split")
+    parts = re.split(r"[,/]", value) if isinstance(value, str) else []
+    try:
+        used = sum(1 for p in parts if float(p) > 0)
+    except ValueError:
+        return []
+    mode = flags.get("sm") or flags.get("split-mode")
+    extra = {"split_mode": mode.lower()} if isinstance(mode, str) and mode.lower() in (
+        "none", "layer", "row", "tensor", "graph") else {}
+    return [Workload(src, gpu_count=used, extra=extra)] if used >= 2 else []
 
 
 # llama-server's -fa / --flash-attn: a bare flag (on) before b6325, then on|off|auto with 1/0/-1 as aliases
