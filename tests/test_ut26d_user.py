@@ -85,6 +85,12 @@ def test_a_network_rate_named_after_the_figure_is_not_measured():
     assert busbw_said(text) == []
 
 
+def test_a_network_rate_said_as_measured_stays_measured():
+    """Near-miss (a paraphrase of NVIDIA/nccl#700's complaint): a measuring word in the figure's clause keeps a rate
+    followed by "network" the test's figure (78 Gb/s = 9.75 GB/s)."""
+    assert busbw_said("With nccl-tests between the two nodes I only got 78Gbps network throughput.") == [9.75]
+
+
 @pytest.mark.parametrize("text, value", [
     # near-misses: a measured rate beside the test's name stays measured
     ("I use nccl-tests on two A100  machines, each machine has 8 *100 Gbps network nic. \n"
