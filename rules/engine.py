@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -389,6 +390,12 @@ _ERROR_ASK = ("the complete error output of the failing run (the traceback and t
               "engine's version")
 _SPEED_ASK = ("the exact launch line and benchmark command with the figures it printed (engine and version, batch "
               "or concurrency, quantisation, CUDA graphs on or off)")
+# ... and for a collective benchmark (nccl-tests) whose figures the ticket does not hold as text (a screenshot, a linked
+# log: NVIDIA/nccl-tests#19, NVIDIA/nccl#325): its table and command, which no engine, batch or CUDA graph describes.
+_COLLECTIVE_ASK = ("the nccl-tests output as text (the command line and the whole table it printed, not a screenshot) "
+                   "with NCCL_DEBUG=INFO set")
+_NCCL_TESTS_NAMED = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast)_perf\b|"
+                               r"\bnccl-tests\b", re.I)
 LINK_METRICS = ("busbw_gbs", "algbw_gbs", "h2d_gbs", "d2h_gbs")
 # A stuck nccl-tests binary (all_reduce_perf, a C/CUDA program: https://github.com/NVIDIA/nccl-tests) has no Python
 # stack for py-spy to read; gdb's backtrace of every thread shows whether it waits in NCCL's init or in a collective,
@@ -422,6 +429,7 @@ def symptom_ask(facts) -> str | None:
     """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
     from diagnose.evidence import CollectiveResult, Measurement, Workload
+    from rules import claims
     from rules.claims import rates_by_layout, update_without_release
 
     said = _ticket_symptom(facts)
@@ -433,6 +441,9 @@ def symptom_ask(facts) -> str | None:
     if said in ("slow", "normal?") and any(w.framework and (w.batch or w.concurrency) and w.eager is not None
                                            for w in facts.of(Workload)):
         return None
+    if said in ("slow", "normal?") and (any(w.framework == "nccl-tests" for w in facts.of(Workload)) or any(
+            _NCCL_TESTS_NAMED.search(text) for _, text in claims.texts(facts))):
+        return _COLLECTIVE_ASK
     if said == "scaling" and (len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1
                               or len(rates_by_layout(facts)) > 1):
         return None  # two layouts already stated, or a rate at each in the reporter's words

@@ -31,10 +31,13 @@ FAULT_FAMILIES = (
     "pcie_degraded", "pcie_slot", "numa_words", "nccl_upgrade", "bimodal", "small_collective_slow", "launch_overhead",
     "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
 )
-# NCCL switches that take a transport away (NCCL's environment-variable documentation): a ticket that
-# sets one is about what the fallback costs, not about normal behaviour.
-_TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|P2P_LEVEL|NVLS_ENABLE|"
-                            r"CUMEM_ENABLE)$")
+# NCCL switches that take a transport away or pin its path (NCCL's environment-variable documentation): a ticket
+# that sets one is about what that path costs, not about normal behaviour. NCCL_IB_CUDA_SUPPORT is the name
+# NCCL_NET_GDR_LEVEL had before NCCL 2.4 (GPUDirect RDMA on or off), still read by NCCL and still pasted
+# ("when I set NCCL_IB_DISABLE=0 and NCCL_IB_CUDA_SUPPORT=1, the all_reduce_perf result is way worse",
+# NVIDIA/nccl-tests#19); NCCL_NET_GDR_READ turns GPUDirect RDMA on for sends too.
+_TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|NET_GDR_READ|IB_CUDA_SUPPORT|"
+                            r"P2P_LEVEL|NVLS_ENABLE|CUMEM_ENABLE)$")
 # The weak answer's confidence: below every observed fault (rules.ticket_rules.OBSERVED, 0.65); the
 # healthy form gets 0.05 more so that, with no gap left open, it reaches rules.engine.WEAK.
 NOTHING_BROKEN = 0.45

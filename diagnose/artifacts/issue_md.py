@@ -1537,6 +1537,14 @@ TARGET_WORDS = re.compile(r"\b(?:should|supposed|expect\w*|theoretic\w*|ideal\w*
 OTHER_SYSTEM = re.compile(r"\b(?:other|another|previous|old|published|reference|official|documentation|docs|paper|"
                           r"blog|slides?)\b", re.I)
 SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
+# ... nor the rate of the network itself, named right after the figure: "8 V100s and 100Gbps network" (NVIDIA/nccl#398),
+# "a 25G fabric", "200 Gb/s interconnect": a specification of the link the test runs on, not what the test measured.
+# Public writing names rates this way for links ("BlueField-3 DPU | 400 Gb/s network bandwidth", "10 Gb/s network
+# bandwidth" of a data facility); a measuring word in the figure's clause ("got 9.8 GB/s network throughput") keeps it
+# measured.
+NETWORK_AFTER = re.compile(r"\s*-?\s*(?:network|fabric|interconnect)\b", re.I)
+MEASURING = re.compile(r"\b(?:only|gets?|got|getting|reach\w*|achiev\w*|measur\w*|observ\w*|see|saw|shows?|showed|"
+                       r"gives?|gave)\b", re.I)
 
 
 def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> list:
@@ -1552,8 +1560,9 @@ def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> li
             continue  # no collective said, or a figure asked about
         for m in RATE_FIGURE.finditer(s):
             clause = re.split(r"[,;:(]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
+            link_rate = NETWORK_AFTER.match(s, m.end()) and not MEASURING.search(clause)
             if LINK_BESIDE.search(s[max(0, m.start() - 12):m.start()]) or LINK_BESIDE.search(s[m.end():m.end() + 14]) \
-                    or TARGET_WORDS.search(clause) or OTHER_SYSTEM.search(s[:m.start()]):
+                    or link_rate or TARGET_WORDS.search(clause) or OTHER_SYSTEM.search(s[:m.start()]):
                 continue
             value = to_gbs(number(m.group(1)), m.group(2))
             out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n,

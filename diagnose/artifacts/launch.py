@@ -29,7 +29,7 @@ COMMAND = re.compile(
     r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
     r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
-    r"mpirun\b|mpiexec\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
+    r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
     r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b"
     # llama.cpp's server and the runner Ollama starts (its log: 'starting llama server cmd=".../ollama runner
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
@@ -323,7 +323,13 @@ OFFLINE_BENCH = re.compile(r"\btrtllm-bench\b.*\sthroughput\b|\bvllm\s+bench\s+t
 LLAMA_SERVER = re.compile(r"^(?:\S*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|^(?:\S*/)?ollama\s+runner\b")
 
 
+# An MPI launcher called by its path, as MLNX_OFED and HPC-X install it ("/usr/mpi/gcc/openmpi-4.1.7a1/bin/mpirun",
+# NVIDIA/nccl#1368; "/opt/amazon/openmpi/bin/mpirun", NVIDIA/nccl#398): the same launcher as "mpirun".
+LAUNCHER_PATH = re.compile(r"^[^\s\"'=`]*/(?=(?:mpirun|mpiexec)\b)")
+
+
 def _command(command: str, src: str) -> list:
+    command = LAUNCHER_PATH.sub("", command)
     tokens = _tokens(command)
     if LLAMA_SERVER.match(command):
         tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
