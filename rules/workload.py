@@ -840,6 +840,8 @@ def evidence_coverage(facts: Facts, predictions=None):
     another vendor's accelerator)."""
     if claims.other_vendor(facts):
         return
+    if any(c.data["error"].before_traffic for c in claims.known_errors(facts)):
+        return  # the engine refused the layout, the build or the platform before any GPU talked to another
     tp, tp_src = wfield(facts, "tp")
     pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)
