@@ -197,6 +197,7 @@ def test_lmdeploy_1560_quantised_width_names_the_tp_sizes_that_split_it():
     assert "214 quantisation groups" in f.fix and "TP 1 or 2" in f.fix and "use TP 2" in f.fix
     groups = next(e for e in f.evidence if e.detail.startswith("quantisation groups"))
     assert groups.measured == 214 and groups.source == "issue.md:5"  # the line that states it
+    assert "workload.evidence_coverage" not in findings  # a refusal to load: how the GPUs connect cannot change it
 
 
 def test_a_refusal_said_without_tp_times_group_keeps_the_plain_fix():
