@@ -2017,6 +2017,7 @@ class EngineError:
     meaning: str
     fix: str
     sources: tuple[str, ...]
+    before_traffic: bool = False  # a refusal before any GPU talks to another: the links cannot change it
 
 
 # The categories an error row may name: those rules.ticket_rules.known_error declares.
@@ -2043,8 +2044,10 @@ def engine_errors() -> tuple[EngineError, ...]:
             pattern = re.compile(row["pattern"], re.I)
         except re.error as e:
             raise InputError(f"{where}: pattern: {e}") from None
+        if not isinstance(row.get("before_traffic", False), bool):
+            raise InputError(f"{where}: before_traffic is true or false")
         rows.append(EngineError(row["id"], pattern, row["category"], row["meaning"], row["fix"],
-                                tuple(row["sources"])))
+                                tuple(row["sources"]), row.get("before_traffic", False)))
     return tuple(rows)
 
 

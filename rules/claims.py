@@ -1299,6 +1299,12 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:KeyboardInterrupt\b|[\w.]*" + _SIGINT_RAISED + r"))",
         _CUDA_CHECK_LINE,
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
+        # (s26, ut26e) a C++ engine's check, as it prints it ("[TensorRT-LLM][ERROR] Assertion failed: ...", TurboMind's
+        # "[TM][ERROR] Assertion fail: ...") or as the reporter retells it: "It will not run because there is an
+        # assertion that PP size * TP size <= num_GPUs_per_node" (NVIDIA/TensorRT-LLM#1035). Not "add an assert for
+        # ..." (a change proposed) nor an assertion said to pass.
+        r"\bAssertion fail(?:ed|s|ure)?\b|\b(?:there is|there's|hits?|hit|triggers?|an?)\s+(?:an?\s+)?assert(?:ion)?\s+"
+        r"(?:that|in|at)\b(?![^.\n]{0,60}?\b(?:pass(?:es|ed)?|holds?)\b)",
         # (s22) an engine refusing a model architecture by its Transformers class name (config.json "architectures"),
         # as engines word it: "Tensor-parallel is not supported for Gemma2ForCausalLM" (exllamav2, as quoted in
         # theroyallab/tabbyAPI#188 and #363), "Glm4MoeModel'> does not support tensor parallel yet!" (transformers,
@@ -1386,6 +1392,13 @@ PATTERNS: dict[str, list[str]] = {
         # by" above
         r"(?:\bheads?\b|注意力头|头数|head的?个数)[^\n]{0,20}?(?:得|必须|需要|要)\s*(?:能\s*)?(?:被\s*)?整除\s*"
         r"(?:TP|tp|张量并行|卡数|GPU)[^\n]{0,30}?报错",
+        # (s26, ut26e) a quantised layer's width against the TP size times the quantisation group, as the converter's
+        # refusal is retold: '"intermediate_size": 27392,无法整除4*128' (InternLM/lmdeploy#1560: 27392 / 128 = 214
+        # groups, which 4 GPUs cannot share), "hidden_size 13696 is not divisible by 2*128". data.groups: the width,
+        # then the two factors (the TP size and the group size, in the order written)
+        r"\b(?:intermediate_size|hidden_size|in_features|out_features|ffn_hidden_size|moe_intermediate_size)\b\W{0,4}"
+        r"\s*(\d{3,6})\s*[,，]?\s*(?:(?:is\s+)?not\s+divisible\s+by|(?:can\s?not|can't)\s+be\s+divided\s+by|"
+        r"无法整除|不能整除|不整除|除不尽)\s*(\d{1,3})\s*[*x×]\s*(\d{1,4})\b",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [

@@ -483,15 +483,37 @@ def tp_size_error(facts: Facts, predictions=None):
         return
     tp, tp_src = wfield(facts, "tp")
     evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
+    fix = ("Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
+           "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.")
+    if split := _group_split(c):  # a quantised width against TP x group: which TP sizes share its groups evenly
+        width, group, groups, fit = split
+        evidence.append(ev(evidence[0].source, f"quantisation groups in the width ({width} / group size {group})",
+                           groups, "a multiple of the TP size"))
+        fix = (f"{width} / {group} = {groups} quantisation groups, which TP {' or '.join(map(str, fit))} split evenly: "
+               f"use TP {fit[-1]} (the other GPUs for replicas or pipeline stages), or requantise with a group size "
+               "that leaves a multiple of the TP size, if the engine runs that group size.")
     yield make("ticket.tp_size_error", "tp_not_dividing_heads", "critical", 0.8,  # the engine's own error text
                "The TP size does not divide the model's heads or (quantised) weight shapes",
                "Tensor parallelism splits every attention head group and weight matrix evenly; "
                "when a dimension (heads, KV heads, FFN width, or a quantised layer's group count) is not a multiple of "
                "the TP size the engine refuses to load.",
-               evidence,
-               fix="Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
-               "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.",
-               refs=["vllm_parallel"])
+               evidence, fix=fix, refs=["vllm_parallel"])
+
+
+def _group_split(c: Claim) -> tuple[int, int, int, list[int]] | None:
+    """(width, group size, groups, the power-of-two TP sizes up to 8 that divide the groups) of an error that states a
+    quantised width against "TP x group" ('intermediate_size 27392 ... 4*128'): the group is the factor of 32 or more
+    (group sizes are 32-256, TP sizes 1-8), the TP size the other; None unless the width splits into whole groups."""
+    nums = [int(g) for g in c.data.get("groups", []) if str(g).isdigit()]
+    if len(nums) != 3:
+        return None
+    width, a, b = nums
+    group = max(a, b)
+    if group < 32 or min(a, b) > 16 or width % group:
+        return None
+    groups = width // group
+    fit = [t for t in (1, 2, 4, 8) if groups % t == 0]
+    return width, group, groups, fit
 
 
 @rule("ticket.eager_flag", "eager_mode")

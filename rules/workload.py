@@ -840,6 +840,10 @@ def evidence_coverage(facts: Facts, predictions=None):
     another vendor's accelerator)."""
     if claims.other_vendor(facts):
         return
+    if any(c.data["error"].before_traffic for c in claims.known_errors(facts)) or any(
+            len(c.data.get("groups", [])) != 2 and not c.guess for c in claims.find(facts, "tp_size_error")):
+        return  # the engine refused the layout, the build or the platform before any GPU talked to another (a
+        # dimension the TP size does not divide is such a refusal; the bare "25 is not divisible by 4" is not read)
     tp, tp_src = wfield(facts, "tp")
     pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)

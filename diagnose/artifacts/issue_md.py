@@ -489,8 +489,10 @@ OTHER_COUNT_AFTER = re.compile(r"\b\d{1,4}\s*(?:x\s*)?(?:GPUs|cards|GPUs?\s+(?:p
 # "each node has 8 A100", "per server: 4 L40S"
 NODES_THEN_COUNT = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?" + _NODE_NOUN + r"\s*,?\s*(?:(?:each\s+)?"
                               r"(?:with|of|having|has|holding|containing)|x|×|\*)\s*$", re.I)
-EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s*(?:with|has|having|holds|"
-                             r"contains|:)?\s*$", re.I)  # (not "each of 8 H100": every one of them)
+EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r"(?:\s+(?:on|in|of)\s+(?:my|our|the|this|"
+                             r"that)\s+(?:system|cluster|setup))?)?\s*(?:with|has|having|holds|contains|:)?\s*$",
+                             re.I)  # (not "each of 8 H100": every one of them; "Each node on my system has 8 GPUs",
+# NVIDIA/TensorRT-LLM#1035: the node's own size, whatever the place named between)
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
