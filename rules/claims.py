@@ -8076,3 +8076,18 @@ def gid_table(facts: Facts) -> list[dict]:
                         "version": d["ver"].lower(), "ipv4": d.get("ip") or _gid_ipv4(gid),
                         "link_local": gid.startswith("fe80")})
     return out
+
+
+# (ut26f) A job stuck where NCCL starts, before any collective: "发现两个节点都卡在了init nccl后"
+# (PaddlePaddle/Paddle#51096), "it just stopped at \"Init nccl begin\" without further progress"
+# (sgl-project/sglang#958).
+# Across machines NCCL first connects the ranks over TCP on one IP interface (its bootstrap), so a hang there is first
+# an interface or firewall question (NCCL_SOCKET_IFNAME: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+# env.html); ticket.init_hang_across_nodes reads it. Not a hang during training ("stuck at step 200").
+_NCCL_START = (r"(?:init(?:iali[sz]\w*)?[ _]?nccl\w*|nccl[ _]?init\w*|Init nccl begin|ncclCommInitRank\w*|Init START|"
+               r"NCCL initiali[sz]ation|init_process_group|NCCL\s*初始化|初始化\s*NCCL)")
+_extend({"nccl_init_stuck": [
+    r"\b(?:stuck|hangs?|hanging|hung|stops?|stopped|freez\w*|frozen|blocked|waits?|waiting)\b[^.\n]{0,40}?"
+    r"\b(?:at|in|on|after|during|when)\s+(?:the\s+)?[\"'“`]?" + _NCCL_START,
+    r"(?:卡|停)(?:在|住)了?\s*(?:在\s*)?[\"'“`]?" + _NCCL_START,
+]}, new_kinds=True)
