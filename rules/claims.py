@@ -3881,7 +3881,18 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|�
                 r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)(?:(?!" + _OTHER_CAUSE
                 + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)|"
                 r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)(?:(?!" + _OTHER_CAUSE
-                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)")
+                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)|"
+                # (ut26f) the same complaint from the fewer GPUs' side, X 比 Y 快 "X is faster than Y":
+                # "单张A100比2张A100速度快" (QwenLM/Qwen#669), "单卡比双卡快"; not denied ("单卡并不比双卡快")
+                r"(?:单卡|单张|单块|单个?GPU|一张|一块|1\s*张|1\s*卡|1\s*块)(?:[^\n，,。比不没]){0,12}?比\s*"
+                r"(?:多卡|双卡|两张|两块|多张|多块|多个?GPU|[2-9]\s*(?:张|卡|块)|[1-9]\d\s*(?:张|卡|块))"
+                r"[^\n，,。]{0,12}?(?<![不没])(?:还|更|要)?快|"
+                # ... and from the more GPUs' side, X 不如 Y 快 "X is not as fast as Y":
+                # "我每次开四卡跑模型还不如单卡跑的快" (PaddlePaddle/PaddleOCR#3715); not "单卡不如双卡快" (one card
+                # not as fast as two)
+                r"(?:多卡|多张|多块|多个?GPU|[两双三四五六八]\s*[张块]?\s*卡|[两三四五六八]\s*[张块]|[2-9]\s*(?:张|卡|块)|"
+                r"[1-9]\d\s*(?:张|卡|块))[^\n，,。]{0,12}?不如\s*(?:单卡|单张|单块|单个?GPU|一张|一块|1\s*[张卡块])"
+                r"[^\n，,。]{0,8}?快")
 
 # (issue 11 r) More GPUs and no speed-up as Japanese, Korean, German, Russian and Spanish threads say it:
 # "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
@@ -4876,7 +4887,11 @@ def work_duration(facts: Facts) -> bool:
 _OTHER_VENDOR = re.compile(
     r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
     r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
-    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b", re.I)
+    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b|"
+    # (ut26f) the accelerators of Chinese threads: Huawei's Ascend NPUs (910B/910C, npu-smi, torch_npu; "设备：910b",
+    # DeepLink-org/dlinfer#109), Cambricon's MLU (cnmon), Hygon's DCU (hy-smi), Kunlunxin's XPU; a bare "910" is no name
+    r"\bAscend\b|昇腾|\bnpu-smi\b|\btorch_npu\b|(?<![\w.])910[BC]\d?(?![\w.])|\bMLU\s?[2-5]\d0\b|寒武纪|\bcnmon\b|"
+    r"海光|\bhy-smi\b|昆仑芯|\bKunlun(?:xin)?\b", re.I)
 
 
 def other_vendor(facts: Facts) -> Claim | None:
@@ -8178,3 +8193,18 @@ def gid_table(facts: Facts) -> list[dict]:
                         "version": d["ver"].lower(), "ipv4": d.get("ip") or _gid_ipv4(gid),
                         "link_local": gid.startswith("fe80")})
     return out
+
+
+# (ut26f) A job stuck where NCCL starts, before any collective: "发现两个节点都卡在了init nccl后"
+# (PaddlePaddle/Paddle#51096), "it just stopped at \"Init nccl begin\" without further progress"
+# (sgl-project/sglang#958).
+# Across machines NCCL first connects the ranks over TCP on one IP interface (its bootstrap), so a hang there is first
+# an interface or firewall question (NCCL_SOCKET_IFNAME: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+# env.html); ticket.init_hang_across_nodes reads it. Not a hang during training ("stuck at step 200").
+_NCCL_START = (r"(?:init(?:iali[sz]\w*)?[ _]?nccl\w*|nccl[ _]?init\w*|Init nccl begin|ncclCommInitRank\w*|Init START|"
+               r"NCCL initiali[sz]ation|init_process_group|NCCL\s*初始化|初始化\s*NCCL)")
+_extend({"nccl_init_stuck": [
+    r"\b(?:stuck|hangs?|hanging|hung|stops?|stopped|freez\w*|frozen|blocked|waits?|waiting)\b[^.\n]{0,40}?"
+    r"\b(?:at|in|on|after|during|when)\s+(?:the\s+)?[\"'“`]?" + _NCCL_START,
+    r"(?:卡|停)(?:在|住)了?\s*(?:在\s*)?[\"'“`]?" + _NCCL_START,
+]}, new_kinds=True)

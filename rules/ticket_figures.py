@@ -95,7 +95,13 @@ UNMODELLED_OPTIONS = ("enable_dp_attention",)
 # What a served model's speed is measured in (a collective benchmark's busbw is not one).
 SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
 _TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|"
-                       r"optimi[sz]er step)\b", re.I)
+                       r"optimi[sz]er step)\b|"
+                       # (ut26f) in Chinese: 训练 "training", 微调 "fine-tuning", 梯度 "gradient", 反向传播 "backward
+                       # pass" ("lora微调，...单张A100比2张A100速度快", QwenLM/Qwen#669); not a model trained or tuned
+                       # before it is served: "微调后的模型如何多卡推理" (hiyouga/LlamaFactory#3769), "训练好的模型",
+                       # "预训练模型"
+                       r"(?:预)?(?:训练|微调)(?!\s*(?:好|后|完|过|出来?|的?(?:模型|权重|checkpoint)))|梯度|反向传播",
+                       re.I)
 
 
 def training_job(facts: Facts) -> bool:

@@ -1965,6 +1965,35 @@ P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path 
               "a `py-spy dump` of each stuck rank and the engine version")
 
 
+@rule("ticket.init_hang_across_nodes", "insufficient_data")
+def init_hang_across_nodes(facts: Facts, predictions=None):
+    """(ut26f) A job across machines that hangs where NCCL starts, before any collective: NCCL connects the ranks of
+    every node over TCP on one IP interface first, so one it picks the other nodes cannot reach (a docker bridge, a
+    second NIC) or a firewall keeps every rank waiting at init with the GPUs idle (PaddlePaddle/Paddle#51096, fixed by
+    NCCL_SOCKET_IFNAME). A lead with its ask, not a verdict: the NCCL log's bootstrap lines name the interface."""
+    # (the words that place the stop at NCCL's start are the hang, whatever the ticket's class: "Multinode cannot be
+    # started ... it just stopped at \"Init nccl begin\"", sgl-project/sglang#958, reads as a failure)
+    nodes, node_ev = node_count(facts)
+    said = [c for c in claims.find(facts, "nccl_init_stuck") if not c.guess and not c.negated]
+    if not nodes or nodes < 2 or not said or claims.find(facts, "late_hang"):
+        return
+    if any(t.transport == "NET" for t in facts.of(NcclTransport)):
+        return  # the log got past the bootstrap to the network's channels: the path is nccl.gdr's and the transports'
+    ask = ("the NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) of every node up to where it stops, whose "
+           "'Bootstrap : Using' and 'NET/Socket : Using' lines name the interface, and `ip -br addr` of every node")
+    yield make("ticket.init_hang_across_nodes", "insufficient_data", "info", 0.0,
+               "A hang where NCCL starts across machines: the interface it connects on is the first suspect",
+               "Before its first collective NCCL connects the ranks of every node over TCP on one IP interface. When "
+               "it picks one the other nodes cannot reach (a container bridge, a second or virtual NIC) or a firewall "
+               "drops the ports, every rank waits at init with the GPUs idle and nothing is printed.",
+               [claim_ev(said[0], "where it stops")] + node_ev,
+               fix=f"attach {ask}; where they name an interface the other nodes cannot reach, set "
+               "NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME where PyTorch's gloo store is used) to the one that carries "
+               "the nodes' addresses, on every node, and check that the nodes reach each other's ports",
+               refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-socket-ifname",
+                     "nccl_trouble"], ask=ask)
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting

@@ -493,6 +493,12 @@ EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r"(?:\
                              r"that)\s+(?:system|cluster|setup))?)?\s*(?:with|has|having|holds|contains|:)?\s*$",
                              re.I)  # (not "each of 8 H100": every one of them; "Each node on my system has 8 GPUs",
 # NVIDIA/TensorRT-LLM#1035: the node's own size, whatever the place named between)
+# ... in Chinese, 每 "each" with a machine's counter (台) or noun before the count: "在每台机器为8卡A800显卡下"
+# (modelscope/ms-swift#1825), "每个节点8张A100", "每台服务器上有8张"; not 每张卡 / 每卡 ("each card": a figure per GPU)
+CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器|主机|节点|機器|伺服器)?|"
+                                 r"个\s*(?:机器|服务器|主机|节点)|(?:机器|服务器|主机|节点|節點))\s*(?:上|里|中)?\s*"
+                                 r"(?:都|各)?\s*"
+                                 r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
@@ -1430,7 +1436,7 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
             m := NODES_THEN_COUNT.search(before)) or (
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
-    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):
+    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before) or CJK_EACH_THEN_COUNT.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
         if not named and re.search(r"\b" + _NODE_NOUN, after, re.I) and (total := TOTAL_COUNT_AFTER.match(rest)) and (
                 each := re.search(r"(?<![\w.])" + _COUNT + r"(?![\w.])", line[start:end], re.I)):
