@@ -27,14 +27,13 @@ import tomllib
 
 from rules import claims
 from rules.engine import UPDATE_ASK, evaluate, symptom_ask, ticket_findings, ticket_verdict
-from tests.conftest import said
+from tests.conftest import said, toml_cases
 
 DATA = Path(__file__).parent / "data" / "left26"
 
 
 def _cases(name: str) -> list:
-    cases = tomllib.loads((DATA / name).read_text())["case"]
-    return [pytest.param(c, id=f"{name.split('.')[0]}-{i}") for i, c in enumerate(cases)]
+    return toml_cases(DATA, name)
 
 
 def test_every_case_names_its_source():

@@ -16,14 +16,13 @@ import tomllib
 
 from rules import claims
 from rules.engine import evaluate, ticket_findings
-from tests.conftest import said
+from tests.conftest import said, toml_cases
 
 DATA = Path(__file__).parent / "data" / "mend2_25"
 
 
 def _cases(name: str) -> list:
-    cases = tomllib.loads((DATA / name).read_text())["case"]
-    return [pytest.param(c, id=f"{name.split('.')[0]}-{i}") for i, c in enumerate(cases)]
+    return toml_cases(DATA, name)
 
 
 def _base(release: str) -> str:

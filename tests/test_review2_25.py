@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import said
+from conftest import said, toml_cases
 
 from rules import catalog, claims
 from rules.subject import model_named
@@ -17,8 +17,7 @@ FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.to
 
 
 def _cases(name: str) -> list:
-    return [pytest.param(c, id=f"{name}-{i}", marks=[pytest.mark.xfail(reason=c["xfail"], strict=True)]
-                         if c.get("xfail") else []) for i, c in enumerate(FAMILIES[name]["case"])]
+    return toml_cases(DATA, name)
 
 
 @pytest.mark.parametrize("case", _cases("release_works"))

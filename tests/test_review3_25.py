@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import toml_cases
 from test_paraphrases_21 import assert_case_read, family_cases
 from test_review25 import _read as review25_read
 from test_ticket_figures import _issue
@@ -19,8 +20,7 @@ FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.to
 
 
 def _cases(name: str) -> list:
-    return [pytest.param(c, id=f"{name}-{i}", marks=[pytest.mark.xfail(reason=c["xfail"], strict=True)]
-                         if c.get("xfail") else []) for i, c in enumerate(FAMILIES[name]["case"])]
+    return toml_cases(DATA, name)
 
 
 @pytest.mark.parametrize("case", _cases("timeline_figures"))

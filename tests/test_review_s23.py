@@ -26,9 +26,7 @@ DATA = Path(__file__).parent / "data" / "review_s23"
 
 
 def _cases(name: str) -> list:
-    """The file's cases, each with a strict xfail where it carries its reason."""
-    return [pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(strict=True, reason=p.values[0]["xfail"]))
-            if "xfail" in p.values[0] else p for p in toml_cases(DATA, name)]
+    return toml_cases(DATA, name)
 
 
 def test_every_sentence_names_its_thread():
