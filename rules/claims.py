@@ -4957,8 +4957,10 @@ _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z
 # A ratio the reporter expects or hopes for, not one they measured: "I expected 4x", "should be 2x faster".
 _RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theoretical\w*|would|linear\w*|"
                           r"supposed|wish\w*|aim\w*)\b[^.\n]{0,25}$", re.I)
+# ("N-way" is a tensor-parallel degree, "8-way TP"; not "8-way concurrency", streams: vllm-project/vllm#44697)
 _LAYOUT_COUNT = re.compile(
-    r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|\b(\d{1,2})[- ]way\b|"
+    r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|"
+    r"\b(\d{1,2})[- ]way\b(?!\s+(?:concurren\w*|batch\w*|requests?|streams?|users?)\b)|"
     r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(one|single|two|dual|three|four|six|eight|sixteen)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)|" + GLUED_COUNT + "|"
@@ -5369,15 +5371,23 @@ _SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s
 
 
 def _systems_alike(source: str, text: str) -> list[Claim]:
-    """more_gpus_no_gain's claim where the layouts and the speed said alike sit in different sentences (_SAME_SPEED)."""
+    """more_gpus_no_gain's claim where a speed is said alike (_SAME_SPEED) of two GPU counts: named in the sentences
+    before and pointed back at ("the two systems"), or named in the sentence itself ("the performance of 4 Gpus is
+    similar to that of 2 Gpus", vllm-project/vllm#1954; "when using 8 GPUs, the throughput ... is similar to that of
+    4 GPUs", huggingface/transformers-bloom-inference#59)."""
     for sentence in sentences(spaced(text)):
-        alike = _SAME_SPEED.search(sentence)
-        if not alike or not _BOTH_SYSTEMS.search(sentence) or not _SPEED_TOPIC.search(sentence) or \
-                _NEGATION.search(sentence[max(0, alike.start() - 20):alike.end()]):
-            continue
-        before = spaced(text)[:spaced(text).find(sentence)]
-        if len(set(_counted(before))) >= 2:
-            return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
+        for alike in _SAME_SPEED.finditer(sentence):
+            if _NEGATION.search(sentence[max(0, alike.start() - 20):alike.end()]):
+                continue
+            before = spaced(text)[:spaced(text).find(sentence)]
+            if _BOTH_SYSTEMS.search(sentence) and _SPEED_TOPIC.search(sentence) and len(set(_counted(before))) >= 2:
+                return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
+            # in one sentence, the speed must be what is alike: "the performance of 4 Gpus is similar", not "using 1
+            # GPU is consuming the same" memory after a speed that doubled (CMU-Perceptual-Computing-Lab/openpose#1466)
+            lead = sentence[max(0, alike.start() - 60):alike.end()]
+            if len(set(_counted(sentence))) >= 2 and _SPEED_TOPIC.search(lead) and \
+                    not _MEMORY_ONLY.search(lead + sentence[alike.end():alike.end() + 30]):
+                return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
     return []
 
 

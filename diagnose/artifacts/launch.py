@@ -33,7 +33,8 @@ COMMAND = re.compile(
     r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b"
     # llama.cpp's server and the runner Ollama starts (its log: 'starting llama server cmd=".../ollama runner
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
-    r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|(?:[^\s\"'=]*/)?ollama\s+runner\b"
+    r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
+    r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
     r"|text-generation-launcher\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
@@ -323,6 +324,12 @@ OFFLINE_BENCH = re.compile(r"\btrtllm-bench\b.*\sthroughput\b|\bvllm\s+bench\s+t
 LLAMA_SERVER = re.compile(r"^(?:\S*[/\\])?(?:llama-server|ollama_llama_server)(?:\.exe)?\b|^(?:\S*/)?ollama\s+runner\b")
 
 
+# llama.cpp's command-line tool takes the server's -ts / --tensor-split and -sm (common/arg.cpp; "llama-cli -m
+# model.gguf -ts 3,1", the multi-GPU recipe of ggml-org/llama.cpp#22729): only its split over the GPUs is read.
+# (llama-bench is not: its -ts separates a split's parts with "/" and the splits it sweeps with ",".)
+LLAMA_CLI = re.compile(r"^(?:\S*[/\\])?llama-cli(?:\.exe)?\b")
+
+
 # An MPI launcher called by its path, as MLNX_OFED and HPC-X install it ("/usr/mpi/gcc/openmpi-4.1.7a1/bin/mpirun",
 # NVIDIA/nccl#1368; "/opt/amazon/openmpi/bin/mpirun", NVIDIA/nccl#398): the same launcher as "mpirun".
 LAUNCHER_PATH = re.compile(r"^[^\s\"'=`]*/(?=(?:mpirun|mpiexec)\b)")
@@ -331,6 +338,8 @@ LAUNCHER_PATH = re.compile(r"^[^\s\"'=`]*/(?=(?:mpirun|mpiexec)\b)")
 def _command(command: str, src: str) -> list:
     command = LAUNCHER_PATH.sub("", command)
     tokens = _tokens(command)
+    if LLAMA_CLI.match(command):
+        return _split_gpus(_flags(tokens[1:])[0], src)
     if LLAMA_SERVER.match(command):
         tokens = tokens[1:] if tokens[:1] and tokens[0].endswith("ollama") else tokens
         flags = _flags(tokens[1:])[0]
