@@ -1193,6 +1193,9 @@ PATTERNS: dict[str, list[str]] = {
         # "cuda runtime error (802)", "error=802"; not IEEE 802.x ("802.3ad bonding", "802.1Q VLAN")
         r"\b(?:CUDA|cuda)(?:\s+runtime)?(?:\s+error)?\s*(?:\(802\)|802\b)(?!\.\d)",
         r"\berror\s*(?:=\s*|\(\s*|:\s*|\s)802\b(?!\.\d)",
+        # (review27b) ... and the number before the word: "CUDA initialization fails with 802 system error"
+        # (aws-samples/aws-deep-learning-ami-ubuntu-dcv-desktop#33)
+        r"(?<![\w.])802\s+(?:system\s+)?error\b",
         # (NVLS buffers the device has no room for are memory, not the fabric: nvls.cc's "Cuda failure 'out of memory'")
         r"\bnvls\.cc\b(?![^\n]{0,100}?out of memory)[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
         r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
@@ -7992,9 +7995,12 @@ _NOT_TRIED_YET = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did no
 _AN_UPDATE = (r"(?:after|since)\s+(?:the\s+|an?\s+|my\s+|our\s+|this\s+)?(?:latest\s+|recent\s+|last\s+|new\s+|"
            r"several\s+)?(?:updates?|upgrades?|updating|upgrading|changes)\b")
 _SLOWED = r"(?:slow\w*|decreas\w*|reduced|dropp?\w*|degrad\w*|regress\w*)"
+# (review27b) A paragraph's soft line break is no sentence end: "After updating the code yesterday, \nthe inference
+# speed has dropped from ..." (fishaudio/fish-speech#926); a blank line is.
+_SAME_PARAGRAPH = r"(?:[^.\n]|\n(?![ \t]*\n)){0,60}?"
 _extend({"update_slower": [
-    r"\b" + _SLOWED + r"\b[^.\n]{0,60}?\b" + _AN_UPDATE,
-    r"\b" + _AN_UPDATE + r"[^.\n]{0,60}?\b" + _SLOWED + r"\b",
+    r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
+    r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
     r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?(?:变慢|慢了|下降|降低)",
 ]}, new_kinds=True)
 
@@ -8004,11 +8010,18 @@ def update_without_release(facts: Facts) -> Claim | None:
     texts name no release number (_SEMVER: "0.6.3", "v0.5.4") nor a change another reader takes (_RELEASE_KINDS), so
     no release A/B can be read; else None."""
     c = next((c for c in find(facts, "update_slower") if not c.guess), None)
-    if c and not any(_SEMVER.search(t) for _, t in texts(facts)) \
+    if c and not any(_SEMVER.search(t) or _UPDATE_FROM_TO.search(t) for _, t in texts(facts)) \
             and not any(find(facts, kind) for kind in _RELEASE_KINDS):
         return c
     return None
 
+
+# (review27b) An update "from A to B" names both releases even when they are two-part: "Significant performance drop
+# after update from 0.16 to 0.18" (rerun-io/rerun#7222), which _SEMVER leaves to a "v" or three parts. A figure with
+# its unit is a measurement, not a release ("went from 1.5 to 3.2 s").
+_UPDATE_FROM_TO = re.compile(r"\b(?:updat\w*|upgrad\w*|downgrad\w*|going|went|moving|moved|switch\w*|bump\w*)\s+"
+                             r"(?:\w+\s+){0,2}?from\s+v?\d{1,3}\.\d{1,3}(?:\.\d+)*\s+(?:to|->|→)\s+v?\d{1,3}\.\d{1,3}"
+                             r"(?:\.\d+)*(?![\d.]*\s*(?:x\b|%|s\b|ms\b|sec|GB|tok|it/s|t/s))", re.I)
 
 # The readers of a change whose releases the ticket names: a driver's ("after upgrading NVIDIA driver to 536",
 # vllm-project/vllm#2057), the engine's, NCCL's.

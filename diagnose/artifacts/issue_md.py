@@ -499,6 +499,11 @@ CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器
                                  r"个\s*(?:机器|服务器|主机|节点)|(?:机器|服务器|主机|节点|節點))\s*(?:上|里|中)?\s*"
                                  r"(?:都|各)?\s*"
                                  r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
+# (review27b) ... or "each of them" back to nodes named just before: "I have 2 nodes and each of them has 2 v100"
+# (vllm-project/vllm#7837), "on two nodes, both of which have 8 A100 80GB gpus" (NVIDIA/nccl-tests#150); "them"
+# after GPUs named ("4 A100s and each of them has 80GB") is no node.
+EACH_OF_NODES = re.compile(r"\b" + _NODE_NOUN + r"\b[^.\n]{0,20}?\b(?:each|both|all)\s+of\s+(?:them|these|those|which)"
+                           r"\s*(?:with|has|have|having|holds|contains|:)?\s*$", re.I)
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
@@ -1436,7 +1441,8 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
             m := NODES_THEN_COUNT.search(before)) or (
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
-    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before) or CJK_EACH_THEN_COUNT.search(before):
+    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before) or CJK_EACH_THEN_COUNT.search(before) or \
+            EACH_OF_NODES.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
         if not named and re.search(r"\b" + _NODE_NOUN, after, re.I) and (total := TOTAL_COUNT_AFTER.match(rest)) and (
                 each := re.search(r"(?<![\w.])" + _COUNT + r"(?![\w.])", line[start:end], re.I)):
