@@ -76,12 +76,19 @@ def _multi_node(facts: Facts) -> tuple[bool | None, list]:
 # --------------------------------------------------------------------------- network transport
 
 
+# NCCL's InfiniBand/RoCE network by the name on its 'via NET/<name>/...' lines: its own "IB", or the external IB plugin
+# (nccl-rdma-sharp-plugins, shipped in HPC-X and NGC images) as "IBext", named with its API version in later releases
+# ("P2P plugin IBext_v8", "via NET/IBext_v8/1": NVIDIA/nccl-tests#373, NVIDIA/nccl#1814). The line is NCCL's own
+# (transport/net.cc), so "/GDRDMA" means the same on both.
+_IB_NET = re.compile(r"IB(?:ext(?:_v\d+)?)?", re.I)
+
+
 @rule("nccl.socket_fallback", "socket_fallback")
 def socket_fallback(facts: Facts, predictions=None):
     """NCCL carries inter-node traffic over TCP sockets instead of InfiniBand/RoCE."""
     socket_events = [e for e in facts.of(NcclEvent) if e.kind == "using_socket"]
     socket_tx = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").lower() == "socket"]
-    ib_tx = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").upper() == "IB"]
+    ib_tx = [t for t in facts.of(NcclTransport) if t.transport == "NET" and _IB_NET.fullmatch(t.net or "")]
     ib_fail = [e for e in facts.of(NcclEvent) if e.kind in ("ib_unavailable", "net_init_failed")]
     forced = [s for s in settings(facts, "NCCL_IB_DISABLE") if s.value.strip() == "1"]
     forced += [s for s in settings(facts, "NCCL_NET") if s.value.strip().lower() == "socket"]
@@ -159,7 +166,7 @@ def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, 
 @rule("nccl.gdr", "gdr_disabled")
 def gdr(facts: Facts, predictions=None):
     """GPUDirect RDMA: the NIC reads/writes GPU memory directly, or data bounces through the host."""
-    nets = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").upper() == "IB"]
+    nets = [t for t in facts.of(NcclTransport) if t.transport == "NET" and _IB_NET.fullmatch(t.net or "")]
     forced = [s for s in settings(facts, "NCCL_NET_GDR_LEVEL") if s.value.strip().upper() in ("LOC", "0")]
     refused = [e for e in facts.of(NcclEvent) if e.kind == "gdr" and e.data.get("enabled") is False]
     if refused and not any(t.gdr for t in nets):

@@ -35,7 +35,9 @@ FAULT_FAMILIES = (
 # that sets one is about what that path costs, not about normal behaviour. NCCL_IB_CUDA_SUPPORT is the name
 # NCCL_NET_GDR_LEVEL had before NCCL 2.4 (GPUDirect RDMA on or off), still read by NCCL and still pasted
 # ("when I set NCCL_IB_DISABLE=0 and NCCL_IB_CUDA_SUPPORT=1, the all_reduce_perf result is way worse",
-# NVIDIA/nccl-tests#19); NCCL_NET_GDR_READ turns GPUDirect RDMA on for sends too.
+# NVIDIA/nccl-tests#19); NCCL_NET_GDR_READ turns GPUDirect RDMA on for sends too. Only a *_DISABLE set to 0 leaves
+# NCCL as it was; 0 in the others switches a path off (NCCL_IB_CUDA_SUPPORT=0, NCCL_NVLS_ENABLE=0, NCCL_NET_GDR_LEVEL=0
+# is LOC), so it is a setting as much as 1 is (review28a: NVIDIA/nccl#133, nccl#1221).
 _TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|NET_GDR_READ|IB_CUDA_SUPPORT|"
                             r"P2P_LEVEL|NVLS_ENABLE|CUMEM_ENABLE)$")
 # The weak answer's confidence: below every observed fault (rules.ticket_rules.OBSERVED, 0.65); the
@@ -62,7 +64,8 @@ def fault_context(facts: Facts) -> claims.Claim | None:
     named = [(s.source, s.name, s.value) for s in facts.of(NcclSetting)]
     named += [(c.source, c.data["name"], c.data["value"]) for c in claims.find(facts, "setting")]
     for source, name, value in named:
-        if _TRANSPORT_OFF.match(name) and str(value).strip() not in ("0", ""):
+        value = str(value).strip()
+        if _TRANSPORT_OFF.match(name) and value and not (name.endswith("_DISABLE") and value == "0"):
             return claims.Claim("setting", source, f"{name}={value}")
     slower = reference_shortfall(facts)  # a job time past a reference scaled to these GPUs: beyond physics
     if slower:
