@@ -258,13 +258,16 @@ CHANGE_END = re.compile(r"\s*(?:(?:to|->|→|down to|up to)\s+|"
                         r"(?:降低|下降|减少|降|提升|提高|增加|增长|升)?\s*(?:至|到)\s*)" + _APPROX + r"\d", re.I)
 
 
-def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = False) -> float | None:
+def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = False,
+                 scale: float = 1) -> float | None:
     """The middle of a range whose last figure starts at `start`, or None where none ends there (a change "from 50
-    to 25 tok/s" is no range)."""
+    to 25 tok/s" is no range). `scale`: the multiplier the last figure carries ("0.55–0.85k tok/s": 1000), which a
+    range's bare first figure shares as it shares the unit."""
     m = RANGE_START.search(text[:start])
     if not m or start - m.start() > 40 or CHANGE_START.search(text[:m.start()]):
         return None
     low = value_of(m.group(1) or m.group(2), dot_thousands)
+    low = low * scale if low is not None else None
     return round((low + end_value) / 2, 3) if low is not None and low < end_value else None
 
 

@@ -1574,9 +1574,15 @@ def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> li
             continue  # no collective said, or a figure asked about
         for m in RATE_FIGURE.finditer(s):
             clause = re.split(r"[,;:(]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
+            # (a figure in parentheses qualifies the words before them: "should be within a sane fraction of the spec
+            # constants (~900 / ~50 GB/s)")
+            outer = re.split(r"[,;:]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
+            in_paren = outer.rfind("(") > outer.rfind(")")
             link_rate = NETWORK_AFTER.match(s, m.end()) and not MEASURING.search(clause)
             if LINK_BESIDE.search(s[max(0, m.start() - 12):m.start()]) or LINK_BESIDE.search(s[m.end():m.end() + 14]) \
-                    or link_rate or TARGET_WORDS.search(clause) or OTHER_SYSTEM.search(s[:m.start()]):
+                    or link_rate or TARGET_WORDS.search(clause) or REFERENCE_BW.search(clause) \
+                    or OTHER_SYSTEM.search(s[:m.start()]) \
+                    or (in_paren and REFERENCE_BW.search(outer[:outer.rfind("(")])):
                 continue
             value = to_gbs(number(m.group(1)), m.group(2))
             out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n,
@@ -1632,12 +1638,14 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
-                           for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
+                           for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()])
+                           # (not a reference: "busbw is 50，theoretical busbw should be 200")
+                           and not REFERENCE_BW.search(FIGURE_CLAUSE_BREAK.split(s[:m.start()])[-1]))
         for word, figure, unit, at in named:
             metric = "algbw_gbs" if word.lower().startswith("alg") else "busbw_gbs"
             if is_bits(unit) and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
-            if _wished(ln, at):
+            if _wished(ln, at) or _reference_bw(ln, at, ln.find(unit, at) + len(unit)):
                 continue
             value = to_gbs(number(figure), unit)
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
@@ -1651,14 +1659,54 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
 TARGET_BEFORE = re.compile(r"\b(?:close to|near|up to|at least|over|above|more than)\s*~?$", re.I)
 
 
+# Where one clause of a sentence ends and another begins: a hope, a reference or a measurement holds in its own clause
+# ("busbw only 20 GB/s although it should be 200 GB/s": 20 is measured, 200 hoped for).
+FIGURE_CLAUSE_BREAK = re.compile(r"[;,(]\s|[，；、]|\s(?:but|although|though|whereas|while|vs\.?|versus|yet)\s", re.I)
+# A bandwidth said as a reference, not measured: a theoretical, advertised, rated or documented figure, or one someone
+# else gives ("theoretical busbw should be 200", "the network is advertised to be only 100 Gbps", "According to GTC talk
+# ..., bus bandwidth is 480GB/s", "370GB/s, which is the real target for NCCL BusBW").
+REFERENCE_BW = re.compile(r"\b(?:theoretic\w*|advertis\w*|according to|spec(?:s|ified|ification)?|datasheet|rated|"
+                          r"nominal|target\w*|expect\w*|supposed|ideal\w*|should|would|claim\w*|promis\w*|"
+                          r"official\w*|published|documented)\b", re.I)
+CONTRAST_BREAK = re.compile(r";\s|\s(?:but|although|though|whereas|while|yet)\s", re.I)
+SOURCE_FIRST = re.compile(r"\b(?:according to(?!\s+(?:my|our|the)\s+(?:own\s+)?(?:tests?|measurements?|runs?|"
+                          r"results?|logs?|nccl-tests?))|as per|per the (?:docs?|documentation|datasheet|spec\w*))\b",
+                          re.I)
+# ("370GB/s, which is the real target": the figure is the target; not "215 GB/s, which is bigger than unidirectional
+# peak BW 200GB/s", a measurement compared with one)
+REFERENCE_AFTER = re.compile(r"\W{0,3}(?:which|that)\s+(?:is|was|'s)(?:\s+(?:the|a|an|our|its|real|actual|"
+                             r"true|official|quoted|stated))*\s+(?:theoretic\w*|target\w*|expect\w*|spec\w*|advertis\w*|rated|nominal|"
+                             r"ideal\w*|peak|max(?:imum)?)\b", re.I)
+
+
+def _figure_clause(line: str, at: int) -> tuple[int, int]:
+    """[start, end) of the clause of its sentence that holds the figure at `at`."""
+    start = max(line.rfind(". ", 0, at), line.rfind("? ", 0, at)) + 1
+    start = max([start] + [m.end() for m in FIGURE_CLAUSE_BREAK.finditer(line, start, at)])
+    ends = [k for k in (line.find(". ", at), line.find("?", at)) if k >= 0]
+    stop = FIGURE_CLAUSE_BREAK.search(line, at)
+    return start, min(ends + ([stop.start()] if stop else []), default=len(line))
+
+
 def _wished(line: str, at: int) -> bool:
-    """Is the figure at `at` one the reporter hopes for: wished for in its sentence, or a target in a question?"""
+    """Is the figure at `at` one the reporter hopes for: wished for in its clause, or a target in a question?"""
     start = max(line.rfind(". ", 0, at), line.rfind("? ", 0, at)) + 1
     end = min((k for k in (line.find(". ", at), line.find("?", at)) if k >= 0), default=len(line))
     sentence = line[start:end + 1]
-    if HOPED_FIGURE.search(sentence):
+    c_start, c_end = _figure_clause(line, at)
+    if HOPED_FIGURE.search(line[c_start:c_end + 1]):
         return True
     return sentence.rstrip().endswith("?") and bool(TARGET_BEFORE.search(line[start:at].rstrip()))
+
+
+def _reference_bw(line: str, at: int, end: int) -> bool:
+    """Is the bandwidth at [at, end) a reference (theoretical, advertised, documented, a target), not a measurement?
+    Judged on its own clause before it and a "which is the target" just after it."""
+    start, _ = _figure_clause(line, at)
+    # ("According to GTC talk ..., bus bandwidth is 480GB/s": a source named up front holds until a contrast)
+    lead = line[max(line.rfind(". ", 0, at), line.rfind("? ", 0, at)) + 1:at]
+    lead = CONTRAST_BREAK.split(lead)[-1]
+    return bool(REFERENCE_BW.search(line[start:at]) or SOURCE_FIRST.search(lead) or REFERENCE_AFTER.match(line, end))
 
 
 def _after_bench(line: str) -> str:
@@ -2146,7 +2194,8 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
                 out.append(Figure(m.start(), m.end(), alt.value, ln[at + m.start():alt.end]))
             continue
         value, said = rate_value(m, dot), None
-        middle = figures.range_middle(ln, at + m.start(), value, dot)  # (the line's: "and" ends a clause)
+        scale = 1000 if "k" in m.re.groupindex and m.group("k") else 1
+        middle = figures.range_middle(ln, at + m.start(), value, dot, scale)  # (the line's: "and" ends a clause)
         if middle is not None:
             value, said = middle, ln[figures.RANGE_START.search(ln[:at + m.start()]).start():at + m.end()].strip()
         elif value != rate_value(m):
@@ -2311,7 +2360,10 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
                 tps = [_tp_size(t) for t in TP.finditer(lead)]
                 # (the words from the phrase to its reference where it follows, else the phrase and the reference)
                 said = ln[at + m.start():ref[1]] if after else f"{m.group(0)} {ref[3] or ln[ref[0]:ref[1]]}"
-                out.append(Measurement(where(name, i), "decode_tok_s", round(ref[2] * factor, 3), "tok/s",
+                # (a share per GPU compared stays one: "+35% higher throughput/GPU ... (145.1 vs 107.4 tok/s/GPU)")
+                per_gpu = PER_GPU.search(lead + m.group(0)) or PER_GPU.search(ln[ref[1]:ref[1] + 20])
+                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
+                                       round(ref[2] * factor, 3), "tok/s",
                                        stat="reported", tp=tps[0] if tps else None, gpu_name=clause_gpu(lead, ln),
                                        model=clause_model(lead, ln), said=said))
             last = rates[-1] if rates else last
