@@ -643,19 +643,23 @@ def _load_file(cat: _Catalog, path: str) -> None:
             cat.origin[(section, key)] = path
 
 
-_RELEASES_CACHE: dict = {}
 # The engine names claims reads, as engine_releases.toml keys them ("text-generation-inference" is TGI).
 _RELEASE_KEYS = {"text-generation-inference": "tgi"}
+
+
+@functools.lru_cache(maxsize=None)
+def _engine_release_rows() -> dict:
+    """rules/catalog/engine_releases.toml's [engine.*] rows, read once."""
+    from diagnose.inputs import load_toml
+
+    return load_toml(str(CATALOG_DIR / "engine_releases.toml"), "catalog").get("engine", {})
 
 
 def engine_release_ceiling(name: str | None) -> int | None:
     """(left26) The highest major release a bare number may have to be this engine's (engine_releases.toml: its
     latest_major + 1), or None for an engine with no row."""
-    from diagnose.inputs import load_toml
-
-    if not _RELEASES_CACHE:
-        _RELEASES_CACHE.update(load_toml(str(CATALOG_DIR / "engine_releases.toml"), "catalog").get("engine", {}))
-    row = _RELEASES_CACHE.get(_RELEASE_KEYS.get((name or "").lower(), (name or "").lower()))
+    key = (name or "").lower()
+    row = _engine_release_rows().get(_RELEASE_KEYS.get(key, key))
     return int(row["latest_major"]) + 1 if row else None
 
 

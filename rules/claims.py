@@ -7559,7 +7559,6 @@ _SCOPE_ONE = re.compile(
     r"\beach\b|\balone\b|\b(?:concurrency|batch[-_ ]size|bs)\s*(?:=|:|of)?\s*1\b(?![.\d])", re.I)
 # clauses: a scope word belongs to the rate of its own clause ("one request ... 70 tokens/s; two requests ... 140")
 _CLAUSE_SEP = re.compile(r";|\s[-–—]\s|\b(?:vs\.?|versus|but|and|while|whereas)\b", re.I)
-_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "sixteen": 16}
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
@@ -7567,7 +7566,7 @@ def _scope_count(m: re.Match) -> int | None:
     """The count a scope phrase says, or None for a word without one ('aggregate')."""
     for g in m.groups():
         if g:
-            return int(g) if g.isdigit() else _COUNTS.get(g.lower())
+            return int(g) if g.isdigit() else ENGLISH_COUNT_WORDS.get(g.lower())
     return None
 
 

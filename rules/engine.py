@@ -430,10 +430,9 @@ def symptom_ask(facts) -> str | None:
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
     from diagnose.evidence import CollectiveResult, Measurement, Workload
     from rules import claims
-    from rules.claims import rates_by_layout, update_without_release
 
     said = _ticket_symptom(facts)
-    if said in ("slow", "normal?", "scaling", "other") and update_without_release(facts):
+    if said in ("slow", "normal?", "scaling", "other") and claims.update_without_release(facts):
         return UPDATE_ASK
     if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
             m.metric in LINK_METRICS for m in facts.of(Measurement))):
@@ -445,7 +444,7 @@ def symptom_ask(facts) -> str | None:
             _NCCL_TESTS_NAMED.search(text) for _, text in claims.texts(facts))):
         return _COLLECTIVE_ASK
     if said == "scaling" and (len({w.tp or w.gpu_count for w in facts.of(Workload)} - {None}) > 1
-                              or len(rates_by_layout(facts)) > 1):
+                              or len(claims.rates_by_layout(facts)) > 1):
         return None  # two layouts already stated, or a rate at each in the reporter's words
     frameworks = {w.framework for w in facts.of(Workload)} - {None}
     if said == "hang" and frameworks == {"nccl-tests"}:
