@@ -27,7 +27,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import setting_off
+from diagnose.artifacts.launch import advised_lines, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -2406,6 +2406,7 @@ def claims(facts: Facts) -> list[Claim]:
                 "figures": code_change_figures(text)}))
         if works:  # (mend2_25) the release to pin, in any answer's fix
             out.append(Claim("release_works", source, works[2], {"engine": works[0], "release": works[3]}))
+        handed = advised_lines(text)  # (left27) exports under "you may:" / "试试...": advice, not in use
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -2414,7 +2415,8 @@ def claims(facts: Facts) -> list[Claim]:
             # effect (the setting is what works), though it is not in use either
             off = setting_off(text, m.start(), m.end())
             at = sentence.find(m.group(0))
-            advised = any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
+            line_handed = text.count("\n", 0, m.start()) + 1 in handed
+            advised = line_handed or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
             effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0)))
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
@@ -2422,7 +2424,7 @@ def claims(facts: Facts) -> list[Claim]:
             # (s21) nor one supposed: "if NCCL_P2P_DISABLE is set to 1, communication ... uses shared memory"
             # (NVIDIA/nccl#631) says what the setting would do, not that it is set ("when X=1 it hangs" is seen)
             supposed = at >= 0 and bool(_IF_CLAUSE.search(sentence[:at]))
-            tried = removed or off or tried_only(sentence, effect) or (
+            tried = removed or off or line_handed or tried_only(sentence, effect) or (
                 effect != "fixes" and (guessed(sentence, at) or supposed
                                        or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
@@ -4181,11 +4183,18 @@ SYMPTOMS: list[tuple[str, str]] = [
 ]
 
 
+# (left27) The lines an issue form prints around the reporter's answers: its ticked boxes ("- [x] 1. I have searched
+# related issues but cannot get the expected help.") and its field labels, which GitHub renders as headings ("### 🐛
+# Describe the bug", "### Error traceback", "### Anything that did not work"). Neither is the reporter's account, so
+# neither classes the ticket. The title ("# ...") is the reporter's.
+_FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+\[[ xX]\][^\n]*|#{2,6}[ \t][^\n]*)$", re.M)
+
+
 def _opening(facts: Facts) -> tuple[str, str] | None:
-    """(source, title and first paragraphs) of the reporter's description."""
+    """(source, title and first paragraphs) of the reporter's description, without the issue form's own lines."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
-            return n.source, spaced(n.text[:900])
+            return n.source, spaced(_FORM_LINE.sub("", n.text)[:900])
     return None
 
 

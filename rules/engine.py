@@ -394,8 +394,8 @@ _SPEED_ASK = ("the exact launch line and benchmark command with the figures it p
 # log: NVIDIA/nccl-tests#19, NVIDIA/nccl#325): its table and command, which no engine, batch or CUDA graph describes.
 _COLLECTIVE_ASK = ("the nccl-tests output as text (the command line and the whole table it printed, not a screenshot) "
                    "with NCCL_DEBUG=INFO set")
-_NCCL_TESTS_NAMED = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast)_perf\b|"
-                               r"\bnccl-tests\b", re.I)
+_NCCL_TESTS_NAMED = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast)_perf"
+                               r"(?:_mpi)?\b|\bnccl-tests\b", re.I)  # (left27) an MPI build's suffix too
 LINK_METRICS = ("busbw_gbs", "algbw_gbs", "h2d_gbs", "d2h_gbs")
 # A stuck nccl-tests binary (all_reduce_perf, a C/CUDA program: https://github.com/NVIDIA/nccl-tests) has no Python
 # stack for py-spy to read; gdb's backtrace of every thread shows whether it waits in NCCL's init or in a collective,

@@ -75,6 +75,7 @@ from rules.stated_load import batch_words, stated_batch, stated_load
 from rules.ticket_figures import (
     SERVING_METRICS,
     assumed_layout,
+    assumed_tp,
     band_evidence,
     batch_total,
     beyond_band_attach,
@@ -1880,6 +1881,29 @@ def measured_split_gain(facts: Facts):
     return best
 
 
+# (left27) How far under one stream's slow edge a whole benchmark's rate must sit before the host-staged all-reduce is
+# ruled out: the predictor prices the SHM all-reduce per layer (rules.collectives), and a total over every request in
+# flight is never below one stream's rate; half that edge leaves the staged cost room to be underpriced twice over.
+NO_P2P_FLOOR = 0.5
+
+
+def below_one_host_staged_stream(facts: Facts) -> Measurement | None:
+    """A serving benchmark's total output rate (every request together, as the tool defines it) below half what one
+    stream decodes on this layout with every all-reduce staged through host memory (the predictor models it for a
+    board without P2P): no-P2P cannot make a whole server slower than a single stream, so it is not the cause
+    (InternLM/lmdeploy#2214: 2.3 tok/s over 10 prompts at --concurrency 128 on four RTX 2080 Ti, fixed by an LMDeploy
+    release)."""
+    for m in measurements(facts, "output_tok_s"):
+        if m.scope != "aggregate" or m.stat == "reported":
+            continue  # a rate the reporter wrote may be one stream's; the tool's own total is every stream's
+        tp, _ = assumed_tp(facts, m)
+        one = predict_layout(facts, tp, 1)
+        if one is not None and one.valid and one.decode_tok_s_expected and \
+                m.value < NO_P2P_FLOOR * one.decode_tok_s_expected / one.band_high:
+            return m
+    return None
+
+
 def _no_p2p_split_pays(gpu, paid, evidence):
     """The answer on boards without PCIe P2P when the reporter's own table shows the split paying (measured_split_gain):
     host-staged all-reduces cost a step little at one stream and more as the batch grows, so a gain like this is what
@@ -2204,6 +2228,8 @@ def symptom_prior(facts: Facts, predictions=None):
         if paid is not None:
             yield _no_p2p_split_pays(gpu, paid, evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)])
             return
+        if below_one_host_staged_stream(facts):
+            return  # too slow for the host-staged all-reduce to be the cause: the ask, not this prior, answers
         yield make("ticket.symptom_prior", "p2p_disabled", "warning", 0.55,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
                    "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every "

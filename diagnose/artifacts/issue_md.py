@@ -21,7 +21,7 @@ import re
 
 from diagnose.artifacts import container_tag, figures, torch_release
 from diagnose.artifacts.figures import Figure
-from diagnose.artifacts.launch import nccl_tests_ranks, share_fact
+from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
     CJK_LETTERS,
     LLAMACPP_FORK,
@@ -45,6 +45,7 @@ from diagnose.artifacts.text import (
 from diagnose.evidence import (
     CollectiveResult,
     Measurement,
+    NcclSetting,
     NcclTransport,
     Note,
     NvLinkFact,
@@ -275,6 +276,10 @@ def parse(text: str, name: str) -> list:
         records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
         kinds.extend(k for k in read.kinds if k not in kinds)
         out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
+    # (left27) exports handed to the reader by the line above their block ("..., you may:"), read over the whole
+    # issue as each block alone cannot see that line: advice, not the writer's environment (launch.ADVICE_ABOVE)
+    advised = {where(name, n) for n in advised_lines(text)}
+    out = [r for r in out if not (isinstance(r, NcclSetting) and r.source in advised)]
     # a rate a parser read from the same line (a vLLM log line quoted in prose) is not said twice
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
     out = [r for r in out

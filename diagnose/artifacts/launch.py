@@ -29,8 +29,8 @@ COMMAND = re.compile(
     r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
     r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
-    r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
-    r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b"
+    r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|(?:[^\s\"'=`]*/)?srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
+    r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf(?:_mpi)?\b"
     # llama.cpp's server and the runner Ollama starts (its log: 'starting llama server cmd=".../ollama runner
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
     r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
@@ -52,6 +52,16 @@ ASSIGN = re.compile(
     r"(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'`;]*)"
 )
 ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
+# (left27) Advice in Chinese: "试试" / "试一下" / "可以尝试" (try), "建议设置" (it is advised to set); not
+# "有什么建议吗" (any advice?).
+CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:设置|使用|开启|关闭|禁用|加上|添加|尝试)"
+# (left27) Words that advise the reader to set something, not the writer's own setting: a request ("please set"), the
+# second person with its verb ("you can set", "you could also try"; not "as you can see"), an imperative "try" opening
+# its clause, and the Chinese (CJK_ADVICE). "I tried X=1" (a past attempt) and "I have to add X=1" (the writer's own)
+# are not advice.
+ADVISING = (r"please\s+(?:set|export|add|use|try)|you\s+(?:could|can|should|may|might)(?:\s+(?:also|just|simply))?"
+            r"\s+(?:set|try|use|add|export|disable|pass)|(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
+            r"exporting|adding|using))?|" + CJK_ADVICE)
 # A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
 # "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
 # (README, claims).
@@ -62,7 +72,10 @@ OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|
                         # (its adviser named, as claims._GUESS: "the vendor recommended X=1 and we run with it" runs)
                         r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|"
                         r"maintainers?))(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+(?:suggest\w*|recommend\w*|"
-                        r"advis\w*|propos\w*)|(?:told|advised) (?:me|us) to)|n't)\b[\w\s,]{0,20}[\"'`]?$",
+                        r"advis\w*|propos\w*)|(?:told|advised) (?:me|us) to|"
+                        # (left27) advice to the reader, in a tool's message or a guide: "Please set `NCCL_P2P_DISABLE=
+                        # \"1\"`" (Accelerate's error on RTX 4000 boards, cocktailpeanut/fluxgym#283), "you can set X=1"
+                        + ADVISING + r")|n't)\b[\w\s,]{0,20}[\"'`]?$",
                         re.I)
 # ... also when it ends a list of settings tried together and the verdict follows the list ("Tried `export
 # NCCL_IB_DISABLE=1` and `export NCCL_P2P_DISABLE=1`, both didnt work"; "X=1 or Y=1, neither helped"; "..., set
@@ -178,8 +191,11 @@ def parse(text: str, name: str) -> list:
     out: list = []
     yaml_name: str | None = None  # `- name: NCCL_X` waiting for its `value:` line
     shell: dict[str, str] = {}
+    advised = advised_lines(text)
     for n, line in _joined(text):
         src = where(name, n)
+        if n in advised:
+            continue  # advice handed to the reader (ADVICE_ABOVE), not the writer's environment
         if (m := SHELL_SET.match(line)) is not None:
             shell[m.group("name")] = m.group("value").strip("'\"")
         line = expand(line, shell)
@@ -298,7 +314,7 @@ def _framework(command: str, positional: list[str]) -> str | None:
                        ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM")):
         if key in lowered:
             return label
-    if re.search(r"_perf\b", lowered):
+    if re.search(r"_perf(?:_mpi)?\b", lowered):
         return "nccl-tests"
     if lowered.startswith("torchrun") or "torch.distributed" in lowered:
         return "PyTorch"
@@ -331,8 +347,9 @@ LLAMA_CLI = re.compile(r"^(?:\S*[/\\])?llama-cli(?:\.exe)?\b")
 
 
 # An MPI launcher called by its path, as MLNX_OFED and HPC-X install it ("/usr/mpi/gcc/openmpi-4.1.7a1/bin/mpirun",
-# NVIDIA/nccl#1368; "/opt/amazon/openmpi/bin/mpirun", NVIDIA/nccl#398): the same launcher as "mpirun".
-LAUNCHER_PATH = re.compile(r"^[^\s\"'=`]*/(?=(?:mpirun|mpiexec)\b)")
+# NVIDIA/nccl#1368; "/opt/amazon/openmpi/bin/mpirun", NVIDIA/nccl#398): the same launcher as "mpirun"; Slurm's srun
+# likewise ("/usr/bin/srun").
+LAUNCHER_PATH = re.compile(r"^[^\s\"'=`]*/(?=(?:mpirun|mpiexec|srun)\b)")
 
 
 def _command(command: str, src: str) -> list:
@@ -510,7 +527,11 @@ def _launcher_nodes(command: str, flags: dict) -> int | None:
     return None
 
 
-NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")
+# (left27) The binaries an MPI build names with a suffix ("make MPI=1 NAME_SUFFIX=_mpi", nccl-tests README) are the same
+# tests: `srun --mpi=pmix ... all_reduce_perf_mpi -b 512M -e 8G -f 2 -g 1` (nebius/soperator#428).
+NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf"
+                            r"(?:_mpi)?\b")
+SRUN_PER_NODE = re.compile(r"(?:^|\s)--ntasks-per-node[=\s]+(\d+)\b")
 
 
 def nccl_tests_ranks(command: str) -> int | None:
@@ -523,8 +544,25 @@ def nccl_tests_ranks(command: str) -> int | None:
         return None
     launcher, test = command[:run.start()], command[run.end():]
     found = [re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", test) for flag in ("g", "t")]
-    found.append(re.search(r"(?:^|\s)(?:-np?|--ntasks(?:=|\s+))\s*(\d+)\b", launcher))
-    return math.prod(int(m.group(1)) for m in found if m) if any(found) else None
+    per_rank = math.prod(int(m.group(1)) for m in found if m)
+    processes = re.search(r"(?:^|\s)(?:-np?|--ntasks(?:=|\s+))\s*(\d+)\b", launcher)
+    if processes:
+        return per_rank * int(processes.group(1))
+    # (left27) Slurm's srun starts --ntasks-per-node tasks on each of its --nodes (https://slurm.schedmd.com/srun.html)
+    per_node, nodes = SRUN_PER_NODE.search(launcher), SRUN_NODES.search(launcher)
+    if per_node and nodes and re.search(r"(?:^|[\s/])srun\b", launcher):
+        return per_rank * int(per_node.group(1)) * int(nodes.group(1))
+    # Open MPI's -H lists the hosts with one slot each unless written "host:N", and with no -np it fills those slots
+    # (https://docs.open-mpi.org/en/v5.0.x/launching-apps/scheduling.html): "mpirun -H 10.251.154.148 ./all_reduce_perf
+    # -g 2" (NVIDIA/nccl-tests#27) runs one process
+    hosts = re.search(r"(?:^|\s)(?:-H|--host)[=\s]+(\S+)", launcher)
+    if hosts and re.match(r"(?:[^\s/]*/)?(?:mpirun|mpiexec)\b", launcher.lstrip()):
+        slots = [h.rsplit(":", 1)[1] if ":" in h else "1" for h in hosts.group(1).split(",") if h]
+        if all(n.isdigit() for n in slots):
+            return per_rank * sum(int(n) for n in slots)
+    if re.search(r"(?:^|[\s/])srun\b", launcher):
+        return None  # srun's tasks not stated as numbers: the allocation's (SLURM_NTASKS), unknown from the line
+    return per_rank if any(found) else None
 
 
 def _docker_host(command: str, flags: dict, src: str) -> list:
@@ -556,6 +594,34 @@ def _echo(body: str, src: str) -> Workload:
     if "distributed-executor-backend" in flags:
         w.extra["distributed_executor_backend"] = flags["distributed-executor-backend"]
     return w
+
+
+# (left27) A line that hands the reader what follows it: "If you encoutered problems under Multi-GPU setttings, you
+# may:" above a block of exports (EricLBuehler/candle-vllm#101), "1、试试禁用P2P和IB通信" (try disabling P2P and IB)
+# above two export lines (vllm-project/vllm#17568). The assignment lines right under it are the advice, not the writer's
+# environment; "I run it with:" or "my env:" above them stays the writer's.
+ADVICE_ABOVE = re.compile(r"(?:\byou\s+(?:could|can|should|may|might)(?:\s+(?:also|just|simply))?(?:\s+(?:set|try|use|"
+                          r"add|export|disable)\b[^\n]{0,40})?|\b(?:please\s+)?try\s+(?:the\s+following|these|this|"
+                          r"setting|exporting|adding)\b[^\n]{0,40})\s*[:：]\s*$|" + CJK_ADVICE, re.I)
+# A line of nothing but assignments ("export NCCL_P2P_DISABLE=1", "NCCL_IB_DISABLE=1 # optional"): what an advice line
+# above hands on.
+ASSIGN_LINE = re.compile(r"^\s*(?:export\s+|set\s+|ENV\s+)?[A-Z][A-Z0-9_]*=\S*\s*(?:#.*)?$")
+
+
+def advised_lines(text: str) -> set[int]:
+    """The numbers of the assignment lines (ASSIGN_LINE) that run on right under an advice line (ADVICE_ABOVE), a
+    blank line or a fence between them allowed."""
+    out: set[int] = set()
+    advising = False
+    for n, line in lines(text):
+        if ASSIGN_LINE.match(line):
+            if advising:
+                out.add(n)
+            continue
+        if not line.strip() or re.match(r"^\s*(?:```|~~~)", line):
+            continue
+        advising = bool(ADVICE_ABOVE.search(line))
+    return out
 
 
 def setting_off(text: str, start: int, end: int) -> bool:

@@ -41,7 +41,7 @@ REDOPS = {"sum", "prod", "max", "min", "avg", "none", "premulsum", "mulsum"}
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv",
        "gather", "scatter", "hypercube")
 
-PERF_BINARY = re.compile(r"\b(" + "|".join(OPS) + r")_perf\b")
+PERF_BINARY = re.compile(r"\b(" + "|".join(OPS) + r")_perf(?:_mpi)?\b")  # (left27) an MPI build's suffix
 # Pasted into a GitHub issue outside a code block, a "# ..." line renders as a heading and comes back without
 # its "#": the header, device and column lines are specific enough to be read either way.
 HEADER = re.compile(

@@ -180,6 +180,16 @@ LMDEPLOY_ROWS = re.compile(
     r"(?P<rps>RPS \(request per second\))):\s*(?P<v>\d+(?:\.\d+)?)", re.I)
 LMDEPLOY_TTFT = re.compile(r"^\s*first[ _]token latency(?:\(s\))?\s*\(min, max, ave\):\s*[\d.]+s?,\s*[\d.]+s?,\s*"
                            r"(?P<v>\d+(?:\.\d+)?)s?", re.I)
+# ... and the table its --csv option writes, pasted as CSV or as a markdown table (InternLM/lmdeploy#815's):
+# "batch,num_prompts,RPS,RPM,FTL(ave)(s),FTL(min)(s),FTL(max)(s)[,50%(s),...],throughput(out tok/s),throughput(total
+# tok/s)", one row per run. `batch` is the run's --concurrency (the requests kept in flight, at most num_prompts), so
+# the throughputs are every request's together. profile_generation.py's table (no RPS column) counts one session's
+# rate and is not read.
+LMDEPLOY_TABLE_HEAD = re.compile(r"^\s*\|?\s*(?:\w+\s*[,|]\s*)?batch\s*[,|].*\bRPS\b.*throughput\s*\(\s*out tok/s\s*\)",
+                                 re.I)
+LMDEPLOY_COLUMNS = {"batch": None, "rps": ("request_throughput", "req/s", 1.0),
+                    "throughput(outtok/s)": ("output_tok_s", "tok/s", 1.0),
+                    "throughput(totaltok/s)": ("total_tok_s", "tok/s", 1.0), "ftl(ave)(s)": ("ttft_ms", "ms", 1e3)}
 # vLLM's offline LLM.generate progress bar: the run's input and output token rates over every prompt.
 VLLM_OFFLINE = re.compile(r"Processed prompts:\s*100%.*?est\. speed input:\s*(?P<inp>\d+(?:\.\d+)?)\s*toks/s,\s*"
                           r"output:\s*(?P<out>\d+(?:\.\d+)?)\s*toks/s")
@@ -230,7 +240,8 @@ def detect(text: str) -> float:
     if _json_results(head[:100_000]):
         return 0.9
     if any(p.search(line) for line in head.splitlines()[:4000]
-           for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, VLLM_OFFLINE, PERF_ANALYZER)):
+           for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, LMDEPLOY_TABLE_HEAD, VLLM_OFFLINE,
+                     PERF_ANALYZER)):
         return 0.8
     if any(OLD_RESULT_START.match(line) for line in head.splitlines()[:4000]) and OLD_RESULT_LATENCY.search(head):
         return 0.8
@@ -383,11 +394,49 @@ def _summary_line(line: str, src: str, state: dict) -> list | None:
         metric, unit = (("output_tok_s", "tok/s") if m.group("out") else ("total_tok_s", "tok/s") if m.group("total")
                         else ("request_throughput", "req/s"))
         return [Measurement(src, metric, float(m.group("v")), unit, concurrency=concurrency)]
+    if LMDEPLOY_TABLE_HEAD.match(line):
+        state["lmdeploy_table"] = _cells(line)
+        return []
+    if state.get("lmdeploy_table"):
+        row = _lmdeploy_row(line, src, state["lmdeploy_table"])
+        if row is not None:
+            return row
+        state["lmdeploy_table"] = None
     if (m := LMDEPLOY_TTFT.search(line)) is not None:
         return [Measurement(src, "ttft_ms", float(m.group("v")) * 1e3, "ms", stat="mean", concurrency=concurrency)]
     if (m := VLLM_OFFLINE.search(line)) is not None:
         return [Measurement(src, "output_tok_s", float(m.group("out")), "tok/s")]
     return _genai_row(line, src, state)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a CSV or markdown table row, stripped (a markdown row's outer bars dropped)."""
+    sep = "|" if "|" in line else ","
+    return [c.strip() for c in line.strip().strip("|").split(sep)]
+
+
+def _lmdeploy_row(line: str, src: str, head: list[str]) -> list | None:
+    """One run of LMDeploy's table (LMDEPLOY_TABLE_HEAD): its figures at its batch; [] for a markdown ruler row,
+    None for a line that is no row of the table (its end)."""
+    cells = _cells(line)
+    if len(cells) != len(head):
+        return None
+    if all(re.fullmatch(r":?-+:?", c) for c in cells):
+        return []
+    named = {h.lower().replace(" ", ""): c for h, c in zip(head, cells)}
+    batch = to_int(named.get("batch", ""))
+    if batch is None:
+        return None
+    sent = to_int(named.get("num_prompts", named.get("num_promts", "")))  # (the script's own header misspells it)
+    batch = min(batch, sent) if sent else batch  # no more requests in flight than the run sends
+    out = []
+    for key, spec in LMDEPLOY_COLUMNS.items():
+        v = number(named.get(key, ""))
+        if spec is not None and v is not None:
+            metric, unit, scale = spec
+            out.append(Measurement(src, metric, v * scale, unit, stat="mean" if metric == "ttft_ms" else None,
+                                   concurrency=batch))
+    return out
 
 
 def _genai_row(line: str, src: str, state: dict) -> list | None:
