@@ -191,8 +191,11 @@ def gdr(facts: Facts, predictions=None):
                          "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
                 e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
-                c for c in claims.find(facts, "tcp_only") if not c.guess]:
-            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it)
+                c for c in claims.find(facts, "tcp_only") if not c.guess] and not any(
+                c.data["error"].before_traffic for c in claims.known_errors(facts)):
+            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it; an
+            # error the catalog marks as a refusal before any GPU talks to another, such as a topology file NCCL
+            # rejects at init, leaves the path moot: workload.evidence_coverage asks for no topology beside it either)
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
                        "InfiniBand through host memory, or TCP sockets; each is a different fix.",
