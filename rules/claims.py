@@ -4096,6 +4096,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
               + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
+              # (s27, ut27c) a link or GPU used below its rate: "NCCL unable to use full TCP bandwidth in Azure"
+              # (NVIDIA/nccl-tests#83), "can't saturate the full 100Gbps bandwidth"
+              r"(?:use|utili[sz]e|saturate|reach|get)\s+(?:the\s+)?(?:full|max\w*|all\s+(?:the\s+)?(?:available\s+)?)"
+              r"\s*(?:[\w/.-]+\s+){0,2}?(?:bandwidth|throughput|speed|performance|line[- ]rate)\b|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
               # ("cannot use the second GPU" stays a failure: one device out of reach)
               r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
@@ -5904,6 +5908,10 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
+        # (s27, ut27c) the nodes' network named as TCP/IP itself: "In a VM scale set on Azure connected over TCP/IP"
+        # (NVIDIA/nccl-tests#83); not a process connecting to a port ("connected to 10.0.0.4:29500 over TCP")
+        r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?"
+        r"TCP(?:/IP\b|\s+network\b)",
         # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
         r"\b(?:no|without)\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
         r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",

@@ -129,3 +129,34 @@ def test_nccl_versions_leave_the_aws_network_stack_out(text, versions):
 ])
 def test_p4_is_the_tesla_card_only_outside_aws_instance_talk(text, names):
     assert [m.group(1) for m in GPU_NAME.finditer(text)] == names
+
+
+# --------------------------------------------------------------------------- a TCP-only cloud network
+
+def test_nccltests83_azure_tcp_network_is_no_infiniband_fallback():
+    """Azure VMs 'connected over TCP/IP', NCCL_IB_DISABLE=1 in the launch line, 1.7 against the 2.5 GB/s expected.
+    sjeaugey: NCCL's bandwidth is the slowest socket's times the sockets (more threads/sockets, single-flow tuning); no
+    InfiniBand exists to turn back on, so no confident 'unset NCCL_IB_DISABLE'."""
+    r = verdict("nccltests83.md")
+    assert not finding(r, "nccl.socket_fallback")
+    assert finding(r, "ticket.tcp_only")
+    assert not (r["verdict"]["category"] == "socket_fallback" and r["verdict"]["confidence"] >= 0.7)
+
+
+@pytest.mark.parametrize("text, tcp", [
+    ("In a VM scale set on Azure connected over TCP/IP, I can get 25Gbps unidirectional bandwidth", True),  # #83
+    # near-miss: a process connecting to a port is no network between nodes (NVIDIA/nccl#879's torch log)
+    ("The client socket has connected to [10-67-131-4.card-16-final-4509-master-0.aip-svc-85.svc.cluster.local]:23456 "
+     "on [10-67-131-4.card-16-final-4509-master-0.aip-svc-85.svc.cluster.local]:54414.", False),
+])
+def test_a_network_named_tcp_ip_is_ethernet_alone(text, tcp):
+    assert bool(claims.find(said(text), "tcp_only")) is tcp
+
+
+@pytest.mark.parametrize("text, symptom", [
+    ("NCCL unable to use full TCP bandwidth in Azure", None),  # NVIDIA/nccl-tests#83's title: a speed, no failure
+    ("Cannot access EFA devices from docker container", "error"),  # aws/aws-ofi-nccl#879's title: a failure
+])
+def test_a_bandwidth_not_used_in_full_is_no_error(text, symptom):
+    said_symptom = (claims.symptom_quote(said(text)) or (None, None, None))[2]
+    assert (said_symptom if said_symptom == "error" else None) == symptom
