@@ -2022,6 +2022,9 @@ class EngineError:
     fix: str
     sources: tuple[str, ...]
     before_traffic: bool = False  # a refusal before any GPU talks to another: the links cannot change it
+    # a message several stacks print with different causes is the row's only where the ticket also names the stack
+    # the row is about (an EFA word for an EFA cause): a pattern over the ticket's whole text, or None
+    context: re.Pattern | None = None
 
 
 # The categories an error row may name: those rules.ticket_rules.known_error declares.
@@ -2050,8 +2053,12 @@ def engine_errors() -> tuple[EngineError, ...]:
             raise InputError(f"{where}: pattern: {e}") from None
         if not isinstance(row.get("before_traffic", False), bool):
             raise InputError(f"{where}: before_traffic is true or false")
+        try:
+            context = re.compile(row["context"], re.I) if row.get("context") else None
+        except (re.error, TypeError) as e:
+            raise InputError(f"{where}: context: {e}") from None
         rows.append(EngineError(row["id"], pattern, row["category"], row["meaning"], row["fix"],
-                                tuple(row["sources"]), row.get("before_traffic", False)))
+                                tuple(row["sources"]), row.get("before_traffic", False), context))
     return tuple(rows)
 
 

@@ -1771,8 +1771,14 @@ _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|(?<![\w-])python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
     r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|"
+    # (s27, ut27c) the AWS network stack NCCL runs over, whose releases sit beside NCCL's in a cloud ticket: "EFA
+    # installer version : 1.39.0" (aws/aws-ofi-nccl#879), "Libfabric version 1.22", "aws-ofi-nccl 1.13.2"
+    r"aws-ofi-nccl|ofi-nccl|libfabric|(?<![\w-])efa|"
     # (review3_25) an operating system's release, its codename between ("macOS Sequoia 15.6.1", ollama/ollama#12035)
-    r"(?<!\w)(?:mac\s?os(?:\s+[a-z]+)?|os\s?x|windows|ios))\W{0,3}v?$",
+    r"(?<!\w)(?:mac\s?os(?:\s+[a-z]+)?|os\s?x|windows|ios))"
+    # the product's installer or plugin, and the word "version" before the figure ("EFA installer version : 1.39.0",
+    # "torch version 2.1.0")
+    r"(?:\s+(?:installer|plugin))?(?:\s+version)?\W{0,3}v?$",
     re.I,
 )
 
@@ -1804,7 +1810,7 @@ def nccl_versions(text: str) -> list[str]:
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
-        if _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()]) or _UNIT_AFTER.match(text, m.end()):
+        if _OTHER_PRODUCT.search(text[max(0, m.start() - 32):m.start()]) or _UNIT_AFTER.match(text, m.end()):
             continue  # another product's release, or a figure with its unit ("1.0 s -> 1.3 s", "1.5x")
         if m.group(1) not in found:
             found.append(m.group(1))
@@ -4092,6 +4098,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
               + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
+              # (s27, ut27c) a link or GPU used below its rate: "NCCL unable to use full TCP bandwidth in Azure"
+              # (NVIDIA/nccl-tests#83), "can't saturate the full 100Gbps bandwidth"
+              r"(?:use|utili[sz]e|saturate|reach|get)\s+(?:the\s+)?(?:full|max\w*|all\s+(?:the\s+)?(?:available\s+)?)"
+              r"\s*(?:[\w/.-]+\s+){0,2}?(?:bandwidth|throughput|speed|performance|line[- ]rate)\b|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
               # ("cannot use the second GPU" stays a failure: one device out of reach)
               r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
@@ -5907,6 +5917,10 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
+        # (s27, ut27c) the nodes' network named as TCP/IP itself: "In a VM scale set on Azure connected over TCP/IP"
+        # (NVIDIA/nccl-tests#83); not a process connecting to a port ("connected to 10.0.0.4:29500 over TCP")
+        r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?"
+        r"TCP(?:/IP\b|\s+network\b)",
         # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
         r"\b(?:no|without)\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
         r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
@@ -8089,11 +8103,14 @@ def known_errors(facts: Facts) -> list[Claim]:
     named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
-    for origin, said in (("output", _pasted(facts) + logged), ("prose", texts(facts))):
+    pasted, prose = _pasted(facts) + logged, texts(facts)
+    whole = "\n".join(t for _, t in pasted + prose)
+    for origin, said in (("output", pasted), ("prose", prose)):
         for source, text in said:
             for row in engine_errors():
-                if any(c.data["error"].id == row.id for c in out):
-                    continue  # one claim a message: the pasted output's, else the first sentence's
+                if any(c.data["error"].id == row.id for c in out) or (row.context and not row.context.search(whole)):
+                    continue  # one claim a message: the pasted output's, else the first sentence's; a row whose
+                    # stack the ticket never names leaves the message to the next row
                 for sentence in (sentences(text) if origin == "prose" else [text]):
                     if origin == "output":
                         m = next((x for x in row.pattern.finditer(sentence) if (source, _line_at(x)) not in named),

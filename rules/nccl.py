@@ -99,7 +99,10 @@ def socket_fallback(facts: Facts, predictions=None):
                          [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
         # (NCCL's own NET/IB lines, quoted, contradict the setting; on one node it moves nothing: the GPUs of one
         # node talk over P2P or shared memory, never the NIC)
-        elif forced and not _ib_quoted_in_use(facts) and (multi := _multi_node(facts)[0]) is not False:
+        elif forced and not _ib_quoted_in_use(facts) and (multi := _multi_node(facts)[0]) is not False and not (
+                _ethernet_only(facts) and not _rdma_hardware(facts)):
+            # (s27: on nodes the reporter says are joined by Ethernet alone the setting turns off nothing: NCCL's
+            # sockets are its only transport there, which ticket.tcp_only judges)
             # (nothing shows the job spans nodes: a setting pasted with a one-node launch, as vLLM's docker examples
             # for consumer boards carry it, is a lead at most)
             yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand",
@@ -114,6 +117,11 @@ def socket_fallback(facts: Facts, predictions=None):
     evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
     yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts),
                           set_off=bool(forced) and not ib_fail, nodes_known=bool(multi or socket_tx or not forced))
+
+
+def _ethernet_only(facts: Facts) -> bool:
+    """Does the reporter say the nodes are joined by Ethernet / TCP alone, no RDMA fabric (claims tcp_only)?"""
+    return any(not c.guess for c in claims.find(facts, "tcp_only"))
 
 
 def _ib_quoted_in_use(facts: Facts) -> bool:
@@ -191,8 +199,11 @@ def gdr(facts: Facts, predictions=None):
                          "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
                 e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
-                c for c in claims.find(facts, "tcp_only") if not c.guess]:
-            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it)
+                c for c in claims.find(facts, "tcp_only") if not c.guess] and not any(
+                c.data["error"].before_traffic for c in claims.known_errors(facts)):
+            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it; an
+            # error the catalog marks as a refusal before any GPU talks to another, such as a topology file NCCL
+            # rejects at init, leaves the path moot: workload.evidence_coverage asks for no topology beside it either)
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
                        "InfiniBand through host memory, or TCP sockets; each is a different fix.",

@@ -405,13 +405,33 @@ _GPU_NAME = re.compile(
 _CLOCK_LABEL = re.compile(r"\b(?:SM|Gfx|Mem|Vid|Graphics)\s*:?\s*$", re.I)
 
 
+# (s27, ut27c) AWS names its GPU instance families p3, p4 (p4d, p4de), p5, g4dn, g5, g6: a bare "p4" in a text that
+# names AWS or another of those families is the P4 instance family (A100s), not NVIDIA's Tesla P4 card ("fails on
+# aws p5 nodes but works fine on p4 and p4de", aws/aws-ofi-nccl#476). The card keeps its reading with its vendor's
+# name ("Tesla P4", "NVIDIA P4"), called a GPU or a card ("a P4 GPU"), or where nothing names an AWS instance; "p4
+# instances" is the family wherever it is written.
+_AWS_FAMILY = re.compile(r"(?<![\w.-])(?:aws|ec2|p3(?:dn)?|p4de?|p5(?:en|e)?|g4dn|g5g?|g6e?|p6-b200)"
+                         r"(?:\.\d*x?large)?(?![\w-])", re.I)
+
+
+def _aws_p4(text: str, m: re.Match) -> bool:
+    """Is the GPU name `m` a bare "p4" in a text that names AWS or another of its GPU instance families?"""
+    if m.group(1).lower() != "p4" or re.search(r"tesla|nvidia", m.group(0), re.I) or \
+            re.match(r"s?\s*(?:GPUs?|cards?|graphics)\b", m.string[m.end():], re.I):
+        return False  # the card by its vendor's name, or called a GPU or a card
+    if re.match(r"\s*instances?\b", m.string[m.end():], re.I):
+        return True  # "two p4 instances" (aws/aws-ofi-nccl#64): a cloud instance family, whatever else is named
+    return any(f.group(0).lower() != "p4" for f in _AWS_FAMILY.finditer(text))
+
+
 class _GpuNames:
-    """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line)."""
+    """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line) or AWS's
+    P4 instance family (_aws_p4)."""
 
     def finditer(self, text: str):
         for m in _GPU_NAME.finditer(text):
             before = text[max(0, m.start() - 24):m.start()].rsplit("\n", 1)[-1]
-            if not _CLOCK_LABEL.search(before):
+            if not _CLOCK_LABEL.search(before) and not _aws_p4(text, m):
                 yield m
 
     def search(self, text: str):
@@ -421,7 +441,7 @@ class _GpuNames:
         """A GPU name starting at `pos`, as re's match; none that is a clock's figure."""
         m = _GPU_NAME.match(text, pos)
         before = text[max(0, pos - 24):pos].rsplit("\n", 1)[-1]
-        return m if m and not _CLOCK_LABEL.search(before) else None
+        return m if m and not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) else None
 
 
 GPU_NAME = _GpuNames()
