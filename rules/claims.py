@@ -413,7 +413,9 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # low or zero and back has periods with no work queued: it waits on the host.
     "util_swings": [
         r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
-        r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
+        # (review29) "fluctuant" as well as fluctuating: "the volatile gpu-util is very low and fluctuant"
+        # (poier/PreView#5)
+        r"\b(?:fluctua(?:t\w*|nt)|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
         r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable|"
         # (left26) a change said over and over: "volatile GPU-utility will change periodically within 2-3 sec from 10%
         # to 99%" (ZX-Yin/ms-nerf#3)
@@ -436,6 +438,12 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,20}?\bvar(?:y|ies|ied|ying)\s+(?:so\s+|very\s+)?"
         r"(?:much|a\s+lot|wildly|greatly|widely|significantly|dramatically)\b",
         r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+        # (review29) the card named 显卡 ("显卡利用率和arcface的工程相比，波动较大",
+        # DanJun6737/TopoFR#3), or the GPU named earlier in the clause, its memory said steady and
+        # its share swinging ("gpu占存几乎没有变化，稳定在14g左右，但是使用率波动较大",
+        # HUSTAI/uie_pytorch#18); not the memory (显存) that swings, nor the CPU's share
+        r"显卡\s*(?:利用率|使用率|占用率)[^\n。]{0,20}?(?:波动|忽高忽低|时高时低)",
+        r"GPU(?:(?!CPU|显存|内存)[^\n。]){0,30}?(?:利用率|使用率)\s*(?:波动|忽高忽低|时高时低)",
     ],
     # A GPU read busy while no work runs: "GPU utilization is 100% even when we are not inferencing", "no input text
     # for generation, why is the GPU occupancy 100%?", "推理结束，一张卡 GPU 利用率 100%". NVML's utilization.gpu is
@@ -5369,8 +5377,14 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
 # same clock" (no speed), nor two systems of one count ("two nodes of 8 GPUs each ... both are the same").
 _BOTH_SYSTEMS = re.compile(r"\b(?:the\s+two|both(?:\s+(?:of\s+)?the)?)\s+(?:\w+\s+)?(?:systems?|setups?|machines?|"
                            r"environments?|servers?|nodes?|boxes|configurations?|configs?|clusters?|rigs?)\b", re.I)
-_SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s+(?:\w+\s+){0,2}?(?:the\s+)?"
-                    r"(?:same|identical|similar|equal|comparable)\b", re.I)
+# (review29) also the time taken said alike: "The training epoch takes the same time on both setups" after a node of
+# 8 GPUs and one of 2 (facebookresearch/detr#257)
+_SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?|takes?|took)\s+(?:\w+\s+){0,2}?"
+                         r"(?:the\s+)?(?:same|identical|similar|equal|comparable)\b", re.I)
+# (review29) two counts sharing one noun: "the time it takes for an epoch is almost the same with 1 or 2 GPUs"
+# (facebookresearch/XLM#324), which _counted reads as the one count before the noun
+_SHARED_NOUN_COUNTS = re.compile(r"\b(\d{1,2})\s*(?:or|and|vs\.?|versus)\s*(?=\d{1,2}\s*(?:GPUs?|cards?|devices?)\b)",
+                                 re.I)
 
 
 def _systems_alike(source: str, text: str) -> list[Claim]:
@@ -5388,7 +5402,8 @@ def _systems_alike(source: str, text: str) -> list[Claim]:
             # in one sentence, the speed must be what is alike: "the performance of 4 Gpus is similar", not "using 1
             # GPU is consuming the same" memory after a speed that doubled (CMU-Perceptual-Computing-Lab/openpose#1466)
             lead = sentence[max(0, alike.start() - 60):alike.end()]
-            if len(set(_counted(sentence))) >= 2 and _SPEED_TOPIC.search(lead) and \
+            counts = set(_counted(sentence)) | {int(n) for n in _SHARED_NOUN_COUNTS.findall(sentence)}
+            if len(counts) >= 2 and _SPEED_TOPIC.search(lead) and \
                     not _MEMORY_ONLY.search(lead + sentence[alike.end():alike.end() + 30]):
                 return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
     return []
@@ -5529,12 +5544,14 @@ _SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalt
                  r"(?:performance|speed|throughput|latency|response time)\b")
 _SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
 # (ut26a) the time asked to shrink: "Can it take less time if I use 2* A100（80G）gpu?" (defog-ai/sqlcoder#37)
+# (review29) or asked to be reduced: "Can multi-GPU inference reduce recommendation time?" (yjsunnn/DLoRAL#24)
 _SPEED_CHANGE = (r"\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up|less time|"
-                 r"(?:shorter|lower) (?:time|latency))\b")
+                 r"(?:shorter|lower) (?:time|latency)|reduc(?:e|es|ed|ing)\s+(?:the\s+)?(?:\w+\s+)?(?:time|latency))\b")
 # a count of GPUs, also as "2x A100 GPUs" and "2* A100（80G）gpu" (a model and its memory in brackets before the noun);
 # a figure glued to its unit ("80GB GPU") is no count
-_GPUS_NAMED = (r"(?:\d+(?:\s*[*x×]\s*|\s+)|(?:two|three|four|six|eight|multiple|several|more|a second|another)\s+)"
-               r"(?:[\w-]+\s*(?:[(（][^)）\n]{1,12}[)）]\s*)?)?(?:GPUs?|cards?|devices?)\b")
+# (review29) and the layout named as an adjective: "multi-GPU inference" (yjsunnn/DLoRAL#24)
+_GPUS_NAMED = (r"(?:(?:\d+(?:\s*[*x×]\s*|\s+)|(?:two|three|four|six|eight|multiple|several|more|a second|another)\s+)"
+               r"(?:[\w-]+\s*(?:[(（][^)）\n]{1,12}[)）]\s*)?)?(?:GPUs?|cards?|devices?)\b|\bmulti-?GPU\b)")
 _LAYOUTS_COMPARED = re.compile(
     _SPEED_CHANGE + r"[^.?\n]{0,30}?\b(?:than\s+(?:on\s+|with\s+)?(?:a\s+single|a|one|1|single)\s+"
     r"(?:GPU|card|device)\b|(?:with|on|using|use|across|over)\s+(?:the\s+)?" + _GPUS_NAMED + r")|"
