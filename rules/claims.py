@@ -8244,6 +8244,9 @@ _NCCL_START = (r"(?:init(?:iali[sz]\w*)?[ _]?nccl\w*|nccl[ _]?init\w*|Init nccl 
                r"NCCL initiali[sz]ation|init_process_group|NCCL\s*初始化|初始化\s*NCCL)")
 _extend({"nccl_init_stuck": [
     r"\b(?:stuck|hangs?|hanging|hung|stops?|stopped|freez\w*|frozen|blocked|waits?|waiting)\b[^.\n]{0,40}?"
-    r"\b(?:at|in|on|after|during|when)\s+(?:the\s+)?[\"'“`]?" + _NCCL_START,
+    # (review29) the call named between: "hangs for hours when encountered with `init_process_group`"
+    # (pytorch/pytorch#76069), "hangs when calling ncclCommInitRank"
+    r"\b(?:at|in|on|after|during|when)\s+(?:(?:calling|encountered\s+with|reaching|the\s+call\s+to)\s+)?"
+    r"(?:the\s+)?[\"'“`]?" + _NCCL_START,
     r"(?:卡|停)(?:在|住)了?\s*(?:在\s*)?[\"'“`]?" + _NCCL_START,
 ]}, new_kinds=True)

@@ -1,10 +1,11 @@
 """Precision review of readings merged in session 26 that no review had tried on threads of their own (issue 11,
 review29): ut26a's "more GPUs, no faster" wordings, remedy tried, layouts said alike, rate per GPU count and training
 job; ut26f's init hang across nodes; scope26's sum over streams; left26's utilisation swings, busy counts and update
-without a release; ut26c's prompt-rate labels and several boards against one. Each is tried on real sentences and pastes
-of threads none of them (nor review27a/27b/28a/28b) was written from (tests/data/review29/<reading>.toml, URLs in
-SOURCES.md): positives it must read and near-misses (`near`) that look alike but must not be read that way. `xfail`: why
-a case still fails (strict); `mended`: what it read before this review's mends."""
+without a release; ut26c's prompt-rate labels, planned GPUs, --tensor-split count and several boards against one.
+Each is tried on real sentences and pastes of threads none of them (nor review27a/27b/28a/28b) was written from
+(tests/data/review29/<reading>.toml, URLs in SOURCES.md): positives it must read and near-misses (`near`) that look
+alike but must not be read that way. `xfail`: why a case still fails (strict); `mended`: what it read before this
+review's mends."""
 
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 import tomllib
 from conftest import judged_issue, said, toml_cases
 
-from diagnose.artifacts import issue_md
+from diagnose.artifacts import issue_md, launch
+from diagnose.evidence import Workload
 from rules import claims
 from rules.engine import UPDATE_ASK, symptom_ask
 from rules.ticket_figures import training_job
@@ -70,6 +72,18 @@ def test_prompt_processing_is_no_decode_rate(case):
     decode = [m.value for m in issue_md.parse(case["text"], "issue.md") if getattr(m, "metric", "") == "decode_tok_s"]
     assert all(v in decode for v in case["decode"]), decode
     assert not any(v in decode for v in case["not_decode"]), decode
+
+
+@pytest.mark.parametrize("case", _cases("planned"))
+def test_gpus_planned_are_not_the_machines(case):
+    read = [(w.gpu or "", w.gpu_count or 0) for w in issue_md.parse(case["text"], "post.md")
+            if isinstance(w, Workload) and (w.gpu or w.gpu_count)]
+    assert read == [tuple(g) for g in case["gpus"]]
+
+
+@pytest.mark.parametrize("case", _cases("tensor_split"))
+def test_tensor_split_counts_the_gpus(case):
+    assert [w.gpu_count for w in launch.parse(case["text"], "run.sh") if w.gpu_count] == case["counts"]
 
 
 @pytest.mark.parametrize("case", _cases("layout_asked"))
