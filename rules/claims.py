@@ -437,7 +437,12 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         # (left26) "the gpu utility varies so much" (NVIDIA/Megatron-LM#1415): varies said with how much
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,20}?\bvar(?:y|ies|ied|ying)\s+(?:so\s+|very\s+)?"
         r"(?:much|a\s+lot|wildly|greatly|widely|significantly|dramatically)\b",
-        r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+        # (review29) also "GPU的Util波动比较大" (JDAI-CV/fast-reid#294): the share in English inside Chinese
+        r"GPU\s*(?:的\s*)?(?:利用率|使用率|占用率?|util\w*)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+        # (review29) the English twin of 一下X% 一下Y%: "the GPU call rate is sometimes 100%, sometimes 0%"
+        # (deepinsight/insightface#453); not its memory
+        r"\bGPU\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,40}?\bsometimes\s+\d{1,3}\s*%\s*,?\s*(?:and\s+|but\s+)?"
+        r"(?:sometimes|at other times|other times)\s+\d{1,3}\s*%",
         # (review29) the card named 显卡 ("显卡利用率和arcface的工程相比，波动较大",
         # DanJun6737/TopoFR#3), or the GPU named earlier in the clause, its memory said steady and
         # its share swinging ("gpu占存几乎没有变化，稳定在14g左右，但是使用率波动较大",
