@@ -5546,7 +5546,11 @@ _SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalt
                  # way to load it only on a single GPU? Can it improve performance?" (facebookresearch/ParlAI#2844);
                  # not "would a newer driver improve performance?", which names another matter
                  r"\b(?:it|this|that)\s+(?:\w+\s+)?(?:improve|increase|boost|help)\s+(?:the\s+)?(?:overall\s+)?"
-                 r"(?:performance|speed|throughput|latency|response time)\b")
+                 r"(?:performance|speed|throughput|latency|response time)\b|"
+                 # (review29) the cards pointed back at as the means: "I have two GPU's (p100 & v100) Is it possible to
+                 # run Wan2GP using both of them to increase speed?" (deepbeepmeep/Wan2GP#375)
+                 r"\b(?:both|all)\s+(?:of\s+)?(?:them|the\s+GPUs|GPUs|the\s+cards|cards)\s+to\s+(?:increase|improve|boost)"
+                 r"\s+(?:the\s+)?(?:overall\s+)?(?:performance|speed|throughput)\b")
 _SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
 # (ut26a) the time asked to shrink: "Can it take less time if I use 2* A100（80G）gpu?" (defog-ai/sqlcoder#37)
 # (review29) or asked to be reduced: "Can multi-GPU inference reduce recommendation time?" (yjsunnn/DLoRAL#24)
