@@ -413,7 +413,9 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # low or zero and back has periods with no work queued: it waits on the host.
     "util_swings": [
         r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
-        r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
+        # (review29) "fluctuant" as well as fluctuating: "the volatile gpu-util is very low and fluctuant"
+        # (poier/PreView#5)
+        r"\b(?:fluctua(?:t\w*|nt)|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
         r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable|"
         # (left26) a change said over and over: "volatile GPU-utility will change periodically within 2-3 sec from 10%
         # to 99%" (ZX-Yin/ms-nerf#3)
@@ -435,7 +437,18 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         # (left26) "the gpu utility varies so much" (NVIDIA/Megatron-LM#1415): varies said with how much
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,20}?\bvar(?:y|ies|ied|ying)\s+(?:so\s+|very\s+)?"
         r"(?:much|a\s+lot|wildly|greatly|widely|significantly|dramatically)\b",
-        r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+        # (review29) also "GPU的Util波动比较大" (JDAI-CV/fast-reid#294): the share in English inside Chinese
+        r"GPU\s*(?:的\s*)?(?:利用率|使用率|占用率?|util\w*)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+        # (review29) the English twin of 一下X% 一下Y%: "the GPU call rate is sometimes 100%, sometimes 0%"
+        # (deepinsight/insightface#453); not its memory
+        r"\bGPU\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,40}?\bsometimes\s+\d{1,3}\s*%\s*,?\s*(?:and\s+|but\s+)?"
+        r"(?:sometimes|at other times|other times)\s+\d{1,3}\s*%",
+        # (review29) the card named 显卡 ("显卡利用率和arcface的工程相比，波动较大",
+        # DanJun6737/TopoFR#3), or the GPU named earlier in the clause, its memory said steady and
+        # its share swinging ("gpu占存几乎没有变化，稳定在14g左右，但是使用率波动较大",
+        # HUSTAI/uie_pytorch#18); not the memory (显存) that swings, nor the CPU's share
+        r"显卡\s*(?:利用率|使用率|占用率)[^\n。]{0,20}?(?:波动|忽高忽低|时高时低)",
+        r"GPU(?:(?!CPU|显存|内存)[^\n。]){0,30}?(?:利用率|使用率)\s*(?:波动|忽高忽低|时高时低)",
     ],
     # A GPU read busy while no work runs: "GPU utilization is 100% even when we are not inferencing", "no input text
     # for generation, why is the GPU occupancy 100%?", "推理结束，一张卡 GPU 利用率 100%". NVML's utilization.gpu is
@@ -5388,8 +5401,14 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
 # same clock" (no speed), nor two systems of one count ("two nodes of 8 GPUs each ... both are the same").
 _BOTH_SYSTEMS = re.compile(r"\b(?:the\s+two|both(?:\s+(?:of\s+)?the)?)\s+(?:\w+\s+)?(?:systems?|setups?|machines?|"
                            r"environments?|servers?|nodes?|boxes|configurations?|configs?|clusters?|rigs?)\b", re.I)
-_SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?)\s+(?:\w+\s+){0,2}?(?:the\s+)?"
-                    r"(?:same|identical|similar|equal|comparable)\b", re.I)
+# (review29) also the time taken said alike: "The training epoch takes the same time on both setups" after a node of
+# 8 GPUs and one of 2 (facebookresearch/detr#257)
+_SAME_SPEED = re.compile(r"\b(?:is|are|was|were|remains?|stays?|looks?|seems?|takes?|took)\s+(?:\w+\s+){0,2}?"
+                         r"(?:the\s+)?(?:same|identical|similar|equal|comparable)\b", re.I)
+# (review29) two counts sharing one noun: "the time it takes for an epoch is almost the same with 1 or 2 GPUs"
+# (facebookresearch/XLM#324), which _counted reads as the one count before the noun
+_SHARED_NOUN_COUNTS = re.compile(r"\b(\d{1,2})\s*(?:or|and|vs\.?|versus)\s*(?=\d{1,2}\s*(?:GPUs?|cards?|devices?)\b)",
+                                 re.I)
 
 
 def _systems_alike(source: str, text: str) -> list[Claim]:
@@ -5407,7 +5426,8 @@ def _systems_alike(source: str, text: str) -> list[Claim]:
             # in one sentence, the speed must be what is alike: "the performance of 4 Gpus is similar", not "using 1
             # GPU is consuming the same" memory after a speed that doubled (CMU-Perceptual-Computing-Lab/openpose#1466)
             lead = sentence[max(0, alike.start() - 60):alike.end()]
-            if len(set(_counted(sentence))) >= 2 and _SPEED_TOPIC.search(lead) and \
+            counts = set(_counted(sentence)) | {int(n) for n in _SHARED_NOUN_COUNTS.findall(sentence)}
+            if len(counts) >= 2 and _SPEED_TOPIC.search(lead) and \
                     not _MEMORY_ONLY.search(lead + sentence[alike.end():alike.end() + 30]):
                 return [Claim("more_gpus_no_gain", source, _quote(sentence, alike, 60))]
     return []
@@ -5545,15 +5565,21 @@ _SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalt
                  # way to load it only on a single GPU? Can it improve performance?" (facebookresearch/ParlAI#2844);
                  # not "would a newer driver improve performance?", which names another matter
                  r"\b(?:it|this|that)\s+(?:\w+\s+)?(?:improve|increase|boost|help)\s+(?:the\s+)?(?:overall\s+)?"
-                 r"(?:performance|speed|throughput|latency|response time)\b")
+                 r"(?:performance|speed|throughput|latency|response time)\b|"
+                 # (review29) the cards pointed back at as the means: "I have two GPU's (p100 & v100) Is it possible to
+                 # run Wan2GP using both of them to increase speed?" (deepbeepmeep/Wan2GP#375)
+                 r"\b(?:both|all)\s+(?:of\s+)?(?:them|the\s+GPUs|GPUs|the\s+cards|cards)\s+to\s+(?:increase|improve|boost)"
+                 r"\s+(?:the\s+)?(?:overall\s+)?(?:performance|speed|throughput)\b")
 _SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
 # (ut26a) the time asked to shrink: "Can it take less time if I use 2* A100（80G）gpu?" (defog-ai/sqlcoder#37)
+# (review29) or asked to be reduced: "Can multi-GPU inference reduce recommendation time?" (yjsunnn/DLoRAL#24)
 _SPEED_CHANGE = (r"\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up|less time|"
-                 r"(?:shorter|lower) (?:time|latency))\b")
+                 r"(?:shorter|lower) (?:time|latency)|reduc(?:e|es|ed|ing)\s+(?:the\s+)?(?:\w+\s+)?(?:time|latency))\b")
 # a count of GPUs, also as "2x A100 GPUs" and "2* A100（80G）gpu" (a model and its memory in brackets before the noun);
 # a figure glued to its unit ("80GB GPU") is no count
-_GPUS_NAMED = (r"(?:\d+(?:\s*[*x×]\s*|\s+)|(?:two|three|four|six|eight|multiple|several|more|a second|another)\s+)"
-               r"(?:[\w-]+\s*(?:[(（][^)）\n]{1,12}[)）]\s*)?)?(?:GPUs?|cards?|devices?)\b")
+# (review29) and the layout named as an adjective: "multi-GPU inference" (yjsunnn/DLoRAL#24)
+_GPUS_NAMED = (r"(?:(?:\d+(?:\s*[*x×]\s*|\s+)|(?:two|three|four|six|eight|multiple|several|more|a second|another)\s+)"
+               r"(?:[\w-]+\s*(?:[(（][^)）\n]{1,12}[)）]\s*)?)?(?:GPUs?|cards?|devices?)\b|\bmulti-?GPU\b)")
 _LAYOUTS_COMPARED = re.compile(
     _SPEED_CHANGE + r"[^.?\n]{0,30}?\b(?:than\s+(?:on\s+|with\s+)?(?:a\s+single|a|one|1|single)\s+"
     r"(?:GPU|card|device)\b|(?:with|on|using|use|across|over)\s+(?:the\s+)?" + _GPUS_NAMED + r")|"
@@ -8253,6 +8279,9 @@ _NCCL_START = (r"(?:init(?:iali[sz]\w*)?[ _]?nccl\w*|nccl[ _]?init\w*|Init nccl 
                r"NCCL initiali[sz]ation|init_process_group|NCCL\s*初始化|初始化\s*NCCL)")
 _extend({"nccl_init_stuck": [
     r"\b(?:stuck|hangs?|hanging|hung|stops?|stopped|freez\w*|frozen|blocked|waits?|waiting)\b[^.\n]{0,40}?"
-    r"\b(?:at|in|on|after|during|when)\s+(?:the\s+)?[\"'“`]?" + _NCCL_START,
+    # (review29) the call named between: "hangs for hours when encountered with `init_process_group`"
+    # (pytorch/pytorch#76069), "hangs when calling ncclCommInitRank"
+    r"\b(?:at|in|on|after|during|when)\s+(?:(?:calling|encountered\s+with|reaching|the\s+call\s+to)\s+)?"
+    r"(?:the\s+)?[\"'“`]?" + _NCCL_START,
     r"(?:卡|停)(?:在|住)了?\s*(?:在\s*)?[\"'“`]?" + _NCCL_START,
 ]}, new_kinds=True)

@@ -104,9 +104,24 @@ _TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w
                        re.I)
 
 
+# (review29) What is timed, when the text names it: inference ("I'm running inference on 3x v100 GPUs ... it is about 10
+# times slower" after "I was able to fine-tune a 20B FLAN-UL2 model", huggingface/peft#217;
+# "lora微调了20条数据集，合并模型后，推理速度...慢了好多", zai-org/ChatGLM2-6B#583) or the training
+# itself ("the slower the fine-tuning speed becomes", "the training time is 46 hours",
+# thu-ml/RoboticsDiffusionTransformer#88; "训练很慢").
+_INFERENCE_TIMED = re.compile(r"\b(?:running|run|doing|during)\s+inference\b|\binference\s+(?:speed|time|latency|"
+                              r"throughput)\b|推理\s*(?:速度|时间|耗时|很慢|变慢|慢)", re.I)
+_TRAINING_TIMED = re.compile(r"\b(?:training|fine-?tuning|pre-?training)\s+(?:speed|times?|throughput|steps?|"
+                             r"epochs?|is|was|becomes|takes|took)\b|\bper\s+(?:epoch|step|iteration)\b|"
+                             r"(?:训练|微调)\s*(?:速度|时间|耗时|很慢|变慢|慢)", re.I)
+
+
 def training_job(facts: Facts) -> bool:
-    """A training job (not a model served): its answer is not about decode steps."""
+    """A training job (not a model served): its answer is not about decode steps. A text that times inference and
+    not the training (a model fine-tuned before, then run) is no training job."""
     text = " ".join(t for _, t in claims.texts(facts))[:1500]
+    if _INFERENCE_TIMED.search(text) and not _TRAINING_TIMED.search(text):
+        return False
     return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
 
 
