@@ -8,6 +8,8 @@ case still fails (strict); `mended`: what it read before this review.
 - engine_rows: ut27c's catalog rows for EFA, injected XML files and fi_getinfo -61;
 - nccl_tests_launch: left27's srun / -H / -np counts;
 - form_symptom: left27's issue-form lines do not class a ticket;
+- bandwidth_symptom: ut27c's "unable to use full ... bandwidth" is a speed complaint, not a failure;
+- lmdeploy_table: left27's LMDeploy benchmark figures are every request's total at the run's concurrency;
 - p2p_advice: left27's NCCL_P2P_DISABLE handed to the reader is not in force;
 - tcp_only: ut27c's "connected over TCP/IP" reading;
 - p4_family: ut27c's AWS "p4" instance family against NVIDIA's Tesla P4."""
@@ -19,7 +21,7 @@ import pytest
 import tomllib
 from conftest import said, toml_cases
 
-from diagnose.artifacts import launch
+from diagnose.artifacts import launch, serving_bench
 from diagnose.artifacts.issue_md import GPU_NAME
 from diagnose.bundle import read_bundle
 from diagnose.evidence import Workload
@@ -62,13 +64,22 @@ def test_an_nccl_tests_launch_gives_its_ranks_and_nodes(case):
     assert [runs[0].gpu_count, runs[0].nodes] == want
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "form_symptom"))
-def test_the_forms_lines_do_not_class_the_ticket(case):
+@pytest.mark.parametrize("case", toml_cases(DATA, "form_symptom") + toml_cases(DATA, "bandwidth_symptom"))
+def test_the_forms_lines_and_a_bandwidth_below_the_link_class_the_ticket_right(case):
     kind = claims.symptom(said(case["text"]))
     if case["speed"]:
         assert kind in SPEED, kind
     else:
         assert kind == case["symptom"]
+
+
+@pytest.mark.parametrize("case", toml_cases(DATA, "lmdeploy_table"))
+def test_lmdeploys_benchmark_is_read_as_each_runs_total(case):
+    read = serving_bench.parse(case["text"], "issue.md")
+    out = {m.concurrency: m for m in read if m.metric == "output_tok_s"}
+    total = {m.concurrency: m.value for m in read if m.metric == "total_tok_s"}
+    assert [[b, out[b].value, total[b]] for b in sorted(out)] == case["rows"]
+    assert all(m.scope == "aggregate" for m in out.values())
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "p2p_advice"))
@@ -90,7 +101,8 @@ def test_every_case_names_its_thread_and_each_reading_has_near_misses_and_positi
     sources = (DATA / "SOURCES.md").read_text()
     near = {"aws_versions": lambda c: not c["versions"],
             "engine_rows": lambda c: not c["rows"], "nccl_tests_launch": lambda c: c["ranks"] == "none",
-            "form_symptom": lambda c: not c["speed"], "p2p_advice": lambda c: c["in_force"],
+            "form_symptom": lambda c: not c["speed"], "bandwidth_symptom": lambda c: not c["speed"],
+            "p2p_advice": lambda c: c["in_force"], "lmdeploy_table": lambda c: not c["rows"],
             "tcp_only": lambda c: not c["tcp"], "p4_family": lambda c: bool(c["names"])}
     for name, family in FAMILIES.items():
         assert family["family"] == name
