@@ -1787,11 +1787,17 @@ _OTHER_PRODUCT = re.compile(
     # (s27, ut27c) the AWS network stack NCCL runs over, whose releases sit beside NCCL's in a cloud ticket: "EFA
     # installer version : 1.39.0" (aws/aws-ofi-nccl#879), "Libfabric version 1.22", "aws-ofi-nccl 1.13.2"
     r"aws-ofi-nccl|ofi-nccl|libfabric|(?<![\w-])efa|"
+    # (review30) the same names as build variables, table rows and release notes write them: "AWS_OFI_NCCL_VERSION=
+    # 1.17.2" (awslabs/awsome-distributed-ai#925), "AWS OFI NCCL version:" (#261), "aws-ofi-plugin:1.10.0" (#400)
+    r"aws[-_ ]ofi(?:[-_ ](?:nccl|plugin))?|ofi[-_ ]nccl|"
     # (review3_25) an operating system's release, its codename between ("macOS Sequoia 15.6.1", ollama/ollama#12035)
     r"(?<!\w)(?:mac\s?os(?:\s+[a-z]+)?|os\s?x|windows|ios))"
     # the product's installer or plugin, and the word "version" before the figure ("EFA installer version : 1.39.0",
     # "torch version 2.1.0")
-    r"(?:\s+(?:installer|plugin))?(?:\s+version)?\W{0,3}v?$",
+    r"(?:[\s_-]+(?:installer|plugin))?(?:[\s_]+version)?"
+    # (review30) "to" before the figure in a change list ("- EFA Installer to 1.33.0", awslabs/awsome-distributed-ai
+    # #371) and a table's cell border between name and figure ("|  EFA installer version:  |  1.26.1", #261)
+    r"(?:\s+to)?(?:\W{0,3}|(?:\s*[:|]\s*){1,2})v?$",
     re.I,
 )
 
