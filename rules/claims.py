@@ -4088,6 +4088,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
+              # (ut27b) how a tensor lies over the GPUs, not a failure: "the KV cache cannot be sharded across
+              # tensor-parallel ranks and is replicated 8x" (MLA's single KV head, vllm-project/recipes#762)
+              + r"|be (?:sharded|split|partitioned|divided) (?:across|among|over|between)\b"
               + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
@@ -4739,11 +4742,29 @@ def p2p_levels_same(facts: Facts) -> Claim | None:
     return None
 
 
+# ... or asks whether someone else's figure can be reproduced, and how, with no figure of their own: "Can we reproduce
+# it using https://github.com/vllm-project/vllm/pull/4650" under the DeepSeek-V2 paper's "50K tokens per second"
+# (deepseek-ai/DeepSeek-V2#21), "how can I reproduce the numbers in the blog?", "is it possible to reach the
+# published throughput with ...?". The question is asked before any run; ticket.nothing_broken reads it only where
+# the ticket judges no figure of the reporter's ("I reproduced it and got 1500 tok/s" holds one: the figure
+# checks'). Not a bug's reproduction ("can you reproduce the hang?", "steps to reproduce"): the thing reproduced is
+# a figure.
+_REPRODUCE_FIGURE = re.compile(
+    r"\b(?:can|could|how\s+(?:can|could|do|to))\s+(?:we|I|one)?\s*(?:(?:reproduce|replicate)\s+(?:it|this|that|these|them)|"
+    r"(?:reproduce|replicate|reach|achieve|match|get)\s+the\s+(?:\w+\s+){0,3}?(?:throughput|numbers?|figures?|results?|"
+    r"speed|performance|benchmark|tokens?\s*(?:/|per)\s*s\w*))\b", re.I)
+
+
 def untried(facts: Facts) -> Claim | None:
-    """The reporter's words that they have not run the setup yet, or None."""
+    """The reporter's words that they have not run the setup yet, or a question whether another's figure can be
+    reproduced (_REPRODUCE_FIGURE), or None."""
     for source, text in texts(facts):
         for sentence in sentences(text):
             if (m := _UNTRIED.search(sentence)) and not asked(sentence):
+                return Claim("untried", source, _quote(sentence, m, 40))
+            # (a question, or a sentence that opens with the interrogative, "Can we reproduce it using ...",
+            # though its question mark is missing; "we can reproduce it" states a run)
+            if (m := _REPRODUCE_FIGURE.search(sentence)) and (asked(sentence) or not sentence[:m.start()].strip()):
                 return Claim("untried", source, _quote(sentence, m, 40))
     return None
 
