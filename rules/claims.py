@@ -7636,6 +7636,18 @@ def _pair_scope(window: str, rates: list, rest: str = "") -> dict | None:
     return {"what": "streams", "count": count, "said": said.group(0).strip(" *)")}
 
 
+# A Markdown list item: "- ", "* ", "+ " or "1. " opening a line (https://spec.commonmark.org/0.31.2/#list-items).
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)])\s+")
+
+
+def _listed_apart(window: str, rates: list) -> bool:
+    """The two rates stand on two items of one list: results the reporter lists one by one ("- Single stream: ~12-13
+    tok/s", "- 4 concurrent: ~21 tok/s aggregate", MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#142), each a run of
+    theirs, not one figure held against another."""
+    lines = [window.rfind("\n", 0, r[2].start()) + 1 for r in rates]
+    return lines[0] != lines[1] and all(_LIST_ITEM.match(window, at) for at in lines)
+
+
 def scope_pair(text: str) -> Claim | None:
     """The first sentence, else paragraph, with exactly two rates of one unit, the larger at least REFERENCE_GAP times
     the smaller and said to be of many streams or GPUs, the smaller said to be one stream's (_pair_scope): a
@@ -7653,6 +7665,8 @@ def scope_pair(text: str) -> Claim | None:
             continue
         low, high = sorted(r[0] for r in rates)
         if not (low > 0 and high >= REFERENCE_GAP * low):
+            continue
+        if _listed_apart(window, rates):
             continue
         scope = _pair_scope(window, rates, _THOUSANDS.sub("", text).replace(window, " "))
         if scope:
