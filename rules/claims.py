@@ -4115,6 +4115,9 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
+              # (ut27b) how a tensor lies over the GPUs, not a failure: "the KV cache cannot be sharded across
+              # tensor-parallel ranks and is replicated 8x" (MLA's single KV head, vllm-project/recipes#762)
+              + r"|be (?:sharded|split|partitioned|divided) (?:across|among|over|between)\b"
               + r"|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # (s27, ut27c) a link or GPU used below its rate: "NCCL unable to use full TCP bandwidth in Azure"
@@ -4777,11 +4780,29 @@ def p2p_levels_same(facts: Facts) -> Claim | None:
     return None
 
 
+# ... or asks whether someone else's figure can be reproduced, and how, with no figure of their own: "Can we reproduce
+# it using https://github.com/vllm-project/vllm/pull/4650" under the DeepSeek-V2 paper's "50K tokens per second"
+# (deepseek-ai/DeepSeek-V2#21), "how can I reproduce the numbers in the blog?", "is it possible to reach the
+# published throughput with ...?". The question is asked before any run; ticket.nothing_broken reads it only where
+# the ticket judges no figure of the reporter's ("I reproduced it and got 1500 tok/s" holds one: the figure
+# checks'). Not a bug's reproduction ("can you reproduce the hang?", "steps to reproduce"): the thing reproduced is
+# a figure.
+_REPRODUCE_FIGURE = re.compile(
+    r"\b(?:can|could|how\s+(?:can|could|do|to))\s+(?:we|I|one)?\s*(?:(?:reproduce|replicate)\s+(?:it|this|that|these|them)|"
+    r"(?:reproduce|replicate|reach|achieve|match|get)\s+the\s+(?:\w+\s+){0,3}?(?:throughput|numbers?|figures?|results?|"
+    r"speed|performance|benchmark|tokens?\s*(?:/|per)\s*s\w*))\b", re.I)
+
+
 def untried(facts: Facts) -> Claim | None:
-    """The reporter's words that they have not run the setup yet, or None."""
+    """The reporter's words that they have not run the setup yet, or a question whether another's figure can be
+    reproduced (_REPRODUCE_FIGURE), or None."""
     for source, text in texts(facts):
         for sentence in sentences(text):
             if (m := _UNTRIED.search(sentence)) and not asked(sentence):
+                return Claim("untried", source, _quote(sentence, m, 40))
+            # (a question, or a sentence that opens with the interrogative, "Can we reproduce it using ...",
+            # though its question mark is missing; "we can reproduce it" states a run)
+            if (m := _REPRODUCE_FIGURE.search(sentence)) and (asked(sentence) or not sentence[:m.start()].strip()):
                 return Claim("untried", source, _quote(sentence, m, 40))
     return None
 
@@ -7670,6 +7691,18 @@ def _pair_scope(window: str, rates: list, rest: str = "") -> dict | None:
     return {"what": "streams", "count": count, "said": said.group(0).strip(" *)")}
 
 
+# A Markdown list item: "- ", "* ", "+ " or "1. " opening a line (https://spec.commonmark.org/0.31.2/#list-items).
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)])\s+")
+
+
+def _listed_apart(window: str, rates: list) -> bool:
+    """The two rates stand on two items of one list: results the reporter lists one by one ("- Single stream: ~12-13
+    tok/s", "- 4 concurrent: ~21 tok/s aggregate", MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#142), each a run of
+    theirs, not one figure held against another."""
+    lines = [window.rfind("\n", 0, r[2].start()) + 1 for r in rates]
+    return lines[0] != lines[1] and all(_LIST_ITEM.match(window, at) for at in lines)
+
+
 def scope_pair(text: str) -> Claim | None:
     """The first sentence, else paragraph, with exactly two rates of one unit, the larger at least REFERENCE_GAP times
     the smaller and said to be of many streams or GPUs, the smaller said to be one stream's (_pair_scope): a
@@ -7687,6 +7720,8 @@ def scope_pair(text: str) -> Claim | None:
             continue
         low, high = sorted(r[0] for r in rates)
         if not (low > 0 and high >= REFERENCE_GAP * low):
+            continue
+        if _listed_apart(window, rates):
             continue
         scope = _pair_scope(window, rates, _THOUSANDS.sub("", text).replace(window, " "))
         if scope:

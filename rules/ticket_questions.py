@@ -218,8 +218,9 @@ _SCALING_ANSWERS["more_gpus_no_gain"] = _SCALING_ANSWERS["layout_speed_asked"] =
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
     fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
-    GPUs not paying off is ticket.scaling_question's, which says why."""
-    if scaling_asked(facts):
+    GPUs not paying off is ticket.scaling_question's, which says why; requests that wait behind the ones served are
+    ticket.requests_queued's."""
+    if scaling_asked(facts) or served_in_waves(facts):
         return
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("normal?", "other"):
@@ -1155,3 +1156,90 @@ def nvlink_question(facts: Facts, predictions=None):
                "and check `nvidia-smi topo -m` that the GPUs share a PCIe switch or host bridge rather than a "
                "cross-socket (SYS) path.",
                refs=[PERF_HARDWARE, "https://www.nvidia.com/en-us/data-center/nvlink/"])
+
+
+# --------------------------------------------------------------------------- requests served in waves (issue 11, ut27b)
+# "With 5 or 10 concurrent requests, 2 of them return within 1.5 s and the rest only after 5 or even 10 s" (QwenLM/Qwen3
+# #233, 4 x RTX 4090, vLLM): the engine runs together only the sequences its KV cache has blocks for (and at most
+# max_num_seqs); the others wait in its queue until a running one finishes and frees its blocks, so their time to first
+# token holds the whole generation of the ones ahead. vLLM's scheduler admits a waiting request only when its blocks
+# can be allocated and logs "Running: N reqs, Waiting: M reqs" (https://docs.vllm.ai/en/latest/configuration/
+# optimization.html, "Preemption"; the Qwen maintainer's answer in #233: "vllm will queue the incoming requests if the
+# remaining cache blocks are deemed insufficient"). A client that caps the requests in flight (benchmark_serving's
+# --max-concurrency) queues the same way before the server sees them (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#166).
+# Two or more served together: one at a time with the next waiting for the whole of the first ("the second will only
+# finish after 60 seconds", triton-inference-server/tensorrtllm_backend#442) is batching not working, no capacity
+# limit, and is not read here.
+_WAVE_COUNT = r"(\d{1,3}|two|three|four|five|six|eight|ten|两|二|三|四|五|六|八|十)"
+_SERVED_FIRST = re.compile(
+    # Chinese: "其中2个请求可以在1.5秒内返回，剩余请求都要在5秒甚至10秒后才能返回"
+    r"(?:其中|只有|仅有|前)?\s*" + _WAVE_COUNT + r"\s*个\s*(?:请求|用户)[^。；;，,\n]{0,30}?"
+    r"(?:返回|响应|出结果|出字|完成)"
+    r"[^。；;，,\n]{0,6}?[，,]\s*(?:剩余|剩下|其余|其他|其它|后面)的?\s*(?:请求|的)?[^。；;\n]{0,20}?(?:要|需要|得|才|等)|"
+    # English: "only 2 of the requests return within 1.5 s, the rest wait 5-10 s"; "the first two requests get their
+    # first token at once while the others wait"
+    r"\b(?:only\s+)?(?:the\s+first\s+)?" + _WAVE_COUNT + r"\s+(?:of\s+(?:the|them|my)\s+)?"
+    r"(?:requests?|of\s+them|users?|prompts?|streams?)\b(?:[^.;:\n]|\.\d){0,50}?"
+    r"\b(?:return\w*|respond\w*|come\s+back|finish\w*|complet\w*|start\w*|get\s+"
+    r"(?:a|an|the|their)\s+(?:\w+\s+)?(?:response|answer|token|reply))\b(?:[^.;\n]|\.\d){0,40}?"
+    r"(?:,|;|\bwhile\b|\bbut\b|\band\b)\s*"
+    r"(?:while\s+|but\s+|and\s+)?(?:all\s+)?(?:the\s+)?(?:rest|remaining(?:\s+(?:requests?|ones))?|others|other\s+"
+    r"(?:requests?|ones|users))\b[^.;\n]{0,40}?\b(?:wait\w*|queu\w*|take|took|only\s+after|after|seconds?|longer|"
+    r"stuck|blocked)|"
+    # a ceiling on the requests served together under a larger load: "at 200 concurrent users, I found that vLLM can
+    # handle up to 100 requests at most" (vllm-project/vllm#14513), "processes only 4 requests at a time"
+    r"\b(?:handle|handles|process|processes|serve|serves|run|runs)\s+(?:up\s+to\s+|only\s+|at\s+most\s+)"
+    r"(\d{1,4})\s+(?:requests?|users?|sequences?|connections?)\s+(?:at\s+(?:most|a\s+time|once)|simultaneously|"
+    r"concurrently|in\s+parallel)", re.I)
+_WAVE_LOAD = re.compile(r"(\d{1,4})\s*(?:个\s*)?(?:并发|concurrent|parallel|simultaneous|requests?\s+at\s+once|"
+                        r"users?\s+at\s+once)|(?:concurrency|并发数?)\s*(?:of|=|:|为|是)?\s*(\d{1,4})", re.I)
+_WAVE_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10,
+               "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "八": 8, "十": 10}
+
+
+def served_in_waves(facts: Facts) -> claims.Claim | None:
+    """The reporter's words that, with more requests in flight than that, two or more are served at once and the rest
+    wait (_SERVED_FIRST): a Claim with data {"first": k, "load": n or None}, or None. Not a first wave of one."""
+    for source, text in claims.texts(facts):
+        for m in _SERVED_FIRST.finditer(text):
+            word = next(g for g in m.groups() if g)
+            k = int(word) if word.isdigit() else _WAVE_WORDS.get(word.lower())
+            if not k or k < 2:
+                continue  # one at a time: batching not working, not a capacity limit
+            loads = [int(g) for lm in _WAVE_LOAD.finditer(text[:m.end() + 40]) for g in lm.groups() if g]
+            load = max(loads, default=None)
+            if load is not None and load <= k:
+                continue
+            return claims.Claim("served_in_waves", source, claims.one_line(text[m.start():m.end() + 20])[:200],
+                                {"first": k, "load": load})
+    return None
+
+
+@rule("ticket.requests_queued", "expected_physics")
+def requests_queued(facts: Facts, predictions=None):
+    """Under concurrency a few requests are served at once and the rest wait several times as long for their first
+    token: the engine's queue in front of the sequences its KV cache (and max_num_seqs) admits, by design. Weak (0.5): a
+    fault in sight, or a serial engine, outweighs it."""
+    c = served_in_waves(facts)
+    if c is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    k, n = c.data["first"], c.data["load"]
+    load = f" of the {n} sent together" if n else ""
+    yield make("ticket.requests_queued", "expected_physics", "info", 0.5,
+               f"{k} requests{load} are served at once and the rest wait in a queue: the requests in flight are "
+               "capped, by the engine's KV cache or by the client",
+               "A serving engine decodes together only the sequences it has KV-cache blocks for (and at most "
+               "max_num_seqs); the others wait in its queue until a running one finishes and frees its blocks, so "
+               "their time to first token holds the generation of those ahead. vLLM logs the two counts as "
+               "'Running: N reqs, Waiting: M reqs'. A client that caps the requests in flight (benchmark_serving's "
+               "--max-concurrency) queues the same way before the server sees them.",
+               [claim_ev(c, f"{k} served first{load}, the rest later")],
+               fix="Find the cap first: under the load the server log's 'Running: N reqs, Waiting: M reqs' shows "
+               "requests waiting in the engine (its KV cache is full) or none waiting (the client sends no more: its "
+               "connection pool, or benchmark_serving's --max-concurrency). For the engine: raise "
+               "gpu_memory_utilization, lower max_model_len to what the prompts need, an FP8 KV cache, more GPUs per "
+               "copy (tensor parallelism adds KV-cache room) or more replicas; the start-up line 'Maximum concurrency "
+               "for N tokens per request' gives the room.",
+               refs=[VLLM_OPTIMIZATION],
+               ask="the server log under the load (vLLM's 'Running: N reqs, Waiting: M reqs' lines and its "
+               "'Maximum concurrency' line at start) and the benchmark command with its concurrency")

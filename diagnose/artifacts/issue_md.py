@@ -701,7 +701,14 @@ CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\
 # source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
 # "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
 # (nor a path's inner folders, "./build/bin/llama-cli": after a "/", only a name with a size or a version in it)
-HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[\w-]{1,40}/[\w.-]*\d))"
+# (nor a container image's repository on its registry, "ghcr.io/miaai-lab/glm-5.3-flash-2x-dgx-sparks:exl3" (MiaAI-Lab/
+# GLM-5.3-Flash-EXL3-2x-DGX-Sparks#142): an image is pulled as REGISTRY/NAMESPACE/REPOSITORY[:TAG], https://docs.docker.com/
+# reference/cli/docker/image/pull/, from GitHub's ghcr.io, NGC's nvcr.io, quay.io, Docker Hub, Google's gcr.io and
+# pkg.dev, AWS's ecr.aws, Azure's azurecr.io; a NIM image names its model one folder on, "nvcr.io/nim/meta/
+# llama-3.1-8b-instruct", and that name is still read)
+HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)"
+                   r"(?<!ghcr\.io/)(?<!nvcr\.io/)(?<!quay\.io/)(?<!docker\.io/)(?<!gcr\.io/)(?<!ecr\.aws/)"
+                   r"(?<!azurecr\.io/)(?<!pkg\.dev/)(?:(?<!/)|(?=[\w-]{1,40}/[\w.-]*\d))"
                    r"([A-Za-z0-9][\w-]{1,40}/"
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
@@ -883,11 +890,31 @@ BESIDE_REFERENCE = re.compile(r"\s+(?=(?:which|that)\s+(?:(?:is|was|are|were|see
 SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
+# A Markdown blockquote line written as prose: GitHub's quote syntax ("> " before the text,
+# https://docs.github.com/en/get-started/writing-on-github/getting-started-with-writing-and-formatting-on-github/basic-writing-and-formatting-syntax#quoting-text)
+# sets off words taken from elsewhere, a paper, a README, another comment: "> On a single node with 8 H800 GPUs,
+# DeepSeek-V2 achieves a generation throughput exceeding 50K tokens per second" (deepseek-ai/DeepSeek-V2#21). Not a
+# tool's line quoted the same way, which is output ("> Output token throughput: 766.64 tokens/s", vllm#3297;
+# "> llama_print_timings: eval time = ..."): a "label: value" field, a log's bracket or a shell command.
+BLOCKQUOTE = re.compile(r"^\s{0,3}>\s?")
+_QUOTED_OUTPUT = re.compile(r"\w\s*[:=]\s|\[|\]|^\s{0,3}>\s*(?:\$|#|python|pip|docker|sudo|export|\.?/)", re.I)
+
+
+def _quoted_prose(line: str) -> bool:
+    """A blockquote line of prose, not in the reporter's own voice: words quoted from elsewhere, whose figures are
+    the source's (a published or claimed figure), not the reporter's measurement."""
+    return bool(BLOCKQUOTE.match(line)) and not _QUOTED_OUTPUT.search(line) and not OWN_WORDS.search(line)
+
+
 def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
     ("... and 197 t/s on an A100"), until one does ("but I only get 60"); with `apart` (the text names someone else's
-    GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only."""
+    GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only. Every clause of a blockquote
+    line of prose in another's voice quotes (_quoted_prose)."""
+    if _quoted_prose(line):
+        return [(clause, True) for sentence in SENTENCE_SPLIT.split(line)
+                for c in CLAUSE.split(sentence) for clause in BESIDE_REFERENCE.split(c)]
     out = []
     for sentence in SENTENCE_SPLIT.split(line):
         quoting = False
@@ -2198,6 +2225,12 @@ PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prom
 # beside "TG" for text generation (llama-bench's pp512/tg128 tests; "| PP | 310.1 tok/s |", "pp 27K/18.8s 1417t/s").
 # Not the pipeline-parallel size, written with its degree ("PP=2", "pp 2", "pp2tp4", "TP4-PP2"): a prompt's size
 # after "pp" is three digits or more, or carries its "K".
+# The label of a rate over prompt and generated tokens together: vLLM's benchmark_serving prints "Total Token
+# throughput" as (input + output tokens) / duration (vllm/benchmarks/serve.py), LMDeploy's profile_restful_api "token
+# throughput (prompt + completion token)" (https://lmdeploy.readthedocs.io/en/latest/benchmark/profile_api_server.html).
+# A generation total is not it: "total output throughput", "total throughput" (TOTAL_RATE).
+PROMPT_AND_OUTPUT = re.compile(r"\btotal\s+tokens?\s+(?:throughput|rate|speed|per\s+sec)|"
+                               r"\b(?:prompt|input)\s*\+\s*(?:completion|output|generat\w*)", re.I)
 PROMPT_RATE_LABEL = re.compile(r"prompt|prefill|input|"
                                r"(?<![\w-])pp(?:\d{3,5})?(?![\w=-])(?!\s*[=:]?\s*\d{1,2}(?![\d.kK]))", re.I)
 # ... and of a generation rate, llama.cpp's "TG" (tg128) and "out" among them: the later of the two is the figure's
@@ -2343,6 +2376,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 total = (TOTAL_RATE.search(clause[:m.start]) or TOTAL_RATE_AFTER.match(clause, m.end)
                          or CJK_TOTAL.search(clause[:m.start]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
+                # a rate of prompt and generated tokens together, "total token throughput: 194.85 tokens/s"
+                # (lmdeploy#1449), "token throughput (prompt + completion token)": no decode rate
+                if not per_gpu and PROMPT_AND_OUTPUT.search(label):
+                    metric, total = "total_tok_s", True
                 scope = "aggregate" if total else "per_stream" if one_stream else None  # as the reporter says it
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
