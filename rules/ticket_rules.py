@@ -2254,6 +2254,27 @@ def symptom_prior(facts: Facts, predictions=None):
                        + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=["https://pytorch.org/docs/stable/notes/ddp.html"])
             return
+        if (layout := expert_layout(facts)) is not None:
+            # (ut27a) the layout that did not pay is expert parallelism or DP attention, set against pure TP:
+            # a throughput layout for high load (sgl-project/sglang#23896: "128 concurrency looks still at the sweet
+            # spot of low latency recipe"), not tensor parallelism's fixed costs
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
+                       "Expert parallelism and DP attention pay off at high load; below it tensor parallelism wins",
+                       "With expert parallelism each GPU holds a share of the experts and the tokens travel to them "
+                       "and back in all-to-all exchanges; with DP attention each GPU attends for its own requests. "
+                       "Both are built for throughput under many concurrent requests: one KV-cache copy per request "
+                       "and many tokens per expert GEMM. At moderate load each expert gets few tokens, the busiest "
+                       "rank sets the step (routing imbalance) and the dispatch and combine exchanges cost more than "
+                       "tensor parallelism's all-reduce inside one NVLink node, so pure TP serves more there. Nothing "
+                       "in the ticket shows a broken link or setting.",
+                       evidence + [layout] + within_physics(facts),
+                       fix="Compare the two layouts at the load you serve: sweep the concurrency upward and give "
+                       "the expert-parallel one room to batch (more running requests, larger CUDA-graph batch); keep "
+                       "tensor parallelism for low latency and moderate load, expert parallelism or DP attention for "
+                       "high-QPS throughput and across nodes"
+                       + _still_to_attach(facts, "to rule out a transport problem") + ".",
+                       refs=[SGLANG_DP_ATTENTION, VLLM_EP])
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
@@ -2262,6 +2283,31 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+# Expert parallelism and DP attention as tickets state them: the engines' flags (vLLM --enable-expert-parallel,
+# SGLang --enable-dp-attention / --moe-a2a-backend deepep / --ep-size, kept by diagnose.artifacts.launch) or the words
+# ("expert parallel", "DeepEP", "EP8", "TEP8", "DP attention"; "EP=1" is none).
+_EP_WORDS = re.compile(r"\bexpert[- ]parallel\w*|\bDeepEP\b|\bT?EP\s*=?\s*(?:[2-9]|\d{2,})\b|\bDP[- _]attention\b",
+                       re.I)
+SGLANG_DP_ATTENTION = "https://lmsys.org/blog/2024-12-04-sglang-v0-4/#data-parallelism-attention-for-deepseek-models"
+VLLM_EP = "https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment.html"
+
+
+def expert_layout(facts: Facts) -> Evidence | None:
+    """Where the ticket runs or names an expert-parallel or DP-attention layout, as evidence; None where it does
+    not."""
+    for w in facts.of(Workload):
+        said = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k in
+                ("enable_expert_parallel", "enable_dp_attention", "moe_a2a_backend") if (v := w.extra.get(k))]
+        if (w.ep or 1) > 1:
+            said.insert(0, f"EP={w.ep}")
+        if said:
+            return ev(w.source, f"the expert-parallel or DP-attention layout: {', '.join(said)}")
+    for source, text in claims.texts(facts):
+        if m := _EP_WORDS.search(text):
+            return ev(source, f'the expert-parallel or DP-attention layout named: "{m.group(0)}"')
+    return None
 
 
 def _collective_figures_only(facts: Facts) -> bool:

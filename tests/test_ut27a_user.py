@@ -187,3 +187,31 @@ def test_a_base_name_of_an_instruct_only_release_resolves(name, key):
 def test_qwen2_vl_2b_does_not_resolve_to_another_size():
     """Near-miss: Qwen2-VL-2B's decoder is Qwen2-1.5B's, a size the catalog's VL aliases do not claim."""
     assert not any(catalog.find_model(n) for n in subject._model_names("Qwen2-VL-2B-Instruct"))
+
+
+# --------------------------------------------------------------------------- expert parallelism against pure TP
+
+def test_sglang_23896_dp_attention_and_deepep_lose_to_tp4_at_moderate_load():
+    """sgl-project/sglang#23896: Fridge003 (maintainer): "128 concurrency looks still at the sweet spot of low latency
+    recipe"; the DP-attention + DeepEP recipe needs more running requests. Its `sglang serve` command is read."""
+    r = verdict("ds4flash23896.md")
+    assert r["verdict"]["category"] == "expected_physics"
+    lead = finding(r, "ticket.symptom_prior")
+    assert lead["title"].startswith("Expert parallelism and DP attention pay off at high load")
+    assert any("--enable-dp-attention" in e["detail"] and "deepep" in e["detail"] for e in lead["evidence"])
+
+
+def test_expert_parallel_named_in_words():
+    text = ("With `--enable-expert-parallel True` I'm not getting any improvement from expert parallelism, due to "
+            "context phase taking too long (high TTFT).")  # vllm-project/vllm#28887
+    from rules.ticket_rules import expert_layout
+
+    assert expert_layout(said(text)) is not None
+
+
+def test_ep_one_is_no_expert_parallel_layout():
+    """Near-miss: "TP=8, EP=1" runs the experts tensor-parallel (SemiAnalysisAI/InferenceX#870's config line)."""
+    text = "**Config:** DeepSeek-R1-0528 | SGLang v0.5.7 | FP8 | TP=8, EP=1 | H200 | ISL=1024, OSL=1024"
+    from rules.ticket_rules import expert_layout
+
+    assert expert_layout(said(text)) is None

@@ -27,7 +27,7 @@ KIND = "launch"
 
 COMMAND = re.compile(
     r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
-    r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
+    r"vllm\s+serve\b|vllm\s+bench\s+\w+|sglang\s+serve\b|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
     r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b"
@@ -117,6 +117,7 @@ FLAGS = {
 EAGER_FLAGS = ("enforce-eager", "disable-cuda-graph")
 EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "quantize", "gpu-memory-utilization",
                "distributed-executor-backend", "enable-dp-attention", "enable-expert-parallel", "attention-backend",
+               "moe-a2a-backend",
                "nproc-per-node", "nnodes",
                "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
                "disable-custom-all-reduce", "enable-chunked-prefill", "max-concurrent-requests")
