@@ -272,9 +272,10 @@ def gpu_count(facts: Facts) -> int | None:
 
 
 # Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards", "TP",
-# "tensor_parallel_size", "shards", 多卡.
+# "tensor_parallel_size", "shards", a board's name in the plural ("H100s", "4090s"; "L40S" reads as one too, which only
+# keeps the asks), 多卡.
 _SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi-?GPUs?|cards|NCCL|all-?reduce|TP|PP|EP|\w*parallel\w*|shard\w*|"
-                           r"nodes)\b|多卡|多张|多机|并行", re.I)
+                           r"nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|多卡|多张|多机|并行", re.I)
 
 
 def one_gpu_job(facts: Facts) -> bool:

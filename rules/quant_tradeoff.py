@@ -187,12 +187,12 @@ def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
             value = w.extra.get(key)
             if isinstance(value, str) and _BNB_FLAG.match(value.strip()):
                 return w.source, f"--{key} {value.strip()}"
-    for source, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            m = _BNB_SAID.search(sentence)
-            if m and not claims.negated_words(sentence, m) and not _BNB_AVOIDED.search(sentence[:m.start()]):
-                return source, claims.one_line(sentence[:240])
-    return None
+    said = [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
+            if (m := _BNB_SAID.search(sentence)) and not claims.negated_words(sentence, m)
+            and not _BNB_AVOIDED.search(sentence[:m.start()])]
+    # the sentence that names the library first ("using bitsandbytes nf4 quantization"), else one naming NF4 alone
+    said.sort(key=lambda x: x[2].group(0).lower() == "nf4")
+    return (said[0][0], claims.one_line(said[0][1][:240])) if said else None
 
 
 @rule("ticket.bitsandbytes_path", "other")

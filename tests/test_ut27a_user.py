@@ -215,3 +215,24 @@ def test_ep_one_is_no_expert_parallel_layout():
     from rules.ticket_rules import expert_layout
 
     assert expert_layout(said(text)) is None
+
+
+# --------------------------------------------------------------------------- one GPU, or several said in words
+
+def test_one_gpu_said_by_nothing_else():
+    text = ("I get ~44 seconds inference time using demo code on Qwen2-VL-7B-Instruct-AWQ with 774x772 image input, "
+            "using flash_attn2, bfloat16, with output of 104 tokens: Is that expected performance?")  # Qwen2-VL#8
+    from rules.common import one_gpu_job
+
+    assert one_gpu_job(said(text))
+
+
+def test_boards_in_the_plural_are_several_gpus():
+    """Near-miss: no count, but the boards named in the plural (Bas Nijholt's post on serving Qwen on two 3090s, the
+    text beside https://github.com/basnijholt/dotfiles/blob/e63a3f341ff36b7b57bf31361c2844e1d8b78e95/configs/nixos/
+    hosts/pc/ai.nix)."""
+    text = ("When my 3090s generate a token, they read all of the model's weights from memory to produce one token for "
+            "one conversation.")
+    from rules.common import one_gpu_job
+
+    assert not one_gpu_job(said(text))
