@@ -92,6 +92,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import SMALL_GAIN, layout_gain
+from rules.ticket_questions import EP_TRADE
 from rules.topology import nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
@@ -2258,21 +2259,10 @@ def symptom_prior(facts: Facts, predictions=None):
             # (ut27a) the layout that did not pay is expert parallelism or DP attention, set against pure TP:
             # a throughput layout for high load (sgl-project/sglang#23896: "128 concurrency looks still at the sweet
             # spot of low latency recipe"), not tensor parallelism's fixed costs
-            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
-                       "Expert parallelism and DP attention pay off at high load; below it tensor parallelism wins",
-                       "With expert parallelism each GPU holds a share of the experts and the tokens travel to them "
-                       "and back in all-to-all exchanges; with DP attention each GPU attends for its own requests. "
-                       "Both are built for throughput under many concurrent requests: one KV-cache copy per request "
-                       "and many tokens per expert GEMM. At moderate load each expert gets few tokens, the busiest "
-                       "rank sets the step (routing imbalance) and the dispatch and combine exchanges cost more than "
-                       "tensor parallelism's all-reduce inside one NVLink node, so pure TP serves more there. Nothing "
-                       "in the ticket shows a broken link or setting.",
+            (title, _), why, fix = EP_TRADE
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5, title, why,
                        evidence + [layout] + within_physics(facts),
-                       fix="Compare the two layouts at the load you serve: sweep the concurrency upward and give "
-                       "the expert-parallel one room to batch (more running requests, larger CUDA-graph batch); keep "
-                       "tensor parallelism for low latency and moderate load, expert parallelism or DP attention for "
-                       "high-QPS throughput and across nodes"
-                       + _still_to_attach(facts, "to rule out a transport problem") + ".",
+                       fix=fix.rstrip(".") + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=[SGLANG_DP_ATTENTION, VLLM_EP])
             return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,

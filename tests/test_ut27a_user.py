@@ -236,3 +236,31 @@ def test_boards_in_the_plural_are_several_gpus():
     from rules.common import one_gpu_job
 
     assert not one_gpu_job(said(text))
+
+
+def test_sglang_2203_tp_faster_than_ep_for_one_request():
+    """sgl-project/sglang#2203 (a comment on the PR that added --enable-ep-moe): one request on 2 x L40, TP faster
+    than EP. xiaobochen123 (its author): the EP Triton kernels are not tuned, and "Expert Parallel might face load
+    balancing issues when concurrency is low" (expected at that load)."""
+    r = verdict("sglang2203.md")
+    assert r["verdict"]["category"] == "expected_physics"
+    lead = finding(r, "ticket.scaling_question")
+    assert lead["title"].startswith("Expert parallelism and DP attention pay off at high load")
+    assert not finding(r, "ticket.nothing_broken")  # no "the behaviour asked about is normal" without the reason
+
+
+def test_tp_against_ep_in_words():
+    from rules import claims
+
+    text = "I found that the TP speed is faster than that of the EP."  # sgl-project/sglang#2203
+    (c,) = claims.tp_ep_compared(said(text))
+    assert c.data["ep_wins"] is False
+
+
+def test_tp_against_pp_is_no_expert_parallel_comparison():
+    """Near-miss: TP against a pipeline split (NVIDIA/Megatron-LM#258)."""
+    from rules import claims
+
+    text = ("I find that when the micro-batch-size and gradient accumulation steps are big enough, pure pipeline "
+            "parallism runs faster than pure tensor parallelism, with over 30% speed up.")
+    assert claims.tp_ep_compared(said(text)) == []
