@@ -2278,8 +2278,7 @@ def symptom_prior(facts: Facts, predictions=None):
 # Expert parallelism and DP attention as tickets state them: the engines' flags (vLLM --enable-expert-parallel,
 # SGLang --enable-dp-attention / --moe-a2a-backend deepep / --ep-size, kept by diagnose.artifacts.launch) or the words
 # ("expert parallel", "DeepEP", "EP8", "TEP8", "DP attention"; "EP=1" is none).
-_EP_WORDS = re.compile(r"\bexpert[- ]parallel\w*|\bDeepEP\b|\bT?EP\s*=?\s*(?:[2-9]|\d{2,})\b|\bDP[- _]attention\b",
-                       re.I)
+_EP_WORDS = re.compile(claims.EP_NAMED, re.I)
 SGLANG_DP_ATTENTION = "https://lmsys.org/blog/2024-12-04-sglang-v0-4/#data-parallelism-attention-for-deepseek-models"
 VLLM_EP = "https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment.html"
 
