@@ -5933,6 +5933,32 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
     return out
 
 
+# Expert parallelism or DP attention set against tensor parallelism ("the TP speed is faster than that of the EP",
+# "--enable-expert-parallel True is slower than False", sgl-project/sglang#2203 and vllm-project/vllm#28887): the
+# engines' flags (vLLM --enable-expert-parallel, SGLang --enable-ep-moe / --enable-dp-attention) and the words.
+# EP_NAMED names the layout anywhere ("EP=1" is none); a bare "EP" names it only beside TP in a comparison.
+EP_NAMED = r"(?:\bexpert[-_ ]parallel\w*|\bDeepEP\b|\bT?EP\s*=?\s*(?:[2-9]|\d{2,})\b|\bDP[- _]attention\b)"
+_EP_WORDS = (r"(?:" + EP_NAMED + r"|(?<![\w-])EP\b(?!\s*=\s*1\b)|--enable-ep-moe|--enable-expert-parallel|"
+             r"--enable-dp-attention)")
+_TP_EP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _EP_WORDS + "|"
+                    + _EP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _TP_WORDS, re.I)
+
+
+def tp_ep_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set tensor parallelism against expert parallelism or DP attention, as tp_pp_compared reads TP
+    against PP: data {ep_wins}, whether the expert-parallel layout is said to be the faster."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _TP_EP.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            first_ep = re.match(_EP_WORDS, m.group(0), re.I) is not None
+            better = re.search(_WINS, m.group(0), re.I) is not None
+            out.append(Claim("tp_ep_compared", source, _quote(sentence, m, 60), {"ep_wins": first_ep == better}))
+    return out
+
+
 # ------------------------------------------------------------------- (issue 11 k) transport words
 
 # More ways tools and people say GPU peer access is refused, merged into the families above: TensorRT-LLM's and

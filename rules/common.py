@@ -271,6 +271,30 @@ def gpu_count(facts: Facts) -> int | None:
     return max(counts) if counts else _system_gpus(facts)
 
 
+# Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards", "TP",
+# "tensor_parallel_size", "shards", a board's name in the plural ("H100s", "4090s"; "L40S" reads as one too, which only
+# keeps the asks), 多卡.
+_SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi-?GPUs?|cards|NCCL|all-?reduce|TP|PP|EP|\w*parallel\w*|shard\w*|"
+                           r"nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|多卡|多张|多机|并行", re.I)
+
+
+def one_gpu_job(facts: Facts) -> bool:
+    """Does everything the ticket says run on one GPU: one counted (or none counted and no word of several, no NCCL
+    record), and no tensor or pipeline split? Then links and NCCL cannot explain its figures, and asking for them is
+    noise."""
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport
+
+    w = facts.workload()
+    if (w.tp or 1) > 1 or (w.pp or 1) > 1:
+        return False
+    count = gpu_count(facts)
+    if count is not None:
+        return count <= 1
+    if facts.of(NcclEvent) or facts.of(NcclTransport) or facts.of(CollectiveResult):
+        return False
+    return not any(_SEVERAL_GPUS.search(text) for _, text in _claims.texts(facts))
+
+
 def _system_gpus(facts: Facts) -> int | None:
     named = named_system(facts)
     return named[0].gpus if named else None

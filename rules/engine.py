@@ -465,10 +465,10 @@ def fallback_ask(kind: str, facts) -> str | None:
     )
 
     if kind == "ticket":
-        from rules.common import gpu_count
+        from rules.common import one_gpu_job
 
         wanted = ticket_gaps(facts)
-        if gpu_count(facts) == 1:  # one GPU: no links or NCCL to show, only the GPU's own state
+        if one_gpu_job(facts):  # one GPU: no links or NCCL to show, only the GPU's own state
             wanted = [w for w in wanted if SMI_QUERY in w]
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":

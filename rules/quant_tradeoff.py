@@ -15,11 +15,12 @@ FP8 and W8A8 are not weight-only: they run the multiplies in 8 bits and are left
 from __future__ import annotations
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Workload
 from rules import claims
-from rules.common import claim_ev, make
+from rules.common import claim_ev, ev, make
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
+from rules.workload import weight_dtype
 
 AUTOAWQ = "https://github.com/casper-hansen/AutoAWQ#readme"
 VLLM_AWQ = "https://docs.vllm.ai/en/latest/features/quantization/auto_awq.html"
@@ -31,7 +32,8 @@ _QUANT = (r"(?:\b(?:AWQ|GPTQ|Marlin|(?:awq|gptq)[-_]marlin|W4A16|int4|int-4|4[- 
 _COMPUTE_8BIT = re.compile(r"\b(?:FP8|W8A8|E4M3|SmoothQuant)\b", re.I)
 # The 16-bit original.
 _FULL = (r"(?:\b(?:FP16|BF16|float16|bfloat16|half[- ]precision|full[- ]precision|16[- ]?bits?|un-?quanti[sz]ed|"
-         r"non-?[- ]?quanti[sz]ed|original (?:model|weights|checkpoint))\b|未量化|原始模型|原模型)")
+         r"non-?[- ]?quanti[sz]ed|original (?:model|weights|checkpoint))\b|"
+         r"未量化|非量化|原始模型|原模型|原版|原始版本)")
 # (review st 10) "base model" is the checkpoint before fine-tuning, not a 16-bit copy; and a quantisation the KV cache
 # names ("int8 KV cache quantization", "quantized KV cache") stores the cache, not the weights: no weight-only trade.
 _QUANT_WORD = re.compile(_QUANT, re.I)
@@ -47,7 +49,13 @@ _WINS = r"(?:faster|quicker|higher throughput|outperform\w*|better|beat\w*|wins?
 _QUANT_LOSES = re.compile(
     _QUANT + r"[^.\n]{0,80}?\b" + _LOSES + r"(?:[^.\n]{0,60}?" + _FULL + r")?|"
     + _FULL + r"[^.\n]{0,60}?\b" + _WINS + r"\b[^.\n]{0,40}?" + _QUANT + r"|"
-    r"量化[^。\n]{0,20}?反而(?:更)?慢|量化[^。\n]{0,20}?比\s*" + _FULL + r"[^。\n]{0,10}慢", re.I)
+    r"量化[^。\n]{0,20}?反而(?:更)?慢|量化[^。\n]{0,20}?比\s*" + _FULL + r"[^。\n]{0,10}慢|"
+    # ... and a quantised checkpoint named against another in Chinese: "X-GPTQ-Int8 比 X 推理慢"
+    + _QUANT + r"[^。\n]{0,40}?比[^。\n]{1,60}?慢", re.I)
+# The other side named as a checkpoint with no quantisation in its name ("... slower than Qwen2-1.5B-Instruct",
+# "GPTQ-Int8 比 Qwen2-1.5B-Instruct 慢"): the 16-bit original the quantised copy was made from.
+_THAN_NAME = re.compile(r"(?:\bthan(?:\s+the)?|比)\s*"
+                        r"([\w./-]*[A-Za-z][\w./-]*\d[\w./-]*|[\w./-]*\d[\w./-]*[A-Za-z][\w./-]*)")
 # Against what: the 16-bit original named, or a gain that did not come ("no speedup", "not faster": over the original).
 _FULL_NAMED = re.compile(_FULL, re.I)
 _NO_GAIN = re.compile(r"\b(?:no|not|without)\b|反而", re.I)
@@ -84,6 +92,12 @@ def _scale(sentence: str, text: str) -> str:
     return "unknown"
 
 
+def _unquantised_named(said: str) -> bool:
+    """Does the comparison name its other side as a checkpoint without a quantisation in its name?"""
+    other = _THAN_NAME.search(said)
+    return other is not None and not _QUANT_WORD.search(other.group(1))
+
+
 def quantised_loses(facts: Facts) -> list[claims.Claim]:
     """Sentences where a weight-only quantised model (AWQ, GPTQ, 4-bit) is slower than, or no faster than, its
     16-bit original, with the batch it happened at (data['scale']). Ruled out ("AWQ is not slower than FP16"), said
@@ -98,7 +112,7 @@ def quantised_loses(facts: Facts) -> list[claims.Claim]:
             if all(_KV_BEFORE.search(sentence, 0, q.start()) or _KV_AFTER.match(sentence, q.end())
                    for q in _QUANT_WORD.finditer(sentence, m.start(), m.end())):
                 continue  # the KV cache quantised, not the weights
-            if not (_FULL_NAMED.search(sentence) or _NO_GAIN.search(m.group(0))):
+            if not (_FULL_NAMED.search(sentence) or _NO_GAIN.search(m.group(0)) or _unquantised_named(m.group(0))):
                 continue  # "the AWQ model is slower than expected": slower than a hope, not than FP16
             if not _FULL_NAMED.search(m.group(0)) and _LAYOUT_CHANGE.search(m.group(0)):
                 continue  # "with AWQ, turning on TP gives no speedup": the layout's gain that did not come, not FP16's
@@ -138,12 +152,78 @@ def quantised_vs_full(facts: Facts, predictions=None):
                    "batch 1.", refs=[AUTOAWQ, VLLM_AWQ])
         return
     known = c.data["scale"] == "large"
+    bits = 8 if weight_dtype(facts) == "int8" else 4  # "GPTQ-Int8" named: the 8-bit weights of the same trade
     yield make("ticket.quantised_vs_full", "expected_physics", "info", 0.55 if known else 0.45,
-               "A 4-bit weight-only model gains nothing over 16-bit at a large batch: the format's trade",
-               "AWQ/GPTQ store weights in 4 bits and widen them to 16 bits inside each matrix multiply. That saves "
-               "memory reads, which is what limits decode at a small batch; at a large batch the multiplies are "
-               "limited by arithmetic instead, so the saving stops mattering and the dequantisation is extra work: "
-               "the quantised model runs as fast as FP16 or slower."
+               f"{'An 8' if bits == 8 else 'A 4'}-bit weight-only model gains nothing over 16-bit at a large batch: "
+               "the format's trade",
+               f"AWQ/GPTQ store weights in {bits} bits and widen them to 16 bits inside each matrix multiply. "
+               "That saves memory reads, which is what limits decode at a small batch; at a large batch the "
+               "multiplies are limited by arithmetic instead, so the saving stops mattering and the dequantisation "
+               "is extra work: the quantised model runs as fast as FP16 or slower."
                + ("" if known else " The ticket does not say the batch: this holds for many requests at once."),
-               [said], fix="Serve FP16/BF16 (or FP8 on Hopper and newer) for the highest throughput; keep 4-bit "
-               "weights where memory or single-stream latency matters.", refs=[AUTOAWQ, VLLM_AWQ])
+               [said], fix="Serve FP16/BF16 (or FP8 on Hopper and newer) for the highest throughput; keep "
+               f"{bits}-bit weights where memory or single-stream latency matters.", refs=[AUTOAWQ, VLLM_AWQ])
+
+
+# bitsandbytes' on-the-fly quantisation as tickets state it: an engine's flag (TGI --quantize bitsandbytes /
+# bitsandbytes-nf4 / bitsandbytes-fp4, vLLM --quantization bitsandbytes: diagnose.artifacts.launch keeps it as
+# written), transformers' load_in_8bit / load_in_4bit / BitsAndBytesConfig, LLM.int8(), or the library named.
+_BNB_FLAG = re.compile(r"^bitsandbytes(?:-(?:nf4|fp4))?$", re.I)
+_BNB_SAID = re.compile(r"\b(?:bitsandbytes|bnb|load_in_[48]bit|BitsAndBytesConfig|LLM\.int8|nf4)\b", re.I)
+# bitsandbytes put aside in the words before it: "replace `--quantize "gptq"` instead of `--quantize "bitsandbytes"`"
+_BNB_AVOIDED = re.compile(r"\b(?:instead of|rather than|without|not)\b[^.;\n]{0,20}$", re.I)
+_FAILURES = ("error", "hang", "crash")
+_SPEED = re.compile(r"\bslow|\bspeed|\bfast|latenc|throughput|\btok|\bms\b|per token|慢|速度", re.I)
+TGI_LAUNCHER = "https://huggingface.co/docs/text-generation-inference/reference/launcher"
+VLLM_BNB = "https://docs.vllm.ai/en/latest/features/quantization/bnb.html"
+BNB_TIMING = "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/347"
+
+
+def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
+    """(source, what) where the ticket says its weights run through bitsandbytes (a launch flag, or the words of a
+    sentence that does not rule it out: "instead of bnb", "not bitsandbytes"); None where nothing says so."""
+    for w in facts.of(Workload):
+        for key in ("quantize", "quantization"):
+            value = w.extra.get(key)
+            if isinstance(value, str) and _BNB_FLAG.match(value.strip()):
+                return w.source, f"--{key} {value.strip()}"
+    said = [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
+            if (m := _BNB_SAID.search(sentence)) and not claims.negated_words(sentence, m)
+            and not _BNB_AVOIDED.search(sentence[:m.start()])]
+    # the sentence that names the library first ("using bitsandbytes nf4 quantization"), else one naming NF4 alone
+    said.sort(key=lambda x: x[2].group(0).lower() == "nf4")
+    return (said[0][0], claims.one_line(said[0][1][:240])) if said else None
+
+
+@rule("ticket.bitsandbytes_path", "other")
+def bitsandbytes_path(facts: Facts, predictions=None):
+    """A slowness complaint about a run whose weights bitsandbytes quantises: its on-the-fly 8-bit (LLM.int8) and
+    4-bit (NF4/FP4) layers dequantise in a slow path of their own, which the engines document as slower than 16-bit
+    weights (TGI's launcher: "it is known that the model will be much slower to run than the native f16"; vLLM's
+    bitsandbytes page), several times so at batch 1 (LLM.int8 154.55 ms against fp16 32.89 ms a token on an RTX
+    3090, bitsandbytes#347). The expected figures assume the engines' fast kernels for 4- and 8-bit weights
+    (GPTQ/AWQ with Marlin, FP8), so a run through bitsandbytes falls short of them by the format's path, not by the
+    GPUs or their links."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] in _FAILURES:
+        return  # an error, hang or crash beside bitsandbytes is the failure's to explain
+    shortfall = claims.complaint(facts)  # "2x slower than expected" under an "Expected behavior" heading
+    if said[2] != "slow" and (shortfall is None or not _SPEED.search(shortfall.quote)):
+        return  # a complaint of something else ("the GPU only uses 10%") is no speed shortfall
+    stated = bitsandbytes_stated(facts)
+    if stated is None:
+        return
+    what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
+        ev(said[0], f'what the reporter reports: "{said[1]}"')
+    yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,
+               "The weights run through bitsandbytes, a slower path than 16-bit or GPTQ/AWQ weights",
+               "bitsandbytes quantises the weights as they load and dequantises them in its own matrix-multiply path "
+               "at every step; the engines document it as slower than unquantised weights (TGI: 'it is known that "
+               "the model will be much slower to run than the native f16'), several times so for one stream "
+               "(LLM.int8 154.55 ms against fp16 32.89 ms a token for LLaMA-7B on an RTX 3090, "
+               "bitsandbytes#347). The expected figures assume the engines' fast 4- and 8-bit kernels, so this run "
+               "is slow by its quantisation path, not by its GPUs or their links.",
+               [ev(stated[0], f"the weights' quantisation: {stated[1]}"), what],
+               fix="Serve a GPTQ or AWQ checkpoint on the engine's fast kernel (vLLM/TGI: gptq, awq, marlin), FP8 on "
+               "Ada/Hopper, or 16-bit weights where they fit; keep bitsandbytes for fitting a model, not for speed.",
+               refs=[TGI_LAUNCHER, VLLM_BNB, BNB_TIMING])

@@ -404,6 +404,10 @@ def _model_names(name: str) -> list[str]:
             break
         trimmed = shorter
         out.append(trimmed)  # each step: 'DeepSeek-V3-AWQ' is 'DeepSeek-V3' before its '-V3' goes
+    if re.search(r"[-_ ]\d+(?:\.\d+)?b$", trimmed, re.I):
+        # the base name of a release the catalog lists by its instruct checkpoint only ('Qwen2-VL-7B' from
+        # 'Qwen2-VL-7B-Instruct-AWQ', the alias Qwen/Qwen2-VL-7B-Instruct): instruction tuning keeps the shape
+        out.append(f"{trimmed}-Instruct")
     if ":" in trimmed:  # an Ollama tag, "mistral-small:24b": the family and its size
         out.append(trimmed.replace(":", "-"))
     # a fine-tune word between the line and its size, as some uploads order them ('llama2-chat-70b-4bit',

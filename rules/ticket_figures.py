@@ -32,12 +32,13 @@ from rules.common import (
     make,
     measurements,
     node_count,
+    one_gpu_job,
     settings,
     steady_logs,
     tp_engine,
     wfield,
 )
-from rules.engine import FAILURES, rule, ticket_gaps
+from rules.engine import FAILURES, NCCL_LOG, TOPO_MATRIX, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal, prose_words, slowest_normal
 from rules.stated_load import (
     FULL_LOAD_BATCHES,
@@ -189,7 +190,11 @@ def _launch_read(facts: Facts) -> bool:
 def beyond_band_attach(facts: Facts) -> str:
     """What to attach after a figure slower than its band: the basic artifacts the ticket lacks, and the
     engine's launch command unless one was read; never what is already there ('' when nothing is missing)."""
-    wanted = ticket_gaps(facts) + ([] if _launch_read(facts) else ["the engine's launch command"])
+    gaps = ticket_gaps(facts)
+    if one_gpu_job(facts):
+        # a figure of one GPU: its expected figure holds no link, so the links and NCCL cannot explain it
+        gaps = [g for g in gaps if g not in (TOPO_MATRIX, NCCL_LOG)]
+    wanted = gaps + ([] if _launch_read(facts) else ["the engine's launch command"])
     return "attach " + ", ".join(wanted) if wanted else ""
 
 

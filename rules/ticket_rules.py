@@ -93,6 +93,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import SMALL_GAIN, layout_gain
+from rules.ticket_questions import EP_TRADE
 from rules.topology import nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
@@ -2280,6 +2281,16 @@ def symptom_prior(facts: Facts, predictions=None):
                        + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=["https://pytorch.org/docs/stable/notes/ddp.html"])
             return
+        if (layout := expert_layout(facts)) is not None:
+            # (ut27a) the layout that did not pay is expert parallelism or DP attention, set against pure TP:
+            # a throughput layout for high load (sgl-project/sglang#23896: "128 concurrency looks still at the sweet
+            # spot of low latency recipe"), not tensor parallelism's fixed costs
+            (title, _), why, fix = EP_TRADE
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.5, title, why,
+                       evidence + [layout] + within_physics(facts),
+                       fix=fix.rstrip(".") + _still_to_attach(facts, "to rule out a transport problem") + ".",
+                       refs=[SGLANG_DP_ATTENTION, VLLM_EP])
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
@@ -2288,6 +2299,30 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence + within_physics(facts),
                    fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+# Expert parallelism and DP attention as tickets state them: the engines' flags (vLLM --enable-expert-parallel,
+# SGLang --enable-dp-attention / --moe-a2a-backend deepep / --ep-size, kept by diagnose.artifacts.launch) or the words
+# ("expert parallel", "DeepEP", "EP8", "TEP8", "DP attention"; "EP=1" is none).
+_EP_WORDS = re.compile(claims.EP_NAMED, re.I)
+SGLANG_DP_ATTENTION = "https://lmsys.org/blog/2024-12-04-sglang-v0-4/#data-parallelism-attention-for-deepseek-models"
+VLLM_EP = "https://docs.vllm.ai/en/latest/serving/expert_parallel_deployment.html"
+
+
+def expert_layout(facts: Facts) -> Evidence | None:
+    """Where the ticket runs or names an expert-parallel or DP-attention layout, as evidence; None where it does
+    not."""
+    for w in facts.of(Workload):
+        said = [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k in
+                ("enable_expert_parallel", "enable_dp_attention", "moe_a2a_backend") if (v := w.extra.get(k))]
+        if (w.ep or 1) > 1:
+            said.insert(0, f"EP={w.ep}")
+        if said:
+            return ev(w.source, f"the expert-parallel or DP-attention layout: {', '.join(said)}")
+    for source, text in claims.texts(facts):
+        if m := _EP_WORDS.search(text):
+            return ev(source, f'the expert-parallel or DP-attention layout named: "{m.group(0)}"')
+    return None
 
 
 def _collective_figures_only(facts: Facts) -> bool:

@@ -93,6 +93,12 @@ TOKENS_IN_TIME = re.compile(
     + DURATION_UNIT + "|"
     r"\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+" + _ABOUT + NUM + r"\s*" + DURATION_UNIT
     + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?" + NUM + r"\s+" + _TOKENS + r"\b", re.I)
+# ... and the time named first, the output it gave after it in the sentence: "~44 seconds inference time ... with
+# output of 104 tokens", "30 s generation time for an output of 500 tokens" (QwenLM/Qwen2-VL#8 wrote the first).
+TIME_THEN_OUTPUT = re.compile(
+    r"(?<![\w.,])" + _ABOUT + NUM + r"\s*" + DURATION_UNIT + r"\s+(?:of\s+)?(?:inference|generation|response|total)\s+"
+    r"time\b[^.;]{0,120}?\b(?:with|for|and)\s+(?:an?\s+|the\s+)?(?:output|generation)\s+of\s+" + _ABOUT + NUM
+    + r"\s+" + _TOKENS + r"\b", re.I)
 # A progress bar's "47 it/s" where the text says each iteration yields one token (tqdm counts iterations; vLLM's and
 # HF's bars count prompts or steps, which are no tokens unless so said).
 IT_PER_S = re.compile(r"(?<![\w.,])" + NUM + r"\s*it/s\b", re.I)
@@ -198,6 +204,8 @@ def counted_rates(line: str, dot_thousands: bool = False) -> list[Figure]:
         around = line[max(0, m.start() - 30):m.end()].lower()
         if not re.search(r"prompt|input|context|prefill|load|warm|download|compil", around):
             out.append(_count_over_time(m, count, value, unit, dot_thousands))
+    out += [_count_over_time(m, m.group(3), m.group(1), m.group(2), dot_thousands)
+            for m in TIME_THEN_OUTPUT.finditer(line)]
     if ONE_TOKEN_PER_ITERATION.search(line):
         out += [Figure(m.start(), m.end(), v, m.group(0)) for m in IT_PER_S.finditer(line)
                 if (v := value_of(m.group(1), dot_thousands))]

@@ -813,10 +813,14 @@ CJK_RATE = re.compile(
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
 _FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
-# ("second / 2nd / next token latency": Intel's and Habana's name for the per-token latency after the first)
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|"
+# ("second / 2nd / next token latency": Intel's and Habana's name for the per-token latency after the first;
+# "time_per_token": TGI's, in its request log line 'time_per_token="52.4ms"' and its x-time-per-token header,
+# https://huggingface.co/docs/text-generation-inference/reference/metrics; the phase it was timed in may follow the
+# name: "time_per_token during inference of around 190 ms")
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:output[ _])?token|per[- ]token latency|"
                      r"(?:second|2nd|next)[- ]token latency|TTFT|"
-                     r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
+                     r"time to first token|first[- ]token latency)\b"
+                     r"[`'\"]?(?:\s+(?:during|in)\s+(?:the\s+)?(?:inference|decod\w*|generation))?[^.\n\d]{0,25}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
                      r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"

@@ -20,14 +20,14 @@ import shlex
 
 from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import NO_EFFECT, lines, to_int
+from diagnose.artifacts.text import NO_EFFECT, lines, quant_dtype, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
 
 COMMAND = re.compile(
     r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
-    r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
+    r"vllm\s+serve\b|vllm\s+bench\s+\w+|sglang\s+serve\b|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|(?:[^\s\"'=`]*/)?srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
     r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf(?:_mpi)?\b"
@@ -108,11 +108,13 @@ NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VIS
 
 # Workload field <- flags (dashes and underscores are the same flag).
 FLAGS = {
-    "tp": ("tensor-parallel-size", "tp", "tp-size", "tensor-model-parallel-size", "tp-degree"),
+    "tp": ("tensor-parallel-size", "tp", "tp-size", "tensor-model-parallel-size", "tp-degree", "num-shard"),
     "pp": ("pipeline-parallel-size", "pp", "pp-size", "pipeline-model-parallel-size"),
     "dp": ("data-parallel-size", "dp", "dp-size"),
     "ep": ("expert-parallel-size", "ep", "ep-size", "moe-ep-size"),
-    "model": ("model", "model-path", "model-dir", "checkpoint-dir", "model-name-or-path"),
+    # TGI's launcher names the model --model-id and its tensor-parallel shards --num-shard
+    # (https://huggingface.co/docs/text-generation-inference/reference/launcher)
+    "model": ("model", "model-path", "model-dir", "checkpoint-dir", "model-name-or-path", "model-id"),
     "dtype": ("dtype",),
     "kv_dtype": ("kv-cache-dtype",),
     "max_model_len": ("max-model-len", "context-length", "max-seq-len", "max-seqlen"),
@@ -126,8 +128,9 @@ FLAGS = {
     "output_len": ("output-len", "random-output-len"),
 }
 EAGER_FLAGS = ("enforce-eager", "disable-cuda-graph")
-EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-utilization",
+EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "quantize", "gpu-memory-utilization",
                "distributed-executor-backend", "enable-dp-attention", "enable-expert-parallel", "attention-backend",
+               "moe-a2a-backend",
                "nproc-per-node", "nnodes",
                "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
                "disable-custom-all-reduce", "enable-chunked-prefill", "max-concurrent-requests")
@@ -365,7 +368,7 @@ def _command(command: str, src: str) -> list:
     flags, positional = _flags(tokens[1:])
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
-    _apply_flags(w, flags)
+    _apply_flags(w, flags, command)
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
         # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
         # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
@@ -435,7 +438,30 @@ def _flash_attn(command: str, flags: dict, src: str) -> list:
     return [Workload(src, extra={"llamacpp_tool": "llama-server", **({"flash_attn": said} if said else {})})]
 
 
-def _apply_flags(w: Workload, flags: dict) -> None:
+# Weight quantisation as an engine's flag names it: vLLM / SGLang / Aphrodite --quantization, TGI --quantize. The
+# method's name gives the weights' width as a checkpoint's name does (text.quant_dtype: awq, gptq, *_marlin, fp8,
+# bitsandbytes-nf4 ...), and two names the checkpoint conventions lack: TGI's "eetq" (8-bit weights) and "marlin"
+# (4-bit GPTQ/AWQ weights) (https://huggingface.co/docs/text-generation-inference/reference/launcher, QUANTIZE).
+# A bare "bitsandbytes" is the engine's: TGI's is 8-bit ("Bitsandbytes 8bit", the same page), vLLM's and Aphrodite's
+# in-flight quantisation 4-bit (https://docs.vllm.ai/en/latest/features/quantization/bnb.html); elsewhere (SGLang
+# loads a checkpoint already quantised, of either width) it is left unread.
+_FLAG_WEIGHTS = {"eetq": "int8", "marlin": "int4"}
+_TGI = re.compile(r"text-generation-(?:launcher|inference)", re.I)
+_INFLIGHT_BNB = re.compile(r"\b(?:vllm|aphrodite)\b", re.I)
+
+
+def _flag_weights(flags: dict, command: str) -> str | None:
+    """'int4', 'int8' or 'fp8': the weights an engine's quantisation flag loads; None where no flag names them."""
+    value = next((v for f in ("quantization", "quantize") if isinstance(v := flags.get(f), str)), None)
+    if value is None:
+        return None
+    value = value.strip().lower()
+    if value == "bitsandbytes":
+        return "int8" if _TGI.search(command) else "int4" if _INFLIGHT_BNB.search(command) else None
+    return quant_dtype(value) or _FLAG_WEIGHTS.get(value)
+
+
+def _apply_flags(w: Workload, flags: dict, command: str = "") -> None:
     for field_name, names in FLAGS.items():
         for flag in names:
             value = flags.get(flag)
@@ -455,6 +481,8 @@ def _apply_flags(w: Workload, flags: dict) -> None:
     for flag in EXTRA_FLAGS:
         if flag in flags:
             w.extra[flag.replace("-", "_")] = flags[flag]
+    if weights := _flag_weights(flags, command):
+        w.dtype = weights  # the weights' width, whatever --dtype says of the activations
     if spec := _speculation(flags):
         w.extra["speculative"] = spec
 
@@ -584,7 +612,7 @@ def _echo(body: str, src: str) -> Workload:
     pairs = dict(re.findall(r"['\"]?(\w+)['\"]?\s*[=:]\s*('[^']*'|\"[^\"]*\"|[^,\s)}]+)", body))
     flags = {k.replace("_", "-").lower(): v.strip("'\"") for k, v in pairs.items()}
     w = Workload(src, framework="vLLM" if "vllm" in body.lower() or "tensor_parallel_size" in body else None)
-    _apply_flags(w, flags)
+    _apply_flags(w, flags, body if w.framework is None else f"vllm {body}")
     if flags.get("enforce-eager") in ("True", "true"):
         w.eager = True
     elif flags.get("enforce-eager") in ("False", "false"):
