@@ -1566,6 +1566,10 @@ PATTERNS: dict[str, list[str]] = {
         # accelerate's strategies, each whole layers per GPU in turn, and a max_memory map naming two GPUs or more
         # (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference, "Designing a device map")
         r"\bdevice_map`?\s*=\s*['\"]?(?:auto|balanced|sequential)",
+        # (s27, ut27d) the map named as what the run uses: "use fastchat to start with 2 GPUs ... it use the device_map"
+        # (vllm-project/vllm#1752); asked about ("Does vllm support device_map?", "how to set device_map") it is not,
+        # nor a map given a value here (device_map="cuda:0" is one device; the strategies are read above)
+        r"\b(?:uses?|used|using|with|via|through)\s+(?:the\s+|accelerate'?s?\s+|HF'?s?\s+)?`?device_map\b(?!`?\s*[?=:(])",
         r"\bmax[_ ]memory`?\s*[:=]\s*\{\s*['\"]?\d+['\"]?\s*:[^{}]{1,40}?,\s*['\"]?\d+['\"]?\s*:",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b",
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
@@ -1585,6 +1589,18 @@ def _extend(more: dict[str, list[str]], new_kinds: bool = False) -> None:
 
 _extend(MORE_WORDS_F)
 _extend(MORE_WORDS_J)
+# (s27, ut27d) Weights partitioned over the GPUs and gathered whole for every forward pass: DeepSpeed ZeRO stage 3
+# ("zero_stage: 3", "zero3", "ZeRO-3") and PyTorch FSDP (https://deepspeed.readthedocs.io/en/latest/zero3.html;
+# https://pytorch.org/docs/stable/fsdp.html "all-gathers the full parameters before the forward computation"), named
+# beside a generation ("model generate can be very slow", CarperAI/trlx#347; "With stage 3, generation is too slow",
+# deepspeedai/DeepSpeedExamples#764). rules.loss_bound keeps its own pattern for the figures it will not bound.
+_GATHERED = (r"(?:ZeRO[-_ ]?(?:stage[-_ ]?)?3|zero[_ ]?stage\W{0,3}(?:(?:is|was)\s+)?(?:set\s+)?(?:to\s+|=\s*)?3|"
+             r"(?:ZeRO\W{0,3})?stage\W{0,3}3|FSDP|FullyShardedDataParallel)")
+_GENERATING = r"(?:generat\w*|decod\w*|sampling|rollouts?|per[- ]token)"
+_extend({"weights_gathered": [
+    r"\b" + _GATHERED + r"\b[^.\n]{0,120}?\b" + _GENERATING + r"\b",
+    r"\b" + _GENERATING + r"\b[^.\n]{0,120}?\b" + _GATHERED + r"\b",
+]}, new_kinds=True)
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
@@ -4128,6 +4144,11 @@ SYMPTOMS: list[tuple[str, str]] = [
               # ("cannot use the second GPU" stays a failure: one device out of reach)
               r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
               r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
+              # (s27, ut27d) a setting ruled out for memory, said to explain the one in use: "I can't use
+              # zero_stage:2 because the model is too large" (CarperAI/trlx#347, whose trouble is a slow generate)
+              r"(?:use|run|choose|pick|enable|go with)\s+[^.\n,;]{1,40}?\s+(?:because|since|as)\s+"
+              r"(?:the\s+|my\s+|our\s+)?(?:model|it|weights?)\s*(?:is|are|'s)?\s*"
+              r"(?:too (?:large|big)|(?:does|do)(?:n't| not) fit)\b|"
               # a speed out of reach: "can't one request reach the batch's rate", "can't TPS be the maximum"
               # ("cannot be loaded", "can't get the model to load" stay failures: no speed named)
               r"(?:\w+\s+){0,2}?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"  # (issue 11)
@@ -4248,6 +4269,40 @@ def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
     return found[2] if found else None
+
+
+# (s27, ut27d) A hang said of a run on one GPU: "use fastchat to start with 1 GPU ... fast but will stuck on long
+# tokens" (vllm-project/vllm#1752). No peer exchanges anything there, so no inter-GPU path can be its cause. The
+# phrase names a run (a preposition before the count), not one GPU of several that stalls ("One GPU always stucks/hangs
+# when using NCCL"); a larger count said later in the sentence ("fine on a single GPU and hangs with four") is the
+# run that hangs.
+_ONE_GPU_RUN = re.compile(r"\b(?:with|on|using|uses?|to)\s+(?:a\s+|only\s+|just\s+)?(?:1|one|single|a single)"
+                          r"\s*(?:x\s*)?(?:GPU|card|device)s?\b", re.I)
+_MANY = (r"(?:\d+|two|three|four|five|six|seven|eight|multiple|several|both|all|more)")
+_MANY_GPUS = re.compile(r"\b" + _MANY + r"\s*(?:x\s*)?(?:GPU|card|device)s\b|"
+                        r"\b(?:with|on|using|across|over)\s+" + _MANY + r"\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|\*|$)")
+
+
+def hang_on_one_gpu(facts: Facts) -> bool:
+    """Is the ticket's hang said, in its own sentence, of a run on one GPU (see _ONE_GPU_RUN)?"""
+    opening = _opening(facts)
+    found = symptom_quote(facts)
+    if not opening or not found or found[2] != "hang":
+        return False
+    text = opening[1]
+    m = next((m for m in re.finditer(dict(SYMPTOMS)["hang"], text, re.I)
+              if _quote(text, m, 60) == found[1]), None)
+    if m is None:
+        return False
+    before = text[max(0, m.start() - 160):m.start()]
+    ends = list(_SENTENCE_END.finditer(before))
+    before = before[ends[-1].end():] if ends else before
+    after = text[m.end():m.end() + 120]
+    end = _SENTENCE_END.search(after)
+    after = after[:end.start()] if end else after
+    runs = list(_ONE_GPU_RUN.finditer(before))
+    return bool(runs) and not _MANY_GPUS.search(before[runs[-1].end():]) and not _MANY_GPUS.search(after)
 
 
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:

@@ -33,6 +33,7 @@ from rules import claims as _claims
 DOCS = {
     "nccl_env": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
     "nccl_trouble": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+    "deepspeed_zero3": "https://deepspeed.readthedocs.io/en/latest/zero3.html",
     "nccl_acs": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs",
     "nvml_p2p": "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html",
     "nccl_docker": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data",

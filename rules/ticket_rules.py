@@ -2027,8 +2027,9 @@ def hang_on_pcie(facts: Facts, predictions=None):
     # (s21) nor on a GPU model whose catalog row is an NVSwitch board (B200, H100 SXM): its GPUs are on NVLink
     # ("worker hang on Qwen3.5-397B-A17B-NVFP4 EP=8 (B200 SM100)", vllm-project/vllm#42186)
     if not hang or hang[2] != "hang" or has_nvlink(facts) or nvswitch_by_catalog(facts) \
-            or _first(facts, "input_starved"):
-        return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
+            or _first(facts, "input_starved") or claims.hang_on_one_gpu(facts):
+        return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved); a hang of a
+        # run on one GPU exchanges nothing with a peer (vllm-project/vllm#1752)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
     if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)):
@@ -2142,10 +2143,25 @@ def other_vendor_speed(facts: Facts, predictions=None):
                f"{name} is not an NVIDIA GPU: diagnose cannot judge its figures",
                f"The ticket is about {name}. The GPU catalog, the expected figures and the link and collective checks "
                "here are NVIDIA's (NVLink, PCIe P2P, NCCL); another vendor's interconnect, collective library and "
-               "kernels set its speed in ways none of them model, so neither a fault nor physics can be named.",
+               "kernels set its speed in ways none of them model, so "
+               + ("its figures cannot be judged here; the layer split's turn-taking (ticket.symptom_prior) is the "
+                  "software's, whatever the GPU." if layer_split_over_gpus(facts) else
+                  "neither a fault nor physics can be named."),
                [ev(said[0], f'the reporter\'s question: "{said[1]}"'), claim_ev(vendor, "the accelerator")],
                fix=f"Compare with {name}'s own published figures and profile with its vendor's tools",
                ask=f"figures from {name}'s own tools (diagnose judges NVIDIA GPUs only)")
+
+
+def _layer_split_prior(evidence: list):
+    """ticket.symptom_prior's answer for a model split by layers over several GPUs."""
+    return make("ticket.symptom_prior", "expected_physics", "info", 0.55,
+                "A layer split adds GPUs for memory, not for speed",
+                "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
+                "device_map), each token passes through the GPUs one after another: one GPU works at a time, and "
+                "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
+                evidence, fix="Use the fewest GPUs that hold the model (one if it fits); "
+                "for speed on several GPUs use an engine with tensor parallelism "
+                "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
 
 
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
@@ -2156,11 +2172,18 @@ def symptom_prior(facts: Facts, predictions=None):
     (ticket.other_vendor)."""
     said = claims.symptom_quote(facts)
     kind = said[2] if said else None
-    if kind not in ("scaling", "slow", "normal?", "other") or claims.other_vendor_speed(facts):
+    if kind not in ("scaling", "slow", "normal?", "other"):
+        return
+    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
+    if claims.other_vendor_speed(facts):
+        # (s27, ut27d) a layer split's turn-taking is the software's, not the hardware's: accelerate runs the modules
+        # one after another on any vendor's GPUs ("device_map=balanced ... much worse than only using 1 GPU ... 8 AMD
+        # MI300x", huggingface/diffusers#9127: "The computation is still sequential")
+        if layer_split_over_gpus(facts) and kind in ("scaling", "normal?"):
+            yield _layer_split_prior(evidence)
         return
     if reference_shortfall(facts):
         return  # slower than a reference run scaled to these GPUs: no physics (ticket.reference_scaled)
-    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
     slower_card = _slower_card_pace(facts, evidence)  # (a question of any kind: "will the older card hold it back?")
     if slower_card:
         yield slower_card
@@ -2174,14 +2197,23 @@ def symptom_prior(facts: Facts, predictions=None):
     untimed = claims.work_duration(facts)
     # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
+        yield _layer_split_prior(evidence)
+        return
+    gathered = [c for c in claims.find(facts, "weights_gathered") if not c.guess and not c.negated]
+    if gathered and kind in ("slow", "scaling", "normal?"):
+        # (s27, ut27d) CarperAI/trlx#347: "I can't use zero_stage:2 ... model generate will be extremely slow";
+        # the maintainer: stage 3 is slower all round and more so in generation; raise the batch
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
-                   "A layer split adds GPUs for memory, not for speed",
-                   "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
-                   "device_map), each token passes through the GPUs one after another: one GPU works at a time, and "
-                   "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
-                   evidence, fix="Use the fewest GPUs that hold the model (one if it fits); "
-                   "for speed on several GPUs use an engine with tensor parallelism "
-                   "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
+                   "Generating with ZeRO-3 / FSDP gathers the whole model for every token",
+                   "ZeRO stage 3 and FSDP keep 1/n of each layer's weights on each GPU and all-gather the rest before "
+                   "every forward pass (DeepSpeed ZeRO-3 and PyTorch FSDP documentation). Generation runs one forward "
+                   "pass per token, so each token moves nearly the whole model over the GPU links: far slower than a "
+                   "full copy per GPU, and slower the smaller the batch.",
+                   evidence + [claim_ev(gathered[0], "weights partitioned by ZeRO-3 / FSDP, named with generation")],
+                   fix="For generation keep a full copy of the weights per GPU where it fits (ZeRO-2, or a merged "
+                   "copy served by an inference engine with tensor parallelism: DeepSpeed-Inference, vLLM); under "
+                   "ZeRO-3 generate for a larger batch of prompts per call.",
+                   refs=["deepspeed_zero3"])
         return
     across = [c for c in claims.find(facts, "multi_node") if not c.guess]
     if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \

@@ -173,7 +173,16 @@ def _sentence(line: str) -> bool:
     posts often leave off ("在跑vllm ,tp≥2的时候碰到进程hang住的问题")."""
     if len(CJK.findall(line)) >= 8:
         return True
+    if _wordy(line, 8) and INNER_SENTENCE_END.search(line):
+        return True  # (s27, ut27d) several sentences on one line, the last without its full stop: "... much worse
+        # than only using 1 GPU. I see different models are mapped ... I am using 8 AMD MI300x GPUs"
+        # (huggingface/diffusers#9127)
     return bool(SENTENCE_END.search(line)) and (_wordy(line, 4) or (_wordy(line, 2) and len(line.split()) >= 3))
+
+
+# A sentence ending inside a line and the next one starting: ". I see", "? ideally" (a version or a path has no space
+# after its dot).
+INNER_SENTENCE_END = re.compile(r"\w[.?!。？！][\"')\]]?\s+[A-Za-z\u4e00-\u9fff]")
 
 
 # A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
