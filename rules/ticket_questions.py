@@ -19,6 +19,7 @@ from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import asks_about_figures
+from rules.ticket_numbers import EP_TRADE
 from rules.ticket_ratio import tensor_rate
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
@@ -206,23 +207,6 @@ _SCALING_ANSWERS = {
         "Shard only as far as the model and its KV cache need; serve the rest as replicas behind a load balancer "
         "(`diagnose plan` compares the layouts)."),
 }
-# Expert parallelism and DP attention against pure TP (ut27a): throughput layouts for high load. SGLang's DP attention
-# "is aimed at improving throughput and should be used for scenarios with high QPS" (its DeepSeek reference); its
-# maintainers on a loss at moderate load: "128 concurrency looks still at the sweet spot of low latency recipe"
-# (sgl-project/sglang#23896), "Expert Parallel might face load balancing issues when concurrency is low"
-# (sgl-project/sglang#2203).
-EP_TRADE = (
-    ("Expert parallelism and DP attention pay off at high load; below it tensor parallelism wins",
-     "Expert parallelism serves more than tensor parallelism at high load: by design"),
-    "With expert parallelism each GPU holds a share of the experts and the tokens travel to them and back in "
-    "all-to-all exchanges; with DP attention each GPU attends for its own requests. Both are built for throughput "
-    "under many concurrent requests: one KV-cache copy per request and many tokens per expert GEMM. At moderate load "
-    "each expert gets few tokens, the busiest rank sets the step (routing imbalance) and the dispatch and combine "
-    "exchanges cost more than tensor parallelism's all-reduce inside one node, so pure TP serves one request or a "
-    "moderate load faster. Nothing in the ticket shows a broken link or setting.",
-    "Compare the two layouts at the load you serve: sweep the concurrency upward and give the expert-parallel one room "
-    "to batch (more running requests, larger CUDA-graph batch); keep tensor parallelism for low latency and moderate "
-    "load, expert parallelism or DP attention for high-QPS throughput and across nodes.")
 _SCALING_ANSWERS["tp_ep_compared"] = EP_TRADE
 _SCALING_ANSWERS["more_gpus_no_gain"] = _SCALING_ANSWERS["layout_speed_asked"] = (
     "More GPUs do not decode one stream much faster: each token waits for the one before it",

@@ -92,8 +92,7 @@ from rules.ticket_figures import (
     training_job,
     unmodelled_layout,
 )
-from rules.ticket_numbers import SMALL_GAIN, layout_gain
-from rules.ticket_questions import EP_TRADE
+from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
 from rules.topology import nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
