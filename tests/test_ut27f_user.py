@@ -111,8 +111,27 @@ def test_a_version_in_a_tool_path_is_no_busbw():
 
 # --------------------------------------------------------------------------- answers left as they were (SOURCES.md)
 
-def test_horovod969_two_machines_topologies_are_left_unjudged():
-    """horovod/horovod#969: two machines' `topo -m` pasted one after the other ("Faster Machine:" / "Slower one:") are
-    read as one node with three CPU sets. The answer (alsrgv: dual-root servers do better than single-root ones, and
-    the slower machine's CPU is a lower grade) is not drawn; the tool gives no verdict rather than a wrong one."""
-    assert verdict("horovod969.md")["verdict"]["category"] == "insufficient_data"
+def test_horovod969_two_machines_topologies_are_not_one_box():
+    """horovod/horovod#969: two machines' `topo -m` pasted one after the other ("Faster Machine:" / "Slower one:") were
+    read as one box whose GPUs hang off 3 NUMA nodes ("GPU0,1,2,3 on CPUs 0-11" beside "GPU0,1 on CPUs 0-3,8-11"):
+    one GPU index placed twice is two machines, so no placement is stated. The thread's answer (alsrgv: dual-root
+    servers do better than single-root ones; the slower machine's CPU is a lower grade) is not drawn: no verdict."""
+    r = verdict("horovod969.md")
+    assert finding(r, "node.numa_placement") is None
+    assert r["verdict"]["category"] == "insufficient_data"
+
+
+def test_one_machines_topology_keeps_its_placement():
+    """The faster machine's matrix of the same thread alone (GPU0,1 on CPUs 0-3,8-11, GPU2,3 on CPUs 4-7,12-15): two
+    NUMA nodes, stated as before."""
+    from diagnose.artifacts import topo
+    from diagnose.evidence import Facts
+
+    text = (DATA / "horovod969.md").read_text()
+    block = text.split("```")[1]  # the first pasted matrix, "Faster Machine:"
+    facts = Facts()
+    for rec in topo.parse(block, "faster.txt"):
+        facts.add(rec)
+    from rules.node_rules import numa_placement
+    found = numa_placement(facts)
+    assert found and found[0].title.startswith("The GPUs hang off 2 NUMA nodes")
