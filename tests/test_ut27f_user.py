@@ -8,6 +8,8 @@ on real near-misses:
   (claims "profiler_hang", ticket.profiler_hang, the P2P lead lowered in ticket.hang_on_pcie);
 - a kernel's share of GPU time said with a verb ("ncclAllReduceRingLLKernel used 13.4% of cuda resources ... for
   model calculation") was read as each GPU's memory filled by the engine's reservation (claims "memory_per_gpu");
+- a lead its own rule rated below the lead floor (evidence against its category) was listed as "Also seen" in the
+  verdict (rules.engine.verdict);
 - a version joined to a tool's name in a pasted command ("nsight-compute-2021.2/ncu ... ./all_reduce_perf") was read as
   a 2021.2 GB/s busbw (issue_md.BARE_FIGURE).
 """
@@ -39,6 +41,7 @@ def test_a_hang_under_nsight_compute_is_answered_as_the_profiler(name):
     "yes, it is normal ... ncu will serializes kernel launches"; FasterTransformer#114 "use nsight systems")."""
     r = verdict(name)
     assert r["verdict"]["category"] == "other"
+    assert "p2p_disabled" not in r["verdict"]["summary"]  # the stepped-down P2P lead is no "Also seen"
     lead = finding(r, "ticket.profiler_hang")
     assert lead and lead["severity"] == "warning" and lead["confidence"] >= 0.5
     assert "nsys profile" in lead["fix"] and "-k regex:" in lead["fix"]
