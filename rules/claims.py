@@ -1016,6 +1016,26 @@ PATTERNS: dict[str, list[str]] = {
     # one is left out, the GPUs and the parallel layout kept, points at that component. Not the layout or the path
     # left out ("works fine without parallelism", "does not hang without P2P"), nor a hang that stays ("it also
     # hangs without kvcached").
+    # (ut27f) A collective that hangs only under Nsight Compute: ncu serializes kernel launches, across every process
+    # it profiles (https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#serialization), so an NCCL kernel
+    # that waits for its peers' kernels never finishes ("I try to use ncu profile gpt demo but hangs when profiling
+    # ncclAllReduceKernel", NVIDIA/FasterTransformer#114; "all_reduce_perf will hang after printing ==PROF== Profiling
+    # \"ncclKernel_AllReduce_RING_LL_...\"", NVIDIA/nccl-tests#101). The profiler named (ncu, Nsight Compute, its
+    # ==PROF== / ==WARNING== lines) near the hang, and a collective (NCCL kernel, several GPUs) in the same words.
+    # Not Nsight Systems, which times kernels without serializing them, nor an ncu error that is no hang
+    # ("UnknownError when trying to profile NCCL all reduce perf test with Nsight Compute", NVIDIA/nccl-tests#339).
+    "profiler_hang": [
+        r"(?=[\s\S]{0,400}?(?:\bnccl\w*|all[-_ ]?reduce|multi[- ]?GPU|\b\d+\s*GPUs?\b|mpirun|\branks?\b))"
+        r"(?:\bncu\b|\bnv-nsight-cu(?:-cli)?\b|\bnsight[- ]?compute\b|==PROF==)[\s\S]{0,200}?"
+        r"(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b)",
+        r"(?:" + _STOPS + r")[^\n]{0,60}?\b(?:when|while|during|after)\b[^\n]{0,40}?"
+        r"(?:\bncu\b|\bnsight[- ]?compute\b|==PROF==)",
+        r"==WARNING== Launching the workload is taking more time than expected",
+        # profiling one NCCL kernel is what a kernel profiler does: "the profiler hangs when it profiles
+        # `ncclKernelBoardcast`" (NVIDIA/nccl#466), "hang when profiling ncclAllReduceRingLLKernel_sum"
+        # (NVIDIA/nccl#536)
+        r"(?:" + _STOPS + r")[^.\n]{0,30}?\bwhen (?:it |I'?m |we'?re )?profil\w+\s+(?:the\s+)?`?nccl\w*",
+    ],
     "component_hang": [
         r"\b(?:does|did|do|can|could|will|would)\s*(?:\*{1,2}|_)?(?:not|n't)(?:\*{1,2}|_)?\s+(?:reproduce|happen|occur|hang|freeze|stall|"
         r"deadlock)\b[^.\n]{0,80}?" + _WITHOUT_COMPONENT,
@@ -1348,9 +1368,15 @@ PATTERNS: dict[str, list[str]] = {
         # a 7B model": a memory figure, then a contrast with the model or its weights
         # A verb takes its figure next to it: in "using 2x RTX 4090 (24 GB) for the 70B model" or "used 4x A100 80GB
         # for Llama-70B" the figure is the size of the card named with it, not memory held
-        r"(?:\b(?:memory|VRAM|nvidia-smi)\b[^.\n]{0,30}?|\b(?:takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|"
-        r"reserv\w+|eats?|fills?|grabs?|holds?)(?:\s+up)?\s+(?:up to |about |around |~|over |almost |nearly |only )?)"
-        r"\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)"
+        # (ut27f) a share after a verb is memory only when it says so ("uses 90% of the VRAM"):
+        # "ncclAllReduceRingLLKernel used 13.4% of cuda resources, which caused the cuda resources for model
+        # calculation to be occupied" (NVIDIA/nccl#403) is a kernel's share of the GPU's time
+        r"(?:\b(?:memory|VRAM)\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)|"
+        r"\bnvidia-smi\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*G(?:i)?B(?!\s*/\s*s|ps)|"
+        r"\b(?:takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|"
+        r"reserv\w+|eats?|fills?|grabs?|holds?)(?:\s+up)?\s+(?:up to |about |around |~|over |almost |nearly |only )?"
+        r"\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%(?=\s+of\s+(?:the\s+|its\s+|each\s+)?(?:GPU'?s?\s+)?"
+        r"(?:VRAM|memory)\b)))"
         r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\b(?:model|weights)\b",
         r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
         r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",

@@ -559,7 +559,10 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         # a lead its rule rates below LEAD_FLOOR leans against its category: never the verdict, gaps or none; a
         # figure beyond the band (rules.beyond_band) is the verdict as a weak lead in every command
         if not (lead_only and (gaps or top.confidence < LEAD_FLOOR or beyond_band.is_lead(top))):
-            others = [f.category for f in causes[1:] if f.category != top.category]
+            # (ut27f) not a lead its own rule rates below LEAD_FLOOR: it leans against its category ("A hang under
+            # Nsight Compute: the profiler, not the path between the GPUs" is no p2p_disabled also seen)
+            others = [f.category for f in causes[1:] if f.category != top.category
+                      and not (f.severity == "info" and f.confidence < LEAD_FLOOR)]
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."

@@ -292,11 +292,15 @@ def numa_placement(facts: Facts, predictions=None):
     """GPUs attached to different CPU sockets: a serving process must be pinned next to its GPUs."""
     gpus = [g for g in facts.of(GpuFact) if g.index is not None]
     nodes: dict[Any, list[GpuFact]] = {}
+    placed: dict[int, set] = {}
     for g in gpus:
         key = g.numa_node if g.numa_node is not None else g.cpu_affinity
         if key is not None:
             nodes.setdefault(key, []).append(g)
-    if len(nodes) < 2:
+            placed.setdefault(g.index, set()).add(key)
+    # (ut27f) one GPU index placed twice is two machines' outputs pasted together ("Faster Machine:" / "Slower one:"
+    # topo -m, horovod/horovod#969), not one box whose GPUs hang off that many NUMA nodes
+    if len(nodes) < 2 or any(len(keys) > 1 for keys in placed.values()):
         return []
     parts = [f"GPU{','.join(str(g.index) for g in members)} on "
              + (f"NUMA node {k}" if isinstance(k, int) else f"CPUs {k}") for k, members in nodes.items()]

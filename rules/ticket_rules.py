@@ -1978,6 +1978,24 @@ P2P_COMPONENT = ("A hang that goes away without a software component: a blocked 
 
 # (ut25) the hang comes when one option of the job is turned on: a path that never delivers would not need it
 # (NVIDIA/TensorRT-LLM#716: run.py hung with --streaming under mpirun -n 4, fixed in 0.7.1)
+# How to see collectives' time without the hang ncu's serialization causes (NVIDIA Nsight Compute Profiling Guide,
+# "Serialization" and "Replay"; Nsight Systems times kernels as they run)
+PROFILER_FIX = ("Time the collectives with Nsight Systems (`nsys profile --trace=cuda,nvtx`), which records kernels as "
+                "they run; keep ncu for the compute kernels, choosing them with `-k regex:<kernel name>` so the NCCL "
+                "kernels are not profiled, or profile one GPU's run. Recent ncu versions can replay the launches of a "
+                "range together (`--replay-mode range`), as its own warning suggests.")
+
+
+# (ut27f) the hang comes only under Nsight Compute, which runs the kernels one at a time
+P2P_PROFILER = ("A hang under Nsight Compute: the profiler, not the path between the GPUs",
+                "Nsight Compute serializes kernel launches, across every process it profiles, to measure one kernel "
+                "at a time. An NCCL kernel waits inside the GPU for its peers' kernels, which ncu holds back, so the "
+                "collective never completes. The same job runs without the profiler; a blocked P2P path would hang it "
+                "either way.",
+                "the hang under the profiler",
+                PROFILER_FIX, "")  # (nothing to attach: reporters say the run completes without ncu)
+
+
 P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path is unlikely",
               "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
               "whatever options the job runs with. Here the reporter ties the hang to one option, so the code path "
@@ -2042,12 +2060,14 @@ def hang_on_pcie(facts: Facts, predictions=None):
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
     option = [c for c in claims.find(facts, "option_hang") if not c.guess]
+    profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
-    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else \
-        (shared[0], P2P_SHARED) if shared else (component[0], P2P_COMPONENT) if component else \
-        (option[0], P2P_OPTION) if option else (done[0], P2P_LATE) if done else None
+    against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+        (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
+        (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
+        (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix, ask) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
@@ -2067,6 +2087,22 @@ def hang_on_pcie(facts: Facts, predictions=None):
                   "disable ACS on the PCIe switches (or boot with iommu=pt / VT-d off) and check "
                   "`p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and `lspci -vvv | grep -i acsctl`."),
                refs=["nccl_acs", "nccl_trouble"])
+
+
+@rule("ticket.profiler_hang", "other")
+def profiler_hang(facts: Facts, predictions=None):
+    """(ut27f) A collective that hangs only while Nsight Compute profiles it: ncu serializes kernel launches across the
+    processes it profiles, so an NCCL kernel waiting for its peers never completes (NVIDIA/nccl#536, answered "ncu
+    doesn't support profiling NCCL kernels ... ncu will serializes kernel launches"; NVIDIA/FasterTransformer#114).
+    The answer is how to profile, not a fault of the node; a fatal Xid in the ticket keeps the GPU fault first."""
+    said = next((c for c in claims.find(facts, "profiler_hang") if not c.guess and not c.negated), None)
+    if not said or _gpu_fault(facts):
+        return
+    yield make("ticket.profiler_hang", "other", "warning", weight(said, 0.6),
+               "The hang comes from Nsight Compute: it runs one kernel at a time, and a collective waits for its peers",
+               P2P_PROFILER[1], [claim_ev(said, "the hang under the profiler")], fix=PROFILER_FIX,
+               refs=["https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#serialization",
+                     "https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#replay"])
 
 
 def _gpu_fault(facts: Facts) -> bool:

@@ -1539,7 +1539,8 @@ LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I
 # are that benchmark's GB/s.
 COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
                               r"busbw|bus ?bw|algbw)\b", re.I)
-BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
+# (a number joined to a word by - / _ is part of a name or a path: "nsight-compute-2021.2/ncu", NVIDIA/nccl-tests#101)
+BARE_FIGURE = re.compile(r"(?<![\w.])(?<![A-Za-z][-/_])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b"
                       # Chinese and Japanese comparisons: "A 比 B 快了5倍", "A 相比 B", "A 对比 B", "A より B が速い";
