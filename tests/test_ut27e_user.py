@@ -9,7 +9,9 @@ on the paste that showed them, on real sentences of other threads, and on real n
   (ticket_rules._about_performance), and 'calls it slow' as a shortfall nothing broke (ticket_questions._plain_slow);
 - LM Studio, which runs llama.cpp and splits a model by layers over the GPUs, was not read as a layer-split engine, so
   "55 tok/sec on the 5090, 40 tok/sec after I added the 3080" (lmstudio-ai/lmstudio-bug-tracker#1608) got no answer
-  (ticket_figures.LAYER_SPLIT_ENGINES: the llamacpp profile key).
+  (ticket_figures.LAYER_SPLIT_ENGINES: the llamacpp profile key);
+- a Markdown table's "Prompt processing" column was read as decode rates (LostRuins/koboldcpp#1780;
+  issue_md._column_label).
 """
 
 from pathlib import Path
@@ -123,3 +125,17 @@ def test_lm_studio_is_a_layer_split_engine_and_vllm_tp_is_not():
             "GPU1: RTX 3060 12GB (PCI-e 4.0 x8 direct CPU)\nGPU2: RTX 3060 12GB (PCI-e 4.0 x4 direct CPU)\n"
             "seeing about 50 tokens per second at 49k")  # syv-ai/qwen38-27b-rtx3090#68
     assert not layer_split_engine(facts(vllm))
+
+
+# --------------------------------------------------------------------------- a table column's header labels its rates
+
+def test_a_prompt_processing_column_is_no_decode_rate():
+    """'| Koboldcpp | 34 tokens/s | 5 tokens/s |' under '| | Prompt processing | Generation |': 34 and 1490 are prompt
+    processing (LostRuins/koboldcpp#1780), 30 and 5 the decode rates the checks judge; the Generation column, beside
+    it in the same rows, is the near-miss that must still be read."""
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Measurement
+
+    records = issue_md.parse((DATA / "koboldcpp1780.md").read_text(), "issue.md")
+    decode = sorted(m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s")
+    assert decode == [5.0, 30.0]
