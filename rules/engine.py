@@ -454,6 +454,27 @@ def symptom_ask(facts) -> str | None:
     return SYMPTOM_ASKS.get(said)
 
 
+# Words of several GPUs working together: a count of cards, a split, a collective ("2x", "GPUs", "tensor parallel").
+_SEVERAL_GPUS = re.compile(r"\bGPUs\b|\bcards\b|\bdevices\b|multi[- ]?gpu|\b\d+\s*[x×]\s*\w|"
+                           r"\btensor[-_ ]?(?:split|parallel)|\bgpu[-_ ]split|\bsplit\b|\bNCCL\b|all[-_ ]?reduce|"
+                           r"\bNVLink\b|\btp\s*=?\s*\d", re.I)
+
+
+def _one_board_named(facts) -> bool:
+    """The GPU count unsaid, one board named and no word of several GPUs ("my P40 is only using about 70W",
+    turboderp/exllama#75): one GPU, whose links and collectives there are none to ask for."""
+    from diagnose.evidence import Note
+    from rules import claims
+    from rules.common import gpu_count
+
+    named = {g["name"].lower() for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}
+    subject = getattr(facts, "subject", None)  # (None until the rules have resolved the ticket's subject)
+    if not named and subject is not None and subject.gpu is not None:
+        named = {subject.gpu.key}  # (the board read from the prose: "my P40" as tesla-p40)
+    text = " ".join(t for _, t in claims.texts(facts))
+    return gpu_count(facts) is None and len(named) == 1 and not _SEVERAL_GPUS.search(text)
+
+
 def fallback_ask(kind: str, facts) -> str | None:
     """What to ask for when no check named its own gap, worded for the report kind and never for
     what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
@@ -468,8 +489,8 @@ def fallback_ask(kind: str, facts) -> str | None:
         from rules.common import gpu_count
 
         wanted = ticket_gaps(facts)
-        if gpu_count(facts) == 1:  # one GPU: no links or NCCL to show, only the GPU's own state
-            wanted = [w for w in wanted if SMI_QUERY in w]
+        if gpu_count(facts) == 1 or _one_board_named(facts):
+            wanted = [w for w in wanted if SMI_QUERY in w]  # one GPU: no links or NCCL to show, only its own state
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (

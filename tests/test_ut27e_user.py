@@ -11,7 +11,9 @@ on the paste that showed them, on real sentences of other threads, and on real n
   "55 tok/sec on the 5090, 40 tok/sec after I added the 3080" (lmstudio-ai/lmstudio-bug-tracker#1608) got no answer
   (ticket_figures.LAYER_SPLIT_ENGINES: the llamacpp profile key);
 - a Markdown table's "Prompt processing" column was read as decode rates (LostRuins/koboldcpp#1780;
-  issue_md._column_label).
+  issue_md._column_label);
+- a one-GPU ticket whose count is unsaid ("my P40 is only using about 70W", turboderp/exllama#75) was asked for a
+  topology matrix and an all_reduce_perf run (engine._one_board_named).
 """
 
 from pathlib import Path
@@ -139,3 +141,28 @@ def test_a_prompt_processing_column_is_no_decode_rate():
     records = issue_md.parse((DATA / "koboldcpp1780.md").read_text(), "issue.md")
     decode = sorted(m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s")
     assert decode == [5.0, 30.0]
+
+
+# --------------------------------------------------------------------------- one board named: no links to ask for
+
+def test_one_board_named_asks_for_no_links_or_collectives():
+    """'my P40 is only using about 70W while generating' (turboderp/exllama#75): one GPU, so the ask is its own state
+    (`nvidia-smi -q`: clocks and power), not a topology matrix and an all_reduce_perf run."""
+    summary = verdict("exllama75.md")["verdict"]["summary"]
+    assert "`nvidia-smi -q`" in summary
+    assert "all_reduce_perf" not in summary and "topo" not in summary
+
+
+def test_several_gpus_in_words_keep_the_link_asks():
+    """Near-miss: one board named with a count of several ("4x 2080Ti", ollama/ollama#2672), and two boards named
+    (exllamav2#40: a P40 and a 3090), are not one GPU."""
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Facts
+    from rules.engine import _one_board_named, evaluate
+
+    for text in ("I have 4x 2080Ti 22G, it run very well, the model split to multi gpu",  # ollama/ollama#2672
+                 (DATA / "exllamav2_40.md").read_text()):
+        facts = Facts()
+        facts.add(*issue_md.parse(text, "issue.md"))
+        evaluate(facts)
+        assert not _one_board_named(facts)
