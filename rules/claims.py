@@ -5481,6 +5481,14 @@ def about_memory(text: str) -> bool:
     return bool(_MEMORY_ONLY.search(text)) and not _SPEED_TOPIC.search(text)
 
 
+# (ut27e) The GPUs the reporter owns, named as the rig ("I have two 3090 graphics cards"), before a run called slow in
+# the plain degree ("Running Llama 3.1 70B Instruct Q4 is slow, is this normal?", janhq/jan#3955, whose cause was layers
+# left on the CPU): no layout grew and no speed failed to follow it. A slowness that compares ("slower", "slowed down")
+# or a card added ("I added a second 3090 and it's slow") still counts.
+_RIG_OWNED = re.compile(r"\b(?:I|we)\s*(?:have|'ve|'ve got|have got|own|got|bought)\s+(?:got\s+)?(?:a\s+|an\s+)?$",
+                        re.I)
+
+
 def more_gpus_no_gain(facts: Facts) -> list[Claim]:
     """Sentences where the layout grows and the speed does not follow ("why adding GPUs won't affect the token
     generation", "with tp=2 there is no speed-up, even slower"): the reporter's statement of a scaling
@@ -5497,6 +5505,9 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
                 continue  # "it is not slower": the reporter rules it out
             if len(set(nccl_versions(sentence))) >= 2:
                 continue  # "nccl v2.7.6 slow down 30% than nccl v2.5.7 ... on 8*v100": two releases on the same GPUs
+            if _RIG_OWNED.search(sentence[max(0, grows.start() - 20):grows.start()]) and \
+                    re.fullmatch(r"slow(?:ly|ness)?", effect.group(0), re.I):
+                continue  # the rig described, then a run called slow: no layout grew (_RIG_OWNED)
             out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
         if not out:
             out += _systems_alike(source, text)

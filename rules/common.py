@@ -272,18 +272,20 @@ def gpu_count(facts: Facts) -> int | None:
     return max(counts) if counts else _system_gpus(facts)
 
 
-# Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards", "TP",
-# "tensor_parallel_size", "shards", a board's name in the plural ("H100s", "4090s"; "L40S" reads as one too, which only
-# keeps the asks), 多卡.
-_SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi-?GPUs?|cards|NCCL|all-?reduce|TP|PP|EP|\w*parallel\w*|shard\w*|"
-                           r"nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|多卡|多张|多机|并行", re.I)
+# Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards",
+# "devices", "TP", "tensor_parallel_size", "shards", a tensor or GPU split (--tensor-split), NVLink, a board's name in
+# the plural ("H100s", "4090s"; "L40S" reads as one too, which only keeps the asks), 多卡. A false "several" only keeps
+# the asks for links and NCCL.
+_SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi[- ]?GPUs?|cards|devices|NCCL|NVLink|all[-_ ]?reduce|TP|PP|EP|"
+                           r"\w*parallel\w*|shard\w*|(?:tensor|gpu)[-_ ]?split|nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|"
+                           r"多卡|多张|多机|并行", re.I)
 
 
 def one_gpu_job(facts: Facts) -> bool:
     """Does everything the ticket says run on one GPU: one counted (or none counted and no word of several, no NCCL
     record), and no tensor or pipeline split? Then links and NCCL cannot explain its figures, and asking for them is
     noise."""
-    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, Note
 
     w = facts.workload()
     if (w.tp or 1) > 1 or (w.pp or 1) > 1:
@@ -292,6 +294,9 @@ def one_gpu_job(facts: Facts) -> bool:
     if count is not None:
         return count <= 1
     if facts.of(NcclEvent) or facts.of(NcclTransport) or facts.of(CollectiveResult):
+        return False
+    boards = {g["name"].lower() for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}
+    if len(boards) > 1:  # two boards named ("a 3090 and a P40"): several GPUs, whatever the words
         return False
     return not any(_SEVERAL_GPUS.search(text) for _, text in _claims.texts(facts))
 

@@ -848,8 +848,11 @@ def stated_series(facts: Facts, model, model_src, gpu, metrics=("itl_ms", "tpot_
 # ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
 # llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) run llama.cpp.
 # llama-cpp-python (https://github.com/abetlen/llama-cpp-python) binds llama.cpp and splits as it does.
+# ("llamacpp": the catalog profile of llama.cpp and of what embeds it under other names, such as LM Studio, whose
+# runtime splits by layers as llama.cpp does: "LM Studio is still splitting VRAM allocation across all installed GPUs",
+# lmstudio-ai/lmstudio-bug-tracker#1608)
 LAYER_SPLIT_ENGINES = ("llama.cpp", "llama-bench", "llama-server", "llama-cli", "llama-cpp-python", "ollama",
-                       "text-generation-webui", "accelerate", "koboldcpp", "exllama")
+                       "text-generation-webui", "accelerate", "koboldcpp", "exllama", "llamacpp")
 _LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replace(r"\-", "[-_]")
                                                                for e in LAYER_SPLIT_ENGINES)
                                 + r")(?![\w-])", re.I)

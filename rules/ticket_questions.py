@@ -254,6 +254,20 @@ def nothing_broken(facts: Facts, predictions=None):
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []  # links and NCCL logs matter between GPUs
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
     shortfall = claims.complaint(facts)
+    if shortfall and _plain_slow(facts, shortfall):
+        # 'X is slow, is this normal?' with no figure and nothing compared: physics and a setting (layers left on
+        # the CPU: two RTX 3090s running a 70B Q4, janhq/jan#3955) read alike; only the figure and the load log tell
+        yield make("ticket.nothing_broken", "insufficient_data", "info", 0.0,
+                   "Called slow with no figure: nothing to hold against what these GPUs should give",
+                   "The reporter calls a run slow and asks whether that is normal, but gives no rate, time or other "
+                   "figure and compares it with nothing; a healthy run and one with part of the model on the CPU or "
+                   "a setting wrong read the same in words.",
+                   evidence + [claim_ev(shortfall, "the shortfall")],
+                   fix="give the measured decode rate and compare it with `diagnose predict` for this model and GPUs; "
+                   "check the engine's load log says every layer is on the GPUs",
+                   ask="the measured decode rate (tok/s, with prompt and output lengths) and the engine's load log "
+                   "(llama.cpp/Ollama: the 'offloaded N/N layers to GPU' line)")
+        return
     if shortfall:
         yield make("ticket.nothing_broken", "expected_physics", "info", NOTHING_BROKEN,
                    "Nothing in the ticket points at a fault: the shortfall asked about is how such systems behave",
@@ -283,6 +297,18 @@ def nothing_broken(facts: Facts, predictions=None):
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
                  "setting or platform known for trouble shows in what was given." + attach,
                  evidence, NOTHING_BROKEN + 0.05)
+
+
+# A figure in the reporter's words: a number with a unit of rate, time, size or share ("55 tok/sec", "13 s", "2.5x").
+_STATED_FIGURE = re.compile(r"\d\s*(?:tok\w*|t/s|it/s|tps|ms\b|s\b|sec\w*|min\w*|GB/s|%|x\b|×|times\b)", re.I)
+
+
+def _plain_slow(facts: Facts, shortfall) -> bool:
+    """Is the complaint only a word ('slow') with no figure anywhere and nothing compared ('slower than', 'vs')?"""
+    text = " ".join(t for _, t in claims.texts(facts))
+    return (not facts.of(Measurement) and not _STATED_FIGURE.search(text) and claims.asked_contrast(facts) is None
+            and bool(re.search(r"\bslow(?:ly|ness)?\b", shortfall.quote, re.I))
+            and not re.search(r"\bslow(?:er|ed|s|ing|down)\b|\bslow[- ]down\b", text, re.I))
 
 
 # NCCL starts a proxy thread per communicator for its network and host-memory transports, and

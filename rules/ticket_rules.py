@@ -1400,11 +1400,13 @@ _TWO_GPUS_TOLD_APART = re.compile(r"\bGPU\s*#?\d\b[^\n]*?\bGPU\s*#?\d\b|\bthe ot
 
 
 def _about_performance(facts: Facts) -> bool:
-    """Does the reporter ask about a performance figure (a measurement, or its words)?"""
+    """Does the reporter ask about a performance figure (a measurement, or its words)? 'X is slow, is this normal?'
+    alone is not one: with no figure and no comparison nothing tells physics from a setting (two RTX 3090s running a
+    70B Q4 'slow' was layers left on the CPU, janhq/jan#3955), so the ask, not a physics prior, answers it."""
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
     return bool(facts.of(Measurement)
                 or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
-                             r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
+                             r"utili[sz]ation|GB/s|slower|faster)\b", text, re.I))
 
 
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor

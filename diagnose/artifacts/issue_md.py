@@ -2316,6 +2316,22 @@ def _prompt_rate(label: str) -> bool:
     return bool(prompt) and (not output or prompt[-1] > output[-1])
 
 
+def _column_label(lines: dict[int, str], i: int, ln: str, at: int) -> str:
+    """The header of the Markdown table column a figure at `at` of row `ln` (line i) sits in, '' outside a table:
+    "| Koboldcpp | 34 tokens/s | 5 tokens/s |" under "| | Prompt processing | Generation |" (LostRuins/koboldcpp#1780)
+    gives 34 the label 'Prompt processing'. The header is the row just above the table's |---| line."""
+    if not ln.lstrip().startswith("|"):
+        return ""
+    k = i - 1
+    while k in lines and lines[k].lstrip().startswith("|") and not re.fullmatch(r"\s*\|[\s:|-]+\|?\s*", lines[k]):
+        k -= 1
+    if k not in lines or k - 1 not in lines or not re.fullmatch(r"\s*\|[\s:|-]+\|?\s*", lines[k]):
+        return ""
+    header = lines[k - 1].strip().strip("|").split("|")
+    column = ln[:at].count("|") - (1 if ln.lstrip().startswith("|") else 0)
+    return header[column] if 0 <= column < len(header) else ""
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None,
            dot: bool = False, compared: dict[int, set[int]] | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
@@ -2324,6 +2340,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
     apart = _sets_apart(prose) if apart is None else apart
     compared = compared or {}
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
+    lines = dict(prose)
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
@@ -2347,8 +2364,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
                 if len(label.rsplit(")", 1)[-1].split()) >= 2:
                     label = label.rsplit(")", 1)[-1]
-                if _prompt_rate(label):
-                    continue  # prompt-processing rate: not a decode rate
+                if _prompt_rate(label) or _prompt_rate(_column_label(lines, i, ln, ln.find(clause) + m.start)):
+                    continue  # prompt-processing rate (by its words, or its table column's header): not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
                 # 29 tokens/s"; it is nearer the figure than a size elsewhere on the line)
