@@ -277,6 +277,10 @@ def gpu_count(facts: Facts) -> int | None:
 # keeps the asks), 多卡.
 _SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi-?GPUs?|cards|NCCL|all-?reduce|TP|PP|EP|\w*parallel\w*|shard\w*|"
                            r"nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|多卡|多张|多机|并行", re.I)
+# ... and boards counted before their name, as people write them: "dual 4090" (turboderp/exllama#149), "2x 3090"
+# (noonghunna/club-3090#356), "4 A100" (case kept: "2 x86" is no board)
+_BOARDS_COUNTED = re.compile(r"\b(?:[Dd]ual|[Tt]win|[Tt]wo|[Ff]our|[Ee]ight|[2-9]|1[0-6])\s*[x×*]?\s*"
+                             r"(?:(?:NVIDIA|GeForce|RTX|GTX|Tesla)\s+)*(?:[A-Z]{1,2}\d{1,4}|[1-5]0[5-9]0)(?:\s*Ti)?\b")
 
 
 def one_gpu_job(facts: Facts) -> bool:
@@ -293,7 +297,7 @@ def one_gpu_job(facts: Facts) -> bool:
         return count <= 1
     if facts.of(NcclEvent) or facts.of(NcclTransport) or facts.of(CollectiveResult):
         return False
-    return not any(_SEVERAL_GPUS.search(text) for _, text in _claims.texts(facts))
+    return not any(_SEVERAL_GPUS.search(text) or _BOARDS_COUNTED.search(text) for _, text in _claims.texts(facts))
 
 
 def _system_gpus(facts: Facts) -> int | None:
