@@ -190,6 +190,8 @@ def _bnb_reference(sentence: str, m: re.Match) -> bool:
     """Is bitsandbytes the faster side the sentence measures a slower run against ("slower than using
     bitsandbytes-nf4", "比 bnb 慢")?"""
     lead = sentence[:m.start()]
+    if _BNB_SAID.search(lead):
+        return False  # bitsandbytes on the slower side too: "`load_in_8bit` ... 150% slower than load_in_4bit"
     if re.search(r"比\s*$", lead):
         return bool(_SLOWER_AFTER.search(sentence[m.end():]))
     return bool(_BNB_REFERENCE.search(lead))
