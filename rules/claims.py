@@ -6028,8 +6028,10 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
 # Expert parallelism or DP attention set against tensor parallelism ("the TP speed is faster than that of the EP",
 # "--enable-expert-parallel True is slower than False", sgl-project/sglang#2203 and vllm-project/vllm#28887): the
 # engines' flags (vLLM --enable-expert-parallel, SGLang --enable-ep-moe / --enable-dp-attention) and the words.
-# EP_NAMED names the layout anywhere ("EP=1" is none); a bare "EP" names it only beside TP in a comparison.
-EP_NAMED = r"(?:\bexpert[-_ ]parallel\w*|\bDeepEP\b|\bT?EP\s*=?\s*(?:[2-9]|\d{2,})\b|\bDP[- _]attention\b)"
+# EP_NAMED names the layout anywhere ("EP=1" is none; vLLM's own "enable_expert_parallel" too, NVIDIA-NeMo/RL#997);
+# a bare "EP" names it only beside TP in a comparison.
+EP_NAMED = (r"(?:(?<![A-Za-z0-9])expert[-_ ]parallel\w*|\bDeepEP\b|\bT?EP\s*=?\s*(?:[2-9]|\d{2,})\b|"
+            r"\bDP[- _]attention\b)")
 _EP_WORDS = (r"(?:" + EP_NAMED + r"|(?<![\w-])EP\b(?!\s*=\s*1\b)|--enable-ep-moe|--enable-expert-parallel|"
              r"--enable-dp-attention)")
 _TP_EP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _EP_WORDS + "|"

@@ -279,6 +279,10 @@ def gpu_count(facts: Facts) -> int | None:
 _SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi[- ]?GPUs?|cards|devices|NCCL|NVLink|all[-_ ]?reduce|TP|PP|EP|"
                            r"\w*parallel\w*|shard\w*|(?:tensor|gpu)[-_ ]?split|nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|"
                            r"多卡|多张|多机|并行", re.I)
+# ... and boards counted before their name, as people write them: "dual 4090" (turboderp/exllama#149), "2x 3090"
+# (noonghunna/club-3090#356), "4 A100" (case kept: "2 x86" is no board)
+_BOARDS_COUNTED = re.compile(r"\b(?:[Dd]ual|[Tt]win|[Tt]wo|[Ff]our|[Ee]ight|[2-9]|1[0-6])\s*[x×*]?\s*"
+                             r"(?:(?:NVIDIA|GeForce|RTX|GTX|Tesla)\s+)*(?:[A-Z]{1,2}\d{1,4}|[1-5]0[5-9]0)(?:\s*Ti)?\b")
 
 
 def one_gpu_job(facts: Facts) -> bool:
@@ -298,7 +302,7 @@ def one_gpu_job(facts: Facts) -> bool:
     boards = {g["name"].lower() for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}
     if len(boards) > 1:  # two boards named ("a 3090 and a P40"): several GPUs, whatever the words
         return False
-    return not any(_SEVERAL_GPUS.search(text) for _, text in _claims.texts(facts))
+    return not any(_SEVERAL_GPUS.search(text) or _BOARDS_COUNTED.search(text) for _, text in _claims.texts(facts))
 
 
 def _system_gpus(facts: Facts) -> int | None:

@@ -54,7 +54,8 @@ _QUANT_LOSES = re.compile(
     + _QUANT + r"[^。\n]{0,40}?比[^。\n]{1,60}?慢", re.I)
 # The other side named as a checkpoint with no quantisation in its name ("... slower than Qwen2-1.5B-Instruct",
 # "GPTQ-Int8 比 Qwen2-1.5B-Instruct 慢"): the 16-bit original the quantised copy was made from.
-_THAN_NAME = re.compile(r"(?:\bthan(?:\s+the)?|比)\s*"
+# One short word may stand before the name ("比普通的 7B 模型 ...", QwenLM/Qwen2-VL#483 as Qwen3-VL#483).
+_THAN_NAME = re.compile(r"(?:\bthan(?:\s+the)?|比)\s*(?:\S{1,6}\s+)?"
                         r"([\w./-]*[A-Za-z][\w./-]*\d[\w./-]*|[\w./-]*\d[\w./-]*[A-Za-z][\w./-]*)")
 # Against what: the 16-bit original named, or a gain that did not come ("no speedup", "not faster": over the original).
 _FULL_NAMED = re.compile(_FULL, re.I)
@@ -172,11 +173,35 @@ _BNB_FLAG = re.compile(r"^bitsandbytes(?:-(?:nf4|fp4))?$", re.I)
 _BNB_SAID = re.compile(r"\b(?:bitsandbytes|bnb|load_in_[48]bit|BitsAndBytesConfig|LLM\.int8|nf4)\b", re.I)
 # bitsandbytes put aside in the words before it: "replace `--quantize "gptq"` instead of `--quantize "bitsandbytes"`"
 _BNB_AVOIDED = re.compile(r"\b(?:instead of|rather than|without|not)\b[^.;\n]{0,20}$", re.I)
+# ... or named as the faster side a slower run is measured against: "AWQ ... is approximately two times slower than
+# using bitsandbytes-nf4" (huggingface/text-generation-inference#1728), "GPTQ 比 BitsAndBytes 慢": the reference, not
+# the path the slow run took.
+_BNB_REFERENCE = re.compile(r"\b(?:slower|worse|lower\s+\w+(?:\s+\w+)?)\s+than\s+(?:using\s+|with\s+|the\s+)?$|"
+                            r"比\s*$", re.I)
+_SLOWER_AFTER = re.compile(r"^[^。，,.;\n]{0,30}?慢")
 _FAILURES = ("error", "hang", "crash")
 _SPEED = re.compile(r"\bslow|\bspeed|\bfast|latenc|throughput|\btok|\bms\b|per token|慢|速度", re.I)
 TGI_LAUNCHER = "https://huggingface.co/docs/text-generation-inference/reference/launcher"
 VLLM_BNB = "https://docs.vllm.ai/en/latest/features/quantization/bnb.html"
 BNB_TIMING = "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/347"
+
+
+def _bnb_reference(sentence: str, m: re.Match) -> bool:
+    """Is bitsandbytes the faster side the sentence measures a slower run against ("slower than using
+    bitsandbytes-nf4", "比 bnb 慢")?"""
+    lead = sentence[:m.start()]
+    if _BNB_SAID.search(lead):
+        return False  # bitsandbytes on the slower side too: "`load_in_8bit` ... 150% slower than load_in_4bit"
+    if re.search(r"比\s*$", lead):
+        return bool(_SLOWER_AFTER.search(sentence[m.end():]))
+    return bool(_BNB_REFERENCE.search(lead))
+
+
+def _bnb_is_faster(facts: Facts) -> bool:
+    """Does a sentence set a slower run against bitsandbytes ("AWQ ... two times slower than using bitsandbytes-nf4")?
+    Then the slowness asked about is that other format's, not bitsandbytes' path."""
+    return any(_bnb_reference(sentence, m) for _, text in claims.texts(facts) for sentence in claims.sentences(text)
+               for m in _BNB_SAID.finditer(sentence))
 
 
 def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
@@ -189,7 +214,7 @@ def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
                 return w.source, f"--{key} {value.strip()}"
     said = [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
             if (m := _BNB_SAID.search(sentence)) and not claims.negated_words(sentence, m)
-            and not _BNB_AVOIDED.search(sentence[:m.start()])]
+            and not _BNB_AVOIDED.search(sentence[:m.start()]) and not _bnb_reference(sentence, m)]
     # the sentence that names the library first ("using bitsandbytes nf4 quantization"), else one naming NF4 alone
     said.sort(key=lambda x: x[2].group(0).lower() == "nf4")
     return (said[0][0], claims.one_line(said[0][1][:240])) if said else None
@@ -211,8 +236,8 @@ def bitsandbytes_path(facts: Facts, predictions=None):
     if said[2] != "slow" and (shortfall is None or not _SPEED.search(shortfall.quote)):
         return  # a complaint of something else ("the GPU only uses 10%") is no speed shortfall
     stated = bitsandbytes_stated(facts)
-    if stated is None:
-        return
+    if stated is None or _bnb_is_faster(facts):
+        return  # no bitsandbytes, or the slower run set against bitsandbytes is another format's
     what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
         ev(said[0], f'what the reporter reports: "{said[1]}"')
     yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,

@@ -2389,8 +2389,10 @@ def expert_layout(facts: Facts) -> Evidence | None:
         if said:
             return ev(w.source, f"the expert-parallel or DP-attention layout: {', '.join(said)}")
     for source, text in claims.texts(facts):
-        if m := _EP_WORDS.search(text):
-            return ev(source, f'the expert-parallel or DP-attention layout named: "{m.group(0)}"')
+        for sentence in claims.sentences(text):
+            # asked about, not run: "is there a way to use expert_parallelism ...?" (deepspeedai/DeepSpeed-MII#389)
+            if (m := _EP_WORDS.search(sentence)) and not claims.offered(sentence, m.start()):
+                return ev(source, f'the expert-parallel or DP-attention layout named: "{m.group(0)}"')
     return None
 
 

@@ -379,6 +379,8 @@ def _command(command: str, src: str) -> list:
         m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)", command)
         if m:
             w.model = m.group(1)
+            if weights := _flag_weights(flags, command, w.model):
+                w.dtype = weights  # the served checkpoint's name gives the flag's method its width
     if any(flags.get(f) for f in EAGER_FLAGS):
         w.eager = True
     elif (framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command)
@@ -450,11 +452,15 @@ _TGI = re.compile(r"text-generation-(?:launcher|inference)", re.I)
 _INFLIGHT_BNB = re.compile(r"\b(?:vllm|aphrodite)\b", re.I)
 
 
-def _flag_weights(flags: dict, command: str) -> str | None:
-    """'int4', 'int8' or 'fp8': the weights an engine's quantisation flag loads; None where no flag names them."""
+def _flag_weights(flags: dict, command: str, model: str | None = None) -> str | None:
+    """'int4', 'int8' or 'fp8': the weights an engine's quantisation flag loads; None where no flag names them. The
+    flag names a method, the checkpoint's name its width: GPTQ comes in 8 bits as in 4 ("Qwen2.5-7B-Instruct-GPTQ-Int8
+    --quantization gptq", vllm-project/vllm#20634), so a width the name gives wins."""
     value = next((v for f in ("quantization", "quantize") if isinstance(v := flags.get(f), str)), None)
     if value is None:
         return None
+    if model and (named := quant_dtype(model.rsplit("/", 1)[-1])):
+        return named
     value = value.strip().lower()
     if value == "bitsandbytes":
         return "int8" if _TGI.search(command) else "int4" if _INFLIGHT_BNB.search(command) else None
@@ -481,7 +487,7 @@ def _apply_flags(w: Workload, flags: dict, command: str = "") -> None:
     for flag in EXTRA_FLAGS:
         if flag in flags:
             w.extra[flag.replace("-", "_")] = flags[flag]
-    if weights := _flag_weights(flags, command):
+    if weights := _flag_weights(flags, command, w.model):
         w.dtype = weights  # the weights' width, whatever --dtype says of the activations
     if spec := _speculation(flags):
         w.extra["speculative"] = spec
