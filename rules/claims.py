@@ -1569,7 +1569,11 @@ PATTERNS: dict[str, list[str]] = {
         # (s27, ut27d) the map named as what the run uses: "use fastchat to start with 2 GPUs ... it use the device_map"
         # (vllm-project/vllm#1752); asked about ("Does vllm support device_map?", "how to set device_map") it is not,
         # nor a map given a value here (device_map="cuda:0" is one device; the strategies are read above)
-        r"\b(?:uses?|used|using|with|via|through)\s+(?:the\s+|accelerate'?s?\s+|HF'?s?\s+)?`?device_map\b(?!`?\s*[?=:(])",
+        # (review31b) not advice against it, "you shouldn't use the `device_map` argument but just place your model
+        # on that GPU" (huggingface/transformers#22431); "I used the following device_map" on 2x4090 is one
+        # (huggingface/accelerate#1394)
+        r"(?<!n't )(?<!not )(?<!never )(?<!without )\b(?:uses?|used|using|with|via|through)\s+"
+        r"(?:the\s+(?:following\s+)?|accelerate'?s?\s+|HF'?s?\s+)?`?device_map\b(?!`?\s*[?=:(])",
         r"\bmax[_ ]memory`?\s*[:=]\s*\{\s*['\"]?\d+['\"]?\s*:[^{}]{1,40}?,\s*['\"]?\d+['\"]?\s*:",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b",
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",

@@ -6,7 +6,8 @@ fails (strict); `mended`: what it read before this review.
 - requests_queued: ut27b's requests served in waves (ticket_questions.served_in_waves, rule ticket.requests_queued);
 - weights_gathered: ut27d's ZeRO-3 / FSDP beside a generation (claims.weights_gathered, ticket.symptom_prior);
 - hang_on_one_gpu: ut27d's hang of a one-GPU run (claims.hang_on_one_gpu, silencing ticket.hang_on_pcie);
-- untried: ut27b's question whether another's figure can be reproduced, nothing run yet (claims.untried)."""
+- untried: ut27b's question whether another's figure can be reproduced, nothing run yet (claims.untried);
+- device_map: ut27d's accelerate device_map named in words as in use (claims "layer_split")."""
 
 from pathlib import Path
 
@@ -40,6 +41,11 @@ def test_a_figure_to_reproduce_with_nothing_run(case):
     assert (claims.untried(said(case["text"])) is not None) is case["untried"]
 
 
+@pytest.mark.parametrize("case", toml_cases(DATA, "device_map"))
+def test_a_device_map_named_as_in_use(case):
+    assert bool(claims.find(said(case["text"]), "layer_split")) is case["split"]
+
+
 def test_the_wave_counts_are_the_first_wave():
     """The count read is the wave served, not the load: five forwarded at once, six run before the last two."""
     got = [ticket_questions.served_in_waves(said(c["text"])) for c in FAMILIES["requests_queued"]["case"]
@@ -49,7 +55,8 @@ def test_the_wave_counts_are_the_first_wave():
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses_and_positives():
     sources = (DATA / "SOURCES.md").read_text()
-    key = {"requests_queued": "queued", "weights_gathered": "read", "hang_on_one_gpu": "one", "untried": "untried"}
+    key = {"requests_queued": "queued", "weights_gathered": "read", "hang_on_one_gpu": "one", "untried": "untried",
+           "device_map": "split"}
     for name, family in FAMILIES.items():
         assert family["family"] == name
         cases = family["case"]
