@@ -7,7 +7,8 @@ fails (strict); `mended`: what it read before this review.
 - weights_gathered: ut27d's ZeRO-3 / FSDP beside a generation (claims.weights_gathered, ticket.symptom_prior);
 - hang_on_one_gpu: ut27d's hang of a one-GPU run (claims.hang_on_one_gpu, silencing ticket.hang_on_pcie);
 - untried: ut27b's question whether another's figure can be reproduced, nothing run yet (claims.untried);
-- device_map: ut27d's accelerate device_map named in words as in use (claims "layer_split")."""
+- device_map: ut27d's accelerate device_map named in words as in use (claims "layer_split");
+- container_image: ut27b's container image that is not the model (issue_md.HF_ID), on Docker Hub's images."""
 
 from pathlib import Path
 
@@ -15,6 +16,8 @@ import pytest
 import tomllib
 from conftest import said, toml_cases
 
+from diagnose.artifacts import issue_md
+from diagnose.evidence import Workload
 from rules import claims, ticket_questions
 
 DATA = Path(__file__).parent / "data" / "review31b"
@@ -46,6 +49,13 @@ def test_a_device_map_named_as_in_use(case):
     assert bool(claims.find(said(case["text"]), "layer_split")) is case["split"]
 
 
+@pytest.mark.parametrize("case", toml_cases(DATA, "container_image"))
+def test_a_container_image_is_not_the_model(case):
+    models = [r.model for r in issue_md.parse(case["text"], "issue.md") if isinstance(r, Workload) and r.model]
+    assert case["image"] not in models
+    assert (models[:1] == [case["model"]]) if case["model"] else not models
+
+
 def test_the_wave_counts_are_the_first_wave():
     """The count read is the wave served, not the load: five forwarded at once, six run before the last two."""
     got = [ticket_questions.served_in_waves(said(c["text"])) for c in FAMILIES["requests_queued"]["case"]
@@ -61,6 +71,9 @@ def test_every_case_names_its_thread_and_each_reading_has_near_misses_and_positi
         assert family["family"] == name
         cases = family["case"]
         assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in cases), name
+        if name == "container_image":  # each case is both: an image left unread, the model beside it read
+            assert any(c["model"] for c in cases) and any(not c["model"] for c in cases)
+            continue
         assert any(not c[key[name]] for c in cases), name
         assert any(c[key[name]] and not c.get("xfail") for c in cases), name
 
