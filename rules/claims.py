@@ -1595,7 +1595,11 @@ PATTERNS: dict[str, list[str]] = {
         # (s27, ut27d) the map named as what the run uses: "use fastchat to start with 2 GPUs ... it use the device_map"
         # (vllm-project/vllm#1752); asked about ("Does vllm support device_map?", "how to set device_map") it is not,
         # nor a map given a value here (device_map="cuda:0" is one device; the strategies are read above)
-        r"\b(?:uses?|used|using|with|via|through)\s+(?:the\s+|accelerate'?s?\s+|HF'?s?\s+)?`?device_map\b(?!`?\s*[?=:(])",
+        # (review31b) not advice against it, "you shouldn't use the `device_map` argument but just place your model
+        # on that GPU" (huggingface/transformers#22431); "I used the following device_map" on 2x4090 is one
+        # (huggingface/accelerate#1394)
+        r"(?<!n't )(?<!not )(?<!never )(?<!without )\b(?:uses?|used|using|with|via|through)\s+"
+        r"(?:the\s+(?:following\s+)?|accelerate'?s?\s+|HF'?s?\s+)?`?device_map\b(?!`?\s*[?=:(])",
         r"\bmax[_ ]memory`?\s*[:=]\s*\{\s*['\"]?\d+['\"]?\s*:[^{}]{1,40}?,\s*['\"]?\d+['\"]?\s*:",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b",
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
@@ -1627,6 +1631,17 @@ _extend({"weights_gathered": [
     r"\b" + _GATHERED + r"\b[^.\n]{0,120}?\b" + _GENERATING + r"\b",
     r"\b" + _GENERATING + r"\b[^.\n]{0,120}?\b" + _GATHERED + r"\b",
 ]}, new_kinds=True)
+# (s27, review31b) "stage 3" alone is ZeRO's only where the ticket names ZeRO: DeepSpeed-Chat calls its RLHF step
+# "stage3 training" ("... use tensor parallelism via hybrid engine to generate sequence in stage3 training",
+# deepspeedai/DeepSpeedExamples#760, whose generation is not ZeRO's), and other pipelines number their stages.
+_ZERO_NAMED = re.compile(r"(?-i:\bZeRO)|\bzero[_ -]?(?:stage|[123]\b)|\bFSDP\b|FullyShardedDataParallel", re.I)
+
+
+def weights_gathered(facts: Facts) -> list[Claim]:
+    """Affirmed 'weights_gathered' claims, a bare "stage 3" counting only where the ticket names ZeRO or FSDP."""
+    found = [c for c in find(facts, "weights_gathered") if not c.guess]
+    named = any(_ZERO_NAMED.search(text) for _, text in texts(facts))
+    return [c for c in found if named or _ZERO_NAMED.search(c.quote)]
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
@@ -4874,16 +4889,25 @@ _REPRODUCE_FIGURE = re.compile(
     r"speed|performance|benchmark|tokens?\s*(?:/|per)\s*s\w*))\b", re.I)
 
 
+# (s27, review31b) ... unless the ticket says an attempt was made: "The method described in the README ... does not
+# actually reproduce the throughput. How to reproduce the throughput result?" (Sys-KU/DeepPlan#6): something was run.
+_ATTEMPTED = re.compile(r"\b(?:does|did|do|could|can)\s*(?:n[o']t|not)\s+(?:actually\s+)?(?:reproduce|replicate|reach|"
+                        r"achieve|match)|\b(?:tried|attempted|failed|unable)\s+to\s+(?:reproduce|replicate|reach|achieve|"
+                        r"match)|\b(?:I|we)\s+(?:reproduced|replicated|ran|measured|benchmarked)\b", re.I)
+
+
 def untried(facts: Facts) -> Claim | None:
     """The reporter's words that they have not run the setup yet, or a question whether another's figure can be
-    reproduced (_REPRODUCE_FIGURE), or None."""
+    reproduced (_REPRODUCE_FIGURE) where no attempt is told (_ATTEMPTED), or None."""
+    attempted = any(_ATTEMPTED.search(text) for _, text in texts(facts))
     for source, text in texts(facts):
         for sentence in sentences(text):
             if (m := _UNTRIED.search(sentence)) and not asked(sentence):
                 return Claim("untried", source, _quote(sentence, m, 40))
             # (a question, or a sentence that opens with the interrogative, "Can we reproduce it using ...",
             # though its question mark is missing; "we can reproduce it" states a run)
-            if (m := _REPRODUCE_FIGURE.search(sentence)) and (asked(sentence) or not sentence[:m.start()].strip()):
+            if (m := _REPRODUCE_FIGURE.search(sentence)) and not attempted \
+                    and (asked(sentence) or not sentence[:m.start()].strip()):
                 return Claim("untried", source, _quote(sentence, m, 40))
     return None
 

@@ -1217,6 +1217,13 @@ _SERVED_FIRST = re.compile(
     r"(?:while\s+|but\s+|and\s+)?(?:all\s+)?(?:the\s+)?(?:rest|remaining(?:\s+(?:requests?|ones))?|others|other\s+"
     r"(?:requests?|ones|users))\b[^.;\n]{0,40}?\b(?:wait\w*|queu\w*|take|took|only\s+after|after|seconds?|longer|"
     r"stuck|blocked)|"
+    # (review31b) the rest held until the first wave ends: "the last two requests never reached q27 until the first six
+    # had finished" (signalnine/q27#42); a ceiling in Chinese: "同时只能转发 5 个相同的请求, 多了之后会出现等待的现象"
+    # (apache/servicecomb-java-chassis#4048)
+    r"\b(?:wait\w*|queued|held|never\s+(?:reached|started)|did\s*n[o']t\s+start)\b[^.;\n]{0,40}?\buntil\s+the\s+first\s+"
+    + _WAVE_COUNT + r"\b(?:\s+(?:requests?|ones|of\s+them))?\s+(?:had\s+|have\s+)?(?:finish\w*|complet\w*|return\w*)|"
+    r"同时\s*(?:只能|仅能|最多|只)\s*(?:处理|转发|响应|运行|服务|执行|返回)\s*" + _WAVE_COUNT
+    + r"\s*个[^。；;，,\n]{0,10}?(?:请求|用户)[^。；;\n]{0,20}?(?:等待|排队)|"
     # a ceiling on the requests served together under a larger load: "at 200 concurrent users, I found that vLLM can
     # handle up to 100 requests at most" (vllm-project/vllm#14513), "processes only 4 requests at a time"
     r"\b(?:handle|handles|process|processes|serve|serves|run|runs)\s+(?:up\s+to\s+|only\s+|at\s+most\s+)"

@@ -2236,7 +2236,7 @@ def symptom_prior(facts: Facts, predictions=None):
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield _layer_split_prior(evidence)
         return
-    gathered = [c for c in claims.find(facts, "weights_gathered") if not c.guess and not c.negated]
+    gathered = claims.weights_gathered(facts)
     if gathered and kind in ("slow", "scaling", "normal?"):
         # (s27, ut27d) CarperAI/trlx#347: "I can't use zero_stage:2 ... model generate will be extremely slow";
         # the maintainer: stage 3 is slower all round and more so in generation; raise the batch

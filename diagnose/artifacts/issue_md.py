@@ -715,11 +715,13 @@ CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\
 # reference/cli/docker/image/pull/, from GitHub's ghcr.io, NGC's nvcr.io, quay.io, Docker Hub, Google's gcr.io and
 # pkg.dev, AWS's ecr.aws, Azure's azurecr.io; a NIM image names its model one folder on, "nvcr.io/nim/meta/
 # llama-3.1-8b-instruct", and that name is still read)
+# (review31b) nor Ollama's own Docker Hub image, "ollama/ollama" (https://hub.docker.com/r/ollama/ollama): "llama"
+# inside "ollama" is the tool's name, not the Llama family (ollama/ollama#12084's model is gpt-oss:20b)
 HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)"
                    r"(?<!ghcr\.io/)(?<!nvcr\.io/)(?<!quay\.io/)(?<!docker\.io/)(?<!gcr\.io/)(?<!ecr\.aws/)"
                    r"(?<!azurecr\.io/)(?<!pkg\.dev/)(?:(?<!/)|(?=[\w-]{1,40}/[\w.-]*\d))"
                    r"([A-Za-z0-9][\w-]{1,40}/"
-                   r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
+                   r"(?=[\w.-]*?(?:(?<![Oo])[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
                    r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral|"
                    # (lines the catalog added in s25: "MiniMaxAI/MiniMax-M2", "mosaicml/mpt-7b", "allenai/OLMoE-1B-7B")
