@@ -300,7 +300,11 @@ def nothing_broken(facts: Facts, predictions=None):
 
 
 # A figure in the reporter's words: a number with a unit of rate, time, size or share ("55 tok/sec", "13 s", "2.5x").
-_STATED_FIGURE = re.compile(r"\d\s*(?:tok\w*|t/s|it/s|tps|ms\b|s\b|sec\w*|min\w*|GB/s|%|x\b|×|times\b)", re.I)
+_STATED_FIGURE = re.compile(r"\d\s*(?:tok\w*|t/s|it/s|tps|ms\b|s\b|sec\w*|min\w*|GB/s|%|x\b|×|times\b)"
+                            # ... or a duration in words ("takes about five seconds to infer a picture",
+                            # Kiteretsu77/APISR#17); a count in words is none ("I have two 3090 graphics cards")
+                            r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|sixty)\s+"
+                            r"(?:(?:milli)?seconds?|minutes?|hours?)\b", re.I)
 
 
 def _plain_slow(facts: Facts, shortfall) -> bool:
