@@ -159,6 +159,19 @@ def judged_issue(text: str | None = None, folder: Path | None = None):
     return ticket_verdict(facts, findings), {f.rule: f for f in findings}
 
 
+def issue_bundle(text: str):
+    """The facts `diagnose ticket` reads from a bundle folder holding `text` as its issue.md."""
+    import tempfile
+
+    from diagnose.bundle import read_bundle
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "ticket"
+        folder.mkdir()
+        (folder / "issue.md").write_text(text)
+        return read_bundle([folder])
+
+
 def judged_file(tmp_path: Path, data: Path, name: str):
     """judged_issue of data/<name>.md copied into a bundle folder of its own (as issue.md)."""
     folder = tmp_path / name

@@ -16,19 +16,17 @@ public threads (tests/data/left27/*.toml, each with its URL in SOURCES.md), real
    with MPI's suffix (all_reduce_perf_mpi) gives its ranks and nodes; a process count written as a shell expression
    leaves the ranks unknown, not -g alone."""
 
-import tempfile
 from pathlib import Path
 
 import pytest
 import tomllib
 
 from diagnose.artifacts import launch, serving_bench
-from diagnose.bundle import read_bundle
 from diagnose.evidence import Measurement, Workload
 from rules import claims
 from rules.common import settings
 from rules.engine import SYMPTOM_ASKS, symptom_ask
-from tests.conftest import said, toml_cases
+from tests.conftest import issue_bundle, said, toml_cases
 
 DATA = Path(__file__).parent / "data" / "left27"
 SPEED = ("slow", "scaling", "normal?")
@@ -36,15 +34,6 @@ SPEED = ("slow", "scaling", "normal?")
 
 def _cases(name: str) -> list:
     return toml_cases(DATA, name)
-
-
-def _bundle(text: str):
-    """The facts `diagnose ticket` reads from an issue.md holding `text`."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "ticket"
-        folder.mkdir()
-        (folder / "issue.md").write_text(text)
-        return read_bundle([folder])
 
 
 def test_every_case_names_its_source():
@@ -79,7 +68,7 @@ def test_lmdeploys_table_is_read_as_each_runs_total(case):
 
 @pytest.mark.parametrize("case", _cases("p2p_advice.toml"))
 def test_p2p_disable_handed_to_the_reader_is_not_in_force(case):
-    assert bool(settings(_bundle(case["text"]), "NCCL_P2P_DISABLE")) == case["in_force"]
+    assert bool(settings(issue_bundle(case["text"]), "NCCL_P2P_DISABLE")) == case["in_force"]
 
 
 @pytest.mark.parametrize("case", _cases("nccl_tests_launch.toml"))
@@ -92,5 +81,5 @@ def test_an_nccl_tests_launch_gives_its_ranks_and_nodes(case):
 
 @pytest.mark.parametrize("case", _cases("per_gpu.toml"))
 def test_a_per_gpu_throughput_is_no_decode_rate(case):
-    read = [m for m in _bundle(case["text"]).of(Measurement)]
+    read = [m for m in issue_bundle(case["text"]).of(Measurement)]
     assert not [m for m in read if m.metric == "decode_tok_s"], [(m.metric, m.value) for m in read]

@@ -14,16 +14,14 @@ case still fails (strict); `mended`: what it read before this review.
 - tcp_only: ut27c's "connected over TCP/IP" reading;
 - p4_family: ut27c's AWS "p4" instance family against NVIDIA's Tesla P4."""
 
-import tempfile
 from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import said, toml_cases
+from conftest import issue_bundle, said, toml_cases
 
 from diagnose.artifacts import launch, serving_bench
 from diagnose.artifacts.issue_md import GPU_NAME
-from diagnose.bundle import read_bundle
 from diagnose.evidence import Workload
 from rules import claims
 from rules.catalog import engine_errors
@@ -35,15 +33,6 @@ SPEED = ("slow", "scaling", "normal?")
 # The rows ut27c added (s27): only these are under review here.
 NEW_ROWS = {"efa_libfabric_nccl_mismatch", "ofi_gpu_memory_refused", "nccl_graph_file_mismatch",
             "nccl_topo_file_cpu_attributes", "efa_device_not_visible"}
-
-
-def _bundle(text: str):
-    """The facts `diagnose ticket` reads from an issue.md holding `text`."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "ticket"
-        folder.mkdir()
-        (folder / "issue.md").write_text(text)
-        return read_bundle([folder])
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "aws_versions"))
@@ -84,7 +73,7 @@ def test_lmdeploys_benchmark_is_read_as_each_runs_total(case):
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "p2p_advice"))
 def test_p2p_disable_handed_to_the_reader_is_not_in_force(case):
-    assert bool(settings(_bundle(case["text"]), "NCCL_P2P_DISABLE")) == case["in_force"]
+    assert bool(settings(issue_bundle(case["text"]), "NCCL_P2P_DISABLE")) == case["in_force"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "tcp_only"))

@@ -12,15 +12,13 @@ must read and near-misses that look alike but must not be read that way. `xfail`
 - one_gpu: one GPU said, not boards counted before their name ("dual 4090");
 - ep_layout: an expert-parallel layout run or named, not asked about, nor ONNX Runtime's execution providers."""
 
-import tempfile
 from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import said, toml_cases
+from conftest import issue_bundle, said, toml_cases
 
 from diagnose.artifacts import figures, issue_md, launch
-from diagnose.bundle import read_bundle
 from diagnose.evidence import Workload
 from rules import catalog, claims, quant_tradeoff, subject
 from rules.common import one_gpu_job
@@ -28,15 +26,6 @@ from rules.ticket_rules import expert_layout
 
 DATA = Path(__file__).parent / "data" / "review31a"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
-
-
-def _bundle(text: str):
-    """The facts `diagnose ticket` reads from an issue.md holding `text`."""
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "ticket"
-        folder.mkdir()
-        (folder / "issue.md").write_text(text)
-        return read_bundle([folder])
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "quant_flag"))
@@ -54,7 +43,7 @@ def test_tgis_time_per_token_is_a_latency(case):
 @pytest.mark.parametrize("case", toml_cases(DATA, "bitsandbytes_path"))
 def test_bitsandbytes_is_the_runs_path_not_the_faster_reference(case):
     assert (quant_tradeoff.bitsandbytes_stated(said(case["text"])) is not None) is case["stated"]
-    assert bool(list(quant_tradeoff.bitsandbytes_path(_bundle(case["text"])))) is case["fires"]
+    assert bool(list(quant_tradeoff.bitsandbytes_path(issue_bundle(case["text"])))) is case["fires"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "quantised_original"))
