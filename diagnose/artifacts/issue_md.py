@@ -917,8 +917,11 @@ _QUOTED_OUTPUT = re.compile(r"\w\s*[:=]\s|\[|\]|^\s{0,3}>\s*(?:\$|#|python|pip|d
 
 def _quoted_prose(line: str) -> bool:
     """A blockquote line of prose, not in the reporter's own voice: words quoted from elsewhere, whose figures are
-    the source's (a published or claimed figure), not the reporter's measurement."""
-    return bool(BLOCKQUOTE.match(line)) and not _QUOTED_OUTPUT.search(line) and not OWN_WORDS.search(line)
+    the source's (a published or claimed figure), not the reporter's measurement. Prose has words: a quoted line
+    without two plain ones is a program's or the reporter's own ("> Starting OpenPose demo...", "> 2101 44099 627";
+    CMU-Perceptual-Computing-Lab/openpose#1454, gurnec/btcrecover#129; review33)."""
+    return (bool(BLOCKQUOTE.match(line)) and _wordy(line, 2) and not _QUOTED_OUTPUT.search(line)
+            and not OWN_WORDS.search(line))
 
 
 def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
