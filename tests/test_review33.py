@@ -4,15 +4,17 @@ near-misses that look alike but must not be read that way. `xfail`: why a case s
 it read before this review.
 
 - sentence: ut27d's issue_md._sentence, a line without its final full stop read as the reporter's sentence;
-- quoted_prose: ut27b's issue_md._quoted_prose, a "> " line read as another's words."""
+- quoted_prose: ut27b's issue_md._quoted_prose, a "> " line read as another's words;
+- sharded_layout: ut27b's "cannot be sharded across", a layout and not a failure (claims.symptom)."""
 
 from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import toml_cases
+from conftest import said, toml_cases
 
 from diagnose.artifacts import issue_md
+from rules import claims
 
 DATA = Path(__file__).parent / "data" / "review33"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
@@ -28,13 +30,19 @@ def test_a_blockquote_is_anothers_prose_only_when_it_is_prose(case):
     assert issue_md._quoted_prose(case["text"]) is case["quoted"]
 
 
+@pytest.mark.parametrize("case", toml_cases(DATA, "sharded_layout"))
+def test_words_on_how_a_model_is_sharded_are_no_failure(case):
+    assert (claims.symptom(said(case["text"])) == "error") is case["failure"]
+
+
 # Readings for which this review found no untaken real positive (SOURCES.md says so).
-LEFT = {"sentence", "quoted_prose"}
+LEFT = {"sentence", "quoted_prose", "sharded_layout"}
 
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses():
     sources = (DATA / "SOURCES.md").read_text()
-    near = {"sentence": lambda c: not c["sentence"], "quoted_prose": lambda c: not c["quoted"]}
+    near = {"sentence": lambda c: not c["sentence"], "quoted_prose": lambda c: not c["quoted"],
+            "sharded_layout": lambda c: c["failure"]}
     for name, family in FAMILIES.items():
         assert family["family"] == name
         assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
