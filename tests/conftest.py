@@ -215,6 +215,17 @@ def unsourced_cases(folder: Path) -> list:
             for case in tomllib.loads(path.read_text())["case"] if not case["url"].startswith("https://github.com/")]
 
 
+def unlisted_cases(folder: Path) -> list:
+    """(file, url) of each [[case]] in folder/*.toml whose url is no GitHub address or is missing from the folder's
+    SOURCES.md: every kept case names its thread, and the thread is listed with its answer."""
+    import tomllib
+
+    sources = (folder / "SOURCES.md").read_text()
+    return [(path.name, case["url"]) for path in sorted(folder.glob("*.toml"))
+            for case in tomllib.loads(path.read_text())["case"]
+            if not (case["url"].startswith("https://github.com/") and case["url"] in sources)]
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note
