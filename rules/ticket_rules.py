@@ -1412,6 +1412,23 @@ def _about_performance(facts: Facts) -> bool:
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor
 
 
+# (left28) Engines whose kernels do their arithmetic in FP16: ExLlama and ExLlamaV2 ("ExLlama relies heavily on FP16
+# math", turboderp in turboderp/exllama#75). On compute capability 6.1 (GP102/GP104/GP106: Tesla P40, P4, GTX 10xx) FP16
+# arithmetic runs at 2 results per clock per SM against 128 for FP32, 1/64 (CUDA C++ Programming Guide, "Arithmetic
+# Instructions" throughput table). The catalog prices those GPUs' 16-bit math on the FP32 path, as llama.cpp runs it,
+# so a band for these engines there would be one the run could never reach: not judged (insufficient_data), rather
+# than a shortfall blamed on a fault.
+HALF_MATH_ENGINES = ("exllama",)
+SLOW_HALF_CC = (6.1,)
+
+
+def half_math_unpriced(facts: Facts, gpu) -> bool:
+    """Does the ticket run only FP16-math engines (HALF_MATH_ENGINES) on a GPU whose FP16 rate is 1/64 of FP32?"""
+    named = claims.engines_named(facts)
+    return bool(named) and named <= set(HALF_MATH_ENGINES) and \
+        getattr(gpu, "compute_capability", None) in SLOW_HALF_CC
+
+
 @rule("ticket.measured_vs_expected", "expected_physics", "other")
 def measured_vs_expected(facts: Facts, predictions=None):
     """A decode rate the reporter gives, against the calibrated expected figure and the roofline for the
@@ -1422,6 +1439,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
     if any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
+    if half_math_unpriced(facts, gpu):
+        return
     broken = tp_series_beyond_band(facts, model, model_src, gpu)
     if broken:
         yield broken

@@ -2516,6 +2516,79 @@ END_TO_END_LINES = (
 )
 
 
+# ExLlamaV2's test_inference.py -s ("-- Measuring token speed..."): one sequence decoding a token at a time from
+# position p, "** Position     1 + 127 tokens:    1.1905 t/s"; the first line of a run is the shortest context
+# (https://github.com/turboderp/exllamav2, test_inference.py, args.speed). ExLlama's test_benchmark_inference.py prints
+# "** Speed: N tokens/second" under the pass it timed: "-- Generating 128 tokens, 1920 token prompt..." is decode,
+# "-- Inference, first pass." is the whole prompt in one forward pass, a prefill rate (https://github.com/turboderp/
+# exllama, test_benchmark_inference.py; pasted in turboderp/exllama#29, #275).
+EXL2_POSITION = re.compile(r"\*\*\s*Position\s+\d+\s*\+\s*\d+\s*tokens?:\s*(\d+(?:\.\d+)?)\s*t/s", re.I)
+EXLLAMA_SPEED = re.compile(r"\*\*\s*Speed:\s*(\d+(?:\.\d+)?)\s*tokens?/s(?:ec(?:ond)?)?\b", re.I)
+EXLLAMA_PASS = re.compile(r"^\s*--\s*(?P<decode>Generating\s+\d+\s+tokens?)|^\s*--\s*(?P<prompt>Inference,?\s+first "
+                          r"pass)|^\s*--\s", re.I)
+# llama.cpp's llama-batched-bench prints its units only in the header ("| PP | TG | B | N_KV | T_PP s | S_PP t/s |
+# T_TG s | S_TG t/s | T s | S t/s |"): S_TG is every sequence's generated tokens over the generation time, so at B
+# sequences it is the total of B streams; at B = 1 it is one stream's decode rate. llama-sweep-bench (ik_llama.cpp)
+# prints the same columns without B, one sequence at a growing context N_KV, its first row the shortest
+# (https://github.com/ggml-org/llama.cpp/tree/master/tools/batched-bench, README; llama.cpp#3545).
+BENCH_HEADER = re.compile(r"^\s*\|.*\bS_TG\s+t/s\s*\|", re.I)
+
+
+def _exllama_lines(code_lines: list[tuple[int, str]], name: str) -> list:
+    """The rates ExLlamaV2's speed test and ExLlama's benchmark print (EXL2_POSITION, EXLLAMA_SPEED), each with the
+    scope its pass gives: one stream's decode, or the prompt's prefill; a speed under no named pass is not read."""
+    out, run, phase = [], False, None
+    for i, ln in sorted(code_lines):
+        if (m := EXL2_POSITION.search(ln)) is not None:
+            if not run:  # a run's first line: the shortest context
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="mean",
+                                       scope="per_stream", batch=1, concurrency=1))
+            run = True
+            continue
+        run = False
+        if (p := EXLLAMA_PASS.search(ln)) is not None:
+            phase = "decode" if p.group("decode") else "prompt" if p.group("prompt") else None
+        elif (m := EXLLAMA_SPEED.search(ln)) is not None and phase:
+            metric = "decode_tok_s" if phase == "decode" else "prefill_tok_s"
+            out.append(Measurement(where(name, i), metric, float(m.group(1)), "tok/s", stat="mean", scope="per_stream",
+                                   batch=1, concurrency=1))
+    return out
+
+
+def _batched_bench(lines: list[tuple[int, str]], name: str) -> list:
+    """The generation rates of llama-batched-bench's and llama-sweep-bench's tables (BENCH_HEADER), the unit and scope
+    from the header: per batch B its first row, B = 1 one stream's decode rate, B > 1 the total of B streams; without
+    a B column the first row, one stream's. The prompt's S_PP is read where one sequence ran."""
+    out, cols, seen, last = [], None, set(), None
+    for i, ln in sorted(dict(lines).items()):
+        if BENCH_HEADER.match(ln):
+            cols, seen, last = [c.strip().upper() for c in ln.strip().strip("|").split("|")], set(), i
+            continue
+        if cols is None or i != last + 1 or not ln.lstrip().startswith("|"):
+            cols = None
+            continue
+        last = i
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        if len(cells) != len(cols) or not all(re.fullmatch(r"\d+(?:\.\d+)?", c) for c in cells):
+            continue  # the rule under the header, or a row of another shape
+        row = dict(zip(cols, cells))
+        b = int(row["B"]) if "B" in row else 1
+        if b in seen or "S_TG T/S" not in row:
+            continue
+        seen.add(b)
+        src = where(name, i)
+        if b == 1:
+            out.append(Measurement(src, "decode_tok_s", float(row["S_TG T/S"]), "tok/s", stat="mean",
+                                   scope="per_stream", batch=1, concurrency=1))
+            if "S_PP T/S" in row:
+                out.append(Measurement(src, "prefill_tok_s", float(row["S_PP T/S"]), "tok/s", stat="mean",
+                                       scope="per_stream", batch=1, concurrency=1))
+        else:
+            out.append(Measurement(src, "output_tok_s", float(row["S_TG T/S"]), "tok/s", stat="mean",
+                                   scope="aggregate", batch=b, concurrency=b))
+    return out
+
+
 # The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
 # llama-bench's model column ("llama 8B Q4_K - Medium"): the quantisation the rates above ran with.
 GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9_]+)|"
@@ -2581,7 +2654,8 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
                                        stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream",
                                        concurrency=load))
                 break
-    return out + _slot_progress(code_lines, name, slots, closed)
+    return (out + _slot_progress(code_lines, name, slots, closed) + _exllama_lines(code_lines, name)
+            + _batched_bench(code_lines, name))
 
 
 def _slot_progress(code_lines: list[tuple[int, str]], name: str, slots: int | None, closed: set) -> list:
