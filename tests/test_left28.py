@@ -85,3 +85,14 @@ def test_advice_the_reporter_followed_is_in_force(case):
     from rules.common import settings
 
     assert bool(settings(issue_bundle(case["text"]), "NCCL_P2P_DISABLE")) == case["in_force"]
+
+
+def test_exllama_on_an_ampere_card_is_still_judged():
+    """Near-miss of the guard above: turboderp/exllama#6 (RTX 3060, compute capability 8.6, LLaMA-13B 4-bit) has full
+    FP16 rate, so its "Generating 128 tokens" decode rate is judged against the band, and sits inside it."""
+    from tests.conftest import judged_issue
+
+    case = next(c for c in _cases("exllama_speed.toml") if c.values[0]["url"].endswith("exllama/issues/6"))
+    found, rules = judged_issue(case.values[0]["text"])
+    assert found.category == "expected_physics"
+    assert rules["ticket.measured_vs_expected"].title.startswith("28.56 tok/s is what this model")
