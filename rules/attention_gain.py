@@ -28,7 +28,11 @@ _FLASH = r"(?:\bflash[-_ ]?att(?:ention|n)\w*|\bFA-?[23]\b)"
 # No gain, or a small one: "don't see any performance improvement", "no speedup", "not faster", "提速不明显",
 # "只能带来低于5%的推理提速", "只提升5%", "加速效果较差", "没有提升/加速".
 _NO_GAIN = (r"(?:(?:\b(?:no|not|without|barely|hardly|little|marginal|negligible|small|minor)\b|n't)[^.\n]{0,30}?"
-            r"\b(?:improvement|improve\w*|speed[- ]?ups?|faster|gain|difference|boost|benefit|acceleration|effect)\b|"
+            r"\b(?:improvements?|improve\w*|speed[- ]?ups?|faster|gains?|difference|boost|benefits?|acceleration|"
+            r"effect)\b|\bdoes nothing\b|"
+            # "the generation times are quite similar" (huggingface/candle#2069), "performance also looks the same"
+            r"\b(?:times?|speeds?|performance|throughput|latency|tok\w*/s|results?)\s+(?:\w+\s+)?(?:are|is|was|were|"
+            r"looks?|seems?|stays?|remains?)\s+(?:\w+\s+)?(?:the same|similar|identical|unchanged)\b|"
             r"\b(?:only|just|less than|under|below)\s+(?:about\s+|~)?\d+(?:\.\d+)?\s*%\s*(?:faster|speed[- ]?up|"
             r"improvement|gain)|"
             r"(?:提速|加速|提升)[^。\n]{0,6}?(?:不明显|很小|有限|较差|不大)|"

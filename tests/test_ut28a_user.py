@@ -29,10 +29,12 @@ def verdict(name: str) -> dict:
 
 # --------------------------------------------------------------------------- flash attention's gain in decode
 
-@pytest.mark.parametrize("name", ["qwen49.md", "tgi517.md"])
+@pytest.mark.parametrize("name", ["qwen49.md", "tgi517.md", "candle2069.md"])
 def test_flash_attention_no_decode_gain_is_physics(name):
-    """QwenLM/Qwen#49 (logicwong, maintainer: under 5 % at a short context, 20 %+ at ~5000 tokens) and
-    huggingface/text-generation-inference#517 (Narsil, maintainer: flash helps mostly at batch > 1)."""
+    """QwenLM/Qwen#49 (logicwong, maintainer: under 5 % at a short context, 20 %+ at ~5000 tokens),
+    huggingface/text-generation-inference#517 (Narsil, maintainer: flash helps mostly at batch > 1) and
+    huggingface/candle#2069 (LaurentMazare, maintainer: 68.5 against 74.4 tok/s once measured right, 'not a massive
+    speedup')."""
     r = verdict(name)
     assert r["verdict"]["category"] == "expected_physics"
     lead = finding(r, "ticket.flash_attention_gain")
@@ -47,6 +49,14 @@ def test_flash_attention_no_decode_gain_is_physics(name):
     # QwenLM/Qwen3#136, Iheadx
     "那是不是意味着Qwen1.5不能使用flash-attn了？Qwen1.5不是必须要使用transfomers4.37.0以上吗？我昨天也尝试flash-attn，"
     "但是感觉没有区别，反倒是chatglm3-6b-32k提升明显",
+    # turboderp-org/exllamav2#199 (turboderp: "for token-by-token inference at batch size 1, Flash Attention has never
+    # offered a huge benefit")
+    "I can't notice any difference between normal and flash attention  memory usage is exactly the same performance "
+    "also looks the same.",
+    "flash attention does nothing",
+    # Dao-AILab/flash-attention#910's and huggingface/optimum#1341's titles
+    "Flash attention not improves the inference speed for decoder models",
+    "Inference speed does not improve after using flash attention sdpa operator",
 ])
 def test_other_reporters_sentences_are_read(sentence):
     assert attention_gain.flash_no_gain(said(sentence)) is not None
@@ -59,6 +69,9 @@ def test_other_reporters_sentences_are_read(sentence):
     "请问您是在什么环境下跑的，我在qwen2.5-1.5B,32B用flash attention都是30%左右的负优化",
     # QwenLM/Qwen#49, jeffchy: training, where the kernel's saving is the main cost
     "flash主要是训练降显存，提速度。推理一般都没太大用处。",
+    # huggingface/transformers#26990's title and QwenLM/Qwen#872 ("推理时间反而变大了"): slower, not no faster
+    "[Efficiency] The llama model with flash attention is slower than that without flash attention",
+    "为什么使用了flash attentionv2后，推理时间反而变大了？",
     # yangjianxin1/Firefly#177: a failure to run, not a speed
     "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
 ])
