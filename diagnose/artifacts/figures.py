@@ -215,14 +215,15 @@ def counted_rates(line: str, dot_thousands: bool = False) -> list[Figure]:
 # A per-token time in words: "each token takes ~12 ms", "every token needs 40 ms", "a token every 80 ms".
 TIME_PER_TOKEN = re.compile(r"\b(?:each|every|a|one|per)\s+(?:output\s+|new\s+|generated\s+)?token\s+"
                             r"(?:takes?|took|needs?|costs?|comes?(?:\s+out)?\s+(?:in|after|every)|arrives?\s+every|"
-                            r"every)\s+" + _ABOUT + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+                            r"every)\s+" + _ABOUT + NUM
+                            + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?)\b", re.I)
 
 
 # ... and as a decode step's time: "each decoding step takes 10 s", "every generation step needs ~120 ms" (a decode
 # step gives each sequence one token, so its time is the time per token). Not a training step, nor a bare "step".
 DECODE_STEP_TIME = re.compile(r"\b(?:each|every|one|a|per|the)\s+(?:decod(?:e|ing)|generation|inference)\s+"
                               r"(?:step|iteration)\s+(?:takes?|took|needs?|costs?|lasts?|is|was)\s+" + _ABOUT + NUM
-                              + r"\s*\+?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+                              + r"\s*\+?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?)\b", re.I)
 
 
 # The time to the first token in words: "the 1k prompt takes 3 s before the first token", "waits ~2 s for the first

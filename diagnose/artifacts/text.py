@@ -326,6 +326,8 @@ def to_ms(value: float, unit: str) -> float:
         return value / 1000
     if unit.startswith(("ms", "milli")):
         return value
+    if unit.startswith("min"):  # "8 minutes per token": a model read from swap or host memory (issue_md.MS_PER_TOKEN)
+        return value * 60_000
     return value * 1000
 
 
