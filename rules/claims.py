@@ -5055,6 +5055,9 @@ _OTHER_VENDOR = re.compile(
     r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
     r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
     r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b|"
+    # (ut28c) Apple's machines by their names: "two Mac computers" (exo-explore/exo#141), "Mac Studio", "MacBook";
+    # "Macs" only capitalised as Apple writes it ("MACs" are NICs' addresses), "Mac Pro" is a machine too
+    r"\bMac\s+(?:computers?|Studios?|minis?|Pro)\b|\bMacBooks?\b|(?-i:\bMacs\b)|"
     # (ut26f) the accelerators of Chinese threads: Huawei's Ascend NPUs (910B/910C, npu-smi, torch_npu; "设备：910b",
     # DeepLink-org/dlinfer#109), Cambricon's MLU (cnmon), Hygon's DCU (hy-smi), Kunlunxin's XPU; a bare "910" is no name
     r"\bAscend\b|昇腾|\bnpu-smi\b|\btorch_npu\b|(?<![\w.])910[BC]\d?(?![\w.])|\bMLU\s?[2-5]\d0\b|寒武纪|\bcnmon\b|"
@@ -5070,7 +5073,8 @@ def other_vendor(facts: Facts) -> Claim | None:
         m = _named_here(_OTHER_VENDOR, title, cited) or (
             facts.subject.gpu is None and _named_here(_OTHER_VENDOR, text, cited))
         if m:
-            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
+            name = "Apple Mac" if m.group(0).lower().startswith("mac") else m.group(0)  # "two Mac computers"
+            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": name})
     return None
 
 
