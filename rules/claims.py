@@ -8341,6 +8341,31 @@ def known_errors(facts: Facts) -> list[Claim]:
     return out
 
 
+# (s28, ut28c) `ray status` pasted beside a Ray placement group that waits: its Resources block counts the cluster's
+# GPUs ("0.0/1.0 GPU": used/total) and its demands say what waits ("{'GPU': 1.0} * 2 (PACK): 1+ pending placement
+# groups"; https://docs.ray.io/en/latest/cluster/cli.html#ray-status). A total below the GPUs asked is the reason the
+# group cannot be placed (gpustack/gpustack#5509: one node's GPU counted as a TPU). Read only inside a `ray status`
+# paste (its "Autoscaler status" or "Node status" heading): "0.0/1.0 GPU" elsewhere is no count of Ray's.
+_RAY_STATUS = re.compile(r"Autoscaler status|^\s*Node status\s*$", re.M)
+_RAY_GPU_TOTAL = re.compile(r"^\s*\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s+GPU\s*$", re.M)
+_RAY_GPU_DEMAND = re.compile(r"\{\s*'GPU'\s*:\s*(\d+(?:\.\d+)?)\s*\}\s*\*\s*(\d+)\s*\((?:STRICT_)?(?:PACK|SPREAD)\)"
+                             r"[^\n]*pending placement group")
+
+
+def ray_gpus(facts: Facts) -> tuple[Claim, Claim] | None:
+    """(total, demand) from a pasted `ray status`: total.data["gpus"] the GPUs Ray counts in the cluster,
+    demand.data["gpus"] the GPUs a pending placement group asks for; None unless both are there."""
+    for source, text in _pasted(facts) + texts(facts):
+        if not _RAY_STATUS.search(text):
+            continue
+        total, demand = _RAY_GPU_TOTAL.search(text), _RAY_GPU_DEMAND.search(text)
+        if total and demand:
+            return (Claim("ray_gpus", source, _quote(text, total, 0), {"gpus": float(total.group(1))}),
+                    Claim("ray_demand", source, _quote(text, demand, 0),
+                          {"gpus": float(demand.group(1)) * int(demand.group(2))}))
+    return None
+
+
 def _line_at(m: re.Match) -> str:
     """The line a match starts on, stripped: "cudaErrorInvalidDevice: 101 from cudaIpcOpenMemHandle" is one message,
     which the catalog row listed first names (cuda_ipc_failed), not a second one (invalid_device_ordinal)."""

@@ -176,3 +176,52 @@ def test_without_the_library_line_the_device_fix_stays(tmp_path):
     r = report_json("ticket", str(tmp_path / "issue.md"))
     lead = finding(r, "nccl.socket_fallback")
     assert lead is not None and "verbs library" not in lead["summary"] and not lead["fix"].startswith("Install")
+
+
+def test_gpustack_5509_ray_status_counts_fewer_gpus_than_the_group_asks():
+    """gpustack#5509's pasted `ray status`: 0.0/1.0 GPU in the cluster against "{'GPU': 1.0} * 2 (PACK): 1+ pending
+    placement groups": the measured count and what it is compared with, each cited."""
+    r = verdict("gpustack5509.md")
+    short = finding(r, "ticket.ray_gpus_short")
+    assert short is not None
+    counted, asked = short["evidence"]
+    assert counted["measured"] == 1.0 and counted["expected"] == ">= 2"
+    assert asked["measured"] == 2.0 and "Pending Demands" in asked["detail"]
+
+
+_RAY_STATUS_5779 = """Node status
+---------------------------------------------------------------
+Active:
+ 1 node_37c2b26800cc853721ef351ca107c298ae77efcb5504d8e0c900ed1d
+ 1 node_62d48658974f4114465450f53fd97c10fcfe6d40b4e896a90a383682
+Pending:
+ (no pending nodes)
+Recent failures:
+ (no failures)
+
+Resources
+---------------------------------------------------------------
+Usage:
+ 0.0/52.0 CPU
+ 0.0/2.0 GPU
+ 0B/9.01GiB memory
+ 0B/4.14GiB object_store_memory
+
+Demands:
+ (no resource demands)"""
+
+
+def test_ray_status_without_a_pending_group_is_no_shortfall():
+    """vllm-project/vllm#5779's `ray status` (two nodes, 2 GPUs, no demands; its failure was Gloo's): nothing waits,
+    so no count is short."""
+    assert claims.ray_gpus(said(_RAY_STATUS_5779)) is None
+
+
+def test_the_same_count_without_ray_status_is_not_read(tmp_path):
+    """The control: gpustack#5509's paste with enough GPUs counted (2.0) raises no shortfall, and its Resources lines
+    alone, outside a `ray status` paste, are no count of Ray's."""
+    text = (DATA / "gpustack5509.md").read_text()
+    (tmp_path / "issue.md").write_text(text.replace("0.0/1.0 GPU", "0.0/2.0 GPU"))
+    assert finding(report_json("ticket", str(tmp_path / "issue.md")), "ticket.ray_gpus_short") is None
+    assert claims.ray_gpus(said("Total Usage:\n0.0/34.0 CPU\n0.0/1.0 GPU\n{'GPU': 1.0} * 2 (PACK): 1+ pending "
+                                "placement groups")) is None
