@@ -5055,6 +5055,9 @@ _OTHER_VENDOR = re.compile(
     r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
     r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
     r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b|"
+    # (ut28c) Apple's machines by their names: "two Mac computers" (exo-explore/exo#141), "Mac Studio", "MacBook";
+    # "Macs" only capitalised as Apple writes it ("MACs" are NICs' addresses), "Mac Pro" is a machine too
+    r"\bMac\s+(?:computers?|Studios?|minis?|Pro)\b|\bMacBooks?\b|(?-i:\bMacs\b)|"
     # (ut26f) the accelerators of Chinese threads: Huawei's Ascend NPUs (910B/910C, npu-smi, torch_npu; "设备：910b",
     # DeepLink-org/dlinfer#109), Cambricon's MLU (cnmon), Hygon's DCU (hy-smi), Kunlunxin's XPU; a bare "910" is no name
     r"\bAscend\b|昇腾|\bnpu-smi\b|\btorch_npu\b|(?<![\w.])910[BC]\d?(?![\w.])|\bMLU\s?[2-5]\d0\b|寒武纪|\bcnmon\b|"
@@ -5070,7 +5073,8 @@ def other_vendor(facts: Facts) -> Claim | None:
         m = _named_here(_OTHER_VENDOR, title, cited) or (
             facts.subject.gpu is None and _named_here(_OTHER_VENDOR, text, cited))
         if m:
-            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
+            name = "Apple Mac" if m.group(0).lower().startswith("mac") else m.group(0)  # "two Mac computers"
+            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": name})
     return None
 
 
@@ -8339,6 +8343,31 @@ def known_errors(facts: Facts) -> list[Claim]:
                                          {"error": row, "origin": origin}))
                         break
     return out
+
+
+# (s28, ut28c) `ray status` pasted beside a Ray placement group that waits: its Resources block counts the cluster's
+# GPUs ("0.0/1.0 GPU": used/total) and its demands say what waits ("{'GPU': 1.0} * 2 (PACK): 1+ pending placement
+# groups"; https://docs.ray.io/en/latest/cluster/cli.html#ray-status). A total below the GPUs asked is the reason the
+# group cannot be placed (gpustack/gpustack#5509: one node's GPU counted as a TPU). Read only inside a `ray status`
+# paste (its "Autoscaler status" or "Node status" heading): "0.0/1.0 GPU" elsewhere is no count of Ray's.
+_RAY_STATUS = re.compile(r"Autoscaler status|^\s*Node status\s*$", re.M)
+_RAY_GPU_TOTAL = re.compile(r"^\s*\d+(?:\.\d+)?/(\d+(?:\.\d+)?)\s+GPU\s*$", re.M)
+_RAY_GPU_DEMAND = re.compile(r"\{\s*'GPU'\s*:\s*(\d+(?:\.\d+)?)\s*\}\s*\*\s*(\d+)\s*\((?:STRICT_)?(?:PACK|SPREAD)\)"
+                             r"[^\n]*pending placement group")
+
+
+def ray_gpus(facts: Facts) -> tuple[Claim, Claim] | None:
+    """(total, demand) from a pasted `ray status`: total.data["gpus"] the GPUs Ray counts in the cluster,
+    demand.data["gpus"] the GPUs a pending placement group asks for; None unless both are there."""
+    for source, text in _pasted(facts) + texts(facts):
+        if not _RAY_STATUS.search(text):
+            continue
+        total, demand = _RAY_GPU_TOTAL.search(text), _RAY_GPU_DEMAND.search(text)
+        if total and demand:
+            return (Claim("ray_gpus", source, _quote(text, total, 0), {"gpus": float(total.group(1))}),
+                    Claim("ray_demand", source, _quote(text, demand, 0),
+                          {"gpus": float(demand.group(1)) * int(demand.group(2))}))
+    return None
 
 
 def _line_at(m: re.Match) -> str:

@@ -115,8 +115,12 @@ def socket_fallback(facts: Facts, predictions=None):
     evidence = [ev(first, "NCCL network transport", "Socket", "IB (RDMA)")]
     evidence += [ev(e, e.message[:100]) for e in ib_fail[:2]]
     evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
+    # (ut28c) NCCL's own "Failed to open libibverbs.so[.1]" (src/misc/ibvwrap.cc dlopens the verbs library): the image
+    # lacks the library, not the device (sgl-project/sglang#1427: adding it to the image fixed multi-node runs)
+    no_verbs = any(re.search(r"Failed to open libibverbs", e.message or "") for e in ib_fail)
     yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts),
-                          set_off=bool(forced) and not ib_fail, nodes_known=bool(multi or socket_tx or not forced))
+                          set_off=bool(forced) and not ib_fail, nodes_known=bool(multi or socket_tx or not forced),
+                          no_verbs=no_verbs)
 
 
 def _ethernet_only(facts: Facts) -> bool:
@@ -137,7 +141,7 @@ def _rdma_hardware(facts: Facts) -> bool:
         re.search(r"infiniband|\bIB\b|RoCE|mlx5|HDR|NDR|EDR", text, re.I) for _, text in claims.texts(facts))
 
 
-def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, nodes_known=True):
+def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, nodes_known=True, no_verbs=False):
     """The finding; `set_off`: the setting alone keeps NCCL off the RDMA network (no failed IB init is shown), so
     that is the reason given, not a device NCCL could not open; `nodes_known` False: nothing shows the job spans
     nodes, and on one node the setting moves nothing."""
@@ -151,6 +155,8 @@ def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, 
             "shows 'NET/IB'; on one node it can stay.", refs=["nccl_env"])
     container = facts.host("container") or next(iter(claims.find(facts, "container")), None)
     fix = ("Unset " + forced[0].name + ". " if forced else "") + (
+        "Install the verbs library where NCCL runs (in the image: libibverbs1 and ibverbs-providers, or rdma-core; "
+        "the -dev package adds the unversioned libibverbs.so). " if no_verbs else "") + (
         "Make the RDMA devices usable where NCCL runs: load the IB/RoCE drivers, and in containers pass "
         "--device=/dev/infiniband (or --privileged), --cap-add=IPC_LOCK, --ulimit memlock=-1 and --network=host. "
         "`ibv_devinfo` inside the container must list the HCA; then the NCCL_DEBUG=INFO log shows 'NET/IB'."
@@ -165,6 +171,8 @@ def _socket_finding(facts, evidence, forced, rdma_expected=True, set_off=False, 
         "small fraction of the NIC's bandwidth and much higher latency. "
         + (f"{forced[0].name}={forced[0].value} tells NCCL not to use it; whatever made it necessary (an RDMA "
            "init error) is what to fix." if set_off else
+           "NCCL could not load the verbs library (libibverbs) where it runs, so it never reached the RDMA device: "
+           "the image or host lacks it." if no_verbs else
            "The RDMA device exists but NCCL could not open it (missing device files, permissions or "
            "drivers where NCCL runs)." if rdma_expected else "No RDMA device was found where NCCL runs."),
         evidence, fix=fix, refs=["nccl_env", "nccl_trouble"],
@@ -200,7 +208,8 @@ def gdr(facts: Facts, predictions=None):
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
                 e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
                 c for c in claims.find(facts, "tcp_only") if not c.guess] and not any(
-                c.data["error"].before_traffic for c in claims.known_errors(facts)):
+                c.data["error"].before_traffic for c in claims.known_errors(facts)) and not claims.other_vendor(facts):
+            # (ut28c: "two Mac computers", exo-explore/exo#141: no NCCL runs between them, so its log is no ask)
             # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it; an
             # error the catalog marks as a refusal before any GPU talks to another, such as a topology file NCCL
             # rejects at init, leaves the path moot: workload.evidence_coverage asks for no topology beside it either)

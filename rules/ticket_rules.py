@@ -2028,6 +2028,31 @@ P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path 
               "a `py-spy dump` of each stuck rank and the engine version")
 
 
+@rule("ticket.ray_gpus_short", "other")
+def ray_gpus_short(facts: Facts, predictions=None):
+    """(ut28c) A Ray placement group that waits while `ray status` counts fewer GPUs than it asks for: the cluster's
+    count, not the network or the engine, keeps it pending (gpustack/gpustack#5509: one node's GPU counted as a TPU;
+    a node joined without its GPUs does the same)."""
+    read = claims.ray_gpus(facts)
+    if not read or read[0].data["gpus"] >= read[1].data["gpus"]:
+        return
+    total, demand = read
+    yield make("ticket.ray_gpus_short", "other", "warning", 0.6,
+               f"Ray counts {total.data['gpus']:g} GPU(s) in the cluster; the pending placement group asks for "
+               f"{demand.data['gpus']:g}",
+               "A Ray placement group is placed whole or not at all: while the GPUs `ray status` counts are fewer "
+               "than its bundles ask for, it stays pending and the engine never starts. A node that joined without "
+               "its GPUs (started with --num-gpus=0, a container that sees none, a GPU Ray counts as another "
+               "resource) leaves the count short whatever the hardware.",
+               [ev(total.cited, "GPUs `ray status` counts in the cluster (Resources)", total.data["gpus"],
+                   f">= {demand.data['gpus']:g}"),
+                ev(demand.cited, "GPUs the pending placement group asks for (Pending Demands)", demand.data["gpus"])],
+               fix="Run `ray list nodes` (each node's resources) and `nvidia-smi` inside each Ray container; start "
+               "every node's Ray with its GPUs (`ray start ... --num-gpus=<n>` where Ray does not detect them), or "
+               "lower tensor x pipeline parallel to the GPUs Ray counts.",
+               refs=["https://docs.ray.io/en/latest/cluster/cli.html#ray-status"])
+
+
 @rule("ticket.init_hang_across_nodes", "insufficient_data")
 def init_hang_across_nodes(facts: Facts, predictions=None):
     """(ut26f) A job across machines that hangs where NCCL starts, before any collective: NCCL connects the ranks of

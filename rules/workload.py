@@ -788,6 +788,9 @@ def pp_network(facts: Facts, predictions=None):
     per_node = gpus_per_node(facts)
     if not pp or pp < 2 or not nodes or nodes < 2 or (tp and per_node and tp > per_node):
         return
+    said = claims.symptom_quote(facts)
+    if said and said[2] in ("error", "crash", "hang"):
+        return  # (ut28c) a job that fails to start or hangs has no decode speed to explain (aws-samples/aws-do-eks#50)
     model = facts.subject.model
     evidence = [ev(pp_src, "pipeline-parallel size across nodes", pp)] + node_ev
     detail = ""
