@@ -75,6 +75,14 @@ def test_chatchat_3002_one_card_unused_is_the_single_gpu_placement():
     r = verdict("chatchat3002.md")
     assert r["verdict"]["category"] == "healthy"
     assert finding(r, "ticket.one_gpu_by_design")
+    # one GPU does the work and no split was asked for: how the GPUs connect decides nothing, so no topology ask
+    assert finding(r, "workload.evidence_coverage") is None
+    assert "topo" not in r["verdict"]["summary"]
+
+
+def test_a_split_run_still_asks_how_its_gpus_connect():
+    """Near-miss: lmdeploy#2204 runs --tp 4; its GPUs talk, so the topology ask stays."""
+    assert finding(verdict("lmdeploy2204.md"), "workload.evidence_coverage")
 
 
 @pytest.mark.parametrize("name, category", [
