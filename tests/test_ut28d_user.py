@@ -94,6 +94,14 @@ def test_held_answers_stay(name, category):
     assert verdict(name)["verdict"]["category"] == category
 
 
+def test_vllm_36772_unsplit_model_gets_the_lead_beside_its_known_error():
+    """tests/data/ut16 (vllm-project/vllm#36772): tensor_parallel_size=1 on 4 x RTX 3060, "the model loads only on
+    GPU 0 and fails with CUDA OOM": the lead's fix (set the TP size) is the thread's; the verdict stays ut16's."""
+    r = report_json("ticket", str(DATA.parent / "ut16" / "vllm36772.md"))
+    assert finding(r, "ticket.memory_unsplit")
+    assert r["verdict"]["category"] == "other"
+
+
 def test_vllm_ascend_770_is_judged_as_another_vendor():
     assert finding(verdict("vllmascend770.md"), "ticket.other_vendor")
 
@@ -107,6 +115,8 @@ def test_vllm_ascend_770_is_judged_as_another_vendor():
     "推理时很容易因为第一张卡显存溢出报错，但其他卡还有大量显存。",  # InternLM/lmdeploy#1555
     # stepfun-ai/Step-Video-T2V#5 (the placement put the text encoder and VAE on the last GPU by design)
     "It seems the model weights are all on the last gpu, so when inferencing, the last gpu ran out of memory.",
+    # vllm-project/vllm#36772 (Docker Model Runner started vLLM at tensor_parallel_size=1 on 4 x RTX 3060)
+    "As a result, the model loads only on GPU 0 and fails with CUDA OOM, instead of sharding across 4 GPUs.",
 ])
 def test_memory_on_some_gpus_and_the_others_empty_is_read(text):
     facts = said(text)
