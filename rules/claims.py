@@ -7924,10 +7924,17 @@ _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|I
                             re.I)
 
 
+# (s28, ut28d) ... and said in the languages these threads use: 显存溢出 / 显存不足 / 爆显存 ("GPU memory overflow / not
+# enough / blown", InternLM/lmdeploy#2145, modelscope/ms-swift#1376), メモリ不足 / 메모리 부족 ("out of memory"); "OOM"
+# glued to a CJK word ("报错OOM", InternLM/lmdeploy#1059), where no word boundary stands between them.
+_OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOM|OutOfMemoryError)(?![A-Za-z])|显存\s*(?:溢出|不足|不够|不夠)|爆显存|"
+                        r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
+
+
 def out_of_memory(facts: Facts) -> bool:
     """Does the reporter say the job ran out of memory, not ruling it out?"""
     return any(not negated_words(sentence, m) for _, text in texts(facts) for sentence in sentences(text)
-               for m in re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I))
+               for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)])
 
 
 def container_default_shm(facts: Facts) -> Claim | None:

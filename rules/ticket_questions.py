@@ -538,7 +538,10 @@ _ONE_GPU_USED = re.compile(
     r"\b(?:stays? |are |is |sits? |remains? )?(?:idle|unused|not (?:being )?used|untouched|do(?:es)? nothing|at 0\s*%)|"
     r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
     r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在)?(?:用|工作|跑|被使用)|"
-    r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
+    r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
+    # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)
+    r"有\s*(?:一|1)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?"
+    r"(?:用上|用到|使用|工作)|"
     r"(?:1|一)\s*枚\s*(?:の\s*(?:GPU|グラボ|カード)\s*)?しか\s*(?:使われ|使用され|動い|使っ)|"
     r"(?:하나|1\s*개|한\s*개|한\s*장)\s*(?:만|밖에)\s*(?:사용|쓰|동작|작동)|"
     r"\bnur (?:eine|1|die erste) (?:GPU|Grafikkarte|Karte)\b[^.\n]{0,30}?"
@@ -666,6 +669,80 @@ def one_gpu_by_design(facts: Facts, predictions=None):
                  f"{why} The catalog's {spec.key} fits one {board.name} (rules.workload.predict_layout at TP 1); no "
                  "sharding was asked for.",
                  [claim_ev(c, "what the reporter sees")], 0.5)
+
+
+# (s28, ut28d) The weights on one GPU (or a few) while the others hold almost nothing, and the job out of memory:
+# the model was not split over the GPUs offered. "0卡总是显存溢出，其余卡显存占用极少" (GPU 0 always out of
+# memory, the others nearly empty: InternLM/lmdeploy#2145, pipeline() left at tp=1),
+# "设置tp=2之后...模型并没有加载到两张卡上？还是报错OOM" (not loaded onto both cards: InternLM/lmdeploy#1059, the
+# TP setting passed under a wrong keyword), "前两张卡跑满，后两张卡几乎无占用，推理就会报显存溢出" (the first two
+# full, the last two nearly empty: modelscope/ms-swift#1376, a
+# device_map split uneven for a vision model). English: "the other GPUs stay (almost) empty", "the model is only
+# loaded on GPU 0", "not split across both GPUs". Not a GPU's share of a reserved pool ("each GPU uses 90 %"), nor
+# utilisation ("the other GPU is idle": one_gpu_in_use's), nor a plan ("should be split across both GPUs").
+_MEMORY_UNSPLIT = re.compile(
+    r"(?:其余|其他|其它|另外的?|另一张|后\s*(?:两|二|三|\d)\s*张)\s*(?:的)?\s*(?:卡|GPU|显卡)?\s*(?:的)?\s*"
+    r"(?:显存)?\s*(?:占用|使用)?\s*(?:极少|很少|几乎(?:无|没有|为\s*0|不)(?:占用|变化)?|基本(?:上)?(?:无|没有)(?:占用)?|"
+    r"为\s*0|没有变化|无变化)|"
+    # "推理时很容易因为第一张卡显存溢出报错，但其他卡还有大量显存" (InternLM/lmdeploy#1555)
+    r"(?:其余|其他|其它)\s*(?:的)?\s*(?:卡|GPU|显卡)\s*(?:上)?\s*(?:还有|仍有|仍然有|都还有)\s*(?:大量|很多|不少)\s*(?:的)?\s*"
+    r"(?:剩余|空闲)?\s*显存|"
+    r"(?:没有|没|未)\s*(?:被)?\s*(?:加载|分配|分布|切分|拆分|放)\s*(?:到|在)\s*(?:两|二|双|多|四|八|\d+|所有|全部|各|每)"
+    r"\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|"
+    r"\b(?:the )?(?:other|remaining|rest of the|second)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,40}?"
+    r"\b(?:(?:almost|nearly) )?(?:empty|no memory|(?:barely|hardly) (?:any|used)|"
+    r"(?:only|just) (?:a few )?\d+\s*(?:MiB|MB))\b|"
+    # "It seems the model weights are all on the last gpu, so when inferencing, the last gpu ran out of memory"
+    # (stepfun-ai/Step-Video-T2V#5)
+    r"\b(?:model|weights)\b[^.\n]{0,30}?\b(?:is |are |was |were |gets? )?(?:only |all )?"
+    r"(?:(?:loaded|placed|put|allocated) )?(?:on|onto|into|to) (?:only )?(?:GPU\s*\d|cuda:\d|the (?:first|last) GPU|"
+    r"one GPU)\b(?!\s*(?:,|and|&|or)\s*(?:GPU|cuda|the))|"
+    r"\bnot (?:being )?(?:split|sharded|distributed|spread) (?:across|over|between|among) (?:both|all|the|my|\d+)\b",
+    re.I)
+
+
+def memory_unsplit(facts: Facts) -> claims.Claim | None:
+    """The reporter's observation that the model's memory sits on some GPUs while the others stay nearly empty
+    (_MEMORY_UNSPLIT), or None: not negated, not a question or a condition."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            m = _MEMORY_UNSPLIT.search(sentence)
+            if not m or claims.offered(sentence, m.start()) or claims.conditional(sentence[:m.start()]) \
+                    or (m.group(0)[:1].isascii() and claims.negated_words(sentence, m)):
+                continue
+            return claims.Claim("memory_unsplit", source,
+                                claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40]))
+    return None
+
+
+@rule("ticket.memory_unsplit", "insufficient_data")
+def memory_unsplit_oom(facts: Facts, predictions=None):
+    """(s28, ut28d) Out of memory on one GPU (or a few) while the others stay nearly empty: the model was not split
+    over the GPUs offered, or split unevenly. Engines split only when told: LMDeploy's pipeline() and api_server run
+    at tp=1 unless a TurbomindEngineConfig/PytorchEngineConfig(tp=N) is passed as backend_config (its docs'
+    vl_pipeline page); vLLM's and SGLang's tensor-parallel size defaults to 1; a device_map split (transformers'
+    'auto', Accelerate) fills the GPUs in order and keeps a vision tower whole on one. A lead with its fix and ask,
+    not a verdict: the engine's start-up log says which layout it took."""
+    c = memory_unsplit(facts)
+    if c is None or not _several_gpus(facts) or not claims.out_of_memory(facts):
+        return
+    ask = ("the engine's start-up log lines that print its parallel configuration (tp / tensor_parallel_size / world "
+           "size, or the device_map) and `nvidia-smi` while the model loads")
+    yield make("ticket.memory_unsplit", "insufficient_data", "info", 0.0,
+               "Out of memory with the model on some GPUs and the others nearly empty: it was not split (evenly) over "
+               "them",
+               "Where one GPU fills and runs out of memory while the other GPUs hold almost nothing, the weights were "
+               "placed on that GPU alone (or split unevenly), not sharded over all of them. Serving engines shard only "
+               "when the tensor-parallel size reaches them (LMDeploy's pipeline() and vLLM default to 1, and a setting "
+               "passed under the wrong keyword is ignored); a layer split by device_map fills the GPUs in order and "
+               "keeps a vision encoder whole on the first.",
+               [claim_ev(c, "where the memory sits")],
+               fix=f"attach {ask}; set the tensor-parallel size in the engine's own config (LMDeploy: "
+               "pipeline(model, backend_config=TurbomindEngineConfig(tp=N)), `--tp N`; vLLM: "
+               "tensor_parallel_size=N) and check its start-up log prints it; with a device_map split, cap each GPU's "
+               "share (max_memory per device, or the launcher's per-device limit) so the layers spread evenly",
+               refs=["https://lmdeploy.readthedocs.io/en/latest/multi_modal/vl_pipeline.html",
+                     "https://huggingface.co/docs/accelerate/usage_guides/big_modeling"], ask=ask)
 
 
 # The GPU's idle state read as a fault: NVIDIA's performance states run from P0 (maximum) to P12 (minimum), and a

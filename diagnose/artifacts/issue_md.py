@@ -473,7 +473,14 @@ def words_pattern(words) -> str:
 # A numeral of 十 read whole ("十六卡" 16, "十二张" 12, "二十张" 20), not its last digit; none after 第 (an ordinal,
 # "第四卡" the fourth card), 每 ("每卡", per card), 十/百 (inside a longer numeral) or a digit.
 _CJK_N = r"(?<![第每十百\d])([一二两三四五六七八九]?十[一二三四五六七八九]?|[一单两二双三四六八]"
-CJK_GPU_COUNT = re.compile(_CJK_N + r"|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+# Each card's memory may stand between the count and the name, as owners write it: "4 张 24G 显存的 3090"
+# (InternLM/lmdeploy#2145), "两张24G的4090", "8卡80G A100" (the English form is GPU_COUNT's _SIZE_BEFORE_NAME).
+CJK_GPU_COUNT = re.compile(_CJK_N + r"|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:\d{1,3}\s*G(?:i?B)?\s*(?:显存)?\s*的?\s*)?"
+                           r"(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+# A count after 前 / 后 ("the first / last N") names part of the GPUs, not how many the job has: "前两张卡跑满，后两张卡
+# 几乎无占用" (the first two cards full, the last two idle, of four: modelscope/ms-swift#1376). Not 目前 / 之前 / 以前 /
+# 当前 / 然后 / 随后 / 之后 ("currently", "before", "then", "after"), which only sit before a count.
+CJK_PART_BEFORE = re.compile(r"(?:^|[^目之以当然随])(?:前|后|後)\s*$")
 # ... or a numeral glued to 卡 ("四卡推理", "双卡", "8卡"): the cards a run used. Not 单卡 / 一卡 ("a single card"), the
 # baseline of a comparison, as "one GPU" is not a count in English (GPUS_COUNTED counts plurals).
 CJK_GPUS_COUNTED = re.compile(_CJK_N + r"|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
@@ -608,6 +615,8 @@ def _counted_gpus(ln: str):
         for m in pattern.finditer(ln):
             if COUNTS_LISTED.search(ln[:m.start()]):
                 continue
+            if pattern is CJK_GPUS_COUNTED and CJK_PART_BEFORE.search(ln[:m.start()]):
+                continue  # "前两张卡": some of the GPUs
             if pattern is GPUS_COUNTED and _APOSTROPHE_PLURAL.search(m.group(0)) and \
                     _count(next(g for g in m.groups() if g)) < 2:
                 continue
@@ -1326,6 +1335,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             before, after = ln[:m.start()], ln[m.end():]
             count = None if SMI_GPU_ROW.match(ln) else (GPU_COUNT.search(before[-24:])
                                                         or CJK_GPU_COUNT.search(before[-24:]))
+            if count is not None and count.re is CJK_GPU_COUNT and \
+                    CJK_PART_BEFORE.search(before[:len(before) - len(before[-24:]) + count.start()]):
+                count = None  # "后两张 4090": some of the GPUs
             n = _count(count.group(1)) if count else None
             counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             size = count.group(2) if n and count.re is GPU_COUNT else None  # "4x 80GB A100": the board's, said first
