@@ -17,6 +17,7 @@ from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting,
 from rules import claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
+from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import asks_about_figures
 from rules.ticket_numbers import EP_TRADE
@@ -520,39 +521,6 @@ def cpu_one_core(facts: Facts, predictions=None):
 
 
 # --------------------------------------------------------------------------- by design (issue 11 r)
-# "Only one of my GPUs is used": an engine serves a model that fits one GPU from one GPU unless told to shard it
-# (vLLM and SGLang default to tensor_parallel_size / --tp 1; Ollama loads a model that fits on a single GPU onto that
-# GPU, its FAQ: https://github.com/ollama/ollama/blob/main/docs/faq.md "How does Ollama load models on multiple GPUs?";
-# a PyTorch program runs on cuda:0 unless it places work elsewhere). Worded in the languages these threads use.
-_ONE_GPU_USED = re.compile(
-    r"\bonly (?:ever )?(?:uses?|using|used|utili[sz]\w+|runs? on|loads? (?:it |the model )?(?:on|into|onto))\s+"
-    r"(?:(?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?|devices?)"
-    r"|GPU\s*0|cuda:0)\b|"  # (a GPU noun after the number: "only uses one CPU core", "only uses 1 GB" are no GPU)
-    # the engine's own choice, said without "only": "loading a model would automatically use one card",
-    # "it now always loads onto a single GPU" (ollama/ollama#4198's wording)
-    r"\b(?:automatically|always|now)\s+(?:uses?|using|loads?(?:\s+(?:it|the model))?\s+(?:on|into|onto)|runs?\s+on|"
-    r"goes\s+(?:on|to))\s+(?:one|1|a single|the first)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
-    r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
-    r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
-    r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
-    r"\b(?:stays? |are |is |sits? |remains? )?(?:idle|unused|not (?:being )?used|untouched|do(?:es)? nothing|at 0\s*%)|"
-    r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
-    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在)?(?:用|工作|跑|被使用)|"
-    r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
-    # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)
-    r"有\s*(?:一|1)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?"
-    r"(?:用上|用到|使用|工作)|"
-    r"(?:1|一)\s*枚\s*(?:の\s*(?:GPU|グラボ|カード)\s*)?しか\s*(?:使われ|使用され|動い|使っ)|"
-    r"(?:하나|1\s*개|한\s*개|한\s*장)\s*(?:만|밖에)\s*(?:사용|쓰|동작|작동)|"
-    r"\bnur (?:eine|1|die erste) (?:GPU|Grafikkarte|Karte)\b[^.\n]{0,30}?"
-    r"\b(?:genutzt|verwendet|benutzt|ausgelastet|aktiv)|"
-    r"(?:используется|работает|задействована|загружена)\s+только\s+(?:одна|1|первая)\s+(?:видеокарта|GPU|карта)|"
-    r"только\s+(?:одна|1|первая)\s+(?:видеокарта|GPU|карта)\s+(?:используется|работает|загружена)|"
-    r"\bsolo (?:usa|utiliza|se usa|se utiliza|está usando|ocupa)\s+(?:una|1|la primera)\s+(?:GPU|tarjeta)", re.I)
-# ... unless they take turns: one GPU busy at a time is a layer split (ticket.symptom_prior says why).
-_IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
-                      r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
-                      r"por turnos", re.I)
 # Several GPUs said without a number ("multiple GPUs", "多卡", "複数のGPU"): a GPU noun beside the word. Numbers are
 # the issue parser's (rules.common.gpu_count: "four 4090 GPUs", "两张4090", "GPUは2枚", "zwei Karten").
 # "All (of) my GPUs" and "the other GPUs" are several too ("ollama not use all GPUs",
@@ -566,59 +534,8 @@ _GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|
                              r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)
 
 
-# One GPU, named by its index, seen at work ("nvidia-smi shows GPU-2 is being used", "only GPU 1 is busy"), where the
-# same text makes two or more devices visible (CUDA_VISIBLE_DEVICES=2,3: the CUDA environment variable lists the
-# devices a process may use, https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars): one of the
-# GPUs offered does the work (ollama/ollama#5093). A sentence naming a second index busy is no such statement.
-_INDEX_BUSY = re.compile(r"\b(?:shows?|showing|shown|see|sees|saw|seeing|only|just)\s+(?:that\s+)?(?:the\s+)?"
-                         r"GPU[- ]?#?(\d+)\s+(?:is\s+|was\s+)?(?:being\s+)?(?:used|busy|in use|utili[sz]ed|loaded|"
-                         r"working|active)\b", re.I)
-_GPU_INDEX = re.compile(r"\bGPU[- ]?#?(\d+)\b", re.I)
-_VISIBLE_SEVERAL = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?\d+\s*,\s*\d+")
-
-
-def _one_index_busy(sentence: str, text: str) -> re.Match | None:
-    m = _INDEX_BUSY.search(sentence)
-    if not m or not _VISIBLE_SEVERAL.search(text) or len({g for g in _GPU_INDEX.findall(sentence)}) > 1:
-        return None
-    return m
-
-
-_HABIT_WOULD = re.compile(r"\bwould\s+$", re.I)
-
-
-def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
-    """The reporter's observation that one of their GPUs does the work and the rest idle, or None: not negated
-    ("no longer only one GPU is used"), not a question ("is only one GPU used?"), not advice or a condition ("you
-    should only use one GPU"), and not GPUs taking turns."""
-    for source, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            m = _ONE_GPU_USED.search(sentence) or _one_index_busy(sentence, text)
-            if not m:
-                continue
-            # "loading a model would automatically use one card": a habit ('would' of what it kept doing), not a
-            # condition; the 'would' right before "automatically"/"always" is left out of the clause checked
-            habit = _HABIT_WOULD.search(sentence[:m.start()]) if m.group(0)[:1].lower() == "a" else None
-            at = habit.start() if habit else m.start()
-            if _IN_TURN.search(sentence) or claims.offered(sentence, m.start()) \
-                    or claims.conditional(sentence[:at]) or claims.negated_words(sentence, m):
-                continue
-            quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
-            return claims.Claim("one_gpu_in_use", source, quote)
-    return None
-
-
 def _several_gpus(facts: Facts) -> bool:
     return (gpu_count(facts) or 0) >= 2 or any(_GPUS_UNCOUNTED.search(t) for _, t in claims.texts(facts))
-
-
-def _sharding_asked(facts: Facts) -> bool:
-    """Did the reporter ask the engine to spread the model (TP or PP of 2 or more, a layer split's flag)? Then one
-    GPU doing the work is not the default placement."""
-    from rules.common import wfield
-
-    return (wfield(facts, "tp")[0] or 1) >= 2 or (wfield(facts, "pp")[0] or 1) >= 2 \
-        or bool(claims.find(facts, "layer_split")) or any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
 def _fits_one(facts: Facts) -> bool | None:
@@ -640,7 +557,7 @@ def one_gpu_by_design(facts: Facts, predictions=None):
     be used")."""
     c = one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
-            or figures(facts) or claims.complaint(facts, skip=_ONE_GPU_USED) or _sharding_asked(facts):
+            or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts):
         return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved)
     fits = _fits_one(facts)
     if fits is False:

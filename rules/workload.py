@@ -41,6 +41,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import WORDS_ONLY, rule
+from rules.gpus_in_use import one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
 from rules.topology import ring_route
@@ -862,9 +863,7 @@ def evidence_coverage(facts: Facts, predictions=None):
         per_node, count_src = len(ranks), local[0].source
     if (job := job_gpus(facts)) and job[0] == 1:
         per_node = None  # the job runs on one of the node's GPUs: no peers to connect
-    from rules.ticket_questions import _sharding_asked, one_gpu_in_use
-
-    if not tp and one_gpu_in_use(facts) and not _sharding_asked(facts):
+    if not tp and one_gpu_in_use(facts) and not sharding_asked(facts):
         per_node = None  # (s28, ut28d) one GPU seen doing the work, no split asked for: no peers talk, so how they
         # connect decides nothing ("双卡4090推理时有一卡一直没有用上", chatchat-space/Langchain-Chatchat#3002)
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):

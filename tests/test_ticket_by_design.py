@@ -11,7 +11,8 @@ from test_ticket_questions import answer, development_case, said
 
 from diagnose.evidence import Workload
 from rules import claims
-from rules.ticket_questions import idle_reading, one_gpu_in_use
+from rules.gpus_in_use import one_gpu_in_use
+from rules.ticket_questions import idle_reading
 
 # --------------------------------------------------------------------------- one GPU in use
 

@@ -20,8 +20,8 @@ from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Workload
 from rules import claims
 from rules.engine import evaluate, ticket_verdict
+from rules.gpus_in_use import _one_index_busy, one_gpu_in_use
 from rules.subject import Subject
-from rules.ticket_questions import _one_index_busy, one_gpu_in_use
 
 DATA = Path(__file__).parent / "data" / "ut11o"
 

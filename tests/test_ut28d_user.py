@@ -12,7 +12,7 @@ near-misses:
   and one after 前 / 后 ("the first / last two cards") was read as the job's count (issue_md.CJK_GPU_COUNT,
   CJK_PART_BEFORE);
 - "双卡4090推理时有一卡一直没有用上" (one of two cards never used) was not read as one GPU doing the work
-  (ticket_questions._ONE_GPU_USED);
+  (gpus_in_use.ONE_GPU_USED);
 - an illegal memory access in a split model named no test of the peer-to-peer path that cured it (InternLM/lmdeploy
   #2204: NCCL_P2P_DISABLE=1): rules/catalog/engine_errors.toml illegal_address.
 """
@@ -24,7 +24,8 @@ from conftest import finding, report_json, said
 
 from diagnose.artifacts import issue_md
 from rules import claims
-from rules.ticket_questions import memory_unsplit, one_gpu_in_use
+from rules.gpus_in_use import one_gpu_in_use
+from rules.ticket_questions import memory_unsplit
 
 DATA = Path(__file__).parent / "data" / "ut28d"
 
