@@ -27,9 +27,10 @@ FLASH_DECODING = "https://crfm.stanford.edu/2023/10/12/flashdecoding.html"
 _FLASH = r"(?:\bflash[-_ ]?att(?:ention|n)\w*|\bFA-?[23]\b)"
 # No gain, or a small one: "don't see any performance improvement", "no speedup", "not faster", "提速不明显",
 # "只能带来低于5%的推理提速", "只提升5%", "加速效果较差", "没有提升/加速".
-_NO_GAIN = (r"(?:(?:\b(?:no|not|without|barely|hardly|little|marginal|negligible|small|minor)\b|n't)[^.\n]{0,30}?"
+_NO_GAIN = (r"(?:(?:\b(?:no|not|without|barely|hardly|little|marginal|negligible|small|minor|tiny|slight|"
+            r"mini?s?cule)\b|n't)[^.\n]{0,30}?"
             r"\b(?:improvements?|improve\w*|speed[- ]?ups?|faster|gains?|difference|boost|benefits?|acceleration|"
-            r"effect)\b|\bdoes nothing\b|"
+            r"effect|advantages?)\b|\bdoes nothing\b|"
             # "the generation times are quite similar" (huggingface/candle#2069), "performance also looks the same"
             r"\b(?:times?|speeds?|performance|throughput|latency|tok\w*/s|results?)\s+(?:\w+\s+)?(?:are|is|was|were|"
             r"looks?|seems?|stays?|remains?)\s+(?:\w+\s+)?(?:the same|similar|identical|unchanged)\b|"
@@ -41,7 +42,17 @@ _NO_GAIN = (r"(?:(?:\b(?:no|not|without|barely|hardly|little|marginal|negligible
 _FLASH_NO_GAIN = re.compile(_FLASH + r"[^\n]{0,160}?" + _NO_GAIN + r"|" + _NO_GAIN + r"[^.\n]{0,60}?" + _FLASH,
                             re.I)
 # A loss, not a missing gain ("slower with flash attention", "反而更慢"): another question, not this trade.
-_SLOWER = re.compile(r"\bslow(?:er|s down|ed down)\b|\bslowdown\b|反而[^。\n]{0,6}慢|更慢|变慢", re.I)
+_SLOWER = re.compile(r"\bslow(?:er|s down|ed down)\b|\bslowdown\b|反而[^。\n]{0,6}慢|更慢|变慢|慢了|略微?慢", re.I)
+# Not text generation: diffusion steps and their it/s, speech and music models, image and video pipelines. Their steps
+# run the whole network over many positions at once, so the reading of a decode step below does not hold there.
+_NOT_TEXT = re.compile(r"\d\s*(?:it/s|s/it)\b|\bdiffusion\b|\bcomfy\s?ui\b|\bwhisper\b|\brtf\b|\bTTS\b|"
+                       r"\btext[- ]to[- ](?:speech|image|video|audio)\b|\b(?:txt2img|img2img|i2v|t2v)\b|"
+                       r"\b(?:image|video|audio|speech|music)\s+generation\b|文生图|图生视频|视频生成|图像生成|语音|音乐|歌曲",
+                       re.I)
+# Text generation named: tokens, a token rate, a language model, decoding. A ticket naming none of these (and no model
+# the catalog knows) may be any other network, where the kernel's share of a step is another matter.
+_TEXT_GEN = re.compile(r"\btok(?:en)?s?\b|\btok(?:en)?s?/s\b|\bt/s\b|\bLLMs?\b|\blanguage models?\b|"
+                       r"\bdecod(?:e|ing)\b|token|大模型|语言模型", re.I)
 # Training, where the kernel's saving is the main cost: not this trade.
 _TRAINING = re.compile(r"\b(?:train\w*|fine-?tun\w*|pre-?train\w*|backward)\b|训练|微调", re.I)
 # A long context stated (8k tokens and up), where attention's share of a step is no longer small.
@@ -51,9 +62,10 @@ _LONG = re.compile(r"\b(?:\d{2,3}[kK]|[89]\d{3}|\d{5,6})\s*(?:tokens?\s+)?(?:con
 
 def flash_no_gain(facts: Facts) -> claims.Claim | None:
     """The reporter's sentence saying flash attention gave generation no or little speedup, unless the ticket puts it
-    in training, calls it a slowdown, or states a long context or a large batch (where the kernel should pay)."""
+    in training, calls it a slowdown, states a long context or a large batch (where the kernel should pay), or runs
+    a diffusion, speech or music model (_NOT_TEXT)."""
     for source, text in claims.texts(facts):
-        if _TRAINING.search(text) or _LONG.search(text) or _LARGE.search(text) or \
+        if _TRAINING.search(text) or _LONG.search(text) or _LARGE.search(text) or _NOT_TEXT.search(text) or \
                 any(int(a or b) > SMALL_BATCH for a, b in _BATCH_N.findall(text)):
             continue
         for sentence in claims.sentences(text):
@@ -64,11 +76,17 @@ def flash_no_gain(facts: Facts) -> claims.Claim | None:
     return None
 
 
+def generates_text(facts: Facts) -> bool:
+    """Is the ticket about generating text: a model the catalog places, or tokens, a token rate or a language model in
+    the reporter's words? (A web UI's "flash attention does not speed up" may be an image model's.)"""
+    return facts.subject.model is not None or any(_TEXT_GEN.search(t) for _, t in claims.texts(facts))
+
+
 @rule("ticket.flash_attention_gain", "expected_physics")
 def flash_attention_gain(facts: Facts, predictions=None):
     """Flash attention on and generation no faster, or a few per cent faster: at a short context and a small batch a
     decode step's time is spent reading the weights, which the kernel does not touch."""
-    if not asks_about_figures(facts):
+    if not asks_about_figures(facts) or not generates_text(facts):
         return
     c = flash_no_gain(facts)
     if c is None:

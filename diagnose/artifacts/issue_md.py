@@ -860,8 +860,9 @@ NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=
 # finite rate the prompts arrive over time, not all at once (vLLM benchmark_serving's --request-rate).
 REQUEST_RATE = re.compile(r"(?:--|\b)request[-_ ]rate\s*(?:[=:]|of|is)?\s*(inf(?:inity)?|\d+(?:\.\d+)?)\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-# (minutes too: "8 minutes per token" on a 24 GB card is a model read from swap, randaller/llama-chat#16)
-MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?|mins?|minutes?)\s*"
+# (minutes too: "8 minutes per token" on a 24 GB card is a model read from swap, randaller/llama-chat#16; the figure
+# and its unit joined as one word, "30-minute/token", cocktailpeanut/dalai#250)
+MS_PER_TOKEN = re.compile(_FIGURE + r"(?:\s*|-)(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?|mins?|minutes?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 # ... and as other languages write it: Chinese "每个 token 耗时 25 毫秒", "每token 25ms"; Spanish, French, German and
 # Russian "25 ms por / par / pro / на token".
