@@ -5869,6 +5869,17 @@ _LINK_HEAVY = re.compile(r"\b(?:load(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+)?(?:mod
                          r"TTFT|time to first token|first token)\b", re.I)
 
 
+# (ut28b) llama.cpp's tensor splits by their option, however written: "-sm row", "--split-mode tensor",
+# `split_mode = "row"` (Ollama's and llama-cpp-python's setting, ollama/ollama#2191); ik_llama.cpp's "graph".
+_TENSOR_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
+
+
+def tensor_split_said(facts: Facts) -> bool:
+    """Do the ticket's words name one of llama.cpp's tensor splits (row, tensor, graph), run or compared with the
+    layer split? Its all-reduce crosses the GPUs' link every layer, as tensor parallelism's does."""
+    return any(_TENSOR_SPLIT.search(t) for _, t in texts(facts))
+
+
 def link_heavy_phase(*quotes: str) -> bool:
     """Do these words (the complaint's, the link's) speak of prompt processing, model loading, host offload or time to
     first token, the phases in which a GPU's PCIe link carries large transfers (as opposed to a layer split's decode,

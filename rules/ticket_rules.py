@@ -2660,7 +2660,8 @@ def pcie_words(facts: Facts, predictions=None):
             return
         confidence = 0.45
     said = claims.symptom_quote(facts)
-    if layer_split_over_gpus(facts) and not claims.link_heavy_phase(c.quote, said[1] if said else ""):
+    if layer_split_over_gpus(facts) and not claims.link_heavy_phase(c.quote, said[1] if said else "") \
+            and not claims.tensor_split_said(facts):
         yield _layer_split_link(facts, c)  # (ut28b) the link does not set a layer split's decode pace
         return
     yield make("ticket.pcie_words", "pcie_link_degraded", "warning", confidence,

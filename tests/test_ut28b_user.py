@@ -10,7 +10,9 @@ real near-misses:
   its decode pace (rules.ticket_rules._layer_split_link); prompt processing, loading and host offload, which move far
   more, keep the link finding (claims.link_heavy_phase);
 - Thunderbolt and USB4 by their short names ("eGPUs using TB3") and eGPU in the plural were no attachment words
-  (claims "pcie_slot").
+  (claims "pcie_slot");
+- a layer split's decode question was asked for `nvidia-smi topo -m`, which cannot change its answer
+  (rules.workload.evidence_coverage).
 """
 
 from pathlib import Path
@@ -48,6 +50,17 @@ def test_a_layer_split_over_an_egpu_link_is_not_judged_like_tensor_parallelism()
     assert time["unit"] == "us" and time["expected"] < 1000  # under a millisecond, against tens of ms a token
 
 
+def test_a_layer_split_decode_question_is_not_asked_for_the_topology():
+    """How the GPUs are connected does not set a layer split's decode pace, so `nvidia-smi topo -m` answers nothing
+    there (aifred's page: it was the only thing asked); a tensor split keeps the ask (qwen38-mtp#24 runs `-sm tensor`
+    beside `-sm layer`, and its all-reduce crosses the link every layer)."""
+    r = verdict("ut26c/aifred_rtx8000_p40.md")
+    assert finding(r, "workload.evidence_coverage") is None
+    assert "topo" not in r["verdict"]["summary"]
+    tensor = verdict("ut28b/layervstensor24.md")
+    assert finding(tensor, "workload.evidence_coverage") is not None
+
+
 def test_tensor_parallelism_over_an_x1_riser_keeps_the_link_finding():
     """sudoingX/qwen38-mtp#65 (near-miss): an RTX 2070 on a USB x1 riser (PCIe 2.0 x1) in a `--split-mode tensor` pair;
     the reporter measured the tensor split's gain shrinking to +29% from +68%/+48% on faster links. Tensor
@@ -72,6 +85,21 @@ def test_prompt_processing_and_loading_are_what_a_narrow_link_slows():
     assert not claims.link_heavy_phase("55/81 layers offloaded, 7936 n_ctx, 297 n_batch")  # layers ON the GPU
     assert not claims.link_heavy_phase("`-sm layer` splits layers, so at batch 1 there is nothing to pipeline")
     assert not claims.link_heavy_phase("", None)
+
+
+def test_a_tensor_split_named_beside_the_layer_split_keeps_the_link_in_play():
+    """llama.cpp's tensor splits by their option, however written: `split_mode = "row"` (ollama/ollama#2191, whose
+    layer split ran at 60% of its row split over an NVLink bridge; tests/data/ut13/ollama2191.md keeps its topology
+    ask), "--split-mode tensor" (qwen38-mtp#65), "`-sm tensor`" (#24). "--tensor-split 35,37,28" is how much of the
+    model each GPU holds, and "--split-mode layer" the layer split itself (qwen38-mtp#16): no tensor split."""
+    for text in ('I only get around 60% of the tokens/s that I get with `split_mode = "row"`',
+                 "**Table row**: `--split-mode tensor --tensor-split 5,2`, 25.5 tok/s baseline",
+                 "`-sm tensor` splits each matmul, both cards read weights at once"):
+        assert claims.tensor_split_said(said(text)), text
+    assert not claims.tensor_split_said(said("**Hardware:** 3x RTX 3060 12GB, layer split --split-mode layer "
+                                             "--tensor-split 35,37,28 (no NVLink)"))
+    r = verdict("ut13/ollama2191.md")
+    assert "topo -m" in finding(r, "workload.evidence_coverage")["fix"]
 
 
 # --------------------------------------------------------------------------- attachment words
