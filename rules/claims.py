@@ -261,8 +261,10 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
     # slow link, not a verdict by itself.
     "pcie_slot": [
-        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|"
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPUs?|"
         r"mining (?:board|frame|rig))\b",
+        # (ut28b) Thunderbolt and USB4 by their short names: "eGPUs using TB3", "over TB4", "a USB4 dock"
+        r"\b(?:TB[345]|USB4)\b",
         r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b",
         r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
         r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
@@ -5860,6 +5862,34 @@ _DECODE_WORDS = re.compile(r"\b(?:decod\w*|generat\w*|tg\d{2,5}|output (?:tokens
                            r"eval rate|token generation)\b|解码|生成", re.I)
 _PHASE_CONTRAST = re.compile(r"\b(?:but|while|whereas|than|vs\.?|versus|compared?\w*|only|much|far|why|differ\w*|"
                              r"fast(?:er)?|slow(?:er)?|higher|lower)\b|只有|但是|为什么", re.I)
+
+
+# (ut28b) What a PCIe link carries most of besides decode: the prompt (prefill), the weights as they load, and a
+# model or KV cache spilled to host memory. Said anywhere in the ticket, the link's width may bear on the complaint.
+_LINK_HEAVY = re.compile(r"\b(?:load(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+)?(?:model|weights)|model\s+load\w*|"
+                         r"(?:model|weights)\s+(?:are|is|get|gets|got|were|was)\s+loaded|"
+                         r"load(?:s|ed|ing)?\s+(?:in)?to\s+(?:the\s+)?(?:GPUs?|VRAM)|"
+                         r"(?:cpu|ram|host)[- ]offload\w*|offload\w*\s+(?:\w+\s+)?to\s+(?:the\s+)?(?:cpu|ram|host)|"
+                         r"TTFT|time to first token|first token)\b", re.I)
+
+
+# (ut28b) llama.cpp's tensor splits by their option, however written: "-sm row", "--split-mode tensor",
+# `split_mode = "row"` (Ollama's and llama-cpp-python's setting, ollama/ollama#2191); ik_llama.cpp's "graph".
+_TENSOR_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
+
+
+def tensor_split_said(facts: Facts) -> bool:
+    """Do the ticket's words name one of llama.cpp's tensor splits (row, tensor, graph), run or compared with the
+    layer split? Its all-reduce crosses the GPUs' link every layer, as tensor parallelism's does."""
+    return any(_TENSOR_SPLIT.search(t) for _, t in texts(facts))
+
+
+def link_heavy_phase(*quotes: str) -> bool:
+    """Do these words (the complaint's, the link's) speak of prompt processing, model loading, host offload or time to
+    first token, the phases in which a GPU's PCIe link carries large transfers (as opposed to a layer split's decode,
+    which hands one hidden-state vector per token from GPU to GPU)? A TTFT column in a pasted table beside the decode
+    rate is not the complaint (tests/data/ut26c/aifred_rtx8000_p40.md)."""
+    return any(_PREFILL_WORDS.search(q) or _LINK_HEAVY.search(q) for q in quotes if q)
 
 
 def phases_compared(facts: Facts) -> list[Claim]:

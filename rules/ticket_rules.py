@@ -93,7 +93,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
-from rules.topology import nvswitch_by_catalog, pcie_gbs
+from rules.topology import PCIE_LANE_GBS, nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
@@ -2703,6 +2703,11 @@ def pcie_words(facts: Facts, predictions=None):
         if not c or c.guess or not about_speed:
             return
         confidence = 0.45
+    said = claims.symptom_quote(facts)
+    if layer_split_over_gpus(facts) and not claims.link_heavy_phase(c.quote, said[1] if said else "") \
+            and not claims.tensor_split_said(facts):
+        yield _layer_split_link(facts, c)  # (ut28b) the link does not set a layer split's decode pace
+        return
     yield make("ticket.pcie_words", "pcie_link_degraded", "warning", confidence,
                "A GPU's PCIe link runs narrower or slower than the card can",
                "Every host-to-GPU copy, and every GPU-to-GPU transfer without NVLink, crosses the GPU's PCIe link: a "
@@ -2714,6 +2719,44 @@ def pcie_words(facts: Facts, predictions=None):
                "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
                "generation in the BIOS.",
                refs=["nvidia_smi"])
+
+
+# (ut28b) The slowest link a GPU trains at: one lane of PCIe Gen1, 2.5 GT/s with 8b/10b coding (PCI-SIG base
+# specification; rules.topology.PCIE_LANE_GBS), the floor under any riser, adapter, chipset slot or eGPU tunnel.
+SLOWEST_LINK_GBS = PCIE_LANE_GBS[1]
+# A layer split hands the residual stream from GPU to GPU once per token at each boundary; llama.cpp keeps it in
+# 32-bit floats (ggml's activations), the widest any engine uses, so hidden x 4 bytes bounds it from above.
+HANDOVER_BYTES_PER_ELEM = 4
+
+
+def _layer_split_link(facts: Facts, c: Claim):
+    """A narrow or slow PCIe link said of a layer split whose complaint is its decode speed: each token crosses each
+    GPU boundary once as one hidden-state vector (hidden x 4 bytes at most), microseconds even over one lane of Gen1,
+    so the link does not set the pace (llama.cpp docs/multi-gpu.md: the layer split 'needs little inter-GPU
+    bandwidth'); prompt processing and model loading, which move far more, are what a narrow link slows."""
+    model, model_src = facts.subject.model, facts.subject.model_source
+    boundaries = max((gpu_count(facts) or 2) - 1, 1)
+    evidence = [claim_ev(c, "how the GPUs are attached")]
+    summary = ("With the layers split over the GPUs (llama.cpp, Ollama, accelerate's device_map) a token crosses "
+               "each GPU boundary once, as one hidden-state vector of a few kilobytes, so even one lane of PCIe Gen1 "
+               "passes it in microseconds; a riser, an x1/x4 slot or an eGPU link slows the model's loading and its "
+               "prompt processing, not the decode of a layer split.")
+    if model is not None and model.hidden:
+        kb = model.hidden * HANDOVER_BYTES_PER_ELEM / 1e3
+        us = boundaries * kb * 1e3 / (SLOWEST_LINK_GBS * 1e9) * 1e6
+        evidence += [ev(model_src or "catalog", f"hidden state handed over per token and GPU boundary ({model.key}: "
+                        f"hidden {model.hidden} x {HANDOVER_BYTES_PER_ELEM} bytes)", expected=round(kb, 1), unit="KB"),
+                     ev("PCIe base specification", "one lane of PCIe Gen1 (2.5 GT/s, 8b/10b), the slowest link a "
+                        "GPU trains at", expected=SLOWEST_LINK_GBS, unit="GB/s"),
+                     ev("rule:ticket.pcie_words", f"hand-over time per token over {boundaries} boundary(ies) at that "
+                        "rate", expected=round(us), unit="us")]
+        rates = [m for m in measurements(facts, "decode_tok_s") if m.value]
+        if rates:
+            m = min(rates, key=lambda r: r.value)
+            evidence.append(ev(m, f"time per token at the measured {m.value:g} tok/s (share of it the hand-over "
+                               f"takes: {us / (1e6 / m.value):.2%})", measured=round(1e3 / m.value, 1), unit="ms"))
+    return passed("ticket.pcie_words", "A layer split's decode does not wait on the PCIe link", summary, evidence,
+                  0.45)
 
 
 def _aer_owner(n: Note, gpu_buses: set[str]) -> str | None:

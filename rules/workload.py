@@ -838,6 +838,17 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
     )
 
 
+def _layer_split_decode(facts: Facts) -> bool:
+    """Is the ticket's question the decode speed of a model split by layers over its GPUs (not its prompt processing,
+    loading or host offload, claims.link_heavy_phase; not a hang, crash or error, which peer copies between the GPUs
+    can cause)?"""
+    from rules.ticket_figures import layer_split_over_gpus
+
+    said = claims.symptom_quote(facts)
+    return bool(said) and said[2] in ("slow", "normal?", "scaling") and layer_split_over_gpus(facts) \
+        and not claims.link_heavy_phase(said[1]) and not claims.tensor_split_said(facts)
+
+
 @rule("workload.evidence_coverage", "insufficient_data")
 def evidence_coverage(facts: Facts, predictions=None):
     """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected (NVIDIA's tools: not asked of
@@ -871,6 +882,9 @@ def evidence_coverage(facts: Facts, predictions=None):
     if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
         return  # one GPU per machine (gpus.toml gpus_per_machine): no GPUs inside a node to connect; the network
         # between the machines is nccl.gdr's to ask about
+    if _layer_split_decode(facts):
+        return  # (ut28b) a layer split's decode hands one hidden-state vector per token from GPU to GPU: how they are
+        # connected does not set its pace, so asking for the topology answers nothing (ticket_rules._layer_split_link)
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
     if links:
         return
