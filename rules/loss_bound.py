@@ -25,7 +25,8 @@ from diagnose.evidence import Facts
 from rules import catalog, claims
 from rules.common import claim_ev, engine_releases, ev, gpu_count, make, wfield
 from rules.engine import WEAK_LEAD, WORDS_ONLY, rule
-from rules.ticket_figures import layer_split_engine, training_job
+from rules.gpus_in_use import layer_split_engine
+from rules.ticket_figures import training_job
 from rules.workload import predict_layout, spans_nodes
 
 # The finding's confidence, from LEAD at the bound up to CEILING. At the bound it is a lead (rules.engine.WEAK_LEAD:

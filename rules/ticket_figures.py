@@ -40,6 +40,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, TOPO_MATRIX, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal, prose_words, slowest_normal
+from rules.gpus_in_use import layer_split_over_gpus
 from rules.stated_load import (
     FULL_LOAD_BATCHES,
     engine_batch_cap,
@@ -842,46 +843,6 @@ def stated_series(facts: Facts, model, model_src, gpu, metrics=("itl_ms", "tpot_
                     "and GPU, or as far from it as the smallest layout measured, which more TP does not change.",
                     evidence, fix="Nothing is broken in the scaling; pick the TP that meets the latency target.")
     return None
-
-
-# Engines that place whole layers on each GPU (pipeline without overlap for one stream).
-# ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
-# llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) run llama.cpp.
-# llama-cpp-python (https://github.com/abetlen/llama-cpp-python) binds llama.cpp and splits as it does.
-# ("llamacpp": the catalog profile of llama.cpp and of what embeds it under other names, such as LM Studio, whose
-# runtime splits by layers as llama.cpp does: "LM Studio is still splitting VRAM allocation across all installed GPUs",
-# lmstudio-ai/lmstudio-bug-tracker#1608)
-LAYER_SPLIT_ENGINES = ("llama.cpp", "llama-bench", "llama-server", "llama-cli", "llama-cpp-python", "ollama",
-                       "text-generation-webui", "accelerate", "koboldcpp", "exllama", "llamacpp")
-_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replace(r"\-", "[-_]")
-                                                               for e in LAYER_SPLIT_ENGINES)
-                                + r")(?![\w-])", re.I)
-
-
-def layer_split_engine(facts: Facts) -> bool:
-    """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2'); Hugging Face
-    transformers counts unless tensor parallelism is asked of it."""
-    from rules import catalog
-    from rules.common import engine_of
-
-    if any(w.extra.get("split_mode") in ("row", "tensor", "graph") for w in facts.of(Workload)):
-        return False  # llama.cpp told to split each layer's tensors over the GPUs (-sm row/tensor; ik_llama.cpp graph)
-    words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
-    if _LAYER_SPLIT_NAMES.search(words):
-        return True
-    # transformers under another engine's launcher is that engine's split, not accelerate's layers: "deepspeed
-    # --num_gpus 8 bloom-ds-zero-inference.py" (deepspeedai/DeepSpeed#2892) shards every layer with ZeRO, and
-    # deepspeed.init_inference slices tensors (https://www.deepspeed.ai/tutorials/inference-tutorial/)
-    engines = {e.key for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None}
-    return engines == {"hf-eager"} and not any(not c.guess for c in claims.find(facts, "tp_asked"))
-
-
-def layer_split_over_gpus(facts: Facts) -> bool:
-    """Is the model split by layers over two or more GPUs? A layer-split engine on one GPU splits nothing; with the
-    GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards') say there is one."""
-    n = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, *(m.gpus or 0 for m in facts.of(Measurement)))
-    said = claims.find(facts, "layer_split")
-    return n >= 2 and bool(said or layer_split_engine(facts)) or (not n and bool(said))
 
 
 def one_gpu_pace(facts: Facts):

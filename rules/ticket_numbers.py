@@ -19,6 +19,7 @@ from rules import beyond_band, beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
 from rules.expectations import band_text, prose_words, slowest_normal
+from rules.gpus_in_use import layer_split_engine
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
@@ -29,7 +30,6 @@ from rules.ticket_figures import (
     beyond_band_fix,
     defaults_assumed,
     faster_than_band,
-    layer_split_engine,
     layout_words,
     one_gpu_pace,
     per_direction,

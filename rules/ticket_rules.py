@@ -65,6 +65,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
+from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
@@ -82,8 +83,6 @@ from rules.ticket_figures import (
     beyond_band_fix,
     defaults_assumed,
     faster_than_band,
-    layer_split_engine,
-    layer_split_over_gpus,
     layout_words,
     one_gpu_pace,
     same_layout,

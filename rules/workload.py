@@ -41,7 +41,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import WORDS_ONLY, rule
-from rules.gpus_in_use import one_gpu_in_use, sharding_asked
+from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
 from rules.topology import ring_route
@@ -842,8 +842,6 @@ def _layer_split_decode(facts: Facts) -> bool:
     """Is the ticket's question the decode speed of a model split by layers over its GPUs (not its prompt processing,
     loading or host offload, claims.link_heavy_phase; not a hang, crash or error, which peer copies between the GPUs
     can cause)?"""
-    from rules.ticket_figures import layer_split_over_gpus
-
     said = claims.symptom_quote(facts)
     return bool(said) and said[2] in ("slow", "normal?", "scaling") and layer_split_over_gpus(facts) \
         and not claims.link_heavy_phase(said[1]) and not claims.tensor_split_said(facts)

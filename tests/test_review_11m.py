@@ -7,7 +7,7 @@ from test_ticket_questions import said
 
 from diagnose.evidence import Measurement
 from rules import claims
-from rules.ticket_figures import layer_split_engine
+from rules.gpus_in_use import layer_split_engine
 from rules.ticket_rules import taking_turns
 
 

@@ -11,6 +11,7 @@ from diagnose.artifacts import parse_text
 from diagnose.evidence import Facts, Measurement, Note, Workload
 from rules import beyond_band, claims
 from rules.engine import evaluate, ticket_verdict
+from rules.gpus_in_use import layer_split_engine
 
 
 def _issue(text: str):
@@ -415,8 +416,6 @@ def test_a_concurrency_above_the_engine_cap_is_judged_at_the_cap():
 @pytest.mark.parametrize("framework,split", [("ExLlamaV2 0.2.7", False), ("exllama", True), ("llama.cpp b3561", True),
                                              ("vLLM 0.6.3", False)])
 def test_a_layer_split_engine_is_named_by_its_whole_name(framework, split):
-    from rules.ticket_figures import layer_split_engine
-
     facts = _described("Two GPUs decode one stream.", Workload("ticket.toml:1", framework=framework))
     assert layer_split_engine(facts) is split
 

@@ -11,7 +11,7 @@ from test_ticket_questions import development_case, said
 
 from diagnose.evidence import Measurement
 from rules import claims
-from rules.ticket_figures import layer_split_engine, layer_split_over_gpus
+from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus
 from rules.ticket_rules import taking_turns
 
 

@@ -20,7 +20,7 @@ from conftest import judged_file, judged_issue
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts, Workload
 from rules import claims
-from rules.ticket_figures import layer_split_engine
+from rules.gpus_in_use import layer_split_engine
 
 DATA = Path(__file__).parent / "data" / "ut22a"
 

@@ -11,7 +11,7 @@ near-misses:
 - several boards counted and set against one board named by its memory or model ("Is 2x V100 16GB Faster Than One
   32GB Card?", knightli.com) was no scaling question (claims._boards_compared);
 - llama-server's --tensor-split proportions (one a GPU) and --split-mode were not read, so a launch line over two GPUs
-  gave no count, and "-sm tensor" still read as a layer split (launch._split_gpus, ticket_figures.layer_split_engine).
+  gave no count, and "-sm tensor" still read as a layer split (launch._split_gpus, gpus_in_use.layer_split_engine).
 """
 
 from pathlib import Path
@@ -22,6 +22,7 @@ from conftest import finding, report_json, said
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement, Workload
 from rules import claims
+from rules.gpus_in_use import layer_split_engine
 
 DATA = Path(__file__).parent / "data" / "ut26c"
 
@@ -161,7 +162,6 @@ def test_split_mode_tensor_is_no_layer_split():
     them together, not one after another: no layer-split reading of its rates."""
     from diagnose.artifacts import launch
     from diagnose.evidence import Facts
-    from rules.ticket_figures import layer_split_engine
 
     tensor = launch.parse("llama-server -m Qwen3.6-27B-UD-Q8_K_XL.gguf --tensor-split 50,50 -sm tensor", "run.sh")
     assert any(w.extra.get("split_mode") == "tensor" for w in tensor)

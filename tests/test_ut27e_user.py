@@ -9,7 +9,7 @@ on the paste that showed them, on real sentences of other threads, and on real n
   (ticket_rules._about_performance), and 'calls it slow' as a shortfall nothing broke (ticket_questions._plain_slow);
 - LM Studio, which runs llama.cpp and splits a model by layers over the GPUs, was not read as a layer-split engine, so
   "55 tok/sec on the 5090, 40 tok/sec after I added the 3080" (lmstudio-ai/lmstudio-bug-tracker#1608) got no answer
-  (ticket_figures.LAYER_SPLIT_ENGINES: the llamacpp profile key);
+  (gpus_in_use.LAYER_SPLIT_ENGINES: the llamacpp profile key);
 - a Markdown table's "Prompt processing" column was read as decode rates (LostRuins/koboldcpp#1780;
   issue_md._column_label);
 - a one-GPU ticket whose count is unsaid ("my P40 is only using about 70W", turboderp/exllama#75) was asked for a
@@ -22,6 +22,7 @@ import pytest
 from conftest import finding, judged_issue, report_json, said
 
 from rules import claims
+from rules.gpus_in_use import layer_split_engine
 
 DATA = Path(__file__).parent / "data" / "ut27e"
 
@@ -116,7 +117,6 @@ def test_a_slowness_with_figures_is_not_the_plain_slow_answer():
 def test_lm_studio_is_a_layer_split_engine_and_vllm_tp_is_not():
     from diagnose.artifacts import issue_md
     from diagnose.evidence import Facts
-    from rules.ticket_figures import layer_split_engine
 
     def facts(text):
         f = Facts()
