@@ -557,8 +557,10 @@ def one_gpu_by_design(facts: Facts, predictions=None):
     be used")."""
     c = one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
-            or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts):
-        return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved)
+            or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts) \
+            or claims.out_of_memory(facts):
+        return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved; out of
+        # memory on the one GPU: the model did not fit where it was put, ticket.memory_unsplit's lead, not healthy)
     fits = _fits_one(facts)
     if fits is False:
         return  # it must be split: the GPUs take turns (or the rest runs on the CPU), not one GPU by design
@@ -644,7 +646,9 @@ def memory_unsplit_oom(facts: Facts, predictions=None):
     vl_pipeline page); vLLM's and SGLang's tensor-parallel size defaults to 1; a device_map split (transformers'
     'auto', Accelerate) fills the GPUs in order and keeps a vision tower whole on one. A lead with its fix and ask,
     not a verdict: the engine's start-up log says which layout it took."""
-    c = memory_unsplit(facts)
+    # (review35) "只有一张卡被利用推理，导致显存不够" (only one card used, so out of memory: OpenMOSS/MOSS#151): one GPU
+    # doing the work beside an out-of-memory error says the same as the others staying empty
+    c = memory_unsplit(facts) or one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or not claims.out_of_memory(facts):
         return
     ask = ("the engine's start-up log lines that print its parallel configuration (tp / tensor_parallel_size / world "

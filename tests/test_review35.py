@@ -94,3 +94,13 @@ def test_no_thread_is_one_the_readings_were_written_from():
         for case in family["case"]:
             url = case["url"]
             assert not any(url + end in used for end in (" ", "\n", ")", ",", '"', ";", "'", "#", "|")), (name, url)
+
+
+def test_one_gpu_used_and_out_of_memory_is_the_unsplit_lead_not_healthy():
+    """OpenMOSS/MOSS#151 (title and description verbatim): two 3090s, only one used, out of memory. Before: healthy 0.5
+    by ticket.one_gpu_by_design, a default placement called harmless beside a failure; the maintainer's answer was
+    an updated demo that splits the model. Now ticket.memory_unsplit's lead and its layout ask."""
+    r = report_json("ticket", str(DATA / "moss151.md"))
+    assert r["verdict"]["category"] == "insufficient_data"
+    assert finding(r, "ticket.memory_unsplit") is not None
+    assert finding(r, "ticket.one_gpu_by_design") is None
