@@ -7957,7 +7957,10 @@ _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|I
 # (s28, ut28d) ... and said in the languages these threads use: 显存溢出 / 显存不足 / 爆显存 ("GPU memory overflow / not
 # enough / blown", InternLM/lmdeploy#2145, modelscope/ms-swift#1376), メモリ不足 / 메모리 부족 ("out of memory"); "OOM"
 # glued to a CJK word ("报错OOM", InternLM/lmdeploy#1059), where no word boundary stands between them.
-_OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOM|OutOfMemoryError)(?![A-Za-z])|显存\s*(?:溢出|不足|不够|不夠)|爆显存|"
+# (review35) and the memory "exceeded" or "blown": "现在显存会超出" (zai-org/GLM-4#321), "显存爆了"; not
+# "显存会不会超出", a question (no 不 may stand between).
+_OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOM|OutOfMemoryError)(?![A-Za-z])|"
+                        r"显存\s*(?:会|就|又|直接)?\s*(?:溢出|不足|不够|不夠|超出|超了|爆了|爆掉)|爆显存|"
                         r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
 
 

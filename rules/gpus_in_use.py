@@ -26,8 +26,10 @@ ONE_GPU_USED = re.compile(
     r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
     r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
     r"\b(?:stays? |are |is |sits? |remains? )?(?:idle|unused|not (?:being )?used|untouched|do(?:es)? nothing|at 0\s*%)|"
-    r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
-    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在)?(?:用|工作|跑|被使用)|"
+    # (review35) "只用到了其中1张卡" (one of them: hpcaitech/Open-Sora#216), "只有一张卡被利用推理" (put to use:
+    # OpenMOSS/MOSS#151)
+    r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:其中(?:的)?)?\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
+    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在|被)?\s*(?:用|工作|跑|使用|利用)|"
     r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
     # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)
     r"有\s*(?:一|1)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?"

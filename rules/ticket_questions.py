@@ -557,8 +557,10 @@ def one_gpu_by_design(facts: Facts, predictions=None):
     be used")."""
     c = one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
-            or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts):
-        return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved)
+            or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts) \
+            or claims.out_of_memory(facts):
+        return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved; out of
+        # memory on the one GPU: the model did not fit where it was put, ticket.memory_unsplit's lead, not healthy)
     fits = _fits_one(facts)
     if fits is False:
         return  # it must be split: the GPUs take turns (or the rest runs on the CPU), not one GPU by design
@@ -601,6 +603,10 @@ _MEMORY_UNSPLIT = re.compile(
     r"(?:其余|其他|其它|另外的?|另一张|后\s*(?:两|二|三|\d)\s*张)\s*(?:的)?\s*(?:卡|GPU|显卡)?\s*(?:的)?\s*"
     r"(?:显存)?\s*(?:占用|使用)?\s*(?:极少|很少|几乎(?:无|没有|为\s*0|不)(?:占用|变化)?|基本(?:上)?(?:无|没有)(?:占用)?|"
     r"为\s*0|没有变化|无变化)|"
+    # (review35) "一张卡显存占用越来越多，直接蹦了，另一张卡还空着" (the other card still empty: OpenMOSS/MOSS#151);
+    # "只有一张卡的显存被占满了" (only one card's memory filled: InternLM/lmdeploy#1130)
+    r"(?:其余|其他|其它|另外的?|另一张)\s*(?:的)?\s*(?:卡|GPU|显卡)?\s*(?:还|仍然?|都|却)?\s*(?:空着|是空的)|"
+    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:的)?\s*显存\s*(?:被)?\s*(?:占满|用满|跑满|吃满)|"
     # "推理时很容易因为第一张卡显存溢出报错，但其他卡还有大量显存" (InternLM/lmdeploy#1555)
     r"(?:其余|其他|其它)\s*(?:的)?\s*(?:卡|GPU|显卡)\s*(?:上)?\s*(?:还有|仍有|仍然有|都还有)\s*(?:大量|很多|不少)\s*(?:的)?\s*"
     r"(?:剩余|空闲)?\s*显存|"
@@ -640,7 +646,9 @@ def memory_unsplit_oom(facts: Facts, predictions=None):
     vl_pipeline page); vLLM's and SGLang's tensor-parallel size defaults to 1; a device_map split (transformers'
     'auto', Accelerate) fills the GPUs in order and keeps a vision tower whole on one. A lead with its fix and ask,
     not a verdict: the engine's start-up log says which layout it took."""
-    c = memory_unsplit(facts)
+    # (review35) "只有一张卡被利用推理，导致显存不够" (only one card used, so out of memory: OpenMOSS/MOSS#151): one GPU
+    # doing the work beside an out-of-memory error says the same as the others staying empty
+    c = memory_unsplit(facts) or one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or not claims.out_of_memory(facts):
         return
     ask = ("the engine's start-up log lines that print its parallel configuration (tp / tensor_parallel_size / world "

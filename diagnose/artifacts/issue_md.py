@@ -483,7 +483,10 @@ CJK_GPU_COUNT = re.compile(_CJK_N + r"|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:\
 CJK_PART_BEFORE = re.compile(r"(?:^|[^目之以当然随])(?:前|后|後)\s*$")
 # ... or a numeral glued to 卡 ("四卡推理", "双卡", "8卡"): the cards a run used. Not 单卡 / 一卡 ("a single card"), the
 # baseline of a comparison, as "one GPU" is not a count in English (GPUS_COUNTED counts plurals).
-CJK_GPUS_COUNTED = re.compile(_CJK_N + r"|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
+# (review35) each card's memory may stand before the noun too: "我有8张10G显存的显卡" (mymusise/ChatGLM-Tuning#235),
+# "我4张40g的卡" (zai-org/GLM-4#321), as CJK_GPU_COUNT takes it before a name.
+CJK_GPUS_COUNTED = re.compile(_CJK_N + r"|\d{1,2})\s*(?:张|块)\s*(?:\d{1,3}\s*[Gg](?:i?B)?\s*(?:显存)?\s*的?\s*)?"
+                              r"(?:显卡|卡|GPU)|"
                               r"(?<![第每十百\d])(\d{1,2}|[一二两三四五六七八九]?十[一二三四五六七八九]?|[两二双三四六八])"
                               r"\s*卡(?!\s*[A-Za-z0-9])")
 # ... and in the other languages these threads are written in, a counter or a GPU noun beside the number ("GPUは2枚",
