@@ -13,7 +13,9 @@ on the pastes that showed them and on real near-misses:
   (rules.workload.evidence_coverage);
 - the fabric manager failing to start (NV_WARN_NOTHING_TO_DO) on GPUs that sit on no NVSwitch (two RTX 4090s, an
   A40 pair on a bridge) was read as the NVSwitch fabric down, and a system named in a quoted guide ("starting with
-  DGX-2") as the node (rules.topology.no_nvswitch_board).
+  DGX-2") as the node (rules.topology.no_nvswitch_board);
+- NCCL's advice in its own error text ("Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish ...") was read as a setting in
+  use (diagnose.artifacts.launch.ADVICE).
 """
 
 from pathlib import Path
@@ -123,3 +125,17 @@ def test_fabric_manager_without_nvswitch_is_not_the_fabric(name, board):
     assert any(f"catalog {board}: no NVSwitch" in str(e["detail"]) for e in ok["evidence"])
     ask = finding(r, "workload.evidence_coverage")
     assert ask is None or "NVSwitch system" not in ask["summary"]
+
+
+def test_nccl_advice_in_its_own_error_text_is_no_setting():
+    """NCCL's 'Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future' (NVIDIA/nccl#2077,
+    aarora79/...#173) is advice printed with the error, not a setting in use: no slow-settings finding; the
+    reporter's own 'NCCL_NVLS_ENABLE=0 resolves it completely' (pie-project/pie#500) still is a setting."""
+    from diagnose.artifacts import launch
+
+    for name in ("nccl2077.md", "p5en173.md"):
+        line = lines(name, "if you wish")
+        assert line and not [s for s in launch.parse(line, name) if type(s).__name__ == "NcclSetting"]
+        assert finding(verdict(name), "nccl.slow_settings") is None
+    said_line = lines("pie500.md", "resolves it completely")
+    assert any(getattr(s, "name", "") == "NCCL_NVLS_ENABLE" for s in launch.parse(said_line, "pie500.md"))
