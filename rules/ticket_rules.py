@@ -269,13 +269,21 @@ def fabric_setup(facts: Facts, predictions=None):
                           ev(facts.subject.gpu_source or "catalog", f"catalog {board.key}: no NVSwitch",
                              board.interconnect, "nvswitch")], confidence=0.6)
         return
+    # NVLink 5 boards (NVSwitch gen4: HGX/DGX B200 and later, GB200) are programmed through NVLSM, the NVLink subnet
+    # manager, over the InfiniBand stack: the fabric manager user guide ("the FabricManager package needs an additional
+    # NVLSM dependency", quoted in siderolabs/extensions#717); without the IB modules FM starts on the wrong path
+    # (NVIDIA/gpu-operator#2781)
+    spec = facts.subject.gpu
+    nvl5 = (" On NVLink 5 systems (B200 / GB200) the fabric manager also needs NVLSM and the InfiniBand modules that "
+            "reach the NVSwitches (ib_umad, mlx5_ib): check that the nvlsm process runs beside it."
+            if spec is not None and spec.interconnect == "nvswitch4" else "")
     yield _on_claim("ticket.fabric_setup", "nvlink_down", "critical", c, "fabric / NVLS failure",
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
                fix="Start nvidia-fabricmanager with the same version as the driver "
                "(`systemctl status nvidia-fabricmanager`), check `nvidia-smi -q | grep -i fabric` shows 'Completed'; "
-               "NCCL_NVLS_ENABLE=0 only works around NVLS.",
+               "NCCL_NVLS_ENABLE=0 only works around NVLS." + nvl5,
                refs=["fabric_manager"])
 
 

@@ -139,3 +139,12 @@ def test_nccl_advice_in_its_own_error_text_is_no_setting():
         assert finding(verdict(name), "nccl.slow_settings") is None
     said_line = lines("pie500.md", "resolves it completely")
     assert any(getattr(s, "name", "") == "NCCL_NVLS_ENABLE" for s in launch.parse(said_line, "pie500.md"))
+
+
+def test_nvlink5_fabric_names_nvlsm_and_hopper_does_not():
+    """NVIDIA/gpu-operator#2781 (HGX B200: without mlx5_ib/ib_umad the fabric manager starts on the pre-NVLink-5
+    path) and meta-pytorch/torchcomms#3130 (B200): the fix names NVLSM and the IB modules (fabric manager user guide);
+    pytorch/ao#3841 (H100, NVLink 4) does not."""
+    for name in ("gpuop2781.md", "torchcomms3130.md"):
+        assert "NVLSM" in finding(verdict(name), "ticket.fabric_setup")["fix"]
+    assert "NVLSM" not in finding(verdict("ao3841.md"), "ticket.fabric_setup")["fix"]
