@@ -1222,6 +1222,9 @@ PATTERNS: dict[str, list[str]] = {
         # Fabric section reads State: Not Started / In Progress / Completed, the fabric manager user guide)
         r"\bfabric ?manager\b(?:[^.\n]|\.(?=\d)){0,100}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|"
         r"error\w*|inactive|stopped|dead|mismatch\w*|in progress|never (?:\w+ )?(?:to )?completed?)\b",
+        # (NCCL's own hint after a failed NVLS bind is read here too, "This is usually caused by a system or
+        # configuration error in the Fabric Manager or NVSwitches"; where the bind it follows failed for memory it is
+        # dropped below, _NVLS_OOM)
         r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b",
         r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
         # CUDA's error 802 (cudaErrorSystemNotReady) by its number alone: "fails with CUDA 802", "CUDA Error 802",
@@ -1233,7 +1236,12 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<![\w.])802\s+(?:system\s+)?error\b",
         # (NVLS buffers the device has no room for are memory, not the fabric: nvls.cc's "Cuda failure 'out of memory'")
         r"\bnvls\.cc\b(?![^\n]{0,100}?out of memory)[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
-        r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
+        # newer releases name the failed bind: "Failed to bind NVLink SHARP (NVLS) Multicast memory of size N :
+        # CUDA error 401 'the operation cannot be performed in the present state'" (a fabric state); CUDA error 2 'out
+        # of memory' there (or NVLS said to exhaust its multicast slots) is the switch's multicast resources or the
+        # device's memory running out, not the fabric
+        r"\bFailed to bind NVLink SHARP\b(?![^\n]{0,120}?out of memory)",
+        r"\bNVLS\b(?![^\n]{0,100}?(?:out of memory|exhaust\w*))[^.\n]{0,40}?\b(?:fail\w*|error)\b",
         r"\bmulticast (?:object|support)\b[^.\n]{0,30}?\b(?:fail\w*|not supported)\b",
     ],
     # One GPU, rank or node always behind the rest.
@@ -2617,10 +2625,19 @@ def claims(facts: Facts) -> list[Claim]:
             c.data.update({"low_mhz": low, "high_mhz": high})
             if low >= AT_MAX_CLOCK * high:
                 c.kind = "clock_peers_ok"
+    # NCCL prints its fabric hint after every failed NVLS bind, whatever the CUDA error (src/transport/nvls.cc, 2.29
+    # in the threads that quote it); where the bind failed for memory ('out of memory': the NVSwitch's multicast slots
+    # or the device's memory, NVIDIA/nccl#2077 on a fabric whose State is Completed) the hint names no fabric failure
+    if any(c.kind == "fabric_setup" for c in out):
+        shown = "\n".join([t for _, t in said] + [n.text for n in facts.of(Note) if n.text])
+        if _NVLS_OOM.search(shown):
+            out = [c for c in out if not (c.kind == "fabric_setup" and _NVLS_HINT.search(c.quote or ""))]
     _CACHE[key] = (facts, out)
     return out
 
 
+_NVLS_HINT = re.compile(r"usually caused by a system or configuration error", re.I)
+_NVLS_OOM = re.compile(r"\b(?:Failed to bind NVLink SHARP|nvls\.cc)\b[^\n]{0,120}?out of memory", re.I)
 _CACHE: dict = {}
 _UTIL = re.compile(
     # (the unit said twice, "0% percentage GPU-Util": https://github.com/neptune-ai/open-solution-salt-identification/issues/21)
@@ -2743,6 +2760,11 @@ _OTHER_PROCESS = re.compile(r"\b(?:another|other|different|separate|unrelated)\s
 _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
                     r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
+                    # (ut28e) "When I add `NCCL_CUMEM_HOST_ENABLE=0`, the test can pass" (NVIDIA/nccl#1838): a test, a
+                    # job or it passing, with nothing passed on ("passed to the engine", "the test can pass the
+                    # machine in" pass an object)
+                    r"(?:test|tests|job|it)\s+(?:(?:can|could|will|now|then)\s+)?pass(?:ed)?"
+                    r"(?=\s*(?:[.,;!)]|$|\s(?:now|again|fine|successfully|with|when|after|on)\b))|"
                     r"(?:launch|start|load|boot|come)(?:s|es|ed)?(?: up)? (?:fine|ok|okay|normally|successfully|"
                     r"reliably|every time|each time|now)|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)

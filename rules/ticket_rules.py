@@ -92,7 +92,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
-from rules.topology import PCIE_LANE_GBS, nvswitch_by_catalog, pcie_gbs
+from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
@@ -250,19 +250,39 @@ def power_loss(facts: Facts, predictions=None):
                     "power limit may not. Check `journalctl -b -1` for a clean shutdown: none means the power was cut.")
 
 
-@rule("ticket.fabric_setup", "nvlink_down")
+@rule("ticket.fabric_setup", "nvlink_down", "healthy")
 def fabric_setup(facts: Facts, predictions=None):
-    """NVSwitch / NVLS set-up failing: fabric manager not running or not matching the driver."""
+    """NVSwitch / NVLS set-up failing: fabric manager not running or not matching the driver. On a GPU the catalog
+    places on no NVSwitch the fabric manager has nothing to manage: its failing to start is expected."""
     c = _first(facts, "fabric_setup")
     if not c:
         return
+    if board := no_nvswitch_board(facts):
+        if not c.guess and re.search(r"fabric ?manager", c.quote or "", re.I):
+            yield passed("ticket.fabric_setup", f"The fabric manager has no NVSwitch to manage on {board.name}",
+                         "nvidia-fabricmanager configures NVSwitch systems (HGX/DGX boards) only; where the GPUs sit "
+                         "on no NVSwitch it stops with NV_WARN_NOTHING_TO_DO ('request to query NVSwitch device "
+                         "information ... failed') by design. Nothing needs it here: stop and disable the service "
+                         "(`systemctl disable --now nvidia-fabricmanager`).",
+                         [claim_ev(c, "the fabric manager failing"),
+                          ev(facts.subject.gpu_source or "catalog", f"catalog {board.key}: no NVSwitch",
+                             board.interconnect, "nvswitch")], confidence=0.6)
+        return
+    # NVLink 5 boards (NVSwitch gen4: HGX/DGX B200 and later, GB200) are programmed through NVLSM, the NVLink subnet
+    # manager, over the InfiniBand stack: the fabric manager user guide ("the FabricManager package needs an additional
+    # NVLSM dependency", quoted in siderolabs/extensions#717); without the IB modules FM starts on the wrong path
+    # (NVIDIA/gpu-operator#2781)
+    spec = facts.subject.gpu
+    nvl5 = (" On NVLink 5 systems (B200 / GB200) the fabric manager also needs NVLSM and the InfiniBand modules that "
+            "reach the NVSwitches (ib_umad, mlx5_ib): check that the nvlsm process runs beside it."
+            if spec is not None and spec.interconnect == "nvswitch4" else "")
     yield _on_claim("ticket.fabric_setup", "nvlink_down", "critical", c, "fabric / NVLS failure",
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
                fix="Start nvidia-fabricmanager with the same version as the driver "
                "(`systemctl status nvidia-fabricmanager`), check `nvidia-smi -q | grep -i fabric` shows 'Completed'; "
-               "NCCL_NVLS_ENABLE=0 only works around NVLS.",
+               "NCCL_NVLS_ENABLE=0 only works around NVLS." + nvl5,
                refs=["fabric_manager"])
 
 
@@ -763,13 +783,30 @@ def nccl_build(facts: Facts, predictions=None):
                refs=["nccl_env"])
 
 
-# NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs).
+# NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs): the category, what the
+# setting turns off, and the fix for that path (each path has its own: ACS/IOMMU are P2P's, not NVLS's or cuMem's).
+_P2P_PATH_FIX = ("Fix the path instead of disabling it: disable ACS on the PCIe switches / IOMMU (or set iommu=pt), "
+                 "then check with `p2pBandwidthLatencyTest`.")
 WORKAROUNDS = {
-    "NCCL_P2P_DISABLE": ("p2p_disabled", "GPU peer-to-peer transfers themselves fail on this host"),
-    "NCCL_P2P_LEVEL": ("p2p_disabled", "P2P over some PCIe paths fails on this host"),
-    "NCCL_NVLS_ENABLE": ("nvlink_down", "NVLink SHARP (NVLS) set-up fails: the NVSwitch fabric is not ready"),
-    "NCCL_SHM_DISABLE": ("shm_too_small", "NCCL's shared-memory transport fails where the job runs"),
-    "NCCL_CUMEM_ENABLE": ("nccl_regression", "the cuMem allocator path of this NCCL release fails here"),
+    "NCCL_P2P_DISABLE": ("p2p_disabled", "GPU peer-to-peer transfers themselves fail on this host", _P2P_PATH_FIX),
+    "NCCL_P2P_LEVEL": ("p2p_disabled", "P2P over some PCIe paths fails on this host", _P2P_PATH_FIX),
+    "NCCL_NVLS_ENABLE": ("nvlink_down", "NVLink SHARP (NVLS) set-up fails: the NVSwitch fabric is not ready",
+                         "Check the fabric instead of disabling NVLS: `nvidia-smi -q` (its Fabric section should read "
+                         "State: Completed, Status: Success) and `systemctl status nvidia-fabricmanager` (the same "
+                         "version as the driver); a fabric manager restarted under running jobs needs a GPU reset."),
+    "NCCL_SHM_DISABLE": ("shm_too_small", "NCCL's shared-memory transport fails where the job runs",
+                         "Give the container a larger /dev/shm (`--shm-size` or `--ipc=host`) instead of disabling "
+                         "SHM."),
+    "NCCL_CUMEM_ENABLE": ("nccl_regression", "the cuMem allocator path of this NCCL release fails here",
+                          "Keep NCCL_CUMEM_ENABLE=0 for now and move to a newer NCCL (and driver); report the failure "
+                          "with its NCCL_DEBUG=INFO log."),
+    # cuMem-backed host memory for the SHM transport and the proxy (probed in each process since 2.26.3,
+    # NVIDIA/nccl#2190); off, SHM falls back to /dev/shm segments (NVIDIA/nccl#2106, xiaofanl-nvidia: it changes the
+    # allocation mechanism, not the transports)
+    "NCCL_CUMEM_HOST_ENABLE": ("nccl_regression", "NCCL's cuMem host-memory allocations fail here",
+                               "Keep NCCL_CUMEM_HOST_ENABLE=0 (SHM then uses /dev/shm segments: give the container "
+                               "enough /dev/shm) and move to a newer NCCL and driver; report it with the "
+                               "NCCL_DEBUG=INFO log."),
 }
 
 
@@ -781,19 +818,18 @@ def setting_works_around(facts: Facts, predictions=None):
         known = WORKAROUNDS.get(c.data["name"])
         if not known or c.data.get("effect") != "fixes" or c.data["value"] in ("", None):
             continue
-        category, meaning = known
+        category, meaning, path_fix = known
         virt = category == "p2p_disabled" and is_virtualized(facts)
         if virt:
             category = "virtualization_no_p2p"
         yield make("ticket.setting_works_around", category, "critical", weight(c),
                    f"{c.data['name']}={c.data['value']} works around the problem: {meaning}",
                    "Turning one transport off and seeing the problem go away locates it: the path NCCL chose is what "
-                   "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, "
-                   "AMD-Vi) redirecting peer traffic; the workaround costs bandwidth.",
+                   "fails." + (" On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, AMD-Vi) "
+                               "redirecting peer traffic." if path_fix is _P2P_PATH_FIX else "")
+                   + " The workaround costs bandwidth or robustness.",
                    [claim_ev(c, "the workaround the reporter found")] + (virt or []),
-                   fix=P2P_VM_FIX if virt else "Fix the path instead of disabling it: for P2P disable ACS on the PCIe "
-                   "switches / IOMMU (or set iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start "
-                   "fabric manager; for SHM give the container a larger /dev/shm.",
+                   fix=P2P_VM_FIX if virt else path_fix,
                    refs=["nccl_acs", "nccl_env"])
         return
 

@@ -708,6 +708,23 @@ def _nvswitch_board(spec) -> bool:
     return str(getattr(spec, "interconnect", "") or "").startswith("nvswitch")
 
 
+def no_nvswitch_board(facts: Facts):
+    """The ticket's GPU when the catalog knows it and it is no NVSwitch board (GeForce, PCIe cards, bridged pairs
+    such as the A40): the fabric manager has no NVSwitch to manage there, so its failure to start
+    (NV_WARN_NOTHING_TO_DO, "request to query NVSwitch device information ... failed") is expected and no fabric
+    state can be the cause (fabric manager user guide: NVSwitch systems only). None otherwise."""
+    spec = facts.subject.gpu
+    return spec if spec is not None and not _nvswitch_board(spec) else None
+
+
+def fabric_failure(facts: Facts):
+    """The first claim of the NVSwitch fabric failing (rules.claims fabric_setup, not a question), unless the GPU
+    is known to sit on no NVSwitch (no_nvswitch_board)."""
+    if no_nvswitch_board(facts):
+        return None
+    return next((c for c in claims.find(facts, "fabric_setup") if not c.guess), None)
+
+
 def nvswitch_by_catalog(facts: Facts) -> list:
     """Evidence that the GPUs sit on NVLink when no topology was given: a GPU named exactly (NVML, a
     capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no

@@ -44,7 +44,7 @@ from rules.engine import WORDS_ONLY, rule
 from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
-from rules.topology import ring_route
+from rules.topology import fabric_failure, no_nvswitch_board, nvswitch_by_catalog, ring_route
 
 DECODE = ("decode_tok_s", "output_tok_s")
 # The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
@@ -880,18 +880,31 @@ def evidence_coverage(facts: Facts, predictions=None):
     if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
         return  # one GPU per machine (gpus.toml gpus_per_machine): no GPUs inside a node to connect; the network
         # between the machines is nccl.gdr's to ask about
+    fabric = fabric_failure(facts)
+    if fabric and not any(g.fabric_state for g in facts.of(GpuFact)):
+        # NVSwitch / NVLS set-up failing: what decides it is the fabric's registration state (NVML's GPU fabric
+        # state, fabric manager user guide), which `nvidia-smi topo -m` does not show
+        yield need("workload.evidence_coverage", "The NVSwitch fabric's state was not shown",
+                   "The ticket shows the NVSwitch fabric (NVLink SHARP / multicast) failing to set up; whether the "
+                   "GPUs finished registering with the fabric is in `nvidia-smi -q`'s Fabric section, not in the "
+                   "topology matrix.",
+                   "`nvidia-smi -q` from the node (its Fabric section: State, Status) and "
+                   "`systemctl status nvidia-fabricmanager`",
+                   [claim_ev(fabric, "the fabric / NVLS failure")])
+        return
     if _layer_split_decode(facts):
         return  # (ut28b) a layer split's decode hands one hidden-state vector per token from GPU to GPU: how they are
         # connected does not set its pace, so asking for the topology answers nothing (ticket_rules._layer_split_link)
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
     if links:
         return
-    from rules.topology import nvswitch_by_catalog
-
     board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
     system = named_system(facts)  # (the count of a named system's GPUs is its catalog row's, from where it is named)
     source = tp_src or count_src or _first_gpu_source(facts, system)
-    if not board and system and system[0].gpu_link == "nvswitch" and (tp or per_node or 0) <= (system[0].gpus or 0):
+    # (a system named where the GPU the ticket names is no NVSwitch board is not this node: "NVSwitches are supported
+    # starting with DGX-2", quoted from a guide on a box of two RTX 4090s, data-infra/cube-studio#29)
+    if not board and system and system[0].gpu_link == "nvswitch" and (tp or per_node or 0) <= (system[0].gpus or 0) \
+            and not no_nvswitch_board(facts):
         board = [ev(system[1], f'the named system "{system[2]}": an NVSwitch system, every GPU pair on NVLink '
                                f"(rules/catalog/systems.toml: {system[0].name}, {system[0].cited})", "nvswitch")]
     # (the label names NCCL's ranks only where the count shown is theirs: a stated TP size is shown from its source)

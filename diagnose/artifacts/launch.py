@@ -51,7 +51,9 @@ ASSIGN = re.compile(
     r"(?:^|[\s;`'\"(])(?:export\s+|ENV\s+|env\s+|-e\s*|--env[=\s]\s*|-x\s+)?[\"']?"
     r"(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'`;]*)"
 )
-ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
+# NCCL's advice in its own error text, not a setting: "run with NCCL_DEBUG=INFO for details", and after a failed NVLS
+# bind "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future" (NVIDIA/nccl#2077)
+ADVICE = re.compile(r"run with NCCL_DEBUG=\w+|\(\s*NCCL_\w+=\w+\s*\)\s*if you wish\b")
 # (left27) Advice in Chinese: "试试" / "试一下" / "可以尝试" (try), "建议设置" (it is advised to set); not
 # "有什么建议吗" (any advice?).
 CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:设置|使用|开启|关闭|禁用|加上|添加|尝试)"
