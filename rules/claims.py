@@ -909,8 +909,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
         # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
-        # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
-        r"(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+        # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none, nor WSL
+        # ruled out ("Windows 10 (non-WSL) with CUDA", oobabooga/text-generation-webui#1220, tests/data/ut12x)
+        r"(?:(?<!non-)(?<!non )\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
         r"\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
         r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
@@ -1096,7 +1097,9 @@ PATTERNS: dict[str, list[str]] = {
         # a canAccessPeer result of 0, not the peer's index ("Device=1 CAN Access Peer Device=0",
         # p2pBandwidthLatencyTest on a host whose P2P works, tests/data/fa24)
         r"can ?access ?peer\w*\b[^.\n]{0,30}?(?<!Device=)(?<!Device )(?<!GPU)(?<!GPU )\b(?:0|no|false)\b",
-        r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
+        # (ut28g) not a platform or engine refusing several GPUs ("Multi-GPU not supported for Windows",
+        # dattalab/keypoint-moseq#111): the legend's GNS is one GPU's word, never "multi-GPU"
+        r"(?<!= )(?<!multi-)(?<!multi )(?<!multi)\b(?:Chipset|GPU|Topology) not supported\b",
         # (and CUDA's peer access by its Chinese name, 对等访问 "peer access", or 点对点 "point to point": "启动服务报
         # `不支持对等访问`错误", PaddlePaddle/FastDeploy#4588)
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",
