@@ -164,7 +164,10 @@ _FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|
                r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|"
                r"all[-_ ]?reduces?|collectives?|"
                r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
-               r"chats?|forward(?: pass(?:es)?)?|passes|invocations?)\b")
+               r"chats?|forward(?: pass(?:es)?)?|passes|invocations?|"
+               # (s28, ut28f) a chat's units: "the first message takes a while to process, but subsequent messages
+               # are fast" (MCPJam/inspector#155, an Ollama model loading on its first message)
+               r"messages?|responses?|replies|reply)\b")
 
 # --------------------------------------------------------------------------- failure families (issue 11 b)
 # More families for failure categories, each from the vocabulary of the tool that reports the

@@ -181,3 +181,32 @@ def test_the_loop_is_a_workload_fact_not_a_verdict():
     facts = issue_md.parse((DATA / "vllm216.md").read_text(), "vllm216.md")
     looped = [w for w in facts if isinstance(w, Workload) and w.extra.get("one_call_per_item")]
     assert len(looped) == 1 and looped[0].batch == 1
+
+
+# --------------------------------------------------------------------------- a warm-up against a steady slowdown
+
+@pytest.mark.parametrize("text, first_calls", [
+    # MCPJam/inspector#155 (matteo8p, maintainer, on an Ollama model): the model loads on the first message
+    ("I notice that when I spin up an Ollama model, the first message takes a while to process, but subsequent "
+     "messages are fast.", True),
+    # scikit-hep/awkward#3491 (kmohrman): the first run pays the kernels' compilation; the maintainers: expected
+    ("When I run it multiple times, the first run is indeed longer than all the subsequent runs. For my large data "
+     "file (which used to take ~50m before your PR), the first trial is close to 40s, while all subsequent trials "
+     "are closer to 10s.", True),
+    # sgl-project/sglang#1248 (RonanKMcGovern): a difference that stays after a warm-up is no warm-up
+    ("Yeah I've run more inference tests including now an added warmup of similar length (although with a different "
+     "start-phrase, to ensure the warmup isn't being cached). Still the second run (post warmup) is quite a bit "
+     "faster than the first run (post warmup), not just on time to first token.", False),
+    # huggingface/text-generation-inference#383: slower after a few idle seconds, every time, not at the start
+    ("I see that my tokens/second almost go 1.5x higher when having run a very recent query. Wait for a couple of "
+     "seconds and the speed is down again.", False),
+])
+def test_a_real_warm_up_is_read_and_a_steady_slowdown_is_not(text, first_calls):
+    assert bool(claims.find(said(text), "first_calls_slow")) is first_calls
+
+
+def test_mcpjam_155_the_words_alone_do_not_hold_the_warm_up():
+    """MCPJam/inspector#155: "response times are quite slow" through the inspector, "within seconds" with `ollama
+    run`; the maintainer asked whether only the first message is slow and closed it as expected (model loading).
+    The reporter's words never say which message is slow: insufficient_data, not a guessed cause."""
+    assert verdict("mcpjam155.md")["verdict"]["category"] == "insufficient_data"
