@@ -72,12 +72,29 @@ def test_a_name_made_from_the_item_in_the_loop_body_is_the_item():
     "zip(prompts, schemas)]\n  results = await asyncio.gather(*tasks)\n",
     # OpenNMT/CTranslate2#1127 (guillaumekln, maintainer): a loop over one call's streamed tokens
     "    for result in results:\n        print(result.token)\n        num_tokens += 1\n",
+    # vllm-project/vllm#15947 (diggle001): benchmark_serving's loop starts each request as a task
+    "    async for request in get_request(input_requests, request_rate):\n"
+    "        prompt, prompt_len, output_len,mm_content = request\n"
+    "        request_func_input = RequestFuncInput(\n            model=model_id,\n          prompt=prompt,\n"
+    "        )\n        tasks.append(\n            asyncio.create_task(\n"
+    "                request_func(request_func_input=request_func_input,\n                             pbar=pbar)))\n",
+    # vllm-project/vllm#9540: users simulated as tasks, each picking a query
+    "    for _ in range(num_users):\n        query = random.choice(queries)\n"
+    "        task = asyncio.create_task(send_query(query, semaphore))\n",
     # Lightning-AI/lightning-thunder#2649: warm-up iterations of one input
     "        for _ in tqdm(range(self.config.warmup_iterations), disable=LOCAL_RANK != 0):\n"
     "            past_key_values.reset()\n"
     "            _ = self.measure_inference_step(input_ids, past_key_values, max_new_tokens=3)\n",
 ])
 def test_loops_that_do_not_send_one_item_per_call_are_not_a_batch_of_one(block):
+    assert _looped(block) == []
+
+
+def test_a_call_started_as_a_task_in_the_loop_is_sent_with_the_others():
+    """The loop of vllm#216 with each call handed to a task (as vllm#15947's benchmark does): the requests run
+    together, the engine batches them."""
+    block = ("for data in my_dataset:\n"
+             "    tasks.append(asyncio.create_task(client.completions.create(model=m, prompt=data)))\n")
     assert _looped(block) == []
 
 

@@ -2669,6 +2669,10 @@ _BATCHED_LOOP = re.compile(r"batch|chunk|shard|group|loader|\brange\s*\(\s*\w+\s
 _GENERATION_CALL = re.compile(r"(?:\.(?:generate|chat|completion|completions\.create|chat\.completions\.create|"
                               r"create|invoke|predict|infer)|\brequests\.post|\bclient\.post|\bcurl)\s*\(")
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$")
+# A call handed to a task, a thread or a pool inside the loop runs beside the others (asyncio.create_task, submit):
+# the loop only starts them.
+_CONCURRENT_WRAP = re.compile(r"\b(?:create_task|ensure_future|submit|apply_async|Thread|Process|gather)\s*\(|"
+                              r"\.append\s*\(", re.I)
 
 
 def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
@@ -2689,6 +2693,8 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
                 if made and any(re.search(rf"\b{re.escape(n)}\b", made.group(2)) for n in names):
                     names.add(made.group(1))  # input_ids = tokenizer(data)["input_ids"]
                 call = _GENERATION_CALL.search(code_part)
+                if call and _CONCURRENT_WRAP.search(code_part[:call.start()]):
+                    continue  # tasks.append(asyncio.create_task(client.completions.create(...))): sent together
                 if call and any(re.search(rf"\b{re.escape(n)}\b", code_part[call.end():]) for n in names):
                     return [Workload(where(name, start + k), batch=1,
                                      extra={"one_call_per_item": f"{line.strip()} {inner.strip()}"})]
