@@ -2666,8 +2666,8 @@ def _bench_model(line: str) -> str | None:
 # comprehension and awaited together (asyncio.gather), which reach the server at once.
 _FOR_ITEM = re.compile(r"^(\s*)for\s+([A-Za-z_]\w*)\s+in\s+(.+?):\s*(?:#.*)?$")
 _BATCHED_LOOP = re.compile(r"batch|chunk|shard|group|loader|\brange\s*\(\s*\w+\s*,\s*[^,)]+,\s*[^)]+\)", re.I)
-_GENERATION_CALL = re.compile(r"(?:\.(?:generate|chat|completion|completions\.create|chat\.completions\.create|"
-                              r"create|invoke|predict|infer)|\brequests\.post|\bclient\.post|\bcurl)\s*\(")
+_GENERATION_CALL = re.compile(r"(?:\.(?:generate|chat|completion|(?:chat\.)?completions\.create|messages\.create|"
+                              r"invoke|predict|infer)|\brequests\.post|\bclient\.post|\bcurl)\s*\(")
 _ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$")
 # A call handed to a task, a thread or a pool inside the loop runs beside the others (asyncio.create_task, submit):
 # the loop only starts them.
