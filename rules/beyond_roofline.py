@@ -5,7 +5,8 @@ The roofline (rules.roofline) is datasheet HBM bandwidth and FLOPs with ideal co
 latency floors included: no real run reaches it (HBM streams at 80-90 % of its datasheet rate). A
 figure beyond it, more than 100 % of a physical peak, is not a fast system but a measurement or
 an input error: another model, dtype, batch or layout than the one given, a batch's total read as
-one stream's rate, speculative decoding, a unit slip.
+one stream's rate, speculative decoding, a unit slip, or tokens counted that were never generated (a benchmark that
+counts the requested length, or the padding after an end-of-sequence token, as output: premAI-io/benchmarks#187).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ CATEGORY, SEVERITY, CONFIDENCE = "other", "warning", 0.8
 # format or no layout): the bound it beats is the default's, so the verdict is a lead, below the 0.7 that means
 # confident.
 ASSUMED_CONFIDENCE = 0.5
-FIX = "Check the model, dtype, GPU, layout, batch and lengths given against the run that was measured; rerun."
+FIX = ("Check the model, dtype, GPU, layout, batch and lengths given against the run that was measured, and count "
+       "only the tokens each request generated (up to its end-of-sequence token); rerun.")
 
 
 def beats(measured: float, roofline: float, is_time: bool) -> bool:
@@ -40,7 +42,8 @@ def finding(rule: str, what: str, measured: float, roofline: float, unit: str, e
         "collectives; prediction:roofline). "
         "No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
         "model, dtype, GPU, layout, batch or lengths given do not match what was measured (a quantised checkpoint "
-        "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding). It is "
+        "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding, tokens "
+        "counted that were never generated: the requested length, or padding after an end-of-sequence token). It is "
         "not judged against the expected band." + rests,
         evidence=evidence, fix=fix,
     )

@@ -164,7 +164,10 @@ _FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|
                r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|"
                r"all[-_ ]?reduces?|collectives?|"
                r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
-               r"chats?|forward(?: pass(?:es)?)?|passes|invocations?)\b")
+               r"chats?|forward(?: pass(?:es)?)?|passes|invocations?|"
+               # (s28, ut28f) a chat's units: "the first message takes a while to process, but subsequent messages
+               # are fast" (MCPJam/inspector#155, an Ollama model loading on its first message)
+               r"messages?|responses?|replies|reply)\b")
 
 # --------------------------------------------------------------------------- failure families (issue 11 b)
 # More families for failure categories, each from the vocabulary of the tool that reports the
@@ -5088,7 +5091,13 @@ _OTHER_VENDOR = re.compile(
     # (ut26f) the accelerators of Chinese threads: Huawei's Ascend NPUs (910B/910C, npu-smi, torch_npu; "设备：910b",
     # DeepLink-org/dlinfer#109), Cambricon's MLU (cnmon), Hygon's DCU (hy-smi), Kunlunxin's XPU; a bare "910" is no name
     r"\bAscend\b|昇腾|\bnpu-smi\b|\btorch_npu\b|(?<![\w.])910[BC]\d?(?![\w.])|\bMLU\s?[2-5]\d0\b|寒武纪|\bcnmon\b|"
-    r"海光|\bhy-smi\b|昆仑芯|\bKunlun(?:xin)?\b", re.I)
+    r"海光|\bhy-smi\b|昆仑芯|\bKunlun(?:xin)?\b|"
+    # (s28, ut28f) Tenstorrent's accelerators and their software as Tenstorrent names them: the Grayskull, Wormhole
+    # (n150/n300) and Blackhole (p100/p150) cards, the QuietBox and LoudBox workstations, tt-smi, TT-Metalium
+    # (tt-metal) and TT-NN (https://tenstorrent.com/hardware; https://docs.tenstorrent.com); "Very slow speed ... on
+    # QuietBox (which I am using)" (tenstorrent/tt-inference-server#40)
+    r"\bTenstorrent\b|\bQuiet\s?Box\b|\bLoud\s?Box\b|\bGrayskull\b|\bWormhole\s+n[13]\d0\b|\bn300s?\b|"
+    r"\bBlackhole\s+p1\d0a?\b|\btt-smi\b|\btt-metal(?:ium)?\b|\bTT-NN\b", re.I)
 
 
 def other_vendor(facts: Facts) -> Claim | None:

@@ -465,8 +465,12 @@ def fallback_ask(kind: str, facts) -> str | None:
     )
 
     if kind == "ticket":
+        from rules.claims import other_vendor
         from rules.common import one_gpu_job
 
+        if getattr(facts, "subject", None) is not None and other_vendor(facts):
+            # (ut28f) another vendor's accelerator: nvidia-smi, its topology and NCCL see none
+            return None
         wanted = ticket_gaps(facts)
         if one_gpu_job(facts):  # one GPU: no links or NCCL to show, only the GPU's own state
             wanted = [w for w in wanted if SMI_QUERY in w]

@@ -170,7 +170,8 @@ def band_evidence(m, detail: str, unit: str, expected: float, band: str, rooflin
             ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
             ev(model_src, "model", model.key)] + weights_ev(p) + stages_ev(p) + (
         # a table of weight formats gives each figure its own (issue_md._dtype_table_rates)
-        [ev(m, "weights (the figure's table column)", m.dtype)] if getattr(m, "dtype", None) else [])
+        [ev(m, "weights (the figure's table column)" if not m.said else "weights (named beside the figure)", m.dtype)]
+        if getattr(m, "dtype", None) else [])
 
 
 def layout_words(p) -> str:

@@ -706,6 +706,33 @@ def pp_bubble(facts: Facts, predictions=None):
                refs=["vllm_parallel"])
 
 
+@rule("ticket.one_request_per_call", "latency_bound_small_batch")
+def one_request_per_call(facts: Facts, predictions=None):
+    """A pasted script sends its prompts one per generation call in a loop (issue_md._looped_requests): each call
+    waits for its answer before the next is sent, so the engine decodes one sequence at a time and its throughput is
+    batch 1's, whatever it could batch. A speed held against a batched figure (an engine's published speed-up, a
+    benchmark's requests/s) is then short by the batch the client never sent: the benchmark's own artefact, not the
+    engine's or the GPUs'."""
+    w = next((w for w in facts.of(Workload) if w.extra.get("one_call_per_item")), None)
+    said = claims.symptom_quote(facts)
+    if w is None or not said or said[2] in FAILURES or (said[2] == "other" and not claims.asks(facts)):
+        return  # a failure's script is its reproduction, not a benchmark; a report that asks nothing is not judged
+    yield make("ticket.one_request_per_call", "latency_bound_small_batch", "warning", 0.6,
+               "The script sends one prompt per call and waits: the engine never batches",
+               "The timed loop passes one item to each generation call and waits for its answer before the next, so "
+               "the engine decodes one sequence at a time (batch 1). Decode at batch 1 streams every weight once per "
+               "token for one token; the same step could serve dozens of sequences at nearly the same cost, which is "
+               "where a serving engine's throughput and its published speed-ups come from.",
+               [ev(w.source, "requests sent one per generation call, in a loop (batch 1)",
+                   w.extra["one_call_per_item"])],
+               fix="Pass all prompts to one call (vLLM's LLM.generate and SGLang's Engine.generate take a list and "
+               "batch it themselves; Hugging Face generate takes a padded batch), or against a server send the "
+               "requests concurrently (vllm bench serve --max-concurrency N, asyncio.gather); compare throughput "
+               "measured that way.",
+               refs=["https://docs.vllm.ai/en/latest/getting_started/quickstart.html"],
+               ask="the same benchmark with all prompts passed in one call (or sent concurrently), with its time")
+
+
 @rule("ticket.small_collective_slow", "straggler")
 def small_collective_slow(facts: Facts, predictions=None):
     """A collective of bytes to a megabyte that takes milliseconds in an application: such a collective

@@ -280,6 +280,18 @@ def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = 
     return round((low + end_value) / 2, 3) if low is not None and low < end_value else None
 
 
+# A figure written with its spread, "40.96 ± 0.37 t/s" (llama-bench, premAI's benchmarks, hyperfine, pytest-benchmark
+# print a mean and its standard deviation so): the unit after the spread is the mean's; the spread is no measurement.
+SPREAD_START = re.compile(NUM + r"\s*(?:±|\+/-|\+-)\s*$")
+
+
+def spread_mean(text: str, start: int, dot_thousands: bool = False, scale: float = 1) -> float | None:
+    """The mean of a "mean ± spread unit" figure whose spread starts at `start`, or None where no "±" precedes it."""
+    m = SPREAD_START.search(text[max(0, start - 30):start])
+    value = value_of(m.group(1), dot_thousands) if m else None
+    return round(value * scale, 3) if value is not None else None
+
+
 def change_start(text: str, start: int, end: int) -> bool:
     """Is the figure at [start, end) where a stated change begins ("from 50 tok/s to 25 tok/s")?"""
     return bool(CHANGE_START.search(text[max(0, start - 30):start]) and CHANGE_END.match(text, end))

@@ -41,6 +41,7 @@ from diagnose.artifacts.text import (
     table_cells,
     to_gbs,
     to_ms,
+    weight_dtype_named,
 )
 from diagnose.evidence import (
     CollectiveResult,
@@ -273,6 +274,7 @@ def parse(text: str, name: str) -> list:
     noted = _fenced_notes(code)
     words_said = sorted([(i, ln) for i, ln in prose if i not in quoted] + noted)
     out.extend(_mentions(words_said, name, code_lines, labels))
+    out.extend(_looped_requests(code, name))  # a script that sends its prompts one at a time
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -2273,6 +2275,25 @@ PROMPT_RATE_LABEL = re.compile(r"prompt|prefill|input|"
 OUTPUT_RATE_LABEL = re.compile(r"generat|decod|output|\bout\b|(?<![\w-])tg(?:\d{1,5})?\b", re.I)
 
 
+# The weight format a figure names as its own, right after it ("40.96 t/s in float16 and 166.02 t/s with int4") or as
+# its label right before it ("int4: 166 t/s", "with AWQ we get 60 tok/s"): each rate of a sentence that sets formats
+# side by side ran with its own weights, not with the one format the ticket names elsewhere.
+_DTYPE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:in|with|using|on|for|at)\s+([\w.-]{2,12})\b", re.I)
+_DTYPE_BEFORE = re.compile(r"(?:^|[\s(])([\w.-]{2,12})\s*(?::|=|,?\s*(?:we|I)\s+(?:get|got|see|saw|reach\w*)|"
+                           r"gives|gave|reaches|reached|runs?\s+at|does|did)\s*(?:about\s+|~\s*)?$", re.I)
+
+
+def _figure_dtype(clause: str, m: Figure) -> str | None:
+    """The weight format the rate at `m` states as its own (_DTYPE_AFTER, _DTYPE_BEFORE), or None."""
+    after = _DTYPE_AFTER.match(clause, m.end)
+    before = _DTYPE_BEFORE.search(clause[max(0, m.start - 40):m.start])
+    for found in (after, before):
+        dtype = weight_dtype_named(found.group(1)) if found else None
+        if dtype:
+            return dtype
+    return None
+
+
 def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[Figure]:
     """The decode rates a clause states, in tok/s, each with the words it was read from where they are more than a
     figure and its unit (figures): not the comparator of a ratio (`compared`: where such figures start in the line),
@@ -2290,7 +2311,11 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
         value, said = rate_value(m, dot), None
         scale = 1000 if "k" in m.re.groupindex and m.group("k") else 1
         middle = figures.range_middle(ln, at + m.start(), value, dot, scale)  # (the line's: "and" ends a clause)
-        if middle is not None:
+        mean = figures.spread_mean(ln, at + m.start(), dot, scale)
+        if mean is not None:  # "40.96 ± 0.37 t/s": 40.96 t/s, the 0.37 its spread
+            value, said = mean, ln[figures.SPREAD_START.search(ln[max(0, at + m.start() - 30):at + m.start()]).start()
+                                   + max(0, at + m.start() - 30):at + m.end()].strip()
+        elif middle is not None:
             value, said = middle, ln[figures.RANGE_START.search(ln[:at + m.start()]).start():at + m.end()].strip()
         elif value != rate_value(m):
             said = m.group(0)
@@ -2436,7 +2461,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 scope = "aggregate" if total else "per_stream" if one_stream else None  # as the reporter says it
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
-                                       model=clause_model(clause, ln), said=m.said, scope=scope))
+                                       model=clause_model(clause, ln), said=m.said, scope=scope,
+                                       dtype=_figure_dtype(clause, m)))
             sizes, counted = _run_sizes(clause), CLAUSE_GPUS.search(clause)
             layout_before = None if rates or SENTENCE_END.search(clause) else (
                 (_tp_size(sizes[0]) if sizes else None, _count(counted.group(1)) if counted else None)
@@ -2631,6 +2657,52 @@ def _bench_model(line: str) -> str | None:
     if active:
         return f"{re.sub(r'moe$', '', arch, flags=re.I)}-{size}B-A{active}B"
     return f"{arch} {float(params):.1f}B" if params else f"{arch} {size}B"
+
+
+# A pasted script that sends its prompts one at a time: a `for` statement over the items whose body passes the loop's
+# item (or a name made from it in the body) to a generation call, each call waiting for its answer before the next
+# ("for data in my_dataset: llm.generate(data, ...)", vllm-project/vllm#216; "for prompt in prompts: r =
+# requests.post(url, json={'prompt': prompt})"). The engine then decodes one sequence at a time whatever batch it
+# could hold: continuous batching, the point of a serving engine, never starts (vLLM's docs: pass all prompts to one
+# generate() call; the offline LLM class batches them itself). Not a loop over batches ("for batch in ...", "for chunk
+# in batched(...)", a DataLoader, a range stepping by a batch size), a loop whose item the call never gets ("for _ in
+# range(10): model.generate(inputs)", repeated calls of one input: a warm-up or a timing loop), nor requests built in a
+# comprehension and awaited together (asyncio.gather), which reach the server at once.
+_FOR_ITEM = re.compile(r"^(\s*)for\s+([A-Za-z_]\w*)\s+in\s+(.+?):\s*(?:#.*)?$")
+_BATCHED_LOOP = re.compile(r"batch|chunk|shard|group|loader|\brange\s*\(\s*\w+\s*,\s*[^,)]+,\s*[^)]+\)", re.I)
+_GENERATION_CALL = re.compile(r"(?:\.(?:generate|chat|completion|(?:chat\.)?completions\.create|messages\.create|"
+                              r"invoke|predict|infer)|\brequests\.post|\bclient\.post|\bcurl)\s*\(")
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$")
+# A call handed to a task, a thread or a pool inside the loop runs beside the others (asyncio.create_task, submit):
+# the loop only starts them.
+_CONCURRENT_WRAP = re.compile(r"\b(?:create_task|ensure_future|submit|apply_async|Thread|Process|gather)\s*\(|"
+                              r"\.append\s*\(", re.I)
+
+
+def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
+    """A Workload of batch 1 where a pasted block sends one item per generation call in a loop, with the loop line
+    and the call as its words (extra["one_call_per_item"]); [] where none does."""
+    for start, body in code:
+        lines = body.splitlines()
+        for k, line in enumerate(lines):
+            m = _FOR_ITEM.match(line)
+            if not m or _BATCHED_LOOP.search(m.group(2) + " " + m.group(3)):
+                continue
+            indent, names = len(m.group(1)), {m.group(2)}
+            for inner in lines[k + 1:]:
+                if inner.strip() and len(inner) - len(inner.lstrip()) <= indent:
+                    break  # the loop's body ends where the indentation returns
+                code_part = inner.split("#", 1)[0]
+                made = _ASSIGNED.match(code_part)
+                if made and any(re.search(rf"\b{re.escape(n)}\b", made.group(2)) for n in names):
+                    names.add(made.group(1))  # input_ids = tokenizer(data)["input_ids"]
+                call = _GENERATION_CALL.search(code_part)
+                if call and _CONCURRENT_WRAP.search(code_part[:call.start()]):
+                    continue  # tasks.append(asyncio.create_task(client.completions.create(...))): sent together
+                if call and any(re.search(rf"\b{re.escape(n)}\b", code_part[call.end():]) for n in names):
+                    return [Workload(where(name, start + k), batch=1,
+                                     extra={"one_call_per_item": f"{line.strip()} {inner.strip()}"})]
+    return []
 
 
 def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
