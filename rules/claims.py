@@ -2234,6 +2234,32 @@ _UNRAISABLE = re.compile(r"^[ \t]*Exception ignored in\b[^\n]*\n(?:[ \t]*Traceba
                          r"(?:[ \t]+[^\n]*\n)*)?[^\n]*", re.M)
 
 
+# (review36) Thunderbolt and USB4 also join computers to each other: exo's Mac clusters ("4 mac studios m3 ultra link
+# with tb4, rdma on", exo-explore/exo#1881; "I used a TB5 link, connecting A->B, A->C", #1050; "2x Mac Mini M4 (TB4)
+# cluster", #1813), llama.cpp RPC over `thunderbolt-net` ("Thunderbolt node-to-node interconnects ... over TB4",
+# geerlingguy/ai-benchmarks#21). Such a cable is a network between the machines, not how a GPU is attached: a
+# Thunderbolt word in a sentence that names no GPU, where the sentence speaks of machines, nodes, a cluster, RDMA or a
+# Thunderbolt network (or the ticket of a cluster), is not read as one. "eGPUs using TB3", "Razer Core TB3" stay.
+_TB_WORD = re.compile(r"\b(?:thunderbolt\w*|TB\s?[2-5]|USB\s?4)\b", re.I)
+_MACHINES_LINKED = re.compile(r"\b(?:nodes?|node[- ]to[- ]node|clusters?|mac\s*(?:studios?|minis?|books?|pros?)|macs|"
+                              r"hosts|machines|computers|PCs|boxes|RDMA|RoCE\w*|rpc[- ]servers?|mesh|networking|"
+                              r"thunderbolt[-_ ]?(?:net\w*|bridge)|thunderbolt\d|bridge0|peer-to-peer bridges?|"
+                              r"[A-D]\s*->\s*[A-D])\b", re.I)
+_GPU_HELD = re.compile(r"\b(?:e?GPUs?|graphics|enclosures?|Core\s?X|RTX|GTX|Quadro|Tesla|Radeon|RX\s?\d{3,4}|Arc|"
+                       r"dGPU|video cards?|3090|4090|5090)\b", re.I)
+
+
+# Said elsewhere in the ticket, only a cluster's own words: "the machines" alone may be the reporter's two desktops.
+_CLUSTER_TICKET = re.compile(r"\b(?:clusters?|RDMA|thunderbolt[-_ ]?(?:net\w*|bridge)|rpc[- ]servers?|"
+                             r"mac\s*(?:studios?|minis?))\b", re.I)
+
+
+def _machines_linked(sentence: str, m, text: str) -> bool:
+    """Is this Thunderbolt or USB4 match a cable between computers (a cluster's network), not a GPU's attachment?"""
+    return bool(_TB_WORD.search(m.group(0))) and not _GPU_HELD.search(sentence) and \
+        bool(_MACHINES_LINKED.search(sentence) or _CLUSTER_TICKET.search(text))
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
@@ -2247,6 +2273,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "clock_peers" and not _two_peers(sentence, m):
                     continue
                 if kind == "numa_words" and _gpus_placed(sentence, m):
+                    continue
+                if kind == "pcie_slot" and _machines_linked(sentence, m, text):
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
@@ -5904,18 +5932,34 @@ _LINK_HEAVY = re.compile(r"\b(?:load(?:s|ed|ing)?\s+(?:the\s+|a\s+|my\s+)?(?:mod
                          r"(?:model|weights)\s+(?:are|is|get|gets|got|were|was)\s+loaded|"
                          r"load(?:s|ed|ing)?\s+(?:in)?to\s+(?:the\s+)?(?:GPUs?|VRAM)|"
                          r"(?:cpu|ram|host)[- ]offload\w*|offload\w*\s+(?:\w+\s+)?to\s+(?:the\s+)?(?:cpu|ram|host)|"
-                         r"TTFT|time to first token|first token)\b", re.I)
+                         r"TTFT|time to first token|first token|"
+                         # (review36) the load time as complained of: "high load duration" (Ollama's
+                         # load_duration, ollama/ollama#9311), "It takes 45 seconds to load" (#1637); a printed
+                         # "load time = 11896 ms" is none. A long prompt by its size: "with Large Code Snippets"
+                         # (ollama/ollama-python#302)
+                         r"(?:high|long|slow)\s+load(?:ing)?[_ ](?:duration|time)s?|"
+                         r"tak(?:es?|ing|en)\s+[^.\n]{0,25}?\bto\s+load|"
+                         r"(?:long|large|big|huge)\s+(?:\w+\s+)?(?:prompts?|inputs?|code snippets?|documents?)"
+                         r")\b", re.I)
 
 
 # (ut28b) llama.cpp's tensor splits by their option, however written: "-sm row", "--split-mode tensor",
 # `split_mode = "row"` (Ollama's and llama-cpp-python's setting, ollama/ollama#2191); ik_llama.cpp's "graph".
-_TENSOR_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
+# (review36) ... and the row split in words: "split by rows like the original behavior" (oobabooga/textgen#5435),
+# "row split mode outputs gibberish" (ggml-org/llama.cpp#16680), "tensor/row split" (anthony-chaudhary/fak#3075),
+# koboldcpp's "rowsplit". "--tensor-split 35,37,28" / "-ts 7,12,12,12" are how much of the model each GPU holds: none.
+_TENSOR_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b|"
+                           r"\brow[- ]?split\w*|\bsplit(?:s|ting)?\s+(?:by\s+|into\s+)?rows\b|"
+                           r"\bLLAMA_SPLIT(?:_MODE)?_(?:ROW|TENSOR)\b", re.I)
 
 
 def tensor_split_said(facts: Facts) -> bool:
     """Do the ticket's words name one of llama.cpp's tensor splits (row, tensor, graph), run or compared with the
-    layer split? Its all-reduce crosses the GPUs' link every layer, as tensor parallelism's does."""
-    return any(_TENSOR_SPLIT.search(t) for _, t in texts(facts))
+    layer split, or tensor parallelism itself, stated and not asked ("--enable_tp ... tensor parallelism with
+    exllamav2", oobabooga/textgen#6356: a layer-split engine's name beside it)? Its all-reduce crosses the GPUs'
+    link every layer."""
+    return any(_TENSOR_SPLIT.search(t) for _, t in texts(facts)) or \
+        any(not c.guess for c in find(facts, "tp_asked"))
 
 
 def link_heavy_phase(*quotes: str) -> bool:
