@@ -5109,13 +5109,20 @@ def work_duration(facts: Facts) -> bool:
 # https://developer.apple.com/metal/). NVIDIA's P-states, nvidia-smi fields, NVLink and NCCL do not describe them.
 # ("metal" after a dot is a cloud instance's bare-metal size, "g4dn.metal", "m5.metal":
 # https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html)
+# (ut28c) Apple's machines by their names: "two Mac computers" (exo-explore/exo#141), "Mac Studio", "MacBook";
+# "Macs" only capitalised as Apple writes it ("MACs" are NICs' addresses), "Mac Pro" is a machine too
+_MAC_MACHINES = r"\bMac\s+(?:computers?|Studios?|minis?|Pro)\b|\bMacBooks?\b|(?-i:\bMacs\b)"
+# (review40) A Mac is a computer, not an accelerator: one may hold an NVIDIA card ("Mac Pro + Quadro M4000 in a
+# Bizon2", tensorflow/tensorflow#664; "Mac Pro 6,1 ... eGPU: Sonnet Breakaway 550 + NVIDIA GTX 680",
+# mayankk2308/purge-wrangler#53). Where NVIDIA's own names for its cards or tools appear, a Mac's name says nothing
+# of the accelerator (https://www.nvidia.com/en-us/geforce/, https://www.nvidia.com/en-us/design-visualization/).
+# (the bare word NVIDIA is no card: Mac cluster threads name NVIDIA's GPUs or NCCL as what they are not)
+_NVIDIA_NAMED = re.compile(r"\bGeForce\b|\bQuadro\b|\bGTX\s?\d|\bRTX\s?(?:A?\d|PRO\b)|\bnvidia-smi\b", re.I)
 _OTHER_VENDOR = re.compile(
     r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
     r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
     r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b|"
-    # (ut28c) Apple's machines by their names: "two Mac computers" (exo-explore/exo#141), "Mac Studio", "MacBook";
-    # "Macs" only capitalised as Apple writes it ("MACs" are NICs' addresses), "Mac Pro" is a machine too
-    r"\bMac\s+(?:computers?|Studios?|minis?|Pro)\b|\bMacBooks?\b|(?-i:\bMacs\b)|"
+    + _MAC_MACHINES + "|" +
     # (ut26f) the accelerators of Chinese threads: Huawei's Ascend NPUs (910B/910C, npu-smi, torch_npu; "设备：910b",
     # DeepLink-org/dlinfer#109), Cambricon's MLU (cnmon), Hygon's DCU (hy-smi), Kunlunxin's XPU; a bare "910" is no name
     r"\bAscend\b|昇腾|\bnpu-smi\b|\btorch_npu\b|(?<![\w.])910[BC]\d?(?![\w.])|\bMLU\s?[2-5]\d0\b|寒武纪|\bcnmon\b|"
@@ -5128,14 +5135,23 @@ _OTHER_VENDOR = re.compile(
     r"\bBlackhole\s+p1\d0a?\b|\btt-smi\b|\btt-metal(?:ium)?\b|\bTT-NN\b", re.I)
 
 
+# The same names without Apple's machines: the chips and tools alone.
+_OTHER_CHIPS = re.compile(_OTHER_VENDOR.pattern.replace(_MAC_MACHINES + "|", ""), re.I)
+
+
 def other_vendor(facts: Facts) -> Claim | None:
     """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
     otherwise (a ticket that only compares with one stays NVIDIA's)."""
     cited = [t for n in facts.of(Note) if n.kind == "description" for t in n.data.get("cited", ())]
+    nvidia = any(_NVIDIA_NAMED.search(t) for _, t in texts(facts))
     for source, text in texts(facts):
         title = text.lstrip().split("\n", 1)[0]
         m = _named_here(_OTHER_VENDOR, title, cited) or (
             facts.subject.gpu is None and _named_here(_OTHER_VENDOR, text, cited))
+        if m and re.fullmatch(_MAC_MACHINES, m.group(0), re.I) and nvidia:
+            # a Mac holding an NVIDIA card (review40); another vendor's chip named beside it still counts
+            m = _named_here(_OTHER_CHIPS, title, cited) or (
+                facts.subject.gpu is None and _named_here(_OTHER_CHIPS, text, cited))
         if m:
             name = "Apple Mac" if m.group(0).lower().startswith("mac") else m.group(0)  # "two Mac computers"
             return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": name})
