@@ -1102,7 +1102,11 @@ PATTERNS: dict[str, list[str]] = {
         r"can ?access ?peer\w*\b[^.\n]{0,30}?(?<!Device=)(?<!Device )(?<!GPU)(?<!GPU )\b(?:0|no|false)\b",
         # (ut28g) not a platform or engine refusing several GPUs ("Multi-GPU not supported for Windows",
         # dattalab/keypoint-moseq#111): the legend's GNS is one GPU's word, never "multi-GPU"
-        r"(?<!= )(?<!multi-)(?<!multi )(?<!multi)\b(?:Chipset|GPU|Topology) not supported\b",
+        r"(?<!= )(?<!multi-)(?<!multi )(?<!multi)\b(?:Chipset|Topology) not supported\b",
+        # (review39) "GPU not supported" alone is any program refusing a board ("i am getting an error as GPU not
+        # supported", an emulator on a phone, The412Banner/Bannerlator#226): GNS's words count beside P2P, peer or topo
+        r"\b(?:P2P|peer|topo)\b[^.\n]{0,60}?(?<!= )(?<!multi-)(?<!multi )(?<!multi)\bGPU not supported\b|"
+        r"(?<!= )(?<!multi-)(?<!multi )(?<!multi)\bGPU not supported\b[^.\n]{0,40}?\b(?:P2P|peer|topo)\b",
         # (and CUDA's peer access by its Chinese name, 对等访问 "peer access", or 点对点 "point to point": "启动服务报
         # `不支持对等访问`错误", PaddlePaddle/FastDeploy#4588)
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",

@@ -508,12 +508,15 @@ def p2p_status(facts: Facts, predictions=None):
 # WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
 # (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
 # environments", https://github.com/NVIDIA/nccl-tests/issues/69; nccl-tests failing at topology detection under WSL,
-# https://github.com/NVIDIA/nccl/issues/442): several GPUs there get no peer-to-peer path.
+# https://github.com/NVIDIA/nccl/issues/442): several GPUs there get no peer-to-peer path. (review39) NVIDIA's NCCL
+# 2.10.3 release notes say "Added WSL2 support (single GPU only)"
+# (https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-10-3.html): NCCL runs there, but not across GPUs.
 _WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
-WSL_FIX = ("NCCL is not supported under WSL 2, and its GPUs have no peer-to-peer or NVLink path: run a multi-GPU "
-           "(TP/PP) job on a native Linux install of the same machine (dual boot, or a Linux host). Under WSL 2 keep "
-           "to one GPU per model (data-parallel replicas, or a layer split that copies activations through the host, "
-           "as llama.cpp's default does); NCCL_P2P_DISABLE=1 avoids the P2P setup that hangs, at host-memory speed.")
+WSL_FIX = ("NCCL supports WSL 2 for a single GPU only, and its GPUs have no peer-to-peer or NVLink path: run a "
+           "multi-GPU (TP/PP) job on a native Linux install of the same machine (dual boot, or a Linux host). Under "
+           "WSL 2 keep to one GPU per model (data-parallel replicas, or a layer split that copies activations through "
+           "the host, as llama.cpp's default does); NCCL_P2P_DISABLE=1 avoids the P2P setup that hangs, at host-memory "
+           "speed.")
 
 
 def wsl_signs(facts: Facts) -> list:
@@ -595,14 +598,15 @@ def virtualization_no_p2p(facts: Facts, predictions=None):
         evidence = wsl + [e for e in virt + symptoms if e not in wsl]
         yield make(
             "topology.virtualization_no_p2p", "virtualization_no_p2p", "critical", 0.75 if hard else 0.6,
-            "WSL 2 gives the GPUs no peer-to-peer path, and NCCL does not support it",
+            "WSL 2 gives the GPUs no peer-to-peer path, and NCCL supports it for one GPU only",
             "The job runs under WSL 2, a Hyper-V VM in which the Windows host's driver lends the GPUs to Linux "
             "through a paravirtual device: the guest sees no PCIe topology, GPUs cannot reach each other directly, "
-            "and NCCL, which is not supported there, hangs or fails at setup or falls back to staging through host "
-            "memory.",
+            "and NCCL, supported there for a single GPU only, hangs or fails at setup across GPUs or falls back to "
+            "staging through host memory.",
             evidence,
             fix=WSL_FIX,
             refs=["https://docs.nvidia.com/cuda/wsl-user-guide/index.html",
+                  "https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-10-3.html",
                   "https://github.com/NVIDIA/nccl-tests/issues/69"],
         )
         return
