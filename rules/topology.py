@@ -712,9 +712,17 @@ def no_nvswitch_board(facts: Facts):
     """The ticket's GPU when the catalog knows it and it is no NVSwitch board (GeForce, PCIe cards, bridged pairs
     such as the A40): the fabric manager has no NVSwitch to manage there, so its failure to start
     (NV_WARN_NOTHING_TO_DO, "request to query NVSwitch device information ... failed") is expected and no fabric
-    state can be the cause (fabric manager user guide: NVSwitch systems only). None otherwise."""
+    state can be the cause (fabric manager user guide: NVSwitch systems only). None otherwise, and None where the row
+    was picked from a family word ("16x V100") as an SXM row: the form is then the catalog's guess, and SXM parts also
+    come on NVSwitch baseboards the catalog has no row for (V100 SXM3 on the DGX-2 / HGX-2, 12 NVSwitches:
+    https://github.com/cloudrift-ai/emmy/pull/558). A PCIe row ("H100 PCIe") or a product never on SXM (GeForce,
+    A40) still answers."""
     spec = facts.subject.gpu
-    return spec if spec is not None and not _nvswitch_board(spec) else None
+    if spec is None or _nvswitch_board(spec):
+        return None
+    if facts.subject.gpu_by_family and "-sxm" in spec.key:
+        return None
+    return spec
 
 
 def fabric_failure(facts: Facts):
