@@ -269,7 +269,8 @@ def fabric_setup(facts: Facts, predictions=None):
                          "information ... failed') by design. Nothing needs it here: stop and disable the service "
                          "(`systemctl disable --now nvidia-fabricmanager`).",
                          [claim_ev(c, "the fabric manager failing"),
-                          ev(facts.subject.gpu_source or "catalog", f"catalog {board.key}: no NVSwitch",
+                          ev(getattr(board, "source", None) or facts.subject.gpu_source or "catalog",
+                             getattr(board, "detail", None) or f"catalog {board.key}: no NVSwitch",
                              board.interconnect, "nvswitch")], confidence=0.6)
         return
     # NVLink 5 boards (NVSwitch gen4: HGX/DGX B200 and later, GB200) are programmed through NVLSM, the NVLink subnet

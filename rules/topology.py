@@ -7,6 +7,7 @@ every byte through host shared memory (SHM), which is several times slower than 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import defaultdict
@@ -718,11 +719,38 @@ def no_nvswitch_board(facts: Facts):
     https://github.com/cloudrift-ai/emmy/pull/558). A PCIe row ("H100 PCIe") or a product never on SXM (GeForce,
     A40) still answers."""
     spec = facts.subject.gpu
-    if spec is None or _nvswitch_board(spec):
+    if spec is None:
+        return _geforce(facts)
+    if _nvswitch_board(spec):
         return None
     if facts.subject.gpu_by_family and "-sxm" in spec.key:
         return None
     return spec
+
+
+@dataclasses.dataclass(frozen=True)
+class NoSwitchProduct:
+    """A GPU no catalog row names whose product line never sits on an NVSwitch (no_nvswitch_board)."""
+
+    name: str
+    key: str
+    source: str
+    detail: str
+    interconnect: str = "pcie"
+
+
+def _geforce(facts: Facts):
+    """A GeForce card named by nvidia-smi / NVML that no catalog row matches (the table cuts names at about 20
+    characters: "NVIDIA GeForce ...", https://github.com/NVIDIA/gpu-operator/issues/356): GeForce cards are PCIe
+    boards, never on an NVSwitch baseboard (the fabric manager user guide lists DGX/HGX systems only). None
+    otherwise, and None where another GPU named beside it is no GeForce (a display card next to an SXM GPU the
+    catalog lacks)."""
+    named = [g for g in facts.of(GpuFact) if g.name]
+    if not named or not all(re.search(r"\bGeForce\b", g.name) for g in named):
+        return None
+    g = named[0]
+    return NoSwitchProduct(g.name, "geforce", str(g.source),
+                           f"GPU named '{g.name}': a GeForce card, a PCIe board on no NVSwitch")
 
 
 def fabric_failure(facts: Facts):
