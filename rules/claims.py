@@ -2798,6 +2798,8 @@ _OTHER_PROCESS = re.compile(r"\b(?:another|other|different|separate|unrelated)\s
 _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
                     r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
+                    # (review37) "The script runs without any errors when i set ..." (NVIDIA/nccl#1769)
+                    r"(?:runs?|ran|works?|worked|completes?|completed) without (?:any )?(?:errors?|issues?|problems?)|"
                     # (ut28e) "When I add `NCCL_CUMEM_HOST_ENABLE=0`, the test can pass" (NVIDIA/nccl#1838): a test, a
                     # job or it passing, with nothing passed on ("passed to the engine", "the test can pass the
                     # machine in" pass an object)

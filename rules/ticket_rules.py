@@ -250,6 +250,10 @@ def power_loss(facts: Facts, predictions=None):
                     "power limit may not. Check `journalctl -b -1` for a clean shutdown: none means the power was cut.")
 
 
+# GPUs on one HGX/DGX baseboard, whose NVSwitches the node itself manages (fabric manager user guide)
+HGX_BOARD_GPUS = 8
+
+
 @rule("ticket.fabric_setup", "nvlink_down", "healthy")
 def fabric_setup(facts: Facts, predictions=None):
     """NVSwitch / NVLS set-up failing: fabric manager not running or not matching the driver. On a GPU the catalog
@@ -265,17 +269,20 @@ def fabric_setup(facts: Facts, predictions=None):
                          "information ... failed') by design. Nothing needs it here: stop and disable the service "
                          "(`systemctl disable --now nvidia-fabricmanager`).",
                          [claim_ev(c, "the fabric manager failing"),
-                          ev(facts.subject.gpu_source or "catalog", f"catalog {board.key}: no NVSwitch",
+                          ev(getattr(board, "source", None) or facts.subject.gpu_source or "catalog",
+                             getattr(board, "detail", None) or f"catalog {board.key}: no NVSwitch",
                              board.interconnect, "nvswitch")], confidence=0.6)
         return
     # NVLink 5 boards (NVSwitch gen4: HGX/DGX B200 and later, GB200) are programmed through NVLSM, the NVLink subnet
     # manager, over the InfiniBand stack: the fabric manager user guide ("the FabricManager package needs an additional
     # NVLSM dependency", quoted in siderolabs/extensions#717); without the IB modules FM starts on the wrong path
-    # (NVIDIA/gpu-operator#2781)
+    # (NVIDIA/gpu-operator#2781). Only where the NVSwitches sit on the node's own baseboard (an NVLink domain of one
+    # 8-GPU HGX/DGX board): GB200 NVL72 trays reach switch trays managed from the rack (NMX), with no fabric manager on
+    # the compute node (NVIDIA/NVSentinel#1275; leptonai/gpud#1106 skips the fabric manager check on GB200)
     spec = facts.subject.gpu
-    nvl5 = (" On NVLink 5 systems (B200 / GB200) the fabric manager also needs NVLSM and the InfiniBand modules that "
-            "reach the NVSwitches (ib_umad, mlx5_ib): check that the nvlsm process runs beside it."
-            if spec is not None and spec.interconnect == "nvswitch4" else "")
+    nvl5 = (" On NVLink 5 baseboards (HGX / DGX B200) the fabric manager also needs NVLSM and the InfiniBand modules "
+            "that reach the NVSwitches (ib_umad, mlx5_ib): check that the nvlsm process runs beside it."
+            if spec is not None and spec.interconnect == "nvswitch4" and spec.nvlink_domain <= HGX_BOARD_GPUS else "")
     yield _on_claim("ticket.fabric_setup", "nvlink_down", "critical", c, "fabric / NVLS failure",
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "

@@ -7,6 +7,7 @@ every byte through host shared memory (SHM), which is several times slower than 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import defaultdict
@@ -716,9 +717,44 @@ def no_nvswitch_board(facts: Facts):
     """The ticket's GPU when the catalog knows it and it is no NVSwitch board (GeForce, PCIe cards, bridged pairs
     such as the A40): the fabric manager has no NVSwitch to manage there, so its failure to start
     (NV_WARN_NOTHING_TO_DO, "request to query NVSwitch device information ... failed") is expected and no fabric
-    state can be the cause (fabric manager user guide: NVSwitch systems only). None otherwise."""
+    state can be the cause (fabric manager user guide: NVSwitch systems only). None otherwise, and None where the row
+    was picked from a family word ("16x V100") as an SXM row: the form is then the catalog's guess, and SXM parts also
+    come on NVSwitch baseboards the catalog has no row for (V100 SXM3 on the DGX-2 / HGX-2, 12 NVSwitches:
+    https://github.com/cloudrift-ai/emmy/pull/558). A PCIe row ("H100 PCIe") or a product never on SXM (GeForce,
+    A40) still answers."""
     spec = facts.subject.gpu
-    return spec if spec is not None and not _nvswitch_board(spec) else None
+    if spec is None:
+        return _geforce(facts)
+    if _nvswitch_board(spec):
+        return None
+    if facts.subject.gpu_by_family and "-sxm" in spec.key:
+        return None
+    return spec
+
+
+@dataclasses.dataclass(frozen=True)
+class NoSwitchProduct:
+    """A GPU no catalog row names whose product line never sits on an NVSwitch (no_nvswitch_board)."""
+
+    name: str
+    key: str
+    source: str
+    detail: str
+    interconnect: str = "pcie"
+
+
+def _geforce(facts: Facts):
+    """A GeForce card named by nvidia-smi / NVML that no catalog row matches (the table cuts names at about 20
+    characters: "NVIDIA GeForce ...", https://github.com/NVIDIA/gpu-operator/issues/356): GeForce cards are PCIe
+    boards, never on an NVSwitch baseboard (the fabric manager user guide lists DGX/HGX systems only). None
+    otherwise, and None where another GPU named beside it is no GeForce (a display card next to an SXM GPU the
+    catalog lacks)."""
+    named = [g for g in facts.of(GpuFact) if g.name]
+    if not named or not all(re.search(r"\bGeForce\b", g.name) for g in named):
+        return None
+    g = named[0]
+    return NoSwitchProduct(g.name, "geforce", str(g.source),
+                           f"GPU named '{g.name}': a GeForce card, a PCIe board on no NVSwitch")
 
 
 def fabric_failure(facts: Facts):
