@@ -35,6 +35,9 @@ def finding(rule: str, what: str, measured: float, roofline: float, unit: str, e
     the defaults the bound rests on (weights, layout) where the input did not state them."""
     rests = f" The bound rests on defaults the input does not state: {'; '.join(assumed)}." if assumed else ""
     bound = f"{bound_word(unit)} {_num(roofline)} {unit}"
+    # only a rate counted in tokens can count tokens that were never generated (a profiled step time counts none)
+    counted = (", tokens counted that were never generated: the requested length, or padding after an "
+               "end-of-sequence token") if "tok" in unit else ""
     return Finding(
         rule=rule, category=CATEGORY, severity=SEVERITY, confidence=ASSUMED_CONFIDENCE if assumed else CONFIDENCE,
         title=f"{what}: measured {_num(measured)} {unit} beats the roofline ({bound}: prediction:roofline)",
@@ -42,9 +45,8 @@ def finding(rule: str, what: str, measured: float, roofline: float, unit: str, e
         "collectives; prediction:roofline). "
         "No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
         "model, dtype, GPU, layout, batch or lengths given do not match what was measured (a quantised checkpoint "
-        "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding, tokens "
-        "counted that were never generated: the requested length, or padding after an end-of-sequence token). It is "
-        "not judged against the expected band." + rests,
+        f"taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding{counted}). "
+        "It is not judged against the expected band." + rests,
         evidence=evidence, fix=fix,
     )
 

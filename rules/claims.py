@@ -5137,7 +5137,8 @@ _OTHER_VENDOR = re.compile(
     # (n150/n300) and Blackhole (p100/p150) cards, the QuietBox and LoudBox workstations, tt-smi, TT-Metalium
     # (tt-metal) and TT-NN (https://tenstorrent.com/hardware; https://docs.tenstorrent.com); "Very slow speed ... on
     # QuietBox (which I am using)" (tenstorrent/tt-inference-server#40)
-    r"\bTenstorrent\b|\bQuiet\s?Box\b|\bLoud\s?Box\b|\bGrayskull\b|\bWormhole\s+n[13]\d0\b|\bn300s?\b|"
+    # (review38) QuietBox and LoudBox as Tenstorrent writes them, capitalised: "on a quiet box" is an idle machine
+    r"\bTenstorrent\b|(?-i:\bQuiet\s?Box\b|\bLoud\s?Box\b)|\bGrayskull\b|\bWormhole\s+n[13]\d0\b|\bn300s?\b|"
     r"\bBlackhole\s+p1\d0a?\b|\btt-smi\b|\btt-metal(?:ium)?\b|\bTT-NN\b", re.I)
 
 

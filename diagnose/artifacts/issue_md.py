@@ -2278,7 +2278,9 @@ OUTPUT_RATE_LABEL = re.compile(r"generat|decod|output|\bout\b|(?<![\w-])tg(?:\d{
 # The weight format a figure names as its own, right after it ("40.96 t/s in float16 and 166.02 t/s with int4") or as
 # its label right before it ("int4: 166 t/s", "with AWQ we get 60 tok/s"): each rate of a sentence that sets formats
 # side by side ran with its own weights, not with the one format the ticket names elsewhere.
-_DTYPE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:in|with|using|on|for|at)\s+([\w.-]{2,12})\b", re.I)
+# A format followed by "KV" or "cache" is the KV cache's ("4510 tok/s with FP8 KV"), not the weights'.
+_DTYPE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:in|with|using|on|for|at)\s+([\w.-]{2,12})\b"
+                          r"(?!\s*(?:KV|K/V|kv[_-]?cache|cache)\b)", re.I)
 _DTYPE_BEFORE = re.compile(r"(?:^|[\s(])([\w.-]{2,12})\s*(?::|=|,?\s*(?:we|I)\s+(?:get|got|see|saw|reach\w*)|"
                            r"gives|gave|reaches|reached|runs?\s+at|does|did)\s*(?:about\s+|~\s*)?$", re.I)
 
@@ -2679,6 +2681,37 @@ _CONCURRENT_WRAP = re.compile(r"\b(?:create_task|ensure_future|submit|apply_asyn
                               r"\.append\s*\(", re.I)
 
 
+# The arguments of a generation call that carry its prompt: the first positional one (llm.generate(data, ...),
+# model.generate(input_ids, ...), model.generate(**inputs, ...)) or a keyword naming the input (prompt=, messages=,
+# input_ids=, json= of an HTTP post). A loop's item that reaches only a sampling parameter (SamplingParams(logits_k=k),
+# max_tokens=n) or a slice bound (prompts[:n]) sweeps a setting over the same prompts: no one-request-per-item loop.
+_PROMPT_KEYWORD = re.compile(r"^(?:prompts?|messages|inputs?|input_ids|text|texts|json|data|content|contents|"
+                             r"query|question|inputs_embeds)\s*=(?!=)", re.I)
+_SLICE = re.compile(r"\[[^\[\]]*:[^\[\]]*\]")
+
+
+def _prompt_args(args: str) -> str:
+    """The text of the prompt-carrying arguments of a call whose argument list starts `args` (up to its closing
+    parenthesis on the line), slices removed."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(args[start:i])
+            start = i + 1
+    else:
+        i = len(args)
+    parts.append(args[start:i])
+    keep = [p for k, p in enumerate(parts) if (k == 0 and not re.match(r"\s*\w+\s*=(?!=)", p))
+            or _PROMPT_KEYWORD.match(p.strip())]
+    return _SLICE.sub("[]", " ".join(keep))
+
+
 def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
     """A Workload of batch 1 where a pasted block sends one item per generation call in a loop, with the loop line
     and the call as its words (extra["one_call_per_item"]); [] where none does."""
@@ -2699,7 +2732,8 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
                 call = _GENERATION_CALL.search(code_part)
                 if call and _CONCURRENT_WRAP.search(code_part[:call.start()]):
                     continue  # tasks.append(asyncio.create_task(client.completions.create(...))): sent together
-                if call and any(re.search(rf"\b{re.escape(n)}\b", code_part[call.end():]) for n in names):
+                if call and any(re.search(rf"\b{re.escape(n)}\b", _prompt_args(code_part[call.end():]))
+                                for n in names):
                     return [Workload(where(name, start + k), batch=1,
                                      extra={"one_call_per_item": f"{line.strip()} {inner.strip()}"})]
     return []
