@@ -1851,7 +1851,14 @@ _NEGATED_AFTER = re.compile(
     r"can be|could be|been)\s+(?:(?!(?:not|never|yet)\b)\w+\s+)?(?:ruled out|excluded|eliminated)\b",
     re.I)
 # Sentences: a claim's scope for negation and guessing.
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
+# (left28b) A full-width full stop (。) ends a sentence with no space after it, as Chinese and Japanese write it:
+# "...只有一张卡的显存被占满了。想解决这个问题...？" (InternLM/lmdeploy#1130). A run ("。。。", "。」") stays whole, and
+# so does a 。 typed for a decimal point between digits ("Python:3。9", QwenLM/Qwen#625). Not ？ glued to what
+# follows: reporters put it after what they found ("发现模型并没有加载到两张卡上？还是报错OOM", InternLM/lmdeploy#1059),
+# which a split would turn into a question; ！ glued to more text was not found in the threads read. Not ；, which
+# joins clauses of one sentence as ";" does in English.
+_SENTENCE = re.compile(r"(?<=[.!?！？])\s+|(?<=。)(?![。！？」』）]|(?<=\d。)\d)\s*|"
+                       r"\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
 
 
 _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
@@ -8060,7 +8067,9 @@ _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|I
 # glued to a CJK word ("报错OOM", InternLM/lmdeploy#1059), where no word boundary stands between them.
 # (review35) and the memory "exceeded" or "blown": "现在显存会超出" (zai-org/GLM-4#321), "显存爆了"; not
 # "显存会不会超出", a question (no 不 may stand between).
-_OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOM|OutOfMemoryError)(?![A-Za-z])|"
+# (left28b) ... and "OOMs", the noun's plural or the verb: "leads to OOMs" (pollockjj/ComfyUI-MultiGPU#13), "recovery
+# from CUDA OOMs" (pytorch/pytorch#18853), "it OOMs at the latest GPU" (ikawrakow/ik_llama.cpp#1821).
+_OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOMs?|OutOfMemoryError)(?![A-Za-z])|"
                         r"显存\s*(?:会|就|又|直接)?\s*(?:溢出|不足|不够|不夠|超出|超了|爆了|爆掉)|爆显存|"
                         r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
 

@@ -519,7 +519,12 @@ SMI_GPU_ROW = re.compile(r"^\s*\|?\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*(?:\||\s[0-9A-
 # the host's RAM is ("64GB RAM 2 RTX 3090" counts 2), nor a count that is a size itself ("8 GB" is no count).
 _SIZE_BEFORE_NAME = r"(\d{1,3})\s*G(?:i?B)?(?![\w/])" + _NOT_HOST_SIZE
 _NOT_A_SIZE = r"(?![\d.])(?!\s*G(?:i?B)?\b)"  # the count is the whole number, and no size itself
-GPU_COUNT = re.compile(r"(?<![\w.-])" + _COUNT + _NOT_A_SIZE + r"\s*(?:x|×|\*)?\s*(?:" + _SIZE_BEFORE_NAME
+# (left28b) 双 / 两 glued to the board after a Chinese word: "一台双3090的服务器" (a server with two 3090s,
+# OpenMOSS/MOSS#151), "部署双4090环境" (zai-org/GLM-4#469). Chinese writes no space, so the character before the count
+# is a word's last, not part of a number or name ("Qwen2-7B 3090"). 双路 (two CPU sockets, "双路9654+双路3090",
+# kvcache-ai/ktransformers#828) stays unread: the count must touch the board.
+GPU_COUNT = re.compile(r"(?:(?<![\w.-])|(?<=[\u4e00-\u9fff])(?=[双两]))" + _COUNT + _NOT_A_SIZE
+                       + r"\s*(?:x|×|\*)?\s*(?:" + _SIZE_BEFORE_NAME
                        + r"[\s-]*)?(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
