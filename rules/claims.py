@@ -8080,6 +8080,45 @@ def out_of_memory(facts: Facts) -> bool:
                for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)])
 
 
+# (mend42, issue 11) An error whose message names its own cause, none a path between GPUs can have: an HTTP client
+# error as the server's access log prints it (RFC 9110 15.5: a 4xx status is the request's fault: "POST
+# /v1/chat/completions HTTP/1.1" 404 Not Found, a route the server does not have), a module that does not import, a
+# tokenizer or model configuration the loader cannot read, a model file or repository not found, and out of memory.
+# Beside such a message a configuration fact of the machine (WSL 2, a VM) is context, not the failure's cause.
+_ELSEWHERE = re.compile(
+    r"\bHTTP/\d(?:\.\d)?\"?\s+4\d\d\b|\b4(?:00|01|03|04|05|22)\s+(?:Bad Request|Unauthorized|Forbidden|Not Found|"
+    r"Method Not Allowed|Unprocessable Entity)\b|"
+    r"\bNo module named\b|\bModuleNotFoundError\b|\bImportError\b|"
+    r"\bTokenizer class\s+\S+\s+does not exist\b|\b(?:can(?:not|'t)|unable to|failed to) load (?:the )?tokenizer\b|"
+    r"\bdoes not recognize this architecture\b|\bKeyError:\s*['\"]model_type['\"]|"
+    r"\bdoes not appear to have a file named\b|\bis not a (?:local folder and is not a )?valid model identifier\b|"
+    rf"\b(?:{_OOM})\b", re.I)
+# ... and what a path between GPUs that fails does say: NCCL's errors and WARN lines, peer access refused, CUDA IPC,
+# a collective that waits (a hang, a watchdog or NCCL timeout). With any of these named, the error is not the only one.
+_BETWEEN_GPUS_FAILED = re.compile(
+    r"\bNCCL (?:error|WARN|failure)\b|\bnccl\w*Error\b|\bunhandled (?:cuda|system) error\b|\bpeer access\b|"
+    r"\bP2P\b[^\n]{0,40}?\b(?:fail\w*|error|not supported|disabled)\b|\bcudaIpc\w*|\bcudaErrorPeer\w*|"
+    r"\bwatchdog\b|\bhangs?\b|\bhung\b|\bstuck\b|\bdeadlock\w*|\bfreez\w*|\btimed? ?out\b", re.I)
+
+
+def error_elsewhere(facts: Facts) -> Claim | None:
+    """The ticket's error names its own cause outside the path between GPUs (a message of the error catalog, or
+    _ELSEWHERE: an HTTP client error, an import, a tokenizer or model configuration, a model file, out of memory), not
+    ruled out, and nothing in it says that path failed (_BETWEEN_GPUS_FAILED): the message quoted. None otherwise."""
+    said = texts(facts) + _pasted(facts)
+    if any(_BETWEEN_GPUS_FAILED.search(text) for _, text in said):
+        return None
+    known = known_errors(facts)  # a message of the catalog names its failure itself (engine_errors.toml's header)
+    if known:
+        return Claim("error_elsewhere", known[0].source, known[0].quote)
+    for source, text in said:
+        for sentence in sentences(text):
+            for m in _ELSEWHERE.finditer(sentence):
+                if not negated_words(sentence, m):
+                    return Claim("error_elsewhere", source, _quote(sentence, m, 80))
+    return None
+
+
 def container_default_shm(facts: Facts) -> Claim | None:
     """A multi-GPU container launch line without --ipc=host or --shm-size: data {command, setup} (setup: a failure
     in the prose is said of shared memory or of setting the workers up). None when another failure is named."""

@@ -571,7 +571,11 @@ def _virtual_symptoms(facts: Facts) -> list:
             out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
                           value, round(half, 1), "GB/s"))
     said = claims.symptom_quote(facts)
-    if wsl_signs(facts) and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
+    # (mend42) a failure whose message names its own cause elsewhere (a 404, an import, a tokenizer, out of memory) is
+    # not what a VM without peer-to-peer does: WSL 2 beside it is a fact of the machine, no symptom of the path
+    elsewhere = said and said[2] in ("crash", "error") and claims.error_elsewhere(facts)
+    if wsl_signs(facts) and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts) \
+            and not elsewhere:
         out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "
                       f"support: \"{said[1]}\""))
     if nodes and nodes > 1:
