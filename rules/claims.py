@@ -8074,9 +8074,20 @@ _OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOMs?|OutOfMemoryError)(?![A-Za-z])|"
                         r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
 
 
+# (review41) Out of memory as what a setting is chosen to keep away, not what happened: "Headroom reduced from 1.1 to 1
+# to avoid OOM of Qwen3.5-35B on 4 B60 GPUs" (sgl-project/sgl-kernel-xpu#464), "to prevent OOMs".
+_AVOIDED = re.compile(r"\b(?:avoid|avoiding|prevent|preventing|so as not to)\s+(?:(?:any|an?|the|further|more|GPU|CUDA)"
+                      r"\s+){0,2}$", re.I)
+
+
+def _avoided(sentence: str, m: re.Match) -> bool:
+    return bool(_AVOIDED.search(sentence[max(0, m.start() - 40):m.start()]))
+
+
 def out_of_memory(facts: Facts) -> bool:
-    """Does the reporter say the job ran out of memory, not ruling it out?"""
-    return any(not negated_words(sentence, m) for _, text in texts(facts) for sentence in sentences(text)
+    """Does the reporter say the job ran out of memory, not ruling it out nor naming it as what a setting avoids?"""
+    return any(not negated_words(sentence, m) and not _avoided(sentence, m)
+               for _, text in texts(facts) for sentence in sentences(text)
                for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)])
 
 
@@ -8092,13 +8103,16 @@ _ELSEWHERE = re.compile(
     r"\bTokenizer class\s+\S+\s+does not exist\b|\b(?:can(?:not|'t)|unable to|failed to) load (?:the )?tokenizer\b|"
     r"\bdoes not recognize this architecture\b|\bKeyError:\s*['\"]model_type['\"]|"
     r"\bdoes not appear to have a file named\b|\bis not a (?:local folder and is not a )?valid model identifier\b|"
-    rf"\b(?:{_OOM})\b", re.I)
+    rf"\b(?:{_OOM})s?\b", re.I)
 # ... and what a path between GPUs that fails does say: NCCL's errors and WARN lines, peer access refused, CUDA IPC,
 # a collective that waits (a hang, a watchdog or NCCL timeout). With any of these named, the error is not the only one.
 _BETWEEN_GPUS_FAILED = re.compile(
     r"\bNCCL (?:error|WARN|failure)\b|\bnccl\w*Error\b|\bunhandled (?:cuda|system) error\b|\bpeer access\b|"
     r"\bP2P\b[^\n]{0,40}?\b(?:fail\w*|error|not supported|disabled)\b|\bcudaIpc\w*|\bcudaErrorPeer\w*|"
-    r"\bwatchdog\b|\bhangs?\b|\bhung\b|\bstuck\b|\bdeadlock\w*|\bfreez\w*|\btimed? ?out\b", re.I)
+    r"\bwatchdog\b|\bhangs?\b|\bhung\b|\bstuck\b|\bdeadlock\w*|\bfreez\w*|\btimed? ?out\b|"
+    # (review41) out of memory said of NCCL itself, its buffers or host allocations: "NCCL out of memory error after
+    # updating to PyTorch 2.7", "saw OOM as pytorch upgrades from NCCL 2.21 to 2.26" (pytorch/pytorch#152302)
+    rf"\bNCCL\b[^\n]{{0,60}}?\b(?:{_OOM})\b|\b(?:{_OOM})s?\b[^\n]{{0,60}}?\bNCCL\b", re.I)
 
 
 def error_elsewhere(facts: Facts) -> Claim | None:
@@ -8114,7 +8128,7 @@ def error_elsewhere(facts: Facts) -> Claim | None:
     for source, text in said:
         for sentence in sentences(text):
             for m in _ELSEWHERE.finditer(sentence):
-                if not negated_words(sentence, m):
+                if not negated_words(sentence, m) and not _avoided(sentence, m):
                     return Claim("error_elsewhere", source, _quote(sentence, m, 80))
     return None
 
