@@ -6430,6 +6430,20 @@ _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|b
                            r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
                            r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
                            r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
+                           # (mend43) a count, a board's name, then GPU or card in the singular, as people write
+                           # it: "Hardware: two 4090 GPU" (zai-org/CogVLM#56), "2 x RTX 3090 card"; not what the
+                           # words then name ("two A100 GPU hours", "two A100 GPU types", "4 A100 GPU nodes")
+                           r"(?<![\w.-])(?:two|three|four|five|six|seven|eight|sixteen|[2-9]|[1-9]\d{1,2})"
+                           r"\s*(?:[x×*]\s*|个\s*)?(?:NVIDIA\s+)?(?:GeForce\s+|Tesla\s+)?(?:RTX\s*|GTX\s*)?"
+                           r"(?:[AHLBTVP]\d{1,3}S?|[1-9]0[5-9]0|A[2-6]000)(?:\s*Ti)?"
+                           # each card's memory may stand between: "4 v100 (32G) GPU" (sunshangquan/Histoformer#1)
+                           r"(?:\s*[(\[]?\s*\d{2,3}\s*G(?:i?B)?\s*[)\]]?)?\s*(?:GPU|card)\b"
+                           r"(?!['’]?s?\s*-?\s*(?:hours?|hrs?|types?|models?|kinds?|nodes?|servers?|hosts?|machines?|"
+                           r"instances?|clusters?|generations?|families|architectures?|days?|years?|小时)\b)(?!小时)|"
+                           # ... or the count after the word: "We trained on A100 80GB GPU x 4" (ByeongHyunPak/tqdm#3)
+                           r"(?<![\w.-])(?:[AHLBTVP]\d{1,3}S?|[1-9]0[5-9]0|A[2-6]000)(?:\s*Ti)?"
+                           r"(?:\s*[(\[]?\s*\d{2,3}\s*G(?:i?B)?\s*[)\]]?)?\s*(?:GPU|card)s?\s*[x×*]\s*"
+                           r"(?:[2-9]|[1-9]\d{1,3})(?![\d.x×*])|"
                            r"多卡|双卡|多(?:张|块|个|颗)\s*(?:显卡|卡|GPU)|(?:两|二|三|四|五|六|七|八|[2-9])\s*(?:张|块|颗)\s*(?:显卡|卡|GPU)|"
                            # (ut25) GPUs named by index: "GPU 2 and 3" (pytorch/pytorch#1656), "GPUs 0, 1 and 2",
                            # "GPU0 and GPU1" (not "GPU 0 and 1 GB": a size follows)

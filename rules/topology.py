@@ -531,9 +531,21 @@ def wsl_signs(facts: Facts) -> list:
 
 
 def _multi_gpu(facts: Facts) -> bool:
-    """Does the job span GPUs: a TP or PP size over 1, or the reporter's words?"""
+    """Does the job span GPUs: a TP or PP size over 1, NCCL's own lines at work on two devices or more (a ring of
+    two ranks or more, a communicator of several ranks, two devices in the lines' heads), or the reporter's words?"""
     pp, _ = wfield(facts, "pp")
-    return (pp or 1) > 1 or any(t > 1 for t, _ in tp_sizes(facts)) or claims.several_gpus(facts)
+    return (pp or 1) > 1 or any(t > 1 for t, _ in tp_sizes(facts)) or _nccl_several(facts) or \
+        claims.several_gpus(facts)
+
+
+def _nccl_several(facts: Facts) -> bool:
+    """Do NCCL's own log lines show a job on two GPUs or more?"""
+    for e in facts.of(NcclEvent):
+        if (e.kind == "devices" and e.data.get("devices", 0) > 1) or \
+                (e.kind == "comm" and e.data.get("nranks", 0) > 1) or \
+                (e.kind == "ring" and len({r for r in e.data.get("ranks") or [] if r >= 0}) > 1):
+            return True
+    return False
 
 
 def _virtual_symptoms(facts: Facts) -> list:

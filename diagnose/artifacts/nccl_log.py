@@ -11,7 +11,8 @@ NcclEvent kinds (data): ib_unavailable, ib_transfer_error, net_init_failed, usin
 {network}), network ({network, devices?, link_layers?}), gdr ({enabled, reason}),
 shm_alloc_failed ({path, size_bytes, errno?}), p2p_disabled, nvls, collnet, topology, timeout, error,
 warn, comm ({rank, nranks, nNodes?, localRanks?, ...}), channels ({coll, p2p, nvls?, collnet?}),
-ring ({channel, of, ranks}), trees, p2p_chunksize ({bytes}), affinity ({gpu, mask, cpus}).
+ring ({channel, of, ranks}), trees, p2p_chunksize ({bytes}), affinity ({gpu, mask, cpus}), devices ({devices}: how
+many (host, CUDA device) pairs the lines' heads name, where two or more).
 HostFact: shm_bytes (from `df /dev/shm`), cuda_driver_version.
 """
 
@@ -164,10 +165,13 @@ def parse(text: str, name: str) -> list:
     seen_versions: set[str] = set()
     seen_transports: set[tuple] = set()
     seen_paths: set[tuple] = set()
+    devices: dict[tuple, str] = {}  # (host, device) -> the first line that names it
     for n, line in lines(text):
         if not _may_matter(line):
             continue
         src = where(name, n)
+        if (p := PREFIX.search(line)) is not None:
+            devices.setdefault((p.group("host"), p.group("dev")), src)
         m = LEVEL.search(line)
         msg = m.group("msg") if m else line.strip()
         level = m.group("level") if m else None
@@ -199,6 +203,12 @@ def parse(text: str, name: str) -> list:
         if level is None and not _nccl_related(line):
             continue
         out.extend(_events(src, msg, level))
+    if len(devices) > 1:
+        # NCCL heads each line with the CUDA device its process drives ("host:pid:tid [dev] NCCL INFO", src/debug.cc):
+        # two devices named, on one host or more, are two GPUs at work in the job (pytorch/pytorch#111187's DDP:
+        # "[0]" and "[1]"); one process's lines alone name one.
+        out.append(NcclEvent(next(iter(devices.values())), "devices",
+                             f"NCCL's lines name {len(devices)} devices", {"devices": len(devices)}))
     return _first_workload_only(out)
 
 
