@@ -226,6 +226,18 @@ def unlisted_cases(folder: Path) -> list:
             if not (case["url"].startswith("https://github.com/") and case["url"] in sources)]
 
 
+def threads_reused(families: dict, dirs: tuple, also: tuple = ()) -> list:
+    """(reading, url) of each review case whose thread appears in the data folders `dirs` (their .md and .toml files)
+    or in the test files `also`: a review tries its readings on threads they were not written from."""
+    root = Path(__file__).parent
+    used = "".join(p.read_text() for d in dirs for p in (root / "data" / d).rglob("*")
+                   if p.is_file() and p.suffix in (".md", ".toml"))
+    used += "".join((root / name).read_text() for name in also)
+    ends = (" ", "\n", ")", ",", '"', ";", "'", "#", "|")
+    return [(name, case["url"]) for name, family in families.items() for case in family["case"]
+            if any(case["url"] + end in used for end in ends)]
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import said, toml_cases
+from conftest import said, threads_reused, toml_cases
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement
@@ -76,13 +76,7 @@ def test_every_case_names_its_thread_and_each_reading_has_near_misses():
 
 def test_no_thread_is_one_the_readings_were_written_from():
     """Not a thread of the readings' own sources (ut28f)."""
-    used = "".join(p.read_text() for p in (Path(__file__).parent / "data" / "ut28f").rglob("*")
-                   if p.is_file() and p.suffix in (".md", ".toml")) + Path(__file__).with_name(
-                       "test_ut28f_user.py").read_text()
-    for name, family in FAMILIES.items():
-        for case in family["case"]:
-            url = case["url"]
-            assert not any(url + end in used for end in (" ", "\n", ")", ",", '"', ";", "'", "#", "|")), (name, url)
+    assert threads_reused(FAMILIES, ("ut28f",), also=("test_ut28f_user.py",)) == []
 
 
 # --------------------------------------------------------------------------- tightened by this review
