@@ -956,6 +956,19 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
         r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
     ],
+    # (mend41) The job spread over Kubernetes pods: a pod sees only the GPUs given to it, so ranks of different pods
+    # join over the network, never by CUDA peer-to-peer, even on one machine ("even when scheduling both Pods onto
+    # the same node, NVLink couldn't be utilized ... only RDMA or TCP", NVIDIA/nccl#1781). LeaderWorkerSet (lws)
+    # deploys a leader pod and its worker pods as one unit (https://github.com/kubernetes-sigs/lws). Not one pod
+    # ("in k8s pod, even the GPUs are in the same node", vllm-project/vllm#7466).
+    "across_pods": [
+        r"\bLeaderWorkerSet\b|(?<![\w.-])lws\b",
+        r"\b(?:across|between|over|spanning)\s+(?:the\s+)?(?:two|three|four|several|multiple|different|separate|\d+)\s+"
+        r"(?:\w+\s+)?pods\b",
+        r"\b(?:two|three|four|several|multiple|different|separate|\d+)\s+(?:separate\s+|different\s+)?"
+        r"(?:k8s\s+|kubernetes\s+)?pods\b",
+        r"\bmulti[- ]?pods?\b|\bworker pods?\b",
+    ],
     # (issue 11) The job on one host, as reporters place it: "on a single node", "in one machine", "on the same host",
     # "single-node", "8 GPUs in one node", "1 node with 8 GPUs", "--nnodes 1", 单机 / 单节点. rules.common.node_count
     # reads it after every parsed count and below any multi-node statement (the larger count said wins). Not a NUMA
@@ -2101,6 +2114,17 @@ def pipeline_degree(sentence: str, m: re.Match) -> int | None:
     return 1 if d.group(1).lower() in ("one", "a single") else int(d.group(1))
 
 
+def tp_degree(sentence: str, m: re.Match) -> int | None:
+    """The tensor-parallel degree a tp_asked match states ("TP=1", "-tp 2": its last digit starts the number;
+    "--tensor-parallel-size 1", "tensor parallel size of 4": written right after the words), or None."""
+    if m.group(0)[-1:].isdigit():
+        return int(re.match(r"\d+", sentence[m.end() - 1:]).group(0))
+    d = _PP_DEGREE.match(sentence, m.end())
+    if not d or re.match(r"\s*(?:PP|pp)", sentence[m.end():]):
+        return None
+    return 1 if d.group(1).lower() in ("one", "a single") else int(d.group(1))
+
+
 # a log said to be clean, a zero counter, "zero replay errors": PCIe link errors ruled out
 _CLEAN_LOG = re.compile(r"[^\n]*\bclean$|\bReplays Since Reset\b\W{0,10}0$", re.I)
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0)\s+(?:\w+\s+)?$", re.I)
@@ -2134,6 +2158,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         return _one_of_many(sentence, m) or bool(_NOT_JUST_BEFORE.search(sentence[max(0, m.start() - 30):m.start()]))
     if kind == "pipeline_parallel" and pipeline_degree(sentence, m) == 1:
         return True  # one stage: no pipeline
+    if kind == "tp_asked" and tp_degree(sentence, m) == 1:
+        return True  # (mend41) "-tp 1", "--tensor-parallel-size 1": one GPU, nothing sharded (vllm-project/vllm#5376)
     before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     # ("not A, but B" affirms B: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and
@@ -6189,6 +6215,35 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
             out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60),
                              {"pp_wins": first_pp == better, "directed": directed}))
     return out
+
+
+# (mend41) The pipelined or multi-node side said to be the faster, against one GPU, one node or TP: "the multiple
+# distributed setting works better for both ttft/latency" (two nodes of 4 at TP 4 x PP 2 against one node of 8,
+# vllm-project/vllm#17281), "pure pipeline parallism runs faster than pure tensor parallelism" (NVIDIA/Megatron-LM#258).
+# Not the multi-node side slower ("two machines ... it was slower than just one machine", b4rtaz/distributed-llama#262)
+# nor more stages hurting ("Adding more nodes adds more pipeline stages. This can hurt the latency", alpa#609).
+# ("paral\w*": "pipeline parallism" as Megatron-LM#258 writes it)
+_SPREAD_SIDE = (r"(?:\bpipeline[-_ ]?paral\w*|\bPP\s*=?\s*[2-9]\b|\bmulti(?:ple)?[- ]?nodes?\b|\bdistributed\b|"
+                r"\b(?:two|2|several|multiple)\s+(?:\w+\s+)?(?:nodes|machines|servers|hosts)\b)")
+_SPREAD_WINS = re.compile(_SPREAD_SIDE + r"(?:(?!\bthan\b|\bslow\w*|\bworse\b|\bno\b|\bnot\b|n't\b|\bhurt\w*)"
+                          r"[^.\n]){0,40}?(?:\bfaster\b|\bbetter\b|\bquicker\b|\bspeed[- ]?ups?\b|\boutperform\w*)",
+                          re.I)
+
+# A slight edge is the no-gain a pipeline's bubble predicts, not a win past it ("pipeline parallel is always slightly
+# faster than single gpu", 11.30 s against 11.51 s at batch 1: NVIDIA/TensorRT-LLM#1102, tests/data/ut20a).
+_SLIGHT = re.compile(r"\b(?:slightly|marginally|a (?:little|bit|tad)|somewhat|barely|only just)\s+\S+$", re.I)
+
+
+def spread_wins(facts: Facts) -> Claim | None:
+    """The reporter's measurement that the pipelined or multi-node layout is the faster one, or None: not asked
+    ("is PP faster?"), not denied. A pipeline's bubble is then no complaint to answer (ticket.pp_bubble)."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _SPREAD_WINS.search(sentence)
+            if m and not asked(sentence) and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) \
+                    and not _SLIGHT.search(m.group(0)):
+                return Claim("spread_wins", source, _quote(sentence, m, 60))
+    return None
 
 
 # Expert parallelism or DP attention set against tensor parallelism ("the TP speed is faster than that of the EP",

@@ -378,7 +378,10 @@ def gpus_per_node(facts: Facts) -> int | None:
         return w.extra["gpus_per_node"]
     nodes, _ = node_count(facts)
     if w.gpu_count and nodes:
-        return max(1, w.gpu_count // nodes)
+        # (mend41) every TP x PP rank holds a GPU, so a count below the launch's ranks is not the job's total: "2*H100
+        # 2*8*80G" beside --tp 16 --nnodes 2 is two machines of 8, not 2 GPUs (sgl-project/sglang#3656)
+        ranks = (wfield(facts, "tp")[0] or 1) * (wfield(facts, "pp")[0] or 1)
+        return max(1, max(w.gpu_count, ranks) // nodes)
     seen = len(gpu_indices(facts))
     if seen:
         return seen

@@ -92,8 +92,10 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
 def sharding_asked(facts: Facts) -> bool:
     """Did the reporter ask the engine to spread the model (TP or PP of 2 or more, a layer split's flag)? Then one
     GPU doing the work is not the default placement."""
+    # (a degree of 1 written is no ask: claims reads "-tp 1" and "pipeline parallel size 1" as ruled out; mend41)
     return (wfield(facts, "tp")[0] or 1) >= 2 or (wfield(facts, "pp")[0] or 1) >= 2 \
-        or bool(claims.find(facts, "layer_split")) or any(not c.guess for c in claims.find(facts, "tp_asked"))
+        or bool(claims.find(facts, "layer_split")) \
+        or any(not c.guess for kind in ("tp_asked", "pipeline_parallel") for c in claims.find(facts, kind))
 
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).

@@ -692,8 +692,8 @@ def pp_bubble(facts: Facts, predictions=None):
     c = _first(facts, "pipeline_parallel")
     c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
     lost = next((t for t in claims.tp_pp_compared(facts) if t.data["directed"] and not t.data["pp_wins"]), None)
-    if not ((pp or 0) >= 2 or c or lost):
-        return
+    if not ((pp or 0) >= 2 or c or lost) or claims.spread_wins(facts):
+        return  # (mend41) the pipelined / multi-node side measured the faster: no bubble complained of
     few = _first(facts, "few_requests")
     evidence = (([ev(pp_src, "pipeline-parallel stages", pp)] if pp else [])
                 + ([claim_ev(c, "pipeline parallelism")] if c else [])
@@ -2164,7 +2164,10 @@ def hang_on_pcie(facts: Facts, predictions=None):
         # run on one GPU exchanges nothing with a peer (vllm-project/vllm#1752)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
-    if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)):
+    # (mend41) nor across Kubernetes pods: their GPUs never reach each other peer-to-peer (claims "across_pods";
+    # vllm-project/vllm#11139, a PP hang under LeaderWorkerSet)
+    if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)) \
+            or any(not c.guess for c in claims.find(facts, "across_pods")):
         return
     virt = is_virtualized(facts)
     evidence = virt + [ev(hang[0], f'the symptom: "{hang[1]}"')]
