@@ -238,6 +238,25 @@ def threads_reused(families: dict, dirs: tuple, also: tuple = ()) -> list:
             if any(case["url"] + end in used for end in ends)]
 
 
+def case_facts(case: dict):
+    """The facts of a kept case's title and text as a pasted issue, its subject resolved as rules.engine does."""
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Facts
+    from rules.subject import Subject
+
+    facts = Facts()
+    facts.add(*issue_md.parse(f"# {case['title']}\n\n{case['text']}\n", "issue.md"))
+    facts.subject = Subject.of(facts)
+    return facts
+
+
+def case_report(case: dict, tmp_path: Path) -> dict:
+    """`diagnose ticket --json` on a kept case's title and text pasted as an issue."""
+    ticket = tmp_path / "t.md"
+    ticket.write_text(f"# {case['title']}\n\n{case['text']}\n")
+    return report_json("ticket", str(ticket))
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note

@@ -13,58 +13,42 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import finding, report_json, toml_cases
+from conftest import case_facts, case_report, finding, toml_cases
 
-from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
 from rules import claims
 from rules.common import gpus_per_node, node_count
 from rules.gpus_in_use import sharding_asked
-from rules.subject import Subject
 
 DATA = Path(__file__).parent / "data" / "mend41"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
 
 
-def _facts(case) -> Facts:
-    """The facts of the case's title and text as a pasted issue, its subject resolved as rules.engine does."""
-    facts = Facts()
-    facts.add(*issue_md.parse(f"# {case['title']}\n\n{case['text']}\n", "issue.md"))
-    facts.subject = Subject.of(facts)
-    return facts
-
-
-def _report(case, tmp_path) -> dict:
-    ticket = tmp_path / "t.md"
-    ticket.write_text(f"# {case['title']}\n\n{case['text']}\n")
-    return report_json("ticket", str(ticket))
-
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "nodes_product"))
 def test_gpus_per_node_hold_the_launch_ranks(case):
-    facts = _facts(case)
+    facts = case_facts(case)
     assert (node_count(facts)[0], gpus_per_node(facts)) == (case["nodes"], case["per_node"])
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "across_pods"))
 def test_no_p2p_hang_lead_across_pods(case, tmp_path):
-    assert any(not c.guess for c in claims.find(_facts(case), "across_pods")) is case["pods"]
+    assert any(not c.guess for c in claims.find(case_facts(case), "across_pods")) is case["pods"]
     if "p2p_hang" in case:
-        r = _report(case, tmp_path)
+        r = case_report(case, tmp_path)
         assert (finding(r, "ticket.hang_on_pcie") is not None) is case["p2p_hang"]
         assert r["verdict"]["category"] != "p2p_disabled"
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "tp_one"))
 def test_tp_of_one_asks_no_sharding(case):
-    assert sharding_asked(_facts(case)) is case["sharded"]
+    assert sharding_asked(case_facts(case)) is case["sharded"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "spread_wins"))
 def test_spread_side_faster_is_no_bubble(case, tmp_path):
-    assert (claims.spread_wins(_facts(case)) is not None) is case["wins"]
+    assert (claims.spread_wins(case_facts(case)) is not None) is case["wins"]
     if "pp_bubble" in case:
-        r = _report(case, tmp_path)
+        r = case_report(case, tmp_path)
         assert (finding(r, "ticket.pp_bubble") is not None) is case["pp_bubble"]
         assert r["verdict"]["category"] != "pp_bubble"
 

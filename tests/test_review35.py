@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import finding, report_json, said, threads_reused, toml_cases
+from conftest import case_report, finding, report_json, said, threads_reused, toml_cases
 
 from diagnose.artifacts import issue_md
 from rules import claims
@@ -62,9 +62,7 @@ def test_ray_waits_and_counts(case):
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "socket_verbs"))
 def test_missing_verbs_library_on_one_machine(case, tmp_path):
-    ticket = tmp_path / "t.md"
-    ticket.write_text(f"# {case['title']}\n\n{case['text']}\n")
-    assert (finding(report_json("ticket", str(ticket)), "nccl.socket_fallback") is not None) is case["finding"]
+    assert (finding(case_report(case, tmp_path), "nccl.socket_fallback") is not None) is case["finding"]
 
 
 NEAR = {"memory_unsplit": lambda c: not c["unsplit"], "oom_cjk": lambda c: not c["oom"],

@@ -12,48 +12,32 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import finding, report_json, threads_reused, toml_cases
+from conftest import case_facts, case_report, finding, threads_reused, toml_cases
 
-from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
 from rules import claims
 from rules.gpus_in_use import one_gpu_in_use
-from rules.subject import Subject
 
 DATA = Path(__file__).parent / "data" / "review40"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
 
 
-def _facts(case) -> Facts:
-    """The facts of the case's title and text as a pasted issue, its subject resolved as rules.engine does."""
-    facts = Facts()
-    facts.add(*issue_md.parse(f"# {case['title']}\n\n{case['text']}\n", "issue.md"))
-    facts.subject = Subject.of(facts)
-    return facts
-
-
-def _report(case, tmp_path) -> dict:
-    ticket = tmp_path / "t.md"
-    ticket.write_text(f"# {case['title']}\n\n{case['text']}\n")
-    return report_json("ticket", str(ticket))
-
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "apple_mac"))
 def test_a_mac_is_another_vendor_only_without_an_nvidia_card(case):
-    assert (claims.other_vendor(_facts(case)) is not None) is case["vendor"]
+    assert (claims.other_vendor(case_facts(case)) is not None) is case["vendor"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "pp_network"))
 def test_pipeline_network_note_only_on_speed_tickets(case, tmp_path):
-    r = _report(case, tmp_path)
+    r = case_report(case, tmp_path)
     assert (finding(r, "workload.pp_network") is not None) is case["pp_network"]
     assert (finding(r, "nccl.gdr") is not None) is case["network_ask"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "illegal_p2p"))
 def test_illegal_access_asks_for_links_only_where_gpus_talk(case, tmp_path):
-    assert [c.data["error"].id for c in claims.known_errors(_facts(case))] == case["rows"]
-    r = _report(case, tmp_path)
+    assert [c.data["error"].id for c in claims.known_errors(case_facts(case))] == case["rows"]
+    r = case_report(case, tmp_path)
     known = finding(r, "ticket.known_error")
     assert known and "NCCL_P2P_DISABLE=1" in known["fix"] and "only when the model is split" in known["fix"]
     assert (finding(r, "workload.evidence_coverage") is not None) is case["topology_ask"]
@@ -61,8 +45,8 @@ def test_illegal_access_asks_for_links_only_where_gpus_talk(case, tmp_path):
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "one_gpu_ask"))
 def test_topology_ask_dropped_only_where_one_gpu_works_unsplit(case, tmp_path):
-    assert (one_gpu_in_use(_facts(case)) is not None) is case["one"]
-    assert (finding(_report(case, tmp_path), "workload.evidence_coverage") is not None) is case["topology_ask"]
+    assert (one_gpu_in_use(case_facts(case)) is not None) is case["one"]
+    assert (finding(case_report(case, tmp_path), "workload.evidence_coverage") is not None) is case["topology_ask"]
 
 
 NEAR = {"apple_mac": lambda c: not c["vendor"], "pp_network": lambda c: not c["pp_network"],

@@ -13,43 +13,29 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import finding, report_json, threads_reused, toml_cases
+from conftest import case_facts, case_report, finding, threads_reused, toml_cases
 
-from diagnose.artifacts import issue_md, nccl_log
+from diagnose.artifacts import nccl_log
 from diagnose.evidence import Facts, NcclEvent
 from rules import claims, topology
 from rules.common import gpus_per_node, node_count
 from rules.gpus_in_use import sharding_asked
-from rules.subject import Subject
 
 DATA = Path(__file__).parent / "data" / "review42"
 FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
 
 
-def _facts(case) -> Facts:
-    """The facts of the case's title and text as a pasted issue, its subject resolved as rules.engine does."""
-    facts = Facts()
-    facts.add(*issue_md.parse(f"# {case['title']}\n\n{case['text']}\n", "issue.md"))
-    facts.subject = Subject.of(facts)
-    return facts
-
-
-def _report(case, tmp_path) -> dict:
-    ticket = tmp_path / "t.md"
-    ticket.write_text(f"# {case['title']}\n\n{case['text']}\n")
-    return report_json("ticket", str(ticket))
-
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "across_pods"))
 def test_pods_read_only_where_the_job_spans_them(case, tmp_path):
-    assert any(not c.guess for c in claims.find(_facts(case), "across_pods")) is case["pods"]
+    assert any(not c.guess for c in claims.find(case_facts(case), "across_pods")) is case["pods"]
     if "p2p_hang" in case:
-        assert (finding(_report(case, tmp_path), "ticket.hang_on_pcie") is not None) is case["p2p_hang"]
+        assert (finding(case_report(case, tmp_path), "ticket.hang_on_pcie") is not None) is case["p2p_hang"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "nodes_product"))
 def test_gpus_per_node_floor_only_raises_a_count_below_the_ranks(case):
-    facts = _facts(case)
+    facts = case_facts(case)
     assert gpus_per_node(facts) == case["per_node"]
     if "nodes" in case:
         assert node_count(facts)[0] == case["nodes"]
@@ -57,17 +43,17 @@ def test_gpus_per_node_floor_only_raises_a_count_below_the_ranks(case):
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "spread_wins"))
 def test_spread_win_only_where_measured_faster(case):
-    assert (claims.spread_wins(_facts(case)) is not None) is case["wins"]
+    assert (claims.spread_wins(case_facts(case)) is not None) is case["wins"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "tp_one"))
 def test_tp_of_one_asks_no_split_only_alone(case):
-    assert sharding_asked(_facts(case)) is case["sharded"]
+    assert sharding_asked(case_facts(case)) is case["sharded"]
 
 
 @pytest.mark.parametrize("case", toml_cases(DATA, "several_gpus"))
 def test_several_boards_only_where_in_use(case):
-    assert claims.several_gpus(_facts(case)) is case["several"]
+    assert claims.several_gpus(case_facts(case)) is case["several"]
 
 
 NEAR = {"across_pods": lambda c: not c["pods"], "spread_wins": lambda c: not c["wins"],
