@@ -257,6 +257,22 @@ def case_report(case: dict, tmp_path: Path) -> dict:
     return report_json("ticket", str(ticket))
 
 
+def reading_gaps(folder: Path, families: dict, near: dict, left=()) -> list[str]:
+    """The readings of a precision review whose kept cases miss its shape: a family named unlike its file, a case whose
+    thread is no GitHub address listed in folder/SOURCES.md, no near-miss (`near(case)` true) among its cases, or no
+    positive unless `left` names it (no untaken real positive was found). Every family has a `near` and every `near`
+    a family."""
+    sources = (folder / "SOURCES.md").read_text()
+    gaps = sorted(set(families) ^ set(near))
+    for name, family in families.items():
+        cases = family["case"]
+        if family["family"] != name or name not in near \
+                or not all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in cases) \
+                or not any(near[name](c) for c in cases) or not (any(not near[name](c) for c in cases) or name in left):
+            gaps.append(name)
+    return gaps
+
+
 def said(text: str):
     """Facts holding one description note with `text`: the reporter's words alone, as the claim readers see them."""
     from diagnose.evidence import Facts, Note

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import issue_bundle, judged_issue, said, threads_reused, toml_cases
+from conftest import issue_bundle, judged_issue, reading_gaps, said, threads_reused, toml_cases
 
 from diagnose.artifacts import issue_md
 from rules import attention_gain, ticket_rules
@@ -71,15 +71,10 @@ LEFT = {"exllama_lines", "half_math"}
 
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    sources = (DATA / "SOURCES.md").read_text()
     near = {"flash_gain": lambda c: not c["read"], "minutes": lambda c: not c["ms"],
             "batched_bench": lambda c: not c["decode"], "exllama_lines": lambda c: not c["decode"] + c["prefill"],
             "half_math": lambda c: not c["unpriced"]}
-    for name, family in FAMILIES.items():
-        assert family["family"] == name
-        assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
-        assert any(near[name](c) for c in family["case"]), name
-        assert any(not near[name](c) for c in family["case"]) or name in LEFT, name
+    assert reading_gaps(DATA, FAMILIES, near, LEFT) == []
 
 
 def test_no_thread_is_one_the_readings_were_written_from():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import finding, report_json, said, threads_reused, toml_cases
+from conftest import finding, reading_gaps, report_json, said, threads_reused, toml_cases
 
 from diagnose.artifacts import launch
 from rules import claims
@@ -73,16 +73,10 @@ LEFT = {"nccl_advice"}
 
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    sources = (DATA / "SOURCES.md").read_text()
     near = {"fabric_failure": lambda c: c["fabric"], "workarounds": lambda c: not c["fixes"],
             "fabric_ask": lambda c: not c["asks"], "no_nvswitch_board": lambda c: not c["healthy"],
             "nccl_advice": lambda c: c["setting"], "nvl5_fix": lambda c: not c["nvlsm"]}
-    assert set(FAMILIES) == set(near)
-    for name, family in FAMILIES.items():
-        assert family["family"] == name
-        assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
-        assert any(near[name](c) for c in family["case"]), name
-        assert any(not near[name](c) for c in family["case"]) or name in LEFT, name
+    assert reading_gaps(DATA, FAMILIES, near, LEFT) == []
 
 
 def test_no_thread_is_one_the_readings_were_written_from():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import said, threads_reused, toml_cases
+from conftest import reading_gaps, said, threads_reused, toml_cases
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement
@@ -63,15 +63,10 @@ LEFT = {"looped_requests", "figure_dtype"}
 
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    sources = (DATA / "SOURCES.md").read_text()
     near = {"looped_requests": lambda c: not c["looped"], "spread_mean": lambda c: not c["rates"],
             "figure_dtype": lambda c: not c["dtypes"], "other_vendor": lambda c: not c["vendor"],
             "first_calls": lambda c: not c["first_calls"]}
-    for name, family in FAMILIES.items():
-        assert family["family"] == name
-        assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
-        assert any(near[name](c) for c in family["case"]), name
-        assert any(not near[name](c) for c in family["case"]) or name in LEFT, name
+    assert reading_gaps(DATA, FAMILIES, near, LEFT) == []
 
 
 def test_no_thread_is_one_the_readings_were_written_from():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import case_facts, case_report, finding, threads_reused, toml_cases
+from conftest import case_facts, case_report, finding, reading_gaps, threads_reused, toml_cases
 
 from diagnose.artifacts import nccl_log
 from diagnose.evidence import Facts, NcclEvent
@@ -64,13 +64,7 @@ LEFT = {"spread_wins", "several_gpus"}
 
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    sources = (DATA / "SOURCES.md").read_text()
-    assert set(FAMILIES) == set(NEAR)
-    for name, family in FAMILIES.items():
-        assert family["family"] == name
-        assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
-        assert any(NEAR[name](c) for c in family["case"]), name
-        assert any(not NEAR[name](c) for c in family["case"]) or name in LEFT, name
+    assert reading_gaps(DATA, FAMILIES, NEAR, LEFT) == []
 
 
 def test_no_thread_is_one_the_readings_were_written_from():
