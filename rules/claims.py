@@ -4242,6 +4242,19 @@ _OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (
 # gpus" (vllm-project/vllm#804) complains of a speed; "it does not work", "not working at all", "not working as
 # expected" (which may be a wrong output) stay failures.
 _HOW_WELL = r"(?:well|efficiently|effectively|optimally|fast enough|as (?:well|fast|efficiently))\b"
+# (s29, ut29c) A model or process put on GPUs other than the ones asked for: "the process is launched on the incorrect
+# GPU" (triton-inference-server/tensorrtllm_backend#481, whose backend chose its GPUs by its own parameter, not the
+# instance_group's `gpus`), "Triton/vllm_backend launches model on incorrect GPU" (triton-inference-server/server#7349),
+# "still both models are loaded on the same GPU" (k2-fsa/sherpa#743), "my models were being loaded only into gpu 0"
+# (triton-inference-server/server#7786). A failure of placement, so a passed health check does not answer it. Not a
+# wish or a question of where to put it ("I want to launch tensorrt on every gpu separately", "how do I choose which
+# GPU the model is loaded on?"): those name no wrong GPU.
+_MISPLACED = (r"\b(?:wrong|incorrect)\s+(?:GPU|device|card)s?\b(?!\s*(?:count|number|name|model|type|driver)s?\b)|"
+              r"\b(?:both|all)\s+(?:\w+\s+){0,3}?(?:are|were|get|got|is|was)\s+(?:\w+\s+)?(?:loaded|placed|launched|"
+              r"allocated|put|running|started)\s+(?:on|onto|into|in|to)\s+(?:the\s+)?(?:same|first|one)\s+"
+              r"(?:GPU|device|card)\b|"
+              r"\b(?:loaded|placed|launched|allocated|put|started)\s+only\s+(?:on|onto|into|in|to)\s+(?:the\s+first\s+"
+              r"(?:GPU|device|card)|(?:GPU|device|cuda)\s*:?\s*0)\b")
 
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
@@ -4301,6 +4314,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bcan not (?!" + _OWN_GRASP + r")(?:start|load|run|find|open|allocate|connect|enable|access|"
               r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
+              + _MISPLACED + "|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
@@ -8775,3 +8789,36 @@ _extend({"nccl_init_stuck": [
     r"(?:the\s+)?[\"'“`]?" + _NCCL_START,
     r"(?:卡|停)(?:在|住)了?\s*(?:在\s*)?[\"'“`]?" + _NCCL_START,
 ]}, new_kinds=True)
+
+
+# (s29, ut29c) Triton's instance_group asked to place a TensorRT-LLM model on GPUs: `kind: KIND_GPU`, a `gpus: [...]`
+# list or a count per GPU, in a ticket about the tensorrtllm backend (its model folder, launcher or container). That
+# backend starts its engine on the GPUs the server sees, or those its own GPU-id parameter lists, one MPI rank per GPU
+# of the engine's layout; it does not take them from instance_group (triton-inference-server/tensorrtllm_backend#481,
+# #166, #277; the backend's multi-instance guide). Not an instance_group of another backend ("backend: "vllm"", a
+# plain TensorRT or ONNX model), which Triton places itself. Data {gpus} (the listed ids, if any).
+_INSTANCE_GROUP_GPU = re.compile(r"instance_group\s*[:=]?\s*[\[{][^\]]{0,300}?"
+                                 r"(?:KIND_GPU|\bgpus\s*:\s*\[(?P<gpus>[^\]]*)\])", re.I | re.S)
+_TRTLLM_BACKEND = re.compile(r"backend\s*:\s*\"tensorrtllm\"|tensorrtllm_backend|launch_triton_server|"
+                             r"inflight_batcher_llm|trtllm-python-py3|tensorrt_llm/config\.pbtxt|"
+                             r"tensorrt[-_ ]?llm\s+backend", re.I)
+_OTHER_BACKEND = re.compile(r"backend\s*:\s*\"(?!tensorrtllm\")\w+\"|platform\s*:\s*\"\w+\"", re.I)
+
+
+def trtllm_instance_group(facts: Facts) -> Claim | None:
+    """The config (a pasted code block or the reporter's text) whose instance_group places a TensorRT-LLM model."""
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    every = texts(facts) + pasted
+    if not any(_TRTLLM_BACKEND.search(text) for _, text in every):
+        return None
+    for source, text in every:
+        m = _INSTANCE_GROUP_GPU.search(text)
+        if not m:
+            continue
+        near = text[max(0, m.start() - 400):m.start()]
+        if _OTHER_BACKEND.search(near) and not re.search(r"backend\s*:\s*\"tensorrtllm\"", near, re.I):
+            continue  # the group of another backend's model in the same paste
+        listed = m.group("gpus") or next(iter(re.findall(r"\bgpus\s*:\s*\[([^\]]*)\]", text[m.end():m.end() + 80])), "")
+        gpus = [int(g) for g in re.findall(r"\d+", listed)]
+        return Claim("trtllm_instance_group", source, _quote(text, m, 30), {"gpus": gpus})
+    return None

@@ -2122,6 +2122,35 @@ def ray_gpus_short(facts: Facts, predictions=None):
                refs=["https://docs.ray.io/en/latest/cluster/cli.html#ray-status"])
 
 
+@rule("ticket.trtllm_instance_group", "other")
+def trtllm_instance_group(facts: Facts, predictions=None):
+    """(s29, ut29c) Triton's instance_group set to place a TensorRT-LLM model on GPUs (claims.trtllm_instance_group):
+    the tensorrtllm backend does not take its GPUs from it, so the model lands on the GPUs the server sees, whatever
+    the group lists (tensorrtllm_backend#481: 'the trt-llm backend not respecting the instance_group parameters', the
+    maintainer; #166: several instances per GPU are not run that way, KIND_GPU does not control it)."""
+    said = claims.trtllm_instance_group(facts)
+    if not said:
+        return
+    listed = f" (it lists GPU {', '.join(map(str, said.data['gpus']))})" if said.data["gpus"] else ""
+    yield make("ticket.trtllm_instance_group", "other", "warning", 0.6,
+               "Triton's instance_group does not choose the GPUs of a TensorRT-LLM model" + listed,
+               "Triton places most backends' model instances on the GPUs instance_group lists, but the tensorrtllm "
+               "backend starts its engine itself: on the GPUs the server process sees (CUDA_VISIBLE_DEVICES, docker "
+               "--gpus) or those its own GPU-id parameter in the model's config.pbtxt names, one MPI rank per GPU of "
+               "the engine's tp x pp (launch_triton_server.py --world_size). A `gpus: [...]` list, KIND_GPU or a "
+               "count per GPU in instance_group moves nothing, so the model lands on the first GPUs visible.",
+               [claim_ev(said, "the instance_group of the TensorRT-LLM model")],
+               fix="Leave the tensorrt_llm model's instance_group as the backend's templates ship it; choose the "
+               "GPUs with CUDA_VISIBLE_DEVICES for the server, or the GPU ids parameter in that model's "
+               "config.pbtxt (\"0\" for one GPU, \"0,1,2,3\" for a TP=4 engine, started with "
+               "launch_triton_server.py --world_size 4). For one copy per GPU, run a server (or a model folder with "
+               "its own GPU ids) per GPU.",
+               refs=["https://github.com/triton-inference-server/tensorrtllm_backend/issues/481",
+                     "https://github.com/triton-inference-server/tensorrtllm_backend/issues/166",
+                     "https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/tensorrtllm_backend/"
+                     "docs/llama_multi_instance.html"])
+
+
 @rule("ticket.init_hang_across_nodes", "insufficient_data")
 def init_hang_across_nodes(facts: Facts, predictions=None):
     """(ut26f) A job across machines that hangs where NCCL starts, before any collective: NCCL connects the ranks of
