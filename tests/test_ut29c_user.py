@@ -119,7 +119,7 @@ def test_world_size_assertion_is_read_blind():
     assert r["verdict"]["category"] == "other" and f is not None and "mpirun -n" in f["fix"]
 
 
-@pytest.mark.parametrize("name", ["tb398.md", "tb166.md", "trtllm1491.md"])
+@pytest.mark.parametrize("name", ["tb398.md", "tb166.md", "trtllm1491.md", "trtllm420.md"])
 def test_left_cases_stay_undecided_not_wrong(name):
     """LEFT (SOURCES.md): the answer needs a reading fitted to one paste or knowledge not held; never wrong."""
     assert verdict(name)["verdict"]["category"] == "insufficient_data"
