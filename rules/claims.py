@@ -1429,20 +1429,6 @@ PATTERNS: dict[str, list[str]] = {
         r"\d+(?:\.\d+)?\s*(?:[MG](?:i?B)?)\b[^.\n]{0,40}?\b(?:memory|VRAM)(?:\s+(?:usage|use|footprint|consumption))?"
         r"[^.\n]{0,15}?\b(?:exceed\w*|(?:is |goes )?(?:over|above|more than)|reach\w*|is|are|was)\s+"
         r"(?:about |around |~|almost |nearly )?\d+(?:\.\d+)?\s*G",
-        # ... a model's parameter count, then the memory its loading needs: "Why does loading a 7b model with VLLM
-        # require 70GB of vram?" (vllm-project/vllm#17891), "to inference vicuna-13B，It took 75 G of video memory"
-        # (vllm-project/vllm#527). Groups (billions of parameters, GB): ticket.explained reads it as a reservation
-        # only where the memory is well above the 16-bit weights ("a 70b model in fp16 requires 140GB of VRAM" is not)
-        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
-        r"\b(?:requires?|requiring|needs?|needing|took|takes?|taking|uses?|using|consum\w+|occup\w+)\s+"
-        r"(?:up\s+)?(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?\s+(?:of\s+)?"
-        r"(?:(?:the\s+)?(?:video|GPU|gpu)\s+(?:memory|ram|RAM)|VRAM|vram|显存)",
-        # ... with the reading after the usage word: "when load 13b llama in vllm, GPU usage is about 73G"
-        # (vllm-project/vllm#550), "vicuna7b_v1.3 with default config ,i found that gpu memory cost around 23G"
-        # (vllm-project/vllm#235)
-        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
-        r"\b(?:GPU|gpu|memory|VRAM|vram)\s+(?:memory\s+)?(?:usage|use|cost|consumption|footprint)\s+(?:is\s+|was\s+)?"
-        r"(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?\b",
         # ... the engine's footprint set against a plain (Transformers) load of the same model, both as figures: "The
         # normal loading of the baichuan-13b takes up about 25G of GPU, and the loading of vllm takes up 35G of GPU"
         # (vllm-project/vllm#822), "takes only 18Gb when run by using hugggingface code, but the same model takes 38
@@ -1463,6 +1449,10 @@ PATTERNS: dict[str, list[str]] = {
         # ... or the reservation itself, as the reporter sees it: "The tensorrt-llm tends to use as much memory for KV
         # cache as it could in startup" (NVIDIA/TensorRT-LLM#486), "kv cache used a lot of vram"
         # (vllm-project/vllm#17891)
+        # "vllm serve /models/Meta-Llama-3-8B/ ... uses almost all available space on my H100" (vllm-project/vllm#8816)
+        r"\b(?:uses?|using|takes?|took|taking|occup\w+|consum\w+|eats?|grabs?|fills?)\s+(?:up\s+)?"
+        r"(?:almost |nearly |practically )?(?:all|most)\s+(?:of\s+)?(?:the\s+)?(?:available\s+)?(?:GPU\s+)?"
+        r"(?:memory|VRAM|vram|space)\b",
         # "Why TGI reserves a significant amount of VRAM and what it is used for?" (huggingface/text-generation-
         # inference#1856)
         r"\b(?:reserv\w+|pre-?allocat\w+|grabs?|grabbing)\s+(?:a\s+)?(?:significant|large|huge|big|lot|most|all)\b"
@@ -1474,6 +1464,22 @@ PATTERNS: dict[str, list[str]] = {
         r"\d+(?:\.\d+)?\s*G(?:i?B)?\s+(?:(?:is |are |was )?used\s+)?(?:for|是|by)\s+(?:the\s+)?KV[- ]?cache\b",
         r"\bKV[- ]?cache\b[^.\n]{0,15}?\b(?:uses?|used|takes?|took|occup\w+|eats?|consum\w+)\s+(?:up\s+)?"
         r"(?:a lot of|most of|so much|too much|almost all)\b[^.\n]{0,20}?\b(?:memory|v?ram|VRAM)\b",
+        # (last: a sentence that also sets the engine against a plain load is read by that pattern, whose two
+        # figures are both memory) ... a model's parameter count, then the memory its loading needs: "Why does
+        # loading a 7b model with VLLM require 70GB of vram?" (vllm-project/vllm#17891),
+        # "to inference vicuna-13B，It took 75 G of video memory"
+        # (vllm-project/vllm#527). Groups (billions of parameters, GB): ticket.explained reads it as a reservation
+        # only where the memory is well above the 16-bit weights ("a 70b model in fp16 requires 140GB of VRAM" is not)
+        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
+        r"\b(?:requires?|requiring|needs?|needing|took|takes?|taking|uses?|using|consum\w+|occup\w+)\s+"
+        r"(?:up\s+)?(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?(?:\s+(?:of\s+)?"
+        r"(?:(?:the\s+)?(?:video|GPU|gpu)\s+(?:memory|ram|RAM)|VRAM|vram|显存)|(?![\w/]|\s*/\s*s|\s*ps\b))",
+        # ... with the reading after the usage word: "when load 13b llama in vllm, GPU usage is about 73G"
+        # (vllm-project/vllm#550), "vicuna7b_v1.3 with default config ,i found that gpu memory cost around 23G"
+        # (vllm-project/vllm#235)
+        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
+        r"\b(?:GPU|gpu|memory|VRAM|vram)\s+(?:memory\s+)?(?:usage|use|cost|consumption|footprint)\s+(?:is\s+|was\s+)?"
+        r"(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?\b",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
