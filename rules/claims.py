@@ -1307,6 +1307,16 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:slow\w*|takes?\s+(?:a\s+)?(?:long|longer|much longer|a long time|ages|forever)|long time)\b"
         r"[^.\n]{0,50}?" + _FIRST_WORK,
     ],
+    # (s29, ut29a) The engine's start-up capture of CUDA graphs (or its torch.compile) said to take a time: "the capture
+    # time of cuda graph is always 65s, is this normal?" (vllm-project/vllm#16716), "cuda graph capturing takes 18s"
+    # (vllm-project/vllm#20264). A figure or "too long" said of the capture itself, not of decoding with graphs on.
+    "graph_capture_time": [
+        r"(?:\b(?:cuda[- ]?graphs?|cudagraphs?)\b[^.\n]{0,30}?\bcaptur\w*|\bcaptur\w*\b[^.\n]{0,30}?"
+        r"\b(?:cuda[- ]?graphs?|cudagraphs?)\b|\btorch\.compile\b)[^.\n]{0,40}?"
+        r"\b(?:is|was|are|takes?|took|taking|lasts?|last(?:ed|ing)|costs?|needs?|of|about|around)\b[^.\n]{0,20}?"
+        r"(?:\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|mins?|minutes?)\b|too long|so long|very long|a long time|forever|"
+        r"ages)",
+    ],
     # A rank blocked in a collective, waiting for a peer that has not arrived.
     "blocked_in_collective": [
         r"\b(?:blocked|blocking|waiting|wait(?:s|ed)? for)\b[^.\n]{0,60}?"
@@ -1413,6 +1423,63 @@ PATTERNS: dict[str, list[str]] = {
         r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\b(?:model|weights)\b",
         r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
         r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",
+        # (s29, ut29a) the same reading in the other order, the model's size first: "the gguf model is only 800M, but
+        # why does the GPU memory usage exceed 20G?" (vllm-project/vllm#7979)
+        r"\b(?:model|weights|gguf|checkpoint)\b[^.\n]{0,20}?\b(?:is|are|was|only|just)\b[^.\n]{0,10}?"
+        r"\d+(?:\.\d+)?\s*(?:[MG](?:i?B)?)\b[^.\n]{0,40}?\b(?:memory|VRAM)(?:\s+(?:usage|use|footprint|consumption))?"
+        r"[^.\n]{0,15}?\b(?:exceed\w*|(?:is |goes )?(?:over|above|more than)|reach\w*|is|are|was)\s+"
+        r"(?:about |around |~|almost |nearly )?\d+(?:\.\d+)?\s*G",
+        # ... the engine's footprint set against a plain (Transformers) load of the same model, both as figures: "The
+        # normal loading of the baichuan-13b takes up about 25G of GPU, and the loading of vllm takes up 35G of GPU"
+        # (vllm-project/vllm#822), "takes only 18Gb when run by using hugggingface code, but the same model takes 38
+        # GB GPU memory with VLM" (vllm-project/vllm#10357's title)
+        r"\b(?:HF|hug+ing\s*face|transformers|normal(?:ly)?|plain|raw|native)\b[^.\n]{0,60}?\d+(?:\.\d+)?\s*"
+        r"G(?:i?B)?(?!\s*/\s*s|ps)\b[^.\n]{0,60}?\b(?:vllm|sglang|lmdeploy|tensorrt-?llm|trt-?llm|tgi)\b"
+        r"[^.\n]{0,30}?\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b",
+        r"\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b[^.\n]{0,40}?\b(?:HF|hug+ing\s*face|transformers)\b[^.\n]{0,60}?"
+        r"\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b[^.\n]{0,30}?\b(?:vllm|VLM|sglang|lmdeploy|tensorrt-?llm|tgi)\b",
+        # ... in words, no figure: "llama-13B使用lmdeploy和transformers分别加载后，显存占用差距较大"
+        # (InternLM/lmdeploy#1509)
+        r"(?:vllm|lmdeploy|sglang|tensorrt-?llm|trt-?llm)\s*(?:和|与|跟|比|vs\.?)\s*(?:transformers|hf|huggingface)"
+        r"[^。\n？?]{0,30}?显存(?:占用)?[^。\n]{0,6}?(?:差距|差别|相差|多|大)",
+        # ... the model's size against a usage said to be above it: "it will take around 40GB total (model size) out
+        # of 256GB, but when I load it, the GPU usage is more than that" (vllm-project/vllm#4733)
+        r"\bmodel size\b[^.\n]{0,80}?\bbut\b[^.\n]{0,40}?\b(?:GPU|memory|VRAM)\s+(?:usage|use|consumption|footprint)\b"
+        r"[^.\n]{0,10}?\b(?:is\s+)?(?:much\s+|far\s+|way\s+)?(?:more|higher|larger|bigger|greater)\s+than\b",
+        # ... or the reservation itself, as the reporter sees it: "The tensorrt-llm tends to use as much memory for KV
+        # cache as it could in startup" (NVIDIA/TensorRT-LLM#486), "kv cache used a lot of vram"
+        # (vllm-project/vllm#17891)
+        # "vllm serve /models/Meta-Llama-3-8B/ ... uses almost all available space on my H100" (vllm-project/vllm#8816)
+        r"\b(?:uses?|using|takes?|took|taking|occup\w+|consum\w+|eats?|grabs?|fills?)\s+(?:up\s+)?"
+        r"(?:almost |nearly |practically )?(?:all|most)\s+(?:of\s+)?(?:the\s+)?(?:available\s+)?(?:GPU\s+)?"
+        r"(?:memory|VRAM|vram|space)\b",
+        # "Why TGI reserves a significant amount of VRAM and what it is used for?" (huggingface/text-generation-
+        # inference#1856)
+        r"\b(?:reserv\w+|pre-?allocat\w+|grabs?|grabbing)\s+(?:a\s+)?(?:significant|large|huge|big|lot|most|all)\b"
+        r"[^.\n]{0,20}?\b(?:VRAM|vram|memory)\b",
+        r"\b(?:use|uses|using|take|takes|allocat\w+|reserv\w+|grabs?)\s+as much (?:GPU )?memory "
+        r"(?:for (?:the )?KV[- ]?cache )?as (?:it )?(?:can|could|possible)\b",
+        # ... or a figure said to be the KV cache's: "73GB used, 67GB used for KV Cache!" (NVIDIA/TensorRT-LLM#1400),
+        # "其中 62.18GiB 是 KV cache 预留池" (vllm-project/vllm#43400)
+        r"\d+(?:\.\d+)?\s*G(?:i?B)?\s+(?:(?:is |are |was )?used\s+)?(?:for|是|by)\s+(?:the\s+)?KV[- ]?cache\b",
+        r"\bKV[- ]?cache\b[^.\n]{0,15}?\b(?:uses?|used|takes?|took|occup\w+|eats?|consum\w+)\s+(?:up\s+)?"
+        r"(?:a lot of|most of|so much|too much|almost all)\b[^.\n]{0,20}?\b(?:memory|v?ram|VRAM)\b",
+        # (last: a sentence that also sets the engine against a plain load is read by that pattern, whose two
+        # figures are both memory) ... a model's parameter count, then the memory its loading needs: "Why does
+        # loading a 7b model with VLLM require 70GB of vram?" (vllm-project/vllm#17891),
+        # "to inference vicuna-13B，It took 75 G of video memory"
+        # (vllm-project/vllm#527). Groups (billions of parameters, GB): ticket.explained reads it as a reservation
+        # only where the memory is well above the 16-bit weights ("a 70b model in fp16 requires 140GB of VRAM" is not)
+        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
+        r"\b(?:requires?|requiring|needs?|needing|took|takes?|taking|uses?|using|consum\w+|occup\w+)\s+"
+        r"(?:up\s+)?(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?(?:\s+(?:of\s+)?"
+        r"(?:(?:the\s+)?(?:video|GPU|gpu)\s+(?:memory|ram|RAM)|VRAM|vram|显存)|(?![\w/]|\s*/\s*s|\s*ps\b))",
+        # ... with the reading after the usage word: "when load 13b llama in vllm, GPU usage is about 73G"
+        # (vllm-project/vllm#550), "vicuna7b_v1.3 with default config ,i found that gpu memory cost around 23G"
+        # (vllm-project/vllm#235)
+        r"(?<![\w.])(?:[A-Za-z][\w-]*?)?(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])[^.\n]{0,60}?"
+        r"\b(?:GPU|gpu|memory|VRAM|vram)\s+(?:memory\s+)?(?:usage|use|cost|consumption|footprint)\s+(?:is\s+|was\s+)?"
+        r"(?:about |around |~|over |almost |nearly )?(\d+(?:\.\d+)?)\s*G(?:i?B)?\b",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [

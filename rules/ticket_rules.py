@@ -1281,6 +1281,28 @@ def comm_share(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- explanations (nothing broken)
 
 
+# (s29, ut29a) Memory said to keep growing request after request ("yes it keeps increasing (slowly) after each
+# request", vllm-project/vllm#8504): not the one reservation an engine makes at start-up.
+_MEMORY_GROWS = re.compile(r"\b(?:keeps?|kept|continu\w+)\s+(?:on\s+)?(?:increas|grow|ris|climb)\w*|\bmemory leak|"
+                           r"显存\s*(?:一直|持续|不断)\s*(?:增加|增长|上涨)", re.I)
+# Bytes per parameter of 16-bit weights with some room for buffers: a memory figure above this times the parameter
+# count (both from the reporter's sentence) is more than the weights, the reservation's share.
+_WEIGHTS_GB_PER_B = 2.5
+_PARAMS_B = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+
+
+def _above_weights(c) -> bool:
+    """A memory_per_gpu claim that gives (billions of parameters, GB) states memory above the 16-bit weights; one that
+    gives no such pair is read as its pattern says (a figure against the model, or the reservation named)."""
+    nums = [float(g) for g in c.data.get("groups", []) if re.fullmatch(r"\d+(?:\.\d+)?", g or "")]
+    if len(nums) != 2:
+        return True
+    # the largest model the sentence names: in "3B and 7B model both take 16 GB of VRAM" (QwenLM/Qwen3-VL#897, a
+    # Transformers load) the figure is the 7B's
+    params = max([nums[0], *(float(x) for x in _PARAMS_B.findall(c.quote))])
+    return nums[1] > _WEIGHTS_GB_PER_B * params
+
+
 @rule("ticket.explained", "healthy", "expected_physics")
 def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
@@ -1288,19 +1310,45 @@ def explained(facts: Facts, predictions=None):
     engine = engine_of(facts)
     said = claims.symptom_quote(facts)
     failed = claims.out_of_memory(facts) or (said is not None and said[2] in FAILURES)
-    # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose)
-    if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
-        yield passed("ticket.explained", "Each GPU's memory is filled by design",
-                     "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
-                     "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV "
-                     "cache, so every GPU shows the same high use whatever the TP size; the KV cache is what grows.",
-                     [claim_ev(c, "memory per GPU")], 0.65)
+    # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose; nor
+    # memory that keeps growing request after request, which a reservation made once at start-up does not do)
+    if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy", "tgi") \
+            and _above_weights(c) and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
+        yield make("ticket.explained", "healthy", "ok", 0.65, "Each GPU's memory is filled by design",
+                   "vLLM, SGLang, TensorRT-LLM, LMDeploy and TGI reserve a fixed fraction of every GPU's memory at "
+                   "start-up (gpu_memory_utilization 0.9, mem_fraction_static, free_gpu_memory_fraction 0.9, "
+                   "cache_max_entry_count 0.8 of what the weights leave, TGI's batch-token budget within "
+                   "cuda_memory_fraction) for weights plus a KV-cache pool, so a GPU "
+                   "shows far more memory in use than the model's weights, the same whatever the model or TP size; "
+                   "the pool is what later requests fill, and it is what lets the engine batch them.",
+                   [claim_ev(c, "memory per GPU")],
+                   fix="Nothing to fix; to share the GPU or leave room, lower the engine's fraction (vLLM "
+                   "--gpu-memory-utilization, SGLang --mem-fraction-static, TensorRT-LLM "
+                   "kv_cache_free_gpu_memory_fraction, LMDeploy --cache-max-entry-count, TGI "
+                   "--cuda-memory-fraction); the start-up log prints "
+                   "the weights' share and the KV cache's.")
     c = _first(facts, "first_calls_slow")
     if c and not claims.find(facts, "hang"):
         yield passed("ticket.explained", "Only the first calls are slow: connection set-up and warm-up",
                      "NCCL connects peers lazily on the first collective between them, and the first kernels pay "
                      "for module loading and allocation; later calls run at the steady rate. Time after warm-up.",
                      [claim_ev(c, "first calls slow")], 0.65)
+    c = _first(facts, "graph_capture_time")
+    if c and not failed and not claims.find(facts, "hang"):
+        # (s29, ut29a) vLLM records a CUDA graph per batch size at start-up (67 shapes by default, "can take more
+        # than 10s": vllm-project/vllm#20098), SGLang logs "Capture cuda graph begin. This can take up to several
+        # minutes"; a one-off start-up cost, not a fault (vllm-project/vllm#16716, a maintainer: "Yes")
+        yield make("ticket.explained", "healthy", "ok", 0.6,
+                   "Capturing CUDA graphs at start-up takes this long by design",
+                   "Serving engines record a CUDA graph for each batch size they may run before taking requests "
+                   "(vLLM captures some 67 shapes by default, more with LoRA or long max-num-seqs; SGLang warns it can "
+                   "take several minutes) and may compile the model first; the time is paid once per start, and the "
+                   "graphs make every later decode step cheaper.",
+                   [claim_ev(c, "the start-up time asked about")],
+                   fix="Nothing to fix; to start faster at some decode speed, run eager (vLLM --enforce-eager, SGLang "
+                   "--disable-cuda-graph) or capture fewer sizes (vLLM --max-num-seqs / cudagraph capture sizes, "
+                   "SGLang --cuda-graph-max-bs), and keep the compile cache between starts.",
+                   refs=["https://github.com/vllm-project/vllm/issues/20098"])
     busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 95]
     waiting = claims.find(facts, "blocked_in_collective")
     if busy and waiting and not claims.find(facts, "hang"):
