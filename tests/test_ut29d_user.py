@@ -9,16 +9,18 @@ and on real near-misses:
   --nccl-init-addr and its prefixes, torchrun --master-addr) went unread; such a job stalls in its distributed init
   (launch.RENDEZVOUS, rules.workload.rendezvous_split);
 - TP across nodes was the critical verdict of a job that hangs before serving a token: the layout costs speed, it
-  does not stop a job (rules.workload.cross_node_tp, now an info lead there).
+  does not stop a job (rules.workload.cross_node_tp, now an info lead there);
+- "stucked" was no hang (rules.claims SYMPTOMS and the hang claim), found on sgl-project/sglang#12450, a thread the
+  demotion above was not written from.
 """
 
 from pathlib import Path
 
-from conftest import finding, issue_bundle, report_json
+from conftest import finding, issue_bundle, judged_issue, report_json
 
 from diagnose.artifacts import launch
 from diagnose.evidence import Workload
-from rules import workload
+from rules import claims, workload
 
 DATA = Path(__file__).parent / "data" / "ut29d"
 TICKETS = Path(__file__).parent / "data" / "tickets"
@@ -120,3 +122,34 @@ def test_left_cases_stay_undecided():
     support CUDA graphs): nothing in the pastes decides them, so no verdict is claimed (SOURCES.md)."""
     for name in ("flashinfer825.md", "sglang3547.md", "sglang6218.md"):
         assert verdict(name)["verdict"]["category"] == "insufficient_data", name
+
+
+# --------------------------------------------------------------------------- held out: a thread none of it was written from
+
+# sgl-project/sglang#12450 (jiaozenghui, 2025-10), the reporter's words and both launch lines verbatim (screenshots
+# left out); unsettled in the stored thread, so only what holds whatever its cause is asserted
+STUCKED = """# Multi-Node Deployment stucked
+
+when I test  Multi-Node Deployment cases ,it aways stucked, here blow  are my instances nad logs:
+
+node 1:
+python3 -m sglang.launch_server --model-path /data2/Qwen3-32B --tensor-parallel-size 4 --host 0.0.0.0 --port 30001 \
+--mem-fraction-static 0.9  --nnodes 2 --node-rank 0 --dist-init-addr 10.121.129.5:30000
+
+node2:
+python3 -m sglang.launch_server --model-path /data2/Qwen3-32B --tensor-parallel-size 4 --host 0.0.0.0 --port 30001 \
+--mem-fraction-static 0.9  --nnodes 2 --node-rank 1 --dist-init-addr 10.121.129.5:30000
+"""
+
+
+def test_stucked_is_a_hang():
+    said = claims.symptom_quote(issue_bundle(STUCKED))
+    assert said is not None and said[2] == "hang"
+
+
+def test_held_out_hang_with_one_rendezvous():
+    """Both nodes name 10.121.129.5:30000: no rendezvous finding; TP=4 over two nodes is no cause of the hang."""
+    v, found = judged_issue(STUCKED)
+    assert "workload.rendezvous_split" not in found
+    assert found["workload.cross_node_tp"].severity == "info"
+    assert v.category != "cross_node_tp"
