@@ -124,7 +124,7 @@ def test_left_cases_stay_undecided():
         assert verdict(name)["verdict"]["category"] == "insufficient_data", name
 
 
-# --------------------------------------------------------------------------- held out: a thread none of it was written from
+# ------------------------------------------------------------ held out: a thread none of it was written from
 
 # sgl-project/sglang#12450 (jiaozenghui, 2025-10), the reporter's words and both launch lines verbatim (screenshots
 # left out); unsettled in the stored thread, so only what holds whatever its cause is asserted
