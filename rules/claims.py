@@ -1077,7 +1077,7 @@ PATTERNS: dict[str, list[str]] = {
     # a job that stopped: https://github.com/stockmind/dell-xps-9560-ubuntu-respin/issues/59,
     # https://github.com/NGnius/PowerTools/issues/76; "stuck at 100%" GPU-Util stays a hang's sign)
     "hang": [_HANG,
-             r"\bstuck\b" + _STUCK_AT_LEVEL + r"|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
+             r"\bstuck(?:ed)?\b" + _STUCK_AT_LEVEL + r"|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
@@ -4324,7 +4324,8 @@ _MISPLACED = (r"\b(?:wrong|incorrect)\s+(?:GPU|device|card)s?\b(?!\s*(?:count|nu
               r"(?:GPU|device|card)|(?:GPU|device|cuda)\s*:?\s*0)\b")
 
 SYMPTOMS: list[tuple[str, str]] = [
-    ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
+    # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
+    ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
              # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
              # (review26) "silently stops processing requests" (sgl-project/sglang#22779)

@@ -187,6 +187,22 @@ def cross_node_tp(facts: Facts, predictions=None):
             "where it is the faster.",
             refs=["vllm_parallel"],
         )
+    elif across and (hang := _start_up_hang(facts)):
+        # (ut29d) a job that never serves a token is not slowed by its layout: TP across nodes costs speed, the hang
+        # has another cause (sgl-project/sglang#2658: TP=16 over two A800 nodes, SGLang's documented DeepSeek-V3
+        # layout, stuck at "Init torch distributed begin." because node 2 named itself as the rendezvous)
+        yield make(
+            "workload.cross_node_tp", "cross_node_tp", "info", 0.3,
+            f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs: a speed lead once it runs, not the hang",
+            "Tensor parallelism across nodes puts two all-reduces per layer on the network, every token: it makes a "
+            "running job slow. The reporter's job does not run yet, so its layout does not explain the hang; it is "
+            "worth measuring against TP within a node once the job serves.",
+            [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node} (GPUs per node)"),
+             ev(hang[0], f'the symptom: "{hang[1]}"')] + node_ev,
+            fix=f"Once it serves, compare TP={tp} with TP={per_node} and pipeline parallelism across nodes "
+            f"(PP={max(1, tp // per_node)}).",
+            refs=["vllm_parallel"],
+        )
     elif across:
         yield make(
             "workload.cross_node_tp", "cross_node_tp", "critical", 0.85,
@@ -203,6 +219,49 @@ def cross_node_tp(facts: Facts, predictions=None):
         yield passed("workload.cross_node_tp", "Tensor parallelism stays within one node",
                      f"TP={tp} fits in the {per_node} GPUs of a node.",
                      [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
+
+
+def _start_up_hang(facts: Facts) -> tuple[str, str] | None:
+    """(source, quote) of the reporter's hang when the ticket complains of nothing slower: the job never serves."""
+    said = claims.symptom_quote(facts)
+    if said is None or said[2] != "hang" or claims.complaint(facts) is not None:
+        return None
+    return said[0], said[1]
+
+
+# A rendezvous value that stands for an address rather than naming one: a shell variable ("$MASTER_IP:5000"), a
+# template ("{my k8s pod ip}", "<head-ip>") or a redaction ("xxx"); two of them say nothing about two hosts.
+_STAND_IN = re.compile(r"[$<>{}]|^x+$", re.I)
+
+
+@rule("workload.rendezvous_split", "other")
+def rendezvous_split(facts: Facts, predictions=None):
+    """Every node of one multi-node job names node 0's address as the place to meet (SGLang
+    --dist-init-addr, torchrun --master-addr; diagnose.artifacts.launch.RENDEZVOUS). Launch lines for different node
+    ranks that name different addresses start two groups that each wait for the other's ranks: the job stalls in
+    its distributed init (ut29d: sgl-project/sglang#2658, #3467)."""
+    lines = {}
+    for w in facts.of(Workload):
+        addr, rank = w.extra.get("init_addr"), w.extra.get("node_rank")
+        if isinstance(addr, str) and isinstance(rank, str) and rank.isdigit():
+            lines.setdefault(int(rank), (addr, w.source))
+    addrs = {a.strip() for a, _ in lines.values()}  # host and port: a different port is another rendezvous too
+    if len(lines) < 2 or len(addrs) < 2 or any(_STAND_IN.search(a) for a in addrs):
+        return
+    head = lines.get(0)
+    evidence = [ev(src, f"node rank {rank}: rendezvous address", addr,
+                   head[0] if head and rank != 0 else None) for rank, (addr, src) in sorted(lines.items())]
+    yield make(
+        "workload.rendezvous_split", "other", "critical", 0.8,
+        f"The nodes name {len(addrs)} different rendezvous addresses: they cannot meet",
+        "A multi-node job starts when every node's processes reach the same rendezvous, the address of node rank 0. "
+        "These launch lines give different node ranks different addresses, so each waits at its own for ranks that "
+        "never come: the job stalls in its distributed init (\"Init torch distributed begin.\") until it times out.",
+        evidence,
+        fix="Start every node with node rank 0's address and port (SGLang: the same --dist-init-addr on every node; "
+        "torchrun: the same --master-addr or --rdzv-endpoint), reachable from each node; set GLOO_SOCKET_IFNAME "
+        "and NCCL_SOCKET_IFNAME to the interface that carries that address.",
+    )
 
 
 def _line(source: str) -> tuple[str, int]:

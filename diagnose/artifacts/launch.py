@@ -26,7 +26,10 @@ from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 KIND = "launch"
 
 COMMAND = re.compile(
-    r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
+    # (ut29d) a conda or venv interpreter named by its path ("/root/anaconda3/envs/sglang/bin/python -m
+    # sglang.launch_server", sgl-project/sglang#2658 and #3467): the path is left out of the command, so an env's
+    # name ("envs/sglang") never names the engine
+    r"(?:^|[\s`'\"(;&|>$])(?:[^\s\"'=`]*/(?=python[\d.]*\s))?(?P<cmd>"
     r"vllm\s+serve\b|vllm\s+bench\s+\w+|sglang\s+serve\b|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"(?:[^\s\"'=`]*/)?(?:mpirun|mpiexec)\b|(?:[^\s\"'=`]*/)?srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
@@ -150,6 +153,15 @@ SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens
               "speculative-algo", "speculative-num-steps", "speculative-num-draft-tokens",
               "speculative-draft-model-path", "speculative-draft", "speculative-decoding-mode", "max-draft-len",
               "model-draft", "md", "draft-max", "draft", "spec-type", "spec-draft-n-max")
+# (ut29d) Where the nodes of one multi-node job meet, and which node a line starts: every node names node 0's
+# address. SGLang --dist-init-addr, earlier --nccl-init-addr, and the unique prefixes its argparse takes
+# ("--nccl-init first_ip:8001", sgl-project/sglang#2658) with --node-rank
+# (https://docs.sglang.io/references/multi_node_deployment/multi_node.html); torchrun --master-addr / --rdzv-endpoint
+# with --node-rank (https://docs.pytorch.org/docs/stable/elastic/run.html). Read as written, compared by
+# rules.workload.rendezvous_split.
+RENDEZVOUS = {"init_addr": ("dist-init-addr", "nccl-init-addr", "dist-init", "nccl-init", "master-addr",
+                            "rdzv-endpoint"),
+              "node_rank": ("node-rank",)}
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 # Parallel degrees: a count of GPUs, 1 or more; "--tp 0" or "--tp -1" lays nothing out (the engines reject it).
 DEGREES = {"tp", "pp", "dp", "ep"}
@@ -307,7 +319,7 @@ def _takes_value(norm: str) -> bool:
     known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {
         "enable-dp-attention", "trust-remote-code", "enable-expert-parallel"}
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
-    known |= set(SPEC_FLAGS)
+    known |= set(SPEC_FLAGS) | {f for names in RENDEZVOUS.values() for f in names}
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
                                      "nnodes", "num-gpus", "num-nodes", "tokenizer", "revision", "seed", "parallel",
                                      "fa", "flash-attn", "ts", "tensor-split", "sm", "split-mode"}
@@ -489,6 +501,10 @@ def _apply_flags(w: Workload, flags: dict, command: str = "") -> None:
     for flag in EXTRA_FLAGS:
         if flag in flags:
             w.extra[flag.replace("-", "_")] = flags[flag]
+    for key, names in RENDEZVOUS.items():
+        value = next((v for f in names if isinstance(v := flags.get(f), str)), None)
+        if value is not None:
+            w.extra[key] = value
     if weights := _flag_weights(flags, command, w.model):
         w.dtype = weights  # the weights' width, whatever --dtype says of the activations
     if spec := _speculation(flags):
