@@ -2003,6 +2003,9 @@ def nccl_versions(text: str) -> list[str]:
 _REGRESS_WORDS = re.compile(
     r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|weaker|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*|"
     r"decreas\w*|slow(?:s|ed)?[- ]?downs?)\b|"
+    # (ut29b) a time grown: "0.4.3post2 is fine but 0.4.4post3 is response time long" (sgl-project/sglang#4916), "takes
+    # longer"; not "no longer", which says a behaviour stopped
+    r"(?<!\bno )\blonger\b|\b(?:response|request|generation)\s+times?\s+(?:is\s+|are\s+)?(?:very\s+|much\s+)?long\b|"
     # (review, s24) a gap said large, its direction left open: "vLLM 0.6.3.post1 and vLLM 0.8.5.post1 shows a
     # significant difference in inference speed" (vllm-project/vllm#23089); not "no difference", "a small difference"
     r"(?<!\bno )(?<!\bnot a )(?<!\bnot any )(?<!\bwithout )(?<!\bwithout any )(?<!\bnot much )"
@@ -3045,8 +3048,10 @@ _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.
                      r"(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
 # (a latency metric degraded is a slowdown as much as "slower": "TTFT degradation from v0.19.0 to v0.21.0rc2"; and the
 # same words in Chinese: 速度 speed, 吞吐 throughput, 延迟/时延 latency, 性能 performance, 变慢 slowed down)
+# (ut29b) a request's end-to-end time is a latency too: "0.4.3post2 is fine but 0.4.4post3 is response time long"
+# (sgl-project/sglang#4916), "response times are much longer"
 _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance|"
-                         r"degrad\w*|TTFT|TPOT|ITL)\b|速度|吞吐|延迟|时延|性能|变慢", re.I)
+                         r"degrad\w*|TTFT|TPOT|ITL|response times?)\b|速度|吞吐|延迟|时延|性能|变慢", re.I)
 
 
 # llama.cpp, by its name or its programs' ("llama-server", "llama-bench", "llama_print_timings"), and its build tags
@@ -3060,8 +3065,11 @@ _LLAMA_BUILD = re.compile(r"(?<![\w.-])(b\d{4,5})(?![\w.])")
 # (a container image is a release of the engine it ships: "docker image v0.4.5 ... comparing with docker image v0.4.3";
 # two releases set side by side, "compared with"/"comparing to", or in Chinese 相比/对比 "compared with", 升级/降级
 # "upgrade/downgrade", 版本 "version")
+# (ut29b) and a slowdown called a regression: "~35% generation speed regression ... Previous working: b9536"
+# (ggml-org/llama.cpp#26025), the word with the speed that regressed (a bare "regress" names no change of speed)
 _CHANGE_WORDS = re.compile(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from|bisect\w*|image|"
-                           r"compar(?:ed|ing)\s+(?:with|to))\b|相比|对比|升级|降级|版本", re.I)
+                           r"(?:speed|throughput|latency|performance|perf|decode|generation|prefill|inference)\s+"
+                           r"regress\w*|compar(?:ed|ing)\s+(?:with|to))\b|相比|对比|升级|降级|版本", re.I)
 _BISECTED = re.compile(r"\bbisect\w*\b[^.\n]{0,40}?\b(?:to|between)\b", re.I)
 # (mend2_s24) One release set against another by a comparative and "than", in a text that names the engine: "vllm
 # v0.10.0 is much slower than v0.8.5" (vllm-project/vllm#22239), "~5x slower on 0.33.2 than on 0.32.13"
@@ -4179,7 +4187,8 @@ _FIGURE_QUESTION = (
     r"^#\s*(?:\[question\]\s*)?questions? (?:about|on|regarding)\b|\[question\]|"
     r"\b(?:confus\w*|understand\w*)\b[^.\n]{0,60}?\b(?:numbers?|figures?|results?|latency|bandwidth|throughput|speed|B/W)\b|"
     r"\bhow (?:fast|much faster)\b|"
-    r"\breference (?:results?|numbers?|figures?|values?|performance)\b|"
+    # (ut29b) not a table's label, "Reference performance:" over a before/after table (sgl-project/sglang#28224)
+    r"\breference (?:results?|numbers?|figures?|values?|performance)\b(?!\s*:)|"
     r"\bverify(?:ing)?\b[^.\n]{0,40}?\b(?:is using|uses|is used|is enabled|works|is working)\b"
 )
 
@@ -4276,8 +4285,9 @@ _REFERENCE = (r"\b(?:" + _PUBLISHED + r"|expect\w*|spec\w*|published|datasheet|r
 # figure. The object must be a performance figure (throughput, speed, performance, tok/s, bandwidth) or a figure that
 # someone published (published / reported / advertised / claimed / official / README / blog / paper / benchmark
 # numbers, figures, results): "can't reproduce the bug" is not one.
-_REPRO_VERB = r"(?:reproduc\w*|replicat\w*|achiev\w*|match\w*|reach\w*|get(?:ting)?|hit(?:ting)?|attain\w*)"
-_PERF_OBJECT = r"(?:throughput|performance|speed|tok\w*/s|tokens? per second|bandwidth|busbw|latency)"
+# (ut29b: "Unable to produce the result of throughput & latency claimed on vLLM dashboard", vllm-project/vllm#12315)
+_REPRO_VERB = r"(?:(?:re)?produc\w*|replicat\w*|achiev\w*|match\w*|reach\w*|get(?:ting)?|hit(?:ting)?|attain\w*)"
+_PERF_OBJECT = r"(?:throughput|performance|perf|speed|tok\w*/s|tokens? per second|bandwidth|busbw|latency)"
 _PUBLISHED_FIGURE = (r"(?:published|reported|advertised|claimed|official|documented|README|blog|paper(?:'s)?|"
                      r"benchmark(?:ed|ing)?|quoted|listed|stated|expected|same)\s+(?:[\w-]+\s+){0,2}?"
                      r"(?:figures?|numbers?|results?|benchmarks?|scores?|values?|" + _PERF_OBJECT + r")")
@@ -4322,6 +4332,38 @@ _MISPLACED = (r"\b(?:wrong|incorrect)\s+(?:GPU|device|card)s?\b(?!\s*(?:count|nu
               r"(?:GPU|device|card)\b|"
               r"\b(?:loaded|placed|launched|allocated|put|started)\s+only\s+(?:on|onto|into|in|to)\s+(?:the\s+first\s+"
               r"(?:GPU|device|card)|(?:GPU|device|cuda)\s*:?\s*0)\b")
+
+# (ut29b, issue 11) A slowdown said by the noun "regression" with what got slower before it, without the word
+# "performance": "speed regression" (ggml-org/llama.cpp#6476, LostRuins/koboldcpp#642), "decode throughput regression"
+# (sgl-project/sglang#28224, vllm-project/vllm#45741), "~35% generation speed regression" (ggml-org/llama.cpp#26025),
+# "throughput regressions in several benchmarks" (ray-project/ray#35517), "[Performance]: Regression between 0.10.2 and
+# 0.12.0" (vllm-project/vllm#31030: the form's tag names what regressed); or by the verb with a share of the rate lost,
+# "Llama4 on DGXH100 has regressed by 14.23%" (sgl-project/sglang#14665). What regressed must be a speed: "accuracy
+# regression" (intel/auto-round#2059), "token count regression" and "regression test" are not (_OTHER_REGRESSION).
+_SPEED_NOUN = (r"(?:speed|throughput|latency|perf|performance|decode|decoding|generation|prefill|inference|"
+               r"tok\w*/s|t/s|tps|bandwidth|busbw|algbw|TTFT|ITL|TPOT)")
+_SPEED_REGRESSION = (r"\b" + _SPEED_NOUN + r"\]?:?\s+(?:has\s+|have\s+)?regress(?:ion|ions|ed)\b|"
+                     r"\bregress(?:ed|es)\s+(?:by\s+)?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*%")
+# ... or a speed said to differ between releases: "Performance differs between different versions"
+# (InternLM/lmdeploy#496), not "accuracy discrepancies across different vLLM versions" (vllm-project/vllm#42801)
+# nor "differs on different V100" (two machines, not two releases).
+_SPEED_DIFFERS = (r"\b(?:performance|speed|throughput|latency|tok\w*/s)\s+"
+                  r"(?:differs?|is different|varies|vary|changed?)\s+"
+                  r"(?:a lot\s+|significantly\s+|greatly\s+)?(?:between|across|among)\s+(?:[\w.-]+\s+){0,2}?"
+                  r"(?:versions?|releases?|builds?|commits?)\b")
+# (ut29b, issue 11) A published figure not reached, said as a difficulty or as a shortfall from what someone else
+# stated: "Difficulty reproducing NVidia numbers on 4x L40S system" and "having trouble reproducing NVidia claimed
+# numbers" (NVIDIA/TensorRT-LLM#2140), "This is far from official" (vllm-project/vllm#359), "far lower than 10.59
+# requests/s you mentioned here" (ModelTC/LightLLM#104). "trouble reproducing the crash" names no figure, "far from the
+# GPU" no reference.
+_REPRO_TROUBLE = (r"\b(?:difficult(?:y|ies)|trouble|problems?|struggl\w*|hard time)\s+(?:in\s+|with\s+)?"
+                  r"(?:reproduc\w*|replicat\w*|matching|reaching|achieving|hitting)\s+(?:the\s+|their\s+|your\s+)?"
+                  r"(?:[\w.-]+\s+){0,2}?(?:numbers|figures|results|benchmarks?|performance|throughput|speeds?|perf)\b|"
+                  r"\bfar\s+(?:away\s+)?(?:from|below|behind|short of)\s+(?:the\s+|what\s+(?:is\s+|was\s+)?)?"
+                  r"(?:official|published|reported|claimed|advertised|README|blog|paper)\b|"
+                  r"\b(?:lower|less|slower|worse|below|under)\s+(?:than\s+)?(?:the\s+)?~?\d[\d,]*(?:\.\d+)?\s*"
+                  r"(?:[\w/]+\s+){0,2}?(?:that\s+|which\s+)?(?:you|they|NVIDIA|the\s+(?:blog|paper|README|docs?|authors?))"
+                  r"\s+(?:have\s+|had\s+)?(?:mention|claim|report|publish|advertis|stat|list|quot|show|promis)\w*")
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
@@ -4414,7 +4456,8 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"(?<!не)нормальн\w*|(?<!не)ожидаем\w*|так и должно быть|"
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
-    ("slow", _RATE_FELL + r"|\bslow\w*|" + _SLOW_WORDS + "|" + MISSED_REFERENCE +
+    ("slow", _RATE_FELL + r"|\bslow\w*|" + _SLOW_WORDS + "|" + MISSED_REFERENCE + "|" + _SPEED_REGRESSION + "|" +
+             _SPEED_DIFFERS + "|" + _REPRO_TROUBLE +
              # (a figure's name of two words between: "a low token generation speed compared to the previous one")
              r"|\blow (?:\w+ ){0,2}(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
@@ -4539,6 +4582,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "error" and _remedy_failed(text, m):
                 continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
+            if kind == "slow" and _other_regression(text, m):
+                continue  # "Fix speed regression in ...", "accuracy has regressed by 5%": no slowdown complained of
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
@@ -4560,6 +4605,40 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+# (ut29b) A regression that is no complaint of speed: one a change fixes or reverts, as a changelog or pull request
+# says it ("Fix Performance Regression caused by split-or", hyrise/hyrise#2244; "fix(pse): revert max_tokens 1024→2048 —
+# caused Sprint-17 throughput regression", Alex8791-cyber/cognithor#322), or a share lost by something that is not a
+# rate ("accuracy has regressed by 5%").
+_FIXED_BEFORE = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert\w*|resolv\w*|restor\w*|recover\w*|roll(?:s|ed|ing)?\s+back|"
+                           r"undo\w*|avoid\w*|prevent\w*)\b[^.\n]*$", re.I)
+_NOT_A_RATE = re.compile(r"\b(?:accuracy|quality|score|perplexity|ppl|loss|memory|VRAM|correctness|output|MMLU|GSM8K|"
+                         r"token count|coverage|size)\b[^.\n]{0,30}$", re.I)
+
+
+# ... and a bare word of loss ("drops ~5%", "degraded", "regressed") in a line that names a score and no rate: "GSM8K
+# accuracy regression: nightly (0.26.1rc1.dev77) drops ~5% vs latest (0.26.0)" (vllm-project/vllm#50435), "gemma3 shows
+# degraded accuracy in vLLM v0.8.4" (vllm-project/vllm#17689)
+_SCORE = re.compile(r"\b(?:accuracy|quality|score|perplexity|ppl|MMLU|GSM8K|exact_match|correctness)\b", re.I)
+_RATE_NAMED = re.compile(r"\b(?:speed|throughput|latency|perf\w*|tok\w*/s|t/s|tps|TTFT|ITL|TPOT|bandwidth|busbw|"
+                         r"slow\w*|fast\w*)\b|\d\s*(?:ms|s)\b", re.I)
+
+
+def _other_regression(text: str, m: re.Match) -> bool:
+    """Is the "slow" match a regression named as fixed or reverted, or a loss of something other than a rate?"""
+    word = m.group(0).lower()
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start:end if end >= 0 else len(text)]
+    if re.match(r"(?:regress|drop|degrad)", word) and _SCORE.search(line) and not _RATE_NAMED.search(line):
+        return True
+    if "regress" not in word:
+        return False
+    before = text[start:m.start()]
+    if _FIXED_BEFORE.search(before[-80:]):
+        return True
+    return bool(re.match(r"regress", word) and _NOT_A_RATE.search(before[-60:]))
 
 
 # (ut26a) A remedy the reporter tried, named as the subject of "did not work": an environment assignment set before the
