@@ -1315,7 +1315,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:cuda[- ]?graphs?|cudagraphs?)\b|\btorch\.compile\b)[^.\n]{0,40}?"
         r"\b(?:is|was|are|takes?|took|taking|lasts?|last(?:ed|ing)|costs?|needs?|of|about|around)\b[^.\n]{0,20}?"
         r"(?:\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|mins?|minutes?)\b|too long|so long|very long|a long time|forever|"
-        r"ages)",
+        # (review43) a duration in words: "CUDA graph capture takes up to a minute" (vllm-project/vllm#29275)
+        r"ages|(?:a|one|a few|several)\s+(?:minutes?|mins?|hours?)\b)",
+        # (review43) the time first, the capture after: "AD spends a long time on cuda-graph capture"
+        # (NVIDIA/TensorRT-LLM#7440)
+        r"\b(?:spends?|spent|spending|takes?|took|taking)\s+(?:a\s+)?(?:long time|lot of time|very long|ages|forever|"
+        r"\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|mins?|minutes?))\s+(?:on|in|for)\s+(?:the\s+)?(?:capturing\s+"
+        r"(?:the\s+)?(?:cuda[- ]?graphs?|cudagraphs?)\b|(?:cuda[- ]?graphs?|cudagraphs?)[- ]captur\w*)",
     ],
     # A rank blocked in a collective, waiting for a peer that has not arrived.
     "blocked_in_collective": [
@@ -1438,6 +1444,12 @@ PATTERNS: dict[str, list[str]] = {
         r"[^.\n]{0,30}?\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b",
         r"\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b[^.\n]{0,40}?\b(?:HF|hug+ing\s*face|transformers)\b[^.\n]{0,60}?"
         r"\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b[^.\n]{0,30}?\b(?:vllm|VLM|sglang|lmdeploy|tensorrt-?llm|tgi)\b",
+        # (review43) ... the engine first, then a plain or quantisation-library load set against it: "with vLLM it
+        # consumes around 69GB of GPU, whereas AutoGPTQ consumes around 5.67GB" (vllm-project/vllm#2352)
+        r"\b(?:vllm|sglang|lmdeploy|tensorrt-?llm|trt-?llm|tgi)\b[^.\n]{0,40}?\d+(?:\.\d+)?\s*G(?:i?B)?(?!\s*/\s*s|ps)\b"
+        r"[^.\n]{0,20}?\b(?:whereas|while|but|compared (?:to|with)|vs\.?)\s+(?:with\s+|using\s+)?(?:the\s+)?"
+        r"(?:HF|hug+ing\s*face|transformers|auto-?gptq|auto-?awq|plain|native)\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*"
+        r"G(?:i?B)?(?!\s*/\s*s|ps)\b",
         # ... in words, no figure: "llama-13B使用lmdeploy和transformers分别加载后，显存占用差距较大"
         # (InternLM/lmdeploy#1509)
         r"(?:vllm|lmdeploy|sglang|tensorrt-?llm|trt-?llm)\s*(?:和|与|跟|比|vs\.?)\s*(?:transformers|hf|huggingface)"
@@ -4331,7 +4343,21 @@ _MISPLACED = (r"\b(?:wrong|incorrect)\s+(?:GPU|device|card)s?\b(?!\s*(?:count|nu
               r"allocated|put|running|started)\s+(?:on|onto|into|in|to)\s+(?:the\s+)?(?:same|first|one)\s+"
               r"(?:GPU|device|card)\b|"
               r"\b(?:loaded|placed|launched|allocated|put|started)\s+only\s+(?:on|onto|into|in|to)\s+(?:the\s+first\s+"
-              r"(?:GPU|device|card)|(?:GPU|device|cuda)\s*:?\s*0)\b")
+              r"(?:GPU|device|card)|(?:GPU|device|cuda)\s*:?\s*0)\b|"
+              # (review43) the same said with a plain verb, as a habit, as a contrast or as a miss: "I found all python
+              # stubs run on the same gpu" (triton-inference-server/server#4581), "vLLM keeps loading the second model
+              # onto the first GPU" (vllm-project/vllm#16051), "does not successfully place the vllm model on the last
+              # visible gpu, but on the first visible gpu" (vllm-project/vllm#19176), "the model execution is not
+              # correctly assigned to the specified GPU" (triton-inference-server/server#8184). Not a wish ("I want
+              # both models to run on the same GPU": the verb after "to") nor a question of sharing ("Can I run
+              # multiple models in the same GPU?", vllm-project/production-stack#857).
+              r"\b(?:both|all)\s+(?:\w+\s+){0,3}?(?<!to )(?:run|runs|ran|land(?:s|ed)?)\s+(?:on|in)\s+(?:the\s+)?"
+              r"(?:same|first|one)\s+(?:GPU|device|card)\b|"
+              r"\bkeeps?\s+(?:loading|placing|putting|launching|allocating)\b[^.\n]{0,40}?\b(?:onto|on|into|to)\s+"
+              r"(?:the\s+)?(?:same|first)\s+(?:visible\s+)?(?:GPU|device|card)\b|"
+              r"\bbut\s+(?:on|onto|into|to)\s+the\s+first\s+(?:visible\s+)?(?:GPU|device|card)\b|"
+              r"\bnot\s+(?:correctly\s+|properly\s+|successfully\s+)?(?:assigned|placed|loaded|allocated|put)\s+"
+              r"(?:to|on|onto)\s+the\s+(?:specified|assigned|chosen|selected|requested|right|correct)\s+(?:GPU|device|card)\b")
 
 # (ut29b, issue 11) A slowdown said by the noun "regression" with what got slower before it, without the word
 # "performance": "speed regression" (ggml-org/llama.cpp#6476, LostRuins/koboldcpp#642), "decode throughput regression"

@@ -1303,6 +1303,13 @@ def _above_weights(c) -> bool:
     return nums[1] > _WEIGHTS_GB_PER_B * params
 
 
+def _sized_by_params(c) -> bool:
+    """A memory_per_gpu claim read as (billions of parameters, GB): a model's size and a figure, which say a reservation
+    only where an engine that reserves is named. "This will run the 7B model and require ~26 GB of GPU memory"
+    (Lightning-AI/lit-llama#67, review43) is 32-bit weights in a framework that reserves nothing."""
+    return len([g for g in c.data.get("groups", []) if re.fullmatch(r"\d+(?:\.\d+)?", g or "")]) == 2
+
+
 @rule("ticket.explained", "healthy", "expected_physics")
 def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
@@ -1313,7 +1320,8 @@ def explained(facts: Facts, predictions=None):
     # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose; nor
     # memory that keeps growing request after request, which a reservation made once at start-up does not do)
     if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy", "tgi") \
-            and _above_weights(c) and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
+            and _above_weights(c) and not (engine is None and _sized_by_params(c)) \
+            and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
         yield make("ticket.explained", "healthy", "ok", 0.65, "Each GPU's memory is filled by design",
                    "vLLM, SGLang, TensorRT-LLM, LMDeploy and TGI reserve a fixed fraction of every GPU's memory at "
                    "start-up (gpu_memory_utilization 0.9, mem_fraction_static, free_gpu_memory_fraction 0.9, "
