@@ -1947,9 +1947,12 @@ _NEGATED_AFTER = re.compile(
 # "...只有一张卡的显存被占满了。想解决这个问题...？" (InternLM/lmdeploy#1130). A run ("。。。", "。」") stays whole, and
 # so does a 。 typed for a decimal point between digits ("Python:3。9", QwenLM/Qwen#625). Not ？ glued to what
 # follows: reporters put it after what they found ("发现模型并没有加载到两张卡上？还是报错OOM", InternLM/lmdeploy#1059),
-# which a split would turn into a question; ！ glued to more text was not found in the threads read. Not ；, which
-# joins clauses of one sentence as ";" does in English.
-_SENTENCE = re.compile(r"(?<=[.!?！？])\s+|(?<=。)(?![。！？」』）]|(?<=\d。)\d)\s*|"
+# which a split would turn into a question. Not ；, which joins clauses of one sentence as ";" does in English.
+# (left29) A full-width exclamation mark (！) glued to more text ends its sentence as 。 does:
+# "谢谢！那找到原因，我用的是两块pcie v100" (zai-org/ChatGLM-6B#595). It asks nothing, so a split cannot turn
+# what follows into a question, while without it an exclamation joins a question after it and reads as asked. A run
+# ("！！！", "！？") stays whole.
+_SENTENCE = re.compile(r"(?<=[.!?！？])\s+|(?<=[。！])(?![。！？」』）!?]|(?<=\d。)\d)\s*|"
                        r"\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
 
 

@@ -359,6 +359,12 @@ def ticket_gaps(facts) -> list[str]:
                        + [v for v in facts.of(NcclVersion) if v.derived_from is None]
                        + facts.of(CollectiveResult))}
     gaps = [ask for ask, records in held.items() if not records]
+    from rules.topology import wsl_signs
+    if TOPO_MATRIX in gaps and wsl_signs(facts):
+        # (left29) under WSL 2 `nvidia-smi topo -m` shows no topology (weicj/vLLM-2080Ti-Definitive#114: "wsl里面这个
+        # 命令输出不正常，不显示拓扑结构"): NCCL's own lines of a run (NCCL_LOG, asked where not held) say how the GPUs
+        # reach each other there
+        gaps.remove(TOPO_MATRIX)
     smi = smi_gap(facts)
     return gaps[:1] + [smi] + gaps[1:] if smi else gaps
 
@@ -642,7 +648,7 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
     """The findings a ticket reports, weighed as its verdict weighs them (fits_first, and a prior that a passed
     check outweighs), so their severities and the exit code say what the verdict says: a cause the weighing set
     aside stays in the report as an info lead below the check that outweighed it."""
-    findings = change_first(fits_first(facts, one_reading(findings)))
+    findings = refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
     causes, _, answered = _weighed(findings, _ticket_symptom(facts))
     if causes or not any(is_cause(f) for f in findings):
         return findings
@@ -655,7 +661,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     least the development share right of its evidence class (verdict_class, catalog.verdict_levels) but never past
     the line when everything behind it is the reporter's own prose or a base rate, and at most CONTESTED beside a
     rival cause."""
-    weighed = change_first(fits_first(facts, one_reading(findings)))
+    weighed = refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
     v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
                 weak_lead=WEAK_LEAD, first_ask=symptom_ask(facts))
     kind = verdict_class(facts, findings, v)
@@ -792,6 +798,23 @@ def change_first(findings: list[Finding]) -> list[Finding]:
     below = min(f.confidence for f in change) - 0.05
     return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
             if f.category in STANDING_LAYOUT and is_cause(f) and f.rule not in CHANGE_RULES else f for f in findings]
+
+
+def refusal_first(facts, findings: list[Finding]) -> list[Finding]:
+    """(left29) Where the ticket quotes a catalog message that refuses the job before any GPU talks to another
+    (engine_errors.toml before_traffic: a launch, layout, bookkeeping or request check) and ticket.known_error reports
+    it, the parallel layout the reporter chose (STANDING_LAYOUT) is no cause of that failure: a job that never ran is
+    not slowed by its layout. It stays as an info lead below the message (vllm-project/vllm#7815: Ray's placement
+    group pending on nodes of 2x8 L4, TP 16)."""
+    from rules import claims
+
+    refused = [f for f in findings if f.rule == "ticket.known_error" and is_cause(f)]
+    if not refused or not any(c.data["error"].before_traffic for c in claims.known_errors(facts)):
+        return findings
+    below = min(f.confidence for f in refused) - 0.05
+    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
+            if f.category in STANDING_LAYOUT and is_cause(f) and f.rule != "ticket.known_error" else f
+            for f in findings]
 
 
 # Explanations that call the reporter's figures normal by design ("the batch shares each step"): a figure check that

@@ -2323,7 +2323,8 @@ def known_error(facts: Facts, predictions=None):
     another process holds; the engine's custom all-reduce failing; out of memory, a KV cache too small for
     max_model_len, no kernel image for the GPU, a driver older than the runtime, the GPU busy in exclusive mode, no GPU
     visible, an illegal memory access, a device-side assert, the display watchdog, the RDMA verbs library refusing
-    memory, queues or the queue pair to the peer):
+    memory, queues or the queue pair to the peer; the serving engine refusing a request with an HTTP 4xx, a prompt
+    past the context window, a route or model name it does not serve):
     the message names the failure, so its row's category with the message as evidence, not a transport or layout cause
     read from the failure."""
     found = claims.known_errors(facts)

@@ -44,7 +44,7 @@ from rules.engine import WORDS_ONLY, rule
 from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
-from rules.topology import fabric_failure, no_nvswitch_board, nvswitch_by_catalog, ring_route
+from rules.topology import fabric_failure, no_nvswitch_board, nvswitch_by_catalog, ring_route, wsl_signs
 
 DECODE = ("decode_tok_s", "output_tok_s")
 # The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
@@ -979,6 +979,17 @@ def evidence_coverage(facts: Facts, predictions=None):
                    "this node shows it (links down or a disabled fabric manager would not show here).",
                    "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
                    count + board)
+        return
+    if wsl := wsl_signs(facts):
+        # (left29) under WSL 2 the GPUs sit behind Windows' paravirtual driver and `nvidia-smi topo -m` shows no
+        # topology ("wsl里面这个命令输出不正常，不显示拓扑结构", weicj/vLLM-2080Ti-Definitive#114; NVML is partial
+        # there, https://docs.nvidia.com/cuda/wsl-user-guide/index.html): ask for what a run shows, NCCL's own lines
+        yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
+                   "Several GPUs work together under WSL 2, where `nvidia-smi topo -m` does not show how they are "
+                   "connected; what NCCL joins them with in a run does.",
+                   "the NCCL_DEBUG=INFO output of one run on these GPUs under WSL 2 (its 'via P2P' or 'via SHM' "
+                   "lines say whether the GPUs reach each other directly or through host memory)",
+                   count + wsl[:1])
         return
     spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     if spec is not None and not spec.nvlink_links:  # a board without NVLink (L40S, GeForce since Ada): PCIe only

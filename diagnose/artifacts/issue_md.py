@@ -1334,7 +1334,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # "2x8xH100" -> "2 x 8 x H100" (nodes times GPUs per node, NODE_FACTOR_BEFORE)
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{1,2}\s*[x×]\s*[A-Z]|"
                                    r"\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
-                                   r"\1 x ", label_unit(ln)))
+                                   r"\1 x ", node_product(label_unit(ln))))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1876,6 +1876,23 @@ def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 _LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
                          r"GB/s)\)|(?<=\s)\((?P<paren_s>s)\)|"
                          r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*\|?\s*$", re.I)
+
+
+# (left29) A node layout written as a product of two small counts: "2x8 H100" (nodes x GPUs per node, before the
+# board's name, as vllm-project/recipes#394 writes "2x8 H100 TP+PP" for "2 nodes x 8 NVIDIA H100"), and the product
+# labelled by its factors, "2x8 (nodes x gpus)" (vllm-project/vllm#28873). Spelled out as the words the node readers
+# know ("2 x 8 H100", "2 nodes x 8 GPUs"). Not a factor glued to a word or a version ("PCIe 4.0 x8", "TP2xPP8"), nor
+# a size ("2x 8GB"), nor one count before the board ("2x4090", "8x A100"): the second factor must stand alone before a
+# capitalised name.
+_NODE_PRODUCT = re.compile(r"(?<![\w.])(\d{1,2})\s*[x×*]\s*(\d{1,2})\s+(?=(?:NVIDIA\s+|Nvidia\s+)?[A-Z]+\d)")
+_NODE_PRODUCT_LABELLED = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*(\d{1,2})\s*\(\s*nodes?\s*[x×*]\s*"
+                                    r"(?:gpus?|cards?)(?:\s+(?:per|each)\s+node)?\s*\)", re.I)
+
+
+def node_product(line: str) -> str:
+    """The line with a node layout's product spelled as counts the node readers read (_NODE_PRODUCT)."""
+    line = _NODE_PRODUCT_LABELLED.sub(r"\1 nodes x \2 GPUs", line)
+    return _NODE_PRODUCT.sub(r"\1 x \2 ", line)
 
 
 def label_unit(line: str) -> str:
