@@ -190,13 +190,15 @@ def cross_node_tp(facts: Facts, predictions=None):
     elif across and (hang := _start_up_hang(facts)):
         # (ut29d) a job that never serves a token is not slowed by its layout: TP across nodes costs speed, the hang
         # has another cause (sgl-project/sglang#2658: TP=16 over two A800 nodes, SGLang's documented DeepSeek-V3
-        # layout, stuck at "Init torch distributed begin." because node 2 named itself as the rendezvous)
+        # layout, stuck at "Init torch distributed begin." because node 2 named itself as the rendezvous); (review44)
+        # likewise a job that fails to start with errors (sgl-project/sglang#4978)
         yield make(
             "workload.cross_node_tp", "cross_node_tp", "info", 0.3,
-            f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs: a speed lead once it runs, not the hang",
+            f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs: a speed lead once it runs, not the "
+            f"{hang[2]}",
             "Tensor parallelism across nodes puts two all-reduces per layer on the network, every token: it makes a "
-            "running job slow. The reporter's job does not run yet, so its layout does not explain the hang; it is "
-            "worth measuring against TP within a node once the job serves.",
+            f"running job slow. The reporter's job does not run yet, so its layout does not explain the {hang[2]}; it "
+            "is worth measuring against TP within a node once the job serves.",
             [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node} (GPUs per node)"),
              ev(hang[0], f'the symptom: "{hang[1]}"')] + node_ev,
             fix=f"Once it serves, compare TP={tp} with TP={per_node} and pipeline parallelism across nodes "
@@ -221,12 +223,14 @@ def cross_node_tp(facts: Facts, predictions=None):
                      [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
 
 
-def _start_up_hang(facts: Facts) -> tuple[str, str] | None:
-    """(source, quote) of the reporter's hang when the ticket complains of nothing slower: the job never serves."""
+def _start_up_hang(facts: Facts) -> tuple[str, str, str] | None:
+    """(source, quote, symptom) of the reporter's hang, crash or error when the ticket complains of nothing slower:
+    the job does not serve. (review44) A failure counts as a hang does: sgl-project/sglang#4978's reporter, TP=16
+    over two H20 nodes, saw "more error messages, seemingly due to IPv6 network connectivity issues"."""
     said = claims.symptom_quote(facts)
-    if said is None or said[2] != "hang" or claims.complaint(facts) is not None:
+    if said is None or said[2] not in ("hang", "crash", "error") or claims.complaint(facts) is not None:
         return None
-    return said[0], said[1]
+    return said[0], said[1], said[2]
 
 
 # A rendezvous value that stands for an address rather than naming one: a shell variable ("$MASTER_IP:5000"), a
@@ -239,13 +243,29 @@ def rendezvous_split(facts: Facts, predictions=None):
     """Every node of one multi-node job names node 0's address as the place to meet (SGLang
     --dist-init-addr, torchrun --master-addr; diagnose.artifacts.launch.RENDEZVOUS). Launch lines for different node
     ranks that name different addresses start two groups that each wait for the other's ranks: the job stalls in
-    its distributed init (ut29d: sgl-project/sglang#2658, #3467)."""
-    lines = {}
+    its distributed init (ut29d: sgl-project/sglang#2658, #3467). Lines are compared only within one job (review44)."""
+    for lines in _rendezvous_jobs(facts):
+        yield from _split(lines)
+
+
+def _rendezvous_jobs(facts: Facts) -> list[dict]:
+    """{node rank: (address, source)} per job the launch lines describe. (review44) Lines of different jobs name
+    different addresses by design: SGLang's prefill and decode servers each meet at their own node 0
+    (sgl-project/sglang#5435), and lines that differ in node count or model are other jobs. A node rank named with two
+    addresses in one job is two attempts or two jobs pasted together, not one job's layout: that job is left out."""
+    jobs: dict[tuple, dict[int, list]] = {}
     for w in facts.of(Workload):
         addr, rank = w.extra.get("init_addr"), w.extra.get("node_rank")
         if isinstance(addr, str) and isinstance(rank, str) and rank.isdigit():
-            lines.setdefault(int(rank), (addr, w.source))
-    addrs = {a.strip() for a, _ in lines.values()}  # host and port: a different port is another rendezvous too
+            key = (w.extra.get("pd_role"), w.extra.get("nnodes"), w.model)
+            jobs.setdefault(key, {}).setdefault(int(rank), []).append((addr.strip(), w.source))
+    return [{rank: named[0] for rank, named in ranks.items()} for ranks in jobs.values()
+            if all(len({a for a, _ in named}) == 1 for named in ranks.values())]
+
+
+def _split(lines: dict):
+    """The finding for one job's lines when its node ranks name different rendezvous addresses."""
+    addrs = {a for a, _ in lines.values()}  # host and port: a different port is another rendezvous too
     if len(lines) < 2 or len(addrs) < 2 or any(_STAND_IN.search(a) for a in addrs):
         return
     head = lines.get(0)

@@ -159,9 +159,12 @@ SPEC_FLAGS = ("speculative-config", "speculative-model", "num-speculative-tokens
 # (https://docs.sglang.io/references/multi_node_deployment/multi_node.html); torchrun --master-addr / --rdzv-endpoint
 # with --node-rank (https://docs.pytorch.org/docs/stable/elastic/run.html). Read as written, compared by
 # rules.workload.rendezvous_split.
+# (review44) SGLang's --disaggregation-mode: prefill and decode servers are separate jobs, each group of nodes with
+# its own --dist-init-addr (sgl-project/sglang#5435: prefill nodes meet at 10.10.37.16:5000, decode nodes at
+# 10.10.38.2:5000), so the role is read beside the address.
 RENDEZVOUS = {"init_addr": ("dist-init-addr", "nccl-init-addr", "dist-init", "nccl-init", "master-addr",
                             "rdzv-endpoint"),
-              "node_rank": ("node-rank",)}
+              "node_rank": ("node-rank",), "pd_role": ("disaggregation-mode",)}
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 # Parallel degrees: a count of GPUs, 1 or more; "--tp 0" or "--tp -1" lays nothing out (the engines reject it).
 DEGREES = {"tp", "pp", "dp", "ep"}
