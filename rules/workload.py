@@ -266,7 +266,7 @@ def _rendezvous_jobs(facts: Facts) -> list[dict]:
 def _split(lines: dict):
     """The finding for one job's lines when its node ranks name different rendezvous addresses."""
     addrs = {a for a, _ in lines.values()}  # host and port: a different port is another rendezvous too
-    if len(lines) < 2 or len(addrs) < 2 or any(_STAND_IN.search(a) for a in addrs):
+    if len(lines) < 2 or len(addrs) < 2 or any(_STAND_IN.search(a) for a in addrs) or _one_host_two_names(addrs):
         return
     head = lines.get(0)
     evidence = [ev(src, f"node rank {rank}: rendezvous address", addr,
@@ -282,6 +282,31 @@ def _split(lines: dict):
         "torchrun: the same --master-addr or --rdzv-endpoint), reachable from each node; set GLOO_SOCKET_IFNAME "
         "and NCCL_SOCKET_IFNAME to the interface that carries that address.",
     )
+
+
+def _host(addr: str) -> str:
+    """The host of "host:port" (an IPv6 literal in brackets kept whole), lower-cased."""
+    host = addr.rsplit(":", 1)[0] if addr.count(":") == 1 or addr.startswith("[") else addr
+    return host.strip("[]").lower()
+
+
+_IP = re.compile(r"^[\d.]+$|:")
+_LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+
+
+def _one_host_two_names(addrs: set) -> bool:
+    """Different strings that may still name one machine: a hostname on one node and an IP on another, or a short
+    name and its fully qualified form (pytorch/pytorch#73656: one host reachable as node0.cluster and node0i.cluster).
+    Only addresses of one kind (IPs, or unrelated names) are compared; loopback names stay comparable, since a worker
+    told to meet at its own loopback never reaches node 0 (pytorch/pytorch#76367)."""
+    hosts = {_host(a) for a in addrs} - _LOOPBACK
+    if len(hosts) < 2:
+        return False
+    kinds = {bool(_IP.search(h)) for h in hosts}
+    if len(kinds) > 1:
+        return True
+    names = [h for h in hosts if not _IP.search(h)]
+    return any(a != b and b.startswith(a.split(".")[0]) for a in names for b in names)
 
 
 def _line(source: str) -> tuple[str, int]:

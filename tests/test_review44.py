@@ -55,3 +55,18 @@ def test_every_case_names_its_thread_and_each_reading_has_near_misses():
 def test_no_thread_is_one_the_readings_were_written_from():
     """Not a thread of the readings' own sources (ut29d)."""
     assert threads_reused(FAMILIES, ("ut29d",), ("test_ut29d_user.py",)) == []
+
+
+# Addresses as the sources give them. One host two ways: a short name and its fully qualified form (pytorch/pytorch
+# #108751: torchrun's c10d rendezvous publishes the elected master's FQDN by design), a name on one node and an IP on
+# the other (pytorch/pytorch#73656's maintainer: node0.cluster and node0i.cluster name one host). Comparable: two IPs
+# (sgl-project/sglang#3467's 10.68.27.12 and 10.0.1.104), a worker sent to its own loopback (pytorch/pytorch#76367).
+@pytest.mark.parametrize("addrs, unsure", [
+    ({"node0.cluster:29500", "node0i.cluster:29500"}, True),
+    ({"node0:29500", "node0.cluster.local:29500"}, True),
+    ({"node0.cluster:29500", "10.0.0.1:29500"}, True),
+    ({"10.68.27.12:5000", "10.0.1.104:5000"}, False),
+    ({"localhost:2222", "10.0.0.1:2222"}, False),
+])
+def test_rendezvous_split_keeps_quiet_where_two_names_may_be_one_host(addrs, unsure):
+    assert workload._one_host_two_names(addrs) is unsure
