@@ -1348,10 +1348,19 @@ _BALANCED = re.compile(r"\b(?:balanc\w+|distribut\w+|spread|round[- ]robin\w*)\s
                        r"(?:GPUs|cards|devices|instances|replicas)\b", re.I)
 
 
+# Copies that still exchange data every step: DDP / FSDP / Horovod training all-reduces its gradients, so its replicas
+# wait on each other over the links ("DDP on 2 machines ... connected with 1 Gbps ethernet" is the network's).
+_COPIES_SYNC = re.compile(r"\bDDP\b|DistributedDataParallel|\bFSDP\b|\bHorovod\b|\bDeepSpeed\b|\bZeRO\b|"
+                          r"\bgradients?\b|\ball[- _]?reduce\b|\bNCCL\b", re.I)
+
+
 def _copies_not_shards(facts: Facts) -> Claim | None:
     """The reporter's sentence naming copies of the model over the GPUs (claims._COPIES, or requests balanced over
-    them) where nothing in the ticket names tensor parallelism or a sharded model; None otherwise."""
-    if (wfield(facts, "tp")[0] or 0) >= 2 or any(claims._named(claims._ONE_SHARDED, t) for _, t in claims.texts(facts)):
+    them) where nothing in the ticket names tensor parallelism, a sharded model, or copies that synchronise (DDP,
+    gradients, all-reduce, NCCL); None otherwise."""
+    texts = [t for _, t in claims.texts(facts)]
+    if (wfield(facts, "tp")[0] or 0) >= 2 or any(claims._named(claims._ONE_SHARDED, t) or _COPIES_SYNC.search(t)
+                                                  for t in texts):
         return None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(claims.spaced(text)):

@@ -165,3 +165,13 @@ def test_ddp_training_same_it_per_s_is_not_copies_flat():
     r = report_json("ticket", str(bundle))
     assert finding(r, "ticket.copies_flat") is None
     assert r["verdict"]["category"] != "host_bound"
+
+
+@pytest.mark.parametrize("text", [
+    # tests/test_transport_words.py's network lead: DDP replicas all-reduce gradients over the Ethernet between nodes
+    "DDP on 2 machines with 4x 3090 each is slower than one machine; the machines are connected with 1 Gbps ethernet.",
+    # triton-inference-server/server#269 with NCCL named would be copies that synchronise: not the feeder's
+    "This can be circumvented by launching multiple trtserver instances. NCCL all-reduce runs between them.",
+])
+def test_copies_that_synchronise_are_not_read(text):
+    assert _copies_not_shards(said(text)) is None
