@@ -5805,12 +5805,19 @@ _NO_EFFECT = re.compile(
     # (s20) a gain called too small to count, as _NO_GAIN's "no significant improvement" in Chinese: "吞吐量提升不明显"
     # (discuss.vllm.ai/t/vllm/2096), "qps和吞吐没有很大区别" (InternLM/lmdeploy#2429)
     r"(?:提升|提高|增长|加速|改善|变化|区别|差别|差异)(?:效果)?(?:不明显|不大|有限|很小|甚微)|"
-    r"没(?:有)?(?:什么|很大|太大|明显)的?(?:提升|提高|区别|差别|差异|变化|加速)", re.I)
+    r"没(?:有)?(?:什么|很大|太大|明显)的?(?:提升|提高|区别|差别|差异|变化|加速)|"
+    # (ut29e) the total said to hold where it was: "if you deploy the model to two gpus, The total throughput is
+    # similar" (triton-inference-server/server#269), "from 1 V100 to 2/4/8 V100 ... the throughtput stays around ~2500
+    # infer/sec" (triton-inference-server/server#239, the reporter's spelling)
+    r"\b(?:total|overall|aggregate)?\s*(?:through(?:t)?put|speed|performance|QPS|rate)\s+"
+    r"(?:is|was|stays?|stayed|remains?|remained)\s+(?:(?:very|quite|roughly|about|almost|still)\s+)?"
+    r"(?:similar|the\s+same|unchanged|flat|around|about|at)\b", re.I)
 # What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
 # more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
 _MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)
 _SPEED_TOPIC = re.compile(r"\b(?:speed\w*|fast\w*|quick\w*|slow\w*|throughput|tok\w*/s|t/s|tokens?|latency|"
-                          r"generat\w*|decod\w*|performance|perf|time|seconds?|it/s|qps)\b|"
+                          r"generat\w*|decod\w*|performance|perf|time|seconds?|it/s|qps|through(?:t)?put|"
+                          r"infer(?:ence)?s?/s(?:ec)?|req(?:uest)?s?/s(?:ec)?)\b|"
                           r"速度|吞吐|延迟|慢|快|加速", re.I)
 
 

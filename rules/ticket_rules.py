@@ -1180,6 +1180,22 @@ _CPU_WAITS_ON_GPU = re.compile(
     r"fully\s+(?:used|utili[sz]ed|loaded))", re.I)
 
 
+# (ut29e) CPU load said of an engine with no work: "one thread consistently consumes 100% CPU even when the API is idle"
+# (InternLM/lmdeploy#3783), "Even without inference, the CPU usage rate was at 100%" (vllm-project/vllm#16968),
+# "sglang::schedul is running 100% on 2 cores without any incomming requests. Could you change busy waiting to sleep"
+# (sgl-project/sglang#9863), "pins a CPU core at ~100% while idle (... busy-polls the request queue ...)"
+# (ml-explore/mlx-lm#1500, whose root cause is a non-blocking queue poll in the server's loop). A core
+# busy with nothing to serve is a polling loop (the TP workers' or the CUDA runtime's spin-wait), not a host that
+# starves working GPUs; the idle words are said of the server, not of the GPUs ("the GPUs sit idle" is the
+# host_bound lead).
+_CPU_WITH_NO_WORK = re.compile(
+    r"\b(?:when|whenever|while|with)\s+(?:the\s+)?(?:API|server|service|engine|model|endpoint|process)\s+"
+    r"(?:is\s+|was\s+|are\s+)?idle\b|"
+    r"\bwithout\s+(?:any\s+)?(?:incom\w*\s+|new\s+|user\s+)?(?:inference|requests?|access|traffic|load(?!ing))\b|"
+    r"\b(?:no|zero)\s+(?:requests?|inference|traffic)\s+(?:is\s+|are\s+)?(?:running|coming|sent|made|in\s+flight)\b|"
+    r"\bbefore\s+any\s+(?:request|inference)s?\b", re.I)
+
+
 @rule("ticket.cpu_bound", "host_bound")
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
@@ -1192,6 +1208,8 @@ def cpu_bound(facts: Facts, predictions=None):
         c = next(iter(claims.cpu_ceiling(facts)), None)
     if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
+    if _CPU_WITH_NO_WORK.search(c.quote):
+        return  # (ut29e) the core is busy while the engine serves nothing: a polling loop, not a starved GPU
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
     if not low and not _first(facts, "gpu_idle_words") and any(_CPU_WAITS_ON_GPU.search(t)
@@ -1376,6 +1394,40 @@ def explained(facts: Facts, predictions=None):
                    "compute matters more.")
 
 
+# (ut29e) The GPUs serve separate copies of the model (instances, replicas, data parallelism, requests balanced over
+# them), with no tensor parallelism said: no rank waits on another, so an idle share on each is time with no request
+# handed to it. "if you deploy the model to two gpus, The total throughput is similar ... GPU utilization drops to ~50%
+# ... This can be circumvented by launching multiple trtserver instances" (triton-inference-server/server#269): one
+# server process fed both GPUs no faster than one. Not "TP=2 vs two instances" (tensor parallelism said).
+_BALANCED = re.compile(r"\b(?:balanc\w+|distribut\w+|spread|round[- ]robin\w*)\s+(?:\w+\s+){0,2}?"
+                       r"(?:across|over|to|among)\s+(?:all\s+|the\s+|both\s+|\d+\s+)*"
+                       r"(?:GPUs|cards|devices|instances|replicas)\b", re.I)
+
+
+# Copies that still exchange data every step: DDP / FSDP / Horovod training all-reduces its gradients, so its replicas
+# wait on each other over the links ("DDP on 2 machines ... connected with 1 Gbps ethernet" is the network's).
+_COPIES_SYNC = re.compile(r"\bDDP\b|DistributedDataParallel|\bFSDP\b|\bHorovod\b|\bDeepSpeed\b|\bZeRO\b|"
+                          r"\bgradients?\b|\ball[- _]?reduce\b|\bNCCL\b", re.I)
+
+
+def _copies_not_shards(facts: Facts) -> Claim | None:
+    """The reporter's sentence naming copies of the model over the GPUs (claims._COPIES, or requests balanced over
+    them) where nothing in the ticket names tensor parallelism, a sharded model, or copies that synchronise (DDP,
+    gradients, all-reduce, NCCL); None otherwise."""
+    texts = [t for _, t in claims.texts(facts)]
+    if (wfield(facts, "tp")[0] or 0) >= 2 or any(claims._named(claims._ONE_SHARDED, t) or _COPIES_SYNC.search(t)
+                                                  for t in texts):
+        return None
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(claims.spaced(text)):
+            m = _BALANCED.search(sentence)
+            if not m and claims._named(claims._COPIES, sentence):
+                m = re.search(claims._COPIES, sentence, re.I)
+            if m:
+                return Claim("copies_not_shards", source, claims._quote(sentence, m, 60))
+    return None
+
+
 @rule("ticket.gpu_utilisation", "host_bound", "expected_physics", "healthy")
 def gpu_utilisation(facts: Facts, predictions=None):
     """A low GPU-utilisation figure, read by what the GPUs are doing: one GPU waiting on the host, a layer
@@ -1411,6 +1463,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
     engine = engine_of(facts)
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
+    copies = None
     if layer_split and (n or 2) >= 2:
         yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
                      "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
@@ -1418,7 +1471,8 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
     elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")) \
-            and not (training_job(facts) and (wfield(facts, "tp")[0] or 0) < 2):
+            and not (training_job(facts) and (wfield(facts, "tp")[0] or 0) < 2) \
+            and not (copies := _copies_not_shards(facts)):
         # (idle stretches between busy ones are the host's: ticket.input_starved; data-parallel training waits in
         # its gradient all-reduce inside NCCL's spinning kernels, which count as busy, so its idle time is the host's)
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
@@ -1426,16 +1480,23 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
                    "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
                    evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
-    # a figure nobody calls low or slow is only an observation
-    elif (words and not words.guess) or claims.complaint(facts):
+    # a figure nobody calls low or slow is only an observation; copies that add no throughput are the complaint
+    elif (words and not words.guess) or claims.complaint(facts) or (copies and claims.more_gpus_no_gain(facts)):
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
                    f"The GPU is busy only {share} of the time: it waits on the host",
                    "A GPU that is not kept busy (alone, or as one of data-parallel replicas) is starved by the CPU "
                    "side: data loading, request handling, scheduling, tokenization or kernel launches between steps."
-                   + (f" ({engine} serving path)" if engine else ""),
-                   evidence,
+                   + (f" ({engine} serving path)" if engine else "")
+                   + (" Here each GPU serves its own copy of the model, so no GPU waits on another: the GPUs "
+                      "together get no more work than the one process, client or host feeding them hands out."
+                      if copies else ""),
+                   evidence + ([claim_ev(copies, "the GPUs serve copies of the model, no tensor parallelism said")]
+                               + [claim_ev(c, "more GPUs, the same total") for c in claims.more_gpus_no_gain(facts)[:1]]
+                               if copies else []),
                    fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
-                   "and fast uncontended CPU cores.")
+                   "and fast uncontended CPU cores."
+                   + (" With copies per GPU, check that the feeder keeps up: run several server processes or client "
+                      "instances and compare the total." if copies else ""))
 
 
 # (issue 11, s22) A GPU counted busy that draws little power does not compute. NVML's utilization.gpu is the "percent of
