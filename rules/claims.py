@@ -4369,9 +4369,9 @@ _MISPLACED = (r"\b(?:wrong|incorrect)\s+(?:GPU|device|card)s?\b(?!\s*(?:count|nu
 # 0.12.0" (vllm-project/vllm#31030: the form's tag names what regressed); or by the verb with a share of the rate lost,
 # "Llama4 on DGXH100 has regressed by 14.23%" (sgl-project/sglang#14665). What regressed must be a speed: "accuracy
 # regression" (intel/auto-round#2059), "token count regression" and "regression test" are not (_OTHER_REGRESSION).
-_SPEED_NOUN = (r"(?:speed|throughput|latency|perf|performance|decode|decoding|generation|prefill|inference|"
-               r"tok\w*/s|t/s|tps|bandwidth|busbw|algbw|TTFT|ITL|TPOT)")
-_SPEED_REGRESSION = (r"\b" + _SPEED_NOUN + r"\]?:?\s+(?:has\s+|have\s+)?regress(?:ion|ions|ed)\b|"
+_REGRESSED_NOUN = (r"(?:speed|throughput|latency|perf|performance|decode|decoding|generation|prefill|inference|"
+                   r"tok\w*/s|t/s|tps|bandwidth|busbw|algbw|TTFT|ITL|TPOT)")
+_SPEED_REGRESSION = (r"\b" + _REGRESSED_NOUN + r"\]?:?\s+(?:has\s+|have\s+)?regress(?:ion|ions|ed)\b|"
                      r"\bregress(?:ed|es)\s+(?:by\s+)?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*%")
 # ... or a speed said to differ between releases: "Performance differs between different versions"
 # (InternLM/lmdeploy#496), not "accuracy discrepancies across different vLLM versions" (vllm-project/vllm#42801)

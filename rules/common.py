@@ -528,6 +528,19 @@ def wsl_evidence(facts: Facts) -> list[Evidence]:
     return out
 
 
+_WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
+
+
+def wsl_signs(facts: Facts) -> list:
+    """What says the job runs under WSL 2: the tools' output (kernel release, WDDM, nvidia-smi vs driver version),
+    else the reporter's observation (a guess, or a setup left behind or ruled out, is none)."""
+    found = wsl_evidence(facts)
+    if not found:
+        found = [claim_ev(c, "the reporter runs under WSL 2") for c in _claims.find(facts, "virtualized")
+                 if _WSL.search(c.quote) and not c.guess][:1]
+    return found
+
+
 def is_virtualized(facts: Facts) -> list[Evidence]:
     out: list[Evidence] = wsl_evidence(facts)[:1]
     for g in facts.of(GpuFact):

@@ -359,7 +359,7 @@ def ticket_gaps(facts) -> list[str]:
                        + [v for v in facts.of(NcclVersion) if v.derived_from is None]
                        + facts.of(CollectiveResult))}
     gaps = [ask for ask, records in held.items() if not records]
-    from rules.topology import wsl_signs
+    from rules.common import wsl_signs
     if TOPO_MATRIX in gaps and wsl_signs(facts):
         # (left29) under WSL 2 `nvidia-smi topo -m` shows no topology (weicj/vLLM-2080Ti-Definitive#114: "wsl里面这个
         # 命令输出不正常，不显示拓扑结构"): NCCL's own lines of a run (NCCL_LOG, asked where not held) say how the GPUs

@@ -54,7 +54,7 @@ from rules.common import (
     tp_sizes,
     visible_devices,
     wfield,
-    wsl_evidence,
+    wsl_signs,
 )
 from rules.engine import rule
 
@@ -512,22 +512,11 @@ def p2p_status(facts: Facts, predictions=None):
 # https://github.com/NVIDIA/nccl/issues/442): several GPUs there get no peer-to-peer path. (review39) NVIDIA's NCCL
 # 2.10.3 release notes say "Added WSL2 support (single GPU only)"
 # (https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-10-3.html): NCCL runs there, but not across GPUs.
-_WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
 WSL_FIX = ("NCCL supports WSL 2 for a single GPU only, and its GPUs have no peer-to-peer or NVLink path: run a "
            "multi-GPU (TP/PP) job on a native Linux install of the same machine (dual boot, or a Linux host). Under "
            "WSL 2 keep to one GPU per model (data-parallel replicas, or a layer split that copies activations through "
            "the host, as llama.cpp's default does); NCCL_P2P_DISABLE=1 avoids the P2P setup that hangs, at host-memory "
            "speed.")
-
-
-def wsl_signs(facts: Facts) -> list:
-    """What says the job runs under WSL 2: the tools' output (kernel release, WDDM, nvidia-smi vs driver version),
-    else the reporter's observation (a guess, or a setup left behind or ruled out, is none)."""
-    found = wsl_evidence(facts)
-    if not found:
-        found = [claim_ev(c, "the reporter runs under WSL 2") for c in claims.find(facts, "virtualized")
-                 if _WSL.search(c.quote) and not c.guess][:1]
-    return found
 
 
 def _multi_gpu(facts: Facts) -> bool:

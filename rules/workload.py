@@ -39,12 +39,13 @@ from rules.common import (
     passed,
     runs_ollama,
     wfield,
+    wsl_signs,
 )
 from rules.engine import WORDS_ONLY, rule
 from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
-from rules.topology import fabric_failure, no_nvswitch_board, nvswitch_by_catalog, ring_route, wsl_signs
+from rules.topology import fabric_failure, no_nvswitch_board, nvswitch_by_catalog, ring_route
 
 DECODE = ("decode_tok_s", "output_tok_s")
 # The checkpoint's own float widths: weights stated in one of them are no quantisation (weight_dtype is None).
