@@ -1553,6 +1553,14 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:intermediate_size|hidden_size|in_features|out_features|ffn_hidden_size|moe_intermediate_size)\b\W{0,4}"
         r"\s*(\d{3,6})\s*[,，]?\s*(?:(?:is\s+)?not\s+divisible\s+by|(?:can\s?not|can't)\s+be\s+divided\s+by|"
         r"无法整除|不能整除|不整除|除不尽)\s*(\d{1,3})\s*[*x×]\s*(\d{1,4})\b",
+        # (s29, ut29f) a quantised kernel's tile refusing one rank's shard: vLLM's Marlin check ("Weight
+        # input_size_per_partition = 14784 is not divisible by min_thread_k = 128. Consider reducing
+        # tensor_parallel_size", vllm/model_executor/layers/quantization/utils/marlin_utils.py; vllm#13640) and its
+        # kernels' shape asserts ("size_n = 5472 is not divisible by tile_n_size = 64", zai-org/GLM-V#178).
+        # data.groups: the shard's width, then the tile; the rule takes it only where the ticket's TP is 2 or more
+        # (at TP 1 the whole width meets the tile: the kernel's limit, not the layout, vllm#9913)
+        r"\b(?:input|output)_size_per_partition\s*=\s*(\d{2,6}) is not divisible by min_thread_[kn]\s*=\s*(\d{1,4})\b",
+        r"\bsize_[kn]\s*=\s*(\d{2,6}) is not divisible by tile_[kn]_size\s*=\s*(\d{1,4})\b",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [

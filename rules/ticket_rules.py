@@ -497,9 +497,24 @@ def _tp_error(facts: Facts) -> Claim | None:
     the two numbers) only where its divisor is a TP size over 1 the ticket names (common.tp_sizes)."""
     errors = claims.find(facts, "tp_size_error")
     found = [c for c in errors if len(c.data.get("groups", [])) != 2]
-    bare = [c for c in errors if len(c.data.get("groups", [])) == 2]
-    sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare else set()
-    return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes])
+    tiles = [c for c in errors if _TILE.search(c.quote)]
+    bare = [c for c in errors if len(c.data.get("groups", [])) == 2 and c not in tiles]
+    sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare or tiles else set()
+    return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes]
+                      + [c for c in tiles if _whole_at_tp1(c, sizes)])
+
+
+def _whole_at_tp1(c: Claim, sizes: set[int]) -> bool:
+    """A kernel-tile refusal of one rank's shard is the layout's only where the whole width (the shard times a TP
+    size the ticket names) is a whole number of tiles: a smaller TP then loads. Where it is not, no TP helps and
+    the kernel's limit is the cause (a fix of another kind: another kernel or checkpoint)."""
+    shard, tile = (int(g) for g in c.data.get("groups", [0, 0])[:2])
+    return bool(tile) and any((shard * t) % tile == 0 for t in sizes)
+
+
+# A quantised kernel's tile refusing one rank's shard (Marlin's min_thread_k/n, a kernel's tile_n_size): the layout's
+# fault only at TP 2 or more, where the shard is the width over TP (claims.TEXT_PATTERNS tp_size_error)
+_TILE = re.compile(r"_size_per_partition\s*=|\btile_[kn]_size\b", re.I)
 
 
 @rule("ticket.tp_size_error", "tp_not_dividing_heads")
@@ -512,7 +527,22 @@ def tp_size_error(facts: Facts, predictions=None):
     evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
     fix = ("Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
            "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.")
-    if split := _group_split(c):  # a quantised width against TP x group: which TP sizes share its groups evenly
+    if _TILE.search(c.quote) and tp and int(tp) >= 2:  # one rank's shard against a kernel's tile: the full width
+        shard, tile = (int(g) for g in c.data["groups"][:2])
+        split = (shard * int(tp), tile, shard * int(tp) // tile, [t for t in (1, 2, 4, 8)
+                 if (shard * int(tp)) % (t * tile) == 0]) if (shard * int(tp)) % tile == 0 else None
+        evidence.append(ev(evidence[0].source, f"one rank's width ({shard}) x TP {tp} against the kernel's tile "
+                           f"({tile})", shard * int(tp), f"a multiple of TP x {tile}"))
+        if split and split[3]:
+            width, group, groups, fit = split
+            fix = (f"{shard} x TP {tp} = {width} = {groups} tiles of {group}, which TP {' or '.join(map(str, fit))} "
+                   f"split evenly: use TP {fit[-1]} (the other GPUs for replicas or pipeline stages), or a checkpoint "
+                   "whose widths are padded for the TP size you need.")
+        else:
+            fix = (f"{shard} x TP {tp} = {shard * int(tp)} is not a whole number of {tile}-wide tiles at any TP: "
+                   "use a checkpoint whose widths are padded for TP, or a kernel without this tile (the error's own "
+                   "advice names one).")
+    elif split := _group_split(c):  # a quantised width against TP x group: which TP sizes share its groups evenly
         width, group, groups, fit = split
         evidence.append(ev(evidence[0].source, f"quantisation groups in the width ({width} / group size {group})",
                            groups, "a multiple of the TP size"))
