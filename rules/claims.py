@@ -154,6 +154,10 @@ GPU_TO_GPU = (r"(?:\b(?:between|across)\s+(?:the\s+|two\s+|my\s+|different\s+|\w
                r"\bcross[- ]GPU\b)")
 _PEER_WRONG = (r"(?:\b(?:all[- ])?zeros?\b(?:\s+tensor)?|\bzero (?:tensor|values?)\b|\bincorrect(?:ly)?\b|\bcorrupt\w*|"
                r"\b(?:set|reset|turned)\s+(?:in)?to\s+zeros?\b|"
+               # (ut29g) the zeros written as digits, and the object between the verb and its zeros: "it will set the
+               # tensor to 0's on the destination GPU" (turboderp-org/exllamav2#85), "the values are set to 0s"
+               r"\b(?:set|reset|turned)\s+(?:(?:the|this|that|its|all|every|each|of|[\w-]+)\s+){0,3}?(?:in)?to\s+"
+               r"(?:all\s+)?0['’]?s\b|"
                r"\bgarbage\b|\bfail(?:s|ed|ing)? silently\b|\bwrong (?:values?|data|results?|numbers?)\b|"
                r"\b(?:is|are|was|were)(?:n't| not) (?:right|correct)\b|"
                r"\bnot (?:cop(?:y|ied|ying)|mov(?:ed|ing)|transferr(?:ed|ing))\b[^.\n]{0,20}?\bcorrectly\b)")
@@ -1134,6 +1138,12 @@ PATTERNS: dict[str, list[str]] = {
         # the CUDA sample simpleP2P's own words ("> GPU0 = ... IS capable of Peer-to-Peer (P2P)") negated:
         # "Geforce cards are not P2P-capable" (https://github.com/NVIDIA/nccl/issues/1516)
         r"\b(?:not|n't)\s+(?:P2P|peer[- ]to[- ]peer)[- ]capable\b|\bNOT\s+capable of Peer-to-Peer\b",
+        # (ut29g) the peer path said to fail between named GPUs, its subject P2P itself: "P2P fails between 5090s"
+        # (aikitoria/open-gpu-kernel-modules#11), "P2P is broken between GPU0 and GPU1", "peer-to-peer doesn't work
+        # between the cards"; not a failover ("P2P fails over to SHM"), nor a test or job that fails with it
+        r"\b(?:P2P|peer[- ]to[- ]peer)(?:\s+(?:access|transfers?|copies|communication))?\s+"
+        r"(?:fails|failed|failing|(?:is|was|are|were)\s+(?:broken|failing)|does\s*(?:not|n't)\s+work|"
+        r"(?:is|was)\s+not\s+working)\s+(?:(?:for|on|with)\s+\w+\s+)?(?:between|across)\b",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [

@@ -167,9 +167,16 @@ def p2p_forced_off(facts: Facts, predictions=None):
     else:
         # the reporter says the failure stays with P2P off: the setting costs bandwidth but is not what fails
         no_help = _p2p_off_said(facts, "no_help")
+        # (ut29g) nor when the ticket is a failure (hang, crash, error) and the words do not say what the setting did:
+        # P2P off stages transfers through host memory, slower but never a hang or an error, so the setting cannot
+        # explain the failure; named beside one it is most often the workaround ("Workaround: NCCL_P2P_DISABLE=1 ...
+        # Actual fix: update the GPU driver", dmlc/xgboost#11242) or the remedy a doc offers (club-3090#922)
+        said = claims.symptom_quote(facts)
+        fails = bool(said) and said[2] in ("hang", "crash", "error")
+        quiet = no_help or fails
         yield make(
-            "topology.p2p_forced_off", "p2p_disabled", "info" if no_help else "warning",
-            0.3 if no_help else 0.75 if from_log else 0.6,
+            "topology.p2p_forced_off", "p2p_disabled", "info" if quiet else "warning",
+            0.3 if quiet else 0.75 if from_log else 0.6,
             f"{s.name}={s.value} switches GPU peer-to-peer off",
             f"{s.name}={s.value} tells NCCL not to use PCIe peer-to-peer between GPUs, so transfers are "
             "staged through host memory. On PCIe systems where P2P works this roughly halves bandwidth.",
