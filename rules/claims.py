@@ -5849,9 +5849,12 @@ _NO_EFFECT = re.compile(
     # (ut29e) the total said to hold where it was: "if you deploy the model to two gpus, The total throughput is
     # similar" (triton-inference-server/server#269), "from 1 V100 to 2/4/8 V100 ... the throughtput stays around ~2500
     # infer/sec" (triton-inference-server/server#239, the reporter's spelling)
+    # (review46) "around/about/at" a figure only with a verb of holding: "the throughput is about 200, which is logical"
+    # on two cards against one card's 100 (triton-inference-server/server#6825) states a figure that doubled
     r"\b(?:total|overall|aggregate)?\s*(?:through(?:t)?put|speed|performance|QPS|rate)\s+"
-    r"(?:is|was|stays?|stayed|remains?|remained)\s+(?:(?:very|quite|roughly|about|almost|still)\s+)?"
-    r"(?:similar|the\s+same|unchanged|flat|around|about|at)\b", re.I)
+    r"(?:(?:is|was|stays?|stayed|remains?|remained)\s+(?:(?:very|quite|roughly|about|almost|still)\s+)?"
+    r"(?:similar|the\s+same|unchanged|flat)|(?:stays?|stayed|remains?|remained)\s+(?:(?:roughly|still)\s+)?"
+    r"(?:around|about|at))\b", re.I)
 # What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
 # more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
 _MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)

@@ -1222,8 +1222,25 @@ _CPU_WITH_NO_WORK = re.compile(
     r"\b(?:when|whenever|while|with)\s+(?:the\s+)?(?:API|server|service|engine|model|endpoint|process)\s+"
     r"(?:is\s+|was\s+|are\s+)?idle\b|"
     r"\bwithout\s+(?:any\s+)?(?:incom\w*\s+|new\s+|user\s+)?(?:inference|requests?|access|traffic|load(?!ing))\b|"
-    r"\b(?:no|zero)\s+(?:requests?|inference|traffic)\s+(?:is\s+|are\s+)?(?:running|coming|sent|made|in\s+flight)\b|"
+    r"\b(?:no|zero)\s+(?:requests?|inference|traffic)\s+(?:is\s+|are\s+)?(?:being\s+)?(?:running|coming|sent|made|"
+    r"in\s+flight|processed|served|handled)\b|"
+    # (review46) idle said of the load itself: "100% CPU usage when idle" (vllm-project/vllm#19036); not "while the GPU
+    # is idle", the starved GPU of host_bound, nor "CPU idle 90%", a share of idle time
+    r"\b(?:CPU|core|usage|load)\s+(?:usage\s+)?(?:even\s+)?(?:when|while|at)\s+idle\b|"
     r"\bbefore\s+any\s+(?:request|inference)s?\b", re.I)
+
+
+_CPU_WORD = re.compile(r"\b(?:CPU|core|cores)\b", re.I)
+# ... and a load said high in that sentence: "without any requests the CPU sits at 2%" is a quiet host, no polling loop
+_CPU_HIGH = re.compile(r"\b(?:100|9\d)(?:\.\d+)?\s*%|\bpegg\w*|\bbusy\b|\bspin\w*|\bmaxed\b|\bfully\b", re.I)
+
+
+def _cpu_load_with_no_work(facts: Facts) -> bool:
+    """(review46) A sentence of the reporter's that names the CPU and says the engine had no work, where the pegged-CPU
+    claim was read elsewhere: a title "thread consumes 100% CPU idle" over "even when no requests are processed, one CPU
+    core is at 100% busy" (vllm-project/vllm#41964)."""
+    return any(_CPU_WORD.search(s) and _CPU_HIGH.search(s) and _CPU_WITH_NO_WORK.search(s)
+               for _, text in claims.texts(facts) for s in claims.sentences(claims.spaced(text)))
 
 
 @rule("ticket.cpu_bound", "host_bound")
@@ -1238,7 +1255,7 @@ def cpu_bound(facts: Facts, predictions=None):
         c = next(iter(claims.cpu_ceiling(facts)), None)
     if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
-    if _CPU_WITH_NO_WORK.search(c.quote):
+    if _CPU_WITH_NO_WORK.search(c.quote) or _cpu_load_with_no_work(facts):
         return  # (ut29e) the core is busy while the engine serves nothing: a polling loop, not a starved GPU
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
@@ -1440,6 +1457,13 @@ _COPIES_SYNC = re.compile(r"\bDDP\b|DistributedDataParallel|\bFSDP\b|\bHorovod\b
                           r"\bgradients?\b|\ball[- _]?reduce\b|\bNCCL\b", re.I)
 
 
+# (review46) one copy a GPU said GPU first: "Each GPU has a single model instance"
+# (triton-inference-server/server#7385), which claims._COPIES reads only copy first ("one instance per GPU")
+_COPY_EACH_GPU = re.compile(r"\b(?:each|every)\s+(?:GPU|card|device)\s+(?:has|hosts|runs|holds|serves|gets|loads)\s+"
+                            r"(?:a|one|its\s+own|a\s+single|single)\s+(?:\w+\s+){0,2}?(?:instance|copy|replica)\b",
+                            re.I)
+
+
 def _copies_not_shards(facts: Facts) -> Claim | None:
     """The reporter's sentence naming copies of the model over the GPUs (claims._COPIES, or requests balanced over
     them) where nothing in the ticket names tensor parallelism, a sharded model, or copies that synchronise (DDP,
@@ -1450,7 +1474,7 @@ def _copies_not_shards(facts: Facts) -> Claim | None:
         return None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(claims.spaced(text)):
-            m = _BALANCED.search(sentence)
+            m = _BALANCED.search(sentence) or _COPY_EACH_GPU.search(sentence)
             if not m and claims._named(claims._COPIES, sentence):
                 m = re.search(claims._COPIES, sentence, re.I)
             if m:
