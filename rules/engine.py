@@ -813,8 +813,15 @@ def refusal_first(facts, findings: list[Finding]) -> list[Finding]:
         return findings
     below = min(f.confidence for f in refused) - 0.05
     return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
-            if f.category in STANDING_LAYOUT and is_cause(f) and f.rule != "ticket.known_error" else f
+            if (f.category in STANDING_LAYOUT or f.rule in REFUSAL_WAITS) and is_cause(f)
+            and f.rule != "ticket.known_error" else f
             for f in findings]
+
+
+# (review47) A hang read from a job refused before any GPU traffic is the refusal's own wait, not a collective stuck
+# between GPUs: vllm-project/vllm#8908's "the code gets stuck at ... Waiting for creating a placement group" (Ray,
+# TP 16 on 4x4 A100) was read as a PCIe peer-to-peer hang (p2p_disabled) beside the placement-group message.
+REFUSAL_WAITS = ("ticket.hang_on_pcie",)
 
 
 # Explanations that call the reporter's figures normal by design ("the batch shares each step"): a figure check that

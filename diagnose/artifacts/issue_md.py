@@ -1885,6 +1885,11 @@ _LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:en
 # a size ("2x 8GB"), nor one count before the board ("2x4090", "8x A100"): the second factor must stand alone before a
 # capitalised name.
 _NODE_PRODUCT = re.compile(r"(?<![\w.])(\d{1,2})\s*[x×*]\s*(\d{1,2})\s+(?=(?:NVIDIA\s+|Nvidia\s+)?[A-Z]+\d)")
+# (review47) Groups inside one box: "2×4 A100/A800, where GPU0-3 and GPU4-7 are each PIX-connected" (vllm-project/vllm
+# #50941: two PCIe islands of one 8-GPU server, bridged by the CPU interconnect). A line that names the groups as
+# islands, sockets, NUMA nodes or halves, or the PCIe switch level (PIX, PXB), speaks of one machine: the product
+# is its GPUs (8), no node count.
+_GROUPS_IN_ONE_BOX = re.compile(r"\b(?:islands?|sockets?|NUMA|halves|PIX|PXB)\b", re.I)
 _NODE_PRODUCT_LABELLED = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*(\d{1,2})\s*\(\s*nodes?\s*[x×*]\s*"
                                     r"(?:gpus?|cards?)(?:\s+(?:per|each)\s+node)?\s*\)", re.I)
 
@@ -1892,6 +1897,8 @@ _NODE_PRODUCT_LABELLED = re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]\s*(\d{1,2})\s
 def node_product(line: str) -> str:
     """The line with a node layout's product spelled as counts the node readers read (_NODE_PRODUCT)."""
     line = _NODE_PRODUCT_LABELLED.sub(r"\1 nodes x \2 GPUs", line)
+    if _GROUPS_IN_ONE_BOX.search(line):  # groups of one machine: their product is the machine's GPUs
+        return _NODE_PRODUCT.sub(lambda m: f"{int(m.group(1)) * int(m.group(2))} ", line)
     return _NODE_PRODUCT.sub(r"\1 x \2 ", line)
 
 
