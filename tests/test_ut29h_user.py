@@ -5,7 +5,10 @@ thread's address, the answer it settled and the verdict before and after):
   forward that cured the problem, so ticket.nccl_upgrade dropped the reporter's own claim of an NCCL regression and a
   PCIe peer-to-peer lead took the H100 hang (rules.ticket_rules._FIX_OF_REGRESSION);
 - near-misses stay dropped: an upgrade or a newer release that fixes it, a patch release that fixes a regression, a
-  fix of a hang by a setting (no release named as the fault).
+  fix of a hang by a setting (no release named as the fault);
+- "Pin NCCL to 2.29.7" beside "a NCCL 2.30.4 ... regression" was read as NCCL unchanged, and the runs' tok/s in a
+  table as NCCL releases (rules.claims._PIN_TO, _in_figure_list, _figure_column, _RANGE_UNIT_AFTER); NCCL held at one
+  release stays unchanged, and a release followed by its own figure stays a release.
 """
 
 from pathlib import Path
@@ -13,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import finding, report_json
 
+from rules import claims
 from rules.ticket_rules import _FIX_OF_REGRESSION
 
 DATA = Path(__file__).parent / "data" / "ut29h"
@@ -74,3 +78,31 @@ def test_upgrade_that_fixes_stays_a_cure(sentence, tmp_path):
     paste.write_text("With TP=4 on 4x A100 the all-reduce hangs. " + sentence + "\n")
     report = report_json("ticket", str(paste))
     assert finding(report, "ticket.nccl_upgrade") is None
+
+
+def test_trtllm17160_pin_to_the_good_release_is_a_move():
+    """NVIDIA/TensorRT-LLM#17160: "Pin NCCL to 2.29.7 ... to work around a NCCL 2.30.4 ... regression", with a table
+    of runs per NCCL release. Before: throttling 0.69 (the pin read as NCCL unchanged, so the release A/B was dropped,
+    and the per-run tok/s in the table read as NCCL releases); now the A/B is 2.29.7 -> 2.30.4, no figure as a
+    release."""
+    report = verdict("trtllm17160.md")
+    assert report["verdict"]["category"] == "nccl_regression"
+    f = finding(report, "nccl.regression")
+    assert f and "2.29.7" in f["title"] and "2.30.4" in f["title"] and "2.58" not in f["title"]
+
+
+def test_pin_at_one_release_stays_unchanged():
+    """The near-miss: NCCL held at one release while the engine moves (the shape of vllm's "NCCL is 2.20.5 in both
+    images", issue 11 s) is still NCCL unchanged; only a pin *to* a release beside two contrasted releases moves."""
+    assert claims.nccl_unchanged("We pin NCCL at 2.18.6 in both images; vLLM 0.4.3 is slower than 0.4.2.")
+    assert claims.nccl_unchanged("Same NCCL on both sides, vLLM 0.5.0 is slower than 0.4.3.")
+
+
+def test_measurements_are_no_releases():
+    """Figures in a list, a range or a table column of measurements are not NCCL releases; releases in a table column
+    headed NCCL still are (NVIDIA/nccl#1222's per-release busbw, as a table)."""
+    pr = (DATA / "trtllm17160.md").read_text()
+    assert claims.nccl_versions(pr) == ["2.29.7", "2.30.4"]
+    table = "| NCCL | busbw |\n|---|---|\n| 2.19.3 | 385.41 |\n| 2.20.3 | 201.12 |\n"
+    assert claims.nccl_versions(table) == ["2.19.3", "2.20.3"]
+    assert claims.nccl_versions("NCCL 2.18 and 2.19, took 1.25, 1.31, 4.02 s") == ["2.18", "2.19"]
