@@ -2003,6 +2003,47 @@ _OTHER_PRODUCT = re.compile(
 # ("2.18 times out" is a release that hangs, "2.18 x86_64" a build)
 _UNIT_AFTER = re.compile(r"\s*(?:[x×](?!\w)|%|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|"
                          r"W|MHz|GHz|times(?!\s+out))\b)", re.I)
+# (ut29h) the first figure of a range whose unit follows the second ("Median improvement: +59.7% (2.58 → 4.12 tok/s)",
+# NVIDIA/TensorRT-LLM#17160)
+# Both figures are written to the same precision; a release followed by its own figure ("NCCL 2.16.2 -> 92 GB/s",
+# "2.18 -> 92.5 GB/s") is the per-release A/B and stays a release.
+_RANGE_UNIT_AFTER = re.compile(r"(?<=\d\.\d\d)\s*(?:→|->|=>|\bto\b)\s*\d+\.\d\d(?!\d)" + _UNIT_AFTER.pattern, re.I)
+# (ut29h) a comma list of three or more decimals: repeated measurements ("reps (sorted) | 2.54, 2.57, 2.58, 4.04, 4.16",
+# NVIDIA/TensorRT-LLM#17160), not releases, once one of them cannot be an NCCL release (NCCL's major is 2)
+_NUMBER_LIST = re.compile(r"(?<![\w.])\d+\.\d+(?:\s*,\s*\d+\.\d+){2,}(?![\w.])")
+
+
+def _in_figure_list(text: str, m: re.Match) -> bool:
+    """Is the number of `m` one of a comma list of decimals some of which are no NCCL release?"""
+    for run in _NUMBER_LIST.finditer(text[max(0, m.start() - 200):m.end() + 200]):
+        start = run.start() + max(0, m.start() - 200)
+        if start <= m.start() < start + len(run.group(0)):
+            return any(not x.strip().startswith("2.") for x in run.group(0).split(","))
+    return False
+
+
+_RELEASE_HEADER = re.compile(r"nccl|version|release|\bver\b|build|tag|lib", re.I)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+def _figure_column(text: str, m: re.Match) -> bool:
+    """Is the number of `m` in a markdown table cell whose column header names no release ("median", "mean", "reps"):
+    a table labels its columns, and a release sits under "NCCL", "Runtime NCCL", "version" (NVIDIA/TensorRT-LLM#17160's
+    table of runs per NCCL release)."""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    line = text[start:end if end >= 0 else len(text)]
+    if not line.lstrip().startswith("|"):
+        return False
+    lines = text[:start].split("\n")
+    rule_at = next((i for i in range(len(lines) - 1, -1, -1) if _TABLE_RULE.match(lines[i])), None)
+    if rule_at is None or rule_at == 0 or not all(x.lstrip().startswith("|") for x in lines[rule_at + 1:-1]):
+        return False
+    column = line[:m.start() - start].count("|") - 1
+    headers = [h.strip() for h in lines[rule_at - 1].strip().strip("|").split("|")]
+    return 0 <= column < len(headers) and not _RELEASE_HEADER.search(headers[column])
+
+
 # NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
 # 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
 _NCCL_RELEASE = r"\bNCCL(?:\s+(?:version|release))?(?:\s+(?:is|was)\s+)?(?:\s*v?\d[\d.]*)?"
@@ -2013,10 +2054,22 @@ _NCCL_UNCHANGED = re.compile(
     r"\bpin(?:ned|ning)?\b[^\n]{0,20}?\bNCCL\b|\bNCCL\b[^\n]{0,40}?\bwe pin\b", re.I)
 
 
-def nccl_unchanged(text: str) -> bool:
-    """Does the reporter say NCCL's release was the same in the runs compared (in a sentence naming at most one)?"""
-    return any(_NCCL_UNCHANGED.search(s) and len(nccl_versions(s)) <= 1 and not _guessed(s) and not asked(s)
-               for s in sentences(text))
+# (ut29h) NCCL pinned *to* a release, or its wheel capped, in a text that contrasts two NCCL releases: the pin is the
+# move back to the good one ("Pin NCCL to 2.29.7 ... to work around a NCCL 2.30.4 ... regression",
+# NVIDIA/TensorRT-LLM#17160), not NCCL held the same ("we pin NCCL at 2.18.6 in both images" stays unchanged)
+_PIN_TO = re.compile(r"\bpin(?:s|ned|ning)?\s+(?:\S+\s+){0,2}?(?:NCCL|libnccl\w*|nvidia-nccl-cu\d+)\b[`'\"*]*"
+                     r"\s+(?:back\s+)?to\b", re.I)
+
+
+def nccl_unchanged(text: str, named: list[str] | None = None) -> bool:
+    """Does the reporter say NCCL's release was the same in the runs compared (in a sentence naming at most one)?
+    `named`: the text's NCCL releases where the caller has read them."""
+    if not _NCCL_UNCHANGED.search(text):
+        return False
+    named = nccl_versions(text) if named is None else named
+    moved = len(named) >= 2 and _versions_contrasted(text, named)
+    return any(_NCCL_UNCHANGED.search(_PIN_TO.sub(" ", s) if moved else s) and len(nccl_versions(s)) <= 1
+               and not _guessed(s) and not asked(s) for s in sentences(text))
 
 
 def nccl_versions(text: str) -> list[str]:
@@ -2026,8 +2079,10 @@ def nccl_versions(text: str) -> list[str]:
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
-        if _OTHER_PRODUCT.search(text[max(0, m.start() - 32):m.start()]) or _UNIT_AFTER.match(text, m.end()):
-            continue  # another product's release, or a figure with its unit ("1.0 s -> 1.3 s", "1.5x")
+        if _OTHER_PRODUCT.search(text[max(0, m.start() - 32):m.start()]) or _UNIT_AFTER.match(text, m.end()) \
+                or _RANGE_UNIT_AFTER.match(text, m.end()) or _in_figure_list(text, m) or _figure_column(text, m):
+            continue  # another product's release, or a figure with its unit ("1.0 s -> 1.3 s", "1.5x", "2.58 → 4.12
+            # tok/s": the unit after the range's second figure is the first's too), or one of a list of measurements
         if m.group(1) not in found:
             found.append(m.group(1))
     return found
@@ -2634,12 +2689,12 @@ def claims(facts: Facts) -> list[Claim]:
         figured = version_figures(text, named)
         versions = figured or named
         if (figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named)))) \
-                and not nccl_unchanged(text):
+                and not nccl_unchanged(text, named):
             m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
-        engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
+        engine_versions = None if named and not nccl_unchanged(text, named) else _engine_versions(text)
         # (one release named: engine_moved_to read the change and what it did)
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind

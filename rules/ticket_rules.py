@@ -3267,9 +3267,19 @@ def _release_change(facts: Facts, kind: str) -> Claim | None:
     if c and c.data.get("how") and not c.guess:  # (s24) the releases read say which one works: they decide
         return None if c.data["how"] == "forward" else c
     if not c or c.guess or (claims.fixed_by(c.quote)
-                            and not re.search(r"downgrad|roll\w*\s*back|revert|go\w* back", c.quote, re.I)):
+                            and not re.search(r"downgrad|roll\w*\s*back|revert|go\w* back", c.quote, re.I)
+                            and not _FIX_OF_REGRESSION.search(c.quote)):
         return None
     return c
+
+
+# (ut29h) "Fix nccl regression on PyTorch 2.3 upgrade" (huggingface/text-generation-inference#2099): the fix acts on a
+# regression of the component, which is then the cause; not a move forward that cured it ("upgrading NCCL fixed the
+# hang", "the NCCL update fixes the regression": an upgrade word before the fix in the clause is the cure), nor a fix
+# of a hang or error (a setting that "fixed the NCCL hang" names no release)
+_FIX_OF_REGRESSION = re.compile(r"(?:^|[.;!?]\s)(?:(?!\b(?:upgrad|updat|bump|newer|latest)\w*)[^.;\n])*?"
+                                r"\bfix(?:es|ed|ing)?\s+(?:the\s+|an?\s+|this\s+|that\s+)?(?:NCCL|driver|CUDA|torch|PyTorch)\s+"
+                                r"regressions?\b", re.I | re.M)
 
 
 @rule("ticket.nccl_upgrade", "nccl_regression")
