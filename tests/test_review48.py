@@ -4,6 +4,8 @@ not be read that way, and positives not used before. `xfail`: why a case still f
 
 - marlin_tile: Marlin's tile refusal of one rank's shard blames the TP width only where a TP >= 2 is named and the
   whole width is a whole number of tiles (claims tp_size_error, ticket_rules._tp_error / _whole_at_tp1);
+- trt_head_size: TensorRT-LLM's "Size per head is not a multiple of X" is a head size no TP changes (catalog row
+  trtllm_head_size_unsupported), not a TP width's row refusal;
 - p2p_off_hang: NCCL_P2P_DISABLE=1 beside a hang is a weak lead unless the words say what it did, and words other than
   "fixed" that say the job ran with it keep it the workaround (topology.p2p_forced_off, claims._FIXES);
 - no_p2p_between: "P2P fails between <GPUs>" read as P2P refused (claims no_p2p), not a guess, a question or a pair
@@ -30,6 +32,13 @@ def test_a_tile_refusal_blames_tp_only_where_a_smaller_tp_loads(case, tmp_path):
         assert report["findings"][0]["rule"] == case["first"]
 
 
+@pytest.mark.parametrize("case", toml_cases(DATA, "trt_head_size"))
+def test_the_head_size_row_names_only_a_head_size_refusal(case, tmp_path):
+    assert [c.data["error"].id for c in claims.known_errors(case_facts(case))] == case["rows"]
+    if "verdict" in case:
+        assert case_report(case, tmp_path)["verdict"]["category"] == case["verdict"]
+
+
 @pytest.mark.parametrize("case", toml_cases(DATA, "p2p_off_hang"))
 def test_p2p_off_beside_a_hang_is_a_lead_unless_said_to_make_it_run(case, tmp_path):
     assert finding(case_report(case, tmp_path), "topology.p2p_forced_off")["severity"] == case["severity"]
@@ -46,7 +55,8 @@ def test_zeros_with_no_move_between_gpus_are_no_peer_corruption(case, tmp_path):
 
 
 NEAR = {"marlin_tile": lambda c: c.get("near", False), "p2p_off_hang": lambda c: c.get("near", False),
-        "no_p2p_between": lambda c: not c["read"], "peer_zeros": lambda c: c.get("near", False)}
+        "no_p2p_between": lambda c: not c["read"],
+        "trt_head_size": lambda c: not c["rows"], "peer_zeros": lambda c: c.get("near", False)}
 # Readings for which this review kept no untaken real positive (SOURCES.md says why).
 LEFT = {"no_p2p_between", "peer_zeros"}
 
