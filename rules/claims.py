@@ -2998,7 +2998,12 @@ _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?arou
                     r"(?=\s*(?:[.,;!)]|$|\s(?:now|again|fine|successfully|with|when|after|on)\b))|"
                     r"(?:launch|start|load|boot|come)(?:s|es|ed)?(?: up)? (?:fine|ok|okay|normally|successfully|"
                     r"reliably|every time|each time|now)|"
-                    r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
+                    r"go(?:es)? away|went away|disappear\w*|gone|"
+                    # (review48) the stuck job said to start once the setting was made: "The training started after I
+                    # set export NCCL_P2P_DISABLE=1" (brandleyzhou/DIFFNet#10); a failure that starts ("the hang
+                    # started after ...") has no such subject
+                    r"(?:training|job|run|process|inference|server|it)\s+(?:finally\s+|then\s+)?"
+                    r"(?:started|starts|began|begins)\s+(?:after|once|when)\b)\b", re.I)
 # "did not help", "didn't fix", "didnt work"
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|" + NOT_ENDING + r")\s+$", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
