@@ -835,6 +835,16 @@ _NOT_A_COMPONENT = (r"(?:(?:tensor|pipeline|expert|data|model|sequence)[- ]?)?pa
 _ARTICLE = r"(?:the|a|an|any|our|my|its)"
 _WITHOUT_COMPONENT = (r"\bwithout\s+(?:" + _ARTICLE + r"\s+)?(?!" + _ARTICLE + r"\s|" + _NOT_A_COMPONENT
                       + r")[`'\"]?[A-Za-z][\w./@-]*")
+# (mend44) For build_hang: a build of the software, by its image tag or a component's release ("nvidia/cuda:12.9.X-...",
+# "PyTorch 0.3.1", "vLLM v0.6.3", "the previous image"), not a GPU or a machine.
+_BUILD = (r"(?:`?[\w.-]+/[\w.-]+:\d[\w.-]*|`?(?:vllm|sglang|pytorch|torch|nccl|cuda|tensorrt[- _]?llm|trt[- _]?llm|tgi|"
+          r"lmdeploy|deepspeed|megatron\S*|jax|transformers)\s*(?:version\s+|==|=)?v?\d+(?:\.\d+)+|"
+          # a bare release written in full: "hangs in 0.4.6.post4, but works fine in 0.4.6.post3" (sglang#6465); not
+          # a two-part number, which is as often a fraction or a setting ("works fine with 0.85")
+          r"(?<![\w.])v?\d+\.\d+\.\d+(?:\.?(?:post|rc|dev)\d+)?(?![\w.]*\d)|v\d+\.\d+(?![\w.]*\d)|"
+          r"(?:the\s+)?(?:old(?:er)?|previous|earlier|prior|last)\s+(?:release|version|image|build|container|"
+          r"docker image|wheel|nightly))(?![^\n]{0,40}\b(?:another|other|different|second|new)\s+(?:\w+\s+)?"
+          r"(?:machines?|servers?|nodes?|hosts?|box|GPUs?|cards?|systems?)\b)")
 # (ut25) For option_hang: a command-line option turned on ("passing --streaming", "adding `--enable-prefix-caching`"),
 # not one that sets the parallel layout, the processes or GPUs, or the peer path (those change the path that the P2P
 # suspect is about).
@@ -1066,6 +1076,26 @@ PATTERNS: dict[str, list[str]] = {
         + r"\s+(?:[^.\n]{0,40}?\s)?" + _WITHOUT_COMPONENT,
         _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
         r"served)\s+(?:up\s+)?" + _FINE,
+    ],
+    # (mend44) A hang that one build of the software has and another build, on the same GPUs, does not: "when I use
+    # `nvidia/cuda:13.0.X-...` with `tp > 1`, it gets stuck ... But it works fine with `nvidia/cuda:12.9.X-...`"
+    # (vllm-project/vllm#28283), "Multi node serving hangs in 0.4.6.post4 , but works fine in 0.4.6.post3"
+    # (sgl-project/sglang#6465). The peer path is the hardware's and the driver's, so the build, not the link, hangs.
+    # Not a build that hangs too ("also hangs with 0.6.3"), nor a working side on other GPUs or another machine
+    # ("works fine with vLLM 0.5.4 on another machine"; a GPU model in the quote: ticket_rules._BUILD_ELSEWHERE).
+    "build_hang": [
+        r"(?:" + _STOPS + r"|get(?:s|ting)? stuck)[^\n]{0,200}?\b(?:but|while|whereas|yet)\b[^\n]{0,40}?"
+        r"\b(?:works?|worked|working|runs?|ran|finish(?:es|ed)?|succeeds?|succeeded|starts?|started)\s+"
+        r"(?:(?:up\s+)?" + _FINE + r"\s+|successfully\s+|as expected\s+)?(?:with|on|in|using|under)\s+" + _BUILD,
+        r"\b(?:works?|worked|runs?|ran|finish(?:es|ed)?|succeeds?|succeeded)\s+(?:(?:up\s+)?" + _FINE
+        + r"\s+|successfully\s+)?(?:with|on|in|using|under)\s+" + _BUILD + r"[^\n]{0,80}?\b(?:but|while|whereas)\b"
+        r"[^\n]{0,60}?(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b)[^\n]{0,20}?\b(?:with|on|in|using|under)\s+"
+        + _BUILD,
+        # the hang said not to come on the other build: "... during the hang, which doesn't occur in the previous
+        # image" (ai2cm/ace#320), "The hang doesn't occur if I downgrade pytorch to v1.0" (pytorch/pytorch#20630)
+        r"(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b)[^.\n]{0,60}?\b(?:does|did|do|will|would)\s*(?:not|n't)\s+"
+        r"(?:occur|happen|reproduce)\s+(?:(?:in|with|on|under|using)\s+|(?:if|when|after)\s+(?:I|we)?\s*"
+        r"(?:downgrad\w*|roll\w*\s+back|revert\w*|go\s+back)\s+(?:\w+\s+)?(?:to\s+)?)" + _BUILD,
     ],
     # (ut25) A hang the reporter ties to one command-line option of the job: "when passing --streaming with mpirun -n 4,
     # the program hung" (NVIDIA/TensorRT-LLM#716, fixed in the engine's next release). A peer-to-peer path that never
@@ -1775,7 +1805,7 @@ def weights_gathered(facts: Facts) -> list[Claim]:
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
-ACROSS_SENTENCES = ("vm_vs_bare_metal",)
+ACROSS_SENTENCES = ("vm_vs_bare_metal", "build_hang")
 
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
 _GUESS = re.compile(

@@ -2257,6 +2257,23 @@ P2P_PROFILER = ("A hang under Nsight Compute: the profiler, not the path between
                 PROFILER_FIX, "")  # (nothing to attach: reporters say the run completes without ncu)
 
 
+# (mend44) the hang comes with one build of the software and not another, on the same GPUs: the build is the suspect
+P2P_BUILD = ("A hang that one build has and another does not: a blocked P2P path is unlikely",
+             "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
+             "whatever image or release runs it: the peer path belongs to the hardware and the driver. Here the "
+             "reporter says the same job runs on another build (an image, an engine, PyTorch or NCCL release), so "
+             "what changed between the builds is the suspect, not the path between the GPUs.",
+             "the hang with one build, not the other",
+             "Stay on the build that works; compare the two builds' NCCL, PyTorch, CUDA and engine versions (the "
+             "engine's collect_env output of each, and `NCCL_DEBUG=INFO` from both) and search that component's "
+             "release notes and issues for the hang.",
+             "the NCCL, PyTorch, CUDA and engine versions of both builds and the NCCL_DEBUG=INFO log of each")
+# (mend44) a working side on other GPUs or another machine: the path moved with the build
+_BUILD_ELSEWHERE = re.compile(r"\b(?:another|other|different|second|new|old)\s+(?:\w+\s+)?(?:machines?|servers?|"
+                              r"nodes?|hosts?|boxes|box|clusters?|GPUs?|cards?|systems?|instances?)\b|"
+                              r"\b(?:[AHLBV]\d{2,3}|RTX\s*\d{4}|\d{4}\s*Ti)\b", re.I)
+
+
 P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path is unlikely",
               "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
               "whatever options the job runs with. Here the reporter ties the hang to one option, so the code path "
@@ -2378,6 +2395,11 @@ def hang_on_pcie(facts: Facts, predictions=None):
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
     option = [c for c in claims.find(facts, "option_hang") if not c.guess]
+    # (mend44) not where turning peer-to-peer off is what made it work: that is the P2P path's own test
+    p2p_fixed = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "fixes"
+                 and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
+    build = [c for c in claims.find(facts, "build_hang") if not c.guess and not c.negated
+             and not _BUILD_ELSEWHERE.search(c.quote)] if not p2p_fixed else []
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
@@ -2385,6 +2407,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
+        (build[0], P2P_BUILD) if build else \
         (done[0], P2P_LATE) if done else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix, ask) = against
