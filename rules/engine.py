@@ -286,8 +286,7 @@ def explain_gaps(findings: list[Finding]) -> list[Finding]:
                       "something else costs the rest."
             # below a gap that warns the cause is a lead under it; beside a figure beyond the band (rules.beyond_band,
             # an info lead) it keeps its own severity and confidence: a worse figure never earns a milder exit code
-            weighed[id(f)] = dataclasses.replace(
-                f, severity="info", confidence=round(min(f.confidence, g.confidence - 0.05), 2), summary=partial) \
+            weighed[id(f)] = dataclasses.replace(lead_below(f, g.confidence), summary=partial) \
                 if g.is_problem else dataclasses.replace(f, summary=partial)
     out = []
     for f in findings:
@@ -648,12 +647,18 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
     """The findings a ticket reports, weighed as its verdict weighs them (fits_first, and a prior that a passed
     check outweighs), so their severities and the exit code say what the verdict says: a cause the weighing set
     aside stays in the report as an info lead below the check that outweighed it."""
-    findings = refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
+    findings = _ticket_order(facts, findings)
     causes, _, answered = _weighed(findings, _ticket_symptom(facts))
     if causes or not any(is_cause(f) for f in findings):
         return findings
-    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, answered - 0.05), 2))
-            if is_cause(f) and SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] else f for f in findings]
+    return [lead_below(f, answered) if is_cause(f) and SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] else f
+            for f in findings]
+
+
+def _ticket_order(facts, findings: list[Finding]) -> list[Finding]:
+    """The findings as a ticket's verdict and report both weigh them: one reading each, a cause the figures fit first,
+    then a change between builds and a refusal before any GPU traffic above the layout the reporter chose."""
+    return refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
@@ -661,7 +666,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     least the development share right of its evidence class (verdict_class, catalog.verdict_levels) but never past
     the line when everything behind it is the reporter's own prose or a base rate, and at most CONTESTED beside a
     rival cause."""
-    weighed = refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
+    weighed = _ticket_order(facts, findings)
     v = verdict(weighed, getattr(facts, "missing", ()), _ticket_symptom(facts), fallback_ask("ticket", facts),
                 weak_lead=WEAK_LEAD, first_ask=symptom_ask(facts))
     kind = verdict_class(facts, findings, v)
@@ -775,8 +780,12 @@ def fits_first(facts, findings: list[Finding]) -> list[Finding]:
         # holds here, at a higher confidence (issue 11 r)
         return f.rule in PRIORS and f.confidence < best
 
-    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, best - 0.05), 2))
-            if outranks_on_words(f) else f for f in findings]
+    return [lead_below(f, best) if outranks_on_words(f) else f for f in findings]
+
+
+def lead_below(f: Finding, above: float) -> Finding:
+    """f kept in the report as an info lead under a finding of confidence `above` that outweighs it."""
+    return dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, above - 0.05), 2))
 
 
 # Findings that a slowdown between two builds of one setup is that change's: releases or a code change of the engine,
@@ -795,9 +804,9 @@ def change_first(findings: list[Finding]) -> list[Finding]:
               and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"]]
     if not change:
         return findings
-    below = min(f.confidence for f in change) - 0.05
-    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
-            if f.category in STANDING_LAYOUT and is_cause(f) and f.rule not in CHANGE_RULES else f for f in findings]
+    below = min(f.confidence for f in change)
+    return [lead_below(f, below) if f.category in STANDING_LAYOUT and is_cause(f) and f.rule not in CHANGE_RULES
+            else f for f in findings]
 
 
 def refusal_first(facts, findings: list[Finding]) -> list[Finding]:
@@ -811,11 +820,9 @@ def refusal_first(facts, findings: list[Finding]) -> list[Finding]:
     refused = [f for f in findings if f.rule == "ticket.known_error" and is_cause(f)]
     if not refused or not any(c.data["error"].before_traffic for c in claims.known_errors(facts)):
         return findings
-    below = min(f.confidence for f in refused) - 0.05
-    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, below), 2))
-            if (f.category in STANDING_LAYOUT or f.rule in REFUSAL_WAITS) and is_cause(f)
-            and f.rule != "ticket.known_error" else f
-            for f in findings]
+    below = min(f.confidence for f in refused)
+    return [lead_below(f, below) if (f.category in STANDING_LAYOUT or f.rule in REFUSAL_WAITS) and is_cause(f)
+            and f.rule != "ticket.known_error" else f for f in findings]
 
 
 # (review47) A hang read from a job refused before any GPU traffic is the refusal's own wait, not a collective stuck
