@@ -2070,7 +2070,7 @@ def _figure_column(text: str, m: re.Match) -> bool:
     if rule_at is None or rule_at == 0 or not all(x.lstrip().startswith("|") for x in lines[rule_at + 1:-1]):
         return False
     column = line[:m.start() - start].count("|") - 1
-    headers = [h.strip() for h in lines[rule_at - 1].strip().strip("|").split("|")]
+    headers = md_cells(lines[rule_at - 1])
     return 0 <= column < len(headers) and not _RELEASE_HEADER.search(headers[column])
 
 

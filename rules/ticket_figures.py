@@ -955,7 +955,7 @@ def model_over_vram(facts: Facts, predictions=None):
 
     if not facts.subject or not facts.subject.model or not facts.subject.gpu \
             or keeps_weights_on_gpu(engine_of(facts)) is not False or measurements(facts, "decode_tok_s") \
-            or claims.symptom(facts) in ("hang", "crash", "error"):
+            or claims.symptom(facts) in FAILURES:
         return
     if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in claims.partial_offload(facts)):
         return  # "100% GPU" / "offloaded 33/33": the reporter's output shows every layer in VRAM

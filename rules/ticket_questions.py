@@ -16,7 +16,7 @@ import re
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
 from rules import claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
-from rules.engine import rule, ticket_gaps
+from rules.engine import FAILURES, rule, ticket_gaps
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import asks_about_figures
@@ -714,7 +714,7 @@ def idle_state(facts: Facts, predictions=None):
     c = idle_reading(facts)
     if c is None or claims.other_vendor(facts):
         return  # P-states and the driver's power management are NVIDIA's: another vendor's idle draw is not them
-    if claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+    if claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in FAILURES:
         return
     draw, cap = c.data.get("draw_w"), c.data.get("cap_w")
     if draw is not None and draw > IDLE_DRAW_SHARE * cap:
@@ -839,7 +839,7 @@ def _boards_compared(facts: Facts):
     both boards' rates with the model (ticket.rate_ratio sets those against the predictor's ratio), and no figures
     of the ticket's own that put the board said slower ahead."""
     found = gpus_compared(facts)
-    if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error") \
+    if found is None or fault_context(facts) or claims.symptom(facts) in FAILURES \
             or ticket_ratio.ratio_judged(facts) is not None:
         return None
     slow, fast, _ = found
@@ -926,7 +926,7 @@ def rate_ratio(facts: Facts, predictions=None):
     should. Silent on totals above one stream's bound, rates at two loads, results tables, a third board, or a rate
     whose model is ambiguous."""
     found = ticket_ratio.ratio_judged(facts)
-    if found is None or claims.symptom(facts) in ("hang", "crash", "error"):
+    if found is None or claims.symptom(facts) in FAILURES:
         return
     fast, slow, measured, expected, (low, high) = found
     (fb, fm, fp), (sb, sm, sp) = fast, slow
@@ -1031,7 +1031,7 @@ def one_request_against_several(facts: Facts, predictions=None):
     """'One request gets 70 tok/s, two get 140 in total: why not 140 for one?' with nothing broken in sight: the
     batch's trade, by design. Weak (0.5): a fault in sight outweighs it."""
     c = concurrency_rates(facts)
-    if c is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+    if c is None or fault_context(facts) or claims.symptom(facts) in FAILURES:
         return
     one, many, n = c.data["one"], c.data["many"], c.data["n"]
     yield make("ticket.concurrency_rates", "expected_physics", "info", 0.5,
@@ -1265,7 +1265,7 @@ def requests_queued(facts: Facts, predictions=None):
     token: the engine's queue in front of the sequences its KV cache (and max_num_seqs) admits, by design. Weak (0.5): a
     fault in sight, or a serial engine, outweighs it."""
     c = served_in_waves(facts)
-    if c is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+    if c is None or fault_context(facts) or claims.symptom(facts) in FAILURES:
         return
     k, n = c.data["first"], c.data["load"]
     load = f" of the {n} sent together" if n else ""

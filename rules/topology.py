@@ -56,7 +56,7 @@ from rules.common import (
     wfield,
     wsl_signs,
 )
-from rules.engine import rule
+from rules.engine import FAILURES, rule
 
 # NCCL_P2P_LEVEL values, from "no P2P" to "P2P everywhere" (NCCL env docs).
 P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS": 5}
@@ -119,7 +119,7 @@ def _workaround_for_failure(facts: Facts) -> bool:
     """Does the ticket fail (hang, crash, error) and name a P2P-off setting as what makes it run (the setting's
     effect "fixes": "works with", "unless", "only with", "solved by")?"""
     said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("hang", "crash", "error"):
+    if not said or said[2] not in FAILURES:
         return False
     return _p2p_off_said(facts, "fixes")
 
@@ -172,7 +172,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         # explain the failure; named beside one it is most often the workaround ("Workaround: NCCL_P2P_DISABLE=1 ...
         # Actual fix: update the GPU driver", dmlc/xgboost#11242) or the remedy a doc offers (club-3090#922)
         said = claims.symptom_quote(facts)
-        fails = bool(said) and said[2] in ("hang", "crash", "error")
+        fails = bool(said) and said[2] in FAILURES
         quiet = no_help or fails
         yield make(
             "topology.p2p_forced_off", "p2p_disabled", "info" if quiet else "warning",

@@ -41,7 +41,7 @@ from rules.common import (
     wfield,
     wsl_signs,
 )
-from rules.engine import WORDS_ONLY, rule
+from rules.engine import FAILURES, WORDS_ONLY, rule
 from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use, sharding_asked
 from rules.offload import keeps_weights_on_gpu  # the engines that hold every weight in VRAM (rules.offload says why)
 from rules.stated_load import any_load
@@ -229,7 +229,7 @@ def _start_up_hang(facts: Facts) -> tuple[str, str, str] | None:
     the job does not serve. (review44) A failure counts as a hang does: sgl-project/sglang#4978's reporter, TP=16
     over two H20 nodes, saw "more error messages, seemingly due to IPv6 network connectivity issues"."""
     said = claims.symptom_quote(facts)
-    if said is None or said[2] not in ("hang", "crash", "error") or claims.complaint(facts) is not None:
+    if said is None or said[2] not in FAILURES or claims.complaint(facts) is not None:
         return None
     return said[0], said[1], said[2]
 
@@ -895,7 +895,7 @@ def pp_network(facts: Facts, predictions=None):
     if not pp or pp < 2 or not nodes or nodes < 2 or (tp and per_node and tp > per_node):
         return
     said = claims.symptom_quote(facts)
-    if said and said[2] in ("error", "crash", "hang"):
+    if said and said[2] in FAILURES:
         return  # (ut28c) a job that fails to start or hangs has no decode speed to explain (aws-samples/aws-do-eks#50)
     model = facts.subject.model
     evidence = [ev(pp_src, "pipeline-parallel size across nodes", pp)] + node_ev
