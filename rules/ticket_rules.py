@@ -1669,6 +1669,55 @@ def half_math_unpriced(facts: Facts, gpu) -> bool:
         getattr(gpu, "compute_capability", None) in SLOW_HALF_CC
 
 
+# (audit30b) The same knowledge as an answer, not only a reason to stay silent: cc 6.1 retires 2 FP16 results per clock
+# per SM against 128 FP32 (CUDA C++ Programming Guide, "Arithmetic Instructions"), so an FP16-math engine's decode
+# cannot beat 2 FLOPs per parameter at fp32_tflops / 64. A figure well above that ceiling ran some other path: then the
+# FP16 rate is not what paced it, and nothing is claimed.
+FP16_RATE_SHARE = 1 / 64
+ABOVE_HALF_CEILING = 1.5  # a rate this far over the FP16 ceiling is not FP16-bound (timing slack, a partial path)
+# Quantised-model loaders beside ExLlama that have an FP32 path on Pascal (AutoGPTQ's use_cuda_fp16=False, the
+# GPTQ-for-LLaMa CUDA kernel, AutoAWQ, bitsandbytes): a ticket that ran one of them too ("Test AutoGPTQ, Exllama_HF,
+# Exllama ... same speed", oobabooga/textgen#3825) does not show the FP16 rate as the cause.
+_FP32_LOADERS = re.compile(r"\bauto[-_ ]?gptq|\bgptq[-_ ]?for[-_ ]?llama|\bauto[-_ ]?awq|\bbitsandbytes\b", re.I)
+
+
+@rule("ticket.half_math_gpu", "expected_physics")
+def half_math_gpu(facts: Facts, predictions=None):
+    """An FP16-math engine (ExLlama, ExLlamaV2) on a GPU that runs FP16 at 1/64 of its FP32 rate (compute capability
+    6.1: Tesla P40/P4, GTX 10xx): slow by the hardware, whatever the setup."""
+    gpu = facts.subject.gpu
+    if gpu is None or not half_math_unpriced(facts, gpu):
+        return
+    if not (_about_performance(facts) or claims.complaint(facts)):
+        return  # not about speed: the FP16 rate answers nothing asked
+    if any(_FP32_LOADERS.search(t) for _, t in claims.texts(facts)):
+        return
+    half_tflops = gpu.fp32_tflops * FP16_RATE_SHARE
+    evidence = [ev(facts.subject.gpu_source or "ticket", f"{gpu.name}: compute capability {gpu.compute_capability:g}, "
+                   f"FP16 at 1/64 of FP32 (CUDA C++ Programming Guide, arithmetic instruction throughput): "
+                   f"{gpu.fp32_tflops:g} TFLOPS FP32 (rules/catalog/gpus.toml)", round(half_tflops, 3),
+                   unit="TFLOPS FP16")]
+    model, rates = facts.subject.model, one_off(measurements(facts, "decode_tok_s"))
+    confidence = 0.6
+    if model is not None and rates:
+        ceiling = half_tflops * 1e12 / (2 * model.active_params())
+        fastest = max(rates, key=lambda m: m.value)
+        if fastest.value > ceiling * ABOVE_HALF_CEILING:
+            return  # faster than FP16 math allows: the engine did not run this GPU's FP16 path throughout
+        evidence.append(ev(fastest, f"decode rate against the FP16 ceiling of {model.name} (2 FLOPs per "
+                           f"parameter, {model.active_params() / 1e9:.1f}B active, at the FP16 rate above)",
+                           fastest.value, round(ceiling, 2), "tok/s"))
+        confidence = 0.69
+    yield make("ticket.half_math_gpu", "expected_physics", "info", confidence,
+               f"The engine computes in FP16, which the {gpu.name} runs at 1/64 of its FP32 rate",
+               "ExLlama and ExLlamaV2 do their arithmetic in half precision; Pascal GPUs other than the P100 "
+               "(compute capability 6.1) execute FP16 at 1/64 of their FP32 rate, so generation is slow and the GPU "
+               "draws little power while it waits on those units. That is the hardware, not a fault in the setup.",
+               evidence,
+               fix="Use an engine that computes in FP32 on this GPU (llama.cpp, or a GPTQ kernel with FP16 off), or "
+               "run the model on a GPU of compute capability 7.0 or newer.")
+
+
 @rule("ticket.measured_vs_expected", "expected_physics", "other")
 def measured_vs_expected(facts: Facts, predictions=None):
     """A decode rate the reporter gives, against the calibrated expected figure and the roofline for the

@@ -61,13 +61,14 @@ def test_exllamas_speed_lines_take_the_scope_of_their_pass(case):
 def test_exllama_on_a_p40_is_not_judged_against_the_fp32_path():
     """turboderp/exllamav2#40 (tests/data/ut27e): the "** Position 1 + 127 tokens: 1.1905 t/s" line is now read, but
     ExLlama's FP16 math on compute capability 6.1 runs at 1/64 of the FP32 rate the catalog prices the P40 at, so the
-    figure gets no band and no fault is blamed (insufficient_data, as before the line was read)."""
+    figure gets no band and no fault is blamed. (audit30b) The same knowledge now answers it: ticket.half_math_gpu,
+    expected_physics, the thread's own answer (was insufficient_data)."""
     from tests.conftest import judged_issue
 
     text = (Path(__file__).parent / "data" / "ut27e" / "exllamav2_40.md").read_text()
     found, rules = judged_issue(text)
     assert "ticket.measured_vs_expected" not in rules
-    assert found.category == "insufficient_data"
+    assert "ticket.half_math_gpu" in rules and found.category == "expected_physics"
 
 
 @pytest.mark.parametrize("case", _cases("queue_no_count.toml"))
