@@ -56,6 +56,8 @@ def test_exllama_on_two_pascal_cards_names_the_fp16_rate():
     ("exllama231.md", "not a compute capability 6.1 GPU"),
     # ChatGLM2-6B on a P40 through its own transformers code: no FP16-math engine named
     ("chatglm2_311.md", "no FP16-math engine"),
+    # exllamav2 against llama-cpp-python in a CUDA container, no GPU named: nothing says the GPU is a 6.1 one
+    ("exllamav2_401.md", "no GPU named"),
 ])
 def test_near_misses_do_not_claim_the_fp16_rate(name, why):
     assert finding(_report(HALF / name), "ticket.half_math_gpu") is None, why
