@@ -77,7 +77,8 @@ KNOWN_GAPS = {
     ("tgi1779", "tp"): "'--num-shard 2' is not read as TP",
     ("tgi1779", "dtype"): "'--quantize eetq' is not read as int8",
     ("tgi1779", "batch"): "'sending 1 request at a time' is not read as concurrency 1",
-    ("tgi1779", "figures"): "'50th Percentile of per-token decode latency: `~8ms`' is not read",
+    ("tgi1779", "figures"): "'```--model-id ... --disable-grammar-support```' on one line opens a fence that never "
+                            "closes, so the rest of the post, '...per-token decode latency: `~8ms`' with it, is code",
     ("nccl1218", "gpus"): "32 nodes x 8 GPUs (-np 32, -g 8) are counted as one node's 8",
     ("nccl1218", "figures"): "'340GB' (all_reduce, no '/s') is not read as a bandwidth",
     ("textgen2410", "gpus"): _ONE_GPU,
@@ -157,3 +158,10 @@ def test_experts_count_last(m):
     """'Mixtral 7bx8' is the catalog's Mixtral-8x7B, as its own text says; the prose reader keeps the name."""
     assert m["name"] in issue_md._models_in(m["text"])
     assert model_named(m["name"]).key == m["key"]
+
+
+@pytest.mark.parametrize("s", SENTENCES["latency"], ids=lambda s: s["source"][:40])
+def test_per_token_latency_names(s):
+    """'one token latency = 137 ms' is a per-token latency; the name with no figure after it is none."""
+    records = issue_md.parse("I run it on an RTX 3090.\n\n" + s["text"], "sentence.md")
+    assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "itl_ms"] == s["itl_ms"]

@@ -850,7 +850,10 @@ _FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(?<!\d/)(\d[\d,]*(?:\.\d+)?)"
 # "time_per_token": TGI's, in its request log line 'time_per_token="52.4ms"' and its x-time-per-token header,
 # https://huggingface.co/docs/text-generation-inference/reference/metrics; the phase it was timed in may follow the
 # name: "time_per_token during inference of around 190 ms")
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:output[ _])?token|per[- ]token latency|"
+# (extract30: and the phase or "one" in the name, "per-token decode latency: `~8ms`" (TGI#1779), "one token latency =
+# 137 ms")
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:output[ _])?token|"
+                     r"(?:per|one)[- ]token(?:[- ](?:decode|decoding|generation))?[- ]latency|"
                      r"(?:second|2nd|next)[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b"
                      r"[`'\"]?(?:\s+(?:during|in)\s+(?:the\s+)?(?:inference|decod\w*|generation))?[^.\n\d]{0,25}?"
