@@ -427,6 +427,8 @@ def _model_names(name: str) -> list[str]:
     coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if coder:
         out.append(f"qwen2.5-{coder.group(1).lower()}")
+    # a mixture of experts with its experts' count last, "Mixtral 7bx8" (vllm-project/vllm#2048): the 8x7B
+    out.append(re.sub(r"(?<![\w.])(\d+)b\s?x\s?(\d+)$", r"\2x\1b", trimmed, flags=re.I))
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")

@@ -83,9 +83,8 @@ HELD_OUT = [
      "for anyone who is curious.", "https://github.com/turboderp/exllama/issues/149", ["gpus=2"], [], None),
     ("`The maximum result I achieved in terms of speed is around 350/370 tokens/s, while in your test it is 602 t/s | "
      "700 t/s (the double) and achieved with GPUs that are certainly less powerful than mine.`",
-     "https://github.com/turboderp-org/exllamav2/issues/806", [], ["decode_tok_s=602", "decode_tok_s=700"],
-     "'in your test it is 602 t/s': the addressee's run named after 'in', with no verb of saying (REFERENCE_FIGURE "
-     "reads 'your benchmark shows'), is read as the reporter's"),
+     # (held as a gap until extract30, whose REFERENCE_FIGURE reads a source named after "in": "in your test")
+     "https://github.com/turboderp-org/exllamav2/issues/806", [], ["decode_tok_s=602", "decode_tok_s=700"], None),
 ]
 
 

@@ -761,6 +761,8 @@ MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:[.-]\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
     r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)(?:-[Nn]ext)?[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    # (extract30) the experts' count last, "Mixtral 7bx8" (vllm-project/vllm#2048): rules.subject reads it as 8x7B
+    r"(?:Mixtral|mixtral)[-\s:]?\d+[bB]\s?x\s?\d+(?![\w.])|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:\.5)?(?:[-\s](?:mini|small|medium|MoE|moe))?|"
     r"(?i:deepseek[-\s_]?r1(?:[-\s:_](?:0528[-\s_])?(?:distill[-\s_])?(?:qwen3?|llama)[-\s_]?\d{1,3}(?:\.\d)?b|"
     r"[-\s:_]\d{1,3}(?:\.\d)?b(?![a-z\d]))?)|[Dd]eep[Ss]eek[-\s]?[Vv][23]|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
@@ -842,12 +844,16 @@ CJK_RATE = re.compile(
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
-_FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
+# (not a fraction's denominator: "1/96 sec/tok" is a 96th of a second, gpt-fast#225)
+_FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(?<!\d/)(\d[\d,]*(?:\.\d+)?)"
 # ("second / 2nd / next token latency": Intel's and Habana's name for the per-token latency after the first;
 # "time_per_token": TGI's, in its request log line 'time_per_token="52.4ms"' and its x-time-per-token header,
 # https://huggingface.co/docs/text-generation-inference/reference/metrics; the phase it was timed in may follow the
 # name: "time_per_token during inference of around 190 ms")
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:output[ _])?token|per[- ]token latency|"
+# (extract30: and the phase or "one" in the name, "per-token decode latency: `~8ms`" (TGI#1779), "one token latency =
+# 137 ms")
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:output[ _])?token|"
+                     r"(?:per|one)[- ]token(?:[- ](?:decode|decoding|generation))?[- ]latency|"
                      r"(?:second|2nd|next)[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b"
                      r"[`'\"]?(?:\s+(?:during|in)\s+(?:the\s+)?(?:inference|decod\w*|generation))?[^.\n\d]{0,25}?"
@@ -886,14 +892,26 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
                               # (a benchmark, table, chart or card is someone else's only with a determiner that is
                               # not the reporter's: "our benchmark showed 70 tok/s" is their own run)
-                              r"(?:(?:page|blog|paper|readme|docs?|documentation|website|site)|"
+                              r"(?:(?:page|blog|paper|readme|docs?|documents?|documentation|website|site)|"
                               # (one or several: "your benchmarks indicate ~5 output tokens/s")
                               r"(?:the|their|your|official|[A-Z]\w*'s)\s+(?:\w+\s+)?(?:benchmark|table|chart|card)s?)\s+"
                               r"(?:says?|said|shows?|showed|reports?|lists?|gives?|states?|claim\w*|mention\w*|quot\w*|"
                               r"promis\w*|indicat\w*)|"
                               r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
                               r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
-                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b"
+                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to)|"
+                              # (extract30) a source named by where the figure is, not by a verb: "while in your test
+                              # it is 602 t/s" (turboderp-org/exllamav2#806), "2298.89 tokens/s reported in your blog"
+                              # (QwenLM/Qwen3#244), "what is reported in the blog post above" (vllm#8244), "your
+                              # paper is 114.1" (NVlabs/Fast-dLLM#49); never the reporter's own ("in my test", "in our
+                              # benchmark")
+                              r"(?:in|on|from)\s+(?:your|their)\s+(?:\w+\s+)?(?:tests?|benchmarks?|blog|paper|readme|"
+                              r"docs?|documentation|results?|tables?|charts?|website|page|post|report)|"
+                              r"(?:reported|published|claimed|shown|listed|stated|quoted|mentioned)\s+(?:in|on|by)\s+"
+                              r"(?:the|your|their|official|[A-Z]\w*'s)\s+(?:\w+\s+){0,2}?(?:blog|paper|readme|docs?|"
+                              r"documentation|website|page|post|report|table|chart)s?|"
+                              r"your\s+(?:\w+\s+)?(?:paper|blog|readme|docs?|documentation|tests?|benchmarks?|results?)\s+"
+                              r"(?:is|are|was|were|gives?|gave|shows?|reports?|says?|lists?))\b"
                               # the same in Chinese and Japanese: 官方/官网 (official), 文档 (docs), 论文 (paper),
                               # 宣称/声称 (claims), 标称 (rated), 据说 (reportedly), 公式 (official), 公称 (nominal)
                               # (文档 with what it says: "按照文档部署后实测" follows the docs and measures)
@@ -993,7 +1011,11 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # what a figure should be, the speaker's expectation ("this model should run around 400
                           # tokens / sec", "正常后应该在200 tokens/s"), not what ran
                           r"\bshould\s+(?:be|run|get|reach|give|do|hit|achieve|see|generate|produce|output)"
-                          r"(?:\s+(?:at|around|about|roughly|close\s+to|near|over|above))?\s*~?\s*\d", re.I)
+                          r"(?:\s+(?:at|around|about|roughly|close\s+to|near|over|above))?\s*~?\s*\d|"
+                          # (extract30) a figure to reproduce is someone else's, the target of the run: "How to
+                          # reproduce the "2298.89 tokens/s" result?" (QwenLM/Qwen3#244); not what was reproduced
+                          r"\b(?:reproduc(?:e|ing)|replicat(?:e|ing))\s+(?:the\s+|that\s+|this\s+|their\s+|your\s+)?"
+                          r"[\"“'`]?\s*~?\d", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
@@ -2386,6 +2408,12 @@ def elided_units(line: str, apart: bool = False) -> str:
     return line
 
 
+# (extract30) The phase named right after a rate: "around 95t/s prompt processing and 14t/s generation"
+# (ggml-org/llama.cpp#6740), "1,400 tok/s prefill": a prompt-processing rate, not a decode rate.
+PROMPT_PHASE_AFTER = re.compile(r"\s*\(?\s*(?:for\s+|in\s+|of\s+|during\s+)?(?:the\s+)?"
+                                r"(?:prompt[- ](?:processing|eval\w*|ingestion|reading)|prefill\w*|pp)\b", re.I)
+
+
 def _prompt_rate(label: str) -> bool:
     """Is the figure after `label` a prompt-processing rate? Its label's last word for a phase names the prompt
     ("prompt: 900 tok/s, generation: 40 tok/s" gives the generation its own; "pp 27K/18.8s 1417t/s · out ... 81t/s")."""
@@ -2442,7 +2470,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
                 if len(label.rsplit(")", 1)[-1].split()) >= 2:
                     label = label.rsplit(")", 1)[-1]
-                if _prompt_rate(label) or _prompt_rate(_column_label(lines, i, ln, ln.find(clause) + m.start)):
+                if _prompt_rate(label) or _prompt_rate(_column_label(lines, i, ln, ln.find(clause) + m.start)) or \
+                        PROMPT_PHASE_AFTER.match(clause, m.end):
                     continue  # prompt-processing rate (by its words, or its table column's header): not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
