@@ -8889,20 +8889,27 @@ _SAME_PARAGRAPH = r"(?:[^.\n]|\n(?![ \t]*\n)){0,60}?"
 # its size with no release named, as CI reports write it: "Llama4 on DGXH100 has regressed by 14.23%"
 # (sgl-project/sglang#14665), "Regression in Gemma3 MM throughput of ~5%" (vllm-project/vllm#43078), "-40% decode
 # speed regression" (TheTom/llama-cpp-turboquant#379). Not "regression tests", nor a previous version of a model
-# or a document ("the previous version of the model", "the previous version of this issue"), nor a previous
-# version said to be slower (no slowdown since the change), nor a figure that is no rate ("was 2 GB").
+# or a document ("the previous version of the model", "the previous version of this issue"), nor a figure that is no
+# speed ("was 2 GB", "the default max_model_len was 4096"). A previous build said to be slower is read too; it only
+# asks for the two releases.
 _EARLIER_BUILD = (r"(?:in|with|on|using|under)\s+(?:the\s+)?(?:previous|earlier|older|prior|last)\s+"
                   r"(?:versions?|releases?|builds?|images?|commits?)\b(?!\s+of\s+(?:the\s+)?(?:model|weights|"
                   r"checkpoint|paper|doc\w*|issue|post|readme|report)\b)")
 # (a figure's decimal point is no sentence end: "75.15 here was approximately 160")
 _BUILD_SPAN = r"(?:[^.\n]|\.(?=\d)|\n(?![ \t]*\n)){0,80}?"
+# (a figure of the build before is a speed only where the words say so: "the default max_model_len was 4096" is none)
+_BUILD_SPEED = (r"(?:\b(?:throughput|speed|latency|TTFT|TPOT|ITL|TPS|performance)\b|"
+               r"\btok(?:en)?s?/s\b|\bt/s\b|\bit/s\b)")
 _BUILD_RATE = (r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|over|~)?\s*~?\d[\d,.]*(?![\d,.])"
                r"(?!\s*(?:[KMGT]i?B|%))")
 _extend({"update_slower": [
     r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
     r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
     r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?(?:变慢|慢了|下降|降低)",
-    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE,
+    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + _BUILD_SPEED + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+"
+    + _BUILD_RATE,
+    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE
+    + r"\s*(?:tok(?:en)?s?/s|t/s|tps|it/s|req(?:uests)?/s|ms|s)\b",
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\bnow\b" + _BUILD_SPAN + r"\b(?:slow\w*|worse|lower)\b",
     r"\bregress(?:ed|es|ion)\b[^.\n]{0,40}?\b(?:of|by)\s+~?-?\d+(?:\.\d+)?\s*%",
     r"(?<![\d.])\d+(?:\.\d+)?\s*%\s+(?:(?:performance|perf|throughput|speed|latency|decode|generation|prefill|"
