@@ -2755,6 +2755,9 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
                 "figures": code_change_figures(text)}))
+        elif not named and (pair := commits_compared(text)):
+            out.append(Claim("engine_versions_compared", source, pair[2], {
+                "engine": pair[0], "versions": pair[1][:1], "kind": "commit", "good": pair[1][1], "figures": {}}))
         if works:  # (mend2_25) the release to pin, in any answer's fix
             out.append(Claim("release_works", source, works[2], {"engine": works[0], "release": works[3]}))
         handed = advised_lines(text)  # (left27) exports under "you may:" / "试试...": advice, not in use
@@ -3393,6 +3396,44 @@ def code_change_regression(text: str) -> tuple[str | None, list[str], str] | Non
         return None
     engine = _ENGINE_VERSION.search(text)
     return (engine.group(1) if engine else None), refs[:2], _quote(first[0], first[1], 120)
+
+
+# (audit30a) Two builds of the code named by their commits, each in its own sentence, one said to work and the other to
+# be slower or to fail: "Commit 5744b31... is fine (~10 tok/s). Commit f2bf1a2... and later is 10x slower in streaming
+# mode" (oobabooga/textgen#1220); "with commit 2f1d928 it runs at 30 tok/s as expected ... the current main at commit
+# 9c3d1e2 is much slower". Only the code changed between them, as between two releases. Not one commit said to have
+# fixed it ("commit 1a2b3c4 fixed the slowdown": a cure, no regression), nor a sentence that names two commits (its
+# words say nothing of each), nor NCCL's commits (its own readers).
+def commits_compared(text: str) -> tuple[str | None, list[str], str] | None:
+    """(engine, [the slow or failing commit, the one that works], quote) where one sentence says a commit of the code
+    works and another says a different commit is slower or fails, else None."""
+    if not (_PERF_WORDS.search(text) or _FAILS.search(text)):
+        return None
+    states: dict[str, tuple[str, str, re.Match]] = {}
+    for sentence in sentences(text):
+        refs = [m for m in _CODE_CHANGE.finditer(sentence) if _change_said(sentence, m)]
+        if len(refs) != 1 or re.search(r"\bNCCL\b", sentence) or _CURED.search(sentence) or _CURES.search(sentence):
+            continue
+        m = refs[0]
+        ref = re.sub(r"\s+", " ", m.group(0).replace("`", ""))
+        state = _state(sentence[:m.start()] + " " + sentence[m.end():])
+        if ref not in states:
+            states[ref] = (state, sentence, m)
+    good = [r for r, (state, _, _) in states.items() if state == "good"]
+    bad = [r for r, (state, _, _) in states.items() if state == "bad"]
+    if len(good) == 1 and not bad:
+        # the other commit named with no word of its own, in a report whose other sentences say it fails or slowed
+        # ("The commit in question is 1b4ed08... 8a3766e... ran this test successfully for 20 iterations", under
+        # "metal BERT test hangs", tenstorrent/tt-metal#4759): the one the report is about
+        rest = text.replace(states[good[0]][1], " ")
+        plain = [r for r, (state, _, _) in states.items() if state is None]
+        if len(plain) == 1 and _state(rest) == "bad":
+            bad = plain
+    if len(good) != 1 or len(bad) != 1:
+        return None
+    _, sentence, m = states[bad[0]]
+    engine = _ENGINE_VERSION.search(text)
+    return (engine.group(1) if engine else None), [bad[0], good[0]], _quote(sentence, m, 120)
 
 
 # One figure of a build, as a bisect reports it: "128.8 output tok/s", "22.7 ms".
@@ -8841,10 +8882,38 @@ _SLOWED = r"(?:slow\w*|decreas\w*|reduced|dropp?\w*|degrad\w*|regress\w*)"
 # (review27b) A paragraph's soft line break is no sentence end: "After updating the code yesterday, \nthe inference
 # speed has dropped from ..." (fishaudio/fish-speech#926); a blank line is.
 _SAME_PARAGRAPH = r"(?:[^.\n]|\n(?![ \t]*\n)){0,60}?"
+# (audit30a) ... or the build before the change named only as "the previous version" or "previous builds", with the
+# figure it gave or the slowdown beside it: "In the previous version, the 'gen throughput (token/s): 75.15' here was
+# approximately 160" (sgl-project/sglang#7212), "with the previous builds, i was getting great timming on render but
+# now is just dead slow" (lshqqytiger/stable-diffusion-webui-amdgpu-forge#71); and a slowdown called a regression by
+# its size with no release named, as CI reports write it: "Llama4 on DGXH100 has regressed by 14.23%"
+# (sgl-project/sglang#14665), "Regression in Gemma3 MM throughput of ~5%" (vllm-project/vllm#43078), "-40% decode
+# speed regression" (TheTom/llama-cpp-turboquant#379). Not "regression tests", nor a previous version of a model
+# or a document ("the previous version of the model", "the previous version of this issue"), nor a figure that is no
+# speed ("was 2 GB", "the default max_model_len was 4096"). A previous build said to be slower is read too; it only
+# asks for the two releases.
+_EARLIER_BUILD = (r"(?:in|with|on|using|under)\s+(?:the\s+)?(?:previous|earlier|older|prior|last)\s+"
+                  r"(?:versions?|releases?|builds?|images?|commits?)\b(?!\s+of\s+(?:the\s+)?(?:model|weights|"
+                  r"checkpoint|paper|doc\w*|issue|post|readme|report)\b)")
+# (a figure's decimal point is no sentence end: "75.15 here was approximately 160")
+_BUILD_SPAN = r"(?:[^.\n]|\.(?=\d)|\n(?![ \t]*\n)){0,80}?"
+# (a figure of the build before is a speed only where the words say so: "the default max_model_len was 4096" is none)
+_BUILD_SPEED = (r"(?:\b(?:throughput|speed|latency|TTFT|TPOT|ITL|TPS|performance)\b|"
+               r"\btok(?:en)?s?/s\b|\bt/s\b|\bit/s\b)")
+_BUILD_RATE = (r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|over|~)?\s*~?\d[\d,.]*(?![\d,.])"
+               r"(?!\s*(?:[KMGT]i?B|%))")
 _extend({"update_slower": [
     r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
     r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
     r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?(?:变慢|慢了|下降|降低)",
+    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + _BUILD_SPEED + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+"
+    + _BUILD_RATE,
+    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE
+    + r"\s*(?:tok(?:en)?s?/s|t/s|tps|it/s|req(?:uests)?/s|ms|s)\b",
+    r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\bnow\b" + _BUILD_SPAN + r"\b(?:slow\w*|worse|lower)\b",
+    r"\bregress(?:ed|es|ion)\b[^.\n]{0,40}?\b(?:of|by)\s+~?-?\d+(?:\.\d+)?\s*%",
+    r"(?<![\d.])\d+(?:\.\d+)?\s*%\s+(?:(?:performance|perf|throughput|speed|latency|decode|generation|prefill|"
+    r"inference)\s+){0,2}regression\b(?!\s+(?:tests?|testing|suites?|checks?)\b)",
 ]}, new_kinds=True)
 
 

@@ -1167,6 +1167,14 @@ def _code_change(c: Claim, engine: str) -> tuple:
         (before, unit), (after, _) = figures["before"], figures["after"]
         evidence.append(ev(c, f"{engine} after {change} (expected: the figure before it, same setup)", after, before,
                            unit))
+    if c.data.get("good"):  # (audit30a) two commits set side by side, one said to work: not one change apart
+        return (f"{engine} is slower or fails at {change} and works at {c.data['good']}: the same setup, two builds "
+                "of its code",
+                "The reporter ran two builds of the engine, named by their commits, and only the code differed: one "
+                "works and the other is slower or fails, so the difference is the engine's code, not the hardware.",
+                evidence,
+                f"Run the build at {c.data['good']} until it is fixed; bisect the commits between the two (`git "
+                "bisect`) and report the first bad one upstream with both builds' figures.")
     return (f"{engine} is slower after {change}: the same setup, one code change apart",
             "The reporter compared builds of the engine that differ by one change (a bisect ends on it); the GPUs, "
             "model and load were the same, so the difference is the engine's code, not the hardware.",
