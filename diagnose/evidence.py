@@ -71,6 +71,11 @@ class GpuFact(Fact):
     bus_id: str | None = None  # normalised "0000:17:00.0"
     pci_device_id: str | None = None  # "0x2330"
     memory_total_mib: float | None = None
+    # memory in use when the table was printed (nvidia-smi "Memory-Usage" used/total), for whatever holds it
+    memory_used_mib: float | None = None
+    # the table's Processes rows on this GPU: {"pid": int, "type": "C"/"G"/"C+G", "name": str, "memory_mib": float
+    # or None ("N/A" under WSL 2 or without the rights to see another user's process)}
+    processes: list[dict] = field(default_factory=list)
     pcie_gen_current: int | None = None
     pcie_gen_max: int | None = None  # what GPU and slot can both do
     pcie_width_current: int | None = None

@@ -1383,6 +1383,71 @@ def _sized_by_params(c) -> bool:
     return len([g for g in c.data.get("groups", []) if re.fullmatch(r"\d+(?:\.\d+)?", g or "")]) == 2
 
 
+# The engine profiles (rules/catalog) whose engines reserve a fixed share of every GPU at start-up (see
+# _filled_by_design); llama.cpp, Ollama and plain Transformers allocate as they go and reserve nothing.
+_RESERVING_ENGINES = ("vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy", "tgi")
+# (smi30) A GPU the reservation holds, read from a pasted nvidia-smi table: this share of its memory in use (the
+# engines' defaults are 0.9 of the whole GPU: vLLM gpu_memory_utilization, TGI cuda_memory_fraction 1.0 less its
+# headroom; TensorRT-LLM 0.9 and LMDeploy 0.8 of what the weights leave) at no more than this GPU-Util (no kernel
+# running: the engine waits for requests).
+_RESERVED_SHARE = 0.85
+_IDLE_UTIL_PCT = 5.0
+# "well above" the 16-bit weights: 2 bytes a parameter over the TP ranks, with a quarter more for buffers
+_ABOVE_WEIGHTS = 1.25
+# table rows and pasted tool output hold "Memory-Usage", "MiB": not the reporter's question
+_TABLE_LINE = re.compile(r"[|+]\s*$|^\s*[|+]")
+
+
+def _asks_about_memory(facts: Facts) -> bool:
+    """A sentence of the reporter's own (not a pasted table row) about memory use, with no word of speed."""
+    for _, text in claims.texts(facts):
+        prose = "\n".join(line for line in text.splitlines() if not _TABLE_LINE.search(line))
+        if any(claims.about_memory(s) for s in claims.sentences(prose)):
+            return True
+    return False
+
+
+def _idle_reservation(facts: Facts) -> list[Evidence]:
+    """Evidence that a pasted nvidia-smi table shows the engine's start-up reservation and nothing else: the model is
+    known, and every GPU holding memory has at least _RESERVED_SHARE of it in use, well above the model's 16-bit
+    weights share, at no more than _IDLE_UTIL_PCT GPU-Util. Empty otherwise."""
+    model = facts.subject.model
+    if model is None:
+        return []
+    tp = wfield(facts, "tp")[0] or 1
+    weights_mib = 2 * model.params() / tp / 2**20
+    gpus = [g for g in facts.of(GpuFact) if g.memory_used_mib and g.memory_total_mib
+            and g.memory_used_mib > 0.1 * g.memory_total_mib]
+    if not gpus or any(g.utilization_pct is None or g.utilization_pct > _IDLE_UTIL_PCT
+                       or g.memory_used_mib < _RESERVED_SHARE * g.memory_total_mib
+                       or g.memory_used_mib < _ABOVE_WEIGHTS * weights_mib for g in gpus):
+        return []
+    out = [ev(g.source, f"GPU {g.index}: memory in use at {g.utilization_pct:g} % GPU-Util (nvidia-smi table), "
+                        f"of {g.memory_total_mib:g} MiB", g.memory_used_mib, round(weights_mib), "MiB")
+           for g in gpus[:4]]
+    out.append(ev(facts.subject.model_source or "catalog",
+                  f"{model.key}: 16-bit weights per GPU at TP{tp} (catalog, {model.params() / 1e9:.1f} B parameters)",
+                  round(weights_mib), None, "MiB"))
+    return out
+
+
+def _filled_by_design(confidence: float, evidence: list[Evidence]):
+    """The finding: the engine's start-up reservation explains the memory in use."""
+    return make("ticket.explained", "healthy", "ok", confidence, "Each GPU's memory is filled by design",
+                "vLLM, SGLang, TensorRT-LLM, LMDeploy and TGI reserve a fixed fraction of every GPU's memory at "
+                "start-up (gpu_memory_utilization 0.9, mem_fraction_static, free_gpu_memory_fraction 0.9, "
+                "cache_max_entry_count 0.8 of what the weights leave, TGI's batch-token budget within "
+                "cuda_memory_fraction) for weights plus a KV-cache pool, so a GPU "
+                "shows far more memory in use than the model's weights, the same whatever the model or TP size; "
+                "the pool is what later requests fill, and it is what lets the engine batch them.",
+                evidence,
+                fix="Nothing to fix; to share the GPU or leave room, lower the engine's fraction (vLLM "
+                "--gpu-memory-utilization, SGLang --mem-fraction-static, TensorRT-LLM "
+                "kv_cache_free_gpu_memory_fraction, LMDeploy --cache-max-entry-count, TGI "
+                "--cuda-memory-fraction); the start-up log prints "
+                "the weights' share and the KV cache's.")
+
+
 @rule("ticket.explained", "healthy", "expected_physics")
 def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
@@ -1392,22 +1457,16 @@ def explained(facts: Facts, predictions=None):
     failed = claims.out_of_memory(facts) or (said is not None and said[2] in FAILURES)
     # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose; nor
     # memory that keeps growing request after request, which a reservation made once at start-up does not do)
-    if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy", "tgi") \
+    if c and not failed and engine in (None, *_RESERVING_ENGINES) \
             and _above_weights(c) and not (engine is None and _sized_by_params(c)) \
             and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
-        yield make("ticket.explained", "healthy", "ok", 0.65, "Each GPU's memory is filled by design",
-                   "vLLM, SGLang, TensorRT-LLM, LMDeploy and TGI reserve a fixed fraction of every GPU's memory at "
-                   "start-up (gpu_memory_utilization 0.9, mem_fraction_static, free_gpu_memory_fraction 0.9, "
-                   "cache_max_entry_count 0.8 of what the weights leave, TGI's batch-token budget within "
-                   "cuda_memory_fraction) for weights plus a KV-cache pool, so a GPU "
-                   "shows far more memory in use than the model's weights, the same whatever the model or TP size; "
-                   "the pool is what later requests fill, and it is what lets the engine batch them.",
-                   [claim_ev(c, "memory per GPU")],
-                   fix="Nothing to fix; to share the GPU or leave room, lower the engine's fraction (vLLM "
-                   "--gpu-memory-utilization, SGLang --mem-fraction-static, TensorRT-LLM "
-                   "kv_cache_free_gpu_memory_fraction, LMDeploy --cache-max-entry-count, TGI "
-                   "--cuda-memory-fraction); the start-up log prints "
-                   "the weights' share and the KV cache's.")
+        yield _filled_by_design(0.65, [claim_ev(c, "memory per GPU")])
+    elif c is None and not failed and engine in _RESERVING_ENGINES and not claims.find(facts, "hang") \
+            and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
+        # (smi30) the same reading from a pasted nvidia-smi table, where the reporter's words give no figure
+        held = _idle_reservation(facts) if _asks_about_memory(facts) else []
+        if held:
+            yield _filled_by_design(0.6, held)
     c = _first(facts, "first_calls_slow")
     if c and not claims.find(facts, "hang"):
         yield passed("ticket.explained", "Only the first calls are slow: connection set-up and warm-up",

@@ -1,10 +1,13 @@
 """Plain `nvidia-smi` (the box-drawn table): one GpuFact per GPU, plus driver and CUDA version.
 
-The banner gives nvidia-smi's own version beside the driver's (they differ in a WSL 2 guest, whose driver
-is the Windows host's). Each GPU takes two or three table rows: `| idx name persistence | bus-id disp | ecc |` then
+The banner gives nvidia-smi's own version beside the driver's (they differ in a WSL 2 guest, whose driver is the
+Windows host's; the 610 drivers print "KMD Version" and "CUDA UMD Version" for "Driver Version" and "CUDA
+Version"). Each GPU takes two or three table rows: `| idx name persistence | bus-id disp | ecc |` then
 `| fan temp perf power/cap | memory used/total | util compute-mode |` then the MIG row. Cells
 are split on `|`, so column widths (which change between drivers) do not matter. The table
-has no PCIe link data, so pcie_read_under_load stays None.
+has no PCIe link data, so pcie_read_under_load stays None. The Processes section's rows
+(`| GPU GI CI PID Type Process name Memory |` from driver 470 on, `| GPU PID Type Process name Memory |` before)
+land on their GPU's record: who else holds memory on a GPU is read here, judged in rules.
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ from diagnose.evidence import GpuFact, HostFact, where
 
 KIND = "smi_table"
 
-_BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s+CUDA Version:\s*([\d.]+|N/A))?")
+_BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+(?:Driver|KMD) Version:\s*([\d.]+)"
+                     r"(?:\s+CUDA (?:UMD )?Version:\s*([\d.]+|N/A))?")
 _FIRST = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$")
+# a Processes row: GPU, GI and CI (N/A without MIG; absent before driver 470), PID, type (C compute, G graphics,
+# C+G, M / M+C under MPS), name (cut with "..." when long), memory ("N/A" where the driver cannot attribute it)
+_PROCESS = re.compile(r"^\s*(?P<gpu>\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(?P<pid>\d+)\s+(?P<type>C\+G|M\+C|C|G|M)\s+"
+                      r"(?P<name>\S.*?)\s+(?P<mem>\d+\s*MiB|N/A)\s*$")
 _BUS = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
 
 
@@ -34,6 +42,7 @@ def parse(text: str, name: str) -> list:
     lines = clean_lines(text)
     records: list = []
     second_row_for = mig_row_for = None
+    in_processes = False
     for i, line in enumerate(lines):
         banner = _BANNER.search(line)
         if banner:
@@ -45,6 +54,18 @@ def parse(text: str, name: str) -> list:
                 records.append(HostFact(where(name, i + 1), "cuda_driver_version", banner.group(3)))
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0].startswith("Processes:"):
+            in_processes = True
+            continue
+        if in_processes:
+            process = _PROCESS.match(cells[0]) if len(cells) == 1 else None
+            gpu = next((r for r in records if isinstance(r, GpuFact) and process and r.index == int(process["gpu"])),
+                       None)
+            if gpu is not None:
+                mem = process["mem"]
+                gpu.processes.append({"pid": int(process["pid"]), "type": process["type"], "name": process["name"],
+                                      "memory_mib": None if mem == "N/A" else float(mem[:-3])})
+            continue
         if len(cells) < 2:
             continue
         first = _FIRST.match(cells[0])
@@ -87,6 +108,7 @@ def _second_row(fact: GpuFact, cells) -> None:
     if len(cells) > 1:
         memory = re.search(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB", cells[1])
         fact.memory_total_mib = float(memory.group(2)) if memory else None
+        fact.memory_used_mib = float(memory.group(1)) if memory else None
     if len(cells) > 2:
         util = re.match(r"(\d+)\s*%\s*(.*)$", cells[2])
         if util:
