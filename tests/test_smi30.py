@@ -48,6 +48,8 @@ TABLES = [
                                                 (1, "NVIDIA GeForce RTX 5090", 30347, 32607, 0)]),
     ("club3090_1128.txt", "595.84", "13.2", [(0, "NVIDIA GeForce RTX 3090", 22598, 24576, 10),
                                              (1, "NVIDIA GeForce RTX 3090", 24006, 24576, 0)]),
+    # driver 530's own layout: no space between a cell and the next '|' ("Off|", "300W|")
+    ("ultra31.txt", "530.30.02", "12.1", [(0, "NVIDIA A10G", 1354, 23028, 0), (1, "NVIDIA A10G", 2, 23028, 0)]),
     ("tgi1156.txt", "535.104.05", "12.2", [(0, "GRID A100D-20C", 4433, 20480, 0)]),
     ("tgi2671.txt", "555.42.06", "12.5", [(0, "NVIDIA A10G", 2880, 23028, 7)]),
     ("k8svgpu7.txt", "440.64.00", "10.2", [(0, "Tesla V100-SXM2...", 112, 16160, 0)]),
