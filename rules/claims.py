@@ -1025,6 +1025,22 @@ PATTERNS: dict[str, list[str]] = {
         r"\s*(?:a\s+|the\s+)?(?:training|serving|generation|run|epoch|job|inference|benchmark)\b",
         r"(?:运行|跑了?|服务)\s*(?:了)?\s*(?:一段时间|几个小时|几天|\d+\s*(?:分钟|小时|天))\s*(?:后|之后|以后)"
         r"[^。\n]{0,20}?(?:卡住|卡死|hang|无响应)",
+        # (review50) at the evaluation of a training run: the training steps before it ran their collectives ("I'm
+        # finetuning vicuna-7b ... my process hangs during evaluation", lm-sys/FastChat#1851). Not an evaluation run
+        # alone (a harness scoring a model), whose first collective may be the one that hangs: a training word comes
+        # with it.
+        r"\b(?:train\w*|fine-?tun\w*|finetun\w*)\b[\s\S]{0,300}?" + _STOPS
+        + r"[^.\n]{0,30}?\b(?:during|at|in|while|when)\s+(?:the\s+|an?\s+)?(?:running\s+|doing\s+)?"
+        r"(?:eval(?:uation)?|validation|validating|evaluating)\b",
+        _STOPS + r"[^.\n]{0,30}?\b(?:during|at|in|while|when)\s+(?:the\s+)?(?:eval(?:uation)?|validation)\b"
+        r"[^.\n]{0,40}?\b(?:train\w*|fine-?tun\w*|finetun\w*)",
+        # (review50) after an out-of-memory error: a rank that hit it left its peers waiting in the collective
+        # ("Sometimes after a large request ... that caused OOM, the inference service will hang",
+        # huggingface/transformers-bloom-inference#32). Not an OOM ruled out ("no OOM, it just hangs").
+        r"\b(?:after|following)\b[^.\n]{0,60}?(?<!\bno )(?<!\bwithout )(?<!\bnot an )\b(?:OOM|out[- ]of[- ]memory)\b"
+        r"[^.\n]{0,80}?" + _LATE_HANG,
+        _LATE_HANG + r"[^.\n]{0,30}?\b(?:after|following)\s+(?:an?\s+|the\s+)?(?:GPU\s+|CUDA\s+)?"
+        r"(?:OOM|out[- ]of[- ]memory)\b",
     ],
     # (issue 11) A hang the reporter ties to another process sharing the GPU: "hangs as soon as another process uses
     # the same GPU", "freezes whenever a second model runs on those cards", "hangs when running 2 workers per GPU",
@@ -1334,7 +1350,11 @@ PATTERNS: dict[str, list[str]] = {
         # one numbered GPU doing more of the work than the rest (the load imbalance a straggler is)
         r"\b(?:GPU|rank|node|worker|device)\s?#?\d+\b[^.\n]{0,30}?\bmore (?:work|computation|compute|load)\b"
         r"[^.\n]{0,15}?\bthan (?:the |all )?(?:other|rest)\b",
-        r"\bstraggl\w+\b",
+        # the word said of a rank or node, not a tool's or flag's name ("--log-straggler", "StragglerDetector",
+        # "enable_straggler_detection", "=== Straggler Report ... No stragglers detected.", flagos-ai/FlagScale#938) nor
+        # one ruled out ("no stragglers")
+        r"(?<![-_\w])(?<!\bno )(?<!\bwithout )(?<!\bnot a )(?<!\bany )straggl(?:ers?|ing|es|ed)\b(?![-_]\w)"
+        r"(?!\s+(?:detect\w*|report\w*|monitor\w*|logg\w*|log\b|callback|check\w*|profil\w*|interval)\b)",
         r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
     ],
     # The first calls of a collective or the first requests are slow, the rest are normal.
@@ -3036,7 +3056,11 @@ _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?arou
                     # set export NCCL_P2P_DISABLE=1" (brandleyzhou/DIFFNet#10); a failure that starts ("the hang
                     # started after ...") has no such subject
                     r"(?:training|job|run|process|inference|server|it)\s+(?:finally\s+|then\s+)?"
-                    r"(?:started|starts|began|begins)\s+(?:after|once|when)\b)\b", re.I)
+                    r"(?:started|starts|began|begins)\s+(?:after|once|when)\b|"
+                    # (review50) what made the stuck job run: "the only one that made it run was setting
+                    # NCCL_P2P_DISABLE=1" (tests/data/paraphrases n021 -e); not what made it hang or fail
+                    r"(?:made|makes|make|got|gets)\s+(?:it|the\s+(?:job|training|run|test|server))\s+(?:to\s+)?"
+                    r"(?:run|work|start|running|working)\b)\b", re.I)
 # "did not help", "didn't fix", "didnt work"
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|" + NOT_ENDING + r")\s+$", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",

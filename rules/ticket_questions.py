@@ -293,11 +293,41 @@ def nothing_broken(facts: Facts, predictions=None):
                    ask="the measured figures and the exact commands of both setups (engine, version, flags, batch "
                    "and prompt/output lengths)")
         return
+    if (cure := _asks_cure(facts)) is not None:
+        # (review50) the reporter calls it a problem and asks how to cure it: nothing seen broken does not make it
+        # normal ("one of the video card has usage of 0% all the time. How to solve the problem?", allenai/bilm-tf#140,
+        # answered: the GPU count in the config was left at its old value)
+        yield make("ticket.nothing_broken", "insufficient_data", "info", 0.0,
+                   "A problem is reported that nothing in the ticket explains",
+                   "The reporter asks how to fix what they see, so they take it for a fault; no error, figure or "
+                   "setting in what was given shows one, and a behaviour by design and a setting left wrong read "
+                   "alike in words." + attach,
+                   evidence + [ev(cure[0], f'what they ask: "{cure[1]}"')],
+                   fix=("Compare the launch command and settings (GPU count, CUDA_VISIBLE_DEVICES, the framework's "
+                        "device options) with what the job should use." + attach).rstrip("."),
+                   ask="the launch command with its settings (GPU count, CUDA_VISIBLE_DEVICES, device options) and "
+                   "`nvidia-smi` during the run")
+        return
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
                  "setting or platform known for trouble shows in what was given." + attach,
                  evidence, NOTHING_BROKEN + 0.05)
+
+
+# (review50) The reporter asks how to cure what they see: "How to solve the problem?", "how can I fix this", 怎么解决.
+_CURE_ASKED = re.compile(r"\bhow\s+(?:(?:can|do|should|could|would|to)\s+(?:I\s+|we\s+|one\s+)?)(?:solve|fix|resolve)\b"
+                         r"|(?:怎么|如何)解决", re.I)
+
+
+def _asks_cure(facts: Facts) -> tuple[str, str] | None:
+    """(source, words) where the reporter's own text (not a pasted output) asks how to solve or fix what they see."""
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue
+        if m := _CURE_ASKED.search(text):
+            return source, text[max(0, m.start() - 40):m.end() + 30].strip()
+    return None
 
 
 # A figure in the reporter's words: a number with a unit of rate, time, size or share ("55 tok/sec", "13 s", "2.5x").

@@ -25,8 +25,10 @@ from diagnose.evidence import (
     NcclVersion,
     Note,
     NvLinkFact,
+    P2PStatus,
     PairBandwidth,
     PcieLinkFact,
+    TopologyPath,
     Workload,
     XidEvent,
 )
@@ -385,8 +387,9 @@ def mixed_gpus(facts: Facts, predictions=None):
 def one_slow(facts: Facts, predictions=None):
     """One GPU, rank or node is always behind and the others wait for it."""
     c = _first(facts, "one_slow")
-    if not c or claims.solved(facts):
-        return  # "GPU0 slower ... after I reseated it. Problem solved.": a slow GPU of the past
+    if not c or c.negated or c.guess or claims.solved(facts):
+        return  # "GPU0 slower ... after I reseated it. Problem solved.": a slow GPU of the past; (review50) "Is this a
+        # straggler problem?" asks, it does not see one
     yield make("ticket.one_slow", "straggler", "warning", weight(c),
                "One GPU (rank) is consistently slower and the others wait for it",
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
@@ -2484,6 +2487,52 @@ def init_hang_across_nodes(facts: Facts, predictions=None):
                      "nccl_trouble"], ask=ask)
 
 
+# (review50) A hang whose GPUs are not known to reach each other over PCIe: a GPU the catalog lacks (an AMD MI355X,
+# sgl-project/sglang#39128), none named (Stephen0808/DnLUT#6), or a family word whose usual board is an SXM one on
+# NVLink ("4*A100", huggingface/transformers-bloom-inference#32). P2P over PCIe is then one suspect among several.
+P2P_LINK_UNKNOWN = ("A hang across GPUs whose connection is not known: P2P is one suspect among several",
+                    "A peer-to-peer path that ACS or the IOMMU blocks hangs NCCL's first collective between GPUs that "
+                    "reach each other over PCIe. Nothing here says these GPUs do: no topology, no board the catalog "
+                    "knows to lack NVLink. A rank that stopped (an error, an out-of-memory), the launch or the "
+                    "software hang a job just as well.",
+                    "the hang",
+                    "Attach `nvidia-smi topo -m` and the NCCL_DEBUG=INFO output of the hanging run up to where it "
+                    "stops, with a `py-spy dump` of each stuck rank: they show how the GPUs connect and which rank "
+                    "waits.",
+                    "`nvidia-smi topo -m`, the NCCL_DEBUG=INFO output of the hanging run and a `py-spy dump` of each "
+                    "stuck rank")
+
+
+def _pcie_link(facts: Facts) -> list[Evidence]:
+    """What shows the job's GPUs reach each other over PCIe (hang_on_pcie runs only without NVLink seen): a topology,
+    P2P status, pair bandwidth or NCCL P2P/SHM transport line from the node, a board without NVLink or wired only
+    through bridges (catalog), or the reporter's words that the system has none. [] when nothing does."""
+    path = next((t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")
+                 and t.a != t.b), None)
+    if path is not None:
+        return [ev(path, f"nvidia-smi topo -m: {path.a} to {path.b}", path.path)]
+    seen = next(iter(facts.of(P2PStatus) or facts.of(PairBandwidth)
+                     or [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]), None)
+    if seen is not None:
+        return [ev(seen, "a path between the GPUs measured or logged on the node (no NVLink seen)")]
+    spec, src = facts.subject.gpu, facts.subject.gpu_source
+    if spec is not None and (not spec.nvlink_links or spec.nvlink_bridged):
+        return [ev(src or "catalog", f"catalog {spec.key}: a PCIe board"
+                   + (" (NVLink only through a bridge)" if spec.nvlink_links else " without NVLink"),
+                   spec.interconnect)]
+    board = no_nvswitch_board(facts) if spec is None else None  # a GeForce card no catalog row names
+    if board is not None:
+        return [ev(board.source, board.detail, board.interconnect)]
+    said = next(((source, m.group(0)) for source, text in claims.texts(facts) if "(" not in str(source)
+                 for m in [_NO_NVLINK_SYSTEM.search(text) or _PCIE_SAID.search(text)] if m), None)
+    return [ev(said[0], f'the reporter: "{said[1]}"')] if said else []
+
+
+# The reporter's words that the GPUs talk over PCIe: "two PCIe GPUs", "PCIe-only cards", "connected via PCIe".
+_PCIE_SAID = re.compile(r"\bPCIe[- ](?:only\s+)?(?:GPUs?|cards?|boards?|version)\b|\bPCIe[- ]only\b"
+                        r"|\b(?:connected\s+)?(?:over|via|through)\s+PCIe\b(?!\s+(?:switch|slot))", re.I)
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -2520,25 +2569,27 @@ def hang_on_pcie(facts: Facts, predictions=None):
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
+    link = _pcie_link(facts)
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
         (build[0], P2P_BUILD) if build else \
-        (done[0], P2P_LATE) if done else None
+        (done[0], P2P_LATE) if done else \
+        (hang[0], P2P_LINK_UNKNOWN) if not link and not virt and not p2p_fixed else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix, ask) = against
         shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
             ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
-               said.data["completed"])
+               said.data["completed"]) if isinstance(said, NcclEvent) else None
         yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
-                   evidence + [shown], fix=fix, refs=["nccl_trouble"], ask=ask)
+                   evidence + link + ([shown] if shown else []), fix=fix, refs=["nccl_trouble"], ask=ask)
         return
     yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
                "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
                "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, "
                "the peer writes never arrive and the collective waits forever, while single-GPU work is fine.",
-               evidence,
+               evidence + link,
                fix="Run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, "
                + ("the hypervisor blocks peer-to-peer: " + P2P_VM_FIX if virt else
                   "disable ACS on the PCIe switches (or boot with iommu=pt / VT-d off) and check "

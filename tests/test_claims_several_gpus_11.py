@@ -1,6 +1,7 @@
 """Issue 11: a job said to span GPUs without a count (claims.several_gpus): a tensor-parallel degree bounded below
 at two ("tensor-parallel-size > 1", "tp≥2") and the Chinese words for several cards (多卡, 双卡, 两张卡). With a hang
-on GPUs of one node and no NVLink known, ticket.hang_on_pcie then names peer-to-peer as the first suspect.
+on GPUs of one node and no NVLink known, ticket.hang_on_pcie then keeps peer-to-peer as a lead; with no GPU named it
+cannot know the GPUs are on PCIe, so the lead asks for the topology (review50, tests/test_review50.py link_unknown).
 
 The statements are the reporters' own words from public threads (each with its URL), none of them a corpus case.
 """
@@ -71,10 +72,11 @@ def test_one_gpu_or_no_bound_is_not_several(text):
     # https://github.com/PaddlePaddle/PaddleDetection/issues/6857
     "# 多卡训练卡住\n\n多卡训练会卡住，一上来就训练不了，单卡的话训练就没有问题\n",
 ])
-def test_a_hang_on_several_pcie_gpus_is_a_p2p_lead(tmp_path, text):
+def test_a_hang_on_several_unnamed_gpus_is_a_p2p_lead_that_asks_for_the_topology(tmp_path, text):
     findings, verdict = diagnosed(tmp_path, text)
-    assert any(f.rule == "ticket.hang_on_pcie" and f.is_problem for f in findings)
-    assert verdict.category == "p2p_disabled"
+    lead = next(f for f in findings if f.rule == "ticket.hang_on_pcie")
+    assert lead.category == "p2p_disabled" and "topo -m" in lead.ask
+    assert verdict.category == "insufficient_data"
 
 
 def test_a_hang_on_one_card_is_no_p2p_lead(tmp_path):

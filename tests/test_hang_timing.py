@@ -99,9 +99,12 @@ def test_public_vllm_1801_hang_at_engine_creation_keeps_the_p2p_lead(tmp_path):
     """https://github.com/vllm-project/vllm/issues/1801: TP=2 'hangs when trying to create the engine' after a driver
     upgrade: the first collective, where a broken peer path shows."""
     report = ticket(tmp_path, (ISSUES / "vllm-1801-driver-545-tp2-hang-at-engine-creation.md").read_text())
-    assert p2p_lead(report)["confidence"] == 0.5  # the rule's level: a lead
-    # the verdict is never confident on it (it states its evidence class's development level, below 0.7: issue 11)
-    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] < 0.7
+    lead = p2p_lead(report)
+    assert not lead["title"].startswith("A hang after the job had been running")  # the timing keeps the lead
+    # (review50) the paste names no GPU, so nothing says the two reach each other over PCIe: the lead asks for the
+    # topology (tests/test_review50.py link_unknown), and the driver upgrade the reporter ties the break to leads
+    assert "topo -m" in lead["ask"] and report["findings"][0]["rule"] == "ticket.driver_change"
+    assert report["verdict"]["category"] == "nccl_regression" and report["verdict"]["confidence"] < 0.7
 
 
 def _f(rule, category, severity, confidence, measured):

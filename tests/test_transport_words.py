@@ -372,15 +372,25 @@ def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text
 
 @pytest.mark.parametrize("text", [
     "Multi-GPU training with DDP freezes at the first all-reduce on our workstation with RTX A6000 cards.",
-    "Training hangs when I use both GPUs, one GPU works fine.",
-    "vLLM gets stuck at NCCL init with several GPUs on this box.",
     "Training on my two RTX A6000 GPUs hangs at the first all-reduce.",
 ])
-def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
-    answer, findings = ticket(text)
+def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(tmp_path, text):
+    answer, findings = issue_verdict(tmp_path, text)  # read as the ticket command reads it: the board resolved
     assert [f.category for f in fired(findings, "ticket.hang_on_pcie")] == ["p2p_disabled"]
     assert max(f.confidence for f in fired(findings, "ticket.hang_on_pcie")) <= 0.5  # a lead
     assert answer.category == "p2p_disabled" and answer.confidence < 0.7  # the verdict: never confident on it
+
+
+@pytest.mark.parametrize("text", [
+    "Training hangs when I use both GPUs, one GPU works fine.",
+    "vLLM gets stuck at NCCL init with several GPUs on this box.",
+])
+def test_a_hang_across_unnamed_gpus_keeps_p2p_a_lead_that_asks_for_the_topology(tmp_path, text):
+    """(review50) no board named: nothing says the GPUs reach each other over PCIe (tests/test_review50.py)."""
+    answer, findings = issue_verdict(tmp_path, text)
+    lead = [f for f in findings if f.rule == "ticket.hang_on_pcie"]
+    assert [f.category for f in lead] == ["p2p_disabled"] and "topo -m" in lead[0].ask
+    assert answer.category == "insufficient_data"
 
 
 @pytest.mark.parametrize("text", [
