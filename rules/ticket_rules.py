@@ -1805,13 +1805,22 @@ def layouts_compared(facts: Facts) -> bool:
     return bool(said) and said[2] == "scaling"
 
 
-def _table_row(facts: Facts, m: Measurement) -> bool:
-    """Is m read from a Markdown table row? A table's labelled rows are its workloads and metrics ("| Narrative
-    decode TPS | 73.41 |", "| Code decode TPS | 95.23 |": noonghunna/club-3090#698), not one run timed twice."""
+# A figure's line that names the workload it ran (the context or prompt length, a batch, concurrent requests or users,
+# a parallel layout): rates under different workloads differ by design (decode slows as the KV cache grows), so two
+# such figures are no twins.
+_WORKLOAD_WORDS = re.compile(r"\b(?:context|ctx|prompts?|input|long|short|batch\w*|concurren\w*|requests?|users?|"
+                             r"parallel\w*|TP\s*=?\s*\d|\d+\s*[kK]\b)", re.I)
+
+
+def _not_a_run(facts: Facts, m: Measurement) -> bool:
+    """Is m a labelled row of a Markdown table (a table's rows are its workloads and metrics: "| Narrative decode TPS
+    | 73.41 |", "| Code decode TPS | 95.23 |", noonghunna/club-3090#698) or on a line naming its workload
+    (_WORKLOAD_WORDS), rather than one run timed?"""
     for n in facts.of(Note):
         lines, where = (n.text or "").splitlines() if n.kind == "description" else [], n.data.get("prose_sources")
         if where and m.source in where and len(lines) > where.index(m.source):
-            return lines[where.index(m.source)].lstrip().startswith("|")
+            line = lines[where.index(m.source)]
+            return line.lstrip().startswith("|") or bool(_WORKLOAD_WORDS.search(line))
     return False
 
 
@@ -1822,7 +1831,7 @@ def faster_twin(rates: list[Measurement], m: Measurement, facts: Facts | None = 
         return bool(a and b and a != b)
     twins = [o for o in rates if o is not m and same_layout(o, m) and o.value >= m.value * RUNS_DIFFER
              and not apart(o.gpu_name, m.gpu_name) and not apart(o.model, m.model)
-             and not (facts is not None and (_table_row(facts, o) or _table_row(facts, m)))]
+             and not (facts is not None and (_not_a_run(facts, o) or _not_a_run(facts, m)))]
     return max(twins, key=lambda o: o.value, default=None)
 
 

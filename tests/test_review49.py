@@ -70,3 +70,21 @@ def test_table_rows_are_no_twins():
     _, found = judged_issue(folder=DATA.parent / "ut15" / "club3090_698")
     f = found["ticket.measured_vs_expected"]
     assert f.category == "expected_physics" and "same layout ran" not in f.title
+
+
+def test_rates_of_named_workloads_are_no_runs():
+    # one line naming the context each rate ran at (penta2himajin/qwisp#168): decode slows as the KV cache grows
+    from diagnose.artifacts import issue_md
+    from diagnose.evidence import Facts, Measurement
+    from rules.ticket_rules import _not_a_run
+
+    line = ("Measured 2026-08-01 (resident tier, AC, `jacquard measure`, same binary): decode **96.4 tok/s at "
+            "52-token context -> 36.1 ± 1.2 tok/s at 35,890**.")
+    facts = Facts()
+    facts.add(*issue_md.parse(f"# kv: 8-bit KV cache\n\n{line}\n", "issue.md"))
+    rates = [m for m in facts.of(Measurement) if m.metric == "decode_tok_s"]
+    assert [m.value for m in rates] == [96.4, 36.1] and all(_not_a_run(facts, m) for m in rates)
+    # the A/B of ggml-org/llama.cpp#12838 names no workload: two runs
+    facts = Facts()
+    facts.add(*issue_md.parse((DATA / "llamacpp12838.md").read_text(), "issue.md"))
+    assert not any(_not_a_run(facts, m) for m in facts.of(Measurement))
