@@ -67,7 +67,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
-from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus
+from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use
 from rules.health import FATAL_XIDS
 from rules.host import not_size_finding, shm_reason
 from rules.loss_bound import within_physics
@@ -366,6 +366,8 @@ def mixed_gpus(facts: Facts, predictions=None):
     names = _untruncated(names)
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
+    if one_gpu_in_use(facts):
+        return  # "only one card is used" (review49, ggml-org/llama.cpp#12838, -ts 1,0): the cards do not work together
     specs = [resolve_gpu(n) for n in names]
     pace = pace_gap(specs) if all(specs) else None  # None: the catalog does not know every board named
     if pace is not None and pace < UNLIKE:
@@ -1874,6 +1876,12 @@ def measured_vs_expected(facts: Facts, predictions=None):
             evidence.append(ev(twin, "the same layout timed faster by the reporter, inside the band: no prose slack "
                                "for the slower", twin.value, m.value, "tok/s"))
         if m.value >= (low if twin else lowest_normal(low, m)):
+            # (with speculative decoding a stream's rate follows the drafts' acceptance, which the text decides)
+            faster = None if layouts_compared(facts) or speculation.stated(facts) \
+                else faster_twin(rates, measured, facts)
+            if faster is not None:
+                yield _twin_gap(said, measured, faster, band, evidence)
+                return
             under = 1 - m.value / low
             edge = f"; {under:.0%} below its low edge, as a rate timed end to end reads" if m.value < low else ""
             where = ("sits inside the calibrated band for this model on these GPUs" if not edge else
@@ -1901,6 +1909,68 @@ def measured_vs_expected(facts: Facts, predictions=None):
         yield beyond_band.finding("ticket.measured_vs_expected", said, m.value, low, "tok/s", False, f"{band} tok/s",
                                   evidence, _shortfall_asks(facts, p), reported=not twin and is_reported(m))
         return
+
+
+# Two decode rates of one layout count as different past this ratio. Not fitted to a case: one command timed twice
+# moves by a few percent (a boost bin, the prompt, rounding: rules/fleet_rules.MIN_RELATIVE takes 3 % as run-to-run
+# noise), so the margin sits at three times that.
+RUNS_DIFFER = 1.1
+
+
+def layouts_compared(facts: Facts) -> bool:
+    """Is the complaint about scaling? Its figures then belong to the layouts it compares ("TP2 -> TP4: 30tps ->
+    46tps", vllm-project/vllm#6955), even where no figure carries its own TP."""
+    said = claims.symptom_quote(facts)
+    return bool(said) and said[2] == "scaling"
+
+
+# A figure's line that names the workload it ran (the context or prompt length, a batch, concurrent requests or users,
+# a parallel layout): rates under different workloads differ by design (decode slows as the KV cache grows), so two
+# such figures are no twins.
+_WORKLOAD_WORDS = re.compile(r"\b(?:context|ctx|prompts?|input|long|short|batch\w*|concurren\w*|requests?|users?|"
+                             r"parallel\w*|TP\s*=?\s*\d|\d+\s*[kK]\b)", re.I)
+
+
+def _not_a_run(facts: Facts, m: Measurement) -> bool:
+    """Is m a labelled row of a Markdown table (a table's rows are its workloads and metrics: "| Narrative decode TPS
+    | 73.41 |", "| Code decode TPS | 95.23 |", noonghunna/club-3090#698) or on a line naming its workload
+    (_WORKLOAD_WORDS), rather than one run timed?"""
+    for n in facts.of(Note):
+        lines, where = (n.text or "").splitlines() if n.kind == "description" else [], n.data.get("prose_sources")
+        if where and m.source in where and len(lines) > where.index(m.source):
+            line = lines[where.index(m.source)]
+            return line.lstrip().startswith("|") or bool(_WORKLOAD_WORDS.search(line))
+    return False
+
+
+def faster_twin(rates: list[Measurement], m: Measurement, facts: Facts | None = None) -> Measurement | None:
+    """The fastest other rate the ticket gives for m's layout (same_layout) that beats m by RUNS_DIFFER, on no GPU
+    or model its clause names apart from m's, else None: the same GPUs ran faster, so the gap is the runs'."""
+    def apart(a, b) -> bool:
+        return bool(a and b and a != b)
+    twins = [o for o in rates if o is not m and same_layout(o, m) and o.value >= m.value * RUNS_DIFFER
+             and not apart(o.gpu_name, m.gpu_name) and not apart(o.model, m.model)
+             and not (facts is not None and (_not_a_run(facts, o) or _not_a_run(facts, m)))]
+    return max(twins, key=lambda o: o.value, default=None)
+
+
+def _twin_gap(said: str, m: Measurement, faster: Measurement, band: str, evidence: list):
+    """A rate inside the band with a faster twin in the ticket: the band fits both, so it cannot say which run lost
+    the gap; physics does not explain a gap between two runs of one layout on the same GPUs (a lead, not a verdict)."""
+    ratio = faster.value / m.value
+    return make("ticket.measured_vs_expected", "other", "info", 0.35,
+                f"{said} fits the band ({band}), but the same layout ran {faster.value:g} tok/s in this ticket "
+                f"(x{ratio:.2f})",
+                "The rate fits the calibrated band for this model on these GPUs, yet the reporter timed the same "
+                f"layout {ratio - 1:.0%} faster, more than one run timed twice moves, so the band's fit does not "
+                "make the slower run physics. What differs "
+                "between the two runs (a flag or environment variable, which GPUs are visible, the engine build, the "
+                "context length or the prompt) costs that share, not the memory-bandwidth bound.",
+                evidence + [ev(faster, "the same layout timed faster by the reporter", faster.value, m.value, "tok/s"),
+                            ev("rules/ticket_rules.py", "two runs of one layout differ past this ratio",
+                               round(ratio, 2), RUNS_DIFFER)],
+                fix="Diff the two runs: the full command line, environment variables (CUDA_VISIBLE_DEVICES, NCCL_*), "
+                "the engine version and the context length; attach both outputs.")
 
 
 def _speculated_rate(m: Measurement, spec, p, how: str, said: str, model, model_src, gpu):
