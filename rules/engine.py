@@ -160,9 +160,12 @@ def quiet_priors(findings: list[Finding]) -> list[Finding]:
     # the reporter's figure could not be set against an expected one (model, GPU or weights unknown): it may be any
     # distance from physics, so no prior may call it physics or healthy (a verdict needs evidence)
     unjudged = any(f.rule == FIGURE_UNJUDGED for f in findings)
+    # (wrong30) a stated loss beyond what physics allows (ticket.loss_beyond_physics, at any severity: within one
+    # doubling of the bound it is only info) contradicts "physics predicts this": the prior gives way to the lead
+    beyond_physics = any(f.rule == LOSS_BEYOND_PHYSICS for f in findings)
 
     def quiet(f: Finding) -> bool:
-        return f.rule in PRIORS and (((fault or unjudged) and f.category in NOTHING_BROKEN_FORMS)
+        return f.rule in PRIORS and (((fault or unjudged or beyond_physics) and f.category in NOTHING_BROKEN_FORMS)
                                      or (figures and f.category in FIGURE_ANSWERED)
                                      or (prior_spoke and f.rule != SYMPTOM_PRIOR))
 
@@ -515,6 +518,7 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "topology.pair_bandwidth",
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
 SYMPTOM_PRIOR = "ticket.symptom_prior"
 FIGURE_UNJUDGED = "ticket.figure_unjudged"  # a reporter's figure no expected figure could be set against
+LOSS_BEYOND_PHYSICS = "ticket.loss_beyond_physics"  # a stated loss larger than the worst healthy layout gives
 PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken", "ticket.scaling_question")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
@@ -575,8 +579,8 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
-    if any(beyond_band.is_lead(f) for f in causes):
-        passed = []  # a figure beyond the band that nothing places: no check that passed answers it away
+    if any(beyond_band.is_lead(f) for f in causes) or any(f.rule == LOSS_BEYOND_PHYSICS for f in findings):
+        passed = []  # a figure beyond the band, or a loss beyond physics, that nothing places: no pass answers it away
     best = max((f.confidence for f in passed if not f.rule.startswith(SETTING_CHECKS)), default=0.0)
     if passed and symptom in ("slow", "scaling") and all(f.rule.startswith(MEASURED) for f in passed) and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
