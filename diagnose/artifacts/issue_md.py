@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from diagnose.artifacts import container_tag, figures, torch_release
+from diagnose.artifacts import container_tag, figures, serving_bench, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
@@ -291,6 +291,18 @@ def parse(text: str, name: str) -> list:
     # issue as each block alone cannot see that line: advice, not the writer's environment (launch.ADVICE_ABOVE)
     advised = {where(name, n) for n in advised_lines(text)}
     out = [r for r in out if not (isinstance(r, NcclSetting) and r.source in advised)]
+    # (fig30) a serving benchmark's result row quoted alone in prose ("Output token throughput (tok/s): 471.2") means
+    # what its label says in that benchmark (every stream's output together, a request rate), not a decode rate: the
+    # prose readers' other reading of its line gives way to it. A row the parser already read inside its block, or
+    # that the prose readers read as its label says ("Mean TPOT (ms): 18.5"), is not read again.
+    read_at = {r.source for r in out if isinstance(r, Measurement) and r.stat != "reported"}
+    rows = {row.source: dataclasses.replace(row, stat="reported") for i, ln in prose
+            if i not in quoted and where(name, i) not in read_at
+            and (row := serving_bench.result_row(ln, where(name, i))) is not None}
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in rows
+                                  and r.metric != rows[r.source].metric)]
+    out.extend(row for src, row in rows.items()
+               if not any(isinstance(r, Measurement) and r.source == src and r.metric == row.metric for r in out))
     # a rate a parser read from the same line (a vLLM log line quoted in prose) is not said twice
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
     out = [r for r in out
@@ -827,6 +839,7 @@ WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(
 #   "токенов в секунду";
 # - the unit before its figure, as tables and Chinese prose name a column: "tokens/s仅为40.24", "tok/s: 40",
 #   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
+#   (fig30) ... and the unit in words, as timing scripts print it: "Tokens per second: 81.53" (NVlabs/Fast-dLLM#49).
 CJK_RATE = re.compile(
     r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
     # ... the per-second word after the unit, glued to a Han word before the figure ("速度为70tokens"), with 左右/上下
@@ -839,8 +852,14 @@ CJK_RATE = re.compile(
     r"초당\s*(?:약|대략|평균)?\s*(\d+(?:\.\d+)?)\s*(?:개\s*)?(?:토큰|tokens?)|"
     r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
     r"в\s+секунду)|"
-    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
-    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))", re.I)
+    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|(?P<words>tokens?\s+per\s+sec(?:ond)?))\)?\s*"
+    r"(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
+    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))"
+    # (fig30) not the low end of a range after the unit ("Tokens per second: 20-30" is no 20)
+    r"(?!\s*(?:-|–|—|~|～|to)\s*\d)", re.I)
+# (fig30) A key that names a throughput before "tokens per second" ("Throughput - Tokens per second: 25325", a
+# reranker's input tokens: openvinotoolkit/model_server demos/rerank) says no decode rate.
+_THROUGHPUT_KEY = re.compile(r"\bthroughput\b[^:=\d]*$", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
@@ -2356,6 +2375,8 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
     for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
         if at + m.start() in compared or figures.change_start(ln, at + m.start(), at + m.end()):
             continue
+        if m.re is CJK_RATE and m.group("words") and _THROUGHPUT_KEY.search(clause[:m.start()]):
+            continue
         if figures.negated(clause, m.start()) or figures.RETRACTED.search(clause):
             alt = figures.instead(ln, at + m.end(), dot)
             if alt:  # "not 50 tok/s like the blog says but 20": 20 tok/s, said in the negated figure's clause
@@ -2930,6 +2951,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
     apart = _sets_apart(prose) if apart is None else apart
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
+        ln = figures.time_span_middles(ln)  # "68~70 ms": its middle
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
             if quoted:
