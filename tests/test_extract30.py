@@ -66,7 +66,6 @@ KNOWN_GAPS = {
     ("llmawq52", "tp"): _TP_UNSAID,
     ("llmawq52", "dtype"): "GPTQ / AWQ named as methods, not as the run's weight format",
     ("llmawq52", "batch"): "batch 1 is implied, not written",
-    ("llmawq52", "figures"): "a Markdown table whose columns are 'best(t/s)' / 'worse(t/s)' is not read",
     ("tgi1452", "batch"): "text-generation-benchmark's '-b 4' is not read as the batch",
     ("tgi1452", "figures"): "text-generation-benchmark's latency and throughput tables are not read",
     ("tgi1779", "gpu"): "'[NVIDIA A100-SXM4-40GB | 400W |  40960MiB] x 8' and '2xA100 @40GB memory' are not read",

@@ -1467,6 +1467,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out += [Workload(where(name, i), extra={"ollama_named": word})
                 for k, (i, word) in enumerate(ollama_named) if (i, word) not in ollama_named[:k]]
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
+    out.extend(_header_rate_rows(prose, name, {m.source for m in out if isinstance(m, Measurement)}))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         tp_line = max(code_tp, key=lambda x: x[1]) if code_tp else None
     job = _job_gpus([*prose, *code_lines])
@@ -1886,6 +1887,59 @@ def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | Non
         keep = rows
     return [Measurement(where(name, i), "decode_tok_s", value, "tok/s", stat="reported", dtype=dtype)
             for i, _, dtype, value in keep]
+
+
+# (fig30) A table of the reporter's runs whose column header names a decode rate, the rows naming runs ("| LLaMA-13B |
+# best(t/s) | worse(t/s) |" over "| Exllama | 47.13 | 41.86 |", mit-han-lab/llm-awq#52; "| command | tokens/second |"
+# over "| -t 7 -ngl 2000000 | 8.5 |", ggml-org/llama.cpp#1665): each bare number in that column is the decode rate of
+# its row's run, with the GPU its row names. Not a column of prompt-processing, input, total, peak or per-GPU rates,
+# a throughput (every stream together) or a batch's; not a table that sets GPU counts or layouts side by side (the
+# results-table readers take those), nor a table of several models' rows (ollama/ollama#9406 sets five models side by
+# side: which one the ticket is about is unsaid), nor a row already read.
+RATE_HEADER = re.compile(r"(?:^|[\s(\[])(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|t/s|tokens?\s+per\s+sec(?:ond)?|tps)"
+                         r"\s*[)\]]?\s*$", re.I)
+BATCH_HEADER = re.compile(r"^(?:batch(?:[_ -]?size)?|bs)$", re.I)
+OTHER_RATE_HEADER = re.compile(r"\b(?:prompt|prefill|input|pp|total|throughput|aggregate|overall|peak|gpus?|batch\w*|"
+                               r"concurren\w*|users?|requests?)\b", re.I)
+
+
+def _header_rate_rows(prose: list[tuple[int, str]], name: str, read: set[str]) -> list:
+    """Decode rates from the rows of tables whose rate is named in a column header (RATE_HEADER)."""
+    out, lines, k = [], [(i, _plain(ln)) for i, ln in prose], 0
+    while k < len(lines):
+        head = lines[k][1]
+        k += 1
+        cells = table_cells(head) if "|" in head else []
+        # ("S_PP t/s" is llama-sweep-bench's prompt-processing speed: its underscore parts are words)
+        cols = [j for j, c in enumerate(cells)
+                if RATE_HEADER.search(c) and not OTHER_RATE_HEADER.search(c.replace("_", " "))]
+        # (a header is a table's first row, over its delimiter row "|---|---|", as GitHub Markdown writes tables)
+        ruled = k < len(lines) and set("".join(table_cells(lines[k][1]))) <= set("-: ") and "-" in lines[k][1]
+        first = k < 2 or "|" not in lines[k - 2][1]
+        if len(cells) < 2 or not cols or not (ruled and first) or any(GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c)
+                                                                       for c in cells):
+            continue
+        body = _table_body(lines, k, len(cells))
+        while k < len(lines) and "|" in lines[k][1]:
+            k += 1
+        # (rows of several models side by side survey models: which one the ticket asks about is unsaid)
+        models = {clause_model(v, v) for _, vals in body for v in vals} - {None}
+        if _count_column(body) is not None or len(models) >= 2:
+            continue
+        # (a batch-size column: the row's rate is its batch's, every sequence together, as AutoAWQ's benchmark prints)
+        bcol = next((j for j, c in enumerate(cells) if BATCH_HEADER.match(c)), None)
+        for r, vals in body:
+            if where(name, r) in read:
+                continue
+            label = next((v for j, v in enumerate(vals) if j not in cols and not NUMBER.fullmatch(v.strip("_* "))), "")
+            batch = int(vals[bcol]) if bcol is not None and vals[bcol].strip().isdigit() else None
+            for j in cols:
+                cell = vals[j].strip("_* ").replace(",", "")
+                if re.fullmatch(r"~?\d+(?:\.\d+)?", cell):
+                    out.append(Measurement(where(name, r), "decode_tok_s", float(cell.lstrip("~")), "tok/s",
+                                           stat="reported", batch=batch, model=clause_model(label, label),
+                                           gpu_name=clause_gpu(label, label)))
+    return out
 
 
 def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
