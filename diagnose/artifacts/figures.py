@@ -257,8 +257,10 @@ def token_times(text: str) -> list[tuple[re.Match, float, str]]:
 
 
 # ------------------------------------------------------------------------------------------------ ranges, changes
-# "20-25 tok/s", "20 to 25 tok/s", "between 20 and 25 tok/s": the figure that ends it stands for the middle.
-RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPROX + NUM + r"\s*(?:-|–|—|to))\s*"
+# "20-25 tok/s", "20 to 25 tok/s", "between 20 and 25 tok/s": the figure that ends it stands for the middle. (fig30) A
+# tilde between two figures is a range too ("20~25 tok/s", "20～25": as Chinese and Japanese text, and many English
+# posts, write one; llama/llama#471 "68~70 ms"), a tilde before one figure stays "about" (_APPROX).
+RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPROX + NUM + r"\s*(?:-|–|—|~|～|to))\s*"
                          + _APPROX + r"$", re.I)
 # "from 50 tok/s to 25", "went from 50 to 25 tok/s": the change's start is no longer the speed. In Chinese 从 ... 至/到,
 # with or without the verb of the change between ("速度从70token/s降低至30token/s", "从 50 提升到 80").
@@ -456,3 +458,20 @@ def losses(text: str) -> list[tuple[re.Match, float]]:
         if factor and factor > 1:
             out.append((m, factor))
     return out
+
+
+# (fig30) A time written as a range, "68~70 ms", "60-70 ms", "1.2–1.5 s": the per-token and first-token readers take
+# one figure before its unit, so the range is written as its middle first, as a rate's range is (range_middle). A
+# range whose high end is over twice its low ("60~703ms": a typo, or two figures) has no middle that stands for it:
+# it is taken out, so that neither end is read as the time.
+TIME_SPAN = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:-|–|—|~|～)\s*" + _APPROX
+                       + r"(\d+(?:\.\d+)?)\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+
+
+def time_span_middles(line: str) -> str:
+    """The line with each narrow time range (TIME_SPAN) written as its middle and unit, a wide one taken out."""
+    def middle(m: re.Match) -> str:
+        low, high = float(m.group(1)), float(m.group(2))
+        return f"{round((low + high) / 2, 3):g} {m.group(3)}" if 0 < low < high <= 2 * low else " "
+    return TIME_SPAN.sub(middle, line)
+

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from diagnose.artifacts import container_tag, figures, torch_release
+from diagnose.artifacts import container_tag, figures, serving_bench, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
@@ -291,6 +291,18 @@ def parse(text: str, name: str) -> list:
     # issue as each block alone cannot see that line: advice, not the writer's environment (launch.ADVICE_ABOVE)
     advised = {where(name, n) for n in advised_lines(text)}
     out = [r for r in out if not (isinstance(r, NcclSetting) and r.source in advised)]
+    # (fig30) a serving benchmark's result row quoted alone in prose ("Output token throughput (tok/s): 471.2") means
+    # what its label says in that benchmark (every stream's output together, a request rate), not a decode rate: the
+    # prose readers' other reading of its line gives way to it. A row the parser already read inside its block, or
+    # that the prose readers read as its label says ("Mean TPOT (ms): 18.5"), is not read again.
+    read_at = {r.source for r in out if isinstance(r, Measurement) and r.stat != "reported"}
+    rows = {row.source: dataclasses.replace(row, stat="reported") for i, ln in prose
+            if i not in quoted and where(name, i) not in read_at
+            and (row := serving_bench.result_row(ln, where(name, i))) is not None}
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in rows
+                                  and r.metric != rows[r.source].metric)]
+    out.extend(row for src, row in rows.items()
+               if not any(isinstance(r, Measurement) and r.source == src and r.metric == row.metric for r in out))
     # a rate a parser read from the same line (a vLLM log line quoted in prose) is not said twice
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
     out = [r for r in out
@@ -827,6 +839,7 @@ WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(
 #   "токенов в секунду";
 # - the unit before its figure, as tables and Chinese prose name a column: "tokens/s仅为40.24", "tok/s: 40",
 #   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
+#   (fig30) ... and the unit in words, as timing scripts print it: "Tokens per second: 81.53" (NVlabs/Fast-dLLM#49).
 CJK_RATE = re.compile(
     r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
     # ... the per-second word after the unit, glued to a Han word before the figure ("速度为70tokens"), with 左右/上下
@@ -839,8 +852,14 @@ CJK_RATE = re.compile(
     r"초당\s*(?:약|대략|평균)?\s*(\d+(?:\.\d+)?)\s*(?:개\s*)?(?:토큰|tokens?)|"
     r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
     r"в\s+секунду)|"
-    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
-    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))", re.I)
+    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|(?P<words>tokens?\s+per\s+sec(?:ond)?))\)?\s*"
+    r"(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
+    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))"
+    # (fig30) not the low end of a range after the unit ("Tokens per second: 20-30" is no 20)
+    r"(?!\s*(?:-|–|—|~|～|to)\s*\d)", re.I)
+# (fig30) A key that names a throughput before "tokens per second" ("Throughput - Tokens per second: 25325", a
+# reranker's input tokens: openvinotoolkit/model_server demos/rerank) says no decode rate.
+_THROUGHPUT_KEY = re.compile(r"\bthroughput\b[^:=\d]*$", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
@@ -1448,6 +1467,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out += [Workload(where(name, i), extra={"ollama_named": word})
                 for k, (i, word) in enumerate(ollama_named) if (i, word) not in ollama_named[:k]]
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
+    out.extend(_header_rate_rows(prose, name, {m.source for m in out if isinstance(m, Measurement)}))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         tp_line = max(code_tp, key=lambda x: x[1]) if code_tp else None
     job = _job_gpus([*prose, *code_lines])
@@ -1867,6 +1887,59 @@ def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | Non
         keep = rows
     return [Measurement(where(name, i), "decode_tok_s", value, "tok/s", stat="reported", dtype=dtype)
             for i, _, dtype, value in keep]
+
+
+# (fig30) A table of the reporter's runs whose column header names a decode rate, the rows naming runs ("| LLaMA-13B |
+# best(t/s) | worse(t/s) |" over "| Exllama | 47.13 | 41.86 |", mit-han-lab/llm-awq#52; "| command | tokens/second |"
+# over "| -t 7 -ngl 2000000 | 8.5 |", ggml-org/llama.cpp#1665): each bare number in that column is the decode rate of
+# its row's run, with the GPU its row names. Not a column of prompt-processing, input, total, peak or per-GPU rates,
+# a throughput (every stream together) or a batch's; not a table that sets GPU counts or layouts side by side (the
+# results-table readers take those), nor a table of several models' rows (ollama/ollama#9406 sets five models side by
+# side: which one the ticket is about is unsaid), nor a row already read.
+RATE_HEADER = re.compile(r"(?:^|[\s(\[])(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|t/s|tokens?\s+per\s+sec(?:ond)?|tps)"
+                         r"\s*[)\]]?\s*$", re.I)
+BATCH_HEADER = re.compile(r"^(?:batch(?:[_ -]?size)?|bs)$", re.I)
+OTHER_RATE_HEADER = re.compile(r"\b(?:prompt|prefill|input|pp|total|throughput|aggregate|overall|peak|gpus?|batch\w*|"
+                               r"concurren\w*|users?|requests?)\b", re.I)
+
+
+def _header_rate_rows(prose: list[tuple[int, str]], name: str, read: set[str]) -> list:
+    """Decode rates from the rows of tables whose rate is named in a column header (RATE_HEADER)."""
+    out, lines, k = [], [(i, _plain(ln)) for i, ln in prose], 0
+    while k < len(lines):
+        head = lines[k][1]
+        k += 1
+        cells = table_cells(head) if "|" in head else []
+        # ("S_PP t/s" is llama-sweep-bench's prompt-processing speed: its underscore parts are words)
+        cols = [j for j, c in enumerate(cells)
+                if RATE_HEADER.search(c) and not OTHER_RATE_HEADER.search(c.replace("_", " "))]
+        # (a header is a table's first row, over its delimiter row "|---|---|", as GitHub Markdown writes tables)
+        ruled = k < len(lines) and set("".join(table_cells(lines[k][1]))) <= set("-: ") and "-" in lines[k][1]
+        first = k < 2 or "|" not in lines[k - 2][1]
+        if len(cells) < 2 or not cols or not (ruled and first) or any(GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c)
+                                                                       for c in cells):
+            continue
+        body = _table_body(lines, k, len(cells))
+        while k < len(lines) and "|" in lines[k][1]:
+            k += 1
+        # (rows of several models side by side survey models: which one the ticket asks about is unsaid)
+        models = {clause_model(v, v) for _, vals in body for v in vals} - {None}
+        if _count_column(body) is not None or len(models) >= 2:
+            continue
+        # (a batch-size column: the row's rate is its batch's, every sequence together, as AutoAWQ's benchmark prints)
+        bcol = next((j for j, c in enumerate(cells) if BATCH_HEADER.match(c)), None)
+        for r, vals in body:
+            if where(name, r) in read:
+                continue
+            label = next((v for j, v in enumerate(vals) if j not in cols and not NUMBER.fullmatch(v.strip("_* "))), "")
+            batch = int(vals[bcol]) if bcol is not None and vals[bcol].strip().isdigit() else None
+            for j in cols:
+                cell = vals[j].strip("_* ").replace(",", "")
+                if re.fullmatch(r"~?\d+(?:\.\d+)?", cell):
+                    out.append(Measurement(where(name, r), "decode_tok_s", float(cell.lstrip("~")), "tok/s",
+                                           stat="reported", batch=batch, model=clause_model(label, label),
+                                           gpu_name=clause_gpu(label, label)))
+    return out
 
 
 def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -2355,6 +2428,8 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
     out, at = [], ln.find(clause)
     for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
         if at + m.start() in compared or figures.change_start(ln, at + m.start(), at + m.end()):
+            continue
+        if m.re is CJK_RATE and m.group("words") and _THROUGHPUT_KEY.search(clause[:m.start()]):
             continue
         if figures.negated(clause, m.start()) or figures.RETRACTED.search(clause):
             alt = figures.instead(ln, at + m.end(), dot)
@@ -2930,6 +3005,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
     apart = _sets_apart(prose) if apart is None else apart
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
+        ln = figures.time_span_middles(ln)  # "68~70 ms": its middle
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
             if quoted:

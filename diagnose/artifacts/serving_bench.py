@@ -137,8 +137,25 @@ SECTION_RULE = re.compile(r"^\s*-{3,}.*?-{3,}\s*$|^\s*$")
 UNFRAMED_RUN = 3
 
 
+# A row the reporter set in bold to point at it, or listed as a Markdown bullet: "**Request throughput (req/s):
+# 8.41**" (vllm-project/vllm#5316), "- **Output token throughput (tok/s):** 253.06", or commented out in a script
+# ("# Mean TPOT (ms):   70.14"). The emphasis, the bullet and the comment mark are no part of the row's label or
+# figure.
+_BULLET = re.compile(r"^\s*(?:[-*+]|#+)\s+(?=\S)")
+_EMPHASIS = re.compile(r"\*\*|__")
+
+
 def _unquoted(line: str) -> str:
-    return re.sub(r"^\s*>\s?", "", line)
+    """The row without a block quote's '> ', a list bullet or comment mark, or Markdown bold."""
+    return _EMPHASIS.sub("", _BULLET.sub("", re.sub(r"^\s*>\s?", "", line)))
+
+
+def result_row(line: str, src: str) -> Measurement | None:
+    """The figure of one result-block row quoted on its own ("Output token throughput (tok/s): 471.2", "Mean TPOT
+    (ms): 12.5"), with the metric its label names and its scope (SCOPES); None for any other line."""
+    m = ROW.match(_unquoted(line))
+    row = _result_row(m.group("label"), m.group("value"), src, None) if m else None
+    return dataclasses.replace(row, scope=SCOPES.get(row.metric)) if row else None
 
 
 def _result_label(line: str) -> bool:
