@@ -430,6 +430,13 @@ UPDATE_ASK = ("the release (or image tag) before the update and the one after it
               "images`), and the same benchmark's figures on each with its launch line")
 
 
+# (ask30) Works on one machine, not on another (claims.machine_ab): the difference between the two machines decides it,
+# so the same versions and topology are asked of both (ggml-org/llama.cpp#3772: driver 545 on one box, 535 the other).
+MACHINE_AB_ASK = ("from both machines, the one where it works and the one where it does not: the driver (`nvidia-smi`"
+                  "), `python -m torch.utils.collect_env` (PyTorch, CUDA and NCCL), the engine's version and launch "
+                  "line, and `nvidia-smi topo -m`, so the difference between them shows")
+
+
 def symptom_ask(facts) -> str | None:
     """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
@@ -437,6 +444,8 @@ def symptom_ask(facts) -> str | None:
     from rules import claims
 
     said = _ticket_symptom(facts)
+    if claims.machine_ab(facts):
+        return MACHINE_AB_ASK
     if said in ("slow", "normal?", "scaling", "other") and claims.update_without_release(facts):
         return UPDATE_ASK
     if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
