@@ -2,7 +2,9 @@
 job works on one machine and not on another is decided by the difference between the two machines, so the first ask
 is each machine's driver, CUDA/NCCL/PyTorch, engine version and topology (claims.machine_ab ->
 rules.engine.MACHINE_AB_ASK), not one machine's topology. Real sentences from other threads in
-tests/data/ask30/machine_ab.toml (URLs in SOURCES.md); the audited paste ggml-org/llama.cpp#3772 under ut24/."""
+tests/data/ask30/machine_ab.toml (URLs in SOURCES.md); the audited paste ggml-org/llama.cpp#3772 under ut24/.
+A hang whose NCCL has shown itself in the ticket (a version line it printed, INFO lines, "stuck at init nccl") asks
+first for NCCL's whole INFO log up to where it stops (rules.engine.nccl_spoke -> NCCL_HANG_ASK): nccl_hang.toml."""
 
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from conftest import case_facts, reading_gaps, report_json, toml_cases
 
 from diagnose.bundle import read_bundle
 from rules import claims
-from rules.engine import MACHINE_AB_ASK, symptom_ask
+from rules.engine import MACHINE_AB_ASK, NCCL_HANG_ASK, SYMPTOM_ASKS, symptom_ask
 
 DATA = Path(__file__).parent / "data" / "ask30"
 PASTES = Path(__file__).parent / "data"
@@ -24,6 +26,32 @@ def test_one_machine_that_works_and_another_that_does_not_is_read(case):
     facts = case_facts(case)
     assert bool(claims.machine_ab(facts)) is case["ab"]
     assert (symptom_ask(facts) == MACHINE_AB_ASK) is case["ab"]
+
+
+@pytest.mark.parametrize("case", toml_cases(DATA, "nccl_hang"))
+def test_a_hang_whose_nccl_spoke_asks_for_the_whole_nccl_log(case):
+    ask = symptom_ask(case_facts(case))
+    assert ask == (NCCL_HANG_ASK if case["nccl"] else SYMPTOM_ASKS["hang"])
+
+
+@pytest.mark.parametrize("paste", ["ut25/pytorch7019.md", "ut29h/dynamo1065.md"])
+def test_public_hangs_with_nccl_output_ask_for_the_whole_nccl_log(paste):
+    """https://github.com/pytorch/pytorch/issues/7019 (a DataParallel hang under PyTorch 0.4 printing "NCCL version
+    2.1.15+cuda8.0"; settled: an /etc/nccl.conf in the image, which NCCL's INFO log shows) and ai-dynamo/dynamo#1065
+    (a multi-node hang shown by PyTorch's NCCL watchdog timeout line). Before: py-spy, Xid and collect_env; now NCCL's
+    whole INFO log first, with them."""
+    verdict = report_json("ticket", str(PASTES / paste))["verdict"]
+    assert verdict["category"] == "insufficient_data"
+    assert verdict["summary"].startswith("Not enough evidence to decide. Next: attach " + NCCL_HANG_ASK)
+
+
+@pytest.mark.parametrize("paste", ["ut23b/paddle246.md", "ut25/detectron219.md"])
+def test_public_hangs_without_nccl_output_keep_their_ask(paste):
+    """PaddlePaddle/Paddle#246 and facebookresearch/Detectron#219: hangs with no NCCL output in the paste keep the
+    stacks-and-Xid ask (Detectron#219: a lead's own ask), not NCCL's log."""
+    summary = report_json("ticket", str(PASTES / paste))["verdict"]["summary"]
+    assert "Next: attach " in summary and NCCL_HANG_ASK not in summary
+    assert "py-spy dump" in summary.split("Next: attach ", 1)[1].split(";")[0]
 
 
 def test_public_llamacpp_3772_asks_both_machines_first():
@@ -46,4 +74,5 @@ def test_public_pastes_naming_another_machine_are_no_machine_ab(paste):
 
 
 def test_every_case_names_its_thread_and_the_reading_has_near_misses():
-    assert reading_gaps(DATA, FAMILIES, {"machine_ab": lambda c: not c["ab"]}) == []
+    near = {"machine_ab": lambda c: not c["ab"], "nccl_hang": lambda c: not c["nccl"]}
+    assert reading_gaps(DATA, FAMILIES, near) == []
