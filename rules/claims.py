@@ -9231,3 +9231,52 @@ def trtllm_instance_group(facts: Facts) -> Claim | None:
         gpus = [int(g) for g in re.findall(r"\d+", listed)]
         return Claim("trtllm_instance_group", source, _quote(text, m, 30), {"gpus": gpus})
     return None
+
+
+# (ask30, issue 11) One machine that works and another that does not, in one sentence: "it works beautifully on my old
+# box ... but it produces only garbage on my newly built box" (ggml-org/llama.cpp#3772). What decides such a ticket is
+# the difference between the two machines (driver, CUDA and NCCL, engine build, GPUs and how they connect), so the
+# ask is each machine's versions and topology (rules.engine.MACHINE_AB_ASK), not one machine's. Not the same machine
+# with another GPU count or setting ("works on one GPU but not on two in the same machine"), nor a job spread over
+# machines ("works on one node but hangs across two nodes": a multi-node question, read by multi_node).
+_MAB_MACHINE = r"(?:box|machine|server|node|host|computer|PC|workstation|rig|system|instance|VM)"
+_MAB_ONE_MACHINE = (r"(?:on|in|with)\s+(?:my|our|the|an?|one|this|that)\s+(?!same\b)(?:[\w-]+\s+){0,2}?"
+                    + _MAB_MACHINE + r"\b(?!\s+(?:with|of)\s+(?:one|a single|1)\s+GPU)")
+_MAB_OTHER_MACHINE = (r"(?:on|in|with)\s+(?:my|our|the|an?|this|that)?\s*(?:[\w-]+\s+){0,2}?(?:other|another|second|"
+                      r"new(?:ly)?|newer|old(?:er)?|different|2nd)\s+(?:[\w-]+\s+){0,2}?" + _MAB_MACHINE + r"\b")
+_MAB_ELSEWHERE = (r"\b(?:on|in)\s+(?:an?|my|our|the)?\s*(?:other|another|different|second)\s+(?:[\w-]+\s+){0,2}?"
+                  + _MAB_MACHINE + r"\b")
+_MAB_WORKS_ON = r"\b(?:works?|worked|working|runs?|ran|running|is fine|was fine)\b\W{0,3}(?:\w+\W{0,3})?"
+# ... said of the other machine alone, with how well: "works fine on another machine" (not "this script works on
+# another server", a place to run it, nor "maybe it works on other servers")
+_MAB_WORKS_FINE = (r"\b(?:works?|worked|runs?|ran)\s+(?:just\s+)?(?:fine|well|perfectly|normally|great|"
+                   r"without (?:any )?(?:problems?|errors?|issues?))\b")
+_MAB_FAILS = (r"\b(?:fails?|failed|failing|crash\w*|hangs?|hung|stuck|slow\w*|garbage|gibberish|errors?|broken|"
+              r"doesn'?t|does not|didn'?t|did not|won'?t|not work\w*|can'?t|cannot)\b")
+_MAB_BUT = r"[^\n]{0,200}?\b(?:but|while|whereas|however)\b"
+_extend({"machine_ab": [
+    # works on one machine ..., but fails (or garbage, slow) on another
+    _MAB_WORKS_ON + r"[^.\n]{0,20}?" + _MAB_ONE_MACHINE + _MAB_BUT + r"[^\n]{0,80}?"
+    + _MAB_FAILS + r"[^\n]{0,60}?" + _MAB_OTHER_MACHINE,
+    _MAB_WORKS_ON + r"[^.\n]{0,20}?" + _MAB_OTHER_MACHINE + _MAB_BUT + r"[^\n]{0,80}?"
+    + _MAB_FAILS + r"[^\n]{0,60}?" + _MAB_ONE_MACHINE,
+    # fails on this machine ..., but works on another
+    _MAB_FAILS + r"[^.\n]{0,60}?" + _MAB_ONE_MACHINE + _MAB_BUT + r"[^\n]{0,40}?"
+    + _MAB_WORKS_ON + r"[^\n]{0,30}?" + _MAB_OTHER_MACHINE,
+    # one side only, the other machine's: "works fine on another machine", "on another machine ... the example can be
+    # run successfully" (the machine the ticket is about is the one that fails); not a new or old machine alone ("it
+    # works on my new machine" is as often the fix)
+    _MAB_WORKS_FINE + r"[^.\n]{0,20}?" + _MAB_ELSEWHERE,
+    _MAB_ELSEWHERE + r"[^\n]{0,200}?\b(?:works?|worked|runs?|ran|can be run|completes?|completed|trains?)\s+"
+    r"(?:fine|well|successfully|normally|perfectly|without (?:any )?(?:problems?|errors?|issues?))\b",
+]}, new_kinds=True)
+_MAB_MULTI_NODE_HERE = re.compile(r"\bacross\s+(?:two|\d+|multiple|several)\s+(?:nodes|machines|servers|hosts)\b|"
+                                  r"\bmulti[- ]?(?:node|machine|host)\b", re.I)
+
+
+def machine_ab(facts: Facts) -> Claim | None:
+    """(ask30) The reporter's word that the job works on one machine and not on another (machine_ab), observed, in a
+    ticket that is not about one job spread over machines; else None."""
+    if any(_MAB_MULTI_NODE_HERE.search(t) for _, t in texts(facts)):
+        return None
+    return next((c for c in find(facts, "machine_ab") if not c.guess), None)

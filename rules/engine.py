@@ -415,6 +415,15 @@ NCCL_TESTS_HANG_ASK = ("the NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) 
 NCCL_TESTS_ERROR_ASK = ("the complete output of the failing all_reduce_perf with NCCL_DEBUG=INFO "
                         "(NCCL_DEBUG_SUBSYS=INIT,NET), and the NCCL, driver and (across nodes) MLNX_OFED / HPC-X "
                         "versions of every node")
+# (ask30) A hang of a job whose NCCL has spoken in the ticket (its version line, some INFO lines, "stuck at init
+# nccl"): NCCL's own INFO log, whole, says which step of init or which collective the ranks reached and which NCCL_*
+# settings it read, the environment's and /etc/nccl.conf's (NCCL user guide, Environment Variables and
+# Troubleshooting); a quoted excerpt or the version line alone places nothing (pytorch/pytorch#7019: /etc/nccl.conf in
+# the image; vllm-project/vllm#6370: an init log cut before the hang).
+NCCL_HANG_ASK = ("the whole NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) of the stuck run up to where it stops, "
+                 "not an excerpt, with a `py-spy dump` of each stuck process, `dmesg | grep -i xid` from the time of "
+                 "the hang, and the launch line with `python -m torch.utils.collect_env` (engine, NCCL and driver "
+                 "versions)")
 SYMPTOM_ASKS = {
     "hang": ("a `py-spy dump` of each stuck process, `dmesg | grep -i xid` from the time of the hang, and the launch "
              "line with `python -m torch.utils.collect_env` (engine, NCCL and driver versions)"),
@@ -433,6 +442,13 @@ UPDATE_ASK = ("the release (or image tag) before the update and the one after it
               "images`), and the same benchmark's figures on each with its launch line")
 
 
+# (ask30) Works on one machine, not on another (claims.machine_ab): the difference between the two machines decides it,
+# so the same versions and topology are asked of both (ggml-org/llama.cpp#3772: driver 545 on one box, 535 the other).
+MACHINE_AB_ASK = ("from both machines, the one where it works and the one where it does not: the driver (`nvidia-smi`"
+                  "), `python -m torch.utils.collect_env` (PyTorch, CUDA and NCCL), the engine's version and launch "
+                  "line, and `nvidia-smi topo -m`, so the difference between them shows")
+
+
 def symptom_ask(facts) -> str | None:
     """What would settle this ticket's kind of question (SYMPTOM_ASKS), asked before the general artifacts; None for
     a ticket with no class or one that already holds it (a launch line that states engine, batch and CUDA graphs)."""
@@ -440,6 +456,8 @@ def symptom_ask(facts) -> str | None:
     from rules import claims
 
     said = _ticket_symptom(facts)
+    if claims.machine_ab(facts):
+        return MACHINE_AB_ASK
     if said in ("slow", "normal?", "scaling", "other") and claims.update_without_release(facts):
         return UPDATE_ASK
     if said in ("slow", "normal?", "scaling") and (facts.of(CollectiveResult) or any(
@@ -459,7 +477,20 @@ def symptom_ask(facts) -> str | None:
         return NCCL_TESTS_HANG_ASK  # (ut26b) no Python to dump: py-spy reads a Python interpreter's stacks only
     if said in ("crash", "error") and frameworks == {"nccl-tests"}:
         return NCCL_TESTS_ERROR_ASK  # (ut26b) nor a PyTorch to describe: torch's collect_env says nothing of it
+    if said == "hang" and nccl_spoke(facts):
+        return NCCL_HANG_ASK
     return SYMPTOM_ASKS.get(said)
+
+
+def nccl_spoke(facts) -> bool:
+    """Has the job's NCCL shown itself in the ticket: a version line it printed (not one derived from a package), any
+    INFO line, or the reporter's word that it is stuck at NCCL's init?"""
+    from diagnose.evidence import NcclEvent, NcclTransport, NcclVersion
+    from rules import claims
+
+    return bool(facts.of(NcclEvent) or facts.of(NcclTransport)
+                or any(v.derived_from is None for v in facts.of(NcclVersion))
+                or any(not c.guess for c in claims.find(facts, "nccl_init_stuck")))
 
 
 def fallback_ask(kind: str, facts) -> str | None:
