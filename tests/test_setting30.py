@@ -1,0 +1,74 @@
+"""A launch setting common to every arm of a comparison is no verdict (session s30, pass setting30, issue 11;
+tests/data/setting30/SOURCES.md). Where the reporter says every arm ran one software setup (claims.arms_share_setup:
+"All 4 runs same day, same model, same image"), a setting of that setup whose cost each GPU pays alike (eager mode)
+costs every arm alike and cannot explain why one arm is slower or faster: rules.engine.shared_setting_context keeps it
+as a lead below LEAD_FLOOR. Real near-misses (a shared model with different GPUs, one difference named, "otherwise
+identical") make no such claim and keep their verdicts."""
+
+from pathlib import Path
+
+import pytest
+from conftest import finding, report_json, said
+
+import rules.engine as engine
+from rules import claims
+
+DATA = Path(__file__).parent / "data"
+SPARK = DATA / "ut26c" / "spark_tp2_vs_2solo.md"  # forums.developer.nvidia.com/t/.../364926
+NEAR_MISSES = {
+    "ut27e/lmstudio1608.md": "expected_physics",  # lmstudio-ai/lmstudio-bug-tracker#1608
+    "w3c_s24/p40_mtp29.md": "p2p_disabled",  # sudoingX/qwen38-mtp#29
+    "ut24/besthub_nvlink.md": "insufficient_data",  # besthub.dev, NVLink on one arm only
+}
+
+
+def test_spark_states_one_setup_for_every_arm():
+    c = claims.arms_share_setup(said(SPARK.read_text()))
+    assert c is not None and "All 4 runs same day" in c.quote
+
+
+@pytest.mark.parametrize("sentence", [
+    # lmstudio-bug-tracker#1608: the arms differ in GPUs, the model is no software setup
+    "Afterwards, I see my tok/sec speed is 40 tok/sec. Both configurations were loading the same model.",
+    # qwen38-mtp#29: the one difference named
+    "Paired A/B on the same box, same GGUF (unsloth UD-Q5_K_XL), same serve config, only the spec flags changing "
+    "— both arms at `--parallel 1`, medians of 3 runs x 3 prompts",
+    # besthub.dev NVLink article: "otherwise" names a difference elsewhere
+    "both setups used dual 3090 GPUs with otherwise identical hardware, yet the cloud setup showed several-fold "
+    "higher latency",
+    # tensorrtx paraphrase c003: a picture, and a difference named
+    "Hello, I infer the same one image many times but the time of every run is very unstable",
+])
+def test_near_misses_make_no_shared_setup_claim(sentence):
+    assert claims.arms_share_setup(said(sentence)) is None
+
+
+def test_a_question_about_the_setup_is_no_claim():
+    # the spark post's sentence, asked
+    assert claims.arms_share_setup(said("Were all 4 runs on the same image?")) is None
+
+
+def test_spark_before_and_after(monkeypatch):
+    after = report_json("ticket", SPARK)
+    assert after["verdict"]["category"] == "insufficient_data"
+    lead = finding(after, "ticket.eager_flag")
+    assert lead["severity"] == "info" and lead["confidence"] < engine.LEAD_FLOOR
+    monkeypatch.setattr(engine, "shared_setting_context", lambda facts, findings: findings)
+    before = report_json("ticket", SPARK)
+    assert before["verdict"]["category"] == "eager_mode"
+
+
+@pytest.mark.parametrize("name,category", sorted(NEAR_MISSES.items()))
+def test_near_miss_verdicts_unchanged(name, category, monkeypatch):
+    after = report_json("ticket", DATA / name)["verdict"]["category"]
+    monkeypatch.setattr(engine, "shared_setting_context", lambda facts, findings: findings)
+    assert after == report_json("ticket", DATA / name)["verdict"]["category"] == category
+
+
+def test_a_cost_between_gpus_is_kept():
+    """P2P off costs a tensor-parallel arm and not a one-GPU arm: a shared setting of that kind may be the difference
+    (gap_costs.toml between_gpus), so it is no SOFTWARE_SETTINGS entry the guard may quiet."""
+    from rules import catalog
+
+    assert not set(engine.SOFTWARE_SETTINGS) & catalog.gap_costs_between_gpus()
+    assert "p2p_disabled" in catalog.gap_costs_between_gpus()
