@@ -72,3 +72,49 @@ def test_a_cost_between_gpus_is_kept():
 
     assert not set(engine.SOFTWARE_SETTINGS) & catalog.gap_costs_between_gpus()
     assert "p2p_disabled" in catalog.gap_costs_between_gpus()
+
+
+# --------------------------------------------------------------------------- another person's rig in a comparison
+
+CLUB = DATA / "ut19" / "club3090_833.md"  # noonghunna/club-3090#833
+
+
+@pytest.mark.parametrize("line", [
+    "# Dual 5090 vs Dual 3090 — Quality & Performance Comparison",  # noonghunna/club-3090#833's heading
+    "GPU: 8x NVIDIA B200 180 GB vs 8x NVIDIA H200 141 GB",  # NVIDIA/TensorRT-LLM#5929 (tests/data/ut15)
+])
+def test_two_rigs_of_one_board_each_are_compared(line):
+    from diagnose.artifacts.issue_md import _rigs_compared
+
+    assert _rigs_compared(line)
+
+
+@pytest.mark.parametrize("line", [
+    # one rig of mixed boards, or one side not counted: no two homogeneous rigs
+    "2x RTX 3090 + 2x 4090 vs expected",
+    "2x 3090 and 2x 4090 vs 4x A100",
+    "I have a 3090 and a 4090, the 4090 is faster than the 3090",
+    # tests/data/ut27e/lmstudio1608.md (lmstudio-bug-tracker#1608): a 5090, then a 5090 and a 3080 in one box
+    "I noticed the token generation with the 5090 was about 55 tok/sec, before I added the 3080.",
+])
+def test_mixed_rigs_are_not_two_rigs(line):
+    from diagnose.artifacts.issue_md import _rigs_compared
+
+    assert not _rigs_compared(line)
+
+
+def test_club3090_833_another_users_rig_is_no_mixed_job(monkeypatch):
+    """Before: straggler 0.69 from ticket.mixed_gpus (the other user's 3090 rig read as this job's); after: no mixed
+    GPUs, insufficient_data (the thread settles: not PCIe or P2P)."""
+    import diagnose.artifacts.issue_md as issue_md
+
+    after = report_json("ticket", CLUB)
+    assert finding(after, "ticket.mixed_gpus") is None and after["verdict"]["category"] != "straggler"
+    monkeypatch.setattr(issue_md, "_rigs_compared", lambda ln: False)
+    before = report_json("ticket", CLUB)
+    assert before["verdict"]["category"] == "straggler"
+
+
+def test_a_real_mixed_rig_keeps_its_mixed_gpus():
+    # sudoingX/qwen38-mtp#65 (tests/data/ut28b): an RTX 2070 and an RTX 5060 Ti in one job
+    assert finding(report_json("ticket", DATA / "ut28b" / "x1riser65.md"), "ticket.mixed_gpus") is not None
