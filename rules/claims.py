@@ -9280,3 +9280,39 @@ def machine_ab(facts: Facts) -> Claim | None:
     if any(_MAB_MULTI_NODE_HERE.search(t) for _, t in texts(facts)):
         return None
     return next((c for c in find(facts, "machine_ab") if not c.guess), None)
+
+
+# (setting30, issue 11) The reporter says every arm of a comparison ran one software setup: "All 4 runs same day,
+# same model, same image" (NVIDIA forums 364926, solo vs TP=2 vs two solo engines), "both runs use the same container
+# and flags". A launch setting of that setup is then common to every arm: it is context for the difference between
+# them, not its cause (rules.engine.shared_setting_context weighs which). Only the software setup counts (image,
+# container, recipe, flags, build, release): "both configurations were loading the same model" (lmstudio-bug-tracker
+# #1608) compares a 5090 alone with the 5090 and a 3080, so the GPU set is what differs. The sentence names
+# several runs (all, every, each, both + runs, tests, topologies, setups ...) and something the same across them; a
+# difference named in it ("same image except --enforce-eager", "same model but different flags") or a question
+# ("do both runs use the same image?") is no such statement.
+_ARMS = (r"\b(?:all|every|each|both)\s+(?:of\s+)?(?:(?:the|these|those|my|our|\d+|two|three|four|five|six|eight)\s+)?"
+         r"(?:[\w-]+\s+)?(?:runs?|tests?|topolog(?:y|ies)|configurations?|configs?|setups?|arms?|variants?|"
+         r"benchmarks?|measurements?|experiments?|layouts?|scenarios?)\b")
+_SAME_SETUP = (r"\b(?:same|identical)\s+(?:[\w-]+\s+)?(?:image|container|recipe|settings?|flags?|config\w*|build|"
+               r"version|release|environment|software|stack|command|launch\s+(?:args|arguments|command))\b")
+_ARMS_SHARE = re.compile(_ARMS + r"[^.?!\n]{0,80}?" + _SAME_SETUP + "|" + _SAME_SETUP + r"[^.?!\n]{0,80}?" + _ARMS,
+                         re.I)
+# The one thing the arms differ in, named anywhere in the text ("only the spec flags changing", "the only changed
+# argument was --enforce-eager", "otherwise identical", "with and without"): that setting is the A/B itself.
+_ONE_DIFFERENCE = re.compile(r"\bonly\b[^.?!\n]{0,40}?\b(?:chang\w*|differ\w*|vary\w*|varied|variable)\b|"
+                             r"\botherwise\b|\bwith and without\b|\bon (?:vs\.?|versus|and) off\b", re.I)
+
+
+def arms_share_setup(facts: Facts) -> Claim | None:
+    """The reporter's statement that every arm of a comparison ran on one setup (_ARMS_SHARE), or None: not asked,
+    and with no difference named in the sentence (_DIFFERENCE_NAMED) nor the one difference named in the text
+    (_ONE_DIFFERENCE)."""
+    for source, text in texts(facts):
+        if _ONE_DIFFERENCE.search(text):
+            continue
+        for sentence in sentences(text):
+            m = _ARMS_SHARE.search(sentence)
+            if m and not asked(sentence) and not _DIFFERENCE_NAMED.search(sentence):
+                return Claim("arms_share_setup", source, _quote(sentence, m, 80))
+    return None

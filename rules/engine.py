@@ -693,7 +693,7 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
 def _ticket_order(facts, findings: list[Finding]) -> list[Finding]:
     """The findings as a ticket's verdict and report both weigh them: one reading each, a cause the figures fit first,
     then a change between builds and a refusal before any GPU traffic above the layout the reporter chose."""
-    return refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))
+    return shared_setting_context(facts, refusal_first(facts, change_first(fits_first(facts, one_reading(findings)))))
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
@@ -858,6 +858,36 @@ def refusal_first(facts, findings: list[Finding]) -> list[Finding]:
     below = min(f.confidence for f in refused)
     return [lead_below(f, below) if (f.category in STANDING_LAYOUT or f.rule in REFUSAL_WAITS) and is_cause(f)
             and f.rule != "ticket.known_error" else f for f in findings]
+
+
+# Categories a launch setting of the software setup decides (the recipe's flags, the image): what a shared image or
+# recipe makes common to every arm. Hardware facts (a narrow link, clocks, the GPU set) are not: arms of one comparison
+# often run on different GPUs of the machine.
+SOFTWARE_SETTINGS = ("eager_mode",)
+
+
+def shared_setting_context(facts, findings: list[Finding]) -> list[Finding]:
+    """(setting30, issue 11) Where the reporter says every arm of the comparison ran one software setup (claims.
+    arms_share_setup: "All 4 runs same day, same model, same image"), a launch setting read only from the prose
+    (words_only, SOFTWARE_SETTINGS) holds for every arm, and one whose cost each GPU pays alike (gap_costs.toml, not
+    between_gpus) costs every arm alike: it cannot explain why one arm is slower or faster than another. It stays as
+    an info lead below LEAD_FLOOR, which leans against its category. A cost paid on traffic between GPUs (P2P off) is
+    kept: it differs between a one-GPU arm and a tensor-parallel one. A change between builds (CHANGE_RULES) or the
+    reporter's own A/B figures (FIGURE_AB) are the difference itself and are kept (NVIDIA forums 364926:
+    --enforce-eager in the recipe of solo, TP=2 and two solo engines alike, read as the cause of TP=2 beating two solo
+    engines)."""
+    from rules import claims
+
+    if not claims.arms_share_setup(facts):
+        return findings
+    between = catalog.gap_costs_between_gpus()
+
+    def common(f: Finding) -> bool:
+        return (is_cause(f) and SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"]
+                and f.category in SOFTWARE_SETTINGS and f.category not in between
+                and f.rule not in PRIORS + CHANGE_RULES + FIGURE_AB and words_only(facts, [f], f.category))
+
+    return [lead_below(f, LEAD_FLOOR) if common(f) else f for f in findings]
 
 
 # (review47) A hang read from a job refused before any GPU traffic is the refusal's own wait, not a collective stuck

@@ -1631,6 +1631,34 @@ SEPARATE_MACHINES = re.compile(
     r"\bmachines\s+différentes\b|"
     r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
     r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
+# (setting30, issue 11) Two rigs of one board each, set against each other: "Dual 5090 vs Dual 3090"
+# (noonghunna/club-3090#833, another user's dual 3090 beside the reporter's dual 5090), "2x 4090 vs 2x 3090". Each side
+# names its own count of one board, so each is its own homogeneous machine: the ticket's GPUs are compared, never one
+# job's mixed GPUs.
+RIG_COUNT = re.compile(r"(?:\b(?:dual|twin|two|three|four|quad|eight)|\b[2-9]\s*[x×*]|\b[2-9])\s*"
+                       r"(?:(?:nvidia|geforce|rtx|tesla)\s+)*$", re.I)
+
+
+def _rigs_compared(ln: str) -> bool:
+    """Does the line set two boards against each other ("vs", "versus", "against", "compared to" between them, no
+    "+", "and", "plus", "with" joining them: "2x 3090 + 2x 4090" is one mixed rig), each with its own count of two or
+    more (RIG_COUNT before it), and no third board counted?"""
+    ln = _plain(ln)
+    counted = [(m.start(), m.end(), gpu_key(m.group(1))) for m in GPU_NAME.finditer(ln)
+               if RIG_COUNT.search(ln[max(0, m.start() - 24):m.start()])]
+    if len({key for _, _, key in counted}) != 2:  # "2x 3090 and 2x 4090 vs 4x A100": a mixed rig on one side
+        return False
+    for (_, end, a), (start, _, b) in zip(counted, counted[1:]):
+        between = ln[end:start]
+        if a != b and RIGS_VS.search(between) and not RIGS_JOINED.search(between):
+            return True
+    return False
+
+
+RIGS_VS = re.compile(r"\b(?:vs\.?|versus|against|compared\s+(?:to|with))(?!\w)", re.I)
+RIGS_JOINED = re.compile(r"\+|&|\b(?:and|plus|with)\b", re.I)
+
+
 # A line that gives the outcome of the same test on one system ("- With RTX3090, CUDA 11.4: OK", "On the A6000: works",
 # "2080 Ti -> fine", "RTX 4090: same error"): each such line is another machine tried, so the GPU it names is
 # compared, not one more board of the reporter's job (pytorch/pytorch#87363 lists "With other GPU cards" this way).
@@ -2237,9 +2265,10 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
     labelling a pasted block (`labels`) names the system that block was measured on: compared; so does every line
-    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES)."""
+    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES) or compares two rigs of one board
+    each (_rigs_compared)."""
     out = []
-    apart = any(SEPARATE_MACHINES.search(ln) for _, ln in prose)
+    apart = any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
