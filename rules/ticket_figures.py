@@ -454,7 +454,10 @@ def batched_rate(facts: Facts, predictions=None):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in slowest_first(rates):  # (of two stated for one load, the slow one is the question)
         tp, _ = assumed_tp(facts, m)
-        priced = load_for(facts, m)  # the one load every rule prices this figure at (the engine's cap included)
+        # the one load every rule prices this figure at (the engine's cap included); a total of fewer prompts sent at
+        # once than fill the engine's batch (a script's one call with 100 prompts) is priced at them, not at one
+        # stream's nor at a full load's (more than that: full load, below)
+        priced = load_for(facts, m, sent=sent_at_once(facts) is None)
         stated = priced.n if priced is not None and priced.kind == "batch" else None
         total_at, predicted = _total_of(facts, m, tp, stated) or (None, None)
         if stated and not total_at:

@@ -43,6 +43,7 @@ def read(path: Path) -> Reading:
     from diagnose.bundle import read_bundle
     from diagnose.evidence import Measurement
     from rules.common import engine_of, gpu_count
+    from rules.stated_load import sent_at_once
     from rules.subject import Subject
 
     facts = read_bundle(path)
@@ -51,6 +52,8 @@ def read(path: Path) -> Reading:
     ms = facts.of(Measurement)
     tp = w.tp or next((m.tp for m in ms if m.tp), None)
     batch = w.batch or w.concurrency or next((m.batch or m.concurrency for m in ms if m.batch or m.concurrency), None)
+    if batch is None:  # prompts sent at once (a benchmark's count, a script's one call with N prompts): the rules' load
+        batch = (sent_at_once(facts, least=2) or (None,))[0]
     # a size stand-in ("llama-2-13b (stand-in for a 13B model)") is read as the row it stands in with
     model = subject.model.key.split(" (")[0] if subject.model else None
     gpu = subject.gpu.key if subject.gpu else None

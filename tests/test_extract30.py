@@ -43,7 +43,6 @@ KNOWN_GAPS = {
     ("vllm18725", "gpu"): "the title names B200 and H200; the measured block is the H200's, the reader takes B200",
     ("vllm18725", "gpus"): "'vllm serve' with no --tensor-parallel-size uses one of the 8 GPUs listed",
     ("vllm18725", "tp"): "the default TP (1) of a bare 'vllm serve' is not inferred",
-    ("qwen244", "batch"): "100 prompts sent at once by an offline LLM.generate are not read as the batch",
     ("qwen244", "figures"): "an offline throughput over 100 prompts is every stream's together; held as one stream's",
     ("lmdeploy619", "gpus"): "the node's 8 A100 are counted, not the 2 the --tp 2 job uses",
     ("lmdeploy619", "batch"): "--instance_num 32 (lmdeploy's concurrency) is not read as the load",

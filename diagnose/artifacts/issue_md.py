@@ -275,6 +275,8 @@ def parse(text: str, name: str) -> list:
     words_said = sorted([(i, ln) for i, ln in prose if i not in quoted] + noted)
     out.extend(_mentions(words_said, name, code_lines, labels))
     out.extend(_looped_requests(code, name))  # a script that sends its prompts one at a time
+    if not any(isinstance(f, Workload) and f.extra.get("num_prompts") for f in out):
+        out.extend(_prompts_in_one_call(code, name))  # a script that hands one call N prompts
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -2898,6 +2900,80 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
                                 for n in names):
                     return [Workload(where(name, start + k), batch=1,
                                      extra={"one_call_per_item": f"{line.strip()} {inner.strip()}"})]
+    return []
+
+
+# A pasted script that hands one generation call a list of N prompts: the offline engines batch them themselves (vLLM's
+# LLM.generate and SGLang's Engine.generate take a list and schedule it with continuous batching, as many at once as
+# the KV cache and --max-num-seqs allow, https://docs.vllm.ai/en/latest/serving/offline_inference.html; Hugging Face
+# generate pads a tokenized list into one batch), so the rate the script prints is N prompts' total, not one stream's
+# (QwenLM/Qwen3#244: `query_list = ["1" * 1000] * 100` then llm.generate(query_list, ...)). The list's size is read
+# where it is written: a literal repeated (`[p] * 100`, `prompts * 100`), or a comprehension over range(100); a name
+# made from it (inputs = tokenizer(prompts, ...)) carries the size, an element of it (prompts[0]) or a slice does not.
+# Not a list that never reaches a generation call (a training batch, `[0] * 100`), nor one sent item by item in a loop
+# (_looped_requests). Where the paste ends before any call, a list named for prompts in a block that makes an offline
+# engine (LLM(...)) is the one it was made for.
+_REPEATED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(\[.*\]|[A-Za-z_]\w*)\s*\*\s*(\d{1,6})\s*(?:#.*)?$")
+_RANGED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*\[.+\bfor\s+\w+\s+in\s+range\s*\(\s*(\d{1,6})\s*\)\s*\]\s*(?:#.*)?$")
+_INLINE = re.compile(r"(?:^|[(\s,=])(\[.*\]|[A-Za-z_]\w*)\s*\*\s*(\d{1,6})\b")
+_OFFLINE_CALL = re.compile(r"\.(?:async_)?(?:generate|chat)\s*\(")
+# (a list literal written over several lines: `prompts = [` ... `] * 1000`, sgl-project/sglang#4076)
+_LIST_OPENS = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*\[\s*$")
+_LIST_REPEATED = re.compile(r"^\s*\]\s*\*\s*(\d{1,6})\s*$")
+# (where the paste ends before the call: a list named for prompts, beside vLLM's LLM(...) or SGLang's Engine(...))
+_PROMPT_LIST = re.compile(r"prompt|quer|question|input|text|message", re.I)
+_OFFLINE_ENGINE = re.compile(r"(?<![\w.])(?:LLM|sgl\.Engine|Engine)\s*\(")
+
+
+def _prompts_in_one_call(code: list[tuple[int, str]], name: str) -> list:
+    """A Workload with extra["num_prompts"] (and the call as extra["prompts_in_call"]) where a pasted block passes a
+    list of at least two prompts to one generation call; [] where none does."""
+    for start, body in code:
+        sizes: dict[str, int] = {}
+        opened = None  # the name a list literal left open on an earlier line is assigned to
+        for k, line in enumerate(body.splitlines()):
+            code_part = line.split("#", 1)[0]
+            if (m := _LIST_OPENS.match(code_part)):
+                opened = m.group(1)
+                continue
+            if opened and (m := _LIST_REPEATED.match(code_part)):
+                sizes[opened], opened = int(m.group(1)), None
+                continue
+            if code_part.strip() == "]":  # (the list closed unrepeated: its size is not written)
+                opened = None
+            if (m := _REPEATED.match(code_part)):
+                base = sizes.get(m.group(2), 1 if m.group(2).startswith("[") else 0)
+                if base:  # (a list literal counts its one element; a name repeated only if its size is known)
+                    sizes[m.group(1)] = base * int(m.group(3))
+                continue
+            if (m := _RANGED.match(code_part)):
+                sizes[m.group(1)] = int(m.group(2))
+                continue
+            call = _OFFLINE_CALL.search(code_part)
+            if call is None:
+                made = _ASSIGNED.match(code_part)
+                if made and not _SLICE.search(made.group(2)) and not re.search(r"\w\s*\[", made.group(2)):
+                    known = [n for n in sizes if re.search(rf"\b{re.escape(n)}\b", made.group(2))]
+                    if len(known) == 1:  # inputs = tokenizer(prompts, padding=True, return_tensors="pt")
+                        sizes[made.group(1)] = sizes[known[0]]
+                continue
+            args = _prompt_args(code_part[call.end():])
+            inline = _INLINE.search(args)
+            n = 0
+            if inline and (inline.group(1).startswith("[") or inline.group(1) in sizes):
+                n = sizes.get(inline.group(1), 1) * int(inline.group(2))
+            else:
+                head = re.match(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?([A-Za-z_]\w*)\s*$", args.split(",")[0])
+                n = sizes.get(head.group(1), 0) if head else 0
+            if n >= 2:
+                return [Workload(where(name, start + k), extra={"num_prompts": str(n),
+                                                                "prompts_in_call": line.strip()})]
+        # the paste cut off before its call: a prompt list built in a block that makes an offline engine
+        made = [(n, size) for n, size in sizes.items() if _PROMPT_LIST.search(n) and size >= 2]
+        if len(made) == 1 and _OFFLINE_ENGINE.search(body) and not _OFFLINE_CALL.search(body):
+            k = next(k for k, ln in enumerate(body.splitlines()) if re.match(rf"\s*{made[0][0]}\s*=", ln))
+            return [Workload(where(name, start + k), extra={"num_prompts": str(made[0][1]),
+                                                            "prompts_in_call": body.splitlines()[k].strip()})]
     return []
 
 
