@@ -64,3 +64,33 @@ def test_words_that_say_the_direction_still_decide():
     verdict, found = judged_issue(text)
     assert verdict.category == "expected_physics"
     assert "393" in found["ticket.link_figure"].title
+
+
+# --------------------------------------------------------------------------- one part's figure is not the collective's
+
+NCCL2409 = Path(__file__).parent / "data" / "ut19" / "nccl2409.md"
+
+
+def _busbw(text: str) -> list[float]:
+    from diagnose.evidence import Measurement
+
+    return [r.value for r in issue_md.parse(text, "issue.md") if isinstance(r, Measurement) and r.metric == "busbw_gbs"]
+
+
+def test_a_rails_or_connections_share_is_no_all_reduce_busbw():
+    # NVIDIA/nccl#2409: "per GPU<->GPU connection capped at ~13 GB/s" (title), "busbw (per rail ~27 GB/s)", and the
+    # `sendrecv_perf`, 2 ranks, 1 rail row's 13.1 GB/s were read as all-reduce busbw and set against all 8 NICs
+    assert _busbw(NCCL2409.read_text()) == [216.5, 231.0]  # before: [13.0, 27.0, 216.5, 231.0, 13.1]
+
+
+def test_audited_paste_no_longer_blames_sockets_for_one_rail():
+    # before: socket_fallback 0.69 ("all_reduce busbw is 13 GB/s, 4% of the ~320 GB/s the NICs' line rate give")
+    verdict, found = judged_issue(NCCL2409.read_text())
+    assert verdict.category != "socket_fallback"
+    assert all("13 GB/s" not in f.title for f in found.values())
+
+
+def test_near_misses_keep_the_collectives_own_figure():
+    # the all-reduce's own figure beside a per-NIC and a per-peer sentence is still read (Smol Training Playbook)
+    assert _busbw((DATA / "smol_playbook_nccl_tests_p5.md").read_text()) == [480.0]
+    assert _busbw("nccl all-reduce between two nodes only 86GB/s") == [86.0]  # NVIDIA/nccl#1048's words
