@@ -6445,13 +6445,24 @@ def link_heavy_phase(*quotes: str) -> bool:
     return any(_PREFILL_WORDS.search(q) or _LINK_HEAVY.search(q) for q in quotes if q)
 
 
+# A phase word that names a length ("prefill_length, decode length 32, 64, 128", mit-han-lab/llm-awq#79; "prefill_len",
+# "decode tokens: 256") is a workload's parameter, not the phase's speed.
+_PHASE_LENGTH = re.compile(r"(?:[_ -]?(?:length|len|lens|size|steps)\b|\s+tokens?\s*[:=]?\s*\d)", re.I)
+
+
+def _phase_named(words: re.Pattern, sentence: str) -> bool:
+    """Does the sentence name the phase itself, not a length of it?"""
+    return any(not (re.search(r"_(?:length|len|lens|size|steps)$", m.group(0), re.I)
+                    or _PHASE_LENGTH.match(sentence, m.end())) for m in words.finditer(sentence))
+
+
 def phases_compared(facts: Facts) -> list[Claim]:
     """Sentences that set prompt processing against generation ("the prompt runs at 3000 tok/s but generation at
     40 tok/s", "why is prefill so much faster than decode?"): a contrast the two phases make by design."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(spaced(text)):
-            pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
+            pre, dec = _phase_named(_PREFILL_WORDS, sentence), _phase_named(_DECODE_WORDS, sentence)
             rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
             if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
                 out.append(Claim("phases_compared", source, one_line(sentence)[:200], _phase_rates(sentence)))

@@ -94,3 +94,25 @@ def test_near_misses_keep_the_collectives_own_figure():
     # the all-reduce's own figure beside a per-NIC and a per-peer sentence is still read (Smol Training Playbook)
     assert _busbw((DATA / "smol_playbook_nccl_tests_p5.md").read_text()) == [480.0]
     assert _busbw("nccl all-reduce between two nodes only 86GB/s") == [86.0]  # NVIDIA/nccl#1048's words
+
+
+# --------------------------------------------------------------------------- a phase's length is not the phase's rate
+
+LLMAWQ79 = Path(__file__).parent / "data" / "ut27a" / "llmawq79.md"
+
+
+def test_a_phase_length_is_no_prefill_decode_comparison():
+    # mit-han-lab/llm-awq#79: "INT4 ... only delievers 20%~35% faster ... than FP16 ... for prefill_length, decode
+    # length 32, 64, 128, 256, 512" compares INT4 with FP16; before: ticket.serving_tradeoff ("Prompt processing is
+    # many times faster than generation: by design") from the two length names
+    assert claims.phases_compared(facts_of(LLMAWQ79.read_text())) == []
+    _, found = judged_issue(LLMAWQ79.read_text())
+    assert "ticket.serving_tradeoff" not in found
+
+
+def test_near_miss_the_phases_rates_still_compare():
+    # vLLM's metrics line in vllm-project/vllm#14022 (tests/data/ut20a/vllm14022.md:38): both phases' rates
+    line = (Path(__file__).parent / "data" / "ut20a" / "vllm14022.md").read_text().splitlines()[37]
+    assert "Avg prompt throughput: 307.6 tokens/s" in line
+    found = claims.phases_compared(facts_of(line))
+    assert found and found[0].data == {"prefill": 307.6, "decode": 3210.7}
