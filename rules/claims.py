@@ -4981,6 +4981,26 @@ _SPEC_WORDS = re.compile(
     r"rated|maximum|aggregate|total)\b", re.I)
 # Which way a figure counts the traffic: a measured bidirectional copy is still a measurement.
 _DIRECTION = re.compile(r"\b(bi|uni)-?directional\b", re.I)
+# nvbandwidth's bidirectional device-to-device tests, named as the tool prints them. Their figure's scope differs by
+# version: the SM tests reported the sum of both directions and the CE tests the measured stream alone (one direction;
+# https://github.com/NVIDIA/nvbandwidth README, "Bidirectional Device <-> Device Bandwidth Tests"); later versions
+# print three matrices per test, "..._read1"/"_write1" and "..._read2"/"_write2" (one direction each) and "..._total"
+# (their sum). A bare test name therefore leaves the scope of the figure said of it unknown.
+_NVB_BIDIR = re.compile(r"device_to_device_bidirectional_memcpy_(?:read|write)_(?:ce|sm)"
+                        r"(?:_(total|read[12]|write[12]))?(?![A-Za-z0-9])", re.I)
+
+
+def nvbandwidth_direction(text: str) -> str | None:
+    """How the nvbandwidth bidirectional tests named in `text` count a figure: 'bi' (both directions summed: a
+    '_total' row, or the tool's "Total bandwidth" header), 'uni' (one direction: a '_read1'/'_write2' row), 'unknown'
+    (only a bare test name, as a command gives it, or rows of both kinds), None where no such test is named."""
+    found = list(_NVB_BIDIR.finditer(text))
+    if not found:
+        return None
+    rows = {"bi" if m.group(1).lower() == "total" else "uni" for m in found if m.group(1)}
+    if re.search(r"<->\s*GPU\S*\s+Total bandwidth", text, re.I):
+        rows.add("bi")
+    return rows.pop() if len(rows) == 1 else "unknown"
 # A copy between two GPUs (not a collective), as people and the CUDA samples name it.
 COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|"
               r"nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b")
@@ -5024,7 +5044,8 @@ _TO_AFTER = re.compile(r"\s*(?:->|→|=>)\s*(?:about\s+|around\s+|~)?\d", re.I)
 def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
     """Every GB/s figure in the reporter's own words, in order: data {value, spec (said as a
     specification or an expectation), question (asked about, in a sentence ending with '?'),
-    direction ('bi', 'uni' or None, as the words around it say), copy (said of a GPU-to-GPU copy,
+    direction ('bi', 'uni' or None, as the words around it say, else as a named nvbandwidth test's output counts it;
+    'unknown' where the test named leaves it open), copy (said of a GPU-to-GPU copy,
     not of a collective)}. The figure a change started from ("from 180 GB/s to 90 GB/s": 90 is the figure
     now) only with earlier=True."""
     out: list[Claim] = []
@@ -5049,11 +5070,14 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]
                     direction = _DIRECTION.search(near)
+                    copy = _copy_figure_at(part, m.start(), m.end())
+                    # a copy figure with no direction in its words takes it from the nvbandwidth test the text names
+                    named = nvbandwidth_direction(text) if copy and not direction else None
                     out.append(Claim("bandwidth_figure", source, _quote(part, m, 40),
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
                                       "question": asked(part),
-                                      "direction": direction.group(1).lower() if direction else None,
-                                      "copy": _copy_figure_at(part, m.start(), m.end()),
+                                      "direction": direction.group(1).lower() if direction else named,
+                                      "copy": copy,
                                       "off_path": bool(_OFF_PATH.search(
                                           clause := _clause_at(part, m.start(), m.end()))),
                                       "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
@@ -6421,13 +6445,24 @@ def link_heavy_phase(*quotes: str) -> bool:
     return any(_PREFILL_WORDS.search(q) or _LINK_HEAVY.search(q) for q in quotes if q)
 
 
+# A phase word that names a length ("prefill_length, decode length 32, 64, 128", mit-han-lab/llm-awq#79; "prefill_len",
+# "decode tokens: 256") is a workload's parameter, not the phase's speed.
+_PHASE_LENGTH = re.compile(r"(?:[_ -]?(?:length|len|lens|size|steps)\b|\s+tokens?\s*[:=]?\s*\d)", re.I)
+
+
+def _phase_named(words: re.Pattern, sentence: str) -> bool:
+    """Does the sentence name the phase itself, not a length of it?"""
+    return any(not (re.search(r"_(?:length|len|lens|size|steps)$", m.group(0), re.I)
+                    or _PHASE_LENGTH.match(sentence, m.end())) for m in words.finditer(sentence))
+
+
 def phases_compared(facts: Facts) -> list[Claim]:
     """Sentences that set prompt processing against generation ("the prompt runs at 3000 tok/s but generation at
     40 tok/s", "why is prefill so much faster than decode?"): a contrast the two phases make by design."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(spaced(text)):
-            pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
+            pre, dec = _phase_named(_PREFILL_WORDS, sentence), _phase_named(_DECODE_WORDS, sentence)
             rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
             if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
                 out.append(Claim("phases_compared", source, one_line(sentence)[:200], _phase_rates(sentence)))

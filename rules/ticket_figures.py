@@ -221,6 +221,12 @@ def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
     return out
 
 
+def scope_known(f: claims.Claim) -> bool:
+    """Is it known how the figure counts the traffic? A bare nvbandwidth bidirectional test name leaves open whether
+    its figure is one direction or both summed (claims.nvbandwidth_direction): such a figure is not judged."""
+    return f.data.get("direction") != "unknown"
+
+
 def per_direction(f: claims.Claim) -> float:
     """A measured figure per direction: a bidirectional copy rate counts both ways at once."""
     return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
@@ -351,7 +357,7 @@ def bridge_figure(facts: Facts, predictions=None):
         return
     if not has_nvlink(facts):
         return  # without a bridge in the ticket (or one said absent, "no NVLink bridge"), pcie_figure judges the copy
-    figures = [f for f in claims.bandwidth_figures(facts) if _is_copy(f) and not f.data["question"]]
+    figures = [f for f in claims.bandwidth_figures(facts) if _is_copy(f) and not f.data["question"] and scope_known(f)]
     if not figures or any(f.data["spec"] for f in figures):
         return
     from rules import catalog
@@ -1044,7 +1050,7 @@ def pcie_figure(facts: Facts, predictions=None):
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
-    usable = [(per_direction(f), f) for f in figures if not f.data["spec"]]
+    usable = [(per_direction(f), f) for f in figures if not f.data["spec"] and scope_known(f)]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
 

@@ -33,6 +33,7 @@ from rules.ticket_figures import (
     layout_words,
     one_gpu_pace,
     per_direction,
+    scope_known,
     split_pace,
     training_job,
     unmodelled_layout,
@@ -262,6 +263,15 @@ def _other_gpu(named: str | None, gpu) -> bool:
     return bool(other and other.key.split("-")[0] != gpu.key.split("-")[0])  # another family ("h100" / "a100")
 
 
+def _per_direction_words(c) -> str:
+    """How the figure became a per-direction one: a bidirectional figure counts both directions of a full-duplex link,
+    so one direction carries half (nvbandwidth's '_total' rows sum the two streams: https://github.com/NVIDIA/nvbandwidth
+    README, "Bidirectional Device <-> Device Bandwidth Tests")."""
+    if c.data.get("direction") == "bi":
+        return "per direction (half the bidirectional figure, which sums both directions)"
+    return "per direction"
+
+
 @rule("ticket.copy_figure", "expected_physics", "nvlink_down", "pcie_fallback")
 def copy_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate measured over NVLink (SXM boards, no datasheet figure quoted: link_figure
@@ -286,8 +296,8 @@ def copy_figure(facts: Facts, predictions=None):
     # "from 80 to 180 GB/s" of the sendrecv sweep, NVIDIA/nccl-tests#268)
     copies = [f for f in figures if f.data["copy"] or (bench and not claims.collective_named(text))]
     line = gpu.nvlink_gbs
-    usable = [(per_direction(f), f) for f in copies if not (_HOST_WORDS.search(f.quote) or f.data["off_path"]
-                                                            or _other_gpu(f.data["gpu"], gpu))]
+    usable = [(per_direction(f), f) for f in copies if scope_known(f) and not (
+        _HOST_WORDS.search(f.quote) or f.data["off_path"] or _other_gpu(f.data["gpu"], gpu))]
     usable = [(v, f) for v, f in usable if v <= GIB_MARGIN * line]
     if not usable:
         return
@@ -301,7 +311,7 @@ def copy_figure(facts: Facts, predictions=None):
                    "below, so " + ("the copy does not go over NVLink." if verdict == "pcie_fallback"
                                    else "part of the links between the GPUs are down or running degraded."),
                    [claim_ev(c, "the copy rate"),
-                    ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
+                    ev(c, _per_direction_words(c), round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
                     ev(gpu_src, f"catalog {gpu.key}: NVLink line rate per direction", expected=line, unit="GB/s")],
                    fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors, and "
                    "`nvidia-smi topo -m` for NV# between the GPUs.", refs=["nvidia_smi"])
@@ -312,7 +322,7 @@ def copy_figure(facts: Facts, predictions=None):
                "A copy moves data one way at a time, and NVLink's packet overhead leaves about 80 % of the "
                "per-direction line rate to payload; datasheet totals count both directions.",
                [claim_ev(c, "the copy rate"),
-                ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
+                ev(c, _per_direction_words(c), round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
                 ev(gpu_src, f"catalog {gpu.key}: NVLink line rate per direction x {COPY_SHARE} (packet overhead)",
                    expected=round(COPY_SHARE * line, 1), unit="GB/s")],
                fix="Nothing to fix: nvbandwidth and p2pBandwidthLatencyTest measure one direction's payload; compare "

@@ -1728,6 +1728,16 @@ MEASURING = re.compile(r"\b(?:only|gets?|got|getting|reach\w*|achiev\w*|measur\w
                        r"gives?|gave)\b", re.I)
 
 
+# A figure qualified as one part's share of a collective ("per rail ~27 GB/s", "per GPU<->GPU connection capped at ~13
+# GB/s", NVIDIA/nccl#2409) is not the collective's busbw: it counts one NIC, link or connection of many.
+PER_PART = re.compile(r"\bper[- ](?:GPU\s*<?->\s*GPU\s+|GPU[- ]to[- ]GPU\s+)?(?:rails?|NICs?|HCAs?|ports?|links?|"
+                      r"connections?|peers?|channels?|QPs?)\b", re.I)
+# A figure whose own sentence names another nccl-tests binary ("`sendrecv_perf`, 2 ranks, 1 rail | 13.1 GB/s") is that
+# test's, not all-reduce's, whatever the line above names.
+OTHER_BENCH = re.compile(r"\b(?:send_?recv|all_?gather|reduce_?scatter|all_?to_?all|broadcast|reduce|gather|scatter|"
+                         r"hypercube)_perf\b", re.I)
+
+
 def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> list:
     """all-reduce rates on line `ln` said without busbw or algbw (COLLECTIVE_SAID in it or in `before`, the prose line
     just above), each in GB/s with the reporter's words; none in a question."""
@@ -1739,6 +1749,8 @@ def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> li
         tied = " ".join([last, s] if k == 0 else sentences[k - 1:k + 1])
         if not COLLECTIVE_SAID.search(tied) or s.rstrip().endswith(("?", "？")):
             continue  # no collective said, or a figure asked about
+        if OTHER_BENCH.search(s) and not re.search(r"\ball[_ -]?reduce", s, re.I):
+            continue  # another test's figure
         for m in RATE_FIGURE.finditer(s):
             clause = re.split(r"[,;:(]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
             # (a figure in parentheses qualifies the words before them: "should be within a sane fraction of the spec
@@ -1746,6 +1758,8 @@ def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> li
             outer = re.split(r"[,;:]|\b(?:but|while|whereas|and)\b", s[:m.start()])[-1]
             in_paren = outer.rfind("(") > outer.rfind(")")
             link_rate = NETWORK_AFTER.match(s, m.end()) and not MEASURING.search(clause)
+            if PER_PART.search(clause):
+                continue  # one rail's, link's or connection's share
             if LINK_BESIDE.search(s[max(0, m.start() - 12):m.start()]) or LINK_BESIDE.search(s[m.end():m.end() + 14]) \
                     or link_rate or TARGET_WORDS.search(clause) or REFERENCE_BW.search(clause) \
                     or OTHER_SYSTEM.search(s[:m.start()]) \
@@ -1814,6 +1828,8 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
             if _wished(ln, at) or _reference_bw(ln, at, ln.find(unit, at) + len(unit)):
                 continue
+            if PER_PART.search(ln[max(0, at - 24):at]):
+                continue  # "(per rail ~27 GB/s)": one rail's share, not the collective's
             value = to_gbs(number(figure), unit)
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
             named_values.add(round(value, 3))
