@@ -1962,8 +1962,10 @@ def _header_rate_rows(prose: list[tuple[int, str]], name: str, read: set[str]) -
         # (a header is a table's first row, over its delimiter row "|---|---|", as GitHub Markdown writes tables)
         ruled = k < len(lines) and set("".join(table_cells(lines[k][1]))) <= set("-: ") and "-" in lines[k][1]
         first = k < 2 or "|" not in lines[k - 2][1]
-        if len(cells) < 2 or not cols or not (ruled and first) or any(GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c)
-                                                                       for c in cells):
+        # (llama.cpp's batched/sweep bench tables, BENCH_HEADER, have their own reader: "S t/s" there is prompt and
+        # generation together, every sequence of the batch)
+        if len(cells) < 2 or not cols or not (ruled and first) or BENCH_HEADER.match(head) or any(
+                GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c) for c in cells):
             continue
         body = _table_body(lines, k, len(cells))
         while k < len(lines) and "|" in lines[k][1]:
