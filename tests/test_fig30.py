@@ -57,3 +57,20 @@ def test_benchmark_row_scope():
 ])
 def test_time_span_middles(line, want):
     assert figures.time_span_middles(line) == want
+
+
+@pytest.mark.parametrize(("line", "absent", "present"), [
+    # a benchmark log's key whose label holds a number (public code index file 45665312624, an OpenNMT/eole
+    # benchmark log comparing it with CTranslate2 and vLLM; the index names no repository): "Enc/Step 0" is the step,
+    # not a rate of 0 tok/s
+    ("[2026-01-16 13:51:08,668 INFO] Enc/Step 0 tokens / sec: 269.3", 0.0, None),
+    # near-misses: a rate with a colon after it and words, not a figure, stays read
+    ("Decode runs at 45 tok/s: far below what I expected.", None, 45.0),
+    ("I get 12 tokens/s: is that normal?", None, 12.0),
+])
+def test_a_units_key_label_is_no_rate_of_the_number_before_it(line, absent, present):
+    rates = [m.value for m in _read(line) if m.metric == "decode_tok_s"]
+    if absent is not None:
+        assert absent not in rates, rates
+    if present is not None:
+        assert present in rates, rates

@@ -824,7 +824,9 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
                   r"(?P<k>\s?[kK](?=\s*(?:tok|tk/|t/s|tps)))?\s*"
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
-                  r"(?![A-Za-z])", re.I)
+                  r"(?![A-Za-z])(?!\s*[:=]\s*\d)", re.I)
+# (a unit that is a key's label, its figure after ":" or "=", is no figure of the number before it: "Enc/Step 0 tokens /
+# sec: 269.3" is 269.3 tok/s at step 0, not 0 tok/s; key/value rate lines are read on their own)
 # A rate written as a count over a time ("512 tokens in 40 s", "5,400 tokens per minute", "2 seconds per 100 tokens",
 # a job's length): diagnose.artifacts.figures reads them, in tok/s.
 # ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
