@@ -820,6 +820,11 @@ class Facts:
     def settings(self, name: str) -> list[NcclSetting]:
         return [s for s in self.of(NcclSetting) if s.name == name]
 
+    def printed_nccl_versions(self) -> list[NcclVersion]:
+        """The NCCL versions NCCL itself printed (a log line, a banner), not those looked up from a container
+        tag: only these say which NCCL ran."""
+        return [v for v in self.of(NcclVersion) if v.derived_from is None]
+
     def workload(self) -> Workload:
         """All Workload records merged, earliest source first for each field."""
         merged: dict[str, Any] = {}

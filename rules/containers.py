@@ -21,7 +21,7 @@ from rules.catalog import engine_torch, framework_release, ngc_container, ngc_re
 
 def derive_container_versions(facts: Facts) -> None:
     """Add the versions each named NGC tag ships, once per tag (evaluate may run twice on the same facts)."""
-    printed = any(v.derived_from is None for v in facts.of(NcclVersion))
+    printed = bool(facts.printed_nccl_versions())
     done = {n.data.get("derived_from") for n in facts.of(Note) if n.kind == "software"}
     for note in [n for n in facts.of(Note) if n.kind == "container_tag"]:
         tag = note.text

@@ -354,11 +354,11 @@ NCCL_LOG = "the NCCL_DEBUG=INFO output of one all_reduce_perf run on the affecte
 def ticket_gaps(facts) -> list[str]:
     """The basic artifacts (TOPO_MATRIX, SMI_QUERY, NCCL_LOG) whose facts the ticket does not hold; of a cut
     `nvidia-smi -q` paste, only the sections it lacks (smi_gap)."""
-    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, TopologyPath
 
     held = {TOPO_MATRIX: facts.of(TopologyPath),
             NCCL_LOG: (facts.of(NcclEvent) + facts.of(NcclTransport)
-                       + [v for v in facts.of(NcclVersion) if v.derived_from is None]
+                       + facts.printed_nccl_versions()
                        + facts.of(CollectiveResult))}
     gaps = [ask for ask, records in held.items() if not records]
     from rules.common import wsl_signs
@@ -485,11 +485,11 @@ def symptom_ask(facts) -> str | None:
 def nccl_spoke(facts) -> bool:
     """Has the job's NCCL shown itself in the ticket: a version line it printed (not one derived from a package), any
     INFO line, or the reporter's word that it is stuck at NCCL's init?"""
-    from diagnose.evidence import NcclEvent, NcclTransport, NcclVersion
+    from diagnose.evidence import NcclEvent, NcclTransport
     from rules import claims
 
     return bool(facts.of(NcclEvent) or facts.of(NcclTransport)
-                or any(v.derived_from is None for v in facts.of(NcclVersion))
+                or facts.printed_nccl_versions()
                 or any(not c.guess for c in claims.find(facts, "nccl_init_stuck")))
 
 

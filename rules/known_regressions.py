@@ -124,7 +124,7 @@ def _needs_hold(facts: Facts, row: dict) -> bool:
 def _versions(facts: Facts) -> list[tuple[str, object, str]]:
     """(version, where, how) of the NCCL release the ticket runs: printed by a tool; failing that, what the reporter
     says runs (_named_running); failing that, looked up from a container tag."""
-    printed = [(v.version, v, "printed") for v in facts.of(NcclVersion) if v.derived_from is None]
+    printed = [(v.version, v, "printed") for v in facts.printed_nccl_versions()]
     named = [(v, _cite(source, v), "named") for source, text in claims.texts(facts) for v in _named_running(text)]
     return printed or named or [(v.version, v, "tag") for v in facts.of(NcclVersion) if v.derived_from]
 

@@ -358,7 +358,7 @@ def _scope_holds(facts: Facts, row: dict) -> bool:
 def regression(facts: Facts, predictions=None):
     """Performance that changed with nothing but the NCCL version, and known regressions."""
     compared = claims.find(facts, "nccl_versions_compared")
-    versions = [v for v in facts.of(NcclVersion) if v.derived_from is None]
+    versions = facts.printed_nccl_versions()
     running = _newest_printed(facts) or (None if compared else _from_tag(facts))
     named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
     newest = running.version if running else (named[-1] if named else None)
@@ -399,7 +399,7 @@ def regression(facts: Facts, predictions=None):
 
 def _newest_printed(facts: Facts) -> NcclVersion | None:
     """The newest NCCL release a log or tool printed (the first of equal ones), or None."""
-    return max((v for v in facts.of(NcclVersion) if v.derived_from is None), key=lambda v: version_key(v.version),
+    return max(facts.printed_nccl_versions(), key=lambda v: version_key(v.version),
                default=None)
 
 

@@ -1300,7 +1300,7 @@ def nccl_release_in_use(facts: Facts) -> str:
     from rules import catalog
 
     versions = list(facts.of(NcclVersion))
-    printed = {catalog.nccl_release(v.version) for v in versions if v.derived_from is None} - {None}
+    printed = {catalog.nccl_release(v.version) for v in facts.printed_nccl_versions()} - {None}
     derived = {catalog.nccl_release(v.version) for v in versions if v.derived_from} - {None}
     chosen = printed or derived
     if len(chosen) != 1:
