@@ -59,8 +59,9 @@ def parse(text: str, name: str) -> list:
             continue
         if in_processes:
             process = _PROCESS.match(cells[0]) if len(cells) == 1 else None
-            gpu = next((r for r in records if isinstance(r, GpuFact) and process and r.index == int(process["gpu"])),
-                       None)
+            if process is None:
+                continue
+            gpu = next((r for r in records if isinstance(r, GpuFact) and r.index == int(process["gpu"])), None)
             if gpu is not None:
                 mem = process["mem"]
                 gpu.processes.append({"pid": int(process["pid"]), "type": process["type"], "name": process["name"],
