@@ -493,6 +493,22 @@ def nccl_spoke(facts) -> bool:
                 or any(not c.guess for c in claims.find(facts, "nccl_init_stuck")))
 
 
+_COMMAND = re.compile(r"`([^`]+)`")
+
+
+def without_repeats(asks: list[str]) -> list[str]:
+    """The asks in order, less each whose first command an earlier ask already names (a lead asks for
+    `nvidia-smi topo -m` with its own reason; the coverage check's ask for the same command adds nothing)."""
+    kept, named = [], set()
+    for ask in dict.fromkeys(asks):
+        commands = _COMMAND.findall(ask)
+        if commands and commands[0] in named:
+            continue
+        kept.append(ask)
+        named.update(commands)
+    return kept
+
+
 def fallback_ask(kind: str, facts) -> str | None:
     """What to ask for when no check named its own gap, worded for the report kind and never for
     what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
@@ -633,7 +649,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         )
     # what would show the cause a lead points at comes first, standing in for the question kind's (the more specific)
     first = [f"{verb} {top.ask}"] if lead and top.ask else [f"{verb} {first_ask}"] if first_ask else []
-    ask = "; ".join(dict.fromkeys(first + (requests or ([fallback] if fallback else []))))
+    ask = "; ".join(without_repeats(first + (requests or ([fallback] if fallback else []))))
     weak_lead = WEAK_LEAD if causes and beyond_band.is_lead(top) else weak_lead
     if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
         return Verdict(top.category, round(min(top.confidence, weak_lead), 2),

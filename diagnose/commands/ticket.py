@@ -73,7 +73,7 @@ def _tables(facts, findings, answer) -> dict:
         }
     if answer.names_the_cause():  # a confident verdict: asking for more is noise (findings keep `ask`)
         return tables
-    from rules.engine import LEAD_SAYS, fallback_ask, is_cause, symptom_ask
+    from rules.engine import LEAD_SAYS, fallback_ask, is_cause, symptom_ask, without_repeats
 
     asks = [(f.rule, f.ask or f.fix) for f in findings if f.category == "insufficient_data" and (f.ask or f.fix)]
     asks += [("bundle", m) for m in facts.missing]
@@ -84,11 +84,12 @@ def _tables(facts, findings, answer) -> dict:
     leads = [(f.rule, f.ask) for f in findings if f.ask and f.severity == "info" and is_cause(f)]
     first = leads or ([("ticket.symptom", said)] if undecided and (said := symptom_ask(facts)) else [])
     asks = first + asks
-    if asks:
-        tables["What to attach next"] = {
-            "columns": ["check", "artifact"],
-            "rows": [list(a) for a in dict.fromkeys(asks)],
-        }
+    rule_of = {}  # each artifact once, under the first check that asks for it
+    for rule, artifact in asks:
+        rule_of.setdefault(artifact, rule)
+    rows = [[rule_of[artifact], artifact] for artifact in without_repeats(list(rule_of))]
+    if rows:
+        tables["What to attach next"] = {"columns": ["check", "artifact"], "rows": rows}
     return tables
 
 
