@@ -2349,7 +2349,10 @@ _BEFORE_CHANGE = re.compile(r"[^.;\n]{0,40}?\bbefore\s+(?:I\s+|we\s+)?"
 
 # (decided31) A multi-node reading whose count is one ("a distributed training task with 1 nodes",
 # pytorch/pytorch#40273; "run 1 task on 1 nodes" in an HPC job script): the plural is a slip, the count says one host.
+# Not a bound: "more than 1 nodes", ">1 nodes" (NVIDIA/nccl#447: "When using 1 nodes it works ... But when using more
+# than 1 nodes, Training get stuck") is the multi-node job.
 _COUNT_OF_ONE = re.compile(r"(?:(?:on|using|with|over|spanning|across|between)\s+(?:the\s+)?)?0*1(?:\s*x)?[\s-]", re.I)
+_MORE_THAN = re.compile(r"(?:\bmore\s+than|\bover|\babove|\bbeyond|\bat\s+least|>=?)\s*$", re.I)
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
@@ -2369,7 +2372,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     if kind in ("multi_node", "one_node") and _numa_nodes(sentence, m):
         return True
-    if kind == "multi_node" and _COUNT_OF_ONE.match(m.group(0)):
+    if kind == "multi_node" and _COUNT_OF_ONE.match(m.group(0)) and not _MORE_THAN.search(
+            sentence[max(0, m.start() - 20):m.start()]):
         return True  # (decided31) "with 1 nodes": a count of one host, whatever the plural, is no multi-node job
     if kind == "one_node":  # a place: only its own "not" rules it out ("not on one node"; not "does not work on")
         return _one_of_many(sentence, m) or bool(_NOT_JUST_BEFORE.search(sentence[max(0, m.start() - 30):m.start()]))
