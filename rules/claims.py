@@ -994,6 +994,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\bsingle[- ]?(?:node|machine|server|host)\b" + _NOT_HOST_SIDE,
         r"\b(?:one|1|a single)\s+(?:[\w.-]+\s+)?(?:node|machine|server|host|box)\s+(?:with|of|holding|having|x|×)\s+\d",
         r"(?:--nnodes|--num[-_]nodes|\bnnodes|\bNNODES|\bnum_nodes)\s*[= ]\s*1\b",
+        # (decided31) a count of one with the plural slipped in: "a training task with 1 nodes", "on 1 nodes"
+        r"\b(?:on|in|with|using|onto|across)\s+(?:only\s+)?1\s+(?:nodes|servers|hosts|machines)\b",
         r"单机|单节点|单台(?:机器|服务器)|同一台(?:机器|服务器)",
     ],
     # (issue 11) A hang that comes after the job has been running: collectives completed before it, so a peer-to-peer
@@ -2345,6 +2347,14 @@ _BEFORE_CHANGE = re.compile(r"[^.;\n]{0,40}?\bbefore\s+(?:I\s+|we\s+)?"
                             r"(?:enabl|install|configur|load|switch|turn|set|fix|add|mount|pass)\w*\b", re.I)
 
 
+# (decided31) A multi-node reading whose count is one ("a distributed training task with 1 nodes",
+# pytorch/pytorch#40273; "run 1 task on 1 nodes" in an HPC job script): the plural is a slip, the count says one host.
+# Not a bound: "more than 1 nodes", ">1 nodes" (NVIDIA/nccl#447: "When using 1 nodes it works ... But when using more
+# than 1 nodes, Training get stuck") is the multi-node job.
+_COUNT_OF_ONE = re.compile(r"(?:(?:on|using|with|over|spanning|across|between)\s+(?:the\s+)?)?0*1(?:\s*x)?[\s-]", re.I)
+_MORE_THAN = re.compile(r"(?:\bmore\s+than|\bover|\babove|\bbeyond|\bat\s+least|>=?)\s*$", re.I)
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
@@ -2362,6 +2372,9 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     if kind in ("multi_node", "one_node") and _numa_nodes(sentence, m):
         return True
+    if kind == "multi_node" and _COUNT_OF_ONE.match(m.group(0)) and not _MORE_THAN.search(
+            sentence[max(0, m.start() - 20):m.start()]):
+        return True  # (decided31) "with 1 nodes": a count of one host, whatever the plural, is no multi-node job
     if kind == "one_node":  # a place: only its own "not" rules it out ("not on one node"; not "does not work on")
         return _one_of_many(sentence, m) or bool(_NOT_JUST_BEFORE.search(sentence[max(0, m.start() - 30):m.start()]))
     if kind == "pipeline_parallel" and pipeline_degree(sentence, m) == 1:
