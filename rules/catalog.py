@@ -643,6 +643,15 @@ def _load_file(cat: _Catalog, path: str) -> None:
             cat.origin[(section, key)] = path
 
 
+@functools.lru_cache(maxsize=None)
+def cuda_version_sources() -> tuple[dict, ...]:
+    """rules/catalog/cuda_versions.toml's [[source]] rows: the tools whose "CUDA version" a reporter quotes, and what
+    each one's is (the driver's supported CUDA or a toolkit's), read once."""
+    from diagnose.inputs import load_toml
+
+    return tuple(load_toml(str(CATALOG_DIR / "cuda_versions.toml"), "catalog").get("source", []))
+
+
 # The engine names claims reads, as engine_releases.toml keys them ("text-generation-inference" is TGI).
 _RELEASE_KEYS = {"text-generation-inference": "tgi"}
 

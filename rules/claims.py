@@ -2824,6 +2824,7 @@ def claims(facts: Facts) -> list[Claim]:
         read_to = 0  # the end of the last figure read (a range's top is part of it)
         spans: list[tuple[int, int]] = []  # the text of every figure read
         util_sentences: set[int] = set()  # the starts of sentences that gave a figure (a per-card contrast reads on)
+        busy_at: list[tuple[int, int, float]] = []  # (start, end, percent) of each busy or idle share read
         bare = [(m, "n") for m in _UTIL_BARE.finditer(text)]
         for m, number in sorted([(m, None) for m in _UTIL.finditer(text)] + bare, key=lambda x: x[0].start()):
             number = number or next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
@@ -2868,6 +2869,8 @@ def claims(facts: Facts) -> list[Claim]:
                     data["low"] = low
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data, negated=never))
                 util_sentences.add(_sentence_start(text, m.start()))
+                if not never and (pct >= SWING_BUSY or pct <= SWING_IDLE):
+                    busy_at.append((m.start(number), read_to, pct))
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
                     out.append(Claim("gpu_idle_words", source, _quote(text, m, 40), {"groups": []}))
         for m, later in (*((m, False) for m in _UTIL_OTHER_CARD.finditer(text)),
@@ -2887,6 +2890,9 @@ def claims(facts: Facts) -> list[Claim]:
                 data["low"] = float(m.group("low"))
             if pct <= 100:
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data))
+        swing = util_swing(text, busy_at)
+        if swing:
+            out.append(swing_claim(source, text, *swing))
     for n in facts.of(Note):
         if n.kind != OUTPUT_KIND or not n.text:
             continue
@@ -3119,6 +3125,61 @@ def _sentence_at(text: str, pos: int) -> str:
     a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
     b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
     return text[a:b]
+
+
+# (healthy31) A swing read from its figures, whatever the words around them: one GPU's utilisation given as a busy
+# share and, beside it in the same sentence, an idle one ("GPU-Util always jumps from 89% seconds later to 0%, then
+# 89% again", megvii-research/video_analyst#215; "gpu 利用率时为 0 时为 80%",
+# aliyun/conditional-lane-detection#15). nvidia-smi's utilization.gpu is "percent of time over the past sample
+# period during which one or more kernels was executing on the GPU" (nvidia-smi --help-query-gpu), and NCCL's kernels
+# spin while they wait, so a sample at (near) zero between busy ones is a stretch with no kernel queued: the host did
+# not feed the GPU. Two cards' shares side by side ("100% on GPU0 and 0% on GPU1") are a per-card contrast, not a
+# swing, and an idle GPU between requests is no running job.
+SWING_BUSY = 40.0  # a share at or above this is a GPU at work
+SWING_IDLE = 5.0  # ... and one at or below this, beside it, a GPU with nothing queued
+_IDLE_SHARE = re.compile(r"(?<![\w.:#/+-])([0-5])(?:\.0+)?(?:\s*[%％])?"
+                         r"(?![\w.%％]|\s*(?:[GMK]i?B|ms|s\b|sec|W\b|°|C\b|x\b|times|GPUs?|cards?|nodes?|[卡张个秒]))",
+                         re.I)
+_BUSY_SHARE = re.compile(r"(?<![\w.])(4\d|[5-9]\d|100)(?:\.\d+)?\s*[%％]")
+_OTHER_SHARE = re.compile(r"(?:\bCPU|\bmemory|\bmem\b|VRAM|\bRAM\b|\bpower|\bfans?\b|\bdisk|显存|内存|功耗|风扇)"
+                          r"[^%％\d]{0,25}$", re.I)
+_NUMBERED_BEFORE = re.compile(r"(?:\b(?:GPU|cuda|device|rank|card|id|no|batch(?:[ _-]?size)?|bs|tp|pp|dp|ep|size|"
+                              r"num\w*|workers?)|[#卡号第])\W{0,3}$|=\s*$", re.I)
+_CARDS_CONTRASTED = re.compile(r"\b(?:other|another|second|first|remaining|each|both)\s+(?:one|GPUs?|cards?)\b|"
+                               r"\bthe other\b|\bone\s+(?:GPU|card|device)\b|"
+                               r"\b(?:two|2|dual|both|several|multiple)\s+(?:GPUs|cards)\b|"
+                               r"\b(?:GPU|card|device)\s*#?\d\b|"
+                               r"一张|另外|另一|两张|双卡|多卡|其他|其余|第[一二]|每张", re.I)
+SWING_SPAN = 60  # the idle share within this many characters of the busy one
+_STARTING = re.compile(r"\b(?:start\w*|launch\w*|begin\w*|boot\w*|load(?:s|ed|ing)?)\b|开始|启动|加载", re.I)
+
+
+def util_swing(text: str, read: list[tuple[int, int, float]]) -> tuple[int, int, float, float] | None:
+    """(start, end, idle share, busy share) of the first utilisation share read (busy or idle) told beside the other
+    kind in its sentence (SWING_BUSY, SWING_IDLE); None when no sentence gives both for one GPU."""
+    for start, end, pct in read:
+        sentence = _sentence_at(text, start)
+        if _CARDS_CONTRASTED.search(sentence) or _IDLE_STATE.search(sentence) or _STARTING.search(sentence):
+            continue  # two cards' shares, a GPU idle between requests, or one that rises as a job starts
+        other = _IDLE_SHARE if pct >= SWING_BUSY else _BUSY_SHARE
+        for m in other.finditer(text, max(0, start - SWING_SPAN), min(len(text), end + SWING_SPAN)):
+            if start <= m.start() < end or _sentence_start(text, m.start()) != _sentence_start(text, start):
+                continue  # the busy figure itself, or another sentence's number
+            if _NUMBERED_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
+                continue  # "GPU 0", "rank 1", "batch size 4", "tp=4": a name, a count or a setting, not a share
+            if _INSIDE_NEGATION_F.search(text[max(0, m.start() - 25):m.start()]):
+                continue  # "never drops below 1 %": the idle share ruled out
+            if _OTHER_SHARE.search(text[max(0, m.start() - 30):m.start()]):
+                continue  # "CPU is at 100 %", "memory usage is 95 %": another thing's share
+            idle, busy = sorted((pct, float(m.group(1))))
+            return min(start, m.start()), max(end, m.end()), idle, busy
+    return None
+
+
+def swing_claim(source: str, text: str, start: int, end: int, idle: float, busy: float) -> Claim:
+    span = re.compile(re.escape(text[start:end]))
+    m = span.search(text, start)
+    return Claim("util_swings", source, _quote(text, m, 40), {"low": idle, "high": busy, "groups": []})
 
 
 def fixed_by(quote: str) -> bool:

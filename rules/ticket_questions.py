@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
-from rules import claims, ticket_ratio
+from rules import catalog, claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
@@ -731,6 +731,67 @@ def idle_reading(facts: Facts) -> claims.Claim | None:
                 return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200],
                                     {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))})
     return claims.Claim("idle_reading", first[0], claims.one_line(first[1])[:200]) if first else None
+
+
+# (healthy31) A CUDA release as tools print it ("12.2", "11.3", "CUDA Version: 12.2", "V12.1.105"), not a longer number.
+_CUDA_RELEASE = re.compile(r"(?<![\w.])V?(\d{1,2})\.(\d)(?:\.\d+)?(?!\w|\.\d)")
+VERSION_SPAN = 300  # the two tools named within this many characters of one paragraph
+
+
+def _release_after(paragraph: str, pos: int) -> tuple[int, int] | None:
+    m = _CUDA_RELEASE.search(paragraph, pos, pos + 60)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def cuda_versions_compared(facts: Facts) -> tuple[str, str, dict, dict] | None:
+    """(source, quote, driver row, toolkit row) where one paragraph of the reporter's own words (not a pasted output)
+    names a tool whose "CUDA version" is the driver's and one whose is a toolkit's (rules/catalog/cuda_versions.toml)
+    beside the word version; None when none does, or when the driver's stated release is the lower: a driver too old
+    for the toolkit is a fault, not a reading."""
+    rows = catalog.cuda_version_sources()
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue  # a pasted output: an environment dump names both tools without comparing them
+        for paragraph in re.split(r"\n\s*\n", text):
+            if not re.search(r"\bversions?\b|版本", paragraph, re.I):
+                continue
+            named: dict[str, tuple[re.Match, dict]] = {}
+            for row in rows:
+                m = re.search(rf"(?<![\w.-]){re.escape(row['tool'])}(?![\w-])", paragraph, re.I)
+                if m:
+                    named.setdefault(row["reports"], (m, row))
+            if "driver" not in named or "toolkit" not in named:
+                continue
+            (at_driver, driver), (at_toolkit, toolkit) = named["driver"], named["toolkit"]
+            if abs(at_driver.start() - at_toolkit.start()) > VERSION_SPAN:
+                continue
+            said_driver, said_toolkit = _release_after(paragraph, at_driver.end()), _release_after(paragraph,
+                                                                                                   at_toolkit.end())
+            if said_driver and said_toolkit and said_driver < said_toolkit:
+                return None  # the toolkit newer than the driver runs
+            a, b = sorted((at_driver.start(), at_toolkit.start()))
+            return source, claims.one_line(paragraph[max(0, a - 40):b + 80]), driver, toolkit
+    return None
+
+
+@rule("ticket.cuda_version_sources", "healthy")
+def cuda_version_sources(facts: Facts, predictions=None):
+    """'nvcc says 11.3 but nvidia-smi still says 12.2': the two report different things by design (the driver's newest
+    supported CUDA, a toolkit's release). Only a question, with no complaint, failure or fault in sight."""
+    said = claims.symptom_quote(facts)
+    if (said and said[2] not in ("normal?", "other")) or claims.complaint(facts) or fault_context(facts):
+        return
+    found = cuda_versions_compared(facts)
+    if not found:
+        return
+    source, quote, driver, toolkit = found
+    yield passed("ticket.cuda_version_sources",
+                 f"{driver['tool']}'s CUDA version is the driver's, {toolkit['tool']}'s a toolkit's: they differ by "
+                 "design",
+                 f"{driver['tool']} reports {driver['meaning']}; {toolkit['tool']} reports {toolkit['meaning']}. A "
+                 "driver runs every CUDA toolkit up to its own CUDA version, so a lower toolkit release beside it is "
+                 f"expected (rules/catalog/cuda_versions.toml; {driver['url']}).",
+                 [ev(source, f'the versions compared: "{quote}"')], 0.65)
 
 
 # An idle draw above this share of the board's limit is no longer "idling" (a process keeping the GPU busy).
