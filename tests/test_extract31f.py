@@ -35,6 +35,11 @@ def launched(line: str) -> Workload:
     ("I run Llama-2-7b on a single GPU and get 30 tok/s.", 1),
     ("Using 1 GPU, Mistral-7B gives 40 tok/s.", 1),
     ("On a single-GPU setup I get 10 tok/s with Llama-2-13b.", 1),
+    # one board with an article after a verb of having or running it (vllm-project/vllm#8669: "I am running the llama
+    # 3.1 70B GGUF Q4 model on an A100 80G GPU using vLLM."; oobabooga/textgen#2410: "On a 3090 on on windows")
+    ("I am running the llama 3.1 70B GGUF Q4 model on an A100 80G GPU using vLLM. However, the inference speed is "
+     "significantly slower than expected, reaching only 8.7 tokens per second.", 1),
+    ("I have a 4090 and Mistral-7B decodes 50 tok/s.", 1),  # paraphrase
 ])
 def test_gpu_count_as_written(text, gpus):
     assert reading(text).gpu_count == gpus
@@ -51,6 +56,10 @@ def test_gpu_count_as_written(text, gpus):
     "Only one GPU is used, 10 tok/s.",
     # a resolution or a size is no count ("640x480", "A100x80GB")
     "The images are 640x480 and Llava decodes 10 tok/s.",
+    # a board with an article that is a machine's, one of two boards, or asked about
+    "We rent an H100 node and get 10 tok/s.",
+    "I have a 4090 and a 3090, and get 10 tok/s.",
+    "Does it run on a 4090? I get 10 tok/s on my laptop.",
 ])
 def test_gpu_count_near_misses_are_not_one_or_a_count(text):
     assert reading(text).gpu_count in (None, 2)  # (the "2 GPUs" of the comparison may be read; never 1)
@@ -122,6 +131,9 @@ def test_server_default_tp(line, tp):
     ("Hi @yaronr i have 2xa100 pcie for inference llama 3.1 70b bfloat16. I get only 17 tokens per second.", "bf16"),
     ("I am Running a 70B model as IQ4_XS split across 4 A10s and get 14t/s generation.", "int4"),  # paraphrase
     ("The model is an EXL2 4.0 bpw quant and decodes 350 tokens/s.", "int4"),  # paraphrase
+    # a 16-bit float on the model's own line is its weights, whatever quantised run a later section names
+    # (vllm-project/vllm#5316: "### phi3 fp16" over the measured run, "### awq performance:" below)
+    ("### phi3 fp16\nIt decodes 40 tok/s.\n\n### awq performance:\nphi3-4k-awq decodes 35 tok/s.", "fp16"),
 ])
 def test_weights_as_written(text, dtype):
     assert reading(text).dtype == dtype
@@ -173,3 +185,18 @@ def test_a_one_line_code_span_opens_no_fence():
     stays prose, so its figures and load are read."""
     prose, code = issue_md.blocks("```--model-id x --num-shard 2```\nI get 8 ms per token.\n")
     assert [ln for _, ln in prose] == ["```--model-id x --num-shard 2```", "I get 8 ms per token."] and code == []
+
+
+@pytest.mark.parametrize("text,gpus", [
+    # a CUDA_VISIBLE_DEVICES list that an MPI launch hands every rank on many hosts is each node's GPUs: the launch's
+    # own count (32 ranks x 8 GPUs, nccl-tests' -g 8) is the job's (paraphrase of an NVIDIA/nccl all_gather_perf run)
+    ("```\nmpirun --bind-to none -np 32 -H <hosts> -x NCCL_DEBUG=WARN -x CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 "
+     "/nccl-tests/build/all_gather_perf -b 2G -e 2G -f 2 -g 8\n```", 256),
+    # ... while one list on a single launch sets the job apart from the node (kept: two of the node's GPUs)
+    ("We have a node of eight H100s.\n```\nCUDA_VISIBLE_DEVICES=0,1 vllm serve meta-llama/Llama-3.1-8B-Instruct "
+     "-tp 2\n```", 2),
+])
+def test_visible_devices_per_node_or_per_job(text, gpus):
+    from rules.common import gpu_count
+
+    assert gpu_count(Facts(records=issue_md.parse("# Slow\n\n" + text + "\n", "issue.md"))) == gpus

@@ -690,21 +690,46 @@ DOCKER_GPUS = re.compile(r"--gpus[= ]+[\"']*(?:(device=)([\w,-]+)|(\d{1,3})\b)",
 # single GPU", "with one GPU", "using 1 GPU", "a single-GPU setup". Not one GPU the sentence sizes something against
 # ("does not fit on a single GPU", "more than one GPU", "than a single GPU": JOB_NOT, SINGLE_GPU_FIT), supposes or asks
 # about ("if one GPU is enough": SUPPOSED_CARD), singles out of several ("only one GPU is used", "one GPU is at 100 %":
-# JOB_FAULT_AFTER; "one GPU of the 8", "one GPU per node"), nor a line that compares counts ("single GPU vs 2 GPUs").
+# JOB_FAULT_AFTER; "one GPU of the 8", "one GPU per node"), nor a line that compares counts ("single GPU vs 2 GPUs") or
+# weighs another card ("I just got a 3090 and considering to get another one").
 SINGLE_GPU = re.compile(r"(?<![\w-])(?:a\s+single|single|one|1)[- ](?:GPU|card)\b(?!['’-])"
                         r"(?!\s*(?:of|out\s+of|from|per|each|at\s+a\s+time)\b)", re.I)
 SINGLE_GPU_FIT = re.compile(r"\b(?:fit|fits|fitting|fitted|load\w*|limited|restricted|vs\.?|versus|compared?)\b"
                             r"[^.!?;]*$", re.I)
 SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,2}\s*(?:GPUs|cards)\b|"
-                           r"\b(?:dual|two|multi|multiple|several|more|second)[- ]?(?:GPUs?|cards?)\b", re.I)
+                           r"\b(?:dual|two|multi|multiple|several|more|second)[- ]?(?:GPUs?|cards?)\b|"
+                           r"\banother\b", re.I)
+
+
+# ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
+# (oobabooga/textgen#2410), "on an A100 80G GPU" (vllm-project/vllm#8669), "I have a 4090". Not "a H100 node" or
+# "an A100 server" (a machine of several), and only where the text names no other board.
+BOARD_WITH_ARTICLE = re.compile(r"\b(?:on|with|using|use|uses|have|has|had|got|own|bought|running|run|runs)\s+an?\s+"
+                                r"(?:(?:NVIDIA|GeForce|Tesla)\s+)*$", re.I)
+MACHINE_AFTER_BOARD = re.compile(r"^\s*(?:GPUs?\s+)?(?:nodes?|servers?|machines?|hosts?|instances?|clusters?|box|boxes|"
+                                 r"systems?|rigs?|pods?|VMs?|workstations?)\b", re.I)
+
+
+def _board_core(name: str) -> str:
+    """A board's name without vendor words, memory or form factor ("RTX 3090 24GB" -> "3090"): one board or two."""
+    found = re.findall(r"[a-z]*\d{2,4}", re.sub(r"\b(?:rtx|gtx|geforce|nvidia|tesla)\b|\d+\s*gi?b?\b", " ",
+                                               name.lower()))
+    return found[0] if found else name.lower()
 
 
 def _one_gpu_said(lines) -> tuple[int, int, int] | None:
-    """(line, start, end) of the first place the prose says the work runs on one GPU (SINGLE_GPU), else None."""
+    """(line, start, end) of the first place the prose says the work runs on one GPU (SINGLE_GPU, or one board named
+    with an article: BOARD_WITH_ARTICLE), else None."""
+    lines = list(lines)
+    boards = {_board_core(m.group(1)) for _, ln in lines for m in GPU_NAME.finditer(ln)}
     for i, ln in lines:
         if SINGLE_GPU_VS.search(ln):
             continue
-        for m in SINGLE_GPU.finditer(ln):
+        one = list(SINGLE_GPU.finditer(ln))
+        if len(boards) == 1:
+            one += [m for m in GPU_NAME.finditer(ln) if BOARD_WITH_ARTICLE.search(ln[max(0, m.start() - 40):m.start()])
+                    and not MACHINE_AFTER_BOARD.match(ln[m.end():])]
+        for m in sorted(one, key=lambda x: x.start()):
             lead = re.split(r"[.!?;]\s", ln[:m.start()])[-1]
             if JOB_NOT.search(lead[-40:]) or SINGLE_GPU_FIT.search(lead) or SUPPOSED_CARD.search(lead) \
                     or JOB_FAULT_AFTER.match(ln[m.end():]) or ln[m.end():].lstrip().startswith("?"):
@@ -1556,7 +1581,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         # "meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes)")
         again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
                  for dtype, named in QUANT_DTYPES if named.search(ln)}
-        dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
+        # (a 16-bit float the model's own line names, "### phi3 fp16", is its weights: no other line's quantised run)
+        sixteen = {"fp16" if m.group(1) else "bf16" for m in PROSE_SIXTEEN.finditer(line)}
+        dtype = quant_dtype(line) or (sixteen.pop() if len(sixteen) == 1 else None) or (
+            again.pop() if len(again) == 1 else None)
         named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
         if pasted is None:
             out.append(named_at)
