@@ -254,7 +254,10 @@ def job_gpus(facts: Facts) -> tuple[int, Workload] | None:
     lists = {w.cuda_visible_devices.strip(): w for w in facts.of(Workload) if w.cuda_visible_devices}
     if len(lists) == 1:
         devices, w = visible_devices(facts)
-        if devices and all(d.isdigit() for d in devices):
+        # (not a list an MPI launch hands every rank, "mpirun -np 32 -H <hosts> -x CUDA_VISIBLE_DEVICES=0,...,7",
+        # whose same line counts more GPUs, 32 x 8: each node's GPUs, not the job's)
+        more = any((x.gpu_count or 0) > len(set(devices or ())) for x in facts.of(Workload) if x.source == w.source)
+        if devices and all(d.isdigit() for d in devices) and not more:
             return len(set(devices)), w
     return None
 

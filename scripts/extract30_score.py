@@ -41,7 +41,7 @@ class Reading:
 
 def read(path: Path) -> Reading:
     from diagnose.bundle import read_bundle
-    from diagnose.evidence import Measurement
+    from diagnose.evidence import Measurement, Workload
     from rules.common import engine_of, gpu_count
     from rules.stated_load import sent_at_once
     from rules.subject import Subject
@@ -54,6 +54,8 @@ def read(path: Path) -> Reading:
     batch = w.batch or w.concurrency or next((m.batch or m.concurrency for m in ms if m.batch or m.concurrency), None)
     if batch is None:  # prompts sent at once (a benchmark's count, a script's one call with N prompts): the rules' load
         batch = (sent_at_once(facts, least=2) or (None,))[0]
+    if batch is None and any(x.extra.get("load_stated") for x in facts.of(Workload)):
+        batch = 1  # "one request at a time" in the reporter's words: the rules' "batch 1 (stated)" (stated_load)
     # a size stand-in ("llama-2-13b (stand-in for a 13B model)") is read as the row it stands in with
     model = subject.model.key.split(" (")[0] if subject.model else None
     gpu = subject.gpu.key if subject.gpu else None

@@ -125,10 +125,10 @@ def test_vllm_engine_config_echo_and_manifests():
     records = launch.parse(text, "k8s.yaml")
     echo, convert = of(records, Workload)
     assert (echo.model, echo.tp, echo.pp, echo.dtype, echo.kv_dtype, echo.max_model_len, echo.eager) == (
-        "meta-llama/Meta-Llama-3-70B-Instruct", 4, 2, "bfloat16", "fp8", 8192, True)
+        "meta-llama/Meta-Llama-3-70B-Instruct", 4, 2, "bf16", "fp8", 8192, True)
     assert echo.extra["disable_custom_all_reduce"] == "True" and echo.source == "k8s.yaml:1"
     assert of(records, NcclSetting) == [NcclSetting("k8s.yaml:4", "NCCL_IB_HCA", "mlx5_0,mlx5_1")]
-    assert (convert.tp, convert.pp, convert.dtype, convert.model) == (8, 1, "float16", "./Llama-3-70B")
+    assert (convert.tp, convert.pp, convert.dtype, convert.model) == (8, 1, "fp16", "./Llama-3-70B")
 
 
 def test_nccl_tests_command_line_022():

@@ -80,7 +80,7 @@ LEFT = {"time_then_output"}
 
 def test_every_case_names_its_thread_and_each_reading_has_near_misses_and_positives():
     sources = (DATA / "SOURCES.md").read_text()
-    near = {"quant_flag": lambda c: c["dtype"] in ("none", "float16", "bfloat16"),
+    near = {"quant_flag": lambda c: c["dtype"] in ("none", "fp16", "bf16"),
             "time_per_token": lambda c: c["ms"] == "none",
             "bitsandbytes_path": lambda c: not c["fires"], "quantised_original": lambda c: not c["read"],
             "time_then_output": lambda c: True, "instruct_names": lambda c: c["key"] == "none",

@@ -69,6 +69,13 @@ FENCE_ANYWHERE = re.compile(r"^\s*(```+|~~~+)", re.M)
 # itself ("```time=2024-08-12T20:24:12 level=INFO ...", ollama/ollama#6348) is output: key=value pairs or a long run of
 # words. CommonMark hides it, but the reporter pasted it, and readers quote it.
 _PASTED_ON_FENCE = re.compile(r"^\S+=\S+\s+\S+=|^(?=.{40})\S+(?:\s+\S+){5}")
+
+
+def _inline_span(line: str, m: re.Match) -> bool:
+    """Is a line that starts with a backtick fence a code span on one line ("```--model-id X --num-shard 2```")? A
+    backtick fence's info string "may not contain any backtick characters" (CommonMark 0.31, 4.5 Fenced code blocks):
+    such a line opens no block, and the prose after it stays prose."""
+    return m.group(1).startswith("`") and "`" in line[m.end():]
 PLAIN_WORD = re.compile(r"^[a-z]{2,}[,.;:!?]?$")
 TITLE = re.compile(r"^#\s+\S")
 ISSUE_HEADINGS = re.compile(
@@ -213,7 +220,7 @@ def _wordy(line: str, k: int) -> bool:
 def _prose_lines(lines: list[str]) -> list[str]:
     out, fenced = [], False
     for ln in lines:
-        if FENCE.match(ln):
+        if (m := FENCE.match(ln)) and (fenced or not _inline_span(ln, m)):
             fenced = not fenced
             continue
         if not fenced:
@@ -231,7 +238,7 @@ def blocks(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     fence = ""
     for i, ln in enumerate(text.splitlines(), start=1):
         m = FENCE.match(ln)
-        if current is None and m:
+        if current is None and m and not _inline_span(ln, m):
             current, start, fence = [], i + 1, m.group(1)[:3]
             info = ln[m.end():].strip()
             if _PASTED_ON_FENCE.search(info):  # "```time=... msg=...": output typed onto the fence, not a language
@@ -289,6 +296,8 @@ def parse(text: str, name: str) -> list:
         records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
         kinds.extend(k for k in read.kinds if k not in kinds)
         out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
+    if not any(isinstance(r, Workload) and r.dtype for r in out):  # no model name, flag or table gives the weights
+        out.extend(_weights_said(words_said, code_lines, name))
     # (left27) exports handed to the reader by the line above their block ("..., you may:"), read over the whole
     # issue as each block alone cannot see that line: advice, not the writer's environment (launch.ADVICE_ABOVE)
     advised = {where(name, n) for n in advised_lines(text)}
@@ -418,8 +427,9 @@ _GPU_NAME = re.compile(
     r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
     # its form factor, and its memory size as people write it: spaced or dashed ("A100 80GB", "RTX 4090 48G",
     # "A100-40G"), or in brackets ("4090 (48G)", "A100(80GB)", "A6000 [48GB]", "4090（48G）"), or after the word GPU
-    # ("4 A100 GPU 40Gb VRAM")
-    rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+(?:GPUs?\s+)?{_CARD_SIZE}|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
+    # ("4 A100 GPU 40Gb VRAM"), or after an at sign, the card's whatever word follows ("2xA100 @40GB memory",
+    # huggingface/text-generation-inference#1779)
+    rf"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+(?:GPUs?\s+)?{_CARD_SIZE}|\s*@\s*\d{{2,3}}\s*G(?:i?B)?(?![\w/])|[\s_-]*[(\[（【]\s*{_CARD_SIZE}{_EACH}\s*[)\]）】])*)"
     # "two 3090s", "A100's"; a closing bracket ends the name itself ("4090（48G）两张": Chinese needs no space)
     r"(?:(?<=[)\]）】])|(?:s|'s)?(?![\w]))(?!\s*MHz\b)",
     re.I)
@@ -597,6 +607,9 @@ TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall
 # total)", "4 GPUs per node (16 GPUs total)" (_per_node: the total over the GPUs of each node is the nodes)
 TOTAL_COUNT_AFTER = re.compile(r"^(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?)?\s*(?:in\s+total|total|altogether|overall|"
                                r"combined|in\s+all)\b", re.I)
+# A count glued after a board's name by an x ("A100x8", "H100x4", "L20x8": an uppercase letter, its digits, x, one or
+# two digits, nothing after), spaced so GPU_COUNT_AFTER reads it
+GLUED_COUNT_AFTER = re.compile(r"(?<![\w.-])([A-Z]\d{2,4})[x×]([1-9]\d?)\b(?![.,]\d)")
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
                              # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
                              # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚",
@@ -673,6 +686,100 @@ JOB_FAULT_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:fail\w*|dead|died|broken|faul
 DOCKER_GPUS = re.compile(r"--gpus[= ]+[\"']*(?:(device=)([\w,-]+)|(\d{1,3})\b)", re.I)
 
 
+# One GPU said as the setup, the count people leave off when it is one: "single gpu" (vllm-project/vllm#5316), "on a
+# single GPU", "with one GPU", "using 1 GPU", "a single-GPU setup". Not one GPU the sentence sizes something against
+# ("does not fit on a single GPU", "more than one GPU", "than a single GPU": JOB_NOT, SINGLE_GPU_FIT), supposes or asks
+# about ("if one GPU is enough": SUPPOSED_CARD), singles out of several ("only one GPU is used", "one GPU is at 100 %":
+# JOB_FAULT_AFTER; "one GPU of the 8", "one GPU per node"), nor a line that compares counts ("single GPU vs 2 GPUs") or
+# weighs another card ("I just got a 3090 and considering to get another one").
+SINGLE_GPU = re.compile(r"(?<![\w-])(?:a\s+single|single|one|1)[- ](?:GPU|card)\b(?!['’-])"
+                        r"(?!\s*(?:of|out\s+of|from|per|each|at\s+a\s+time)\b)", re.I)
+SINGLE_GPU_FIT = re.compile(r"\b(?:fit|fits|fitting|fitted|load\w*|limited|restricted|vs\.?|versus|compared?)\b"
+                            r"[^.!?;]*$", re.I)
+SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,2}\s*(?:GPUs|cards)\b|"
+                           r"\b(?:dual|two|multi|multiple|several|more|second)[- ]?(?:GPUs?|cards?)\b|"
+                           r"\banother\b", re.I)
+
+
+# ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
+# (oobabooga/textgen#2410), "on an A100 80G GPU" (vllm-project/vllm#8669), "I have a 4090". Not "a H100 node" or
+# "an A100 server" (a machine of several), and only where the text names no other board.
+BOARD_WITH_ARTICLE = re.compile(r"\b(?:on|with|using|use|uses|have|has|had|got|own|bought|running|run|runs)\s+an?\s+"
+                                r"(?:(?:NVIDIA|GeForce|Tesla)\s+)*$", re.I)
+MACHINE_AFTER_BOARD = re.compile(r"^\s*(?:GPUs?\s+)?(?:nodes?|servers?|machines?|hosts?|instances?|clusters?|box|boxes|"
+                                 r"systems?|rigs?|pods?|VMs?|workstations?)\b", re.I)
+
+
+def _board_core(name: str) -> str:
+    """A board's name without vendor words, memory or form factor ("RTX 3090 24GB" -> "3090"): one board or two."""
+    found = re.findall(r"[a-z]*\d{2,4}", re.sub(r"\b(?:rtx|gtx|geforce|nvidia|tesla)\b|\d+\s*gi?b?\b", " ",
+                                               name.lower()))
+    return found[0] if found else name.lower()
+
+
+def _one_gpu_said(lines) -> tuple[int, int, int] | None:
+    """(line, start, end) of the first place the prose says the work runs on one GPU (SINGLE_GPU, or one board named
+    with an article: BOARD_WITH_ARTICLE), else None."""
+    lines = list(lines)
+    boards = {_board_core(m.group(1)) for _, ln in lines for m in GPU_NAME.finditer(ln)}
+    for i, ln in lines:
+        if SINGLE_GPU_VS.search(ln):
+            continue
+        one = list(SINGLE_GPU.finditer(ln))
+        if len(boards) == 1:
+            one += [m for m in GPU_NAME.finditer(ln) if BOARD_WITH_ARTICLE.search(ln[max(0, m.start() - 40):m.start()])
+                    and not MACHINE_AFTER_BOARD.match(ln[m.end():])]
+        for m in sorted(one, key=lambda x: x.start()):
+            lead = re.split(r"[.!?;]\s", ln[:m.start()])[-1]
+            if JOB_NOT.search(lead[-40:]) or SINGLE_GPU_FIT.search(lead) or SUPPOSED_CARD.search(lead) \
+                    or JOB_FAULT_AFTER.match(ln[m.end():]) or ln[m.end():].lstrip().startswith("?"):
+                continue
+            return i, m.start(), m.end()
+    return None
+
+
+# The weights' width set in pasted code: transformers' from_pretrained(torch_dtype=torch.float16) (or dtype=, its newer
+# name), a model cast with .half() / .bfloat16(), and bitsandbytes' load_in_8bit / load_in_4bit
+# (https://huggingface.co/docs/transformers/main/en/main_classes/model#model-instantiation-dtype,
+# https://huggingface.co/docs/transformers/main/en/quantization/bitsandbytes). With bitsandbytes, torch_dtype is the
+# compute type: the quantised width wins.
+CODE_FLOAT = re.compile(r"\b(?:torch_dtype|dtype)\s*=\s*[\"']?(?:torch\.)?(float16|half|bfloat16|float32)\b|"
+                        r"\.(half|bfloat16)\(\)")
+CODE_QUANT = re.compile(r"\bload_in_(8|4)bit\s*[=:]\s*True\b")
+# ... and said in the prose, where the ticket names one weight format and no other: a GGUF type ("IQ4_XS"), a
+# method ("AWQ", "GPTQ"), an EXL2 bit rate ("4.0 bpw"), "8-bit", or a 16-bit float by its name ("bfloat16", "FP16";
+# not "half", which prose uses for other things). FP8 is left to model names and flags: prose names it as often for
+# the KV cache or a GPU's throughput; a KV cache's type ("fp8 kv cache", "--kv-cache-dtype fp8") is no weight format.
+PROSE_SIXTEEN = re.compile(r"(?<![a-z0-9])(?:(fp16|f16|float16)|(bf16|bfloat16))(?![a-z0-9])", re.I)
+KV_TYPE = re.compile(r"\bkv[-_ ]?cache[-_ ]?(?:dtype)?\s*[=:]?\s*\w+|\b\w+\s+kv[-_ ]?cache\b", re.I)
+COMPARING = re.compile(r"\b(?:than|vs\.?|versus|compar\w*)(?!\w)", re.I)
+SPEED_FIGURE = re.compile(r"\d(?:[\d.,]*\d)?\s*(?:tok\w*|t/s|tps|it/s|ms\b)", re.I)  # two in one sentence: compared
+NOT_RUN = re.compile(r"\?|\b(?:if|whether|should|would|could|try|trying|plan\w*|want\w*|recommend\w*|suggest\w*)\b",
+                     re.I)
+
+
+def _weights_said(prose, code_lines, name: str) -> list:
+    """The weights' width the pasted code sets (CODE_FLOAT, CODE_QUANT), else the one weight format the prose names
+    (PROSE_SIXTEEN, text.QUANT_DTYPES): a Workload holding it, or none where two disagree or none is named."""
+    quant = {"int8" if m.group(1) == "8" else "int4": i for i, ln in code_lines for m in CODE_QUANT.finditer(ln)}
+    floats = {"bf16" if (m.group(1) or m.group(2)) == "bfloat16" else
+              "fp32" if m.group(1) == "float32" else "fp16": i for i, ln in code_lines for m in CODE_FLOAT.finditer(ln)}
+    said = quant or floats
+    if not said:
+        for i, ln in prose:
+            for sentence in re.split(r"(?<=[.!?])\s+", ln):
+                if ln.lstrip().startswith(">") or NOT_RUN.search(sentence):
+                    continue  # a quote, a question, a plan or advice: no format of the run
+                sentence = KV_TYPE.sub(" ", sentence)
+                named = [dtype for dtype, pattern in QUANT_DTYPES if dtype != "fp8"
+                         for _ in pattern.finditer(sentence)]
+                named += ["fp16" if m.group(1) else "bf16" for m in PROSE_SIXTEEN.finditer(sentence)]
+                if len(named) == 1 and (COMPARING.search(sentence) or len(SPEED_FIGURE.findall(sentence)) >= 2):
+                    continue  # "13B-4bits is much slower than 13B", "38 token/s for 13B and 18 for 13B-4bits"
+                said.update({dtype: i for dtype in named})
+    return [Workload(where(name, i), dtype=dtype) for dtype, i in said.items()] if len(said) == 1 else []
+
+
 def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
     for i, ln in lines:
@@ -699,7 +806,11 @@ TP = re.compile(
     # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
     # (a script's name glues it after "_": "deploy_llama_70b_baseline_tp4dp2.sh")
     r"(?:(?<![A-Za-z0-9-])|(?<=[dpe]p\d)|(?<=[dpe]p\d[-_]))TP(\d{1,2})(?=[-_]?(?:DP|PP|EP)\d)|"
-    r"(?<=[dpe]p\d)TP(\d{1,2})\b",
+    r"(?<=[dpe]p\d)TP(\d{1,2})\b|"
+    # "8-way tensor parallelism", "4-way TP", "2-way tensor model parallel": Megatron's and DeepSpeed's way of saying
+    # the degree (https://docs.nvidia.com/megatron-core/developer-guide/latest/user-guide/index.html, "N-way" tensor
+    # model parallelism; https://www.deepspeed.ai/tutorials/automatic-tensor-parallelism/)
+    r"\b(\d{1,2})[- ]way\s+(?:tensor[-_ ]?(?:model[-_ ]?)?parallel\w*|TP)\b",
     re.I)
 
 def _sizes_compared(line: str) -> bool:
@@ -1137,7 +1248,7 @@ ONE_AT_A_TIME = re.compile(r"(?<!\bnot )\b(?:(?:with|at|for|using|on|in|under|by
                            r"(?:sequentially|one\s+after\s+(?:another|the\s+other))\b|"
                            r"\b(?:sent|ran|sending|running|issued|processed)\s+(?:the\s+|my\s+|all\s+)?"
                            r"(?:requests|prompts)\s+(?:sequentially|one\s+after\s+(?:another|the\s+other))\b|"
-                           r"\b(?:batch[-_ ]?size|bs)\s*(?:=|:|of)?\s*1\b(?!\.?\d))", re.I)
+                           r"\b(?:batch[-_ ]?size|bs)\s*(?:=|:|of)?\s*(?:1|one)\b(?!\.?\d))", re.I)
 # ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 # ... and the same said after the figure in German, French, Spanish, Portuguese, Italian and Japanese ("3.100 tok/s
@@ -1377,9 +1488,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
     # "2x8xH100" -> "2 x 8 x H100" (nodes times GPUs per node, NODE_FACTOR_BEFORE)
-    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{1,2}\s*[x×]\s*[A-Z]|"
+    # "A100x8" -> "A100 x 8", "L20x8" (a count after a board's name, as cloud shapes and listings write it:
+    # GPU_COUNT_AFTER reads it)
+    spaced = {i: cjk_spaced(GLUED_COUNT_AFTER.sub(r"\1 x \2", re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{1,2}\s*[x×]\s*[A-Z]|"
                                    r"\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
-                                   r"\1 x ", node_product(label_unit(ln))))
+                                   r"\1 x ", node_product(label_unit(ln)))))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1400,7 +1513,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(next(g for g in count.groups() if g))
                 counted = (i, m.start(), m.end() + count.end())
-            named = m.group(1).strip() + (f" {size}GB" if size and not STATED_SIZE_IN.search(m.group(1)) else "")
+            named = re.sub(r"\s*@\s*", " ", m.group(1).strip()) + (
+                f" {size}GB" if size and not STATED_SIZE_IN.search(m.group(1)) else "")  # "A100 @40GB": "A100 40GB"
             if gpu_line is None:
                 gpu_line = (i, named, n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
@@ -1435,6 +1549,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         # replicas there are one side's, not the run's; "dcp8" is decode context parallelism, no replica)
         if dp_line is None and not dp_attention and not COMPARED.search(ln) and (run := _run_sizes(ln, DP)):
             dp_line = (i, _tp_size(run[0]))
+    if count_line is None and not (gpu_line and gpu_line[2]) and not (tp_line and tp_line[1] > 1) \
+            and not any(n > 1 for _, n in code_tp) and (one := _one_gpu_said(spaced.items())):
+        count_line = (one[0], 1, one)  # "single gpu": the count left off when it is one
+        tp_line = tp_line or (one[0], 1)  # and one GPU splits nothing: TP 1
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
@@ -1463,7 +1581,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         # "meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes)")
         again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
                  for dtype, named in QUANT_DTYPES if named.search(ln)}
-        dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
+        # (a 16-bit float the model's own line names, "### phi3 fp16", is its weights: no other line's quantised run)
+        sixteen = {"fp16" if m.group(1) else "bf16" for m in PROSE_SIXTEEN.finditer(line)}
+        dtype = quant_dtype(line) or (sixteen.pop() if len(sixteen) == 1 else None) or (
+            again.pop() if len(again) == 1 else None)
         named_at = Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype)
         if pasted is None:
             out.append(named_at)

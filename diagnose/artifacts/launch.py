@@ -38,7 +38,7 @@ COMMAND = re.compile(
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
     r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
     r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
-    r"|text-generation-launcher\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
+    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
 # a line that starts with a flag and names at least two of the engine flags read below.
@@ -183,7 +183,7 @@ def detect(text: str) -> float:
         total += 0.8
     if ECHO.search(head) or HEADS_ERROR.search(head):
         total += 0.8
-    if any(_engine_args(line) for line in head.splitlines()[:200]):
+    if any(_engine_args(line.strip().strip("`")) for line in head.splitlines()[:200]):
         total += 0.6
     if (any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head)
             or OLLAMA_PARALLEL.search(head)
@@ -234,8 +234,8 @@ def parse(text: str, name: str) -> list:
             continue
         if (m := COMMAND.search(line)) is not None:
             out.extend(_command(line[m.start("cmd"):], src))
-        elif _engine_args(line):
-            out.extend(_command("engine-args " + line.strip(), src))
+        elif _engine_args(bare := line.strip().strip("`")):  # (also as one code span, "`--model X --tp 2`")
+            out.extend(_command("engine-args " + bare, src))
     return out
 
 
@@ -386,6 +386,11 @@ def _command(command: str, src: str) -> list:
     framework = _framework(command, positional)
     w = Workload(src, framework=framework)
     _apply_flags(w, flags, command)
+    if TGI_BENCH.match(command):
+        w.batch = _tgi_bench_batch(tokens)
+    if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
+        w.tp = 1  # the server's documented default: no flag splits the model
+        w.extra["tp_default"] = True
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
         # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
         # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
@@ -412,6 +417,29 @@ def _command(command: str, src: str) -> list:
     out: list = [w] if _says_something(w) else []
     out.extend(_docker_host(command, flags, src))
     return out
+
+
+# A vLLM or SGLang server started with no parallel flag runs on one GPU: --tensor-parallel-size "Default: 1"
+# (https://docs.vllm.ai/en/latest/configuration/engine_args.html), --tp-size "default 1"
+# (https://docs.sglang.ai/advanced_features/server_arguments.html). Not the offline LLM(...) class, nor a benchmark
+# client, whose flags say nothing of the server's layout.
+SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|python[\d.]*(?:\s+-\S+)*\s+-m\s+"
+                                r"(?:vllm\.entrypoints\.openai\.api_server|sglang\.launch_server)\b")
+PARALLEL_FLAGS = {f for key in ("tp", "pp", "dp", "ep") for f in FLAGS[key]} | {
+    "nnodes", "data-parallel-size-local", "distributed-executor-backend"}
+
+
+# TGI's benchmark tool runs each batch size it is given, "-b" / "--batch-size", repeatable ("-b 1 -b 2 -b 4"), and
+# prints a table per size (https://github.com/huggingface/text-generation-inference/tree/main/benchmark): one size
+# given is the batch its figures ran at; several are several runs, no one batch.
+TGI_BENCH = re.compile(r"text-generation-benchmark\b")
+
+
+def _tgi_bench_batch(tokens: list[str]) -> int | None:
+    """The one batch size a text-generation-benchmark line gives, else None."""
+    sizes = {to_int(v) for k, v in zip(tokens, tokens[1:]) if k in ("-b", "--batch-size")}
+    sizes |= {to_int(t.split("=", 1)[1]) for t in tokens if t.startswith("--batch-size=")}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
 
 
 def _server_slots(flags: dict, src: str) -> list:
@@ -484,6 +512,14 @@ def _flag_weights(flags: dict, command: str, model: str | None = None) -> str | 
     return quant_dtype(value) or _FLAG_WEIGHTS.get(value)
 
 
+# --dtype as vLLM and SGLang take it ("auto, bfloat16, float, float16, float32, half":
+# https://docs.vllm.ai/en/latest/configuration/engine_args.html, https://docs.sglang.ai/advanced_features/
+# server_arguments.html) and TGI ("float16, bfloat16": its launcher reference), in the weight-width words the rules
+# use; "auto" (the checkpoint's own) stays as written.
+DTYPE_WORDS = {"half": "fp16", "float16": "fp16", "fp16": "fp16", "bfloat16": "bf16", "bf16": "bf16",
+               "float": "fp32", "float32": "fp32", "fp32": "fp32"}
+
+
 def _apply_flags(w: Workload, flags: dict, command: str = "") -> None:
     for field_name, names in FLAGS.items():
         for flag in names:
@@ -499,6 +535,8 @@ def _apply_flags(w: Workload, flags: dict, command: str = "") -> None:
                     continue
                 if field_name in DEGREES and value < 1:
                     continue
+            if field_name == "dtype":
+                value = DTYPE_WORDS.get(str(value).lower(), value)
             setattr(w, field_name, value)
             break
     for flag in EXTRA_FLAGS:
@@ -645,7 +683,7 @@ def _echo(body: str, src: str) -> Workload:
     elif flags.get("enforce-eager") in ("False", "false"):
         w.eager = False
     if w.dtype and w.dtype.startswith("torch."):
-        w.dtype = w.dtype[len("torch."):]
+        w.dtype = DTYPE_WORDS.get(w.dtype[len("torch."):].lower(), w.dtype[len("torch."):])
     if "distributed-executor-backend" in flags:
         w.extra["distributed_executor_backend"] = flags["distributed-executor-backend"]
     return w
