@@ -826,8 +826,10 @@ class Facts:
         return [v for v in self.of(NcclVersion) if v.derived_from is None]
 
     def workload(self) -> Workload:
-        """All Workload records merged, earliest source first for each field."""
+        """All Workload records merged, earliest source first for each field. A field a record only defaulted
+        (its extra "defaults": a server launched without a TP flag runs TP 1) yields to any record that states it."""
         merged: dict[str, Any] = {}
+        defaulted: dict[str, Any] = {}
         sources = []
         extra: dict[str, Any] = {}
         for w in self.of(Workload):
@@ -836,10 +838,17 @@ class Facts:
                 if f.name in ("source", "extra"):
                     continue
                 value = getattr(w, f.name)
-                if value is not None and merged.get(f.name) is None:
-                    merged[f.name] = value
+                held = defaulted if f.name in w.extra.get("defaults", ()) else merged
+                if value is not None and held.get(f.name) is None:
+                    held[f.name] = value
             for k, v in w.extra.items():
-                extra.setdefault(k, v)
+                if k != "defaults":
+                    extra.setdefault(k, v)
+        used = tuple(name for name in defaulted if merged.get(name) is None)
+        for name in used:
+            merged[name] = defaulted[name]
+        if used:
+            extra["defaults"] = used
         return Workload(source=", ".join(dict.fromkeys(sources)) or "none", extra=extra, **merged)
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from diagnose.artifacts import issue_md, launch
+from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Workload
 
 
@@ -200,3 +201,15 @@ def test_visible_devices_per_node_or_per_job(text, gpus):
     from rules.common import gpu_count
 
     assert gpu_count(Facts(records=issue_md.parse("# Slow\n\n" + text + "\n", "issue.md"))) == gpus
+
+
+def test_a_stated_tp_outranks_the_default_of_a_bare_server_line(tmp_path):
+    """A bare `vllm serve` pasted first defaults to TP 1; a later line's `-tp 2` is what the reporter stated."""
+    paste = tmp_path / "issue.md"
+    paste.write_text("# slow\n\nFirst I tried\n\n```\nvllm serve meta-llama/Llama-3.1-8B-Instruct\n```\n\n"
+                     "then\n\n```\nvllm serve meta-llama/Llama-3.1-70B-Instruct -tp 2\n```\n\ndecode is 20 tok/s\n")
+    workload = read_bundle(paste).workload()
+    assert workload.tp == 2 and "defaults" not in workload.extra
+    paste.write_text("# slow\n\n```\nvllm serve meta-llama/Llama-3.1-8B-Instruct\n```\n\ndecode is 20 tok/s\n")
+    workload = read_bundle(paste).workload()
+    assert workload.tp == 1 and workload.extra["defaults"] == ("tp",)

@@ -390,7 +390,7 @@ def _command(command: str, src: str) -> list:
         w.batch = _tgi_bench_batch(tokens)
     if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
         w.tp = 1  # the server's documented default: no flag splits the model
-        w.extra["tp_default"] = True
+        w.extra["defaults"] = ("tp",)  # not stated: a TP any other record states wins (Facts.workload)
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
         # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
         # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
