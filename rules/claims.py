@@ -2505,6 +2505,26 @@ def _machines_linked(sentence: str, m, text: str) -> bool:
         bool(_MACHINES_LINKED.search(sentence) or _CLUSTER_TICKET.search(text))
 
 
+# A decline said against a quantity that grows ("as the context length increases, the inference speed gradually
+# declines", ikawrakow/ik_llama.cpp#766; "drops steadily as the prompt gets longer") is a trend against that
+# quantity, not one over time under a constant load: decode reads the whole KV cache every step and prefill grows with
+# the prompt, so the rate falls as they grow (ticket.serving_tradeoff reads it as claims.length_tradeoff).
+_GROWING = (r"(?:context|prompt|input|sequence|conversation|chat|history|kv[- ]?cache|tokens?|batch|concurrency|"
+            r"requests|users|GPUs?|nodes)(?:[- ](?:length|size|window|count|number))?\s+"
+            r"(?:increases|increased|grows|grew|gets\s+(?:longer|larger|bigger)|got\s+(?:longer|larger|bigger)|"
+            r"goes\s+up|rises|fills(?:\s+up)?)\b")
+_GROWS_BEFORE = re.compile(r"(?:\b(?:as|when|while)\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+){0,2}?" + _GROWING +
+                           r"|随着\S{0,6}(?:上下文|输入|提示词|prompt|对话|token|序列)\S{0,6}(?:增加|增长|变长|越来越长))"
+                           r"[^.\n]{0,80}$", re.I)
+_GROWS_AFTER = re.compile(r"[^.\n]{0,40}?\b(?:as|when|while)\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+){0,2}?" + _GROWING,
+                          re.I)
+
+
+def _trend_against_growth(sentence: str, m: re.Match) -> bool:
+    """Is this slowdown said against a growing context, prompt, batch or GPU count in its own sentence?"""
+    return bool(_GROWS_BEFORE.search(sentence[:m.start()]) or _GROWS_AFTER.match(sentence, m.end()))
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
@@ -2520,6 +2540,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "numa_words" and _gpus_placed(sentence, m):
                     continue
                 if kind == "pcie_slot" and _machines_linked(sentence, m, text):
+                    continue
+                if kind == "slowdown_over_time" and _trend_against_growth(sentence, m):
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
@@ -6537,7 +6559,7 @@ _TAKES_LONGER = re.compile(
     r"\b(?:TTFT|time to first token|first token|latency|ITL|TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|increas\w*|grows?|"
     r"higher|longer(?!\s+(?:prompts?|inputs?|contexts?|conversations?))|go(?:es)? up|rises?|from\s+~?\d)|"
     r"\b(?:prefill|decod\w*|generation|tok\w*/s|speed|throughput)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|"
-    r"decreas\w*|lower|falls?|from\s+~?\d)|"
+    r"decreas\w*|declin\w*|lower|falls?|from\s+~?\d)|"
     r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
     r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
     r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
