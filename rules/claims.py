@@ -6587,6 +6587,50 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
     return out
 
 
+# A bigger model against a smaller one on the same hardware: decode reads every weight once per generated token, so the
+# time per token grows with the weights' bytes, and prefill's FLOPs with the parameter count (NVIDIA, "Mastering LLM
+# Techniques: Inference Optimization"). Sizes as checkpoints name them ("70B", "7b", "1.8B"); a Mixtral-style "8x7B"
+# names an expert, not the model's size, and is not read.
+_PARAMS = r"(?<![\w.])(\d+(?:\.\d+)?)\s?[bB]\b"
+_SO_MUCH = r"(?:much |a lot |far |way |significantly |considerably |\d+(?:\.\d+)?\s?[x×] )?"
+
+
+def _size_than(word: str) -> re.Pattern:
+    """'<size> ... [much] <word> than ... <size>' in one sentence."""
+    return re.compile(_PARAMS + r"[^.\n]{0,60}?\b" + _SO_MUCH + word + r"\b[^.\n]{0,20}?\bthan\b[^.\n]{0,30}?"
+                      + _PARAMS, re.I)
+
+
+_SIZE_SLOWER, _SIZE_FASTER = _size_than("slower"), _size_than("faster")
+_SIZE_SLOWER_ZH = re.compile(_PARAMS + r"[^。\n]{0,20}?比[^。\n]{0,10}?" + _PARAMS + r"[^。\n]{0,10}?慢", re.I)
+_BIGGER_SLOWER = re.compile(r"\b(?:bigger|larger)\s+(?:models?|LLMs?|checkpoints?)\b[^.\n]{0,60}?"
+                            r"\b(?:(?:are|is|run|runs|get|gets)\s+)?" + _SO_MUCH + r"slower\b", re.I)
+# How much larger the slower model must be for the weights to explain it: a few percent apart (Llama-2 70B against
+# Llama-1 65B, meta-llama/llama#471) is within what GQA, kernels and layout change.
+SIZE_RATIO = 1.5
+
+
+def size_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where the bigger of two models is the slower one ("the 70B model is much slower than the 7B", "bigger
+    models run slower"): each token reads every weight, so this is what a memory-bound decode does. The smaller model
+    slower ("1.8b模型推理速度比7b慢", QwenLM/Qwen#906) is no such trade, nor sizes within SIZE_RATIO of each other; a
+    comparison ruled out ("the 70B is not slower than the 7B") does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _SIZE_SLOWER.search(sentence) or _SIZE_SLOWER_ZH.search(sentence)
+            slow, fast = (float(m.group(1)), float(m.group(2))) if m else (None, None)
+            if m is None and (m := _SIZE_FASTER.search(sentence)):
+                fast, slow = float(m.group(1)), float(m.group(2))
+            if m is None and (m := _BIGGER_SLOWER.search(sentence)):
+                slow, fast = SIZE_RATIO, 1.0
+            if m is None or slow < SIZE_RATIO * fast or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I) \
+                    or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("size_tradeoff", source, _quote(sentence, m, 60)))
+    return out
+
+
 # ------------------------------------------------------------------- a process held at one core
 
 # The serving process never above 100 % CPU (top counts one core as 100 %), or said to use one core only: one

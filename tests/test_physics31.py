@@ -4,7 +4,10 @@ A decline said against a growing context, prompt, batch or GPU count ("as the co
 speed gradually declines", ikawrakow/ik_llama.cpp#766) was read as a slowdown over time under a constant load, and so
 as thermal throttling. Decode reads the whole KV cache every step and prefill grows with the prompt, so that decline is
 the length trade (claims.length_tradeoff -> ticket.serving_tradeoff), not heat: the claims reading in
-context_trend.toml. The kept pastes whose settled answer the tool still misses are strict xfails with the reason."""
+context_trend.toml. A bigger model slower than a smaller one on the same GPU ("the big model is slower", a class of
+held-out ticket answered insufficient_data) is what a memory-bound decode does, each token reading every weight
+(claims.size_tradeoff -> ticket.serving_tradeoff): size_trade.toml. The kept pastes whose settled answer the tool
+still misses are strict xfails with the reason."""
 
 from pathlib import Path
 
@@ -22,6 +25,23 @@ def test_a_decline_against_a_growing_context_is_no_slowdown_over_time(case):
     over_time = [c for c in claims.find(facts, "slowdown_over_time") if not c.guess]
     assert bool(over_time) is case["over_time"]
     assert bool(claims.length_tradeoff(facts)) is case["length"]
+
+
+@pytest.mark.parametrize("case", toml_cases(DATA, "size_trade"))
+def test_the_bigger_model_said_slower_is_the_size_trade(case):
+    assert bool(claims.size_tradeoff(case_facts(case))) is case["read"]
+
+
+def test_a_bigger_model_slower_is_physics_and_the_reverse_is_not(tmp_path):
+    """Before: insufficient_data for both. The smaller model slower is no weight-bytes trade (QwenLM/Qwen#906's
+    shape), so it keeps its ask."""
+    bigger = case_report({"title": "70B much slower than 7B",
+                          "text": "The 70B model is much slower than the 7B model on the same GPU. Why?"}, tmp_path)
+    assert bigger["verdict"]["category"] == "expected_physics"
+    assert "ticket.serving_tradeoff" in {f["rule"] for f in bigger["findings"]}
+    smaller = case_report({"title": "7B slower than 70B",
+                           "text": "The 7B model is slower than the 70B model on the same GPU. Why?"}, tmp_path)
+    assert smaller["verdict"]["category"] != "expected_physics"
 
 
 def test_a_context_trend_paraphrase_is_the_length_trade_not_throttling(tmp_path):
@@ -64,6 +84,8 @@ STILL_MISSED = [
      "a 20% gain from a second card with nothing fault-shaped said: the fix was a later lmdeploy build"),
     ("vllm21029.md", "eager_mode",
      "V0 against V1 engine figures; nothing in the paste says V1 ran Mamba2 eagerly"),
+    ("qwen3_276.md", "expected_physics",
+     "the A10 and the 72B model's 41 GB are in the screenshots; the text says only '72b ... very slow'"),
     ("tinygrad17800.md", "other",
      "19.4 GB/s streamed against 1.6-2.7 TB/s measured on the same GH200 is a kernel far below the roofline, but "
      "Qwen3.8-27B is not in the model catalog and the stated bandwidths are not read as a roofline shortfall"),
