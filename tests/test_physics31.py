@@ -86,6 +86,17 @@ STILL_MISSED = [
      "V0 against V1 engine figures; nothing in the paste says V1 ran Mamba2 eagerly"),
     ("qwen3_276.md", "expected_physics",
      "the A10 and the 72B model's 41 GB are in the screenshots; the text says only '72b ... very slow'"),
+    ("chatglm3_420.md", "expected_physics",
+     "unquantised ChatGLM3-6B (about 12 GB at fp16) on an 8 GB card spills into Windows' shared GPU memory; the paste "
+     "names only the model, the card's 8 GB came in a later comment"),
+    ("jittor26.md", "expected_physics",
+     "'not enough VRAM is just slow' (the maintainer): the GPU and the launch flags are only in the screenshots"),
+    ("chatglm_webui136.md", "other",
+     "a CUDA too old for the PyTorch build ran inference on the CPU; the paste says only 'fast alone, slow inside "
+     "Langchain-Chatchat'"),
+    ("chatchat1189.md", "other",
+     "'CPU load 60%, GPU load none' is the work on the CPU (PyTorch without a build for CUDA 12); no rule reads a GPU "
+     "doing nothing beside a busy CPU as the framework not using the GPU (one kept thread with that wording)"),
     ("tinygrad17800.md", "other",
      "19.4 GB/s streamed against 1.6-2.7 TB/s measured on the same GH200 is a kernel far below the roofline, but "
      "Qwen3.8-27B is not in the model catalog and the stated bandwidths are not read as a roofline shortfall"),
