@@ -2518,6 +2518,26 @@ def _machines_linked(sentence: str, m, text: str) -> bool:
         bool(_MACHINES_LINKED.search(sentence) or _CLUSTER_TICKET.search(text))
 
 
+# A decline said against a quantity that grows ("as the context length increases, the inference speed gradually
+# declines", ikawrakow/ik_llama.cpp#766; "drops steadily as the prompt gets longer") is a trend against that
+# quantity, not one over time under a constant load: decode reads the whole KV cache every step and prefill grows with
+# the prompt, so the rate falls as they grow (ticket.serving_tradeoff reads it as claims.length_tradeoff).
+_GROWING = (r"(?:context|prompt|input|sequence|conversation|chat|history|kv[- ]?cache|tokens?|batch|concurrency|"
+            r"requests|users|GPUs?|nodes)(?:[- ](?:length|size|window|count|number))?\s+"
+            r"(?:increases|increased|grows|grew|gets\s+(?:longer|larger|bigger)|got\s+(?:longer|larger|bigger)|"
+            r"goes\s+up|rises|fills(?:\s+up)?)\b")
+_GROWS_BEFORE = re.compile(r"(?:\b(?:as|when|while)\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+){0,2}?" + _GROWING +
+                           r"|随着\S{0,6}(?:上下文|输入|提示词|prompt|对话|token|序列)\S{0,6}(?:增加|增长|变长|越来越长))"
+                           r"[^.\n]{0,80}$", re.I)
+_GROWS_AFTER = re.compile(r"[^.\n]{0,40}?\b(?:as|when|while)\s+(?:the\s+|my\s+|our\s+)?(?:\w+\s+){0,2}?" + _GROWING,
+                          re.I)
+
+
+def _trend_against_growth(sentence: str, m: re.Match) -> bool:
+    """Is this slowdown said against a growing context, prompt, batch or GPU count in its own sentence?"""
+    return bool(_GROWS_BEFORE.search(sentence[:m.start()]) or _GROWS_AFTER.match(sentence, m.end()))
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
@@ -2533,6 +2553,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "numa_words" and _gpus_placed(sentence, m):
                     continue
                 if kind == "pcie_slot" and _machines_linked(sentence, m, text):
+                    continue
+                if kind == "slowdown_over_time" and _trend_against_growth(sentence, m):
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
@@ -6611,7 +6633,7 @@ _TAKES_LONGER = re.compile(
     r"\b(?:TTFT|time to first token|first token|latency|ITL|TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|increas\w*|grows?|"
     r"higher|longer(?!\s+(?:prompts?|inputs?|contexts?|conversations?))|go(?:es)? up|rises?|from\s+~?\d)|"
     r"\b(?:prefill|decod\w*|generation|tok\w*/s|speed|throughput)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|"
-    r"decreas\w*|lower|falls?|from\s+~?\d)|"
+    r"decreas\w*|declin\w*|lower|falls?|from\s+~?\d)|"
     r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
     r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
     r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
@@ -6636,6 +6658,50 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
                     re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue
             out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
+    return out
+
+
+# A bigger model against a smaller one on the same hardware: decode reads every weight once per generated token, so the
+# time per token grows with the weights' bytes, and prefill's FLOPs with the parameter count (NVIDIA, "Mastering LLM
+# Techniques: Inference Optimization"). Sizes as checkpoints name them ("70B", "7b", "1.8B"); a Mixtral-style "8x7B"
+# names an expert, not the model's size, and is not read.
+_PARAMS = r"(?<![\w.])(\d+(?:\.\d+)?)\s?[bB]\b"
+_SO_MUCH = r"(?:much |a lot |far |way |significantly |considerably |\d+(?:\.\d+)?\s?[x×] )?"
+
+
+def _size_than(word: str) -> re.Pattern:
+    """'<size> ... [much] <word> than ... <size>' in one sentence."""
+    return re.compile(_PARAMS + r"[^.\n]{0,60}?\b" + _SO_MUCH + word + r"\b[^.\n]{0,20}?\bthan\b[^.\n]{0,30}?"
+                      + _PARAMS, re.I)
+
+
+_SIZE_SLOWER, _SIZE_FASTER = _size_than("slower"), _size_than("faster")
+_SIZE_SLOWER_ZH = re.compile(_PARAMS + r"[^。\n]{0,20}?比[^。\n]{0,10}?" + _PARAMS + r"[^。\n]{0,10}?慢", re.I)
+_BIGGER_SLOWER = re.compile(r"\b(?:bigger|larger)\s+(?:models?|LLMs?|checkpoints?)\b[^.\n]{0,60}?"
+                            r"\b(?:(?:are|is|run|runs|get|gets)\s+)?" + _SO_MUCH + r"slower\b", re.I)
+# How much larger the slower model must be for the weights to explain it: a few percent apart (Llama-2 70B against
+# Llama-1 65B, meta-llama/llama#471) is within what GQA, kernels and layout change.
+SIZE_RATIO = 1.5
+
+
+def size_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where the bigger of two models is the slower one ("the 70B model is much slower than the 7B", "bigger
+    models run slower"): each token reads every weight, so this is what a memory-bound decode does. The smaller model
+    slower ("1.8b模型推理速度比7b慢", QwenLM/Qwen#906) is no such trade, nor sizes within SIZE_RATIO of each other; a
+    comparison ruled out ("the 70B is not slower than the 7B") does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _SIZE_SLOWER.search(sentence) or _SIZE_SLOWER_ZH.search(sentence)
+            slow, fast = (float(m.group(1)), float(m.group(2))) if m else (None, None)
+            if m is None and (m := _SIZE_FASTER.search(sentence)):
+                fast, slow = float(m.group(1)), float(m.group(2))
+            if m is None and (m := _BIGGER_SLOWER.search(sentence)):
+                slow, fast = SIZE_RATIO, 1.0
+            if m is None or slow < SIZE_RATIO * fast or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I) \
+                    or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("size_tradeoff", source, _quote(sentence, m, 60)))
     return out
 
 

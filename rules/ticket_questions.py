@@ -479,11 +479,12 @@ MANY_TIMES = 3.0
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
-    slowing as more run at once, or the first token (and each token) slowing as the prompt and context grow, asked or
-    complained of with nothing broken in sight: all are how serving works."""
+    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, or a bigger
+    model slower than a smaller one, asked or complained of with nothing broken in sight: all are how serving works."""
     if not asks_about_figures(facts) or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
         return
-    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts) or claims.length_tradeoff(facts)
+    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts) or claims.length_tradeoff(facts) or \
+        claims.size_tradeoff(facts)
     if not found:
         return
     rates = found[0].data if found[0].kind == "phases_compared" else {}
@@ -512,6 +513,15 @@ TRADEOFFS = {
         "request's time per token and time to first token grow.",
         "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
         "engine's max concurrent sequences, and add replicas for more total throughput."),
+    "size_tradeoff": (
+        "A bigger model decodes slower: each token reads every weight",
+        "Decode makes one token per sequence per step and reads every weight once per step, so on the same GPU the "
+        "time per token grows with the bytes of the weights: a model ten times larger at the same precision decodes "
+        "about ten times slower, and its prefill costs ten times the FLOPs. A mixture-of-experts model reads only the "
+        "experts each token is routed to (its active parameters). A gap far beyond the ratio of the sizes is not this "
+        "trade (a model that spills out of GPU memory, or a slower kernel for its format).",
+        "Compare each model's rate with `diagnose predict --model M --gpu G`; for speed use a smaller or quantised "
+        "model (fewer bytes per token), or batch requests so that each weight read serves several sequences."),
     "length_tradeoff": (
         "A longer prompt or context takes longer: prefill grows with the prompt, decode with the KV cache",
         "The first token comes after the whole prompt has gone through the model: about two FLOPs per parameter per "
