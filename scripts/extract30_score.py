@@ -5,11 +5,13 @@ figure with its meaning), and prints per fact type how many were right, missed o
 
     python scripts/extract30_score.py            # the table
     python scripts/extract30_score.py --pastes   # and each paste's reading
+    python scripts/extract30_score.py --folder tests/data/extract31   # another annotated folder of pastes
 
 A figure is right when a Measurement holds its value (within 1 %, or its reciprocal per 1000 where ms per token
 was turned into tokens/s) under one of the annotated metrics; wrong when the value is held under another metric, or
-a figure the paste quotes from elsewhere (README, paper) is held as a measurement; missed otherwise. A Measurement
-that matches nothing annotated counts as a wrong value ("spurious").
+a figure the paste quotes from elsewhere (README, paper) is held as a measurement; missed otherwise. A figure
+annotated in seconds, minutes or hours ("267.98s", "> 2 hr") is compared in ms as well, the unit of the latency metrics.
+A Measurement that matches nothing annotated counts as a wrong value ("spurious").
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 FOLDER = REPO / "tests" / "data" / "extract30"
+# ms in one unit of time as an annotation writes it: a latency written in seconds is held in ms
+MS_PER = {"s": 1e3, "sec": 1e3, "secs": 1e3, "second": 1e3, "seconds": 1e3, "min": 6e4, "minutes": 6e4,
+          "hr": 3.6e6, "hour": 3.6e6, "hours": 3.6e6}
 KINDS = ("model", "gpu", "gpus", "tp", "engine", "dtype", "batch", "figures")
 
 
@@ -69,12 +74,18 @@ def _close(a: float, b: float) -> bool:
 
 def _holds(fig: dict | float, got: float) -> bool:
     """Does `got` hold the annotated figure: its value (or a value inside its written range), directly or as the
-    reciprocal per 1000 (ms per token turned into tokens/s)?"""
-    if isinstance(fig, dict) and "range" in fig:
-        low, high = fig["range"]
-        return low * 0.99 <= got <= high * 1.01 or (got > 0 and low * 0.99 <= 1000.0 / got <= high * 1.01)
-    value = fig["value"] if isinstance(fig, dict) else fig
-    return _close(got, value) or (got > 0 and _close(1000.0 / got, value))
+    reciprocal per 1000 (ms per token turned into tokens/s), in the unit written or, for a time, in ms?"""
+    scale = MS_PER.get(fig.get("unit", "").strip().lower(), 1.0) if isinstance(fig, dict) else 1.0
+    for k in {1.0, scale}:
+        if isinstance(fig, dict) and "range" in fig:
+            low, high = (v * k for v in fig["range"])
+            if low * 0.99 <= got <= high * 1.01 or (got > 0 and low * 0.99 <= 1000.0 / got <= high * 1.01):
+                return True
+        else:
+            value = (fig["value"] if isinstance(fig, dict) else fig) * k
+            if _close(got, value) or (got > 0 and _close(1000.0 / got, value)):
+                return True
+    return False
 
 
 def score(truth: dict, got: Reading) -> dict[str, list[str]]:
@@ -133,10 +144,11 @@ def table(rows: dict[str, dict[str, list[str]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    truth = tomllib.loads((FOLDER / "facts.toml").read_text())["paste"]
+    folder = REPO / argv[argv.index("--folder") + 1] if "--folder" in argv else FOLDER
+    truth = tomllib.loads((folder / "facts.toml").read_text())["paste"]
     rows = {}
     for name, t in truth.items():
-        got = read(FOLDER / f"{name}.md")
+        got = read(folder / f"{name}.md")
         rows[name] = score(t, got)
         if "--pastes" in argv:
             print(f"{name}: model={got.model} gpu={got.gpu} gpus={got.gpus} tp={got.tp} engine={got.engine} "
