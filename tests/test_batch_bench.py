@@ -109,7 +109,41 @@ def test_vllm_benchmark_latency(name, expected):
     assert figures(read(name)) == expected
 
 
+def test_tgi_tables_at_one_batch_with_merged_cells():
+    # a TGI run at TP 4 (tests/data/bench31/SOURCES.md): the Decode rows' blank Batch Size is the Prefill row's 16
+    records = read("tgi_benchmark_mt0_tp4.txt")
+    assert figures(records) == [
+        ("ttft_ms", 958.8, "mean", 16, "per_stream"), ("ttft_ms", 970.9, "median", 16, "per_stream"),
+        ("ttft_ms", 970.9, "p90", 16, "per_stream"), ("ttft_ms", 970.9, "p99", 16, "per_stream"),
+        ("itl_ms", 121.88, "mean", 16, "per_stream"), ("itl_ms", 121.88, "median", 16, "per_stream"),
+        ("itl_ms", 121.88, "p90", 16, "per_stream"), ("itl_ms", 121.88, "p99", 16, "per_stream"),
+        ("decode_tok_s", 131.28, None, 16, "aggregate"),
+    ]  # Decode (total), Lowest / Highest and the Prefill throughput (prompts per second) are not read
+    lengths = [(w.prompt_len, w.output_len) for w in records if isinstance(w, Workload)]
+    assert lengths == [(500, None), (None, 1000)]
+
+
+def test_tgi_tables_of_a_batch_sweep():
+    # Narsil/tmp_bench (linked from huggingface/text-generation-inference#617): batches 1 to 32
+    got = figures(read("tgi_benchmark_tmp_bench.txt"))
+    decode = [(v, b) for metric, v, stat, b, _ in got if metric == "decode_tok_s"]
+    assert decode == [(32.84, 1), (65.4, 2), (129.29, 4), (254.75, 8), (486.49, 16), (848.02, 32)]
+    assert ("itl_ms", 37.73, "mean", 32, "per_stream") in got
+    assert ("ttft_ms", 101.3, "median", 32, "per_stream") in got
+    assert len(got) == 6 * 4 + 6 * 4 + 6
+
+
+def test_tgi_latency_table_pasted_alone():
+    # huggingface/text-generation-inference#604: the Decode (token) rows only, batch 1 to 32
+    got = figures(read("tgi_benchmark_604.txt"))
+    assert got[:4] == [("itl_ms", 18.83, "mean", 1, "per_stream"), ("itl_ms", 18.8, "median", 1, "per_stream"),
+                       ("itl_ms", 19.49, "p90", 1, "per_stream"), ("itl_ms", 18.77, "p99", 1, "per_stream")]
+    assert [b for _, _, stat, b, _ in got if stat == "mean"] == [1, 2, 4, 8, 16, 32]
+
+
 @pytest.mark.parametrize("text", [
+    "| Sequence Length | 500 |\n| Decode Length | 1000 |\n",  # lengths outside TGI's parameters table
+    "| Step | Batch Size | Notes |\n|---|---|---|\n| Prefill | 16 | slow, 958 ms |\n",  # another table's columns
     "[BENCHMARK] Loading engine from /workspace/engines/llama\n",  # a log line with no figure
     "[BENCHMARK] batch_size 1 input_length 128 latency(ms) 2.14\n",  # bertBenchmark: an encoder's batch, no output
     "Total: 34       Inflight: 10    Done: 34        Success Rate: 100.00%   Avg Latency: 0.2584 sec\n",  # knative

@@ -20,6 +20,14 @@ the batch's latency and the token rates derived from it:
   B sequences), `Total. latency: X s, throughput: Y token/s` ((I + O) * B / X), with `Decode N. Batch size: B` step
   lines between them in later releases; the figures between `Warmup ...` and `Benchmark ...` are the warm-up's
   (python/sglang/bench_one_batch.py, latency_test_run_once, https://github.com/sgl-project/sglang).
+- Hugging Face TGI's `text-generation-benchmark` result tables (benchmark/src/table.rs and generation.rs,
+  https://github.com/huggingface/text-generation-inference/tree/main/benchmark/src): a latency table (`| Step | Batch
+  Size | Average | Lowest | Highest | p50 | p90 | p99 |`, Markdown style, a cell equal to the one above left blank)
+  with `Prefill` (the batch's prefill call: each sequence's first token), `Decode (token)` (the decode time over its
+  steps: one token of each sequence per step) and `Decode (total)`, and a throughput table whose `Decode` rows are
+  B * steps / decode time: every sequence's tokens together. Its `Prefill` throughput is B / prefill latency
+  (prompts, not prompt tokens, per second) and is not read; nor are Lowest and Highest (one run each). The
+  parameters table states the lengths (`Sequence Length`, `Decode Length`).
 - vLLM's `benchmarks/benchmark_latency.py` / `vllm bench latency`: `Avg latency: X seconds` and `N% percentile
   latency: X seconds` over iterations, each the time of one `generate` call on the whole batch
   (https://github.com/vllm-project/vllm/blob/main/vllm/benchmarks/latency.py).
@@ -74,6 +82,14 @@ SGLANG_STEP = re.compile(r"^\s*Decode\s+\d+\.\s+Batch size:\s*(?P<b>\d+),")
 SGLANG_WARMUP = re.compile(r"^\s*Warmup\s*\.\.\.\s*$")
 SGLANG_BENCHMARK = re.compile(r"^\s*Benchmark\s*\.\.\.\s*$")
 
+TGI_HEAD = re.compile(r"^\s*\|\s*Step\s*\|\s*Batch Size\s*\|\s*Average\s*\|", re.I)
+TGI_PARAMETERS = re.compile(r"^\s*\|\s*Parameter\s*\|\s*Value\s*\|", re.I)
+TGI_LENGTH = re.compile(r"^\s*\|\s*(?P<what>Sequence|Decode) Length\s*\|\s*(?P<n>\d+)\s*\|", re.I)
+# step -> the metric its latency row is; the throughput table's Decode row is decode_tok_s
+TGI_LATENCY_STEPS = {"prefill": "ttft_ms", "decode (token)": "itl_ms"}
+TGI_STATS = {"average": "mean", "p50": "median", "p90": "p90", "p99": "p99"}
+TGI_CELL = re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*(?P<unit>ms|tokens/secs)")
+
 VLLM_AVG = re.compile(r"^\s*Avg latency:\s*(?P<v>\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*seconds\s*$", re.I)
 VLLM_PERCENTILE = re.compile(r"^\s*(?P<p>\d{1,2})% percentile latency:\s*(?P<v>\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*"
                              r"seconds\s*$", re.I)
@@ -86,7 +102,7 @@ def detect(text: str) -> float:
         if m is not None and _trt_figures(_pairs(m.group("pairs")), "", None):
             return 0.8
         if SGLANG_PREFILL.search(line) or SGLANG_DECODE.search(line) or SGLANG_TOTAL.search(line) or \
-                VLLM_AVG.search(line):
+                VLLM_AVG.search(line) or TGI_HEAD.search(line):
             return 0.8
     return 0.0
 
@@ -104,8 +120,17 @@ def _parse(text: str, name: str) -> list:
     run: list[Measurement] = []  # an SGLang run's figures, waiting for the batch its step lines state
     step_batch: int | None = None
     vllm_open = False
+    table: dict = {}  # the TGI table being read: its columns, and the step and batch of the row above
     for n, line in lines(text):
         src = where(name, n)
+        if not line.lstrip().startswith("|"):
+            table = {}
+        elif TGI_HEAD.match(line) or TGI_PARAMETERS.match(line):
+            table = {"columns": [c.lower() for c in _cells(line)]}
+            continue
+        elif table:
+            out.extend(_tgi_row(line, src, table))
+            continue
         if (m := TRT_LINE.search(line)) is not None:
             pairs = _pairs(m.group("pairs"))
             figures = _trt_figures(pairs, src, to_int(pairs.get("batch_size")))
@@ -150,6 +175,34 @@ def _parse(text: str, name: str) -> list:
         elif line.strip():
             vllm_open = False
     out.extend(_with_batch(run, step_batch or _before(stated, len(text.splitlines()) + 1)))  # a run cut off
+    return out
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _tgi_row(line: str, src: str, table: dict) -> list:
+    """The figures of one row of a TGI benchmark table (TGI_HEAD) or the lengths of its parameters table; a blank
+    Step or Batch Size cell is the row above's (the tool merges equal cells)."""
+    if (m := TGI_LENGTH.match(line)) is not None and table["columns"][:1] == ["parameter"]:
+        n = int(m.group("n"))
+        return [Workload(src, prompt_len=n) if m.group("what").lower() == "sequence" else Workload(src, output_len=n)]
+    cells = _cells(line)
+    if len(cells) != len(table["columns"]) or all(re.fullmatch(r":?-+:?", c) for c in cells):
+        return []
+    step = cells[0].lower() or table.get("step")
+    batch = to_int(cells[1]) or table.get("batch")
+    table.update(step=step, batch=batch)
+    out = []
+    for column, cell in zip(table["columns"], cells):
+        if column not in TGI_STATS or (m := TGI_CELL.fullmatch(cell)) is None:
+            continue
+        v = float(m.group("v"))
+        if m.group("unit") == "ms" and step in TGI_LATENCY_STEPS:
+            out.append(Measurement(src, TGI_LATENCY_STEPS[step], v, "ms", stat=TGI_STATS[column], batch=batch))
+        elif m.group("unit") == "tokens/secs" and step == "decode" and column == "average":
+            out.append(Measurement(src, "decode_tok_s", v, "tok/s", batch=batch))
     return out
 
 
