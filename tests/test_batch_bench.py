@@ -141,6 +141,16 @@ def test_tgi_latency_table_pasted_alone():
     assert [b for _, _, stat, b, _ in got if stat == "mean"] == [1, 2, 4, 8, 16, 32]
 
 
+def test_tgi_row_cut_off_where_the_paste_ends_keeps_its_whole_cells():
+    # huggingface/text-generation-inference#1452 (tests/data/extract30): the throughput table's last row ends
+    # "| 281.43 tokens/secs | 275.82 tokens/se"
+    text = (Path(__file__).parent / "data" / "extract30" / "tgi1452.md").read_text()
+    got = figures(batch_bench.parse(text, "tgi1452.md"))
+    assert ("decode_tok_s", 281.43, None, 4, "aggregate") in got
+    assert not any(v == 275.82 for _, v, *_ in got)
+    assert ("itl_ms", 14.22, "mean", 4, "per_stream") in got and ("ttft_ms", 1205.76, "mean", 4, "per_stream") in got
+
+
 @pytest.mark.parametrize("text", [
     "| Sequence Length | 500 |\n| Decode Length | 1000 |\n",  # lengths outside TGI's parameters table
     "| Step | Batch Size | Notes |\n|---|---|---|\n| Prefill | 16 | slow, 958 ms |\n",  # another table's columns
