@@ -5355,6 +5355,41 @@ def asks(facts: Facts) -> Claim | None:
     return None
 
 
+# (s31) The reporter asks what a figure counts, not whether it is good: "does tokens_per_sec mean total tok/s or
+# tok/s/GPU?" (NVIDIA/TensorRT-LLM#1450), "is the output throughput per GPU or for all GPUs?", "what does
+# generation_tokens_per_second mean?", "does the throughput include the prompt tokens?". The benchmark's own
+# definition of the figure answers it (the scope its parser records); nothing is asked to be judged against physics.
+_METRIC = (r"[`'\"]?(?:\w+_per_\w+|(?-i:[a-z]\w*Per[A-Z]\w*)|"  # tokens_per_sec, tokensPerSec
+           r"[\w ]{0,20}throughput|tok(?:en)?s?\s*/\s*s(?:ec)?(?:\s*/\s*\w+)?|tokens per second|"
+           r"latency|TTFT|TPOT|ITL|busbw|algbw|bus bandwidth|\w+\((?:ms|s|gb)\))[`'\"]?")
+_MEANING_ASKED = re.compile(
+    r"\bwhat\s+(?:does|do|is|are)\s+(?:the\s+|this\s+)?" + _METRIC + r"\s+(?:mean|means|stand\s+for|measure|count|"
+    r"refer\s+to|include)\b|"
+    r"\b(?:does|do|is|are)\s+(?:the\s+|this\s+)?" + _METRIC + r"\s+(?:mean|means|refer\s+to|include|count|measure)s?\b|"
+    r"\bmeaning\s+of\s+(?:the\s+)?" + _METRIC + r"|"
+    r"\bper[- ](?:GPU|card|device|rank|request|user|sequence)\s+or\s+(?:the\s+|in\s+)?(?:total|overall|aggregate|"
+    r"all|combined|sum)\b|"
+    r"\b(?:total|overall|aggregate|combined)(?:\s+tok(?:en)?s?/s(?:ec)?)?\s+or\s+"
+    r"(?:per[- ]|each\s+|tok(?:en)?s?/s(?:ec)?/)(?:GPU|card|device|rank|request|user|sequence)\b", re.I)
+
+# ... a question that also asks for a judgement ("is 40 tok/s per GPU or total good enough?") asks more than that
+_JUDGED = re.compile(r"\b(?:normal|expected|reasonable|good|bad|slow|fast|low|high|enough|poor|worse|better|"
+                     r"acceptable)\b", re.I)
+
+
+def meaning_asked(facts: Facts) -> Claim | None:
+    """The reporter's question about what a figure counts (per GPU or in total, per request or the whole batch,
+    what a field means), from a sentence of the description that asks; None when no such question is put."""
+    for n in facts.of(Note):
+        if n.kind != "description" or not n.text:
+            continue
+        for sentence in sentences(n.text):
+            if _ASKS.search(sentence) and (m := _MEANING_ASKED.search(sentence)) and not _JUDGED.search(sentence) \
+                    and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                return Claim("meaning_asked", n.source, _quote(sentence, m, 60))
+    return None
+
+
 # The reporter has run nothing yet ("I have not tried yet", "haven't tested it so far", "we didn't run it yet", "before
 # buying"): a figure they quote is someone else's, and no behaviour of theirs is there to call normal.
 _UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+not|didn't|can't|cannot)\s+"

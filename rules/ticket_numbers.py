@@ -449,6 +449,8 @@ def figure_unjudged(facts: Facts, predictions=None):
         rates = [m for metric in SERVING_FIGURES for m in measurements(facts, metric)]
     if not rates or unmodelled_layout(facts) or any(n.kind == "results_table" for n in facts.of(Note)):
         return
+    if claims.meaning_asked(facts) and not claims.complaint(facts):
+        return  # what the figure counts is asked, not how good it is: ticket.figure_meaning answers
     m = rates[0]
     what = "the measured decode rate" if m.metric == "decode_tok_s" else f"the benchmark's {m.metric}"
     evidence = [ev(m.source, what, m.value, unit=m.unit)]

@@ -220,6 +220,35 @@ _SCALING_ANSWERS["more_gpus_no_gain"] = _SCALING_ANSWERS["layout_speed_asked"] =
     "use the fewest GPUs that hold the model, and batch requests to use more GPUs.")
 
 
+# What a figure counts, as its benchmark defines it (Measurement.scope, set by the parser that read the figure).
+SCOPE_WORDS = {
+    "aggregate": "every sequence in flight together (the whole batch or all concurrent requests, over every GPU of "
+                 "the job), not per GPU and not per request",
+    "per_stream": "one request's own rate or time, not the total over the requests in flight",
+}
+
+
+@rule("ticket.figure_meaning", "healthy")
+def figure_meaning(facts: Facts, predictions=None):
+    """'Does tokens_per_sec mean total tok/s or tok/s per GPU?': a question about what a figure counts, answered from
+    the benchmark's own definition of it (the scope its parser records), where the ticket complains of nothing and
+    shows no fault. The figure is not judged against physics: nothing asked that."""
+    asked = claims.meaning_asked(facts)
+    if asked is None or claims.complaint(facts) or fault_context(facts):
+        return
+    m = next((m for m in facts.of(Measurement) if m.scope in SCOPE_WORDS), None)
+    if m is None:
+        return  # a figure whose source does not define its scope: the reporter's own words decide nothing here
+    yield passed("ticket.figure_meaning",
+                 f"The figure asked about counts {m.scope.replace('_', ' ')}: {m.metric} {m.value:g} {m.unit or ''}"
+                 .rstrip(),
+                 f"The reporter asks what a benchmark figure counts, not whether it is good. As the tool that printed "
+                 f"it defines it, {m.metric} is {SCOPE_WORDS[m.scope]}"
+                 + (f" (batch {m.batch})" if m.batch else "") + ". Nothing in the ticket points at a fault.",
+                 [claim_ev(asked, "the question"), ev(m.source, f"{m.metric} ({m.scope})", m.value, unit=m.unit)],
+                 0.65)
+
+
 @rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
