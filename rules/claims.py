@@ -3159,14 +3159,16 @@ def _sentence_at(text: str, pos: int) -> str:
 # swing, and an idle GPU between requests is no running job.
 SWING_BUSY = 40.0  # a share at or above this is a GPU at work
 SWING_IDLE = 5.0  # ... and one at or below this, beside it, a GPU with nothing queued
-_IDLE_SHARE = re.compile(r"(?<![\w.:#/+-])([0-5])(?:\.0+)?(?:\s*[%％])?"
+# (a share below 1-5 % is written with its sign; bare, only a 0: "process 1", "step 2" are no utilisation)
+_IDLE_SHARE = re.compile(r"(?<![\w.:#/+-])([0-5](?=(?:\.0+)?\s*[%％])|0)(?:\.0+)?(?:\s*[%％])?"
                          r"(?![\w.%％]|\s*(?:[GMK]i?B|ms|s\b|sec|W\b|°|C\b|x\b|times|GPUs?|cards?|nodes?|[卡张个秒]))",
                          re.I)
 _BUSY_SHARE = re.compile(r"(?<![\w.])(4\d|[5-9]\d|100)(?:\.\d+)?\s*[%％]")
 _OTHER_SHARE = re.compile(r"(?:\bCPU|\bmemory|\bmem\b|VRAM|\bRAM\b|\bpower|\bfans?\b|\bdisk|显存|内存|功耗|风扇)"
                           r"[^%％\d]{0,25}$", re.I)
 _NUMBERED_BEFORE = re.compile(r"(?:\b(?:GPU|cuda|device|rank|card|id|no|batch(?:[ _-]?size)?|bs|tp|pp|dp|ep|size|"
-                              r"num\w*|workers?)|[#卡号第])\W{0,3}$|=\s*$", re.I)
+                              r"num\w*|workers?|process(?:es)?|proc|pid|threads?|steps?|epochs?|iter\w*|layers?|"
+                              r"requests?|nodes?|instances?|replicas?)|[#卡号第])\W{0,3}$|=\s*$", re.I)
 _CARDS_CONTRASTED = re.compile(r"\b(?:other|another|second|first|remaining|each|both)\s+(?:one|GPUs?|cards?)\b|"
                                r"\bthe other\b|\bone\s+(?:GPU|card|device)\b|"
                                r"\b(?:two|2|dual|both|several|multiple)\s+(?:GPUs|cards)\b|"

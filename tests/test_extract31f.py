@@ -213,3 +213,12 @@ def test_a_stated_tp_outranks_the_default_of_a_bare_server_line(tmp_path):
     paste.write_text("# slow\n\n```\nvllm serve meta-llama/Llama-3.1-8B-Instruct\n```\n\ndecode is 20 tok/s\n")
     workload = read_bundle(paste).workload()
     assert workload.tp == 1 and workload.extra["defaults"] == ("tp",)
+
+
+def test_one_gpu_named_beside_larger_counts_is_no_one_gpu_job(tmp_path):
+    """t008's 'on single gpu, and tensor-parallel on 2-gpus and 4-gpus' compares counts: no one-GPU setup read."""
+    paste = tmp_path / "issue.md"
+    paste.write_text("# TP vs DP\n\nI use vllm to inference the model on single gpu, and tensor-parallel on 2-gpus and "
+                     "4-gpus, but there is no significant increase in token throughput.\n")
+    workload = read_bundle(paste).workload()
+    assert workload.gpu_count is None and workload.tp is None

@@ -697,7 +697,9 @@ SINGLE_GPU = re.compile(r"(?<![\w-])(?:a\s+single|single|one|1)[- ](?:GPU|card)\
 SINGLE_GPU_FIT = re.compile(r"\b(?:fit|fits|fitting|fitted|load\w*|limited|restricted|vs\.?|versus|compared?)\b"
                             r"[^.!?;]*$", re.I)
 SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,2}\s*(?:GPUs|cards)\b|"
+                           r"\b(?:[2-9]|1\d)[- ](?:GPUs?|cards?)\b|"  # "tensor-parallel on 2-gpus and 4-gpus" (t008)
                            r"\b(?:dual|two|multi|multiple|several|more|second)[- ]?(?:GPUs?|cards?)\b|"
+                           r"\btensor[- _]?parallel|\bTP\s*[=:]?\s*[2-9]|"
                            r"\banother\b", re.I)
 
 
