@@ -7123,6 +7123,9 @@ def _said_not(sentence: str, start: int) -> bool:
     "(not under load)", "never during inference", "can't reach 100% CPU load")? A negated verb of liking takes what
     follows as its object and leaves it standing ("I don't like 85 degrees on my GPU")."""
     window = sentence[max(0, start - 30):start].rsplit("\n", 1)[-1]
+    # (errors31) the opening quote of a quoted message is no word between the negation and it: "There is no 'Cannot
+    # re-initialize CUDA in forked subprocess' error", "I don't see \"no socket interface found\""
+    window = _OPENING_QUOTE.sub(" ", window)
     if _CANNOT_REACH.search(window):
         return True
     before = _NEGATION.search(window)
@@ -7134,6 +7137,7 @@ def _said_not(sentence: str, start: int) -> bool:
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
 
 
+_OPENING_QUOTE = re.compile(r"\s*['\"`\u2018\u201c]\s*$")
 # "Can't reach 100% CPU load" (https://github.com/opendreamnet/dreampower/issues/90): a level not reached, as
 # _UTIL_BOUND reads a utilisation's "will not reach 100 %".
 _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
