@@ -125,3 +125,76 @@ KEPT = [
 @pytest.mark.parametrize("name,category", KEPT)
 def test_documented_lines_already_answered_keep_their_category(name, category):
     assert _verdict((DATA / name).read_text()) == category
+
+
+# ----------------------------------------------------------------------------- messages with several documented causes
+def _asked(text: str) -> tuple[str, str | None, str]:
+    """(verdict, the row ticket.ambiguous_error names or None, its fix)."""
+    verdict, rules = judged_issue(text)
+    f = rules.get("ticket.ambiguous_error")
+    return verdict.category, (f.evidence[0].detail.split("(", 1)[1].split(",", 1)[0] if f else None), \
+        (f.fix if f else "")
+
+
+@pytest.mark.parametrize("name,row", [("sys_error_alone.md", "nccl_unhandled_system_error"),
+                                      ("cuda_error_alone.md", "nccl_unhandled_cuda_error")])
+def test_nccls_wrapper_errors_alone_are_asked_about_not_guessed(name, row):
+    """NCCL's troubleshooting page: ncclUnhandledCudaError / ncclSystemError say a library call failed; the NCCL WARN
+    line before them names it. Without that line no category is taken: the verdict asks for it."""
+    category, named, fix = _asked((DATA / name).read_text())
+    assert (category, named) == ("insufficient_data", row)
+    assert "NCCL_DEBUG=WARN" in fix
+
+
+@pytest.mark.parametrize("text,row", [
+    ("# sglang tp 4 crash\n\nsglang 0.3.6, --tp 4 on 4x L40S, bare metal:\n\n```\ntorch.distributed.DistBackendError: "
+     "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error (run with NCCL_DEBUG=INFO "
+     "for details), NCCL version 2.21.5\nncclUnhandledCudaError: Call to CUDA function failed.\n```\n",
+     "nccl_unhandled_cuda_error"),
+    ("# TGI num-shard 2 fails\n\nTGI 2.0 with --num-shard 2 on 2x A10 (bare metal), the shard dies with "
+     "\"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error\".\n",
+     "nccl_unhandled_system_error"),
+])
+def test_second_pastes_of_the_wrapper_errors(text, row):
+    assert _asked(text)[:2] == ("insufficient_data", row)
+
+
+def test_the_line_naming_the_cuda_error_decides_instead():
+    """With NCCL's 'Cuda failure' line the cause is named: peer access refused is P2P, no question."""
+    category, named, _ = _asked((DATA / "p2p_nccl.md").read_text())
+    assert (category, named) == ("p2p_disabled", None)
+    for name in ("shm_segment.md", "shm_fallocate.md"):  # the WARN line names /dev/shm
+        assert _asked((DATA / name).read_text())[:2] == ("shm_too_small", None)
+
+
+def test_a_system_error_in_a_container_keeps_its_shm_lead():
+    """ticket.system_error_in_container (NCCL's docker advice) still leads where the ticket says container."""
+    text = ("# vllm docker tp 2 fails\n\nvLLM in docker (docker run --gpus all vllm/vllm-openai) with TP 2 on 2x A100 "
+            "80GB, one node:\n\n```\nRuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for "
+            "details)\n```\n")
+    _, rules = judged_issue(text)
+    assert "ticket.system_error_in_container" in rules
+
+
+def test_a_remote_error_names_no_cause_and_asks_for_the_first_rank():
+    """ncclRemoteError is what the surviving ranks print: the question is the first failing rank's own log."""
+    _, named, fix = _asked((DATA / "remote_exited.md").read_text())
+    assert named == "nccl_remote_error" and "first" in fix
+    verdict, _ = judged_issue((DATA / "remote_exited.md").read_text())
+    assert verdict.category != "other"  # no software cause guessed from it
+
+
+@pytest.mark.parametrize("text", [
+    "# TP 2 slow\n\nvLLM TP 2 on 2x A100. There is no 'unhandled cuda error' any more since 0.6.4; it is slow now.\n",
+    pytest.param("# TP 2 hang\n\nvLLM TP 2 on 2x 3090 hangs at start. I don't see \"ncclSystemError\" anywhere, it "
+                 "just waits.\n",
+                 marks=pytest.mark.xfail(strict=True, reason="diagnose.artifacts.nccl_log keeps any line naming "
+                                         "ncclSystemError as an NCCL event, read as pasted output, where the "
+                                         "sentence's denial is not weighed")),
+    "# TP 2 hang\n\nvLLM TP 2 on 2x 3090 hangs at start. There is no 'unhandled system error' in the log, it just "
+    "waits.\n",
+    "# question\n\nvLLM TP 2 on 2x L4: could 'remote process exited or there was a network error' come from a low "
+    "ulimit?\n",
+])
+def test_wrapper_errors_denied_or_asked_about_are_no_finding(text):
+    assert _asked(text)[1] is None
