@@ -2039,6 +2039,9 @@ class EngineError:
 # The categories an error row may name: those rules.ticket_rules.known_error declares.
 ERROR_CATEGORIES = ("other", "hardware_fault", "p2p_disabled", "shm_too_small", "nccl_regression",
                     "tp_not_dividing_heads")
+# (errors31) A row of a message whose documented causes lie in several categories decides none: its category is
+# insufficient_data and its fix asks for what tells the causes apart (rules.ticket_rules.ambiguous_error).
+ASKED = "insufficient_data"
 
 
 @functools.lru_cache(maxsize=1)
@@ -2054,8 +2057,8 @@ def engine_errors() -> tuple[EngineError, ...]:
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k] for k in
                                                 ("id", "pattern", "category", "meaning", "fix")):
             raise InputError(f"{where}: needs id, pattern, category, meaning and fix")
-        if row["category"] not in ERROR_CATEGORIES or not row.get("sources"):
-            raise InputError(f"{where}: category one of {', '.join(ERROR_CATEGORIES)}, and its sources")
+        if row["category"] not in ERROR_CATEGORIES + (ASKED,) or not row.get("sources"):
+            raise InputError(f"{where}: category one of {', '.join(ERROR_CATEGORIES + (ASKED,))}, and its sources")
         try:
             pattern = re.compile(row["pattern"], re.I)
         except re.error as e:

@@ -7160,6 +7160,8 @@ def _said_not(sentence: str, start: int) -> bool:
     "(not under load)", "never during inference", "can't reach 100% CPU load")? A negated verb of liking takes what
     follows as its object and leaves it standing ("I don't like 85 degrees on my GPU")."""
     window = sentence[max(0, start - 30):start].rsplit("\n", 1)[-1]
+    if _QUOTE_DENIED.search(window):
+        return True
     if _CANNOT_REACH.search(window):
         return True
     before = _NEGATION.search(window)
@@ -7171,6 +7173,12 @@ def _said_not(sentence: str, start: int) -> bool:
     return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
 
 
+# (errors31) A quoted message denied right before its opening quote: "There is no 'Cannot re-initialize CUDA in forked
+# subprocess' error", "I don't see \"no socket interface found\"", "never got 'Address already in use'". Only the
+# negation next to the quote, or one verb of seeing between: in 'doesn't have NCCL "Distributed package doesn't have
+# NCCL built in"' the "doesn't" is the words before's, and the quote is the message shown.
+_QUOTE_DENIED = re.compile(r"(?:\b(?:no|not|never|without|nor)|n't)(?:\s+(?:see|seen|saw|get|gets|got|getting|find|"
+                           r"found|show|shows|showed|hit|hitting))?\s*['\"`\u2018\u201c]\s*$", re.I)
 # "Can't reach 100% CPU load" (https://github.com/opendreamnet/dreampower/issues/90): a level not reached, as
 # _UTIL_BOUND reads a utilisation's "will not reach 100 %".
 _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
@@ -9222,9 +9230,23 @@ _extend({"clock_power": [
 # output, or the reporter's sentence quoting it. Not one ruled out ("no out-of-memory errors", "it is not OOM"), asked
 # about or guessed ("could it be an illegal memory access?").
 def known_errors(facts: Facts) -> list[Claim]:
-    """Error messages of the catalog the ticket quotes: data {error (catalog.EngineError), origin}."""
-    from rules.catalog import engine_errors
+    """Error messages of the catalog the ticket quotes: data {error (catalog.EngineError), origin}; not the rows of
+    messages with several documented causes (ambiguous_errors)."""
+    from rules.catalog import ASKED, engine_errors
 
+    return _catalog_errors(facts, [row for row in engine_errors() if row.category != ASKED])
+
+
+def ambiguous_errors(facts: Facts) -> list[Claim]:
+    """(errors31) The catalog's messages with several documented causes that the ticket quotes (category
+    insufficient_data: NCCL's 'unhandled cuda error' without the CUDA error it wraps): data as known_errors'."""
+    from rules.catalog import ASKED, engine_errors
+
+    return _catalog_errors(facts, [row for row in engine_errors() if row.category == ASKED])
+
+
+def _catalog_errors(facts: Facts, rows: list) -> list[Claim]:
+    """The claims of the rows' messages the ticket quotes, each message named by the first row matching it."""
     out: list[Claim] = []
     named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
@@ -9233,7 +9255,7 @@ def known_errors(facts: Facts) -> list[Claim]:
     whole = "\n".join(t for _, t in pasted + prose)
     for origin, said in (("output", pasted), ("prose", prose)):
         for source, text in said:
-            for row in engine_errors():
+            for row in rows:
                 if any(c.data["error"].id == row.id for c in out) or (row.context and not row.context.search(whole)):
                     continue  # one claim a message: the pasted output's, else the first sentence's; a row whose
                     # stack the ticket never names leaves the message to the next row

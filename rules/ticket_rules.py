@@ -2716,13 +2716,30 @@ def known_error(facts: Facts, predictions=None):
                fix=row.fix, refs=[src.split(" (")[0] for src in row.sources])
 
 
+@rule("ticket.ambiguous_error", "insufficient_data")
+def ambiguous_error(facts: Facts, predictions=None):
+    """(errors31) An error message whose documented causes lie in several categories (rules/catalog/engine_errors.toml
+    rows of category insufficient_data), quoted without the line that names its cause: no category is guessed from
+    it; the row's fix asks for what tells the causes apart. Silent beside a message the catalog decides."""
+    found = claims.ambiguous_errors(facts)
+    if not found or claims.known_errors(facts):
+        return
+    c = next((c for c in found if c.data["origin"] == "output"), found[0])
+    row = c.data["error"]
+    yield make("ticket.ambiguous_error", "insufficient_data", "info", 0.0,
+               f"The error quoted has several documented causes: {row.id.replace('_', ' ')}",
+               f"The message says {row.meaning}. It does not say which cause this is, so no category is taken from it.",
+               [claim_ev(c, f"error message ({row.id}, rules/catalog/engine_errors.toml)")],
+               fix=row.fix, refs=[src.split(" (")[0] for src in row.sources])
+
+
 @rule("ticket.software_error", "other")
 def software_error(facts: Facts, predictions=None):
     """An error or crash whose only evidence is the software raising: an engine or framework problem
     until a hardware or transport cause shows (a message the catalog knows: ticket.known_error)."""
     said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("error", "crash") or claims.known_errors(facts):
-        return
+    if not said or said[2] not in ("error", "crash") or claims.known_errors(facts) or claims.ambiguous_errors(facts):
+        return  # a message with several documented causes is asked about (ticket.ambiguous_error), not guessed
     c = _first(facts, "exception")
     if not c:
         return
