@@ -130,6 +130,9 @@ NEAR_MISSES = [
     # a leak that grows, ending out of memory
     "# GPU memory leak in training loop\n\nMy PyTorch training on an RTX 3090 keeps growing in memory: nvidia-smi "
     "shows memory is not released and it increases with each epoch until CUDA out of memory.",
+    # memory held after the process died: an orphaned process, not the allocator's cache
+    "# memory stuck after crash\n\nMy PyTorch script crashed and nvidia-smi still shows 11 GB used on GPU 0 after I "
+    "deleted everything; the memory is not released until reboot.",
     # a regression: it used to be otherwise
     "# memory not freed after update\n\nSince upgrading to torch 2.3, the memory is not released after del model; "
     "with torch 2.1 nvidia-smi went back to 1 GB.",
@@ -148,6 +151,9 @@ NEAR_MISSES = [
     # reloading on every request is not the idle timeout
     "# ollama reloads\n\nOllama unloads the model after each request and loads it again, the GPU memory is freed "
     "after every prompt.",
+    # a GPU idle while the job runs: the host starves it
+    "# GPU idle\n\nThe GPU sits idle at 300 MHz while the job runs on our A100, the utilisation is 0 % most of the "
+    "time.",
     # low clocks under load
     "# clocks low under load\n\nDuring training my A100 stays at 210 MHz graphics clock while idle clocks are normal; "
     "nvidia-smi shows HW Slowdown active.",
