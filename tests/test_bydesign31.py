@@ -164,3 +164,12 @@ NEAR_MISSES = [
 def test_a_fault_that_reads_alike_is_not_answered_by_design(tmp_path, text):
     verdict, findings = said(tmp_path, text)
     assert documented(findings) is None
+
+
+def test_a_model_partly_on_the_cpu_is_not_the_page_cache(tmp_path):
+    """u17a04 (development): Ollama with a 32B model on a 12 GB card, GPU 1-3 % and CPU 70 % in Task Manager; the answer
+    is the layers left on the CPU, not memory mapping. The GPU's share in Task Manager is no memory reading."""
+    from rules.documented_behaviour import documented_behaviour_seen
+    from tests.test_ticket_questions import development_case
+
+    assert documented_behaviour_seen(development_case(tmp_path, "u17a04")) is None
