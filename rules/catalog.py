@@ -2293,3 +2293,12 @@ def by_compute_capability(table: dict, cc: float, exact: bool = False):
     if exact and keys:
         keys = [cc] if cc in keys else [min(keys)]
     return table[next(k for k in table if float(k) == max(keys))] if keys else None
+
+
+@functools.lru_cache(maxsize=None)
+def documented_behaviours() -> tuple[dict, ...]:
+    """rules/catalog/by_design.toml's [[behaviour]] rows: what the tools and engines document as how they work, which
+    reporters take for faults, each with the words that describe it and its documentation, read once."""
+    from diagnose.inputs import load_toml
+
+    return tuple(load_toml(str(CATALOG_DIR / "by_design.toml"), "catalog").get("behaviour", []))

@@ -1,0 +1,65 @@
+"""Behaviour the tools and engines document as how they work, described in the reporter's own words: PyTorch's
+caching allocator holding freed memory, nvidia-smi's N/A fields, processes hidden by a container's PID namespace, a
+memory-mapped model counted as file cache, Ollama's keep-alive, idle clocks. The knowledge is data
+(rules/catalog/by_design.toml, each row with its documentation); this rule reads it, and answers `healthy` only where
+nothing in the ticket points at a fault."""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Facts
+from rules import catalog, claims
+from rules.common import ev, make
+from rules.engine import rule
+from rules.ticket_questions import fault_context, figures
+
+# What makes an observation a change rather than how the software works: it was otherwise before.
+_WAS_OTHERWISE = re.compile(r"\b(?:(?:used to|no longer|(?:does|did)n['’]t any ?more)\s+"
+                            r"(?:be|work|show|free|release|return|list|stay|run|unload|happen)\w*|"
+                            r"since (?:the |an? |upgrad\w+|updat\w+)|after (?:the |an? )?(?:update|upgrad\w+)|"
+                            r"previously|before the (?:update|upgrade))\b", re.I)
+
+
+def _own_sentences(facts: Facts):
+    """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue
+        for sentence in claims.sentences(text):
+            yield source, sentence
+
+
+def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
+    """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
+    the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
+    own = list(_own_sentences(facts))
+    words = " ".join(t for _, t in own)
+    for row in catalog.documented_behaviours():
+        if not all(re.search(p, words, re.I) for p in row.get("context", [])):
+            continue
+        if row.get("unless") and re.search(row["unless"], words, re.I):
+            continue
+        for source, sentence in own:
+            m = re.search(row["sees"], sentence, re.I)
+            if m and not claims.conditional(sentence[:m.start()], when=False):
+                return row, source, claims._quote(sentence, m, 60)
+    return None
+
+
+@rule("ticket.documented_behaviour", "healthy")
+def documented_behaviour(facts: Facts, predictions=None):
+    """What the reporter describes is behaviour the tool or engine documents (rules/catalog/by_design.toml), and no
+    fault is in sight: no error, hang, crash or out-of-memory, no measured rate to judge, nothing that used to be
+    otherwise. Weak (0.6): any observed fault outweighs it."""
+    if claims.symptom(facts) in ("hang", "crash") or fault_context(facts) or claims.out_of_memory(facts) \
+            or figures(facts) or claims.find(facts, "hang"):
+        return
+    if _WAS_OTHERWISE.search(" ".join(t for _, t in _own_sentences(facts))):
+        return  # a change: by-design behaviour does not start with an update
+    found = documented_behaviour_seen(facts)
+    if found is None:
+        return
+    row, source, quote = found
+    yield make("ticket.documented_behaviour", "healthy", "ok", 0.6, row["title"], row["why"],
+               [ev(source, f'what the reporter sees: "{quote}"')], fix=row["fix"], refs=[row["url"]])
