@@ -479,8 +479,10 @@ MANY_TIMES = 3.0
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
-    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, or a bigger
-    model slower than a smaller one, asked or complained of with nothing broken in sight: all are how serving works."""
+    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, a bigger
+    model slower than a smaller one, or a feature said with the cost its engine documents (speculative decoding slower
+    under load, the first request slow while CUDA graphs are captured: rules/catalog/serving_tradeoffs.toml), asked or
+    complained of with nothing broken in sight: all are how serving works."""
     if claims.symptom(facts) in FAILURES or fault_context(facts):
         return
     documented = claims.documented_tradeoffs(facts)

@@ -74,3 +74,25 @@ STILL_MISSED = [
                                                for c in STILL_MISSED])
 def test_kept_first_posts_still_missed(name, category, why):
     assert report_json("ticket", str(DATA / name))["verdict"]["category"] == category
+
+
+def _unseen() -> list[dict]:
+    import tomllib
+
+    return tomllib.loads((DATA / "unseen.toml").read_text())["case"]
+
+
+@pytest.mark.parametrize("case", _unseen(), ids=lambda c: c["title"][:40])
+def test_unseen_set_reads_as_recorded(case):
+    """The third set, run once blind after the rows were written: which of its sentences the claim reads."""
+    read = [c.data["tradeoff"].id for c in claims.documented_tradeoffs(case_facts(case))]
+    assert bool(read) is case["read"]
+    if case["read"] and case["row"]:
+        assert read[0] == case["row"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=c["xfail"], strict=True))
+                                  if c.get("xfail") else c for c in _unseen()], ids=lambda c: c["title"][:40])
+def test_unseen_set_verdicts(case, tmp_path):
+    """Its positives are the trade (expected_physics); its near-misses keep the fault's verdict."""
+    assert case_report(case, tmp_path)["verdict"]["category"] == case["verdict"]
