@@ -2074,6 +2074,45 @@ def engine_errors() -> tuple[EngineError, ...]:
     return tuple(rows)
 
 
+# --------------------------------------------------------------------------- documented serving trade-offs
+
+@dataclass(frozen=True)
+class ServingTradeoff:
+    """One performance trade-off an engine documents (rules/catalog/serving_tradeoffs.toml): the feature, the cost it
+    is known to bring, why, and the knob that trades it back."""
+
+    id: str
+    feature: re.Pattern
+    cost: re.Pattern | None  # None: the generic words of a slowdown (rules.claims reads them)
+    title: str
+    meaning: str
+    fix: str
+    sources: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=1)
+def serving_tradeoffs() -> tuple[ServingTradeoff, ...]:
+    """Every row of rules/catalog/serving_tradeoffs.toml, its patterns compiled (case-insensitive); a row without an
+    id, a feature, a title, a meaning, a fix or a source is a bad catalog file (InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "serving_tradeoffs.toml"
+    rows = []
+    for i, row in enumerate(load_toml(path, "catalog").get("tradeoff", [])):
+        where = f"{path}: tradeoff #{i + 1}"
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k] for k in
+                                                ("id", "feature", "title", "meaning", "fix")) or not row.get("sources"):
+            raise InputError(f"{where}: needs id, feature, title, meaning, fix and sources")
+        try:
+            feature = re.compile(row["feature"], re.I)
+            cost = re.compile(row["cost"], re.I) if row.get("cost") else None
+        except (re.error, TypeError) as e:
+            raise InputError(f"{where}: pattern: {e}") from None
+        rows.append(ServingTradeoff(row["id"], feature, cost, row["title"], row["meaning"], row["fix"],
+                                    tuple(row["sources"])))
+    return tuple(rows)
+
+
 # --------------------------------------------------------------------------- Xid codes
 
 

@@ -2002,11 +2002,13 @@ def hypothetical(sentence: str, start: int) -> bool:
     return asked(sentence) or conditional(sentence[:start])
 
 
-# "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
+# "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words. (faq31) "the
+# fp8 KV cache isn't the reason", "beam search is not what makes it slow" rule it out as "is not the cause" does.
 _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
     r"were(?:n't| not)|never|not)\s+"
-    r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)|"
+    r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause|reason|culprit)|an issue|"
+    r"a problem|related|what (?:makes|made|causes|caused))|"
     # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"; not "was not ruled out", "has
     # not (yet) been ruled out": a question still open
     r"^(?:(?!\b(?:not|never|cannot)\b)[\s:,\w/-]){0,25}?\b(?:is|are|was|were|has been|have been|had been|got|"
@@ -6676,8 +6678,9 @@ _TAKES_LONGER = re.compile(
     r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
 
 
-# The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts".
-_LENGTH_TIED = re.compile(r"\b(?:with|as|when|for|once|if|on)\b[^.,;\n]{0,20}$", re.I)
+# The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts", "at 100k
+# context".
+_LENGTH_TIED = re.compile(r"\b(?:with|as|when|for|once|if|on|at)\b[^.,;\n]{0,20}$", re.I)
 
 
 def length_tradeoff(facts: Facts) -> list[Claim]:
@@ -6740,6 +6743,69 @@ def size_tradeoff(facts: Facts) -> list[Claim]:
                 continue
             out.append(Claim("size_tradeoff", source, _quote(sentence, m, 60)))
     return out
+
+
+# (faq31) A feature or setting an engine documents as a trade-off (rules/catalog/serving_tradeoffs.toml), said with the
+# cost the docs give it: speculative decoding slower at high load, chunked prefill raising running requests' ITL, the
+# first request slow while CUDA graphs are captured. Where a row names no cost of its own, these generic words of a
+# slowdown stand in: slower, throughput or speed down, latency up, no speed-up, an overhead.
+_TRADEOFF_COST = re.compile(
+    r"\b(?:slow\w*|lower (?:throughput|speed|performance|tok\w*/s|tokens per second|t/s)|"
+    r"(?:throughput|tok\w*/s|tokens per second|t/s|speed|performance|QPS)\b[^.\n]{0,40}?\b(?:drops?|dropp\w*|dropped|"
+    r"decreas\w*|lower|falls?|fell|worse|degrad\w*|reduc\w*|halv\w*|go(?:es)? down|went down)|"
+    r"(?:latency|ITL|TPOT|TTFT|time to first token|time per (?:output )?token)\b[^.\n]{0,40}?\b(?:increas\w*|higher|"
+    r"grows?|worse|jumps?|spikes?|goes up|rises?|doubl\w*|climb\w*|"
+    r"(?:is|are|gets?) (?:very |really |so )?(?:high|bad|poor|terrible|awful))|"
+    r"(?:higher|worse|increased) (?:latency|ITL|TPOT|TTFT)|"
+    r"no (?:speed-?up|improvement|gain|benefit)|(?:not|isn't|aren't|no) (?:any )?faster|overhead|"
+    r"takes? (?:far |much |a lot )?longer|(?:several|many|\d+(?:\.\d+)?)\s?(?:x|times) (?:slower|longer)|"
+    r"(?:\d+(?:\.\d+)?\s?[x×]|(?:several|many|\d+) times) the (?:latency|time))\b", re.I)
+# A cost that carries its own "no" ("no speed-up", "doesn't help") is the complaint, not a denial of it.
+_NEGATIVE_COST = re.compile(r"^(?:no|not|isn't|aren't|does ?n[o']t|did ?n[o']t|do ?n[o']t|won't)\b", re.I)
+
+
+def documented_tradeoffs(facts: Facts) -> list[Claim]:
+    """Sentences that name a feature an engine documents as a trade-off and, in the same sentence, the cost its docs
+    give it ("speculative decoding is slower at 64 concurrent requests", "the first request takes 40 s"), or the
+    feature in the sentence before or after: data
+    {"tradeoff": catalog.ServingTradeoff}. A cost ruled out ("EAGLE is not slower") does not count; one claim a row."""
+    from rules.catalog import serving_tradeoffs
+
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        said = sentences(text)
+        for i, sentence in enumerate(said):
+            for row in serving_tradeoffs():
+                named = [(s, m) for s in said[max(0, i - 1):i + 2] for m in row.feature.finditer(s)]
+                if any(c.data["tradeoff"].id == row.id for c in out) or not named or \
+                        all(negated_words(s, m) for s, m in named):
+                    continue  # the feature named in this sentence or one next to it ("I set max-num-seqs to 16.
+                    # Beyond 16 clients the throughput stops rising."), and not ruled out ("LoRA is not the cause")
+                cost = (row.cost or _TRADEOFF_COST).search(sentence)
+                if cost is None or (not _NEGATIVE_COST.match(cost.group(0)) and
+                                    _NEGATION.search(sentence[max(0, cost.start() - 30):cost.start()])):
+                    continue
+                out.append(Claim("documented_tradeoff", source, _quote(sentence, cost, 60), {"tradeoff": row}))
+    return out
+
+
+# (faq31) Another engine named as the faster one ("however, vllm lora serving is faster", "lmdeploy runs it 2x
+# quicker", "TGI does better on the same GPU"): the same work done faster elsewhere is that engine's implementation
+# against this one's, not a cost the feature carries by design. A sentence that sets the feature off against on ("vLLM
+# is faster without speculative decoding") is the trade itself and does not count.
+_ENGINE_FASTER = re.compile(r"\b(?:faster|quicker|better|outperform\w*)\b", re.I)
+_FEATURE_OFF = re.compile(r"\b(?:without|disabled?|turned off|switched off|off)\b", re.I)
+
+
+def engine_faster(facts: Facts) -> Claim | None:
+    """The first sentence that names an engine as faster or better, with no feature switched off in it."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _ENGINE_FASTER.search(sentence)
+            if m and ENGINE_WORD.search(sentence) and not _FEATURE_OFF.search(sentence) and \
+                    not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                return Claim("engine_faster", source, _quote(sentence, m, 60))
+    return None
 
 
 # ------------------------------------------------------------------- a process held at one core

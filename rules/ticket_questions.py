@@ -19,7 +19,7 @@ from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
-from rules.ticket_figures import asks_about_figures
+from rules.ticket_figures import asks_about_figures, training_job
 from rules.ticket_numbers import EP_TRADE
 from rules.ticket_ratio import tensor_rate
 
@@ -508,9 +508,20 @@ MANY_TIMES = 3.0
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
-    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, or a bigger
-    model slower than a smaller one, asked or complained of with nothing broken in sight: all are how serving works."""
-    if not asks_about_figures(facts) or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
+    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, a bigger
+    model slower than a smaller one, or a feature said with the cost its engine documents (speculative decoding slower
+    under load, the first request slow while CUDA graphs are captured: rules/catalog/serving_tradeoffs.toml), asked or
+    complained of with nothing broken in sight: all are how serving works."""
+    if claims.symptom(facts) in FAILURES or fault_context(facts):
+        return
+    documented = claims.documented_tradeoffs(facts)
+    if documented and not training_job(facts) and claims.engine_faster(facts) is None:
+        # a feature named with its documented cost is itself the complaint, asked or not; the rows are serving
+        # trades (a training job's LoRA or ZeRO stage is not one), and the same work faster in another engine is
+        # that engine's implementation, not the trade
+        yield _documented(documented[0])
+        return
+    if not asks_about_figures(facts) or not (claims.asks(facts) or claims.complaint(facts)):
         return
     found = claims.phases_compared(facts) or claims.batch_tradeoff(facts) or claims.length_tradeoff(facts) or \
         claims.size_tradeoff(facts)
@@ -523,6 +534,16 @@ def serving_tradeoff(facts: Facts, predictions=None):
     yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
                [claim_ev(found[0], "what the reporter sees")], fix=fix,
                refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])
+
+
+def _documented(found: claims.Claim):
+    """The finding for a trade-off an engine documents (rules/catalog/serving_tradeoffs.toml), in the docs' words."""
+    row = found.data["tradeoff"]
+    return make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, row.title, row.meaning,
+                [claim_ev(found, "what the reporter sees"),
+                 ev(found.cited, f"the engines document this trade-off ('{row.id}', rules/catalog/"
+                    f"serving_tradeoffs.toml): {row.sources[0]}")],
+                fix=row.fix, refs=list(row.sources))
 
 
 # What each trade is, by the claim that states it: (title, why, what to do).
