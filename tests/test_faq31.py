@@ -1,7 +1,7 @@
 """Issue 11 (faq31): performance trade-offs the engines document, answered as expected physics.
 
 Held-out tickets whose settled answer was "this is what the engine gives" came back insufficient_data: speculative
-decoding slower under load, the first request slow while CUDA graphs are captured, TTFT growing with the request rate,
+decoding slower under load, TTFT growing with the request rate,
 preemption when the KV cache fills. rules/catalog/serving_tradeoffs.toml keeps one row per trade-off the engines'
 performance docs describe (the feature, its documented cost, why, the knob that trades it back);
 claims.documented_tradeoffs reads a feature said with its cost, and ticket.serving_tradeoff answers it with the docs'
