@@ -4,10 +4,10 @@ paraphrases written apart from them and near-misses that must stay unread."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from diagnose.bundle import read_bundle
 from diagnose.evidence import Measurement
@@ -136,3 +136,17 @@ def test_change_start_is_no_measurement(tmp_path):
     """The figure a change starts from is its reference, never measured on its own."""
     got, _ = read(tmp_path, "On my M1U the speed dropped from 50 tok/s (on v0.3.6) to 20 tok/s (on v0.3.8rc1).")
     assert [(m.value, m.reference) for m in got if m.metric == "decode_tok_s"] == [(20, 50)]
+
+
+@pytest.mark.parametrize("text", ["The generation time is 30 ms per token on one GPU.",
+                                  "The inference time is 50 ms per step at batch 8."])
+def test_share_of_a_smaller_unit_is_no_request_time(tmp_path, text):
+    """A time per token or per step is no whole request's time (the per-token readers take the first)."""
+    got, _ = read(tmp_path, text)
+    assert not [m for m in got if m.metric == "e2e_latency_ms"], [(m.metric, m.value) for m in got]
+
+
+def test_request_time_per_request_word_after_figure(tmp_path):
+    """'took 3 s per request' (tests/test_issue_md.py keeps it no token rate) is a whole request's time."""
+    got, _ = read(tmp_path, "Llama-2-7B on one RTX 3090: took 3 s per request. Is that normal?")
+    assert [(m.metric, m.value) for m in got] == [("e2e_latency_ms", 3000)]

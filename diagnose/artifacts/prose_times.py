@@ -26,6 +26,9 @@ _ABOUT = (r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|som
           r"at\s+least|in\s+excess\s+of|up\s+to|between)\s+|[~≈]\s*)*")  # ("between 3 s": a range's middle)
 _TIME = _ABOUT + NUM + r"\s*" + DURATION_UNIT
 _UNITS = DURATION_UNIT[1:-3]  # the units' alternation, no group
+# ... and not a share of a smaller unit of work after it ("the generation time is 30 ms per token / per step")
+_NOT_PER_PART = (r"(?!\s*(?:/\s*|per\s+|each\s+|an?\s+|every\s+)(?:output\s+|decode\s+)?"
+                 r"(?:tok|step|iter|layer|forward|batch|epoch|image|frame))")
 # what one request is called, singular or plural
 _REQUEST = (r"(?:quer(?:y|ies)|requests?|prompts?|questions?|responses?|answers?|repl(?:y|ies)|completions?|calls?|"
             r"samples?|inferences?|chats?|messages?)")
@@ -44,7 +47,7 @@ _TAKES = (r"(?:takes?|took|taking|needs?|needed|lasts?|lasted|is|was|are|were|of
 REQUEST_TAKES = re.compile(
     r"(?:\b(?:each|every|a|one|per|the|my|our|this|that|single)\s+(?:[\w-]+\s+){0,2}?" + _REQUEST + r"|"
     + _REQUEST_TIME + r")\b[^.;!?\d]{0,40}?\b" + _TAKES + r"\s+(?:(?:also|still|now|currently|usually|typically|"
-    r"always|consistently|often|sometimes|already)\s+)*" + _TIME, re.I)
+    r"always|consistently|often|sometimes|already)\s+)*" + _TIME + _NOT_PER_PART, re.I)
 # "50s per question", "≈400s per sample", "1.9 seconds per query on average"
 TIME_PER_REQUEST = re.compile(r"(?<![\w.,])" + _TIME + r"\s+(?:per|for\s+(?:each|every|one|a))\s+" + _REQUEST_ONE
                               + r"\b", re.I)
