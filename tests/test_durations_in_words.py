@@ -62,7 +62,8 @@ def test_durations_that_are_no_figure(text):
 
 def test_spelled_durations_keep_other_numbers():
     assert figures.spelled_durations("十一个小时") == "11小时"  # eleven hours, not 'one hour'
-    assert figures.spelled_durations("an hour and a minute") == "1 hour and 1 minute"
+    # (prose31: a duration in two units is one figure in the smaller, "1 minute 30 seconds" is 90 seconds)
+    assert figures.spelled_durations("an hour and a minute") == "61 minutes"
     assert figures.spelled_durations("一个多小时, 半小时") == "1小时, 30分钟"
     assert figures.spelled_durations("二十几秒, 一百二十秒, 第二秒, 每一秒") == "20秒, 120秒, 第二秒, 每一秒"
     assert (figures.spelled_durations("a second run, a second GPU, took a second.")

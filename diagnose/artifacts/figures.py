@@ -28,6 +28,7 @@ class Figure:
     end: int
     value: float
     said: str
+    reference: float | None = None  # the value a stated change starts from ("from 50 tok/s to 25": 50)
 
 
 # ------------------------------------------------------------------------------------------------ units
@@ -145,9 +146,21 @@ _SPELLED = ((re.compile(r"\bhalf\s+an\s+hour\b", re.I), "30 minutes"),
              lambda m: "30分钟" if m.group(1) == "小时" else "30秒"))
 
 
+# (prose31) A duration written in two units, "1 minute 30 seconds", "2 hours and 15 minutes", "1m30s": one figure in the
+# smaller unit, so that the readers after this see one time ("takes about 1 minute 30 seconds to generate 200 tokens"
+# is 200 tokens in 90 s, not in 30).
+_COMPOUND = (
+    (re.compile(r"(?<![\w.,])(\d+)\s*(?:minutes?|mins?|m)\s*,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(?:seconds?|secs?|s)\b",
+                re.I),
+     lambda m: f"{int(m.group(1)) * 60 + float(m.group(2)):g} seconds"),
+    (re.compile(r"(?<![\w.,])(\d+)\s*(?:hours?|hrs?|h)\s*,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(?:minutes?|mins?|m)\b(?!/)",
+                re.I),
+     lambda m: f"{int(m.group(1)) * 60 + float(m.group(2)):g} minutes"))
+
+
 def spelled_durations(text: str) -> str:
     """The text with durations spelled in words written as figures (see _SPELLED)."""
-    for rx, figure in _SPELLED:
+    for rx, figure in (*_SPELLED, *_COMPOUND):
         text = rx.sub(figure, text)
     return text
 
@@ -265,7 +278,7 @@ RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPR
 # "from 50 tok/s to 25", "went from 50 to 25 tok/s": the change's start is no longer the speed. In Chinese 从 ... 至/到,
 # with or without the verb of the change between ("速度从70token/s降低至30token/s", "从 50 提升到 80").
 CHANGE_START = re.compile(r"(?:\bfrom\s+|从\s*)" + _APPROX + r"$", re.I)
-CHANGE_END = re.compile(r"\s*(?:(?:to|->|→|down to|up to)\s+|"
+CHANGE_END = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:(?:to|->|→|down to|up to)\s+|"
                         r"(?:降低|下降|减少|降|提升|提高|增加|增长|升)?\s*(?:至|到)\s*)" + _APPROX + r"\d", re.I)
 
 
@@ -292,6 +305,21 @@ def spread_mean(text: str, start: int, dot_thousands: bool = False, scale: float
     m = SPREAD_START.search(text[max(0, start - 30):start])
     value = value_of(m.group(1), dot_thousands) if m else None
     return round(value * scale, 3) if value is not None else None
+
+
+# (prose31) ... and the figure it ends at, with where it started: "dropped from 50 tok/s (on v0.3.6) to 20 tok/s", "TTFT
+# from about 2 s to 0.11 s": the later figure is the measurement now, the earlier the reference it is set against.
+CHANGE_FROM = re.compile(r"(?:\bfrom\s+|从\s*)" + _APPROX + NUM + r"\s*(?:[^\d\s(),;.]{1,15}\s*)?"
+                         r"(?:\([^()]{0,40}\)\s*)?"
+                         r"(?:(?:to|->|→|down\s+to|up\s+to)\s+|(?:降低|下降|减少|降|提升|提高|增加|增长|升)?\s*(?:至|到)\s*)"
+                         + _APPROX + "$", re.I)
+
+
+def change_from(text: str, start: int, dot_thousands: bool = False) -> float | None:
+    """The value a stated change starts from where the figure at `start` is where it ends ("from 50 to 25 tok/s": 50
+    for the 25), in the unit written with it, else None."""
+    m = CHANGE_FROM.search(text[max(0, start - 90):start])
+    return value_of(m.group(1), dot_thousands) if m else None
 
 
 def change_start(text: str, start: int, end: int) -> bool:
@@ -429,6 +457,45 @@ LOSS = re.compile(
     r"(?:the\s+)?" + _APPROX + r"(?P<b>" + NUM[1:-1] + r")\s*(?P<ub>" + _RATE + "|" + _TIME + r")\b", re.I)
 
 
+# (prose31) ... and as people also say it: a speed "2-3 times lower" (a speed word before it: "lower" alone could be a
+# latency's, which is better), a time that "doubled" or a speed that "halved", "twice as slow", "three times as long",
+# "half as fast", "half the speed" (FACTOR_WORDS' fractions: the slower run takes 1/fraction as long).
+_MULTIPLIED = {"doubled": 2.0, "tripled": 3.0, "quadrupled": 4.0}
+_FRACTION = "|".join(words for factor, words in FACTOR_WORDS if factor < 1)
+MORE_LOSS = re.compile(
+    r"(?<![\w.])(?:(?P<lo>" + NUM[1:-1] + r")\s*(?:x|×)?\s*(?:-|–|to)\s*)?(?:(?P<n>" + NUM[1:-1] + r")|(?P<w>"
+    + NUMBER_WORD + r"))\s*(?:x|×|times)\s+(?P<lower>lower|less)\b|"
+    r"\b(?:time|times|latency|latencies|duration|wait)\s+(?:has\s+|have\s+|had\s+|almost\s+|nearly\s+|roughly\s+|"
+    r"more\s+than\s+|basically\s+|just\s+)*(?P<mult>doubled|tripled|quadrupled)\b|"
+    r"\b(?:speed|throughput|rate|tok/s|tokens\s+per\s+second|performance|perf)\s+(?:has\s+|have\s+|was\s+|is\s+|got\s+|"
+    r"almost\s+|nearly\s+|roughly\s+|basically\s+|just\s+)*(?P<halved>halved|cut\s+in\s+half|dropped\s+by\s+half)\b|"
+    r"\b(?:(?P<tw>twice)|(?P<an>" + NUM[1:-1] + r")\s*(?:x|×|times)|(?P<aw>" + NUMBER_WORD + r")\s+times)\s+as\s+"
+    r"(?:slow|long)\b|"
+    r"\b(?P<half>" + _FRACTION + r")\s+(?:as\s+fast|(?:the|its)\s+(?:speed|throughput|tok/s|performance|rate))\b", re.I)
+
+
+def _more_losses(text: str) -> list[tuple[re.Match, float]]:
+    """(match, factor) of each slowdown MORE_LOSS reads; "N times lower" only of a speed said before it."""
+    out = []
+    for m in MORE_LOSS.finditer(text):
+        if m["lower"]:
+            said = re.split(r"[,;:]\s|\s(?:and|but)\s", text[:m.start()])[-1]
+            if not SPEED.search(said) or re.search(r"\b(?:latency|time|ms|seconds?)\b", said, re.I):
+                continue  # "latency is 3x lower" is faster
+            factor = number(m["lo"] or m["n"]) if m["lo"] or m["n"] else number_word(m["w"])
+        elif m["mult"]:
+            factor = _MULTIPLIED[m["mult"].lower()]
+        elif m["halved"]:
+            factor = 2.0
+        elif m["tw"] or m["an"] or m["aw"]:
+            factor = 2.0 if m["tw"] else number(m["an"]) if m["an"] else number_word(m["aw"])
+        else:
+            factor = 1 / factor_of(m["half"])
+        if factor and factor > 1:
+            out.append((m, factor))
+    return out
+
+
 def _rate(unit: str) -> bool:
     return bool(re.fullmatch(_RATE, unit, re.I))
 
@@ -457,7 +524,8 @@ def losses(text: str) -> list[tuple[re.Match, float]]:
             factor = b / a if _rate(m["ua"]) else seconds(a, m["ua"]) / seconds(b, m["ub"])
         if factor and factor > 1:
             out.append((m, factor))
-    return out
+    return out + [f for f in _more_losses(text) if not any(f[0].start() < m.end() and m.start() < f[0].end()
+                                                           for m, _ in out)]
 
 
 # (fig30) A time written as a range, "68~70 ms", "60-70 ms", "1.2–1.5 s": the per-token and first-token readers take

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from diagnose.artifacts import container_tag, figures, serving_bench, torch_release
+from diagnose.artifacts import container_tag, figures, prose_times, serving_bench, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
@@ -998,8 +998,10 @@ LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time[ _]per[ _](?:outp
                      r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")", re.I)
 # Two times written as one change ("goes from 80 ms to 900 ms", "between 0.2 and 3 s"): neither end is a measurement.
-TIME_RANGE = re.compile(r"\b(?:from|between)\s+~?\d[\d,]*(?:\.\d+)?\s*(?:" + TIME_UNIT + r")?\s*(?:to|and|->|→|-)\s*~?"
-                        r"\d[\d,]*(?:\.\d+)?\s*" + TIME_UNIT, re.I)
+# (prose31: "about" may stand before either end, as it may before any figure: "TTFT from about 2 s to 0.11 s"; a change
+# of a named time is read by prose_times.time_changes, the later figure measured, the earlier its reference)
+TIME_RANGE = re.compile(r"\b(?:from|between)\s+" + figures._APPROX + r"\d[\d,]*(?:\.\d+)?\s*(?:" + TIME_UNIT
+                        + r")?\s*(?:to|and|->|→|-)\s*" + figures._APPROX + r"\d[\d,]*(?:\.\d+)?\s*" + TIME_UNIT, re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
 LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
@@ -1661,6 +1663,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart, dot, compared))  # the lines _sets_apart read
     worded = [(i, figures.spelled_durations(ln)) for i, ln in seamed]  # "takes over an hour", "需要一个多小时"
     out.extend(_tokens_over_time(worded, name, dot))
+    out.extend(_batch_throughputs(worded, name, dot))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
     out.extend(_timing_lines(code_lines + timed + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(worded, name, apart))
@@ -2621,7 +2624,8 @@ def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[F
             value, said = middle, ln[figures.RANGE_START.search(ln[:at + m.start()]).start():at + m.end()].strip()
         elif value != rate_value(m):
             said = m.group(0)
-        out.append(Figure(m.start(), m.end(), value, said))
+        # (the end of a stated change: "from 50 tok/s to 25 tok/s" measures 25 now, 50 the figure it is set against)
+        out.append(Figure(m.start(), m.end(), value, said, figures.change_from(ln, at + m.start(), dot)))
     return out + figures.token_rates(clause, dot)
 
 
@@ -2771,7 +2775,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
                                        model=clause_model(clause, ln), said=m.said, scope=scope,
-                                       dtype=_figure_dtype(clause, m)))
+                                       dtype=_figure_dtype(clause, m), reference=m.reference))
             sizes, counted = _run_sizes(clause), CLAUSE_GPUS.search(clause)
             layout_before = None if rates or SENTENCE_END.search(clause) else (
                 (_tp_size(sizes[0]) if sizes else None, _count(counted.group(1)) if counted else None)
@@ -3203,6 +3207,16 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False
     return out
 
 
+def _batch_throughputs(prose: list[tuple[int, str]], name: str, dot: bool = False) -> list:
+    """'100 generated samples take about 15 hours', 'it took 3 hours to process 10k prompts': a batch of N timed as a
+    whole, its requests per second with the count (prose_times.batch_throughputs); not in a clause quoting another's
+    figure."""
+    return [Measurement(where(name, i), "request_throughput", rps, "req/s", stat="reported", count=count,
+                        said=m.group(0).strip())
+            for i, ln in prose for clause, quoted in _clauses(ln) if not quoted
+            for m, rps, count in prose_times.batch_throughputs(clause, dot)]
+
+
 def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     """The batch a line states once in a clause of its own ("on one A100, batch 1, I get 200 tokens/s"): it holds
     for every figure of the line whose own clause names none. A batch beside a figure belongs to that figure."""
@@ -3252,8 +3266,14 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
     only_load = _only_load(prose)
     apart = _sets_apart(prose) if apart is None else apart
     for i, ln in prose:
+        for clause, quoted in [] if prose_times.TIME_CHANGE.search(ln) is None else _clauses(ln, apart):
+            for m, metric, now, before in [] if quoted else prose_times.time_changes(clause):
+                tps = [_tp_size(t) for t in TP.finditer(clause)]
+                out.append(Measurement(where(name, i), metric, now, "ms", stat="reported", tp=tps[0] if tps else None,
+                                       gpu_name=clause_gpu(clause, ln), model=clause_model(clause, ln),
+                                       said=m.group(0), reference=before))
+        ln = figures.time_span_middles(ln)  # "68~70 ms", "taking between 2-4 seconds": its middle
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
-        ln = figures.time_span_middles(ln)  # "68~70 ms": its middle
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
             if quoted:
@@ -3271,11 +3291,16 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             found += [(m, "ms per token", value, unit) for m, value, unit in figures.token_times(clause)]
             found += [(m, "ttft", value, unit) for m, value, unit in figures.first_token_times(clause)]
+            # a whole request's time, the wait for the answer and one token's time said in words (prose_times)
+            found += [(m, {"e2e_latency_ms": "e2e", "ttft_ms": "ttft", "itl_ms": "ms per token"}[metric], ms, "ms")
+                      for m, metric, ms in prose_times.request_times(clause)
+                      if not any(m.start() < o.end() and o.start() < m.end() for o, *_ in found)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
                     continue  # "18.44 ms per token, 54.22 tokens per second": one measurement, judged as the rate
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
+                          "e2e_latency_ms" if what == "e2e" else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
                 stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
