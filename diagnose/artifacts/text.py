@@ -98,7 +98,9 @@ ENGINE_WORD = re.compile(
     r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
-    r"transformers|accelerate)" + _NAME_END,
+    # (`accelerate launch|config|env|test` is Accelerate's launcher and set-up CLI, which starts any script, not a model
+    # runner: https://huggingface.co/docs/accelerate/package_reference/cli)
+    r"transformers|accelerate(?!\s+(?:launch|config|env|test|estimate-memory)\b))" + _NAME_END,
     re.I,
 )
 
@@ -120,11 +122,30 @@ ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:(?:否|不是|没有)(?:\s|" + _FIELD
 ENGINE_SETTING = re.compile(r"\b(OLLAMA|VLLM|SGLANG)_[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\b")
 
 
+# An engine only compared with: the object of a comparison ("faster than TGI", "vs. SGLang", "compared to vLLM",
+# "unlike Ollama", "instead of vLLM", "rather than TGI"), which the writer measured against or did not use. The
+# comparison's subject ("vLLM is faster than TGI") is not taken away.
+COMPARED_BEFORE = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\bunlike|\binstead\s+of|"
+                             r"\bswitch(?:ed|ing)?\s+from|\bmigrat(?:ed|ing)\s+from)\s+(?:(?:the|a|an|with|on|in|using)\s+)?$",
+                             re.I)
+
+
+def _in_link(text: str, m: re.Match) -> bool:
+    """Is the name inside a web address ("https://github.com/vllm-project/vllm/issues/1", "docs.vllm.ai/...")?"""
+    start = max(text.rfind(" ", 0, m.start()), text.rfind("(", 0, m.start()), text.rfind("<", 0, m.start())) + 1
+    token = text[start:m.end()]
+    return "://" in token or re.match(r"(?:www\.|github\.com/|huggingface\.co/|docs\.)", token) is not None or \
+        bool(re.match(r"\.[a-z]{2,4}/", text[m.end():m.end() + 5]))
+
+
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text` (and not answered no), as written, or by its own
-    environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when none is."""
+    """The first serving engine or framework named in `text` (and not answered no, in a web address or only compared
+    with: COMPARED_BEFORE), as written, or by its own environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama);
+    None when none is."""
     text = text or ""
-    named = next((m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())), None)
+    named = next((m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
+                  and not _in_link(text, m) and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])),
+                 None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
     return first.group(1) if first else None
