@@ -139,13 +139,17 @@ def _in_link(text: str, m: re.Match) -> bool:
 
 
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text` (and not answered no, in a web address or only compared
-    with: COMPARED_BEFORE), as written, or by its own environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama);
-    None when none is."""
+    """The first serving engine or framework named in `text` (and not answered no, nor only compared with:
+    COMPARED_BEFORE), as written, or by its own environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when
+    none is. A name inside a web address counts only where no plain mention does: a link to an engine's own
+    repository is mostly the issue template or discussion of the repository the ticket was filed in ("raise a
+    discussion at https://github.com/sgl-project/sglang/discussions", "Discussed in https://github.com/vllm-project/
+    vllm/discussions/..."; six development cases carry their engine only so), but an engine the writer names in words
+    is the one they speak of ("I followed the vLLM docs at https://docs.vllm.ai/..., on TGI")."""
     text = text or ""
-    named = next((m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
-                  and not _in_link(text, m) and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])),
-                 None)
+    said = [m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
+            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])]
+    named = next((m for m in said if not _in_link(text, m)), said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
     return first.group(1) if first else None
