@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from diagnose.artifacts.engine_signs import engine_ran, shown
-from diagnose.artifacts.text import engine_named
+from diagnose.artifacts.text import engine_named, engines_named
 from diagnose.bundle import read_bundle
 from rules.common import engine_of
 
@@ -35,7 +35,18 @@ REAL = [
     ("tickets/t019-sglang-multi-machine-decode-24tps", "sglang"),  # "[10:22:51 TP0] Decode batch."
     ("tickets/u11b10-ollama-two-tesla-m60-only-one-used-model-fits", "llamacpp"),  # ollama serve + ggml_cuda_init
     ("tickets/u13a02-vllm2080ti-fork-2x2080ti-no-nvlink-decode-42-toks", "vllm"),  # "(Worker_TP0 pid=..) INFO 08-26"
-    ("tickets/u15a02-lmdeploy-qwen25-32b-awq-tp2-1p6x-vllm-single-1p1x-batch-zh", "lmdeploy"),  # TurbomindEngineConfig
+    # both ran (the reporter's script loads each, LLM(gpu_memory_utilization=..) and TurbomindEngineConfig) and the
+    # prose names both: undecidable, none kept (the thread was filed with LMDeploy, which the text does not say)
+    ("tickets/u15a02-lmdeploy-qwen25-32b-awq-tp2-1p6x-vllm-single-1p1x-batch-zh", None),
+    # the title deploys with lmdeploy, the pasted log is vLLM's ("INFO 10-18 03:33:41 metrics.py:345] Avg prompt
+    # throughput"), the prose names both: undecidable, none kept
+    ("tickets/u8a05-lmdeploy-qwen25-32b-gptq-4xv100-16g-80-tokps-zh", None),
+    ("tickets/e005-vllm-mpt7b-tp2-slower", "vllm"),  # vllm = LLM(..., gpu_memory_utilization=.95)
+    ("tickets/u12a12-ollama-65-layer-model-42-offloaded-7p6gib-gpu-not-full-power", "llamacpp"),  # "ollama[3046]:"
+    ("tickets/u13a06-beellama-2-gpu-split-xid8-watchdog-second-gpu-gen3-x1", "llamacpp"),  # "llama-server[147820]:"
+    ("tickets/u416-vllm-internlm2-tp-ncclsystemerror-allreduce", "vllm"),  # dist-packages/vllm/ in the traceback
+    ("tickets/u6c05-trtllm-mpt-multi-gpu-peer-access", "trtllm"),  # dist-packages/tensorrt_llm/, TensorRT-LLM/examples
+    ("tickets/u8c11-qwen-7b-14b-transformers-device-map-auto-multi-gpu-10x-slower", "hf-eager"),  # model.chat_stream
     ("tickets/u18c05-llamacpp-rpc-server-remote-1p3-tokps-generation", "llamacpp"),  # llama-cli -m
     ("tickets/u5b12-vllm-ada-a6000-x2-tp2-runs-once-then-stalls", "vllm"),  # "INFO 11-01 23:16:33 ...py:56]"
     # ... and one that names its engine only in its repository's issue-template link
@@ -120,6 +131,10 @@ def test_two_shown_prose_decides_else_none():
     assert engine_ran(both, "sglang") == "SGLang"
     assert engine_ran(both, None) is None  # undecidable: keep none
     assert engine_ran(both, "TGI") is None
+    # the prose names both that ran: none; it names one of them beside another that is only compared with: that one
+    assert engine_ran(both, "vllm", ["vllm", "sglang"]) is None
+    prose = "Our SGLang run is slower than vLLM at TP2."
+    assert engine_ran(both, engine_named(prose), engines_named(prose)) == "SGLang"
 
 
 def test_prose_spelling_kept_for_its_release():

@@ -1,6 +1,8 @@
 """Which serving engine a pasted text shows running: its own commands, module paths, Python imports, log prefixes and
 output lines, as the engines document and print them. A name in prose says which engine the writer talks about; one
-of these lines says which engine ran (an engine only compared with, or linked to, prints nothing).
+of these lines says which engine ran (an engine only compared with, or linked to, prints nothing). A Python traceback or
+warning printed from inside an engine's installed package ("/usr/local/lib/python3.10/dist-packages/vllm/distributed/
+parallel_state.py") is that engine's code running.
 
 Each sign cites where its shape comes from. The names given back are the engines' own spellings, which
 rules/catalog/engines.toml resolves (its keys and aliases); an engine the catalog has no profile of (ExLlamaV2,
@@ -17,6 +19,9 @@ import re
 # (engine, sign). Anchored where a sign is a line's start (an import, a log prefix), so a sentence that quotes the
 # word ("I did not import vllm") is none.
 _IMPORT = r"^\s*(?:>>>\s*)?(?:from\s+{0}(?:\.[\w.]+)?\s+import\b|import\s+{0}\b)"
+# A file of the installed package, as a traceback or a warning prints its path (pip installs into site-packages,
+# Debian's and NVIDIA's container Pythons into dist-packages).
+_PACKAGE_PATH = r"[/\\](?:site|dist)-packages[/\\]{0}[/\\]"
 SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flags)) for engine, sign, flags in (
     # vLLM. Quickstart: `from vllm import LLM, SamplingParams`, `vllm serve <model>`, the older
     # `python -m vllm.entrypoints.openai.api_server` (https://docs.vllm.ai/en/latest/getting_started/quickstart.html);
@@ -30,13 +35,17 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     ("vLLM", r"^(?:\(\w+(?:\s+rank=\d+)?\s+pid=\d+\)\s+)?(?:INFO|WARNING|DEBUG|ERROR)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d"
              r"(?:\.\d+)?\s+\[?[\w.]+\.py:\d+\]", re.M),
     ("vLLM", r"\bInitializing an? (?:V1 )?LLM engine \(v\d", 0),
+    # ... its offline LLM(...) given gpu_memory_utilization, an engine argument of vLLM's alone (SGLang's is
+    # mem_fraction_static, TensorRT-LLM's LLM API takes a KvCacheConfig: https://docs.vllm.ai/en/latest/configuration/
+    # engine_args.html), and its package's files
+    ("vLLM", r"\bLLM\([^)]*\bgpu_memory_utilization\s*=|" + _PACKAGE_PATH.format("vllm"), 0),
     # SGLang: `python -m sglang.launch_server`, `python -m sglang.bench_serving`, `sgl.Engine(...)`
     # (https://docs.sglang.ai/basic_usage/send_request.html, https://docs.sglang.ai/basic_usage/offline_engine_api.html);
     # its scheduler's log prefix "[2024-11-18 10:00:00 TP0]", "[... DP0 TP0]" (python/sglang/srt/utils.py
     # configure_logger: f"[%(asctime)s{prefix}]" with prefix " TP{rank}"; its 2024 releases stamped the time alone,
     # "[10:22:51 TP0]"), its launch echo "server_args=ServerArgs(", and its scheduler's batch lines "Decode batch.
     # #running-req: .." / "Prefill batch. #new-seq: .." (scheduler.py log_decode_stats / log_prefill_stats).
-    ("SGLang", _IMPORT.format("sglang"), re.M),
+    ("SGLang", _IMPORT.format("sglang") + "|" + _PACKAGE_PATH.format("sglang"), re.M),
     ("SGLang", r"-m\s+sglang\.(?:launch_server|bench_\w+)\b|\bsgl\.Engine\(|\bserver_args=ServerArgs\(|"
                r"\b(?:Decode|Prefill) batch[.,]\s+#(?:running-req|new-seq):", 0),
     ("SGLang", r"^\[(?:\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d(?:\s+(?:DP|PP|EP)\d+)*\s+TP\d+(?:\s+(?:EP|PP)\d+)*\]", re.M),
@@ -50,7 +59,8 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
                      r"\[TRT-LLM\]\s*\[[IWEDV]\]", 0),
     ("TensorRT-LLM", r"\btrtllm-(?:build|bench|serve|eval)\b|--engine_dir\b|\btensorrtllm_backend\b|"
                      r"\blaunch_triton_server\.py\b|\binflight_batcher_llm\b", 0),
-    ("TensorRT-LLM", _IMPORT.format("tensorrt_llm"), re.M),
+    ("TensorRT-LLM", _IMPORT.format("tensorrt_llm") + "|" + _PACKAGE_PATH.format("tensorrt_llm")
+     + r"|\bTensorRT-LLM/examples/", re.M),
     # TGI: its launcher's CLI and log target, "text-generation-launcher --model-id ... --num-shard 2" and
     # "INFO text_generation_launcher: Args {...}"; its router "text_generation_router"; its Python shards
     # "text_generation_server"; its benchmark "text-generation-benchmark"
@@ -62,7 +72,7 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     # (lmdeploy/utils.py get_logger), TurboMind's C++ "[TM][INFO]".
     ("LMDeploy", r"\blmdeploy\s+(?:serve|chat|lite|convert|bench)\b|\b(?:Turbomind|Pytorch)EngineConfig\(|"
                  r" - lmdeploy - (?:INFO|WARNING|ERROR|DEBUG) - |\[TM\]\[(?:INFO|WARNING|ERROR|DEBUG)\]", 0),
-    ("LMDeploy", _IMPORT.format("lmdeploy"), re.M),
+    ("LMDeploy", _IMPORT.format("lmdeploy") + "|" + _PACKAGE_PATH.format("lmdeploy"), re.M),
     # llama.cpp's own log functions, printed at load and after a run (ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_init,
     # earlier ggml_init_cublas; src/llama-model-loader.cpp; llama_print_timings, later llama_perf_context_print), its
     # programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) and llama-bench's Markdown table header.
@@ -70,11 +80,15 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
                   r"llm_load_print_meta|llama_new_context_with_model|llama_print_timings|llama_perf_context_print|"
                   r"llama_kv_cache_init|llama_model_load_from_file(?:_impl)?):", re.M),
     ("llama.cpp", r"(?:^|[\s/\\`])llama-(?:server|cli|bench|batched-bench)(?:\.exe)?\s+-", re.M),
+    # ... its server run as a systemd service, as journald tags each line with the program and pid
+    # ("Jun 10 06:58:10 host llama-server[147820]: ...", https://www.freedesktop.org/software/systemd/man/journalctl.html)
+    ("llama.cpp", r"\sllama-server\[\d+\]:", 0),
     ("llama.cpp", r"\|\s*model\s*\|\s*size\s*\|\s*params\s*\|\s*backend\s*\|", 0),
     # Ollama (embeds llama.cpp): its CLI (https://github.com/ollama/ollama/blob/main/README.md), its server's runner
-    # and log messages (llm/server.go "starting llama server", discover "inference compute").
+    # and log messages (llm/server.go "starting llama server", discover "inference compute", llm/memory.go "offload
+    # to cuda"), and its Linux service's journal lines, "ollama[3046]: time=..." (docs/linux.md: journalctl -u ollama).
     ("Ollama", r"(?:^|[\s`$])ollama\s+(?:run|serve|ps|pull|create)\b|\bollama_llama_server\b|"
-               r"msg=\"(?:starting llama server|inference compute)\"", re.M),
+               r"msg=\"(?:starting llama server|inference compute|offload to cuda)\"|\sollama\[\d+\]:\s", re.M),
     # llama-cpp-python (embeds llama.cpp): `from llama_cpp import Llama`, `python -m llama_cpp.server`
     # (https://llama-cpp-python.readthedocs.io/en/latest/).
     ("llama-cpp-python", _IMPORT.format("llama_cpp") + r"|-m\s+llama_cpp\.server\b", re.M),
@@ -82,8 +96,12 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     ("koboldcpp", r"\bkoboldcpp(?:\.py|\.exe)\b|\bWelcome to KoboldCpp\b", re.I),
     # Hugging Face transformers: a model loaded by an AutoModelFor* class and decoded by its generate(), or the
     # text-generation pipeline (https://huggingface.co/docs/transformers/llm_tutorial). Both are needed: vLLM's
-    # offline API has a generate() too, and a tokenizer alone loads nothing.
-    ("transformers", r"\bAutoModelFor(?:CausalLM|Seq2SeqLM)\.from_pretrained\((?=[\s\S]*\.generate\()|"
+    # offline API has a generate() too, and a tokenizer alone loads nothing. Models shipped as remote code decode
+    # through their own chat methods over generate(): Qwen's model.chat / model.chat_stream
+    # (https://github.com/QwenLM/Qwen#quickstart), ChatGLM's model.chat / model.stream_chat
+    # (https://github.com/THUDM/ChatGLM-6B#readme), loaded by AutoModel or AutoModelForCausalLM.
+    ("transformers", r"\bAutoModel(?:For(?:CausalLM|Seq2SeqLM))?\.from_pretrained\("
+                     r"(?=[\s\S]*\.(?:generate|chat|chat_stream|stream_chat)\()|"
                      r"\bpipeline\(\s*(?:task\s*=\s*)?[\"']text-generation[\"']", 0),
     # DeepSpeed-MII: `import mii`, `mii.pipeline(...)`, `mii.serve(...)` (https://github.com/deepspeedai/DeepSpeed-MII);
     # DeepSpeed-Inference: `deepspeed.init_inference(...)` (https://www.deepspeed.ai/tutorials/inference-tutorial/).
@@ -132,13 +150,16 @@ def spelled(engine: str, name: str | None) -> bool:
     return bool(name) and re.fullmatch(SPELLINGS.get(engine, re.escape(engine)), name.strip(), re.I) is not None
 
 
-def engine_ran(text: str, named: str | None) -> str | None:
-    """The engine that ran: the one the text shows (one shown; of several, the one prose names, `named`), else the one
-    prose names where none is shown; None where several are shown and prose names none of them (undecidable)."""
+def engine_ran(text: str, named: str | None, said: list[str] = ()) -> str | None:
+    """The engine that ran: the one the text shows (in the prose's spelling, `named`, where that is the same engine),
+    else the one prose names (`named`) where none is shown. Of several shown, the one of them the prose names
+    (`said`: every name it says, text.engines_named; `named` where not given); None where it names none of them or
+    several (each ran: undecidable)."""
     seen = shown(text)
     if len(seen) == 1:  # in the prose's spelling where it names the same engine ("TensorRT-LLM 0.9": its release)
         same = spelled(seen[0], named) or (seen[0] == "llama.cpp" and any(spelled(e, named) for e in EMBEDS_LLAMACPP))
         return named if same else seen[0]
     if seen:
-        return next((e for e in seen if spelled(e, named)), None)
+        picked = [e for e in seen if any(spelled(e, n) for n in (said or [named]))]
+        return picked[0] if len(picked) == 1 else None
     return named

@@ -138,6 +138,17 @@ def _in_link(text: str, m: re.Match) -> bool:
         bool(re.match(r"\.[a-z]{2,4}/", text[m.end():m.end() + 5]))
 
 
+def _said(text: str) -> list[re.Match]:
+    """The engines `text` names, as ENGINE_WORD matches, but those answered no or only compared with."""
+    return [m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
+            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])]
+
+
+def engines_named(text: str) -> list[str]:
+    """Every engine name `text` says (engine_named's reading, links included), as written, first said first."""
+    return list(dict.fromkeys(m.group(1) for m in _said(text or "")))
+
+
 def engine_named(text: str) -> str | None:
     """The first serving engine or framework named in `text` (and not answered no, nor only compared with:
     COMPARED_BEFORE), as written, or by its own environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when
@@ -147,8 +158,7 @@ def engine_named(text: str) -> str | None:
     vllm/discussions/..."; six development cases carry their engine only so), but an engine the writer names in words
     is the one they speak of ("I followed the vLLM docs at https://docs.vllm.ai/..., on TGI")."""
     text = text or ""
-    said = [m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
-            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])]
+    said = _said(text)
     named = next((m for m in said if not _in_link(text, m)), said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
