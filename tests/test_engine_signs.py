@@ -92,6 +92,11 @@ PRINTED = [
     ("import mii\npipe = mii.pipeline('mistralai/Mistral-7B-v0.1')", "DeepSpeed-MII"),
     ("from exllamav2 import ExLlamaV2, ExLlamaV2Config", "ExLlamaV2"),
     ("Output generated in 11.20 seconds (11.61 tokens/s, 130 tokens, context 22, seed 1)", "text-generation-webui"),
+    ('  File "/opt/conda/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py", line 1, in run', "SGLang"),
+    (r'  File "C:\Python311\Lib\site-packages\vllm\engine\llm_engine.py", line 5', "vLLM"),
+    ("Mar 01 10:00:00 box ollama[812]: llama_model_loader: loaded meta data with 30 key-value pairs", "Ollama"),
+    ("model = AutoModel.from_pretrained('THUDM/chatglm-6b', trust_remote_code=True)\nmodel.chat(tok, 'hi')",
+     "transformers"),
 ]
 
 
@@ -110,6 +115,9 @@ NOT_SHOWN = [
     "model = AutoModelForCausalLM.from_pretrained('x')",  # loaded, no generate(): it may be handed to another engine
     "[2024-07-01 10:00:00] INFO something started",  # a timestamp without SGLang's TP rank
     "VLLM_USE_V1=0",  # an environment setting (text.ENGINE_SETTING reads those)
+    "Location: /usr/local/lib/python3.10/dist-packages",  # `pip show`: where packages live, not one running
+    "llm = LLM(model='m', tensor_parallel_size=2)",  # vLLM's or TensorRT-LLM's LLM API: not told apart
+    "Mar 01 10:00:00 box kernel: NVRM: Xid 79",  # a journal line of another program
 ]
 
 
