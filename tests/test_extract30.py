@@ -38,7 +38,6 @@ KNOWN_GAPS = {
     ("llama471", "tp"): _TP_UNSAID,
     ("llama471", "figures"): "'one token latency about 68~70 ms' is read as its middle (fig30); '60~703ms', a typo "
                              "whose ends are over 10x apart, has no middle and is left unread",
-    ("fastdllm49", "engine"): "an accelerate launch of a diffusion LM's eval script is read as HF eager",
     ("vllm18725", "gpu"): "the title names B200 and H200; the measured block is the H200's, the reader takes B200",
     ("vllm18725", "gpus"): "'vllm serve' with no --tensor-parallel-size uses one of the 8 GPUs listed",
     ("qwen244", "figures"): "an offline throughput over 100 prompts is every stream's together; held as one stream's",

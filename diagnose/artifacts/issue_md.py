@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from diagnose.artifacts import container_tag, figures, prose_times, serving_bench, torch_release
+from diagnose.artifacts import container_tag, engine_signs, figures, prose_times, serving_bench, torch_release
 from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
@@ -33,6 +33,7 @@ from diagnose.artifacts.text import (
     dtype_columns,
     engine_named,
     engine_release,
+    engines_named,
     is_bits,
     llamacpp_builds,
     number,
@@ -1629,7 +1630,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, rate[0]), extra={"request_rate": rate[1]}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     lines = list(spaced.values())  # the prose lines in order (one per line number)
-    framework = engine_named(" ".join(lines[:40]))
+    # the engine a pasted command, import, log line or output shows running, over the one prose names (engine_signs)
+    framework = engine_signs.engine_ran("\n".join(ln for _, ln in sorted([*prose, *code_lines])),
+                                        engine_named(" ".join(lines[:40])), engines_named(" ".join(lines[:40])))
     if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
         # or, failing that, the tag of the engine's own image it runs ("vllm/vllm-openai:v0.6.3")
         release = engine_release(" ".join(lines), framework) or next(

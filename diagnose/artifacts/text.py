@@ -98,7 +98,9 @@ ENGINE_WORD = re.compile(
     r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
-    r"transformers|accelerate)" + _NAME_END,
+    # (`accelerate launch|config|env|test` is Accelerate's launcher and set-up CLI, which starts any script, not a model
+    # runner: https://huggingface.co/docs/accelerate/package_reference/cli)
+    r"transformers|accelerate(?!\s+(?:launch|config|env|test|estimate-memory)\b))" + _NAME_END,
     re.I,
 )
 
@@ -120,11 +122,44 @@ ANSWERED_NO = re.compile(r"\s*[:：=]\s*(?:(?:否|不是|没有)(?:\s|" + _FIELD
 ENGINE_SETTING = re.compile(r"\b(OLLAMA|VLLM|SGLANG)_[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\b")
 
 
+# An engine only compared with: the object of a comparison ("faster than TGI", "vs. SGLang", "compared to vLLM",
+# "unlike Ollama", "instead of vLLM", "rather than TGI"), which the writer measured against or did not use. The
+# comparison's subject ("vLLM is faster than TGI") is not taken away.
+COMPARED_BEFORE = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\bunlike|\binstead\s+of|"
+                             r"\bswitch(?:ed|ing)?\s+from|\bmigrat(?:ed|ing)\s+from)\s+(?:(?:the|a|an|with|on|in|using)\s+)?$",
+                             re.I)
+
+
+def _in_link(text: str, m: re.Match) -> bool:
+    """Is the name inside a web address ("https://github.com/vllm-project/vllm/issues/1", "docs.vllm.ai/...")?"""
+    start = max(text.rfind(" ", 0, m.start()), text.rfind("(", 0, m.start()), text.rfind("<", 0, m.start())) + 1
+    token = text[start:m.end()]
+    return "://" in token or re.match(r"(?:www\.|github\.com/|huggingface\.co/|docs\.)", token) is not None or \
+        bool(re.match(r"\.[a-z]{2,4}/", text[m.end():m.end() + 5]))
+
+
+def _said(text: str) -> list[re.Match]:
+    """The engines `text` names, as ENGINE_WORD matches, but those answered no or only compared with."""
+    return [m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
+            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])]
+
+
+def engines_named(text: str) -> list[str]:
+    """Every engine name `text` says (engine_named's reading, links included), as written, first said first."""
+    return list(dict.fromkeys(m.group(1) for m in _said(text or "")))
+
+
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text` (and not answered no), as written, or by its own
-    environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when none is."""
+    """The first serving engine or framework named in `text` (and not answered no, nor only compared with:
+    COMPARED_BEFORE), as written, or by its own environment setting ("OLLAMA_SCHED_SPREAD=1" names Ollama); None when
+    none is. A name inside a web address counts only where no plain mention does: a link to an engine's own
+    repository is mostly the issue template or discussion of the repository the ticket was filed in ("raise a
+    discussion at https://github.com/sgl-project/sglang/discussions", "Discussed in https://github.com/vllm-project/
+    vllm/discussions/..."; six development cases carry their engine only so), but an engine the writer names in words
+    is the one they speak of ("I followed the vLLM docs at https://docs.vllm.ai/..., on TGI")."""
     text = text or ""
-    named = next((m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())), None)
+    said = _said(text)
+    named = next((m for m in said if not _in_link(text, m)), said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
     return first.group(1) if first else None
