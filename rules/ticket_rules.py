@@ -2916,8 +2916,8 @@ def symptom_prior(facts: Facts, predictions=None):
             return  # too slow for the host-staged all-reduce to be the cause: the ask, not this prior, answers
         # (p2pprec31) the board's class is configuration, not an observation of this host's path: with the path seen
         # (a topology, a P2P status, an NCCL transport line) the host-staged ceiling is a finding; without it, a lead
-        # beside the ask for the path (held-out tickets on GeForce answered on the board alone: 6 wrong, the settled
-        # cause another: a regression, a bug, nothing at all)
+        # beside the ask for the path (on held-out tickets p2p_disabled was among the verdicts most often wrong, the
+        # settled cause another: a regression, a bug, nothing at all; this prior, on the board alone, one source)
         seen = _pcie_path_seen(facts)
         yield make("ticket.symptom_prior", "p2p_disabled", "warning" if seen else "info", 0.55 if seen else 0.45,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
