@@ -2400,6 +2400,19 @@ P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlike
             "dump` of each stuck rank")
 
 
+# (p2pprec31) the failure came before any GPU talked to another (engine_errors.toml before_traffic: a rank waiting for
+# NCCL's unique id from rank 0, a bootstrap or rendezvous refusal): the path between the GPUs never carried anything
+P2P_BEFORE_TRAFFIC = ("A hang before any GPU talked to another: the P2P path is not what stopped it",
+                      "A blocked peer-to-peer path stops the first transfer between GPUs. The message quoted comes "
+                      "earlier, while the ranks were still setting up (exchanging NCCL's unique id or connecting to "
+                      "each other over the network), so no GPU-to-GPU transfer had started; what one rank was doing "
+                      "instead (still loading, crashed, stuck) or the set-up network is the suspect.",
+                      "the set-up message",
+                      "Attach rank 0's own output from the same run (its first error, or a `py-spy dump` of each "
+                      "rank while it waits) and the NCCL_DEBUG=INFO output up to where it stops.",
+                      "rank 0's own output from the same run and a `py-spy dump` of each waiting rank")
+
+
 # (issue 11) the hang comes only when another process shares the GPU: a path that never delivers would not need it
 P2P_SHARED = ("A hang that comes when another process shares the GPU: a blocked P2P path is unlikely",
               "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective hangs "
@@ -2654,7 +2667,10 @@ def hang_on_pcie(facts: Facts, predictions=None):
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
     link = _pcie_link(facts)
+    setup = next((c for c in claims.known_errors(facts) + claims.ambiguous_errors(facts)
+                  if c.data["error"].before_traffic and not c.negated), None) if not p2p_fixed else None
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+        (setup, P2P_BEFORE_TRAFFIC) if setup else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
         (build[0], P2P_BUILD) if build else \

@@ -5,7 +5,8 @@ board (catalog pcie_p2p = false) under tensor parallelism with a speed complaint
 observation of this host ("configuration facts move priors; they are not verdicts"), and on held-out tickets it was
 the settled answer less often than not. Without a topology, a P2P status or an NCCL transport line it is now a weak
 lead beside the ask for the path; with one it stays the finding; where the host shows P2P working (a patched driver)
-it is not said at all. A P2P-specific symptom (a hang between PCIe GPUs, a refusal) keeps its own rules.
+it is not said at all. A P2P-specific symptom (a hang between PCIe GPUs, a refusal) keeps its own rules, but a hang
+whose message comes before any GPU traffic (a rank waiting for rank 0's ncclUniqueId) is no P2P hang.
 tests/data/p2pprec31/SOURCES.md lists the pastes (the paraphrases written for this pass, the kept real ones)."""
 
 from pathlib import Path
@@ -66,3 +67,32 @@ def test_kept_real_paste_on_the_board_alone_is_a_weak_lead(paste):
     thread): before, p2p_disabled 0.69 from the board's prior; now at most a weak lead asking for the path."""
     got = _ticket(Path(__file__).parent.parent / paste)
     assert got["verdict"]["confidence"] <= WEAK_LEAD or got["verdict"]["category"] != "p2p_disabled"
+
+
+def test_a_rank_waiting_for_ncclUniqueId_is_no_p2p_hang():
+    """A hang whose message is rank 1 waiting for rank 0 to publish NCCL's unique id (PyTorch's ProcessGroupNCCL,
+    engine_errors.toml torch_nccl_unique_id_wait): no GPU has talked to another yet, so ticket.hang_on_pcie leans
+    against P2P and the verdict asks for rank 0's own output."""
+    report = report_json("ticket", str(DATA / "g_uid_wait.md"))
+    hang = next(f for f in report["findings"] if f["rule"] == "ticket.hang_on_pcie")
+    assert hang["severity"] == "info" and hang["confidence"] < 0.4
+    assert report["verdict"]["category"] == "insufficient_data"
+    assert "rank 0" in report["verdict"]["summary"]
+
+
+def test_the_same_hang_that_p2p_off_fixes_stays_p2p():
+    """Near-miss: the reporter says NCCL_P2P_DISABLE=1 fixes it, the P2P path's own test (rank 0 may have hung in a
+    peer transfer of an earlier group)."""
+    assert report_json("ticket", str(DATA / "h_uid_wait_p2p_fixes.md"))["verdict"]["category"] == "p2p_disabled"
+
+
+def test_a_startup_hang_without_the_message_stays_the_p2p_lead():
+    """Near-miss: the same hang with no set-up message is still P2P's first suspect on two consumer boards."""
+    assert report_json("ticket", str(DATA / "i_hang_no_uid.md"))["verdict"]["category"] == "p2p_disabled"
+
+
+def test_the_errors31_paste_of_the_same_message_asks_instead_of_naming_p2p():
+    """tests/data/errors31/nccl_timeout_cuda.md (written from the message, 2x RTX 4090): before, p2p_disabled 0.69
+    from ticket.hang_on_pcie; its documented cause is rank 0 busy or dead."""
+    paste = Path(__file__).parent / "data" / "errors31" / "nccl_timeout_cuda.md"
+    assert report_json("ticket", str(paste))["verdict"]["category"] == "insufficient_data"
