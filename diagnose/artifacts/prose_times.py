@@ -141,10 +141,20 @@ def request_times(sentence: str) -> list[tuple[re.Match, str, float]]:
     return out
 
 
+# A change said across workloads, not between two runs of one: "TTFT goes from 80 ms to 900 ms as the prompt grows
+# to 16k", "went from 0.08 s to 0.9 s with 16k-token prompts". Its two ends belong to loads the sentence does not pair
+# with them one by one: a trend (claims.length_tradeoff reads it), not a measurement of the run.
+ACROSS_LOADS = re.compile(r"\b(?:as|when|while)\b[^.;!?]{0,40}?\b(?:grow\w*|increas\w*|ris\w*|gets?\s+(?:longer|larger|"
+                          r"bigger))|\b(?:prompts?|context|input\s+length|sequence\s+length|concurrency|batch\s*size|"
+                          r"users)\b", re.I)
+
+
 def time_changes(sentence: str) -> list[tuple[re.Match, str, float, float]]:
     """(match, metric, ms now, ms before) of each named time the sentence says changed "from A to B" (B measured
-    now, A the reference; A without a unit has B's)."""
+    now, A the reference; A without a unit has B's); none where the change is across loads (ACROSS_LOADS)."""
     out = []
+    if ACROSS_LOADS.search(sentence):
+        return out
     for m in TIME_CHANGE.finditer(sentence):
         metric = "ttft_ms" if m["ttft"] else "itl_ms" if m["itl"] else "e2e_latency_ms"
         now, before = _ms(m["b"], m["ub"]), _ms(m["a"], m["ua"] or m["ub"])
