@@ -332,13 +332,16 @@ _PCIE_PATHS = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
 
 def pcie_peers(facts: Facts) -> bool | None:
     """Do the GPUs in use talk over PCIe? True where the topology matrix puts a GPU pair on a PCIe path; False where
-    they talk over NVLink (NV# in the matrix, links active, or an NVSwitch board in the catalog) or the job runs on
-    one GPU; None when nothing says."""
+    they talk over NVLink (NV# in the matrix, links active, or an NVSwitch board in the catalog) or the job runs on one
+    GPU; True where the board has no NVLink at all (rules/catalog/gpus.toml nvlink_gbs = 0); None when nothing says."""
     pairs = [t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")]
     if any(t.path.upper() in _PCIE_PATHS for t in pairs):
         return True
     if one_gpu_job(facts) or nvlink_evidence(facts) or nvswitch_by_catalog(facts):
         return False
+    spec = facts.subject.gpu
+    if spec is not None and not spec.nvlink_gbs:
+        return True  # a board without NVLink (the catalog's nvlink_gbs = 0): its peers can only be PCIe
     return None
 
 
@@ -377,9 +380,9 @@ def iommu_acs(facts: Facts, predictions=None):
                 "NVLink (or the job uses one GPU), which crosses no PCIe switch. It would matter only for PCIe peers, "
                 "and for GPUDirect RDMA between a GPU and a NIC across nodes.",
                 evidence, fix=fix, refs=["nccl_acs"])
-        elif acs_symptom(facts):
+        elif pcie and acs_symptom(facts):
             yield make(
-                "host.iommu_acs", "p2p_disabled", "warning", 0.7 if pcie else 0.55,
+                "host.iommu_acs", "p2p_disabled", "warning", 0.7,
                 "ACS/IOMMU redirect peer-to-peer traffic through the CPU",
                 "With ACS redirect on a PCIe switch (or the IOMMU translating DMA), GPU-to-GPU and GPU-to-NIC "
                 "transfers are forced up to the root complex: P2P bandwidth collapses or P2P is refused, and "
@@ -388,10 +391,11 @@ def iommu_acs(facts: Facts, predictions=None):
         else:
             yield make(
                 "host.iommu_acs", "other", "info", 0.4,
-                "ACS/IOMMU redirect is on (context: no hang, P2P slowdown or P2P error is reported)",
-                "ACS redirect or IOMMU translation sends PCIe peer traffic through the root complex. Where NCCL "
-                "hangs at its first collective, P2P runs far below the link or data comes back corrupted, this is "
-                "the first suspect; nothing in the ticket reports one of these.",
+                "ACS/IOMMU redirect is on (context: the GPUs' path, or a complaint ACS causes, is not known)",
+                "ACS redirect or IOMMU translation sends PCIe peer traffic through the root complex. Where GPUs talk "
+                "over PCIe and NCCL hangs at its first collective, P2P runs far below the link or data comes back "
+                "corrupted, this is the first suspect; the ticket does not show both. `nvidia-smi topo -m` says "
+                "which path the GPUs use.",
                 evidence, fix=fix, refs=["nccl_acs"])
     elif acs_known:
         yield passed("host.iommu_acs", "ACS redirect is off on the PCIe path",

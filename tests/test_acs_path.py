@@ -24,9 +24,10 @@ NVLINK_TOPO = DATA / "ut14" / "dcgm149_dgx_a100_topo.txt"
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
-def acs(tmp_path, description, topo=None):
-    """The iommu_acs finding of a ticket: the real lspci paste, the reporter's words, and a topology matrix."""
-    (tmp_path / "ticket.toml").write_text(f'description = """{description}"""\n')
+def acs(tmp_path, description, topo=None, gpu=None):
+    """The iommu_acs finding of a ticket: the real lspci paste, the reporter's words, a topology matrix, a board."""
+    board = f'[hardware]\ngpu = "{gpu}"\ngpu_count = 2\n' if gpu else ""
+    (tmp_path / "ticket.toml").write_text(f'description = """{description}"""\n{board}')
     shutil.copy(LSPCI, tmp_path / "lspci.txt")
     if topo:
         shutil.copy(topo, tmp_path / "topo.txt")
@@ -46,9 +47,17 @@ def test_acs_with_pcie_peers_and_its_symptom_is_p2p_disabled(tmp_path, descripti
     assert (f.category, f.severity, f.confidence) == ("p2p_disabled", "warning", 0.7)
 
 
-def test_acs_unknown_path_with_a_hang_is_a_weaker_p2p_disabled(tmp_path):
+def test_acs_unknown_path_with_a_hang_is_a_note(tmp_path):
+    """Neither a matrix nor a board says how the GPUs connect: the hang is not laid on ACS."""
     f = acs(tmp_path, "vLLM with tensor_parallel_size=2 gets stuck at startup and times out.")
-    assert (f.category, f.confidence) == ("p2p_disabled", 0.55)
+    assert (f.category, f.severity) == ("other", "info") and "topo -m" in f.summary
+
+
+def test_acs_on_a_board_without_nvlink_with_a_hang_is_p2p_disabled(tmp_path):
+    """The RTX 4090 has no NVLink (catalog nvlink_gbs = 0): its peers can only be PCIe."""
+    f = acs(tmp_path, "vLLM with tensor_parallel_size=2 gets stuck at startup and times out.",
+            gpu="NVIDIA GeForce RTX 4090")
+    assert (f.category, f.confidence) == ("p2p_disabled", 0.7)
 
 
 def test_acs_on_an_nvlink_box_is_a_note(tmp_path):
