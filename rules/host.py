@@ -14,8 +14,9 @@ from collections import defaultdict
 from diagnose.artifacts.nccl_log import cpu_list, errno_of
 from diagnose.evidence import Facts, GpuFact, NcclEvent, NumaMemory, PairBandwidth, PcieLinkFact, TopologyPath
 from rules import claims
-from rules.common import claim_ev, ev, is_virtualized, make, passed, visible_devices
+from rules.common import claim_ev, ev, is_virtualized, make, nvlink_evidence, one_gpu_job, passed, visible_devices
 from rules.engine import rule
+from rules.topology import nvswitch_by_catalog
 
 # Below this /dev/shm cannot hold NCCL's SHM buffers for a multi-GPU node (Docker's default is 64 MB).
 SHM_MIN_BYTES = 512 << 20
@@ -321,9 +322,43 @@ def cross_socket_p2p(facts: Facts, predictions=None):
     )
 
 
-@rule("host.iommu_acs", "p2p_disabled")
+# What ACS redirect or IOMMU translation does to PCIe peer traffic (NCCL troubleshooting, "PCI Access Control Services
+# (ACS)"): a hang at the first collective, P2P far below the link, corrupted data or P2P refused. The symptom classes
+# of rules.claims.symptom_quote that can be one of these.
+ACS_SYMPTOMS = ("hang", "slow", "scaling", "error")
+# `nvidia-smi topo -m` paths that cross PCIe (not NV#): the only GPU pairs ACS and the IOMMU act on.
+_PCIE_PATHS = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+
+
+def pcie_peers(facts: Facts) -> bool | None:
+    """Do the GPUs in use talk over PCIe? True where the topology matrix puts a GPU pair on a PCIe path; False where
+    they talk over NVLink (NV# in the matrix, links active, or an NVSwitch board in the catalog) or the job runs on one
+    GPU; True where the board has no NVLink at all (rules/catalog/gpus.toml nvlink_gbs = 0); None when nothing says."""
+    pairs = [t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")]
+    if any(t.path.upper() in _PCIE_PATHS for t in pairs):
+        return True
+    if one_gpu_job(facts) or nvlink_evidence(facts) or nvswitch_by_catalog(facts):
+        return False
+    spec = facts.subject.gpu
+    if spec is not None and not spec.nvlink_gbs:
+        return True  # a board without NVLink (the catalog's nvlink_gbs = 0): its peers can only be PCIe
+    return None
+
+
+def acs_symptom(facts: Facts) -> bool:
+    """Is the ticket's complaint one ACS or the IOMMU causes (ACS_SYMPTOMS), or does the reporter speak of ACS, the
+    IOMMU or its faults? An inventory alone is context (issue 11)."""
+    said = claims.symptom_quote(facts)
+    if said and said[2] in ACS_SYMPTOMS:
+        return True
+    return bool(claims.find(facts, "pcie_redirect") or claims.find(facts, "iommu_fault"))
+
+
+@rule("host.iommu_acs", "p2p_disabled", "other")
 def iommu_acs(facts: Facts, predictions=None):
-    """ACS redirect or a translating IOMMU sends P2P through the root complex (or blocks it)."""
+    """ACS redirect or a translating IOMMU sends PCIe P2P through the root complex (or blocks it): a cause only where
+    the GPUs in use are PCIe peers and the complaint is one it makes; NVLink and NVSwitch traffic never crosses a PCIe
+    switch (NCCL troubleshooting, "PCI Access Control Services (ACS)")."""
     if is_virtualized(facts):
         return  # topology.virtualization_no_p2p covers a guest
     acs_on = [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled]
@@ -333,18 +368,35 @@ def iommu_acs(facts: Facts, predictions=None):
                 for link in acs_on[:3]]
     if iommu is not None and str(iommu.value).lower() in ("on", "translated", "full"):
         evidence.append(ev(iommu, "IOMMU in translation mode", iommu.value, "off or pt"))
+    fix = ("Disable ACS on the PCIe switches (BIOS option or `setpci ... ECAP_ACS+0x6.w=0000` at boot) and boot with "
+           "iommu=pt (or off) on bare metal.")
     if evidence:
-        yield make(
-            "host.iommu_acs", "p2p_disabled", "warning", 0.7,
-            "ACS/IOMMU redirect peer-to-peer traffic through the CPU",
-            "With ACS redirect on a PCIe switch (or the IOMMU translating DMA), GPU-to-GPU and GPU-to-NIC "
-            "transfers are forced up to the root complex: P2P bandwidth collapses or P2P is refused, and "
-            "GPUDirect RDMA slows down.",
-            evidence,
-            fix="Disable ACS on the PCIe switches (BIOS option or `setpci ... ECAP_ACS+0x6.w=0000` at boot) "
-            "and boot with iommu=pt (or off) on bare metal.",
-            refs=["nccl_acs"],
-        )
+        pcie = pcie_peers(facts)
+        if pcie is False:
+            yield make(
+                "host.iommu_acs", "other", "info", 0.4,
+                "ACS/IOMMU redirect is on, but the GPUs in use do not talk over PCIe",
+                "ACS redirect and IOMMU translation act on PCIe peer transactions; these GPUs reach each other over "
+                "NVLink (or the job uses one GPU), which crosses no PCIe switch. It would matter only for PCIe peers, "
+                "and for GPUDirect RDMA between a GPU and a NIC across nodes.",
+                evidence, fix=fix, refs=["nccl_acs"])
+        elif pcie and acs_symptom(facts):
+            yield make(
+                "host.iommu_acs", "p2p_disabled", "warning", 0.7,
+                "ACS/IOMMU redirect peer-to-peer traffic through the CPU",
+                "With ACS redirect on a PCIe switch (or the IOMMU translating DMA), GPU-to-GPU and GPU-to-NIC "
+                "transfers are forced up to the root complex: P2P bandwidth collapses or P2P is refused, and "
+                "GPUDirect RDMA slows down.",
+                evidence, fix=fix, refs=["nccl_acs"])
+        else:
+            yield make(
+                "host.iommu_acs", "other", "info", 0.4,
+                "ACS/IOMMU redirect is on (context: the GPUs' path, or a complaint ACS causes, is not known)",
+                "ACS redirect or IOMMU translation sends PCIe peer traffic through the root complex. Where GPUs talk "
+                "over PCIe and NCCL hangs at its first collective, P2P runs far below the link or data comes back "
+                "corrupted, this is the first suspect; the ticket does not show both. `nvidia-smi topo -m` says "
+                "which path the GPUs use.",
+                evidence, fix=fix, refs=["nccl_acs"])
     elif acs_known:
         yield passed("host.iommu_acs", "ACS redirect is off on the PCIe path",
                      "lspci shows ACS redirect disabled, so P2P can stay below the root complex.",

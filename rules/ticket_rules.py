@@ -69,7 +69,7 @@ from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
 from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use
 from rules.health import FATAL_XIDS
-from rules.host import not_size_finding, shm_reason
+from rules.host import ACS_SYMPTOMS, not_size_finding, shm_reason
 from rules.loss_bound import within_physics
 from rules.offload import keeps_weights_on_gpu
 from rules.predict_rules import shortfall_evidence, shortfall_words
@@ -3504,7 +3504,7 @@ def pcie_redirect(facts: Facts, predictions=None):
     if not c or c.guess or is_virtualized(facts) or has_nvlink(facts) or parsed:
         return  # a guest's belongs to the hypervisor; parsed lspci or IOMMU state: host.iommu_acs reads it
     said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("hang", "slow", "scaling", "error"):
+    if not said or said[2] not in ACS_SYMPTOMS:
         return
     yield make("ticket.pcie_redirect", "p2p_disabled", "warning", weight(c, 0.55),
                "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",

@@ -307,6 +307,15 @@ def mig_gpus(facts: Facts, predictions=None):
     mig = sorted((g for g in gpus if g.mig_mode), key=lambda g: (g.index is None, g.index or 0))
     if not mig:
         return
+    devices, _ = visible_devices(facts)
+    if devices and all(d.isdigit() for d in devices) and all(g.index is not None for g in mig) \
+            and not {g.index for g in mig} & {int(d) for d in devices}:
+        # CUDA_VISIBLE_DEVICES leaves every MIG GPU out: the job's GPUs are whole GPUs
+        yield make("topology.mig_gpus", "other", "info", 0.4, "MIG mode is on only on GPUs the job does not use",
+                   "CUDA_VISIBLE_DEVICES names none of the GPUs in MIG mode, so their partitions take no part in the "
+                   "job's peer-to-peer or NVLink traffic.",
+                   [ev(g, f"{label(g)}'s MIG mode", "Enabled") for g in mig[:2]], refs=[MIG_GUIDE])
+        return
     tp, tp_src = wfield(facts, "tp")
     peers = len(gpu_indices(facts) - {g.index for g in mig})
     names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")

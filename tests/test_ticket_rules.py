@@ -642,7 +642,6 @@ REAL = HW / "real"
     ("kmsg_xid45_after_nvlink_xid149_145.txt", "topology.nvlink_errors", "nvlink_down"),
     ("nvlink_s_b200_all_links_inactive.txt", "topology.nvlink_links", "nvlink_down"),
     ("topo_p2p_rw_2x_rtx5090_gns_tabs.txt", "topology.p2p_status", "p2p_disabled"),
-    ("lspci_vvv_s_rtx3090_gpu_and_bridge_acs.txt", "host.iommu_acs", "p2p_disabled"),
 ])
 def test_real_hardware_outputs(name, rule_id, category):
     """Real pasted outputs collected by the parser work (tests/data/hardware/real/SOURCES.md)."""
