@@ -6647,11 +6647,17 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
-            if not slower or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+            if not slower or _slowdown_denied(sentence, slower):
                 continue  # "the latency does not increase": ruled out
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
     return out
+
+
+def _slowdown_denied(sentence: str, m: re.Match) -> bool:
+    """Is the slowdown `m` of `sentence` ruled out: a negation just before it ("it is not slower") or inside it ("the
+    latency does not increase")?"""
+    return bool(_NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
+                or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I))
 
 
 # A longer prompt or context against the time it takes: prefill runs every prompt token through the model (compute
@@ -6694,8 +6700,7 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
             if longer and not (_LENGTH_TIED.search(sentence[:longer.start()]) or
                                longer.group(0).lower().startswith(("as ", "with ")) or "越" in longer.group(0)):
                 continue  # "our longer prompts are fine, but decode drops after the update": the length is no cause
-            if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+            if not (longer and slower) or _slowdown_denied(sentence, slower):
                 continue
             out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
     return out
@@ -6738,8 +6743,7 @@ def size_tradeoff(facts: Facts) -> list[Claim]:
                 fast, slow = float(m.group(1)), float(m.group(2))
             if m is None and (m := _BIGGER_SLOWER.search(sentence)):
                 slow, fast = SIZE_RATIO, 1.0
-            if m is None or slow < SIZE_RATIO * fast or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I) \
-                    or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+            if m is None or slow < SIZE_RATIO * fast or _slowdown_denied(sentence, m):
                 continue
             out.append(Claim("size_tradeoff", source, _quote(sentence, m, 60)))
     return out
