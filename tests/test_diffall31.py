@@ -39,3 +39,23 @@ def test_reply_time_on_a_named_gpu_stays_a_figure(tmp_path):
 def test_rate_without_gpu_stays_a_figure(tmp_path):
     facts, _ = _judged(_paraphrase(tmp_path, "response time is 20 second", "it generates 3 tokens/s"))
     assert figures(facts)
+
+
+LLAMACPP = Path(__file__).parent / "data" / "review49" / "llamacpp12838.md"
+
+
+def test_one_card_said_used_is_not_a_layer_split():
+    """llama.cpp#12838 (2 cards listed, '-ts 1,0', 'only one card is used', 55 vs 65 tok/s): engine31 made the engine
+    llama.cpp, and ticket.layer_split_rate called each figure one GPU's pace; one card at work splits nothing, so the
+    reporter's faster twin stays the lead (ticket.measured_vs_expected)."""
+    facts, verdict = _judged(LLAMACPP)
+    assert verdict.category == "insufficient_data"
+
+
+def test_two_cards_without_one_said_used_stay_a_layer_split(tmp_path):
+    text = LLAMACPP.read_text().replace("The log shows in BOTH cases that only one card is used:", "")
+    out = tmp_path / "ticket.md"
+    out.write_text(text)
+    facts = read_bundle([out])
+    found = evaluate(facts, ticket_predictions(facts))
+    assert any(f.rule == "ticket.layer_split_rate" for f in found)
