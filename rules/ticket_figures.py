@@ -40,7 +40,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, TOPO_MATRIX, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal, prose_words, slowest_normal
-from rules.gpus_in_use import layer_split_over_gpus
+from rules.gpus_in_use import layer_split_over_gpus, one_gpu_in_use
 from rules.stated_load import (
     FULL_LOAD_BATCHES,
     engine_batch_cap,
@@ -860,6 +860,8 @@ def one_gpu_pace(facts: Facts):
     the model is not split by layers over two or more GPUs (one GPU: ticket.measured_vs_expected judges its rate)."""
     if facts.subject.model is None or not layer_split_over_gpus(facts):
         return None
+    if one_gpu_in_use(facts):
+        return None  # the reporter sees one GPU do the work ('only one card is used'): nothing is split, one GPU's rate
     p = predict_layout(facts, 1, 1)
     return p if p is not None and p.valid else None
 
