@@ -7971,10 +7971,11 @@ def _places_layers(sentence: str, ticket: Counter) -> bool:
     return bool(named) and all(keeps_weights_on_gpu(e) is False for e in named)
 
 
-
 def engines_named(facts: Facts) -> set[str]:
     """The engine families the ticket names, in its words and pasted output (_engine_counts)."""
     return set(_engine_counts(facts))
+
+
 def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     """Can the ticket's engine have left layers on the CPU while VRAM is free? llama.cpp, Ollama, accelerate and
     KTransformers place layers by what fits; an engine that holds every weight in VRAM (offload.keeps_weights_on_gpu:

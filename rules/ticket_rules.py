@@ -1732,11 +1732,14 @@ def _about_performance(facts: Facts) -> bool:
 # than a shortfall blamed on a fault.
 HALF_MATH_ENGINES = ("exllama",)
 SLOW_HALF_CC = (6.1,)
+# A front end over loaders (text-generation-webui runs ExLlama, llama.cpp or transformers, its "Output generated in"
+# line printed whichever ran): the loader named beside it is what computes.
+FRONT_ENDS = ("textgenerationwebui",)
 
 
 def half_math_unpriced(facts: Facts, gpu) -> bool:
     """Does the ticket run only FP16-math engines (HALF_MATH_ENGINES) on a GPU whose FP16 rate is 1/64 of FP32?"""
-    named = claims.engines_named(facts)
+    named = claims.engines_named(facts) - set(FRONT_ENDS)
     return bool(named) and named <= set(HALF_MATH_ENGINES) and \
         getattr(gpu, "compute_capability", None) in SLOW_HALF_CC
 
