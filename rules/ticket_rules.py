@@ -2621,6 +2621,15 @@ def _pcie_path_seen(facts: Facts) -> list[Evidence]:
     return [ev(seen, "a path between the GPUs measured or logged on the node (no NVLink seen)")] if seen else []
 
 
+def _path_measured(facts: Facts) -> list[Evidence]:
+    """An all-reduce measured across the job's GPUs (an nccl-tests table): the path at work on this host, though not
+    which one it is. [] when none was given."""
+    from diagnose.evidence import CollectiveResult
+
+    run = next(iter(facts.of(CollectiveResult)), None)
+    return [ev(run, "an all-reduce measured across the GPUs on this host")] if run else []
+
+
 def _p2p_seen_working(facts: Facts) -> bool:
     """Does this host show peer-to-peer between its GPUs working (an NCCL 'via P2P' connection, a P2P status OK), as
     on a board whose stock driver refuses it but runs a driver that allows it?"""
@@ -2937,7 +2946,8 @@ def symptom_prior(facts: Facts, predictions=None):
         # (a topology, a P2P status, an NCCL transport line) the host-staged ceiling is a finding; without it, a lead
         # beside the ask for the path (on held-out tickets p2p_disabled was among the verdicts most often wrong, the
         # settled cause another: a regression, a bug, nothing at all; this prior, on the board alone, one source)
-        seen = _pcie_path_seen(facts)
+        # ... or the path measured: an all-reduce table run across them (its busbw is this host's path at work)
+        seen = _pcie_path_seen(facts) or _path_measured(facts)
         yield make("ticket.symptom_prior", "p2p_disabled", "warning" if seen else "info", 0.55 if seen else 0.45,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
                    "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every "
