@@ -5348,15 +5348,20 @@ _TEMPLATE_HEADING = re.compile(r"^[#\s>*.-]*(?:what is the issue|what happened|w
                                r"(?:what is )?the expected behaviou?r|describe the bug)\s*[?？.:]?\s*$", re.I)
 
 
-def asks(facts: Facts) -> Claim | None:
-    """The reporter's question (the first sentence of the description that asks), or None when the
-    ticket only reports."""
+def _asking_sentences(facts: Facts):
+    """(source, sentence) of each sentence of the description that asks (not an issue template's heading)."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
             for sentence in sentences(n.text):
                 if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence):
-                    return Claim("question", n.source, one_line(sentence)[:200])
-    return None
+                    yield n.source, sentence
+
+
+def asks(facts: Facts) -> Claim | None:
+    """The reporter's question (the first sentence of the description that asks), or None when the
+    ticket only reports."""
+    return next((Claim("question", source, one_line(sentence)[:200])
+                 for source, sentence in _asking_sentences(facts)), None)
 
 
 # (s31) The reporter asks what a figure counts, not whether it is good: "does tokens_per_sec mean total tok/s or
@@ -5384,13 +5389,10 @@ _JUDGED = re.compile(r"\b(?:normal|expected|reasonable|good|bad|slow|fast|low|hi
 def meaning_asked(facts: Facts) -> Claim | None:
     """The reporter's question about what a figure counts (per GPU or in total, per request or the whole batch,
     what a field means), from a sentence of the description that asks; None when no such question is put."""
-    for n in facts.of(Note):
-        if n.kind != "description" or not n.text:
-            continue
-        for sentence in sentences(n.text):
-            if _ASKS.search(sentence) and (m := _MEANING_ASKED.search(sentence)) and not _JUDGED.search(sentence) \
-                    and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
-                return Claim("meaning_asked", n.source, _quote(sentence, m, 60))
+    for source, sentence in _asking_sentences(facts):
+        if (m := _MEANING_ASKED.search(sentence)) and not _JUDGED.search(sentence) \
+                and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+            return Claim("meaning_asked", source, _quote(sentence, m, 60))
     return None
 
 
