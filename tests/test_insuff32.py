@@ -1,0 +1,88 @@
+"""Issue 11 (session s32, pass insuff32): tickets answered `insufficient_data` that a person decides.
+
+Warm-up said in the counts and items people use. The first units of work of a process pay one-off costs (CUDA's lazy
+module loading, a TensorRT engine's deserialisation and tactic set-up, a framework's session start); later ones run at
+the steady rate, so "only the first ones are slow" is answered by ticket.explained. The reading
+(rules.claims._FIRST_WORK) now also counts "the first and second picture", an item with a qualifier ("the first test
+image", "the first input frame") and a call's product ("the first return result"). Real first posts are kept in
+tests/data/insuff32 (threads and settled answers in its SOURCES.md); tensorrtx1407 is in tests/data/healthy31.
+Negations, "the later ones are slow too", and near-misses that only share the words must not read as warm-up.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from diagnose.bundle import read_bundle
+from rules import claims
+from rules.engine import evaluate, ticket_verdict
+from tests.conftest import issue_bundle
+
+DATA = Path(__file__).parent / "data"
+
+# file -> the verdicts the thread's settled answer supports (all: the first calls are warm-up, nothing is broken)
+REAL = {
+    "insuff32/trafficlight1.md": {"healthy", "expected_physics"},
+    "insuff32/djl1798.md": {"healthy", "expected_physics"},
+    "insuff32/superglue23.md": {"healthy", "expected_physics"},
+    "insuff32/tensorrtx91.md": {"healthy", "expected_physics"},
+    "healthy31/tensorrtx1407.md": {"healthy", "expected_physics"},
+}
+
+
+def judged(tmp_path, name: str):
+    folder = tmp_path / Path(name).stem
+    folder.mkdir()
+    (folder / "issue.md").write_text((DATA / name).read_text())
+    facts = read_bundle([folder])
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+def test_every_new_paste_is_listed_with_its_thread():
+    sources = (DATA / "insuff32" / "SOURCES.md").read_text()
+    kept = {p.name for p in (DATA / "insuff32").glob("*.md") if p.name != "SOURCES.md"}
+    assert kept == {Path(n).name for n in REAL if n.startswith("insuff32/")}
+    assert all(name in sources for name in kept)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_a_real_warm_up_question_is_answered_by_the_warm_up(tmp_path, name):
+    verdict, findings = judged(tmp_path, name)
+    assert verdict.category in REAL[name]
+    assert any(f.rule == "ticket.explained" and "first calls" in f.title for f in findings)
+
+
+def _first_slow(text: str) -> list:
+    return [c for c in claims.claims(issue_bundle("# q\n\n" + text)) if c.kind == "first_calls_slow" and not c.negated]
+
+
+@pytest.mark.parametrize("text", [
+    # paraphrases the reading was not written from
+    "The first and second photo take about 900 ms each, every photo after that takes 30 ms.",
+    "On the Jetson the first input frame takes 2 seconds to detect, then each frame is 40 ms.",
+    "Our service's first inference result is really slow (about 20 s), the later calls answer in 50 ms.",
+    "The first test picture takes ages with TensorRT but the rest of the folder is quick.",
+])
+def test_warm_up_in_other_words_is_read(text):
+    assert _first_slow(text)
+
+
+@pytest.mark.parametrize("text", [
+    # negations and "the later ones too": no warm-up
+    "The first and second picture are not slow; every picture takes 300 ms.",
+    "The first test image takes 5 seconds and all the later ones too.",
+    # near-misses: the same words, no first-only slowness
+    "My first results show 10 tok/s on two A100 with vLLM TP 2. Is that slow?",
+    "I ran my first test on the GPU yesterday and the throughput was 300 images per second.",
+    "The first picture shows the nvidia-smi output, the second one the vLLM log.",
+])
+def test_no_warm_up_where_none_is_said(text):
+    assert not _first_slow(text)
+
+
+def test_a_complaint_with_no_figure_and_no_hardware_stays_undecided(tmp_path):
+    (tmp_path / "issue.md").write_text("# Inference is slow\n\nEvery image takes a long time to process with my "
+                                       "model. What can I do?\n")
+    facts = read_bundle([tmp_path / "issue.md"])
+    assert ticket_verdict(facts, evaluate(facts)).category == "insufficient_data"
