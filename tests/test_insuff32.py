@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from diagnose.bundle import read_bundle
-from rules import claims
+from rules import catalog, claims
 from rules.engine import evaluate, ticket_verdict
 from tests.conftest import issue_bundle
 
@@ -42,7 +42,7 @@ def judged(tmp_path, name: str):
 def test_every_new_paste_is_listed_with_its_thread():
     sources = (DATA / "insuff32" / "SOURCES.md").read_text()
     kept = {p.name for p in (DATA / "insuff32").glob("*.md") if p.name != "SOURCES.md"}
-    assert kept == {Path(n).name for n in REAL if n.startswith("insuff32/")}
+    assert kept == {Path(n).name for n in [*REAL, *CONTAINER] if n.startswith("insuff32/")}
     assert all(name in sources for name in kept)
 
 
@@ -86,3 +86,55 @@ def test_a_complaint_with_no_figure_and_no_hardware_stays_undecided(tmp_path):
                                        "model. What can I do?\n")
     facts = read_bundle([tmp_path / "issue.md"])
     assert ticket_verdict(facts, evaluate(facts)).category == "insufficient_data"
+
+
+# --------------------------------------------------------------------------- a container's processes (PID namespace)
+# rules/catalog/by_design.toml container_pids: the driver reports host PIDs a container's namespace cannot map, so
+# nvidia-smi there lists no process and tools that list them show PIDs `ps` cannot find. Now also read in the words
+# of gpustat#117, nvidia-docker#476 and nvtop#149.
+CONTAINER = {
+    "healthy31/gpustat117.md": {"healthy"},
+    "insuff32/nvidiadocker476.md": {"healthy"},
+    "insuff32/nvtop149.md": {"healthy"},
+}
+CONTAINER_TITLE = next(r["title"] for r in catalog.documented_behaviours() if r["key"] == "container_pids")
+
+
+@pytest.mark.parametrize("name", sorted(CONTAINER))
+def test_a_container_hiding_its_processes_is_answered_by_design(tmp_path, name):
+    verdict, findings = judged(tmp_path, name)
+    assert verdict.category in CONTAINER[name]
+    assert any(f.rule == "ticket.documented_behaviour" and f.title == CONTAINER_TITLE for f in findings)
+
+
+def _by_design(tmp_path, text: str) -> bool:
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path / "issue.md"])
+    return any(f.rule == "ticket.documented_behaviour" and f.title == CONTAINER_TITLE for f in evaluate(facts))
+
+
+@pytest.mark.parametrize("text", [
+    # paraphrases the reading was not written from
+    "# nvidia-smi in pod\n\nInside our Kubernetes pod nvidia-smi does not list the training processes, though the "
+    "memory is 30 GB used. Is this a bug?",
+    "# PIDs inside docker\n\nnvtop in my docker container: the process IDs it shows are wrong, ps does not know them.",
+    "# empty process table\n\nThe GPU processes are not shown when I run nvidia-smi inside the container.",
+])
+def test_the_namespace_in_other_words_is_read(tmp_path, text):
+    assert _by_design(tmp_path, text)
+
+
+@pytest.mark.parametrize("text", [
+    # no container: the processes may really be missing
+    "# no processes\n\nnvidia-smi doesn't show any processes on my workstation while training runs. Why?",
+    # the job is not on the GPU at all (the row's `unless`)
+    "# nothing on the GPU\n\nIn the docker container nvidia-smi does not show my process and 0 MiB is used: the model "
+    "runs on the CPU.",
+    # a negation: the processes are listed
+    "# slow in docker\n\nInside the container nvidia-smi shows my python process fine; generation is just slow at "
+    "5 tok/s on an A10.",
+    # the GPU, not a process, is what cannot be seen
+    "# GPU missing\n\nThe driver cannot detect the GPU inside the docker container.",
+])
+def test_no_namespace_answer_where_none_is_said(tmp_path, text):
+    assert not _by_design(tmp_path, text)
