@@ -138,3 +138,52 @@ def test_the_namespace_in_other_words_is_read(tmp_path, text):
 ])
 def test_no_namespace_answer_where_none_is_said(tmp_path, text):
     assert not _by_design(tmp_path, text)
+
+
+# --------------------------------------------------------------------------- a core busy while the engine idles
+# ticket.idle_poll: vLLM's engine core and SGLang's scheduler poll their queues while idle (vLLM's VLLM_SLEEP_WHEN_IDLE
+# and SGLang's --sleep-on-idle exist to stop it), so a core at 100 % with no request served is by design, not a host
+# that starves the GPUs. Real first posts of three threads, kept by earlier passes.
+IDLE = {
+    "ut16h/sglang1315.md": {"healthy"},  # sglang#1315: "This is expected, and it is also acceptable"
+    "ut29e/lmdeploy3783.md": {"healthy"},  # lmdeploy#3783: --tp 2, a thread at 100 % "even when the API is idle"
+    "ut29e/sglang9863.md": {"healthy"},  # sglang#9863: the scheduler at 100 % "without any incomming requests"
+}
+
+
+@pytest.mark.parametrize("name", sorted(IDLE))
+def test_a_core_busy_while_the_engine_idles_is_the_polling_loop(tmp_path, name):
+    verdict, findings = judged(tmp_path, name)
+    assert verdict.category in IDLE[name]
+    assert any(f.rule == "ticket.idle_poll" for f in findings)
+    assert not any(f.rule == "ticket.cpu_bound" for f in findings)
+
+
+def _rules(tmp_path, text: str) -> set[str]:
+    (tmp_path / "issue.md").write_text(text)
+    return {f.rule for f in evaluate(read_bundle([tmp_path / "issue.md"]))}
+
+
+@pytest.mark.parametrize("text", [
+    # paraphrases
+    "# vLLM uses a full core\n\nWith vllm serve and --tensor-parallel-size 2, htop shows two processes at 100% CPU "
+    "even when there are no incoming requests.",
+    "# High CPU at idle\n\nOur SGLang server sits at 100% CPU on one core while idle; the GPUs are at 0%.",
+])
+def test_idle_polling_in_other_words_is_read(tmp_path, text):
+    assert "ticket.idle_poll" in _rules(tmp_path, text)
+
+
+@pytest.mark.parametrize("text", [
+    # one request measured alone: "no other requests" is a load, the CPU may well starve the GPU
+    "# slow decode\n\nWith vLLM on an A100 and no other requests running, the CPU is at 100% and the GPU at 35%.",
+    # a failure beside the idle core
+    "# server hangs\n\nThe SGLang server hangs after the first request and the CPU is at 100% when there are no "
+    "requests.",
+    # under load: the host limit of ticket.cpu_bound, not the idle loop
+    "# CPU bound?\n\nUnder 64 concurrent requests the vLLM process is at 100% CPU and the two GPUs at 40%.",
+    # a quiet host with no work: no polling loop is said
+    "# idle\n\nWhen there are no requests the CPU sits at 2% and the GPUs at 0%.",
+])
+def test_no_idle_polling_answer_where_none_is_said(tmp_path, text):
+    assert "ticket.idle_poll" not in _rules(tmp_path, text)
