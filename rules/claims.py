@@ -164,10 +164,16 @@ _PEER_WRONG = (r"(?:\b(?:all[- ])?zeros?\b(?:\s+tensor)?|\bzero (?:tensor|values
 
 # The first units of work of a run, as people count them: the collective calls, steps and requests of
 # the engines' and NCCL's docs, and the items a benchmark loop processes (images, prompts, batches, epochs).
-_FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|one\s+|two\s+|three\s+)?"
-               r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|"
+# (insuff32) Also counted as "the first and second picture", the item qualified ("the first test image", "the first
+# input frame"), and a call's product ("the first return result is very slow"): wang-xinyu/tensorrtx#1407,
+# vatsl/TrafficLight_Detection-TensorFlowAPI#1, deepjavalibrary/djl#1798 (each answered: warm-up / initialisation).
+_FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|one\s+|two\s+|three\s+|"
+               r"(?:and|&|or)\s+second\s+)?(?:(?:test|input|real|actual|single)\s+)?"
+               r"(?:(?:return(?:ed)?|inference|detection|prediction)\s+results?|"
+               r"iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|"
                r"all[-_ ]?reduces?|collectives?|"
-               r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
+               r"allgathers?|images?|pictures?|photos?|inferences?|predictions?|detections?|queries|query|samples?|"
+               r"frames?|prompts?|generations?|epochs?|"
                r"chats?|forward(?: pass(?:es)?)?|passes|invocations?|"
                # (s28, ut28f) a chat's units: "the first message takes a while to process, but subsequent messages
                # are fast" (MCPJam/inspector#155, an Ollama model loading on its first message)
@@ -2453,7 +2459,8 @@ _GRAPHS_KEPT_ON = re.compile(r"\b(?:keep|kept|keeping|leave|left)\s+(?:them|it|(
 
 
 # Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
-_NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
+# (insuff32) "the first images are not slow": the first calls' slowness denied inside its own words
+_NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words", "first_calls_slow")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 # Kinds whose words can carry an adverb between the verb and its negation ("the batch size is definitely not small",
 # "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.

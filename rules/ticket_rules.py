@@ -1240,7 +1240,12 @@ _CPU_WITH_NO_WORK = re.compile(
     # (review46) idle said of the load itself: "100% CPU usage when idle" (vllm-project/vllm#19036); not "while the GPU
     # is idle", the starved GPU of host_bound, nor "CPU idle 90%", a share of idle time
     r"\b(?:CPU|core|usage|load)\s+(?:usage\s+)?(?:even\s+)?(?:when|while|at)\s+idle\b|"
-    r"\bbefore\s+any\s+(?:request|inference)s?\b", re.I)
+    r"\bbefore\s+any\s+(?:request|inference)s?\b|"
+    # (insuff32) "The CPU is also occupied at 100% when there are no requests" (sgl-project/sglang#1315); not "no
+    # other requests", one request measured alone
+    r"\b(?:when|while|if|even when)\s+there\s+(?:are|is|were|was)\s+no\s+"
+    r"(?:incoming\s+|new\s+|active\s+|pending\s+|user\s+)?(?:requests?|inference|traffic|load|work|users?|queries)\b",
+    re.I)
 
 
 _CPU_WORD = re.compile(r"\b(?:CPU|core|cores)\b", re.I)
@@ -1248,12 +1253,51 @@ _CPU_WORD = re.compile(r"\b(?:CPU|core|cores)\b", re.I)
 _CPU_HIGH = re.compile(r"\b(?:100|9\d)(?:\.\d+)?\s*%|\bpegg\w*|\bbusy\b|\bspin\w*|\bmaxed\b|\bfully\b", re.I)
 
 
+def _idle_cpu_sentence(facts: Facts) -> tuple[str, str] | None:
+    """(review46) (source, sentence) of the reporter's that names the CPU busy and says the engine had no work: a title
+    "thread consumes 100% CPU idle" over "even when no requests are processed, one CPU core is at 100% busy"
+    (vllm-project/vllm#41964); None where none does."""
+    return next(((source, s) for source, text in claims.texts(facts) for s in claims.sentences(claims.spaced(text))
+                 if _CPU_WORD.search(s) and _CPU_HIGH.search(s) and _CPU_WITH_NO_WORK.search(s)), None)
+
+
 def _cpu_load_with_no_work(facts: Facts) -> bool:
-    """(review46) A sentence of the reporter's that names the CPU and says the engine had no work, where the pegged-CPU
-    claim was read elsewhere: a title "thread consumes 100% CPU idle" over "even when no requests are processed, one CPU
-    core is at 100% busy" (vllm-project/vllm#41964)."""
-    return any(_CPU_WORD.search(s) and _CPU_HIGH.search(s) and _CPU_WITH_NO_WORK.search(s)
-               for _, text in claims.texts(facts) for s in claims.sentences(claims.spaced(text)))
+    """Where the pegged-CPU claim was read elsewhere, does a sentence say the CPU is busy while the engine has no
+    work?"""
+    return _idle_cpu_sentence(facts) is not None
+
+
+# (insuff32) The engines document the idle loop and its switch: vLLM's VLLM_SLEEP_WHEN_IDLE, "Reduce CPU usage when
+# vLLM is idle. Enabling this will incur small latency penalty when a request eventually comes" (vllm/envs.py, added
+# by vllm-project/vllm#16226); SGLang's server argument --sleep-on-idle (sglang.srt.server_args); before it, an SGLang
+# maintainer on the idle scheduler at 100 %: "This is expected, and it is also acceptable" (quoted in
+# sgl-project/sglang#1730, on sgl-project/sglang#1315).
+VLLM_ENVS = "https://docs.vllm.ai/en/latest/configuration/env_vars.html"
+SGLANG_ARGS = "https://docs.sglang.ai/advanced_features/server_arguments.html"
+
+
+@rule("ticket.idle_poll", "healthy")
+def idle_poll(facts: Facts, predictions=None):
+    """A core at 100 % while the engine serves nothing: the scheduler (and each TP worker) polls its queue in a loop
+    so the next request starts at once. That costs a core, not GPU time, and says nothing about the GPUs' path."""
+    found = _idle_cpu_sentence(facts)
+    if found is None:
+        c = _first(facts, "cpu_ab")
+        found = (c.source, c.quote) if c and not c.guess and _CPU_WITH_NO_WORK.search(c.quote) else None
+    if found is None:
+        return
+    said = claims.symptom_quote(facts)
+    if said and said[2] in FAILURES or claims.complaint(facts) is not None:
+        return  # a failure, or a speed the reporter finds short, is another question than the idle core
+    yield make("ticket.idle_poll", "healthy", "ok", 0.6,
+               "An idle serving engine keeps a CPU core busy by design: its loop polls for the next request",
+               "vLLM's engine core and SGLang's scheduler (and each tensor-parallel worker) wait for work by polling "
+               "their queues instead of sleeping, so a core per process reads 100 % while no request is served. "
+               "The loop costs a core, not GPU time; it does not slow the requests when they come.",
+               [ev(found[0], f'what the reporter reports: "{claims.one_line(found[1][:200])}"')],
+               fix="Nothing to fix for speed. To free the core when idle, set VLLM_SLEEP_WHEN_IDLE=1 (vLLM) or "
+               "--sleep-on-idle (SGLang), at a small latency cost for the first request after a pause.",
+               refs=[VLLM_ENVS, SGLANG_ARGS])
 
 
 @rule("ticket.cpu_bound", "host_bound")
