@@ -3914,6 +3914,8 @@ def _layers_left(c: Claim, model) -> tuple[int, int] | None:
         return (d["on_gpu"], d["layers"]) if d["on_gpu"] < d["layers"] else None
     if d["form"] == "ngl":  # llama.cpp offloads min(-ngl, layers) repeating layers; -ngl 99 is "all"
         return (d["on_gpu"], model.layers) if model and d["on_gpu"] < model.layers else None
+    if d["form"] == "no_ngl":  # run without the layer option, whose default is none on the GPU
+        return (0, model.layers if model else 0)
     return (0, 0) if d["form"] in ("words", "over_vram") or d.get("cpu_pct", 0) > 0 else None
 
 
@@ -3935,9 +3937,11 @@ def partial_offload(facts: Facts, predictions=None):
         return
     c, (on_gpu, layers) = max(left, key=lambda cn: weight(cn[0]))
     split = (f"{c.data['cpu_pct']} % of the model on the CPU" if c.data.get("cpu_pct")
+             else "No layer on the GPU: llama.cpp was run without its layer option (-ngl / n_gpu_layers), whose "
+             "default here is 0" if c.data["form"] == "no_ngl"
              else f"{on_gpu} of {layers} layers on the GPU" if layers else "Part of the model on the CPU")
     evidence = [claim_ev(c, "where the layers are")]
-    if c.data["form"] == "ngl":
+    if c.data["form"] in ("ngl", "no_ngl") and model is not None:
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
     # (s22) the placement came with a release of the engine the reporter moved to ("Moving from 0.3.6 to 0.3.7-rc5,
     # Ollama no longer uses both GPUs for a single model", ollama/ollama#6479): the release is the cause
@@ -3958,7 +3962,10 @@ def partial_offload(facts: Facts, predictions=None):
                "those layers are read from system RAM, whose bandwidth is an order of magnitude below the GPU's "
                "memory; they set the token time and the GPUs wait for them.",
                evidence,
-               fix="Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
+               fix="Pass the layer option: `-ngl 999` (llama.cpp) or `n_gpu_layers=-1` (llama-cpp-python, built with "
+               "CUDA) puts every layer in VRAM; the load log should then read 'offloaded N/N layers to GPU'."
+               if c.data["form"] == "no_ngl" else
+               "Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
                "larger GPUs, then offload all layers (`-ngl 999`, Ollama's num_gpu); `ollama ps` should read "
                "'100% GPU'.",
                refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md",
