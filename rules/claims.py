@@ -8087,9 +8087,9 @@ def partial_offload(facts: Facts) -> list[Claim]:
 # are offloaded", its API reference). Newer llama.cpp builds offload by default (the help now reads "default: -1" /
 # "auto"; ikawrakow/ik_llama.cpp#2209 in 2026 contrasts its own zero default with llama.cpp's), while janhq/jan#5310
 # (2025-06-17) still had to pass a layer count to get all layers on the GPU: so only a build below
-# _NGL_DEFAULT_ZERO_BEFORE (b5449 is dated 2025-05-22 in ggml-org/llama.cpp#13735) or the old `main` binary (renamed
+# NGL_DEFAULT_ZERO_BEFORE (b5449 is dated 2025-05-22 in ggml-org/llama.cpp#13735) or the old `main` binary (renamed
 # llama-cli in mid-2024) is read as the zero default; a build not stated is read only for `main`.
-_NGL_DEFAULT_ZERO_BEFORE = 5600
+NGL_DEFAULT_ZERO_BEFORE = 5600
 _LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?(?:-m|--model)[ \t=]""", re.M)
 _LLAMA_CLI = re.compile(r"\bllama-(?:cli|server|run|simple)(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?"
                         r"(?:-m|--model|-hfr?|--hf-repo)[ \t=]", re.M)
@@ -8103,19 +8103,21 @@ _LAYER_OPTION = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-layers|\bn_gpu_layers?\
 
 def _layer_option_left_out(facts: Facts) -> list[Claim]:
     """A llama.cpp run given without the layer option where the default puts no layer on the GPU: the old `main`
-    binary or llama-cli/llama-server of a build below _NGL_DEFAULT_ZERO_BEFORE run without -ngl, or llama-cpp-python's
-    Llama() called without n_gpu_layers. Data {form: 'no_ngl', on_gpu: 0, origin: 'output'}."""
+    binary or llama-cli/llama-server of a build below NGL_DEFAULT_ZERO_BEFORE run without -ngl, or llama-cpp-python's
+    Llama() called without n_gpu_layers. Data {form: 'no_ngl', on_gpu: 0, origin: 'output', build: the largest build
+    number printed, or None}."""
     said = texts(facts) + _pasted(facts)
     if "llamacpp" not in engines_named(facts) or any(_LAYER_OPTION.search(t) for _, t in said):
         return []
     builds = [int(b) for _, t in said for m in _LLAMA_BUILD_LINE.finditer(t) for b in m.groups() if b]
-    old = bool(builds) and max(builds) < _NGL_DEFAULT_ZERO_BEFORE
+    old = bool(builds) and max(builds) < NGL_DEFAULT_ZERO_BEFORE
     for source, text in said:
         for rx, needs_build in ((_LLAMA_PY, False), (_LLAMA_MAIN, False), (_LLAMA_CLI, True)):
             m = rx.search(text)
             if m and (old or not (needs_build or builds)):
-                return [Claim("partial_offload", source, _quote(text, m, 20),
-                              {"form": "no_ngl", "on_gpu": 0, "origin": "output"})]
+                return [Claim("partial_offload", source, _quote(text, m, 40),
+                              {"form": "no_ngl", "on_gpu": 0, "origin": "output",
+                               "build": max(builds) if builds else None})]
     return []
 
 

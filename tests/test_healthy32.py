@@ -46,7 +46,7 @@ def test_run_without_layer_option_is_host_bound(rel):
     assert verdict.category == "host_bound"
     f = found["ticket.partial_offload"]
     assert f.title.startswith("No layer on the GPU") and "-ngl 999" in f.fix
-    assert any("where the layers are" in e.detail for e in f.evidence)  # the launch line it was read from
+    assert any("run without a layer option" in e.detail for e in f.evidence)  # the launch line it was read from
 
 
 def test_recent_build_without_ngl_is_no_zero_default():
@@ -71,7 +71,7 @@ def test_layer_option_given_or_not_llamacpp_or_new_build(text):
 def test_old_main_binary_without_ngl_is_read():
     text = "llama.cpp on an RTX 4090 is slow.\n```\n./main -m models/7B/ggml-model-q4_0.bin -n 128\n```\n"
     (c,) = _no_ngl(text)
-    assert c.data["on_gpu"] == 0 and "./main -m" in c.quote
+    assert c.data["on_gpu"] == 0 and "./main -m" in c.quote and c.data["build"] is None
 
 
 # ----------------------------------------------------------------------------- by design: contexts on GPU 0
