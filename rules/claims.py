@@ -8083,7 +8083,49 @@ def partial_offload(facts: Facts) -> list[Claim]:
             if data["form"] == "offloaded":
                 data["origin"] = "words" if prose else "output"
             out.append(Claim("partial_offload", block, _quote(text, m, 40), data, guess=guess))
+    out += _layer_option_left_out(facts)
     return out
+
+
+# (healthy32) llama.cpp run without its layer option. llama.cpp keeps every layer on the CPU unless told how many to
+# put in VRAM: "-ngl N, --n-gpu-layers N: When compiled with GPU support, this option allows offloading some layers to
+# the GPU for computation" (tools/main README); a CUDA build run without it computes on the CPU and the GPU idles.
+# llama-cpp-python's Llama() defaults to n_gpu_layers=0 ("Number of layers to offload to GPU (-ngl). If -1, all layers
+# are offloaded", its API reference). Newer llama.cpp builds offload by default (the help now reads "default: -1" /
+# "auto"; ikawrakow/ik_llama.cpp#2209 in 2026 contrasts its own zero default with llama.cpp's), while janhq/jan#5310
+# (2025-06-17) still had to pass a layer count to get all layers on the GPU: so only a build below
+# NGL_DEFAULT_ZERO_BEFORE (b5449 is dated 2025-05-22 in ggml-org/llama.cpp#13735) or the old `main` binary (renamed
+# llama-cli in mid-2024) is read as the zero default; a build not stated is read only for `main`.
+NGL_DEFAULT_ZERO_BEFORE = 5600
+_LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?(?:-m|--model)[ \t=]""", re.M)
+_LLAMA_CLI = re.compile(r"\bllama-(?:cli|server|run|simple)(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?"
+                        r"(?:-m|--model|-hfr?|--hf-repo)[ \t=]", re.M)
+# the build a llama.cpp log or --version prints: "main: build = 992 (0919a0f)", "version: 3902 (c81f3bbb)"
+_LLAMA_BUILD_LINE = re.compile(r"\bbuild\s*=\s*(\d{2,5})\s*\(|\bversion:\s*(\d{3,5})\s*\(", re.I)
+# llama-cpp-python's constructor with its arguments (to the closing parenthesis of a call a few lines long)
+_LLAMA_PY = re.compile(r"""\bLlama\(\s*(?:model_path\s*=|["'])[^()]{0,400}?\)""")
+# any option that places layers or weights on the GPU (PowerInfer's --vram-budget, Ollama's num_gpu)
+_LAYER_OPTION = re.compile(r"-ngl\b|--n-gpu-layers|--gpu-layers|\bn_gpu_layers?\b|--vram-budget|\bnum_gpu\b", re.I)
+
+
+def _layer_option_left_out(facts: Facts) -> list[Claim]:
+    """A llama.cpp run given without the layer option where the default puts no layer on the GPU: the old `main`
+    binary or llama-cli/llama-server of a build below NGL_DEFAULT_ZERO_BEFORE run without -ngl, or llama-cpp-python's
+    Llama() called without n_gpu_layers. Data {form: 'no_ngl', on_gpu: 0, origin: 'output', build: the largest build
+    number printed, or None}."""
+    said = texts(facts) + _pasted(facts)
+    if "llamacpp" not in engines_named(facts) or any(_LAYER_OPTION.search(t) for _, t in said):
+        return []
+    builds = [int(b) for _, t in said for m in _LLAMA_BUILD_LINE.finditer(t) for b in m.groups() if b]
+    old = bool(builds) and max(builds) < NGL_DEFAULT_ZERO_BEFORE
+    for source, text in said:
+        for rx, needs_build in ((_LLAMA_PY, False), (_LLAMA_MAIN, False), (_LLAMA_CLI, True)):
+            m = rx.search(text)
+            if m and (old or not (needs_build or builds)):
+                return [Claim("partial_offload", source, _quote(text, m, 40),
+                              {"form": "no_ngl", "on_gpu": 0, "origin": "output",
+                               "build": max(builds) if builds else None})]
+    return []
 
 
 # ------------------------------------------------------------------- (issue 11 n) host-side and GPU-state words

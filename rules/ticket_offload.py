@@ -47,11 +47,11 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
                  [claim_ev(c, f"ZeRO-Inference parameter offload to {c.data['to']}"),
                   ev("prediction:roofline", f"the model's weights over {n} GPU(s): each copies its share from the "
                      f"host every step", round(share, 1), None, "GB")])]
-    for form in ("offloaded", "ngl"):
+    for form in ("offloaded", "ngl", "no_ngl"):
         c = _affirmed(found, form)
         if c is not None and c.data["on_gpu"] < model.layers:
             layers = c.data.get("layers") or model.layers
-            on_gpu = c.data["on_gpu"] if form == "ngl" else round(c.data["on_gpu"] * model.layers / layers)
+            on_gpu = c.data["on_gpu"] if form != "offloaded" else round(c.data["on_gpu"] * model.layers / layers)
             return [(offload.layers_on_cpu(p, on_gpu, model.layers), [claim_ev(c, "layers on the GPU")])]
     c = _affirmed(found, "ollama_ps")
     if c is not None and c.data["cpu_pct"] > 0:

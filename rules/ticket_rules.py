@@ -3958,6 +3958,8 @@ def _layers_left(c: Claim, model) -> tuple[int, int] | None:
         return (d["on_gpu"], d["layers"]) if d["on_gpu"] < d["layers"] else None
     if d["form"] == "ngl":  # llama.cpp offloads min(-ngl, layers) repeating layers; -ngl 99 is "all"
         return (d["on_gpu"], model.layers) if model and d["on_gpu"] < model.layers else None
+    if d["form"] == "no_ngl":  # run without the layer option, whose default is none on the GPU
+        return (0, model.layers if model else 0)
     return (0, 0) if d["form"] in ("words", "over_vram") or d.get("cpu_pct", 0) > 0 else None
 
 
@@ -3978,10 +3980,15 @@ def partial_offload(facts: Facts, predictions=None):
     if not left:
         return
     c, (on_gpu, layers) = max(left, key=lambda cn: weight(cn[0]))
+    unset = c.data["form"] == "no_ngl"
     split = (f"{c.data['cpu_pct']} % of the model on the CPU" if c.data.get("cpu_pct")
              else f"{on_gpu} of {layers} layers on the GPU" if layers else "Part of the model on the CPU")
-    evidence = [claim_ev(c, "where the layers are")]
-    if c.data["form"] == "ngl":
+    build = c.data.get("build")
+    evidence = [claim_ev(c, "run without a layer option" + (f" (llama.cpp build {build}: builds before "
+                                                            f"{claims.NGL_DEFAULT_ZERO_BEFORE} put no layer on the GPU "
+                                                            "by default)" if build else "")
+                         if unset else "where the layers are")]
+    if c.data["form"] in ("ngl", "no_ngl") and model is not None:
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
     # (s22) the placement came with a release of the engine the reporter moved to ("Moving from 0.3.6 to 0.3.7-rc5,
     # Ollama no longer uses both GPUs for a single model", ollama/ollama#6479): the release is the cause
@@ -3996,13 +4003,21 @@ def partial_offload(facts: Facts, predictions=None):
                    fix="Go back to the release that placed every layer on the GPUs, or report the change upstream.")
         return
     yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
-               split[0].upper() + split[1:] + ": those layers run from system memory",
-               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "
-               "pages what does not fit into shared system memory). Decoding reads every weight once per token, and "
+               ("No layer on the GPU: llama.cpp ran without its layer option (-ngl / n_gpu_layers), whose default "
+                "here is 0, so every layer runs from system memory") if unset
+               else split[0].upper() + split[1:] + ": those layers run from system memory",
+               ("Without -ngl (llama-cpp-python: n_gpu_layers) this llama.cpp keeps every layer on the CPU, even in a "
+                "CUDA build with free VRAM. " if unset else
+                "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "
+                "pages what does not fit into shared system memory). ") +
+               "Decoding reads every weight once per token, and "
                "those layers are read from system RAM, whose bandwidth is an order of magnitude below the GPU's "
                "memory; they set the token time and the GPUs wait for them.",
                evidence,
-               fix="Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
+               fix="Pass the layer option: `-ngl 999` (llama.cpp) or `n_gpu_layers=-1` (llama-cpp-python, built with "
+               "CUDA) puts every layer in VRAM; the load log should then read 'offloaded N/N layers to GPU'."
+               if unset else
+               "Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
                "larger GPUs, then offload all layers (`-ngl 999`, Ollama's num_gpu); `ollama ps` should read "
                "'100% GPU'.",
                refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md",
