@@ -272,7 +272,19 @@ def gpu_count(facts: Facts) -> int | None:
     w = facts.workload()
     seen = len(gpu_indices(facts))
     counts = [c for c in (w.gpu_count, seen or None) if c]
-    return max(counts) if counts else _system_gpus(facts)
+    return max(counts) if counts else _system_gpus(facts) or layout_gpus(facts)
+
+
+def layout_gpus(facts: Facts) -> int | None:
+    """The GPUs the stated layout occupies where nothing counts them: every TP x PP rank holds a GPU of its own, and
+    each data-parallel replica its own TP x PP group (the parsers read no replicas from SGLang's DP attention, whose
+    dp groups share the TP group's GPUs). A TP of 4 is 4 GPUs at least; a server launched with no parallel flag
+    (its documented TP 1, launch.SERVER_DEFAULT_TP1) is one. Not inferred the other way: a machine's GPU count says
+    nothing of the TP size (TP 2 replicas, or one process on one GPU, run on 8-GPU servers)."""
+    w = facts.workload()
+    if not w.tp:
+        return None
+    return w.tp * (w.pp or 1) * (w.dp or 1)
 
 
 # Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards",

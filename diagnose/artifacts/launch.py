@@ -38,7 +38,10 @@ COMMAND = re.compile(
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
     r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
     r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
-    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
+    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py"
+    # LMDeploy's CLI and its module form ("lmdeploy serve api_server <model> --tp 2", "lmdeploy chat <model>",
+    # "python3 -m lmdeploy.serve.openai.api_server"; https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html)
+    r"|lmdeploy\s+(?:serve\s+\w+|chat|convert)\b|python[\d.]*\s+-m\s+lmdeploy\.\S+)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
 # a line that starts with a flag and names at least two of the engine flags read below.
@@ -331,7 +334,7 @@ def _takes_value(norm: str) -> bool:
 def _framework(command: str, positional: list[str]) -> str | None:
     lowered = command.lower()
     for key, label in (("sglang", "SGLang"), ("aphrodite", "Aphrodite"), ("trtllm", "TensorRT-LLM"),
-                       ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM")):
+                       ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM"), ("lmdeploy", "LMDeploy")):
         if key in lowered:
             return label
     if re.search(r"_perf(?:_mpi)?\b", lowered):
@@ -419,12 +422,14 @@ def _command(command: str, src: str) -> list:
     return out
 
 
-# A vLLM or SGLang server started with no parallel flag runs on one GPU: --tensor-parallel-size "Default: 1"
+# A vLLM, SGLang or LMDeploy server started with no parallel flag runs on one GPU: --tensor-parallel-size "Default: 1"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html), --tp-size "default 1"
-# (https://docs.sglang.ai/advanced_features/server_arguments.html). Not the offline LLM(...) class, nor a benchmark
-# client, whose flags say nothing of the server's layout.
-SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|python[\d.]*(?:\s+-\S+)*\s+-m\s+"
-                                r"(?:vllm\.entrypoints\.openai\.api_server|sglang\.launch_server)\b")
+# (https://docs.sglang.ai/advanced_features/server_arguments.html), LMDeploy's --tp "Default: 1"
+# (https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html, `lmdeploy serve api_server -h`). Not the offline
+# LLM(...) class, nor a benchmark client, whose flags say nothing of the server's layout.
+SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+serve\s+api_server\b|"
+                                r"python[\d.]*(?:\s+-\S+)*\s+-m\s+(?:vllm\.entrypoints\.openai\.api_server|"
+                                r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
 PARALLEL_FLAGS = {f for key in ("tp", "pp", "dp", "ep") for f in FLAGS[key]} | {
     "nnodes", "data-parallel-size-local", "distributed-executor-backend"}
 
@@ -723,6 +728,12 @@ def setting_off(text: str, start: int, end: int) -> bool:
     return bool(OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]))
 
 
+# TGI's launcher takes each flag from the environment too: --num-shard is "[env: NUM_SHARD=]", the shards being the
+# tensor-parallel ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher), as set in a
+# `docker run -e NUM_SHARD=2` or a Kubernetes manifest.
+TGI_SHARD_ENV = {"NUM_SHARD"}
+
+
 def _assignments(line: str, src: str) -> list:
     out: list = []
     line = ADVICE.sub("", line)
@@ -736,6 +747,8 @@ def _assignments(line: str, src: str) -> list:
     # prose ends a sentence after the value ("export NCCL_CUMEM_ENABLE=0."): the punctuation is not the value
     found = [(var, value.rstrip(".,;:)")) for var, value in found]
     for var, value in found:
+        if var in TGI_SHARD_ENV and (shards := to_int(value.strip("'\""))) and shards >= 1:
+            out.append(Workload(src, tp=shards))
         if NCCL_NAMES.match(var):
             out.append(NcclSetting(src, var, value.strip("'\"")))
             if var == "CUDA_VISIBLE_DEVICES":
