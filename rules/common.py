@@ -272,7 +272,7 @@ def gpu_count(facts: Facts) -> int | None:
     w = facts.workload()
     seen = len(gpu_indices(facts))
     counts = [c for c in (w.gpu_count, seen or None) if c]
-    return max(counts) if counts else _system_gpus(facts) or layout_gpus(facts)
+    return max(counts) if counts else _system_gpus(facts) or layout_gpus(facts) or _one_board(facts)
 
 
 def layout_gpus(facts: Facts) -> int | None:
@@ -304,14 +304,29 @@ def one_gpu_job(facts: Facts) -> bool:
     """Does everything the ticket says run on one GPU: one counted (or none counted and no word of several, no NCCL
     record), and no tensor or pipeline split? Then links and NCCL cannot explain its figures, and asking for them is
     noise."""
-    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, Note
-
     w = facts.workload()
     if (w.tp or 1) > 1 or (w.pp or 1) > 1:
         return False
     count = gpu_count(facts)
     if count is not None:
         return count <= 1
+    return _no_second_gpu(facts)
+
+
+def _one_board(facts: Facts) -> int | None:
+    """1 where the ticket names a GPU board uncounted ("GPU: A100 40GB", "with A100 80G") and nothing anywhere speaks
+    of a second (_no_second_gpu) nor splits the model: a count people leave off when it is one. None otherwise."""
+    w = facts.workload()
+    named = w.gpu or facts.of(GpuFact)
+    if not named or (w.tp or 1) > 1 or (w.pp or 1) > 1 or (w.dp or 1) > 1:
+        return None
+    return 1 if _no_second_gpu(facts) else None
+
+
+def _no_second_gpu(facts: Facts) -> bool:
+    """No NCCL record, at most one board named, and no word of several GPUs in the ticket's text."""
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, Note
+
     if facts.of(NcclEvent) or facts.of(NcclTransport) or facts.of(CollectiveResult):
         return False
     boards = {g["name"].lower() for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}

@@ -813,6 +813,8 @@ TP = re.compile(
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
+    # TGI's shards are its TP ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher)
+    r"(?<![\w-])--num[-_]shard[ =](\d{1,3})\b|"
     # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
     # (a script's name glues it after "_": "deploy_llama_70b_baseline_tp4dp2.sh")
     r"(?:(?<![A-Za-z0-9-])|(?<=[dpe]p\d)|(?<=[dpe]p\d[-_]))TP(\d{1,2})(?=[-_]?(?:DP|PP|EP)\d)|"
@@ -865,7 +867,8 @@ LLAMA_BENCH = re.compile(r"\bllama[-_]bench\b", re.I)
 # MLC LLM `tensor_parallel_shards=2` (https://llm.mlc.ai/docs/deploy/mlc_chat_config.html).
 CODE_TP = re.compile(r"\b(?:tensor[_-]parallel[_-]size|tp_size|tp|mp_size|tensor_parallel_shards|tensor_parallel)"
                      r"[\"']?\s*[=:]\s*(\d{1,3})\b|"
-                     r"(?:--tensor[-_]parallel[-_]size|--tp-size|--tp|-tp)(?:[ =]|[\"']\s*,\s*[\"'])(\d{1,3})\b")
+                     r"(?:--tensor[-_]parallel[-_]size|--tp-size|--tp|-tp|--num-shard)(?:[ =]|[\"']\s*,\s*[\"'])"
+                     r"(\d{1,3})\b")
 # (not a code repository's path: "github.com/ggerganov/llama.cpp" names an engine's source, and a name ending in a
 # source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
 # "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
@@ -1193,6 +1196,10 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
                         r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
                         r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
+                        # ... the adverb after the noun: "32 requests at the same time", "8 prompts simultaneously",
+                        # "16 users concurrently", "4 requests in parallel" (not "1000 requests in total")
+                        r"\b(\d{1,4})\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+(?:at\s+once|"
+                        r"at\s+the\s+same\s+time|simultaneously|concurrently|in\s+parallel)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])|"
                         # ... in German, the adjective before the noun ("64 gleichzeitige Anfragen", "100 parallele
@@ -1631,6 +1638,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
         count_line, n = (split[0], split[1], None), split[1]
+    if n == 1 and not nodes and tp_line is None and not code_tp:  # "1x RTX 4090", "single A100": one GPU splits
+        tp_line = (gpu_line or count_line)[0], 1                  # nothing, TP 1 (as "single gpu" above)
     if gpu_line:
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
                             nodes=nodes, extra=extra))

@@ -430,8 +430,9 @@ def _command(command: str, src: str) -> list:
 SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+serve\s+api_server\b|"
                                 r"python[\d.]*(?:\s+-\S+)*\s+-m\s+(?:vllm\.entrypoints\.openai\.api_server|"
                                 r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
-PARALLEL_FLAGS = {f for key in ("tp", "pp", "dp", "ep") for f in FLAGS[key]} | {
-    "nnodes", "data-parallel-size-local", "distributed-executor-backend"}
+# (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
+# https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
+PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
 
 
 # TGI's benchmark tool runs each batch size it is given, "-b" / "--batch-size", repeatable ("-b 1 -b 2 -b 4"), and
