@@ -97,7 +97,7 @@ def test_inventory_count_stays_without_a_layout(tmp_path):
 def test_lmdeploy_launch_in_development_ticket():
     # a real paste (QwenLM/Qwen3#1023): "lmdeploy serve api_server ... --tp 4" on a 4 x V100 machine
     facts = read_bundle(TICKETS / "u8a05-lmdeploy-qwen25-32b-gptq-4xv100-16g-80-tokps-zh")
-    launch = [w for w in facts.of(Workload) if w.framework == "LMDeploy"]
+    launch = [w for w in facts.of(Workload) if w.source.endswith(":16")]  # the fenced launch line
     assert launch and launch[0].tp == 4
     assert gpu_count(facts) == 4
 
@@ -126,3 +126,11 @@ def test_layout_defaults_and_single_board(tmp_path, body, tp, gpus):
 def test_requests_at_once(tmp_path, line, load):
     w = _read(tmp_path, line).workload()
     assert w.concurrency == load
+
+
+def test_one_board_beside_a_larger_count_is_no_layout(tmp_path):
+    # two setups compared (thu-ml/RoboticsDiffusionTransformer#88, tests/data/review29/training.toml): the single
+    # board is one side, not the run's TP
+    facts = _read(tmp_path, "When using a single 4090 (24G), the training time is 46 hours, whereas using 7 * 4090 "
+                            "(24G) increases the training time to 55 hours.")
+    assert facts.workload().tp is None

@@ -709,6 +709,10 @@ SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,
                            r"\banother\b", re.I)
 
 
+# Boards counted above one, "7 * 4090", "2 x A100" (as _mentions spaces them): a second GPU in the text.
+MORE_COUNTED = re.compile(r"\b(?:[2-9]|[1-9]\d{1,2})\s*[x×*]\s*(?:[A-Z]|\d{4})")
+
+
 # ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
 # (oobabooga/textgen#2410), "on an A100 80G GPU" (vllm-project/vllm#8669), "I have a 4090". Not "a H100 node" or
 # "an A100 server" (a machine of several), and only where the text names no other board.
@@ -1638,8 +1642,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
         count_line, n = (split[0], split[1], None), split[1]
-    if n == 1 and not nodes and tp_line is None and not code_tp:  # "1x RTX 4090", "single A100": one GPU splits
-        tp_line = (gpu_line or count_line)[0], 1                  # nothing, TP 1 (as "single gpu" above)
+    # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
+    # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
+    if n == 1 and not nodes and tp_line is None and not code_tp and \
+            not any(SINGLE_GPU_VS.search(ln) or MORE_COUNTED.search(ln) for ln in spaced.values()):
+        tp_line = (gpu_line or count_line)[0], 1
     if gpu_line:
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
                             nodes=nodes, extra=extra))

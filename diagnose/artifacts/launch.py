@@ -40,7 +40,9 @@ COMMAND = re.compile(
     r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
     r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py"
     # LMDeploy's CLI and its module form ("lmdeploy serve api_server <model> --tp 2", "lmdeploy chat <model>",
-    # "python3 -m lmdeploy.serve.openai.api_server"; https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html)
+    # "python3 -m lmdeploy.serve.openai.api_server"; https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html):
+    # read for its layout only; which engine the ticket's figures are of is left to the prose (a ticket that deploys
+    # with lmdeploy may time vLLM too, QwenLM/Qwen3#1023)
     r"|lmdeploy\s+(?:serve\s+\w+|chat|convert)\b|python[\d.]*\s+-m\s+lmdeploy\.\S+)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
@@ -334,7 +336,7 @@ def _takes_value(norm: str) -> bool:
 def _framework(command: str, positional: list[str]) -> str | None:
     lowered = command.lower()
     for key, label in (("sglang", "SGLang"), ("aphrodite", "Aphrodite"), ("trtllm", "TensorRT-LLM"),
-                       ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM"), ("lmdeploy", "LMDeploy")):
+                       ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM")):
         if key in lowered:
             return label
     if re.search(r"_perf(?:_mpi)?\b", lowered):
