@@ -259,7 +259,21 @@ def job_gpus(facts: Facts) -> tuple[int, Workload] | None:
         more = any((x.gpu_count or 0) > len(set(devices or ())) for x in facts.of(Workload) if x.source == w.source)
         if devices and all(d.isdigit() for d in devices) and not more:
             return len(set(devices)), w
-    return None
+    return _server_ranks(facts)
+
+
+def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
+    """(TP x PP x DP, the launch line) where one serving engine's launch states its layout (its documented default
+    TP 1 included) and the ticket counts more GPUs than that: the machine's inventory ("8x H100", a collect_env list
+    of 8) is not what the one server runs on ("vllm serve ... --tensor-parallel-size 2" holds 2 of them). Not
+    where several launches (replicas, a second server) or a count below the layout (GPUs per node) are given."""
+    launched = [w for w in facts.of(Workload) if w.extra.get("server_layout") and w.tp]
+    if len({(w.tp, w.pp or 1, w.dp or 1) for w in launched}) != 1:
+        return None
+    w = launched[0]
+    ranks = w.tp * (w.pp or 1) * (w.dp or 1)
+    counted = max(facts.workload().gpu_count or 0, len(gpu_indices(facts)))
+    return (ranks, w) if counted > ranks else None
 
 
 def gpu_count(facts: Facts) -> int | None:

@@ -134,3 +134,18 @@ def test_one_board_beside_a_larger_count_is_no_layout(tmp_path):
     facts = _read(tmp_path, "When using a single 4090 (24G), the training time is 46 hours, whereas using 7 * 4090 "
                             "(24G) increases the training time to 55 hours.")
     assert facts.workload().tp is None
+
+
+@pytest.mark.parametrize("body, gpus", [
+    # a node's inventory is not the GPUs one server runs on: TP x PP x DP of its one launch line
+    ("The server has 8 H100s; I run `vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2`.", 2),
+    ("8x A100 80GB node.\n" + _code("python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B --tp 4"), 4),
+    ("8x A100 80GB node.\n" + _code("python -m sglang.launch_server --model-path Qwen/Qwen2.5-72B --tp 4 --dp 2"), 8),
+    # two servers launched: no one layout is the job's, the node's count stands
+    ("8x A100 80GB node.\n" + _code("vllm serve Qwen/Qwen2.5-72B --tensor-parallel-size 4\n"
+                                    "vllm serve Qwen/Qwen2.5-7B --tensor-parallel-size 2"), 8),
+    # prose layouts are not launches: 8 GPUs at TP 4 may be two replicas
+    ("I use 8 GPUs with TP=4", 8),
+])
+def test_one_server_layout_inside_a_larger_inventory(tmp_path, body, gpus):
+    assert gpu_count(_read(tmp_path, body)) == gpus

@@ -29,7 +29,8 @@ _ONE_GPU = "one GPU is implied (a single card named, no count), not said as a co
 _TP_UNSAID = "the TP size is implied by the GPUs named (\"L20x8\", \"8X A100\", one card), never written"
 # Facts the reader still misses or reads wrong: each a strict xfail, so a fix shows up as an XPASS to move here.
 # (count32 moved out the GPU counts of one board named alone, rules.common._one_board; of a launch with no TP flag,
-# the server's documented TP 1; and of a TP size, rules.common.layout_gpus)
+# the server's documented TP 1; of a TP size, rules.common.layout_gpus; and of one server's launch inside a larger
+# inventory, rules.common.job_gpus)
 KNOWN_GAPS = {
     ("lmdeploy137", "tp"): _TP_UNSAID,
     ("lmdeploy137", "figures"): "profile_generation's 'throughput' at --concurrency 8 is every stream's together; "
@@ -41,7 +42,6 @@ KNOWN_GAPS = {
                              "whose ends are over 10x apart, has no middle and is left unread",
     ("vllm18725", "gpu"): "the title names B200 and H200; the measured block is the H200's, the reader takes B200",
     ("qwen244", "figures"): "an offline throughput over 100 prompts is every stream's together; held as one stream's",
-    ("lmdeploy619", "gpus"): "the node's 8 A100 are counted, not the 2 the --tp 2 job uses",
     ("lmdeploy619", "batch"): "--instance_num 32 (lmdeploy's concurrency) is not read as the load",
     ("lmdeploy619", "figures"): "'the rps(request/s) is about 7' is not read as a request rate",
     ("megatronllama24", "figures"): "Megatron's training iteration lines: the tokens/s per GPU and iteration times are "

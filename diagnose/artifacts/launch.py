@@ -396,6 +396,8 @@ def _command(command: str, src: str) -> list:
     if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
         w.tp = 1  # the server's documented default: no flag splits the model
         w.extra["defaults"] = ("tp",)  # not stated: a TP any other record states wins (Facts.workload)
+    if w.tp and SERVER_LAYOUT.match(command):
+        w.extra["server_layout"] = True  # a server's whole layout: its GPUs are TP x PP x DP (rules.common.job_gpus)
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
         # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
         # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
@@ -434,6 +436,11 @@ SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+ser
                                 r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
 # (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
 # https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
+# The serving engines' launchers, each of which starts one server over TP x PP (x DP) GPUs of its own: the servers
+# above, TGI's launcher (--num-shard), trtllm-serve (--tp_size x --pp_size,
+# https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve/trtllm-serve.html) and Aphrodite.
+SERVER_LAYOUT = re.compile(SERVER_DEFAULT_TP1.pattern + r"|text-generation-launcher\b|trtllm-serve\b|aphrodite\s+run\b|"
+                           r"docker\s+run\b.*\b(?:vllm|sglang|text-generation-inference|lmdeploy)\b")
 PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
 
 
