@@ -149,3 +149,13 @@ def test_one_board_beside_a_larger_count_is_no_layout(tmp_path):
 ])
 def test_one_server_layout_inside_a_larger_inventory(tmp_path, body, gpus):
     assert gpu_count(_read(tmp_path, body)) == gpus
+
+
+@pytest.mark.parametrize("body, load", [
+    # Triton's perf_analyzer: one value is its load, a start:end:step range sweeps several
+    # (https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/perf_analyzer/docs/cli.html)
+    (_code("perf_analyzer -m llama --concurrency-range 4"), 4),
+    (_code("perf_analyzer -m llama --concurrency-range 1:16:2"), None),
+])
+def test_perf_analyzer_concurrency(tmp_path, body, load):
+    assert _read(tmp_path, body).workload().concurrency == load

@@ -38,7 +38,7 @@ COMMAND = re.compile(
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
     r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
     r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
-    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py"
+    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|perf_analyzer\b|python[\d.]*\s+\S*token_benchmark_ray\.py"
     # LMDeploy's CLI and its module form ("lmdeploy serve api_server <model> --tp 2", "lmdeploy chat <model>",
     # "python3 -m lmdeploy.serve.openai.api_server"; https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html):
     # read for its layout only; which engine the ticket's figures are of is left to the prose (a ticket that deploys
@@ -132,7 +132,10 @@ FLAGS = {
     # genai-perf --concurrency, llmperf --num-concurrent-requests
     # (https://docs.vllm.ai/en/stable/cli/bench/serve.html, https://docs.nvidia.com/deeplearning/triton-inference-server/
     # user-guide/docs/perf_analyzer/genai-perf/README.html, https://github.com/ray-project/llmperf)
-    "concurrency": ("max-concurrency", "concurrency", "num-concurrent-requests"),
+    # ... and Triton's perf_analyzer --concurrency-range, one value its one load ("start:end:step" sweeps several, no
+    # int: left unread; https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/perf_analyzer/docs/
+    # cli.html)
+    "concurrency": ("max-concurrency", "concurrency", "num-concurrent-requests", "concurrency-range"),
     "batch": ("batch-size", "batch"),
     "prompt_len": ("input-len", "random-input-len", "sharegpt-output-len-unused"),
     "output_len": ("output-len", "random-output-len"),
