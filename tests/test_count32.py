@@ -159,3 +159,16 @@ def test_one_server_layout_inside_a_larger_inventory(tmp_path, body, gpus):
 ])
 def test_perf_analyzer_concurrency(tmp_path, body, load):
     assert _read(tmp_path, body).workload().concurrency == load
+
+
+def test_nvidia_smi_list(tmp_path):
+    # `nvidia-smi -L` (https://docs.nvidia.com/deploy/nvidia-smi/index.html): one line per GPU; MIG devices indented
+    # under their GPU are slices of it, not GPUs (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/)
+    listing = ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4b2b7a9e-1f0c-5f2e-9a51-3e8d2b1c7a60)\n"
+               "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-8c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f)")
+    assert gpu_count(_read(tmp_path, _code("$ nvidia-smi -L\n" + listing))) == 2
+    mig = ("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-xxxx)\n"
+           "  MIG 3g.20gb     Device  0: (UUID: MIG-xxxx)\n  MIG 3g.20gb     Device  1: (UUID: MIG-yyyy)")
+    assert gpu_count(_read(tmp_path, _code(mig))) == 1
+    # the listing is the host's; one server launched at TP 1 runs on one of its GPUs
+    assert gpu_count(_read(tmp_path, _code(listing) + "\n" + _code("vllm serve Qwen/Qwen2.5-7B -tp 1"))) == 1
