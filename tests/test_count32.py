@@ -172,3 +172,15 @@ def test_nvidia_smi_list(tmp_path):
     assert gpu_count(_read(tmp_path, _code(mig))) == 1
     # the listing is the host's; one server launched at TP 1 runs on one of its GPUs
     assert gpu_count(_read(tmp_path, _code(listing) + "\n" + _code("vllm serve Qwen/Qwen2.5-7B -tp 1"))) == 1
+
+
+@pytest.mark.parametrize("body, batch", [
+    # vLLM's latency benchmark: --batch-size "default=8" (vllm/benchmarks/latency.py, https://github.com/vllm-project/vllm)
+    (_code("vllm bench latency --model meta-llama/Llama-3.1-8B --input-len 128 --output-len 128"), 8),
+    (_code("python benchmarks/benchmark_latency.py --model meta-llama/Llama-3.1-8B --batch-size 1"), 1),
+    # the serving benchmark has no such default: its load is the prompts it sends or its --max-concurrency
+    (_code("vllm bench serve --model meta-llama/Llama-3.1-8B --max-concurrency 4 --num-prompts 40"), 4),
+])
+def test_latency_bench_default_batch(tmp_path, body, batch):
+    w = _read(tmp_path, body).workload()
+    assert (w.batch or w.concurrency) == batch

@@ -399,6 +399,9 @@ def _command(command: str, src: str) -> list:
     if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
         w.tp = 1  # the server's documented default: no flag splits the model
         w.extra["defaults"] = ("tp",)  # not stated: a TP any other record states wins (Facts.workload)
+    if w.batch is None and w.concurrency is None and LATENCY_BENCH.search(command):
+        w.batch = LATENCY_BENCH_BATCH  # its documented default: one batch of 8 prompts decoded together
+        w.extra["defaults"] = (*w.extra.get("defaults", ()), "batch")
     if w.tp and SERVER_LAYOUT.match(command):
         w.extra["server_layout"] = True  # a server's whole layout: its GPUs are TP x PP x DP (rules.common.job_gpus)
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
@@ -439,6 +442,13 @@ SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+ser
                                 r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
 # (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
 # https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
+# vLLM's latency benchmark times one batch of --batch-size prompts, "default=8" when the flag is left off
+# (vllm/benchmarks/latency.py add_cli_args, https://github.com/vllm-project/vllm; `vllm bench latency` and the older
+# benchmarks/benchmark_latency.py take the same arguments).
+LATENCY_BENCH = re.compile(r"\bvllm\s+bench\s+latency\b|\bbenchmark_latency\.py\b")
+LATENCY_BENCH_BATCH = 8
+
+
 # The serving engines' launchers, each of which starts one server over TP x PP (x DP) GPUs of its own: the servers
 # above, TGI's launcher (--num-shard), trtllm-serve (--tp_size x --pp_size,
 # https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve/trtllm-serve.html) and Aphrodite.
