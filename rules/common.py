@@ -259,7 +259,21 @@ def job_gpus(facts: Facts) -> tuple[int, Workload] | None:
         more = any((x.gpu_count or 0) > len(set(devices or ())) for x in facts.of(Workload) if x.source == w.source)
         if devices and all(d.isdigit() for d in devices) and not more:
             return len(set(devices)), w
-    return None
+    return _server_ranks(facts)
+
+
+def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
+    """(TP x PP x DP, the launch line) where one serving engine's launch states its layout (its documented default
+    TP 1 included) and the ticket counts more GPUs than that: the machine's inventory ("8x H100", a collect_env list
+    of 8) is not what the one server runs on ("vllm serve ... --tensor-parallel-size 2" holds 2 of them). Not
+    where several launches (replicas, a second server) or a count below the layout (GPUs per node) are given."""
+    launched = [w for w in facts.of(Workload) if w.extra.get("server_layout") and w.tp]
+    if len({(w.tp, w.pp or 1, w.dp or 1) for w in launched}) != 1:
+        return None
+    w = launched[0]
+    ranks = w.tp * (w.pp or 1) * (w.dp or 1)
+    counted = max(facts.workload().gpu_count or 0, len(gpu_indices(facts)))
+    return (ranks, w) if counted > ranks else None
 
 
 def gpu_count(facts: Facts) -> int | None:
@@ -272,7 +286,19 @@ def gpu_count(facts: Facts) -> int | None:
     w = facts.workload()
     seen = len(gpu_indices(facts))
     counts = [c for c in (w.gpu_count, seen or None) if c]
-    return max(counts) if counts else _system_gpus(facts)
+    return max(counts) if counts else _system_gpus(facts) or layout_gpus(facts) or _one_board(facts)
+
+
+def layout_gpus(facts: Facts) -> int | None:
+    """The GPUs the stated layout occupies where nothing counts them: every TP x PP rank holds a GPU of its own, and
+    each data-parallel replica its own TP x PP group (the parsers read no replicas from SGLang's DP attention, whose
+    dp groups share the TP group's GPUs). A TP of 4 is 4 GPUs at least; a server launched with no parallel flag
+    (its documented TP 1, launch.SERVER_DEFAULT_TP1) is one. Not inferred the other way: a machine's GPU count says
+    nothing of the TP size (TP 2 replicas, or one process on one GPU, run on 8-GPU servers)."""
+    w = facts.workload()
+    if not w.tp:
+        return None
+    return w.tp * (w.pp or 1) * (w.dp or 1)
 
 
 # Words that speak of several GPUs working together, in a ticket that counts none: "GPUs", "multi-GPU", "cards",
@@ -292,14 +318,29 @@ def one_gpu_job(facts: Facts) -> bool:
     """Does everything the ticket says run on one GPU: one counted (or none counted and no word of several, no NCCL
     record), and no tensor or pipeline split? Then links and NCCL cannot explain its figures, and asking for them is
     noise."""
-    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, Note
-
     w = facts.workload()
     if (w.tp or 1) > 1 or (w.pp or 1) > 1:
         return False
     count = gpu_count(facts)
     if count is not None:
         return count <= 1
+    return _no_second_gpu(facts)
+
+
+def _one_board(facts: Facts) -> int | None:
+    """1 where the ticket names a GPU board uncounted ("GPU: A100 40GB", "with A100 80G") and nothing anywhere speaks
+    of a second (_no_second_gpu) nor splits the model: a count people leave off when it is one. None otherwise."""
+    w = facts.workload()
+    named = w.gpu or facts.of(GpuFact)
+    if not named or (w.tp or 1) > 1 or (w.pp or 1) > 1 or (w.dp or 1) > 1:
+        return None
+    return 1 if _no_second_gpu(facts) else None
+
+
+def _no_second_gpu(facts: Facts) -> bool:
+    """No NCCL record, at most one board named, and no word of several GPUs in the ticket's text."""
+    from diagnose.evidence import CollectiveResult, NcclEvent, NcclTransport, Note
+
     if facts.of(NcclEvent) or facts.of(NcclTransport) or facts.of(CollectiveResult):
         return False
     boards = {g["name"].lower() for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}

@@ -106,9 +106,10 @@ def test_tp_near_misses(text):
     ("python -m sglang.launch_server --model-path /home/modeldata/Qwen2-1.5B-Instruct --host 0.0.0.0 --port 30000", 1),
     ("vllm serve ./Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf  --tokenizer unsloth/Meta-Llama-3.1-70B-Instruct "
      "--max-model-len 8192", 1),
-    # an explicit size wins; a pipeline split alone states no TP
+    # an explicit size wins; a pipeline split alone leaves TP at its default 1 (count32: --tensor-parallel-size
+    # "Default: 1", https://docs.vllm.ai/en/latest/configuration/engine_args.html, whatever -pp says)
     ("vllm serve meta-llama/Llama-3.1-70B-Instruct -tp 4", 4),
-    ("python -m vllm.entrypoints.openai.api_server --model x --pipeline-parallel-size 2", None),
+    ("python -m vllm.entrypoints.openai.api_server --model x --pipeline-parallel-size 2", 1),
     # a benchmark client or the offline class say nothing of the server's layout
     ("python benchmarks/benchmark_serving.py --backend vllm --model Qwen/QwQ-32B --max-concurrency 1", None),
 ])

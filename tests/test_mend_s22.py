@@ -58,7 +58,7 @@ def test_a_count_with_the_cards_memory_before_the_name(case):
     ("One node with 8x 141GB H200.", 8),
     ("two 24 GB GPUs", 2),
     ("I have 32 GB GPUs", None),        # a size, not a count
-    ("I have 128GB RAM and a 4090", None),  # the host's memory
+    ("I have 128GB RAM and a 4090", 1),  # the host's memory is no count; the one board is one GPU (count32)
     ("64GB RAM, 2 RTX 3090", 2),
 ])
 def test_sized_counts_written_here(text, gpus):

@@ -685,6 +685,11 @@ JOB_FAULT_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:fail\w*|dead|died|broken|faul
                              r"slower|faster|hotter|throttl\w*|idle|at 100|busy|stuck|working|active|used|"
                              r"utili[sz]\w*|loaded)\b", re.I)
 DOCKER_GPUS = re.compile(r"--gpus[= ]+[\"']*(?:(device=)([\w,-]+)|(\d{1,3})\b)", re.I)
+# ... and the NVIDIA Container Toolkit's own variable, which picks the GPUs a container gets: "0,1", GPU UUIDs, or
+# "all" / "none" / "void", which count none here (https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/
+# latest/docker-specialized.html, GPU enumeration)
+CONTAINER_GPUS = re.compile(r"\bNVIDIA_VISIBLE_DEVICES\s*[=:]\s*[\"']?"
+                            r"((?:\d{1,2}|GPU-[\w-]+)(?:\s*,\s*(?:\d{1,2}|GPU-[\w-]+))*)(?![\w-])")
 
 
 # One GPU said as the setup, the count people leave off when it is one: "single gpu" (vllm-project/vllm#5316), "on a
@@ -702,6 +707,10 @@ SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,
                            r"\b(?:dual|two|multi|multiple|several|more|second)[- ]?(?:GPUs?|cards?)\b|"
                            r"\btensor[- _]?parallel|\bTP\s*[=:]?\s*[2-9]|"
                            r"\banother\b", re.I)
+
+
+# Boards counted above one, "7 * 4090", "2 x A100" (as _mentions spaces them): a second GPU in the text.
+MORE_COUNTED = re.compile(r"\b(?:[2-9]|[1-9]\d{1,2})\s*[x×*]\s*(?:[A-Z]|\d{4})")
 
 
 # ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
@@ -788,6 +797,8 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     for i, ln in lines:
         if (m := DOCKER_GPUS.search(ln)):
             return i, (len([x for x in m.group(2).split(",") if x]) if m.group(1) else int(m.group(3)))
+        if (m := CONTAINER_GPUS.search(ln)):
+            return i, len({x.strip() for x in m.group(1).split(",")})
         for m in JOB_ON_ONE.finditer(ln):
             if not JOB_NOT.search(ln[max(0, m.start() - 40):m.start()]) and not JOB_FAULT_AFTER.match(ln[m.end():]):
                 return i, 1
@@ -806,6 +817,8 @@ TP = re.compile(
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
+    # TGI's shards are its TP ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher)
+    r"(?<![\w-])--num[-_]shard[ =](\d{1,3})\b|"
     # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
     # (a script's name glues it after "_": "deploy_llama_70b_baseline_tp4dp2.sh")
     r"(?:(?<![A-Za-z0-9-])|(?<=[dpe]p\d)|(?<=[dpe]p\d[-_]))TP(\d{1,2})(?=[-_]?(?:DP|PP|EP)\d)|"
@@ -851,8 +864,15 @@ DP_ATTENTION = re.compile(r"enable[-_ ]dp[-_ ]attention|\bdp[-_ ]attention\b|\ba
 LLAMA_BENCH = re.compile(r"\bllama[-_]bench\b", re.I)
 # (also as an exec-form list, a Dockerfile CMD or a compose `command: [...]`: "--tensor-parallel-size", "2"
 # https://docs.docker.com/reference/dockerfile/#cmd)
-CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
-                     r"(?:--tensor[-_]parallel[-_]size|--tp-size|--tp|-tp)(?:[ =]|[\"']\s*,\s*[\"'])(\d{1,3})\b")
+# The keys as each engine's config takes them: vLLM's YAML config file takes the CLI's names, dashed
+# ("tensor-parallel-size: 4", https://docs.vllm.ai/en/stable/configuration/serve_args.html); DeepSpeed's inference
+# config a quoted key in a dict (`tensor_parallel={"tp_size": 2}`, https://www.deepspeed.ai/tutorials/inference-tutorial/)
+# and DeepSpeed-MII a keyword (`mii.pipeline(model, tensor_parallel=2)`, https://github.com/deepspeedai/DeepSpeed-MII);
+# MLC LLM `tensor_parallel_shards=2` (https://llm.mlc.ai/docs/deploy/mlc_chat_config.html).
+CODE_TP = re.compile(r"\b(?:tensor[_-]parallel[_-]size|tp_size|tp|mp_size|tensor_parallel_shards|tensor_parallel)"
+                     r"[\"']?\s*[=:]\s*(\d{1,3})\b|"
+                     r"(?:--tensor[-_]parallel[-_]size|--tp-size|--tp|-tp|--num-shard)(?:[ =]|[\"']\s*,\s*[\"'])"
+                     r"(\d{1,3})\b")
 # (not a code repository's path: "github.com/ggerganov/llama.cpp" names an engine's source, and a name ending in a
 # source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
 # "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
@@ -1180,6 +1200,10 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
                         r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
                         r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
+                        # ... the adverb after the noun: "32 requests at the same time", "8 prompts simultaneously",
+                        # "16 users concurrently", "4 requests in parallel" (not "1000 requests in total")
+                        r"\b(\d{1,4})\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+(?:at\s+once|"
+                        r"at\s+the\s+same\s+time|simultaneously|concurrently|in\s+parallel)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])|"
                         # ... in German, the adjective before the noun ("64 gleichzeitige Anfragen", "100 parallele
@@ -1468,16 +1492,64 @@ ADVISED_SIZE = re.compile(r"\b(?:maybe|perhaps|have a try|(?<!\bI )(?<!\bwe )try
                           r"what about|you (?:could|should|can|may|might)(?: also| just)?)\b", re.I)
 
 
+# A size the sentence says was not used: "I did not use --tensor-parallel-size 4", "without setting tp=2", "we never
+# pass --tp 8"; "--tp 4 is not set", "TP=2 was not used". Not a negation of something else on the line ("I can't get
+# good speed with tp=2": the size ran).
+UNUSED_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without)|n['’]?t)\s+(?:\w+\s+){0,2}?(?:us(?:e|ed|ing)|"
+                           r"set(?:ting)?|pass(?:ed|ing)?|enabl(?:e|ed|ing)|specif(?:y|ied|ying)|add(?:ed|ing)?)\s+"
+                           r"(?:the\s+)?(?:flag\s+|option\s+)?[`'\"]?-{0,2}$", re.I)
+UNUSED_AFTER = re.compile(r"^[`'\"]?\s*(?:(?:is|was|were|are)(?:\s+not|n['’]?t)\s+(?:\w+\s+)?"
+                          r"(?:set|used|passed|enabled|given|specified)\b)", re.I)
+
+
 def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
-    """The sizes `pattern` finds in the line that no question or advice of their sentence governs (ASKED_SIZE,
-    ADVISED_SIZE)."""
+    """The sizes `pattern` finds in the line that no question, advice or denial of their sentence governs
+    (ASKED_SIZE, ADVISED_SIZE, UNUSED_BEFORE / UNUSED_AFTER)."""
     out = []
     for m in pattern.finditer(line):
         start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
         end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
-        if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])):
+        if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])
+                or UNUSED_BEFORE.search(line[start:m.start()]) or UNUSED_AFTER.match(line[m.end():end])):
             out.append(m)
     return out
+
+
+# Scripts whose every rank holds one tensor-parallel shard, so torchrun's process count is the TP size: a model loaded
+# with Transformers' `tp_plan="auto"` ("torchrun --nproc-per-node 4 demo.py" runs TP 4,
+# https://huggingface.co/docs/transformers/perf_infer_gpu_multi), and Meta's reference llama scripts, whose
+# --nproc_per_node must equal the checkpoint's model-parallel (MP) shards (https://github.com/meta-llama/llama,
+# README "Inference": "--nproc_per_node should be set to the MP value for the model"; example_*_completion.py
+# --ckpt_dir). Any other torchrun script may be data parallel: its ranks count GPUs (launch.py), not a TP size.
+TP_PLAN_AUTO = re.compile(r"\btp_plan\s*=\s*[\"']auto[\"']")
+TORCHRUN_RANKS = re.compile(r"\btorchrun\b.*?--nproc[-_]per[-_]node[= ](\d{1,2})\b")
+META_LLAMA_SCRIPT = re.compile(r"\bexample_\w*completion\.py\b.*--ckpt_dir\b")
+
+
+def _ranks_as_tp(lines: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """(line, TP size) of each torchrun line whose ranks are one TP group (TP_PLAN_AUTO, META_LLAMA_SCRIPT)."""
+    tp_plan = any(TP_PLAN_AUTO.search(ln) for _, ln in lines)
+    return [(i, int(m.group(1))) for i, ln in lines if (m := TORCHRUN_RANKS.search(ln))
+            and (tp_plan or META_LLAMA_SCRIPT.search(ln, m.end()))]
+
+
+# ExLlama's split of the weights over GPUs, one figure of GB per GPU: exllamav2's `model.load(gpu_split=[20, 24])` and
+# its scripts' `-gs 20,24` / `--gpu_split` ("Comma-separated list of VRAM (in GB) to use per GPU device for model
+# layers", https://github.com/turboderp-org/exllamav2, examples and model_init.py), text-generation-webui's
+# `--gpu-split 20,7,7` for its ExLlama loaders (https://github.com/oobabooga/text-generation-webui/wiki, command-line
+# flags). A zero leaves that GPU out; "auto" counts none.
+GPU_SPLIT = re.compile(r"\bgpu[-_]split\s*=\s*[\[(\"']?\s*(\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+)|"
+                       r"(?<![\w-])(?:-gs|--gpu[-_]split)[ =][\"']?(\d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)+)")
+
+
+def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
+    """(line, GPUs) of the first ExLlama memory split (GPU_SPLIT) over two GPUs or more."""
+    for i, ln in lines:
+        for m in GPU_SPLIT.finditer(ln):
+            used = sum(1 for part in (m.group(1) or m.group(2)).split(",") if float(part) > 0)
+            if used >= 2:
+                return i, used
+    return None
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
@@ -1486,6 +1558,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = pp_line = dp_line = None
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
+    code_tp += _ranks_as_tp([*prose, *code_lines])
     ollama_named: list[tuple[int, str]] = []
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
@@ -1567,6 +1640,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         per_node, nodes, n = True, machines if machines >= 2 else None, each
     # a count per node with the nodes uncounted ("multi-node, 8x H100 per node") is still the node's size
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
+    if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
+        count_line, n = (split[0], split[1], None), split[1]
+    # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
+    # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
+    if n == 1 and not nodes and tp_line is None and not code_tp and \
+            not any(SINGLE_GPU_VS.search(ln) or MORE_COUNTED.search(ln) for ln in spaced.values()):
+        tp_line = (gpu_line or count_line)[0], 1
     if gpu_line:
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
                             nodes=nodes, extra=extra))

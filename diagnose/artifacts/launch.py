@@ -38,7 +38,12 @@ COMMAND = re.compile(
     # ... --parallel 4"'), TGI's launcher, and the load generators genai-perf and llmperf
     r"|" + r"(?:[^\s\"'=]*[/\\])?(?:llama-server|llama-cli|ollama_llama_server)(?:\.exe)?\b"
     r"|(?:[^\s\"'=]*/)?ollama\s+runner\b"
-    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray\.py)"
+    r"|text-generation-launcher\b|text-generation-benchmark\b|genai-perf\b|perf_analyzer\b|python[\d.]*\s+\S*token_benchmark_ray\.py"
+    # LMDeploy's CLI and its module form ("lmdeploy serve api_server <model> --tp 2", "lmdeploy chat <model>",
+    # "python3 -m lmdeploy.serve.openai.api_server"; https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html):
+    # read for its layout only; which engine the ticket's figures are of is left to the prose (a ticket that deploys
+    # with lmdeploy may time vLLM too, QwenLM/Qwen3#1023)
+    r"|lmdeploy\s+(?:serve\s+\w+|chat|convert)\b|python[\d.]*\s+-m\s+lmdeploy\.\S+)"
 )
 # Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
 # a line that starts with a flag and names at least two of the engine flags read below.
@@ -127,7 +132,10 @@ FLAGS = {
     # genai-perf --concurrency, llmperf --num-concurrent-requests
     # (https://docs.vllm.ai/en/stable/cli/bench/serve.html, https://docs.nvidia.com/deeplearning/triton-inference-server/
     # user-guide/docs/perf_analyzer/genai-perf/README.html, https://github.com/ray-project/llmperf)
-    "concurrency": ("max-concurrency", "concurrency", "num-concurrent-requests"),
+    # ... and Triton's perf_analyzer --concurrency-range, one value its one load ("start:end:step" sweeps several, no
+    # int: left unread; https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/perf_analyzer/docs/
+    # cli.html)
+    "concurrency": ("max-concurrency", "concurrency", "num-concurrent-requests", "concurrency-range"),
     "batch": ("batch-size", "batch"),
     "prompt_len": ("input-len", "random-input-len", "sharegpt-output-len-unused"),
     "output_len": ("output-len", "random-output-len"),
@@ -391,6 +399,11 @@ def _command(command: str, src: str) -> list:
     if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
         w.tp = 1  # the server's documented default: no flag splits the model
         w.extra["defaults"] = ("tp",)  # not stated: a TP any other record states wins (Facts.workload)
+    if w.batch is None and w.concurrency is None and LATENCY_BENCH.search(command):
+        w.batch = LATENCY_BENCH_BATCH  # its documented default: one batch of 8 prompts decoded together
+        w.extra["defaults"] = (*w.extra.get("defaults", ()), "batch")
+    if w.tp and SERVER_LAYOUT.match(command):
+        w.extra["server_layout"] = True  # a server's whole layout: its GPUs are TP x PP x DP (rules.common.job_gpus)
     if re.match(r"genai-perf\b|python[\d.]*\s+\S*token_benchmark_ray", command):
         # genai-perf's --num-prompts is the size of its synthetic prompt pool, sent at its --concurrency (else one
         # request at a time, perf_analyzer's default), not a batch sent at once as vLLM's benchmarks send theirs
@@ -419,14 +432,29 @@ def _command(command: str, src: str) -> list:
     return out
 
 
-# A vLLM or SGLang server started with no parallel flag runs on one GPU: --tensor-parallel-size "Default: 1"
+# A vLLM, SGLang or LMDeploy server started with no parallel flag runs on one GPU: --tensor-parallel-size "Default: 1"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html), --tp-size "default 1"
-# (https://docs.sglang.ai/advanced_features/server_arguments.html). Not the offline LLM(...) class, nor a benchmark
-# client, whose flags say nothing of the server's layout.
-SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|python[\d.]*(?:\s+-\S+)*\s+-m\s+"
-                                r"(?:vllm\.entrypoints\.openai\.api_server|sglang\.launch_server)\b")
-PARALLEL_FLAGS = {f for key in ("tp", "pp", "dp", "ep") for f in FLAGS[key]} | {
-    "nnodes", "data-parallel-size-local", "distributed-executor-backend"}
+# (https://docs.sglang.ai/advanced_features/server_arguments.html), LMDeploy's --tp "Default: 1"
+# (https://lmdeploy.readthedocs.io/en/latest/llm/api_server.html, `lmdeploy serve api_server -h`). Not the offline
+# LLM(...) class, nor a benchmark client, whose flags say nothing of the server's layout.
+SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+serve\s+api_server\b|"
+                                r"python[\d.]*(?:\s+-\S+)*\s+-m\s+(?:vllm\.entrypoints\.openai\.api_server|"
+                                r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
+# (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
+# https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
+# vLLM's latency benchmark times one batch of --batch-size prompts, "default=8" when the flag is left off
+# (vllm/benchmarks/latency.py add_cli_args, https://github.com/vllm-project/vllm; `vllm bench latency` and the older
+# benchmarks/benchmark_latency.py take the same arguments).
+LATENCY_BENCH = re.compile(r"\bvllm\s+bench\s+latency\b|\bbenchmark_latency\.py\b")
+LATENCY_BENCH_BATCH = 8
+
+
+# The serving engines' launchers, each of which starts one server over TP x PP (x DP) GPUs of its own: the servers
+# above, TGI's launcher (--num-shard), trtllm-serve (--tp_size x --pp_size,
+# https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve/trtllm-serve.html) and Aphrodite.
+SERVER_LAYOUT = re.compile(SERVER_DEFAULT_TP1.pattern + r"|text-generation-launcher\b|trtllm-serve\b|aphrodite\s+run\b|"
+                           r"docker\s+run\b.*\b(?:vllm|sglang|text-generation-inference|lmdeploy)\b")
+PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
 
 
 # TGI's benchmark tool runs each batch size it is given, "-b" / "--batch-size", repeatable ("-b 1 -b 2 -b 4"), and
@@ -723,6 +751,12 @@ def setting_off(text: str, start: int, end: int) -> bool:
     return bool(OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]))
 
 
+# TGI's launcher takes each flag from the environment too: --num-shard is "[env: NUM_SHARD=]", the shards being the
+# tensor-parallel ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher), as set in a
+# `docker run -e NUM_SHARD=2` or a Kubernetes manifest.
+TGI_SHARD_ENV = {"NUM_SHARD"}
+
+
 def _assignments(line: str, src: str) -> list:
     out: list = []
     line = ADVICE.sub("", line)
@@ -736,6 +770,8 @@ def _assignments(line: str, src: str) -> list:
     # prose ends a sentence after the value ("export NCCL_CUMEM_ENABLE=0."): the punctuation is not the value
     found = [(var, value.rstrip(".,;:)")) for var, value in found]
     for var, value in found:
+        if var in TGI_SHARD_ENV and (shards := to_int(value.strip("'\""))) and shards >= 1:
+            out.append(Workload(src, tp=shards))
         if NCCL_NAMES.match(var):
             out.append(NcclSetting(src, var, value.strip("'\"")))
             if var == "CUDA_VISIBLE_DEVICES":
