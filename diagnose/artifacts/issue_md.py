@@ -905,8 +905,10 @@ PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 # "starcoder2-15b", Ollama's "mistral-small:24b", TensorRT-LLM's benchmark "llama_13b"), when nothing above names
 # the model: rules.subject resolves it or takes a stand-in of that size. Not a mixture of experts' active size
 # ("Llama-4-Scout-17B-16E").
-OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
-                         r"(?![\w.]|-\d+E\b|-A\d)")
+# (a release number between words, as Hugging Face repository names put it: "Llama-3.1-Nemotron-70B"; a mixture's
+# experts and their size last, "WizardLM2-8x22B", as Mixtral's own names write them: rules.subject resolves the shape)
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z0-9][A-Za-z0-9.]*)*?[-:_](?:\d{1,2}x)?"
+                         r"\d{1,3}(?:\.\d)?[bB])(?![\w.]|-\d+E\b|-A\d)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
@@ -927,6 +929,9 @@ OLLAMA_BEFORE = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:in|on
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
+# A vision model's word after the language name it is built on ("Llama-3.2-11B-Vision", "Llama 3.2 11B Vision"): it
+# goes with the name, which is then no language model's (rules.subject gives a vision model no stand-in of its size).
+VISION_AFTER = re.compile(r"[-_ ](?:Vision|VL)\b", re.I)
 # (a sentence ends a clause too: "The docs say 120 tok/s. Mine: 70 tok/s." are two)
 CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+",
                     re.I)
@@ -1316,6 +1321,56 @@ def _code_model(code_lines) -> tuple[int, str] | None:
     return found[0] if len(names) == 1 else None
 
 
+# A model named as not the one the ticket's figures were measured with, by the words of its own clause:
+# - before it: a past or abandoned run ("previously", "used to run", "switched from", "moved from"), a wish or plan
+#   ("I'd like to run", "want to try", "planning to deploy"), an example ("e.g.", "such as", "for instance"), a
+#   negation ("not the", "instead of", "rather than": NOT_THIS_MODEL), a speculative-decoding draft ("draft model",
+#   "speculator", "assistant model": vLLM's and SGLang's docs call the small model that proposes tokens the draft,
+#   https://docs.vllm.ai/en/latest/features/spec_decode.html; transformers calls it the assistant model,
+#   https://huggingface.co/docs/transformers/generation_strategies#speculative-decoding);
+# - after it: "before", "previously", "earlier", "in the past", or "as (the) draft".
+# Where the ticket names another model without such words, that one is the run's (rules.subject prices its weights).
+NOT_RUN_BEFORE = re.compile(
+    r"\b(?:previously|formerly|earlier|in\s+the\s+past|used\s+to|(?:switch|mov|migrat|upgrad|chang)\w*\s+from|"
+    r"(?:would|'d|’d)\s+(?:like|love)\s+to|wants?\s+to|wanted\s+to|wanna|plan(?:s|ned|ning)?\s+to|"
+    r"hop(?:e|es|ing)\s+to|intend\w*\s+to|e\.g\.|for\s+example|for\s+instance|such\s+as)(?![a-z])[^,;]{0,40}$|"
+    r"\b(?:draft|speculator|assistant)(?:\s+model)?\s*(?:[:=]|is)?\s*(?:the\s+|a\s+)?$|"
+    r"\b(?:not|instead\s+of|rather\s+than)\s+(?:the\s+|a\s+)?$", re.I)
+# ("wants to run X" only: "I want to know why X is slow" asks about the run; the verbs a wish runs a model with)
+WISH_VERB = re.compile(r"\b(?:(?:would|'d|’d)\s+(?:like|love)\s+to|wants?\s+to|wanted\s+to|wanna|plan\w*\s+to|"
+                       r"hop\w*\s+to|intend\w*\s+to)\s+(?!(?:\w+\s+){0,2}?(?:run|serve|deploy|use|try|test|load|"
+                       r"host|fine-?tune|switch|move|upgrade|go)\b)", re.I)
+NOT_RUN_AFTER = re.compile(r"^[\w.:/-]*\s*\(?(?:before|previously|earlier|in\s+the\s+past|"
+                           r"(?:as|for)\s+(?:the\s+|a\s+|its\s+)?(?:draft|speculator|assistant)|draft)\b", re.I)
+
+
+def _not_run(line: str, m: re.Match) -> bool:
+    """Is the model `m` names said, in its own clause of `line`, as not the run measured (NOT_RUN_BEFORE/AFTER)?"""
+    # (the words since the clause began or since the model named before it: "switched from X to Y" says it of X only)
+    # (an abbreviation's full stop ends no clause: "e.g. X", "i.e. X")
+    names = [o.span() for rx in (HF_ID, PLUS_MODEL, MODEL_NAME) for o in rx.finditer(line)]
+    starts = [c.end() for c in CLAUSE.finditer(line, 0, m.start())
+              if not re.search(r"\b(?:e\.g|i\.e|cf|vs)\.$", line[:c.start()], re.I)]
+    before = line[max([*starts, *(e for _, e in names if e <= m.start())], default=0):m.start()]
+    ends = [c.start() for c in CLAUSE.finditer(line, m.end())] + [b for b, _ in names if b >= m.end()]
+    end = min(ends, default=len(line))
+    said = NOT_RUN_BEFORE.search(before)
+    if said and WISH_VERB.search(said.group(0)):
+        return False  # "I want to know why X is slow": a wish word, not a wish to run X
+    return bool(said or NOT_RUN_AFTER.search(line[m.end():end]))
+
+
+def _run_model(line: str, at: int, passed_over: list) -> re.Match | None:
+    """The first model name line `at` gives as run (an HF id, then Cohere's "Command R+", then a known family with its
+    size), passing over those said as not run (_not_run), which go to `passed_over` as (line number, match)."""
+    for rx in (HF_ID, PLUS_MODEL, MODEL_NAME):
+        for m in rx.finditer(line):
+            if not _not_run(line, m):
+                return m
+            passed_over.append((at, m))
+    return None
+
+
 def _unversioned(name: str) -> bool:
     """'Qwen 72B', 'Llama 70B': a family and a size, no version ('Qwen2-72B', 'Llama 3 70B' have one)."""
     return bool(re.fullmatch(r"[A-Za-z]+[\s_-]*\d+(?:\.\d)?\s*[bB]", name.strip()))
@@ -1487,6 +1542,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpu_line = model_line = tp_line = pp_line = dp_line = None
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     ollama_named: list[tuple[int, str]] = []
+    passed_over: list[tuple[int, re.Match]] = []  # models named as not the one run (_not_run), in order
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
     dp_attention = any(DP_ATTENTION.search(ln) for _, ln in [*prose, *code_lines])
@@ -1531,9 +1587,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
         # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
         bare = model_line is not None and model_line[1].endswith(":latest")
-        if (model_line is None or bare or _unversioned(model_line[1])) and \
-                ((m := HF_ID.search(ln)) or (m := PLUS_MODEL.search(ln)) or (m := MODEL_NAME.search(ln))):
-            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
+        if (model_line is None or bare or _unversioned(model_line[1])) and (m := _run_model(ln, i, passed_over)):
+            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else VISION_AFTER.match(ln, m.end())
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
             if model_line is None or bare or _refines(model_line[1], named):
                 model_line = (i, named)
@@ -1572,6 +1627,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                             nodes=nodes, extra=extra))
     elif n:
         out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
+    if model_line is None and passed_over:  # the only models named are said as tried before, wished or a draft:
+        at, m = passed_over[0]  # the first stays the ticket's (a planning question's model, a run's earlier model)
+        model_line = (at, m.group(1))
     if model_line is None:  # a name the patterns above do not know, ending in its size
         model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
     pasted = None
