@@ -77,3 +77,35 @@ def test_near_misses_keep_the_model_named(tmp_path, body, expect):
 def test_a_vision_model_gets_no_dense_stand_in_of_its_size(tmp_path, body):
     """Llama-3.2-11B-Vision's 11B is Llama 3.1 8B plus image layers (its model card): no 11B language model."""
     assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") is None
+
+
+def test_a_size_written_before_its_line_and_release_in_real_pastes():
+    """ggml-org/llama.cpp#2638 (a development ticket): "I run with the 70B llama-2 q4 model by TheBloke";
+    ggml-org/llama.cpp#3772 (tests/data/ut24): "the 13B Llama 2 produces nice output". Both are Llama 2, not a
+    stand-in of their size."""
+    (ticket,) = (DATA / "tickets").glob("u11b12-*")
+    assert Subject.of(read_bundle(ticket)).model.key == "llama-2-70b"
+    assert Subject.of(read_bundle(DATA / "ut24" / "llamacpp3772.md")).model.key == "llama-2-13b"
+
+
+@pytest.mark.parametrize("body, expect", [
+    ("an 8B Llama 3.1 on 2 A10 gives 40 tok/s", "llama-3-8b"),
+    ("a 72B Qwen2.5 on 4 A100 gives 12 tok/s", "qwen2.5-72b"),
+    # near-misses: a line's variant after the release, the engine's name, a line without its release
+    ("a 7B Qwen2.5-Coder on 2 T4 gives 20 tok/s", "mistral-7b (stand-in for a 7B model)"),
+    ("the 13B on llama.cpp with 2 T4 gives 20 tok/s", "llama-2-13b (stand-in for a 13B model)"),
+])
+def test_size_first_names(tmp_path, body, expect):
+    assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") == expect
+
+
+@pytest.mark.parametrize("body, expect", [
+    # vLLM's serving benchmark docs: --dataset-path anon8231489123/ShareGPT_Vicuna_unfiltered (an HF dataset id whose
+    # name holds "GPT" and "Vicuna"), which main read as the ticket's model
+    ("I benchmark with --dataset-path anon8231489123/ShareGPT_Vicuna_unfiltered and meta-llama/Llama-3.1-8B-Instruct "
+     "on 2 A10, 40 tok/s", "llama-3-8b"),
+    ("We used the anon8231489123/ShareGPT_Vicuna_unfiltered dataset. Model: Qwen2.5-7B-Instruct on 2 A10, 40 tok/s",
+     "qwen2.5-7b"),
+])
+def test_a_dataset_named_beside_the_model_is_no_model(tmp_path, body, expect):
+    assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") == expect

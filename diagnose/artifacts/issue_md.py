@@ -873,7 +873,12 @@ HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)"
                    r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral|"
                    # (lines the catalog added in s25: "MiniMaxAI/MiniMax-M2", "mosaicml/mpt-7b", "allenai/OLMoE-1B-7B")
                    r"[Mm]ini[Mm]ax|[Mm][Pp][Tt]-\d|OLMo)"
-                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))"
+                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh)"
+                   # (nor a data or deployment file, "data/ShareGPT_V3_unfiltered_cleaned_split.json", vLLM's
+                   # benchmark dataset, "deploy/qwen2_5_omni.yaml": weights are a folder or a .gguf/.safetensors file;
+                   # a model's own config file, "config/llama_13b_config.json", still names its architecture)
+                   r"(?:(?<!\.json)|(?<=config\.json))(?<!\.jsonl)(?<!\.csv)(?<!\.parquet)(?<!\.txt)(?<!\.yaml)"
+                   r"(?<!\.yml)(?<!\.log))"
                    # a GitHub page's path is an owner/repository, no model ("github.com/ollama/ollama/assets/...",
                    # ".../issues/7648"): GitHub's own URL segments follow it
                    r"(?![\w.-])(?!/(?:assets|issues|pull|blob|tree|releases|commit|files|discussions|wiki|actions|raw)\b)")
@@ -909,6 +914,13 @@ PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 # experts and their size last, "WizardLM2-8x22B", as Mixtral's own names write them: rules.subject resolves the shape)
 OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z0-9][A-Za-z0-9.]*)*?[-:_](?:\d{1,2}x)?"
                          r"\d{1,3}(?:\.\d)?[bB])(?![\w.]|-\d+E\b|-A\d)")
+# A model named with its size first, then its line and release ("the 70B llama-2 q4 model", "an 8B Llama 3.1", "the 7B
+# Mistral", "a 72B Qwen2.5"): the name a catalog row spells the other way round ("llama-2-70B"). Only a line written
+# with its release where the line has several (Llama, Qwen, Gemma), and not a line's variant after it ("7B
+# Qwen2.5-Coder" is no Qwen2.5), nor the engine's name ("13B on llama.cpp").
+SIZE_FIRST = re.compile(r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?[bB]\s+((?:Llama|LLaMA|llama)[-\s]?[1-4](?:\.\d)?|"
+                        r"(?:Qwen|qwen)[-\s]?[1-3](?:\.\d)?|(?:Gemma|gemma)[-\s]?[1-3]|(?:Mistral|mistral)|"
+                        r"(?:Falcon|falcon)|(?:CodeLlama|codellama)|(?:Yi|yi))(?![\w.-]|\s+[\d.]+\s?[bB]\b)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
@@ -1316,7 +1328,7 @@ def _code_model(code_lines) -> tuple[int, str] | None:
     ("qwen36-27b", "llama-3-1-8b") is the same name. Not a table row's: a llama-bench row's model cell ("llama 7B",
     which Llama 2 7B and Mistral 7B both print) is read with its params column by _timing_lines."""
     found = [(i, m.group(1)) for i, ln in code_lines if "|" not in ln  # (a results table's rows: its own readers')
-             for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln)))]
+             for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln))) if not _names_data(ln, m)]
     names = {re.sub(r"[^a-z0-9]", "", n.rsplit("/", 1)[-1].lower()) for _, n in found}
     return found[0] if len(names) == 1 else None
 
@@ -1360,11 +1372,25 @@ def _not_run(line: str, m: re.Match) -> bool:
     return bool(said or NOT_RUN_AFTER.search(line[m.end():end]))
 
 
+# A Hugging Face id given as a dataset: after a dataset flag or word ("--dataset-path anon8231489123/
+# ShareGPT_Vicuna_unfiltered", vLLM's benchmark docs; "dataset: ..."; datasets and models share the org/name form,
+# https://huggingface.co/docs/hub/datasets-overview) or before one ("the ... dataset").
+DATASET_BEFORE = re.compile(r"\bdatasets?(?:[-_](?:name|path|id))?\s*[:=]?\s*[\"']?$", re.I)
+DATASET_AFTER = re.compile(r"^[\"'`]?\s+dataset\b", re.I)
+
+
+def _names_data(line: str, m: re.Match) -> bool:
+    """Does the id `m` matched name a dataset, by the word or flag beside it (DATASET_BEFORE/AFTER)?"""
+    return bool(DATASET_BEFORE.search(line[:m.start()]) or DATASET_AFTER.match(line[m.end():]))
+
+
 def _run_model(line: str, at: int, passed_over: list) -> re.Match | None:
     """The first model name line `at` gives as run (an HF id, then Cohere's "Command R+", then a known family with its
     size), passing over those said as not run (_not_run), which go to `passed_over` as (line number, match)."""
     for rx in (HF_ID, PLUS_MODEL, MODEL_NAME):
         for m in rx.finditer(line):
+            if _names_data(line, m):
+                continue
             if not _not_run(line, m):
                 return m
             passed_over.append((at, m))
@@ -1632,6 +1658,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         model_line = (at, m.group(1))
     if model_line is None:  # a name the patterns above do not know, ending in its size
         model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+    if model_line is None:  # its size first ("the 70B llama-2 q4 model"): the line and release, then the size
+        model_line = next(((i, f"{m.group(2)}-{m.group(1)}B") for i, ln in spaced.items()
+                           if (m := SIZE_FIRST.search(ln))), None)
     pasted = None
     if model_line is None:  # named only in what was pasted: a service, container or folder name, a script's id
         model_line = pasted = _code_model(code_lines)
