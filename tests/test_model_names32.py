@@ -53,6 +53,7 @@ def test_a_fine_tune_named_by_its_mixture_shape_in_a_real_paste():
     ("Other models such as Llama-2-13B run fine; Qwen2.5-32B on 2 A100 gives 8 tok/s", "qwen2.5-32b"),
     ("Using Llama-3.2-1B as a draft for Llama-3.1-70B on 4 H100, 40 tok/s", "llama-3-70b"),
     ("draft model Qwen2.5-0.5B, target Qwen2.5-72B on 4 H100, 40 tok/s", "qwen2.5-72b"),
+    ("以前用 Llama-2-13B 速度正常，现在 Qwen1.5-72B 在 4 张 A100 上只有 5 tokens/s", "qwen1.5-72b"),
 ])
 def test_a_model_said_as_not_the_run_gives_way_to_the_one_run(tmp_path, body, expect):
     assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") == expect

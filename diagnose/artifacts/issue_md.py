@@ -1343,6 +1343,7 @@ def _code_model(code_lines) -> tuple[int, str] | None:
 # - after it: "before", "previously", "earlier", "in the past", or "as (the) draft".
 # Where the ticket names another model without such words, that one is the run's (rules.subject prices its weights).
 NOT_RUN_BEFORE = re.compile(
+    r"(?:之前|以前|原先|曾经)[^，,；;]{0,20}$|"  # ... and in Chinese: "以前用 X", "之前跑的 X" (earlier, formerly)
     r"\b(?:previously|formerly|earlier|in\s+the\s+past|used\s+to|(?:switch|mov|migrat|upgrad|chang)\w*\s+from|"
     r"(?:would|'d|’d)\s+(?:like|love)\s+to|wants?\s+to|wanted\s+to|wanna|plan(?:s|ned|ning)?\s+to|"
     r"hop(?:e|es|ing)\s+to|intend\w*\s+to|e\.g\.|for\s+example|for\s+instance|such\s+as)(?![a-z])[^,;]{0,40}$|"
