@@ -110,3 +110,13 @@ def test_size_first_names(tmp_path, body, expect):
 ])
 def test_a_dataset_named_beside_the_model_is_no_model(tmp_path, body, expect):
     assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") == expect
+
+
+@pytest.mark.parametrize("body, expect", [
+    ("I tried Llama-2-13B before. Now this is slow on 2 A10: 20 tok/s\n\n```\n"
+     "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n```", "qwen2.5-7b"),
+    ("I want to run Llama-3.1-70B eventually. Now this is slow on 2 A10: 20 tok/s\n\n```\n"
+     "python -m vllm.entrypoints.openai.api_server --model /models/qwen2.5-7b-instruct -tp 2\n```", "qwen2.5-7b"),
+])
+def test_the_pasted_launch_names_the_run_where_the_prose_names_only_another(tmp_path, body, expect):
+    assert ticket_model(tmp_path, f"# Slow decode\n\n{body}\n") == expect

@@ -1398,6 +1398,25 @@ def _run_model(line: str, at: int, passed_over: list) -> re.Match | None:
     return None
 
 
+def _first_run(lines: dict, rx: re.Pattern, passed_over: list) -> tuple[int, str, re.Match] | None:
+    """(line, name, match) of the first name `rx` finds in the prose lines that is neither a dataset nor said as not
+    the run; those said so go to `passed_over`."""
+    for i, ln in lines.items():
+        for m in rx.finditer(ln):
+            if _names_data(ln, m):
+                continue
+            if not _not_run(ln, m):
+                return i, m.group(1), m
+            passed_over.append((i, m))
+    return None
+
+
+def _code_names_model(code_lines) -> bool:
+    """Does pasted code or output name a model (a launch's --model, a weights folder, an HF id)? Then the run's model
+    is there, not a name the prose gives as tried before or wished for."""
+    return any(not _names_data(ln, m) for _, ln in code_lines for rx in (HF_ID, MODEL_NAME) for m in rx.finditer(ln))
+
+
 def _unversioned(name: str) -> bool:
     """'Qwen 72B', 'Llama 70B': a family and a size, no version ('Qwen2-72B', 'Llama 3 70B' have one)."""
     return bool(re.fullmatch(r"[A-Za-z]+[\s_-]*\d+(?:\.\d)?\s*[bB]", name.strip()))
@@ -1654,17 +1673,19 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                             nodes=nodes, extra=extra))
     elif n:
         out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
-    if model_line is None and passed_over:  # the only models named are said as tried before, wished or a draft:
-        at, m = passed_over[0]  # the first stays the ticket's (a planning question's model, a run's earlier model)
-        model_line = (at, m.group(1))
     if model_line is None:  # a name the patterns above do not know, ending in its size
-        model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+        model_line = (run := _first_run(spaced, OTHER_MODEL, passed_over)) and run[:2]
     if model_line is None:  # its size first ("the 70B llama-2 q4 model"): the line and release, then the size
-        model_line = next(((i, f"{m.group(2)}-{m.group(1)}B") for i, ln in spaced.items()
-                           if (m := SIZE_FIRST.search(ln))), None)
+        run = _first_run(spaced, SIZE_FIRST, [])
+        model_line = run and (run[0], f"{run[2].group(2)}-{run[2].group(1)}B")
     pasted = None
     if model_line is None:  # named only in what was pasted: a service, container or folder name, a script's id
         model_line = pasted = _code_model(code_lines)
+    if model_line is None and passed_over and not _code_names_model(code_lines):
+        # the only models named are said as tried before, wished or a draft, and nothing pasted names the run's: the
+        # first stays the ticket's (a planning question's model, a run's earlier model)
+        at, m = passed_over[0]
+        model_line = (at, m.group(1))
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
         model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
