@@ -260,8 +260,9 @@ def _sized_stand_in(model: str, dense: bool = False) -> ModelSpec | None:
     """A dense stand-in for a name that ends in its size, or is one ('a 70B model', 'Llama 70B', 'Baichuan2-13B');
     not an expert's active size ('-A3B') nor an expert count ('-16E'): a mixture has no dense size to stand in for.
     dense: the ticket declares a dense architecture (--model_type llama), so a family the catalog lacks may stand in."""
-    if EXPERT_SIZE.search(model):
-        return None  # a mixture of experts reads its active weights per token: no dense model stands in
+    if EXPERT_SIZE.search(model) or VISION_MODEL.search(model):
+        return None  # a mixture of experts reads its active weights per token, a vision model's size counts its
+        # vision tower (and cross-attention layers): no dense model of that size stands in
     for name in _model_names(model):
         # (the family glued to its size, "llama70b", as MODEL_NAME reads it, is the same name)
         size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-]?)?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
@@ -303,6 +304,13 @@ def _shape(m: ModelSpec) -> tuple:
 # An expert model's active size ('-A3B'), expert count ('-16E', '-128E') or a MoE marker in its name: no dense size
 # to stand in for.
 EXPERT_SIZE = re.compile(r"moe\b|-A\d+(?:\.\d+)?B\b|-\d+E\b", re.I)
+
+
+# A vision-language model's name: "-VL-" (Qwen2.5-VL, InternVL), "-Vision" (Llama-3.2-11B-Vision: Llama 3.1 8B plus
+# cross-attention image layers, https://huggingface.co/meta-llama/Llama-3.2-11B-Vision), LLaVA, Pixtral, MLlama
+# (transformers' name for Llama 3.2 Vision). Its size is not a language model's; the catalog aliases the ones whose
+# language model it knows (the text_config of their config.json, cited there).
+VISION_MODEL = re.compile(r"(?<![a-z])(?:vl|vision|vlm)(?![a-z])|internvl|llava|pixtral|mllama", re.I)
 
 
 def _family(name: str) -> str:
@@ -429,6 +437,14 @@ def _model_names(name: str) -> list[str]:
         out.append(f"qwen2.5-{coder.group(1).lower()}")
     # a mixture of experts with its experts' count last, "Mixtral 7bx8" (vllm-project/vllm#2048): the 8x7B
     out.append(re.sub(r"(?<![\w.])(\d+)b\s?x\s?(\d+)$", r"\2x\1b", trimmed, flags=re.I))
+    # a mixture named by its experts' shape after a fine-tune's or merge's own words ("WizardLM-2-8x22B": "base model
+    # Mixtral-8x22B", https://huggingface.co/alpindale/WizardLM-2-8x22B; "Nous-Hermes-2-Mixtral-8x7B-DPO"; mergekit-moe
+    # builds a Mixtral architecture from Mistral experts, https://github.com/arcee-ai/mergekit/blob/main/docs/moe.md):
+    # the catalog's one mixture of that shape, where it has exactly one
+    shape = re.search(r"(?<![\w.])(\d+x\d+(?:\.\d+)?b)$", re.sub(r".*[-_ :]", "", trimmed), re.I)
+    kin = [m.key for m in catalog.models().values() if shape and m.key.endswith(f"-{shape.group(1).lower()}")]
+    if len(kin) == 1:
+        out.append(kin[0])
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")

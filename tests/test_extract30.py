@@ -61,7 +61,6 @@ KNOWN_GAPS = {
     ("textgen2410", "figures"): "the MPT models' '15-18 tokens/ second' is held as the llama models' rate",
     ("vllm2048", "tp"): "'on eight T4 GPUs' does not say TP 8",
     ("vllm2048", "engine"): "the paste names vLLM only by its repository",
-    ("llamacpp6740", "model"): "'WizardLM2-8x22B' (a Mixtral-8x22B fine-tune) is not resolved",
     ("llamacpp6740", "gpu"): "'4 A10s' on a g5.12xlarge: the word A10 wins over the instance's A10G",
     ("llamacpp6740", "engine"): "llama.cpp is named only by the repository",
     ("llamacpp6740", "batch"): "one request is implied, not written",

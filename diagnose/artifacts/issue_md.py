@@ -893,7 +893,12 @@ HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)"
                    r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral|"
                    # (lines the catalog added in s25: "MiniMaxAI/MiniMax-M2", "mosaicml/mpt-7b", "allenai/OLMoE-1B-7B")
                    r"[Mm]ini[Mm]ax|[Mm][Pp][Tt]-\d|OLMo)"
-                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))"
+                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh)"
+                   # (nor a data or deployment file, "data/ShareGPT_V3_unfiltered_cleaned_split.json", vLLM's
+                   # benchmark dataset, "deploy/qwen2_5_omni.yaml": weights are a folder or a .gguf/.safetensors file;
+                   # a model's own config file, "config/llama_13b_config.json", still names its architecture)
+                   r"(?:(?<!\.json)|(?<=config\.json))(?<!\.jsonl)(?<!\.csv)(?<!\.parquet)(?<!\.txt)(?<!\.yaml)"
+                   r"(?<!\.yml)(?<!\.log))"
                    # a GitHub page's path is an owner/repository, no model ("github.com/ollama/ollama/assets/...",
                    # ".../issues/7648"): GitHub's own URL segments follow it
                    r"(?![\w.-])(?!/(?:assets|issues|pull|blob|tree|releases|commit|files|discussions|wiki|actions|raw)\b)")
@@ -925,8 +930,17 @@ PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 # "starcoder2-15b", Ollama's "mistral-small:24b", TensorRT-LLM's benchmark "llama_13b"), when nothing above names
 # the model: rules.subject resolves it or takes a stand-in of that size. Not a mixture of experts' active size
 # ("Llama-4-Scout-17B-16E").
-OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
-                         r"(?![\w.]|-\d+E\b|-A\d)")
+# (a release number between words, as Hugging Face repository names put it: "Llama-3.1-Nemotron-70B"; a mixture's
+# experts and their size last, "WizardLM2-8x22B", as Mixtral's own names write them: rules.subject resolves the shape)
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z0-9][A-Za-z0-9.]*)*?[-:_](?:\d{1,2}x)?"
+                         r"\d{1,3}(?:\.\d)?[bB])(?![\w.]|-\d+E\b|-A\d)")
+# A model named with its size first, then its line and release ("the 70B llama-2 q4 model", "an 8B Llama 3.1", "the 7B
+# Mistral", "a 72B Qwen2.5"): the name a catalog row spells the other way round ("llama-2-70B"). Only a line written
+# with its release where the line has several (Llama, Qwen, Gemma), and not a line's variant after it ("7B
+# Qwen2.5-Coder" is no Qwen2.5), nor the engine's name ("13B on llama.cpp").
+SIZE_FIRST = re.compile(r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?[bB]\s+((?:Llama|LLaMA|llama)[-\s]?[1-4](?:\.\d)?|"
+                        r"(?:Qwen|qwen)[-\s]?[1-3](?:\.\d)?|(?:Gemma|gemma)[-\s]?[1-3]|(?:Mistral|mistral)|"
+                        r"(?:Falcon|falcon)|(?:CodeLlama|codellama)|(?:Yi|yi))(?![\w.-]|\s+[\d.]+\s?[bB]\b)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
@@ -947,6 +961,9 @@ OLLAMA_BEFORE = re.compile(r"(?<![\w./-])([A-Za-z][\w.-]*[A-Za-z0-9])\s+(?:in|on
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
+# A vision model's word after the language name it is built on ("Llama-3.2-11B-Vision", "Llama 3.2 11B Vision"): it
+# goes with the name, which is then no language model's (rules.subject gives a vision model no stand-in of its size).
+VISION_AFTER = re.compile(r"[-_ ](?:Vision|VL)\b", re.I)
 # (a sentence ends a clause too: "The docs say 120 tok/s. Mine: 70 tok/s." are two)
 CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+",
                     re.I)
@@ -1335,9 +1352,93 @@ def _code_model(code_lines) -> tuple[int, str] | None:
     ("qwen36-27b", "llama-3-1-8b") is the same name. Not a table row's: a llama-bench row's model cell ("llama 7B",
     which Llama 2 7B and Mistral 7B both print) is read with its params column by _timing_lines."""
     found = [(i, m.group(1)) for i, ln in code_lines if "|" not in ln  # (a results table's rows: its own readers')
-             for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln)))]
+             for m in (list(HF_ID.finditer(ln)) or list(MODEL_NAME.finditer(ln))) if not _names_data(ln, m)]
     names = {re.sub(r"[^a-z0-9]", "", n.rsplit("/", 1)[-1].lower()) for _, n in found}
     return found[0] if len(names) == 1 else None
+
+
+# A model named as not the one the ticket's figures were measured with, by the words of its own clause:
+# - before it: a past or abandoned run ("previously", "used to run", "switched from", "moved from"), a wish or plan
+#   ("I'd like to run", "want to try", "planning to deploy"), an example ("e.g.", "such as", "for instance"), a
+#   negation ("not the", "instead of", "rather than": NOT_THIS_MODEL), a speculative-decoding draft ("draft model",
+#   "speculator", "assistant model": vLLM's and SGLang's docs call the small model that proposes tokens the draft,
+#   https://docs.vllm.ai/en/latest/features/spec_decode.html; transformers calls it the assistant model,
+#   https://huggingface.co/docs/transformers/generation_strategies#speculative-decoding);
+# - after it: "before", "previously", "earlier", "in the past", or "as (the) draft".
+# Where the ticket names another model without such words, that one is the run's (rules.subject prices its weights).
+NOT_RUN_BEFORE = re.compile(
+    r"(?:之前|以前|原先|曾经)[^，,；;]{0,20}$|"  # ... and in Chinese: "以前用 X", "之前跑的 X" (earlier, formerly)
+    r"\b(?:previously|formerly|earlier|in\s+the\s+past|used\s+to|(?:switch|mov|migrat|upgrad|chang)\w*\s+from|"
+    r"(?:would|'d|’d)\s+(?:like|love)\s+to|wants?\s+to|wanted\s+to|wanna|plan(?:s|ned|ning)?\s+to|"
+    r"hop(?:e|es|ing)\s+to|intend\w*\s+to|e\.g\.|for\s+example|for\s+instance|such\s+as)(?![a-z])[^,;]{0,40}$|"
+    r"\b(?:draft|speculator|assistant)(?:\s+model)?\s*(?:[:=]|is)?\s*(?:the\s+|a\s+)?$|"
+    r"\b(?:not|instead\s+of|rather\s+than)\s+(?:the\s+|a\s+)?$", re.I)
+# ("wants to run X" only: "I want to know why X is slow" asks about the run; the verbs a wish runs a model with)
+WISH_VERB = re.compile(r"\b(?:(?:would|'d|’d)\s+(?:like|love)\s+to|wants?\s+to|wanted\s+to|wanna|plan\w*\s+to|"
+                       r"hop\w*\s+to|intend\w*\s+to)\s+(?!(?:\w+\s+){0,2}?(?:run|serve|deploy|use|try|test|load|"
+                       r"host|fine-?tune|switch|move|upgrade|go)\b)", re.I)
+NOT_RUN_AFTER = re.compile(r"^[\w.:/-]*\s*\(?(?:before|previously|earlier|in\s+the\s+past|"
+                           r"(?:as|for)\s+(?:the\s+|a\s+|its\s+)?(?:draft|speculator|assistant)|draft)\b", re.I)
+
+
+def _not_run(line: str, m: re.Match) -> bool:
+    """Is the model `m` names said, in its own clause of `line`, as not the run measured (NOT_RUN_BEFORE/AFTER)?"""
+    # (the words since the clause began or since the model named before it: "switched from X to Y" says it of X only)
+    # (an abbreviation's full stop ends no clause: "e.g. X", "i.e. X")
+    names = [o.span() for rx in (HF_ID, PLUS_MODEL, MODEL_NAME) for o in rx.finditer(line)]
+    starts = [c.end() for c in CLAUSE.finditer(line, 0, m.start())
+              if not re.search(r"\b(?:e\.g|i\.e|cf|vs)\.$", line[:c.start()], re.I)]
+    before = line[max([*starts, *(e for _, e in names if e <= m.start())], default=0):m.start()]
+    ends = [c.start() for c in CLAUSE.finditer(line, m.end())] + [b for b, _ in names if b >= m.end()]
+    end = min(ends, default=len(line))
+    said = NOT_RUN_BEFORE.search(before)
+    if said and WISH_VERB.search(said.group(0)):
+        return False  # "I want to know why X is slow": a wish word, not a wish to run X
+    return bool(said or NOT_RUN_AFTER.search(line[m.end():end]))
+
+
+# A Hugging Face id given as a dataset: after a dataset flag or word ("--dataset-path anon8231489123/
+# ShareGPT_Vicuna_unfiltered", vLLM's benchmark docs; "dataset: ..."; datasets and models share the org/name form,
+# https://huggingface.co/docs/hub/datasets-overview) or before one ("the ... dataset").
+DATASET_BEFORE = re.compile(r"\bdatasets?(?:[-_](?:name|path|id))?\s*[:=]?\s*[\"']?$", re.I)
+DATASET_AFTER = re.compile(r"^[\"'`]?\s+dataset\b", re.I)
+
+
+def _names_data(line: str, m: re.Match) -> bool:
+    """Does the id `m` matched name a dataset, by the word or flag beside it (DATASET_BEFORE/AFTER)?"""
+    return bool(DATASET_BEFORE.search(line[:m.start()]) or DATASET_AFTER.match(line[m.end():]))
+
+
+def _run_model(line: str, at: int, passed_over: list) -> re.Match | None:
+    """The first model name line `at` gives as run (an HF id, then Cohere's "Command R+", then a known family with its
+    size), passing over those said as not run (_not_run), which go to `passed_over` as (line number, match)."""
+    for rx in (HF_ID, PLUS_MODEL, MODEL_NAME):
+        for m in rx.finditer(line):
+            if _names_data(line, m):
+                continue
+            if not _not_run(line, m):
+                return m
+            passed_over.append((at, m))
+    return None
+
+
+def _first_run(lines: dict, rx: re.Pattern, passed_over: list) -> tuple[int, str, re.Match] | None:
+    """(line, name, match) of the first name `rx` finds in the prose lines that is neither a dataset nor said as not
+    the run; those said so go to `passed_over`."""
+    for i, ln in lines.items():
+        for m in rx.finditer(ln):
+            if _names_data(ln, m):
+                continue
+            if not _not_run(ln, m):
+                return i, m.group(1), m
+            passed_over.append((i, m))
+    return None
+
+
+def _code_names_model(code_lines) -> bool:
+    """Does pasted code or output name a model (a launch's --model, a weights folder, an HF id)? Then the run's model
+    is there, not a name the prose gives as tried before or wished for."""
+    return any(not _names_data(ln, m) for _, ln in code_lines for rx in (HF_ID, MODEL_NAME) for m in rx.finditer(ln))
 
 
 def _unversioned(name: str) -> bool:
@@ -1560,6 +1661,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     code_tp += _ranks_as_tp([*prose, *code_lines])
     ollama_named: list[tuple[int, str]] = []
+    passed_over: list[tuple[int, re.Match]] = []  # models named as not the one run (_not_run), in order
     count_line = None
     llama_bench = any(LLAMA_BENCH.search(ln) for _, ln in [*prose, *code_lines])
     dp_attention = any(DP_ATTENTION.search(ln) for _, ln in [*prose, *code_lines])
@@ -1604,9 +1706,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
         # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
         bare = model_line is not None and model_line[1].endswith(":latest")
-        if (model_line is None or bare or _unversioned(model_line[1])) and \
-                ((m := HF_ID.search(ln)) or (m := PLUS_MODEL.search(ln)) or (m := MODEL_NAME.search(ln))):
-            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
+        if (model_line is None or bare or _unversioned(model_line[1])) and (m := _run_model(ln, i, passed_over)):
+            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else VISION_AFTER.match(ln, m.end())
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
             if model_line is None or bare or _refines(model_line[1], named):
                 model_line = (i, named)
@@ -1653,10 +1754,18 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     elif n:
         out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
     if model_line is None:  # a name the patterns above do not know, ending in its size
-        model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+        model_line = (run := _first_run(spaced, OTHER_MODEL, passed_over)) and run[:2]
+    if model_line is None:  # its size first ("the 70B llama-2 q4 model"): the line and release, then the size
+        run = _first_run(spaced, SIZE_FIRST, [])
+        model_line = run and (run[0], f"{run[2].group(2)}-{run[2].group(1)}B")
     pasted = None
     if model_line is None:  # named only in what was pasted: a service, container or folder name, a script's id
         model_line = pasted = _code_model(code_lines)
+    if model_line is None and passed_over and not _code_names_model(code_lines):
+        # the only models named are said as tried before, wished or a draft, and nothing pasted names the run's: the
+        # first stays the ticket's (a planning question's model, a run's earlier model)
+        at, m = passed_over[0]
+        model_line = (at, m.group(1))
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
         model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
