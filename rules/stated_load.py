@@ -55,7 +55,9 @@ def one_load(facts: Facts) -> int | None:
 ONE_SEQUENCE = {"llama-bench": ("llama-bench runs one sequence per test", "llamacpp"),
                 "llama-cli": ("llama-cli runs one prompt, one sequence", "llamacpp"),
                 "ollama run": ("`ollama run` sends one request at a time", "llamacpp"),
-                "text-generation-webui": ("text-generation-webui's timing line is one request's", None)}
+                "text-generation-webui": ("text-generation-webui's timing line is one request's", None),
+                # (a script's one generation call on one prompt string: diagnose.artifacts.issue_md _one_prompt_call)
+                "one prompt string": ("the script's generation call gets one prompt string", None)}
 
 
 def program_load(facts: Facts) -> tuple[int, str] | None:

@@ -114,3 +114,41 @@ def test_kept_pastes(paste, program):
 @pytest.mark.parametrize("paste", ["ut13/llamacpp6476.md", "ut26c/spark_tp2_vs_2solo.md"])
 def test_kept_near_miss_pastes(paste):
     assert program_load(read_bundle(DATA / paste)) is None
+
+
+def _script(code: str) -> str:
+    return "My script:\n\n```python\n" + code + "\n```\n\nI get 20 tok/s on one A100."
+
+
+@pytest.mark.parametrize("code", [
+    # Transformers' LLM tutorial (https://huggingface.co/docs/transformers/llm_tutorial): a list of one prompt
+    'model_inputs = tokenizer(["A list of colors: red, blue"], return_tensors="pt").to("cuda")\n'
+    'generated_ids = model.generate(**model_inputs)',
+    # a prompt string, tokenized, then generated
+    'prompt = "Tell me about GPUs"\ninputs = tokenizer(prompt, return_tensors="pt").to("cuda")\n'
+    'out = model.generate(**inputs, max_new_tokens=256)',
+    # vLLM's LLM.generate on "a single prompt" (https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html;
+    # tests/data/ut15e/vllm730.md writes the same call)
+    'llm = LLM(model="meta-llama/Llama-2-7b-hf", tensor_parallel_size=2)\n'
+    'outputs = llm.generate("Hello, my name is", sampling_params)',
+])
+def test_one_prompt_string_is_batch_1(tmp_path, code):
+    load = program_load(_read(tmp_path, _script(code)))
+    assert load is not None and load[0] == 1 and "one prompt string" in load[1]
+
+
+@pytest.mark.parametrize("code", [
+    # the tutorial's batched form: two prompts padded into two rows
+    'model_inputs = tokenizer(["A list of colors: red, blue", "Portugal is"], return_tensors="pt", padding=True)\n'
+    'generated_ids = model.generate(**model_inputs)',
+    # one prompt made into 8 rows, or decoded with beams or siblings: several sequences together
+    'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt").input_ids.repeat(8, 1)\nout = model.generate(inputs)',
+    'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt")\nout = model.generate(**inputs, num_beams=4)',
+    'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt")\n'
+    'out = model.generate(**inputs, do_sample=True, num_return_sequences=4)',
+    # a list of unknown size (tests/data/other25/vllm_1386_assertion_021.md passes two)
+    'outputs = llm.generate(prompts, sampling_params)',
+    'output = llm.generate(["Hello, how are you?", "Tell me a joke!"], sampling_params=sampling_params)',
+])
+def test_more_rows_than_one_are_not_batch_1(tmp_path, code):
+    assert program_load(_read(tmp_path, _script(code))) is None

@@ -285,6 +285,7 @@ def parse(text: str, name: str) -> list:
     out.extend(_looped_requests(code, name))  # a script that sends its prompts one at a time
     if not any(isinstance(f, Workload) and f.extra.get("num_prompts") for f in out):
         out.extend(_prompts_in_one_call(code, name))  # a script that hands one call N prompts
+        out.extend(_one_prompt_call(code, name))  # ... or one prompt string (a program of one sequence)
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -3132,6 +3133,46 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
                                 for n in names):
                     return [Workload(where(name, start + k), batch=1,
                                      extra={"one_call_per_item": f"{line.strip()} {inner.strip()}"})]
+    return []
+
+
+# A pasted script that hands one offline generation call one prompt string: one sequence. A string tokenized alone is
+# a batch of one row, and generate decodes one sequence per row (https://huggingface.co/docs/transformers/llm_tutorial:
+# `model_inputs = tokenizer(["A list of colors: red, blue"], return_tensors="pt")`, a list of one); vLLM's
+# LLM.generate takes "a single prompt" or a list (https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html). Not
+# where the tokens are repeated into more rows (.repeat, .expand), nor with sampled or beam-searched siblings
+# (num_return_sequences, num_beams, n=), which decode several sequences together.
+_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*[fFrRbB]?(?:\"|')")
+_TOKENIZED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?(?:tokenizer|tok|processor)(?:\.encode)?\s*\(\s*"
+                        r"(?:text\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"']|\[\s*[fFrR]?(?P<q>[\"'])[^\"']*(?P=q)\s*\])")
+_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"'])")
+_MORE_ROWS = re.compile(r"\.(?:repeat|expand|repeat_interleave)\s*\(|\bnum_return_sequences\s*=\s*(?!1\b)\d|"
+                        r"\bnum_beams\s*=\s*(?!1\b)\d|\bn\s*=\s*(?!1\b)\d|\bbest_of\s*=")
+
+
+def _one_prompt_call(code: list[tuple[int, str]], name: str) -> list:
+    """A Workload with extra["program"] "one prompt string" where a pasted block hands one generation call
+    (_OFFLINE_CALL) one prompt string or its tokens (_STRING_ASSIGNED, _TOKENIZED); [] where none does, or where the
+    block makes more rows of it (_MORE_ROWS)."""
+    for start, body in code:
+        if _MORE_ROWS.search(body):
+            continue
+        strings: set[str] = set()
+        for k, line in enumerate(body.splitlines()):
+            code_part = line.split("#", 1)[0]
+            if (m := _STRING_ASSIGNED.match(code_part)):
+                strings.add(m.group(1))
+                continue
+            if (m := _TOKENIZED.match(code_part)):
+                if m.group(2) in strings or m.group(2)[-1] in "\"']":  # a name, a literal, a list of one literal
+                    strings.add(m.group(1))
+                continue
+            call = _OFFLINE_CALL.search(code_part)
+            if call is None or _CONCURRENT_WRAP.search(code_part[:call.start()]):
+                continue
+            head = _FIRST_ARG.match(_prompt_args(code_part[call.end():]))
+            if head and (head.group(1) in strings or head.group(1)[-1] in "\"'"):
+                return [Workload(where(name, start + k), extra={"program": "one prompt string"})]
     return []
 
 
