@@ -8,7 +8,7 @@ from __future__ import annotations
 import typing
 
 from diagnose.evidence import Facts, Measurement, Workload
-from rules.common import wfield
+from rules.common import engine_of, wfield
 
 # Without a stated concurrency, the batch a serving engine decodes at full load: vLLM's default
 # --max-num-seqs is 256 (https://docs.vllm.ai/en/latest/serving/engine_args.html), halved while the KV
@@ -44,6 +44,37 @@ def one_load(facts: Facts) -> int | None:
     return loads.pop() if len(loads) == 1 else None
 
 
+# The programs that run one sequence at a time by their own documentation (diagnose.artifacts.issue_md PROGRAMS reads
+# which ran), with the engine profile each runs on (Ollama runs llama.cpp; text-generation-webui any of its loaders):
+# llama-bench's pp/tg tests (https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench; its -b and -ub chunk
+# the prompt, they are no requests), llama-cli (tools/main README: one prompt), `ollama run` (one chat,
+# https://github.com/ollama/ollama/blob/main/docs/cli.md) and text-generation-webui's per-request timing line. Where
+# the ticket also launches a server of its own (a serving engine's layout, or llama-server / Ollama slots above one:
+# diagnose.artifacts.launch), or its engine is another ("ollama run is fast, vLLM is slow"), the figures may be that
+# engine's under a load nobody states, so none is implied.
+ONE_SEQUENCE = {"llama-bench": ("llama-bench runs one sequence per test", "llamacpp"),
+                "llama-cli": ("llama-cli runs one prompt, one sequence", "llamacpp"),
+                "ollama run": ("`ollama run` sends one request at a time", "llamacpp"),
+                "text-generation-webui": ("text-generation-webui's timing line is one request's", None),
+                # (a script's one generation call on one prompt string: diagnose.artifacts.issue_md _one_prompt_call)
+                "one prompt string": ("the script's generation call gets one prompt string", None)}
+
+
+def program_load(facts: Facts) -> tuple[int, str] | None:
+    """(1, how it is known) where the ticket's figures come from a program that runs one sequence by its documentation
+    (ONE_SEQUENCE) on the ticket's engine and no server of its own is launched beside it; None otherwise. A default:
+    any batch or load the ticket states comes first (load_for)."""
+    records = facts.of(Workload)
+    if any(w.extra.get("server_layout") or int(w.extra.get("parallel") or 0) > 1 for w in records):
+        return None
+    engine = engine_of(facts)
+    for w in records:
+        words, runs_on = ONE_SEQUENCE.get(w.extra.get("program"), (None, None))
+        if words and (engine is None or runs_on in (None, engine)):
+            return 1, f"{words} ({w.source})"
+    return None
+
+
 class Load(typing.NamedTuple):
     """The sequences a figure was decoded with: `n` (at most the engine's batch cap), how it is known, whether it was
     stated as a batch ("batch": the figure is one stream's at it, or their total), as requests in flight
@@ -69,7 +100,8 @@ def load_for(facts: Facts, m: Measurement | None = None, full_load: bool = False
               (batch, f"the batch the ticket states ({batch_src})", "batch"),
               (one_load(facts), "the concurrency the ticket states", "concurrency"),
               (prompts and prompts[0], prompts and f"{prompts[0]} prompts sent at once, no request rate or cap",
-               "concurrency")]
+               "concurrency"),
+              (*(program_load(facts) or (None, None)), "batch")]
     n, how, kind = next(((n, how, kind) for n, how, kind in stated if n), (None, None, None))
     cap = engine_batch_cap(facts)
     if n is None:
@@ -141,7 +173,9 @@ def batch_words(facts: Facts, m: Measurement) -> tuple[str, bool]:
     priced = load_for(facts, m)
     if priced is not None and priced.kind == "batch":
         capped = f" ({priced.how})" if priced.cap else ""
-        return f"batch {priced.n}" + (capped or ("" if m.batch else " (stated)")), False
+        implied = program_load(facts) if not (m.batch or wfield(facts, "batch")[0]) else None
+        return f"batch {priced.n}" + (capped or ("" if m.batch else f" ({implied[1]})" if implied else
+                                                 " (stated)")), False
     load = stated_load(facts, m)
     if load:  # a load stated, but not that the figure is one stream's at it
         return (f"batch 1 (assumed: {load[0]} requests in flight stated: {load[1]}; the figure not said to be one "

@@ -285,6 +285,7 @@ def parse(text: str, name: str) -> list:
     out.extend(_looped_requests(code, name))  # a script that sends its prompts one at a time
     if not any(isinstance(f, Workload) and f.extra.get("num_prompts") for f in out):
         out.extend(_prompts_in_one_call(code, name))  # a script that hands one call N prompts
+        out.extend(_one_prompt_call(code, name))  # ... or one prompt string (a program of one sequence)
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -1858,6 +1859,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_batch_throughputs(worded, name, dot))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
     out.extend(_timing_lines(code_lines + timed + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
+    out.extend(_programs(code_lines + list(prose), name))
     out.extend(_latencies(worded, name, apart))
     out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
@@ -3023,11 +3025,12 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
 # - llama.cpp's timings: "eval time = 58900.00 ms / 511 runs ( 115.26 ms per token, 8.68 tokens per second)";
 # - llama-bench's table: "| llama 8B Q4_K - Medium | ... | tg128 | 126.44 ± 0.38 |" (pp512 rows are prompt).
 # https://github.com/ollama/ollama/blob/main/docs/cli.md, https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench
+LLAMA_BENCH_TG = re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I)
 TIMING_LINES = (
     re.compile(r"^\s*eval rate:\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
     re.compile(r"\beval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
-    re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
+    LLAMA_BENCH_TG,
 )
 # llama-server prints the same lines per request, under a header naming its slot and task ("slot print_timing: id  0
 # | task 12 |" on the line before since 2024; older builds "print_timings] prompt eval time = ... id_slot=0 id_task=3",
@@ -3242,6 +3245,46 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
     return []
 
 
+# A pasted script that hands one offline generation call one prompt string: one sequence. A string tokenized alone is
+# a batch of one row, and generate decodes one sequence per row (https://huggingface.co/docs/transformers/llm_tutorial:
+# `model_inputs = tokenizer(["A list of colors: red, blue"], return_tensors="pt")`, a list of one); vLLM's
+# LLM.generate takes "a single prompt" or a list (https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html). Not
+# where the tokens are repeated into more rows (.repeat, .expand), nor with sampled or beam-searched siblings
+# (num_return_sequences, num_beams, n=), which decode several sequences together.
+_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*[fFrRbB]?(?:\"|')")
+_TOKENIZED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?(?:tokenizer|tok|processor)(?:\.encode)?\s*\(\s*"
+                        r"(?:text\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"']|\[\s*[fFrR]?(?P<q>[\"'])[^\"']*(?P=q)\s*\])")
+_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"'])")
+_MORE_ROWS = re.compile(r"\.(?:repeat|expand|repeat_interleave)\s*\(|\bnum_return_sequences\s*=\s*(?!1\b)\d|"
+                        r"\bnum_beams\s*=\s*(?!1\b)\d|\bn\s*=\s*(?!1\b)\d|\bbest_of\s*=")
+
+
+def _one_prompt_call(code: list[tuple[int, str]], name: str) -> list:
+    """A Workload with extra["program"] "one prompt string" where a pasted block hands one generation call
+    (_OFFLINE_CALL) one prompt string or its tokens (_STRING_ASSIGNED, _TOKENIZED); [] where none does, or where the
+    block makes more rows of it (_MORE_ROWS)."""
+    for start, body in code:
+        if _MORE_ROWS.search(body):
+            continue
+        strings: set[str] = set()
+        for k, line in enumerate(body.splitlines()):
+            code_part = line.split("#", 1)[0]
+            if (m := _STRING_ASSIGNED.match(code_part)):
+                strings.add(m.group(1))
+                continue
+            if (m := _TOKENIZED.match(code_part)):
+                if m.group(2) in strings or m.group(2)[-1] in "\"']":  # a name, a literal, a list of one literal
+                    strings.add(m.group(1))
+                continue
+            call = _OFFLINE_CALL.search(code_part)
+            if call is None or _CONCURRENT_WRAP.search(code_part[:call.start()]):
+                continue
+            head = _FIRST_ARG.match(_prompt_args(code_part[call.end():]))
+            if head and (head.group(1) in strings or head.group(1)[-1] in "\"'"):
+                return [Workload(where(name, start + k), extra={"program": "one prompt string"})]
+    return []
+
+
 # A pasted script that hands one generation call a list of N prompts: the offline engines batch them themselves (vLLM's
 # LLM.generate and SGLang's Engine.generate take a list and schedule it with continuous batching, as many at once as
 # the KV cache and --max-num-seqs allow, https://docs.vllm.ai/en/latest/serving/offline_inference.html; Hugging Face
@@ -3316,6 +3359,45 @@ def _prompts_in_one_call(code: list[tuple[int, str]], name: str) -> list:
     return []
 
 
+# The programs that run one sequence per request or test, by their documentation; the load is the rules' reading
+# (rules.stated_load.program_load), recorded here as the program pasted (extra["program"]):
+# - llama.cpp's llama-bench: its pp/tg tests decode one sequence, -b / -ub chunk the prompt (the multi-sequence tool is
+#   llama-batched-bench), https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench; its command or its
+#   table header ("| model | size | params | backend | ... | test | t/s |");
+# - llama.cpp's llama-cli (earlier `main`): one prompt, one sequence, https://github.com/ggml-org/llama.cpp/tree/master/
+#   tools/main;
+# - `ollama run`: the CLI's one chat, one request at a time, `--verbose` printing that request's "prompt eval rate" and
+#   "eval rate", https://github.com/ollama/ollama/blob/main/docs/cli.md;
+# - text-generation-webui's "Output generated in S seconds (R tokens/s, N tokens, context C, seed X)": one request's
+#   end-to-end rate (modules/text_generation.py, https://github.com/oobabooga/text-generation-webui).
+# A server (llama-server, `ollama serve`, vLLM) is none of these: its load is whatever its clients send.
+_PROGRAM_START = r"(?:^|[\s/\\$>`\"'(])"  # a program's name starts a line, a path, a prompt, a quote or a code span
+PROGRAMS = (
+    ("llama-bench", re.compile(_PROGRAM_START + r"llama-bench(?:\.exe)?\s+-|"
+                               r"^\s*\|\s*model\s*\|\s*size\s*\|\s*params\s*\|\s*backend\s*\|.*\|\s*test\s*\|\s*t/s\s*\|")),
+    ("llama-cli", re.compile(_PROGRAM_START + r"(?:llama-cli|(?<=[/\\])main)(?:\.exe)?\s+(?!--version|--help|-h\b)-")),
+    ("ollama run", re.compile(_PROGRAM_START + r"ollama\s+run\s+[\w.:/-]+|^\s*eval rate:\s*[\d.]+\s*tokens?/s", re.I)),
+    ("text-generation-webui", re.compile(r"\bOutput generated in \d+(?:\.\d+)? seconds \(\d+(?:\.\d+)? tokens/s, "
+                                         r"\d+ tokens\b")),
+)
+
+
+# A program named after a denial on its line ("I don't use ollama run", "instead of llama-cli -m ...") did not run.
+PROGRAM_DENIED = re.compile(r"\b(?:not|never|without|instead\s+of|rather\s+than)\b|n't\b", re.I)
+
+
+def _programs(lines: list[tuple[int, str]], name: str) -> list:
+    """One Workload per documented one-sequence program (PROGRAMS) whose command or own output is pasted or written,
+    at its first line, with the program in extra["program"]: which program ran, not yet a batch."""
+    out = []
+    for program, pattern in PROGRAMS:
+        first = next((i for i, ln in lines if (m := pattern.search(ln)) and not PROGRAM_DENIED.search(ln[:m.start()])),
+                     None)
+        if first is not None:
+            out.append(Workload(where(name, first), extra={"program": program}))
+    return out
+
+
 def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
     """The decode rate each pasted engine timing line states (TIMING_LINES; prompt eval lines skipped): measured by
     the tool, so judged as is;
@@ -3349,10 +3431,12 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         for pattern in TIMING_LINES + END_TO_END_LINES:
             m = pattern.search(ln)
             if m:
-                # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
+                # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack;
+                # a llama-bench tg row is one sequence's (PROGRAMS)
+                one = 1 if pattern is LLAMA_BENCH_TG else None
                 out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
                                        stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream",
-                                       concurrency=load))
+                                       batch=one, concurrency=load or one))
                 break
     return (out + _slot_progress(code_lines, name, slots, closed) + _exllama_lines(code_lines, name)
             + _batched_bench(code_lines, name))
