@@ -142,7 +142,8 @@ def test_one_prompt_string_is_batch_1(tmp_path, code):
     'model_inputs = tokenizer(["A list of colors: red, blue", "Portugal is"], return_tensors="pt", padding=True)\n'
     'generated_ids = model.generate(**model_inputs)',
     # one prompt made into 8 rows, or decoded with beams or siblings: several sequences together
-    'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt").input_ids.repeat(8, 1)\nout = model.generate(inputs)',
+    'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt").input_ids.repeat(8, 1)\n'
+    'out = model.generate(inputs)',
     'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt")\nout = model.generate(**inputs, num_beams=4)',
     'prompt = "hi"\ninputs = tokenizer(prompt, return_tensors="pt")\n'
     'out = model.generate(**inputs, do_sample=True, num_return_sequences=4)',
