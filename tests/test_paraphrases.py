@@ -101,9 +101,6 @@ KNOWN = {
     "u210-textgen-2x3060-split-speed-question-g":
         "paraphrase insufficient_data, original expected_physics (an EDIT that corrects the hoped-for '3-4t/s' to "
         "'5-6t/s')",
-    "u314-vllm-omni-first-image-35s-second-4s-g":
-        "paraphrase insufficient_data, original healthy (a non-engineer ('the picture tool', 'the first picture takes"
-        " 35 seconds'))",
     "u5c12-vllm-kv-cache-usage-lower-with-more-4090s-g":
         "paraphrase p2p_disabled, original expected_physics (bullet list ('several 4090s, multi-GPU inference'))",
     "u7d03-tgi-token-latency-flat-150-vs-2000-concurrent-g":
