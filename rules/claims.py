@@ -1776,7 +1776,10 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
-        r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b",
+        # (layoutab32) llama.cpp's short flag `-sm layer` (tools/server/README.md: "-sm, --split-mode
+        # {none,layer,row}"): a dash starts no word, so the flag is bounded by what precedes it, not by \b ("`-sm
+        # layer` splits layers", sudoingX/qwen38-mtp#24)
+        r"(?:\bsplit[-_ ]mode|(?<![\w-])(?:--split-mode|-sm))`?\s*(?:=\s*)?`?layer\b",
         # accelerate's strategies, each whole layers per GPU in turn, and a max_memory map naming two GPUs or more
         # (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference, "Designing a device map")
         r"\bdevice_map`?\s*=\s*['\"]?(?:auto|balanced|sequential)",

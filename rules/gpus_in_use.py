@@ -129,7 +129,11 @@ def layer_split_engine(facts: Facts) -> bool:
 
 def layer_split_over_gpus(facts: Facts) -> bool:
     """Is the model split by layers over two or more GPUs? A layer-split engine on one GPU splits nothing; with the
-    GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards') say there is one."""
+    GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards'), or a layer-split
+    engine run on GPUs said several without a number ('running ollama on a machine with multiple GPUs',
+    ollama/ollama#1288), say there is one."""
     n = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, *(m.gpus or 0 for m in facts.of(Measurement)))
     said = claims.find(facts, "layer_split")
-    return n >= 2 and bool(said or layer_split_engine(facts)) or (not n and bool(said))
+    if n:
+        return n >= 2 and bool(said or layer_split_engine(facts))
+    return bool(said) or (layer_split_engine(facts) and claims.several_gpus(facts))
