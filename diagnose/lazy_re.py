@@ -86,9 +86,10 @@ def _from_string(pattern: str, flags) -> _re.Pattern:
     return _re.compile(pattern, flags)
 
 
-def _matching(function, nothing):
+def _matching(function, method, nothing):
     """re's search-type function, answering `nothing()` without compiling where the text is too
-    short for the pattern (_cannot_match)."""
+    short for the pattern (_cannot_match). A string pattern's compiled Pattern is asked directly
+    (`method`, re.Pattern's own): re's function would look the compiled pattern up again in its cache."""
     lazy = _taking_lazy(function)
 
     @functools.wraps(function)
@@ -96,16 +97,64 @@ def _matching(function, nothing):
         if _cannot_match(pattern, string, flags):
             return nothing()
         if isinstance(pattern, str):
-            return function(_from_string(pattern, flags), string)
+            return method(_from_string(pattern, flags), string)
         return lazy(pattern, string, flags)
 
     return call
 
 
-search, match = _matching(_re.search, lambda: None), _matching(_re.match, lambda: None)
-fullmatch = _matching(_re.fullmatch, lambda: None)
-findall, finditer = _matching(_re.findall, list), _matching(_re.finditer, lambda: iter(()))
+search = _matching(_re.search, _re.Pattern.search, lambda: None)
+match = _matching(_re.match, _re.Pattern.match, lambda: None)
+fullmatch = _matching(_re.fullmatch, _re.Pattern.fullmatch, lambda: None)
+findall = _matching(_re.findall, _re.Pattern.findall, list)
+finditer = _matching(_re.finditer, _re.Pattern.finditer, lambda: iter(()))
 sub, subn, split = _taking_lazy(_re.sub), _taking_lazy(_re.subn), _taking_lazy(_re.split)
+
+
+# What the parser of a pattern yields that may match in a piece of a text and not at the same place in the whole:
+# an anchor other than a word boundary (^, $, \A, \Z, \B: where the piece starts or ends), a negative lookaround
+# (the piece's edge hides the characters it forbids) and an atomic group or possessive repeat (in the whole it may
+# take characters past the piece's end and fail where in the piece it stopped).
+_CONTEXT = {_parser.AT, _parser.ASSERT_NOT, getattr(_parser, "ATOMIC_GROUP", None),
+            getattr(_parser, "POSSESSIVE_REPEAT", None)} - {None}
+
+
+@functools.lru_cache(maxsize=CACHED)
+def _context_free(pattern: str, flags) -> bool:
+    """Does every match of the pattern in a piece of a text cut at non-word characters match there in the whole
+    text too (no _CONTEXT item but a word boundary, which such a cut leaves as it was)?"""
+    def free(items) -> bool:
+        for op, arg in items:
+            if op in _CONTEXT and not (op is _parser.AT and arg is _parser.AT_BOUNDARY):
+                return False
+            if not all(free(sub) for sub in _subpatterns(arg)):
+                return False
+        return True
+
+    return free(_parser.parse(pattern, flags))
+
+
+def _subpatterns(arg):
+    """The parsed subpatterns inside one parsed item's argument (groups, branches, repeats, lookarounds)."""
+    if isinstance(arg, _parser.SubPattern):
+        yield arg
+    elif isinstance(arg, (list, tuple)):
+        for a in arg:
+            yield from _subpatterns(a)
+
+
+def absent(pattern, text: str, flags=0) -> bool:
+    """Is there surely no match of the pattern in any piece of `text` cut at its non-word characters (its sentences,
+    its lines)? True where the whole text holds none and the pattern is _context_free: then one search of the whole
+    answers for all the pieces, where a rule would otherwise search each (a ticket's ~600 phrasings over ~50
+    sentences). False says only that a piece may hold one."""
+    if isinstance(pattern, (LazyPattern, _re.Pattern)):
+        flags = pattern._flags if isinstance(pattern, LazyPattern) else pattern.flags
+        source = pattern.pattern
+    else:
+        source = pattern
+    return _context_free(source, flags) and search(pattern if isinstance(pattern, str) else _compiled(pattern),
+                                                   text, flags if isinstance(pattern, str) else 0) is None
 
 
 class LazyPattern:

@@ -970,10 +970,12 @@ def _load_calibration(path: Path) -> Calibration:
 # --------------------------------------------------------------------------- lookups
 
 
+@functools.lru_cache(maxsize=4096)
 def _norm(text: str) -> str:
     """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal ('Command R+' and 'command-r-plus' too; a
     release's '3.1', '3_1' and '31' too). The gap between a release and the size after it is kept, so 'qwen2-57b'
-    (Qwen2's 57B) is not 'qwen2.5-7b'; a size's decimal point is kept too, so 'opt-1.3b' is not 'opt-13b'."""
+    (Qwen2's 57B) is not 'qwen2.5-7b'; a size's decimal point is kept too, so 'opt-1.3b' is not 'opt-13b'.
+    Kept per name (a string: never stale): a GPU lookup normalises every catalog entry's names again."""
     text = re.sub(r"(?<=\d)[^0-9a-z.]+(?=\d+(?:\.\d+)?b(?![a-z0-9]))", "~", str(text).lower().replace("+", "plus"))
     text = re.sub(r"(?<![\d.])(\d+)\.(\d+b)(?![a-z0-9])", r"\1p\2", text)
     return re.sub(r"[^0-9a-z.~]", "", text).replace(".", "")

@@ -2493,7 +2493,14 @@ _TEMPLATE_CHECKLIST = re.compile(
 
 
 def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s and s.strip() and not _TEMPLATE_CHECKLIST.match(s)]
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sentences(text: str) -> tuple[str, ...]:
+    """The sentences of one text, kept per text (a string: never stale): the claims split each of a ticket's texts
+    again for every phrasing kind and catalog error row, some 500 times a ticket."""
+    return tuple(s for s in _SENTENCE.split(text) if s and s.strip() and not _TEMPLATE_CHECKLIST.match(s))
 
 
 # (review26) Python's report of an exception it could not raise (sys.unraisablehook: a destructor such as __del__, or
@@ -2557,6 +2564,9 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     guessed = negated = None
     if kind == "exception":
         text = _UNRAISABLE.sub("", text)
+    patterns = [p for p in patterns if not re.absent(p, text, re.I)]  # one search of the text, not one a sentence
+    if not patterns:
+        return None
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
@@ -4893,9 +4903,13 @@ def hang_on_one_gpu(facts: Facts) -> bool:
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     """(source, quote, symptom) of the words that class the ticket."""
     opening = _opening(facts)
-    if not opening:
-        return None
-    source, text = opening
+    return _symptom_said(*opening) if opening else None
+
+
+@functools.lru_cache(maxsize=64)
+def _symptom_said(source: str, text: str) -> tuple[str, str, str]:
+    """symptom_quote of one opening text: a function of the text alone (strings, so the cache can never go stale),
+    kept because some 40 rules ask it of every ticket and each scan of SYMPTOMS takes milliseconds."""
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and (
@@ -9378,13 +9392,15 @@ def _catalog_errors(facts: Facts, rows: list) -> list[Claim]:
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
     pasted, prose = _pasted(facts) + logged, texts(facts)
     whole = "\n".join(t for _, t in pasted + prose)
+    rows = [row for row in rows if not row.context or row.context.search(whole)]  # a row whose stack the ticket
+    # never names leaves the message to the next row
     for origin, said in (("output", pasted), ("prose", prose)):
         for source, text in said:
+            parts = sentences(text) if origin == "prose" else [text]
             for row in rows:
-                if any(c.data["error"].id == row.id for c in out) or (row.context and not row.context.search(whole)):
-                    continue  # one claim a message: the pasted output's, else the first sentence's; a row whose
-                    # stack the ticket never names leaves the message to the next row
-                for sentence in (sentences(text) if origin == "prose" else [text]):
+                if any(c.data["error"].id == row.id for c in out) or re.absent(row.pattern, text):
+                    continue  # one claim a message: the pasted output's, else the first sentence's
+                for sentence in parts:
                     if origin == "output":
                         m = next((x for x in row.pattern.finditer(sentence) if (source, _line_at(x)) not in named),
                                  None)

@@ -131,6 +131,19 @@ def test_vllm_engine_config_echo_and_manifests():
     assert (convert.tp, convert.pp, convert.dtype, convert.model) == (8, 1, "fp16", "./Llama-3-70B")
 
 
+def test_a_yaml_env_block_below_blank_lines_is_read_at_once():
+    """issue_md hands each section of a paste with the lines above it blank (its line numbers kept). The env block's
+    NCCL name is found there as on its own, and the blank lines are not read against each other: a \\s that crossed
+    lines took seconds on a 1,500-line section (tests/data/fa24's 97 kB paste) and grows with the cube of the run."""
+    import time
+
+    block = "env:\n  - name: NCCL_IB_HCA\n    value: mlx5_0\n"
+    assert launch.detect(block) == 0.6
+    start = time.perf_counter()
+    assert launch.detect("\n" * 3000 + block) == 0.6 and launch.detect("\n" * 3000 + "x = 1\n") == 0.0
+    assert time.perf_counter() - start < 2.0  # the cross-line reading took over 30 s here
+
+
 def test_nccl_tests_command_line_022():
     records = launch.parse(ticket_text("022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"), "a1")
     (w,) = of(records, Workload)

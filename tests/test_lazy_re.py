@@ -102,3 +102,37 @@ def test_patterns_built_from_quotes_do_not_grow_the_cache_without_bound():
     assert len(lazy_re._used) <= lazy_re.CACHED
     # a static pattern still answers after the quotes pushed it out
     assert lazy_re.search(r"long\s+enough", src.text) is not None
+
+
+@pytest.mark.parametrize("pattern, free", [
+    (r"\bNCCL\b[^.\n]{0,40}\bhang", True),  # word boundaries: a cut at a non-word character leaves them as they were
+    (r"(?<=\s)P2P", True), (r"(?=GB/s)GB", True), (r"(a)\1", True),  # positive lookarounds see more in the whole
+    (r"^Traceback", False), (r"hang$", False), (r"\Bcuda", False),  # anchors at a piece's edge
+    (r"(?<![\w.])\d+ GB/s", False), (r"x(?:a|(?!b)c)", False),  # a negative lookaround, also nested
+    (r"(?>a+)b", False), (r"a++b", False),  # an atomic group and a possessive repeat
+])
+def test_only_a_pattern_without_edge_context_is_answered_from_the_whole_text(pattern, free):
+    assert lazy_re._context_free(pattern, re.I) is free
+    assert lazy_re.absent(pattern, "nothing of it here") is free
+
+
+def test_absent_never_hides_a_match_in_a_sentence_or_line_of_real_pastes():
+    """For every phrasing of the claims and every catalog error row, over real pasted issues: where `absent` says no
+    piece holds a match, none of their sentences (rules.claims.sentences) nor lines does; and it is answered from
+    the whole text for most of them, the point of it."""
+    from rules import claims
+    from rules.catalog import engine_errors
+
+    pastes = sorted((REPO / "tests" / "data" / "errors31").glob("*.md"))[:6] + \
+        [shared_path("tickets", "013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml", "ticket.toml")]
+    patterns = [(p, re.I) for ps in claims.PATTERNS.values() for p in ps] + \
+        [(row.pattern.pattern, row.pattern.flags) for row in engine_errors()]
+    answered = 0
+    for path in pastes:
+        text = path.read_text()
+        pieces = claims.sentences(text) + text.splitlines(keepends=True)
+        for pattern, flags in patterns:
+            if lazy_re.absent(pattern, text, flags):
+                answered += 1
+                assert not any(re.search(pattern, piece, flags) for piece in pieces), (path.name, pattern)
+    assert answered > 0.5 * len(pastes) * len(patterns)
