@@ -136,6 +136,20 @@ def test_one_board_beside_a_larger_count_is_no_layout(tmp_path):
     assert facts.workload().tp is None
 
 
+@pytest.mark.parametrize("line", [
+    # the same two setups in Chinese, counted with the measure word for cards (QwenLM/Qwen#669, tests/data/ut26f)
+    "单张A100比2张A100速度快，请问是什么原因呢？",
+    "单卡 A100 比双卡快",
+])
+def test_one_board_beside_a_chinese_count_is_no_layout(tmp_path, line):
+    assert _read(tmp_path, line).workload().tp is None
+
+
+def test_one_card_in_chinese_is_still_tp1(tmp_path):
+    # near-miss: 单卡 / 每卡 count no second card
+    assert _read(tmp_path, "单张A100 推理，每卡显存 80G，速度 20 tokens/s").workload().tp == 1
+
+
 @pytest.mark.parametrize("body, gpus", [
     # a node's inventory is not the GPUs one server runs on: TP x PP x DP of its one launch line
     ("The server has 8 H100s; I run `vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2`.", 2),

@@ -710,8 +710,10 @@ SINGLE_GPU_VS = re.compile(r"\b(?:vs\.?|versus|compared\s+(?:to|with))\s|\b\d{1,
                            r"\banother\b", re.I)
 
 
-# Boards counted above one, "7 * 4090", "2 x A100" (as _mentions spaces them): a second GPU in the text.
-MORE_COUNTED = re.compile(r"\b(?:[2-9]|[1-9]\d{1,2})\s*[x×*]\s*(?:[A-Z]|\d{4})")
+# Boards counted above one, "7 * 4090", "2 x A100" (as _mentions spaces them), or in Chinese with the measure word
+# for cards ("2张A100", "两张", "双卡"; not 单卡, one card): a second GPU in the text.
+MORE_COUNTED = re.compile(r"\b(?:[2-9]|[1-9]\d{1,2})\s*[x×*]\s*(?:[A-Z]|\d{4})"
+                          r"|(?<![第每十百\d])(?:[2-9]|[1-9]\d{1,2}|[两二双三四五六七八九十])\s*(?:张|块|卡)")
 
 
 # ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
