@@ -1240,6 +1240,8 @@ _CPU_WITH_NO_WORK = re.compile(
     # (review46) idle said of the load itself: "100% CPU usage when idle" (vllm-project/vllm#19036); not "while the GPU
     # is idle", the starved GPU of host_bound, nor "CPU idle 90%", a share of idle time
     r"\b(?:CPU|core|usage|load)\s+(?:usage\s+)?(?:even\s+)?(?:when|while|at)\s+idle\b|"
+    # ... or of the percentage itself, in a sentence about the CPU (_idle_cpu_sentence): "the CPU is at 100% when idle"
+    r"\b\d{2,3}\s*%\s+(?:even\s+)?(?:when|while)\s+idle\b|"
     r"\bbefore\s+any\s+(?:request|inference)s?\b|"
     # (insuff32) "The CPU is also occupied at 100% when there are no requests" (sgl-project/sglang#1315); not "no
     # other requests", one request measured alone

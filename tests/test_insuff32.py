@@ -169,6 +169,7 @@ def _rules(tmp_path, text: str) -> set[str]:
     "# vLLM uses a full core\n\nWith vllm serve and --tensor-parallel-size 2, htop shows two processes at 100% CPU "
     "even when there are no incoming requests.",
     "# High CPU at idle\n\nOur SGLang server sits at 100% CPU on one core while idle; the GPUs are at 0%.",
+    "# SGLang CPU\n\nSGLang server on an H100: the CPU is at 100% when idle. Is this a bug?",
 ])
 def test_idle_polling_in_other_words_is_read(tmp_path, text):
     assert "ticket.idle_poll" in _rules(tmp_path, text)
@@ -184,6 +185,8 @@ def test_idle_polling_in_other_words_is_read(tmp_path, text):
     "# CPU bound?\n\nUnder 64 concurrent requests the vLLM process is at 100% CPU and the two GPUs at 40%.",
     # a quiet host with no work: no polling loop is said
     "# idle\n\nWhen there are no requests the CPU sits at 2% and the GPUs at 0%.",
+    # the GPU's percentage at idle, not the CPU's
+    "# GPU idle\n\nThe vLLM server's GPU is at 0% when idle and the CPU at 3%.",
 ])
 def test_no_idle_polling_answer_where_none_is_said(tmp_path, text):
     assert "ticket.idle_poll" not in _rules(tmp_path, text)
