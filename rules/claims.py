@@ -8114,7 +8114,10 @@ def partial_offload(facts: Facts) -> list[Claim]:
 # NGL_DEFAULT_ZERO_BEFORE (b5449 is dated 2025-05-22 in ggml-org/llama.cpp#13735) or the old `main` binary (renamed
 # llama-cli in mid-2024) is read as the zero default; a build not stated is read only for `main`.
 NGL_DEFAULT_ZERO_BEFORE = 5600
-_LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?(?:-m|--model)[ \t=]""", re.M)
+# (review32) only options and their values between `main` and -m: a command line, not the word in prose ("on the main
+# branch: llama-server -m x.gguf", where llama-server of a build not stated is read by _LLAMA_CLI's rule)
+_LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?(?:[ \t]+--?[^\s-]\S*(?:[ \t]+[^\s-]\S*)?)*?[ \t]+"""
+                         r"""(?:-m|--model)[ \t=]""", re.M)
 _LLAMA_CLI = re.compile(r"\bllama-(?:cli|server|run|simple)(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?"
                         r"(?:-m|--model|-hfr?|--hf-repo)[ \t=]", re.M)
 # the build a llama.cpp log or --version prints: "main: build = 992 (0919a0f)", "version: 3902 (c81f3bbb)"

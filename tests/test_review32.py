@@ -7,7 +7,7 @@ from pathlib import Path
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts
-from rules import common
+from rules import claims, common
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,3 +33,19 @@ def test_multiple_gpu_written_as_one_word_is_several():
     assert common._SEVERAL_GPUS.search("Nan errors multiple-gpu training with MirroredStrategy")
     assert common._SEVERAL_GPUS.search("a multiple GPU setup")
     assert not common._SEVERAL_GPUS.search("multiple prompts on one A100")
+
+
+# claims._LLAMA_MAIN (healthy32): the old llama.cpp `main` binary is read from a command line, options between it and
+# -m; the word "main" in prose before another program's -m is no such run.
+MAIN_RUNS = [("ut21b", "llamacpp6814.md"), ("ut28f", "powerinfer150.md"), ("ut28a", "llamacpp2641.md")]
+
+
+def test_the_main_binary_is_read_from_the_kept_command_lines():
+    for folder, name in MAIN_RUNS:
+        assert claims._LLAMA_MAIN.search((DATA / folder / name).read_text()), name
+    assert claims._LLAMA_MAIN.search("./main -t 8 --threads 4 -c 2048 -m models/7B/ggml-model-q4_0.gguf -p hi")
+
+
+def test_the_word_main_in_prose_is_no_main_binary():
+    assert not claims._LLAMA_MAIN.search("I'm on the main branch: llama-server -m qwen2.5-7b-q4_k_m.gguf")
+    assert not claims._LLAMA_MAIN.search("git checkout main && python -m vllm.entrypoints.openai.api_server")
