@@ -271,6 +271,8 @@ def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
     if len({(w.tp, w.pp or 1, w.dp or 1) for w in launched}) != 1:
         return None
     w = launched[0]
+    if "tp" in w.extra.get("defaults", ()) and facts.workload().tp != w.tp:
+        return None  # the launch's TP is its default, and another record states the TP (a pasted config file)
     ranks = w.tp * (w.pp or 1) * (w.dp or 1)
     counted = max(facts.workload().gpu_count or 0, len(gpu_indices(facts)))
     return (ranks, w) if counted > ranks else None

@@ -49,3 +49,40 @@ def test_the_main_binary_is_read_from_the_kept_command_lines():
 def test_the_word_main_in_prose_is_no_main_binary():
     assert not claims._LLAMA_MAIN.search("I'm on the main branch: llama-server -m qwen2.5-7b-q4_k_m.gguf")
     assert not claims._LLAMA_MAIN.search("git checkout main && python -m vllm.entrypoints.openai.api_server")
+
+
+# rules.common._server_ranks (count32) and launch's documented TP 1: a server launched with --config reads its options
+# from a YAML file (vLLM's docs, "Configuration file"), so the line alone says no TP, and a TP stated elsewhere (the
+# pasted file) is the layout. No kept paste carries --config: the ticket below follows the docs' example.
+CONFIGURED = """# Slow decode on 4x A100 with vLLM
+
+I serve Llama-3.1-70B on a machine with 4x A100 80GB:
+
+```
+vllm serve meta-llama/Llama-3.1-70B-Instruct --config serve.yaml
+```
+
+serve.yaml:
+
+```yaml
+tensor-parallel-size: 4
+max-num-seqs: 64
+```
+"""
+
+
+def _facts(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+def test_a_server_given_a_config_file_takes_the_tp_the_file_states():
+    facts = _facts(CONFIGURED)
+    assert facts.workload().tp == 4
+    assert common.gpu_count(facts) == 4
+
+
+def test_a_server_launched_with_no_parallel_option_still_holds_one_of_the_machine_gpus():
+    plain = CONFIGURED.replace(" --config serve.yaml", "").replace("tensor-parallel-size: 4", "max-model-len: 8192")
+    assert common.gpu_count(_facts(plain)) == 1  # count32's reading: vLLM's TP "Default: 1"
