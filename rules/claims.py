@@ -107,7 +107,7 @@ def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
     return any(nccl_log.quotes_ib(text, opened) for _, text in texts(facts))
 
 
-def _pasted(facts: Facts) -> list[tuple[str, str]]:
+def pasted_blocks(facts: Facts) -> list[tuple[str, str]]:
     """(source, text) of every block of tool output the reporter pasted (not their own words)."""
     return [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
 
@@ -766,7 +766,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
     before a block naming it (a title or an opening line that names one release, "Performance drop ... for NCCL
     >= 2.20", is not what introduces the first block), and the blocks' common figure must differ by more than
     RELEASES_DIFFER."""
-    outputs = sorted(_pasted(facts),
+    outputs = sorted(pasted_blocks(facts),
                      key=lambda s: line_number(s[0]))
     for n in facts.of(Note):
         lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
@@ -7944,7 +7944,7 @@ def host_platform(facts: Facts) -> list[Claim]:
     """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5'|None, mts} |
     {channels} | {sockets}. A figure asked about or put as a plan ("should I buy DDR5-6400?") is a guess."""
     out: list[Claim] = []
-    for source, text in texts(facts) + _pasted(facts):
+    for source, text in texts(facts) + pasted_blocks(facts):
         for sentence in sentences(text):
             guess = asked(sentence) or bool(_OFFLOAD_PLAN.search(sentence))
             for m in _CPU_NAME.finditer(sentence):
@@ -7980,7 +7980,7 @@ def host_platform(facts: Facts) -> list[Claim]:
 def _engine_counts(facts: Facts) -> Counter:
     """_engine_mentions, with the names run into Chinese words counted too ("用ollama跑",
     "但是TensorRT-LLM还是用CPU推理": spaced before they are looked for)."""
-    said = [t for _, t in texts(facts) + _pasted(facts)]
+    said = [t for _, t in texts(facts) + pasted_blocks(facts)]
     spaced_in = Counter(engine_family(e.group(1)) for t in said for e in ENGINE_WORD.finditer(spaced(t)))
     return _engine_mentions(facts) | spaced_in
 
@@ -8010,7 +8010,7 @@ def _layers_may_sit_on_cpu(facts: Facts) -> bool:
     named = set(_engine_counts(facts))
     if not named or any(keeps_weights_on_gpu(e) is not True for e in named):
         return True
-    said = [t for _, t in texts(facts) + _pasted(facts)]
+    said = [t for _, t in texts(facts) + pasted_blocks(facts)]
     return any(float(m.group(1)) > 0 for t in said for m in CPU_OFFLOAD_GB.finditer(t)) or \
         any(_EXPERT_FLAGS.search(t) or _ZERO_OFFLOAD_CONFIG.search(t)
             or _DEEPSPEED.search(t) and _ZERO_OFFLOAD_FLAG.search(t) for t in said)
@@ -8022,7 +8022,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     when the output says all of it is on the GPU ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether
     -ngl leaves layers behind is the rule's to judge against the model's layer count."""
     out: list[Claim] = []
-    pasted = _pasted(facts)
+    pasted = pasted_blocks(facts)
     places = functools.cache(functools.partial(_layers_may_sit_on_cpu, facts))
     engines = functools.cache(functools.partial(_engine_counts, facts))
     for block, text in texts(facts) + pasted:
@@ -8114,7 +8114,10 @@ def partial_offload(facts: Facts) -> list[Claim]:
 # NGL_DEFAULT_ZERO_BEFORE (b5449 is dated 2025-05-22 in ggml-org/llama.cpp#13735) or the old `main` binary (renamed
 # llama-cli in mid-2024) is read as the zero default; a build not stated is read only for `main`.
 NGL_DEFAULT_ZERO_BEFORE = 5600
-_LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?(?:-m|--model)[ \t=]""", re.M)
+# (review32) only options and their values between `main` and -m: a command line, not the word in prose ("on the main
+# branch: llama-server -m x.gguf", where llama-server of a build not stated is read by _LLAMA_CLI's rule)
+_LLAMA_MAIN = re.compile(r"""(?:^|[\s/\\"'`])main(?:\.exe)?(?:[ \t]+--?[^\s-]\S*(?:[ \t]+[^\s-]\S*)?)*?[ \t]+"""
+                         r"""(?:-m|--model)[ \t=]""", re.M)
 _LLAMA_CLI = re.compile(r"\bllama-(?:cli|server|run|simple)(?:\.exe)?[ \t]+(?:[^\n]*?[ \t])?"
                         r"(?:-m|--model|-hfr?|--hf-repo)[ \t=]", re.M)
 # the build a llama.cpp log or --version prints: "main: build = 992 (0919a0f)", "version: 3902 (c81f3bbb)"
@@ -8130,7 +8133,7 @@ def _layer_option_left_out(facts: Facts) -> list[Claim]:
     binary or llama-cli/llama-server of a build below NGL_DEFAULT_ZERO_BEFORE run without -ngl, or llama-cpp-python's
     Llama() called without n_gpu_layers. Data {form: 'no_ngl', on_gpu: 0, origin: 'output', build: the largest build
     number printed, or None}."""
-    said = texts(facts) + _pasted(facts)
+    said = texts(facts) + pasted_blocks(facts)
     if "llamacpp" not in engines_named(facts) or any(_LAYER_OPTION.search(t) for _, t in said):
         return []
     builds = [int(b) for _, t in said for m in _LLAMA_BUILD_LINE.finditer(t) for b in m.groups() if b]
@@ -8382,7 +8385,7 @@ def cpu_binding(facts: Facts) -> list[Claim]:
     """Each CPU binding the reporter's words or pasted commands give: data {cpus: [...]} or {node: N}; a guess when
     asked, supposed or advised, negated when said to be absent or removed ('without taskset')."""
     out: list[Claim] = []
-    pasted = _pasted(facts)
+    pasted = pasted_blocks(facts)
     for source, text in texts(facts) + pasted:
         for sentence in sentences(text):
             for m, data in [(m, {"cpus": nccl_log.cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
@@ -8438,7 +8441,7 @@ PROFILER_IDLE = 0.5
 def profiler_busy(facts: Facts) -> list[Claim]:
     """A gpu_util claim (percent = GPU kernel time / host time) from a pasted torch.profiler table's totals."""
     out: list[Claim] = []
-    pasted = _pasted(facts)
+    pasted = pasted_blocks(facts)
     for source, text in texts(facts) + pasted:
         totals = {}
         for m in _PROF_TOTAL.finditer(text):
@@ -8942,7 +8945,7 @@ def error_elsewhere(facts: Facts) -> Claim | None:
     """The ticket's error names its own cause outside the path between GPUs (a message of the error catalog, or
     _ELSEWHERE: an HTTP client error, an import, a tokenizer or model configuration, a model file, out of memory), not
     ruled out, and nothing in it says that path failed (_BETWEEN_GPUS_FAILED): the message quoted. None otherwise."""
-    said = texts(facts) + _pasted(facts)
+    said = texts(facts) + pasted_blocks(facts)
     if any(_BETWEEN_GPUS_FAILED.search(text) for _, text in said):
         return None
     known = known_errors(facts)  # a message of the catalog names its failure itself (engine_errors.toml's header)
@@ -8959,7 +8962,7 @@ def error_elsewhere(facts: Facts) -> Claim | None:
 def container_default_shm(facts: Facts) -> Claim | None:
     """A multi-GPU container launch line without --ipc=host or --shm-size: data {command, setup} (setup: a failure
     in the prose is said of shared memory or of setting the workers up). None when another failure is named."""
-    said = texts(facts) + _pasted(facts)
+    said = texts(facts) + pasted_blocks(facts)
     if any(_SHM_GIVEN.search(text) for _, text in said):
         return None  # shared memory named anywhere: set, tried or asked about
     if any(_OTHER_FAILURE.search(text) for _, text in said):
@@ -9390,7 +9393,7 @@ def _catalog_errors(facts: Facts, rows: list) -> list[Claim]:
     named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
-    pasted, prose = _pasted(facts) + logged, texts(facts)
+    pasted, prose = pasted_blocks(facts) + logged, texts(facts)
     whole = "\n".join(t for _, t in pasted + prose)
     rows = [row for row in rows if not row.context or row.context.search(whole)]  # a row whose stack the ticket
     # never names leaves the message to the next row
@@ -9429,7 +9432,7 @@ _RAY_GPU_DEMAND = re.compile(r"\{\s*'GPU'\s*:\s*(\d+(?:\.\d+)?)\s*\}\s*\*\s*(\d+
 def ray_gpus(facts: Facts) -> tuple[Claim, Claim] | None:
     """(total, demand) from a pasted `ray status`: total.data["gpus"] the GPUs Ray counts in the cluster,
     demand.data["gpus"] the GPUs a pending placement group asks for; None unless both are there."""
-    for source, text in _pasted(facts) + texts(facts):
+    for source, text in pasted_blocks(facts) + texts(facts):
         if not _RAY_STATUS.search(text):
             continue
         total, demand = _RAY_GPU_TOTAL.search(text), _RAY_GPU_DEMAND.search(text)
@@ -9543,7 +9546,7 @@ def _gid_ipv4(gid: str) -> str | None:
 def gid_table(facts: Facts) -> list[dict]:
     """The RoCE GID entries the ticket pastes: {source, device, index, gid, version, ipv4, link_local}."""
     out, seen = [], set()
-    for source, text in _pasted(facts) + texts(facts):
+    for source, text in pasted_blocks(facts) + texts(facts):
         for m in list(_GID_DEVINFO.finditer(text)) + list(_GID_SHOW.finditer(text)):
             d = m.groupdict()
             key = (d.get("dev"), int(d["index"]), d["gid"].lower())

@@ -271,6 +271,8 @@ def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
     if len({(w.tp, w.pp or 1, w.dp or 1) for w in launched}) != 1:
         return None
     w = launched[0]
+    if "tp" in w.extra.get("defaults", ()) and facts.workload().tp != w.tp:
+        return None  # the launch's TP is its default, and another record states the TP (a pasted config file)
     ranks = w.tp * (w.pp or 1) * (w.dp or 1)
     counted = max(facts.workload().gpu_count or 0, len(gpu_indices(facts)))
     return (ranks, w) if counted > ranks else None
@@ -305,7 +307,7 @@ def layout_gpus(facts: Facts) -> int | None:
 # "devices", "TP", "tensor_parallel_size", "shards", a tensor or GPU split (--tensor-split), NVLink, a board's name in
 # the plural ("H100s", "4090s"; "L40S" reads as one too, which only keeps the asks), 多卡. A false "several" only keeps
 # the asks for links and NCCL.
-_SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi[- ]?GPUs?|cards|devices|NCCL|NVLink|all[-_ ]?reduce|TP|PP|EP|"
+_SEVERAL_GPUS = re.compile(r"\b(?:GPUs|multi(?:ple)?[- ]?GPUs?|cards|devices|NCCL|NVLink|all[-_ ]?reduce|TP|PP|EP|"
                            r"\w*parallel\w*|shard\w*|(?:tensor|gpu)[-_ ]?split|nodes|(?:[A-Z]{1,2}\d{2,4}|\d{4})s)\b|"
                            r"多卡|多张|多机|并行", re.I)
 # ... and boards counted before their name, as people write them: "dual 4090" (turboderp/exllama#149), "2x 3090"
@@ -334,7 +336,15 @@ def _one_board(facts: Facts) -> int | None:
     named = w.gpu or facts.of(GpuFact)
     if not named or (w.tp or 1) > 1 or (w.pp or 1) > 1 or (w.dp or 1) > 1:
         return None
+    if any(_BOARDS_COUNTED.search(text) or _MULTI_GPU.search(text) for _, text in _claims.pasted_blocks(facts)):
+        return None  # a second GPU said inside a fenced block: TensorFlow's template fences its "Current Behaviour?"
     return 1 if _no_second_gpu(facts) else None
+
+
+# The reporter's words of several GPUs as they also appear inside a fenced block ("It happens only when I use multiple
+# GPUs", tensorflow/tensorflow#57893, whose template fences the behaviour section as shell); not the wider
+# _SEVERAL_GPUS, which a log's "--parallel 1" or "found 1 CUDA devices" would trip.
+_MULTI_GPU = re.compile(r"\b(?:multi(?:ple)?|several|many)[- ]?GPUs?\b", re.I)
 
 
 def _no_second_gpu(facts: Facts) -> bool:

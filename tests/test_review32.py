@@ -1,77 +1,88 @@
-"""Precision review of the broad readings session 27 merged from ut27e and ut27f (issue 11, review32), each tried on
-real sentences and pastes of threads none of them was written from (tests/data/review32/<reading>.toml, URLs in
-SOURCES.md): positives it must read and near-misses that look alike but must not be read that way. `xfail`: why a
-case still fails (strict).
-
-- bare_figure: ut27f's issue_md.BARE_FIGURE, a number joined to a word by - / _ is no bare busbw figure;
-- profiler_hang: ut27f's claims.profiler_hang (a collective hanging under Nsight Compute);
-- plain_slow: ut27e's _about_performance, a bare "slow" with nothing measured is no performance figure;
-- plain_slow_answer: ut27e's ticket_questions._plain_slow, the "Called slow with no figure" answer;
-- column_label: ut27e's issue_md._column_label, a Markdown table header labelling its cells."""
-
+"""review32: readings merged in session 32, tried on real sentences they were not written from.
+- rules.common._one_board (count32) reads an uncounted board as one GPU only where nothing speaks of a second; the
+  reporter's words inside a fenced block count too (TensorFlow's template fences "Current Behaviour?" as shell:
+  tensorflow/tensorflow#57893, "It happens only when I use multiple GPUs"), while a log's "found 1 CUDA devices" or
+  "--parallel 1" keeps the one board (ggml-org/llama.cpp#2641, the beellama paste)."""
 from pathlib import Path
 
-import pytest
-import tomllib
-from conftest import said, threads_reused, toml_cases
-
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Measurement
-from rules import claims
-from rules.ticket_questions import _plain_slow
-from rules.ticket_rules import _about_performance
+from diagnose.evidence import Facts
+from rules import claims, common
 
-DATA = Path(__file__).parent / "data" / "review32"
-FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
+DATA = Path(__file__).parent / "data"
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "bare_figure"))
-def test_a_bare_figure_beside_a_collective_benchmark(case):
-    prose = list(enumerate(case["text"].split("\n"), 1))
-    assert [m.value for m in issue_md._bandwidths(prose, "issue.md")] == case["busbw"]
+def facts_of(path: Path) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(path.read_text(), "issue.md"))
+    return facts
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "profiler_hang"))
-def test_a_hang_under_nsight_compute_and_its_look_alikes(case):
-    read = any(not c.guess and not c.negated for c in claims.find(said(case["text"]), "profiler_hang"))
-    assert read == case["read"]
+def test_several_gpus_said_in_a_fenced_behaviour_section_is_no_single_board():
+    facts = facts_of(DATA / "review50" / "tf57893.md")  # "10 RTX A5000 ... only when I use multiple GPUs"
+    assert common.gpu_count(facts) is None
+    assert not common.one_gpu_job(facts)
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "plain_slow"))
-def test_a_plain_slow_is_no_performance_figure(case):
-    assert _about_performance(said(case["text"])) == case["about_performance"]
+def test_a_log_counting_one_device_keeps_the_single_board():
+    assert common.gpu_count(facts_of(DATA / "ut28a" / "llamacpp2641.md")) == 1  # "found 1 CUDA devices"
+    assert common.gpu_count(facts_of(DATA / "ut29b" / "beellama139.md")) == 1  # "--parallel 1"
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "plain_slow_answer"))
-def test_the_called_slow_answer_needs_no_figure_at_all(case):
-    facts = said(case["text"])
-    complaint = claims.complaint(facts)
-    assert complaint is not None
-    assert _plain_slow(facts, complaint) == case["plain"]
+def test_multiple_gpu_written_as_one_word_is_several():
+    assert common._SEVERAL_GPUS.search("Nan errors multiple-gpu training with MirroredStrategy")
+    assert common._SEVERAL_GPUS.search("a multiple GPU setup")
+    assert not common._SEVERAL_GPUS.search("multiple prompts on one A100")
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "column_label"))
-def test_a_tables_column_header_labels_its_rates(case):
-    read = [m.value for m in issue_md.parse(case["text"], "issue.md")
-            if isinstance(m, Measurement) and m.metric == "decode_tok_s"]
-    assert read == case["decode"]
+# claims._LLAMA_MAIN (healthy32): the old llama.cpp `main` binary is read from a command line, options between it and
+# -m; the word "main" in prose before another program's -m is no such run.
+MAIN_RUNS = [("ut21b", "llamacpp6814.md"), ("ut28f", "powerinfer150.md"), ("ut28a", "llamacpp2641.md")]
 
 
-def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    sources = (DATA / "SOURCES.md").read_text()
-    near = {"bare_figure": lambda c: not c["busbw"], "profiler_hang": lambda c: not c["read"],
-            "plain_slow": lambda c: c["about_performance"], "plain_slow_answer": lambda c: not c["plain"],
-            "column_label": lambda c: False}
-    for name, family in FAMILIES.items():
-        assert family["family"] == name
-        assert all(c["url"].startswith("https://github.com/") and c["url"] in sources for c in family["case"]), name
-        assert any(near[name](c) for c in family["case"]) or name in LEFT, name
+def test_the_main_binary_is_read_from_the_kept_command_lines():
+    for folder, name in MAIN_RUNS:
+        assert claims._LLAMA_MAIN.search((DATA / folder / name).read_text()), name
+    assert claims._LLAMA_MAIN.search("./main -t 8 --threads 4 -c 2048 -m models/7B/ggml-model-q4_0.gguf -p hi")
 
 
-# Readings for which this review found no untaken real near-miss (SOURCES.md says which side is left).
-LEFT = {"column_label"}
+def test_the_word_main_in_prose_is_no_main_binary():
+    assert not claims._LLAMA_MAIN.search("I'm on the main branch: llama-server -m qwen2.5-7b-q4_k_m.gguf")
+    assert not claims._LLAMA_MAIN.search("git checkout main && python -m vllm.entrypoints.openai.api_server")
 
 
-def test_no_thread_is_one_the_readings_were_written_from():
-    """Not a thread of the readings' own sources (ut27e, ut27f)."""
-    assert threads_reused(FAMILIES, ("ut27e", "ut27f")) == []
+# rules.common._server_ranks (count32) and launch's documented TP 1: a server launched with --config reads its options
+# from a YAML file (vLLM's docs, "Configuration file"), so the line alone says no TP, and a TP stated elsewhere (the
+# pasted file) is the layout. No kept paste carries --config: the ticket below follows the docs' example.
+CONFIGURED = """# Slow decode on 4x A100 with vLLM
+
+I serve Llama-3.1-70B on a machine with 4x A100 80GB:
+
+```
+vllm serve meta-llama/Llama-3.1-70B-Instruct --config serve.yaml
+```
+
+serve.yaml:
+
+```yaml
+tensor-parallel-size: 4
+max-num-seqs: 64
+```
+"""
+
+
+def _facts(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+def test_a_server_given_a_config_file_takes_the_tp_the_file_states():
+    facts = _facts(CONFIGURED)
+    assert facts.workload().tp == 4
+    assert common.gpu_count(facts) == 4
+
+
+def test_a_server_launched_with_no_parallel_option_still_holds_one_of_the_machine_gpus():
+    plain = CONFIGURED.replace(" --config serve.yaml", "").replace("tensor-parallel-size: 4", "max-model-len: 8192")
+    assert common.gpu_count(_facts(plain)) == 1  # count32's reading: vLLM's TP "Default: 1"

@@ -399,7 +399,8 @@ def _command(command: str, src: str) -> list:
     _apply_flags(w, flags, command)
     if TGI_BENCH.match(command):
         w.batch = _tgi_bench_batch(tokens)
-    if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS):
+    if w.tp is None and SERVER_DEFAULT_TP1.match(command) and not any(f in flags for f in PARALLEL_FLAGS) \
+            and "config" not in flags:  # (review32) a config file may set the TP: vLLM's and SGLang's --config
         w.tp = 1  # the server's documented default: no flag splits the model
         w.extra["defaults"] = ("tp",)  # not stated: a TP any other record states wins (Facts.workload)
     if w.batch is None and w.concurrency is None and LATENCY_BENCH.search(command):
@@ -458,6 +459,8 @@ LATENCY_BENCH_BATCH = 8
 SERVER_LAYOUT = re.compile(SERVER_DEFAULT_TP1.pattern + r"|text-generation-launcher\b|trtllm-serve\b|aphrodite\s+run\b|"
                            r"docker\s+run\b.*\b(?:vllm|sglang|text-generation-inference|lmdeploy)\b")
 PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
+# (--config FILE: vLLM's serve reads any of its options from a YAML file, https://docs.vllm.ai/en/stable/configuration/
+# serve_args.html "Configuration file"; SGLang's launch_server takes --config too: the line alone says no TP)
 
 
 # TGI's benchmark tool runs each batch size it is given, "-b" / "--batch-size", repeatable ("-b 1 -b 2 -b 4"), and
