@@ -815,11 +815,28 @@ NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|s
                r"clients?\b|users?\b|sessions?\b))")
 # (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
 # across 4 GPUs": each is the TP size, as "TP=4")
+# (tp32) "degree" is AWS's and the papers' word for the size ("tensor parallel degree 4", "TP degree of 4": DJL
+# Serving's LMI option.tensor_parallel_degree, https://docs.djl.ai/master/docs/serving/serving/docs/lmi/index.html,
+# "Tensor parallel degree" in its options table); "set to" stands without its verb ("tensor
+# parallelism set to 4"); "over" as "across" ("tensor parallel over 2 H100 GPUs"); Chinese says 张量并行 with
+# 为/设置为 ("张量并行设置为2", "tp为2")
+_TP_GPUS = r"\s*\d{1,3}\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+)?(?:GPUs?|cards?|devices?)\b"
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
-    r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
+    r"(?:\btensor[-_ ]?parallel(?:ism)?(?:[-_ ](?:size|degree))?|\btp(?:[-_ ]?(?:size|degree))?|张量并行(?:度|数)?)\s*"
+    r"(?:=|:|：|is|of|to|=\s*|(?:(?:is|was|were)\s+)?set\s+to|(?:设置|设)?为|"
+    r"(?:across|over)(?=" + _TP_GPUS + r"))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
-    r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
+    r"\bTP(\d{1,3})\b|"
+    # (tp32) "TP-2", a dash between as run names write it (not "TP-1.5", a version)
+    r"\bTP-(\d{1,2})\b(?![.,]\d)|"
+    # (tp32) the GPUs said first, then the tensor parallelism over them ("sharded over 2 GPUs with tensor parallel",
+    # "4 H100 GPUs in tensor parallel mode"): vLLM's docs size the TP by the GPUs it runs on ("set the
+    # tensor_parallel_size argument to the number of GPUs you want to use",
+    # https://docs.vllm.ai/en/stable/serving/distributed_serving.html); not where a size follows the
+    # words ("4 GPUs with tensor parallel 2": that size is the TP)
+    r"\b(\d{1,3})\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+)?(?:GPUs?|cards?|devices?)\s+(?:with|in|using|via)\s+(?:a\s+)?"
+    r"tensor[-_ ]?parallel(?:ism)?\b(?!\s*(?:[-_ ]?(?:size|degree))?\s*(?:=|:|of|is)?\s*\d)|"
+    r"\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
     # TGI's shards are its TP ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher)
     r"(?<![\w-])--num[-_]shard[ =](\d{1,3})\b|"
     # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
