@@ -830,11 +830,11 @@ TP = re.compile(
     # (tp32) "TP-2", a dash between as run names write it (not "TP-1.5", a version)
     r"\bTP-(\d{1,2})\b(?![.,]\d)|"
     # (tp32) the GPUs said first, then the tensor parallelism over them ("sharded over 2 GPUs with tensor parallel",
-    # "4 H100 GPUs in tensor parallel mode"): vLLM's docs size the TP by the GPUs it runs on ("set the
-    # tensor_parallel_size argument to the number of GPUs you want to use",
+    # "4x NVIDIA H200 GPUs using tensor parallelism", ut15e/vllm45604.md): vLLM's docs size the TP by the GPUs it
+    # runs on ("set the tensor_parallel_size argument to the number of GPUs you want to use",
     # https://docs.vllm.ai/en/stable/serving/distributed_serving.html); not where a size follows the
     # words ("4 GPUs with tensor parallel 2": that size is the TP)
-    r"\b(\d{1,3})\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+)?(?:GPUs?|cards?|devices?)\s+(?:with|in|using|via)\s+(?:a\s+)?"
+    r"\b(\d{1,3})\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+){0,2}(?:GPUs?|cards?|devices?)\s+(?:with|in|using|via)\s+(?:a\s+)?"
     r"tensor[-_ ]?parallel(?:ism)?\b(?!\s*(?:[-_ ]?(?:size|degree))?\s*(?:=|:|of|is)?\s*\d)|"
     r"\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
     # TGI's shards are its TP ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher)
@@ -853,6 +853,14 @@ def _sizes_compared(line: str) -> bool:
     """Does the prose line name two or more TP sizes ("I also tried `tp=4` and `tp=2`", vllm-project/vllm#14022)? It
     compares layouts beside the run, so a TP set in the pasted code or launch is the run's (issue_md.parse)."""
     return len({_tp_size(m) for m in TP.finditer(line)}) >= 2
+
+
+def _set_against(line: str, m: re.Match) -> bool:
+    """(tp32) Is the size in a sentence that sets two TP sizes against each other ("TP8 vs TP4", "TP8 is slower than
+    TP4")? Two layouts, neither the run's: another sentence tied to one, or the pasted launch, says which ran."""
+    start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
+    end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
+    return _sizes_compared(line[start:end]) and bool(COMPARED.search(line[start:end]))
 
 
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
@@ -1739,9 +1747,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
                 [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
             ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
-        if tp_line is None and (run := _run_sizes(ln)) and not (code_tp and _sizes_compared(ln)):
-            m = run[0]
-            tp_line = (i, _tp_size(m))
+        run = [m for m in _run_sizes(ln) if not _set_against(ln, m)] if tp_line is None else []
+        if run and not (code_tp and _sizes_compared(ln)):
+            tp_line = (i, _tp_size(run[0]))
         if pp_line is None and (run := _run_sizes(ln, PP) or ([] if llama_bench else _run_sizes(ln, PP_GLUED))):
             pp_line = (i, _tp_size(run[0]))
         # (not on a line that holds layouts against each other, "DP8 vs TP8", "tp8 slower while tp4dp2 faster": the
