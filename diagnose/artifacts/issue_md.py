@@ -858,9 +858,14 @@ def _sizes_compared(line: str) -> bool:
 def _set_against(line: str, m: re.Match) -> bool:
     """(tp32) Is the size in a sentence that sets two TP sizes against each other ("TP8 vs TP4", "TP8 is slower than
     TP4")? Two layouts, neither the run's: another sentence tied to one, or the pasted launch, says which ran."""
-    start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
-    end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
+    start, end = _sentence_of(line, m)
     return _sizes_compared(line[start:end]) and bool(COMPARED.search(line[start:end]))
+
+
+def _sentence_of(line: str, m: re.Match) -> tuple[int, int]:
+    """Where the sentence holding the match starts and ends in the line (SENTENCE_SPLIT)."""
+    start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
+    return start, next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
 
 
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
@@ -1636,8 +1641,7 @@ def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
     (ASKED_SIZE, ADVISED_SIZE, UNUSED_BEFORE / UNUSED_AFTER)."""
     out = []
     for m in pattern.finditer(line):
-        start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
-        end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
+        start, end = _sentence_of(line, m)
         if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])
                 or UNUSED_BEFORE.search(line[start:m.start()]) or UNUSED_AFTER.match(line[m.end():end])):
             out.append(m)
