@@ -815,28 +815,11 @@ NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|s
                r"clients?\b|users?\b|sessions?\b))")
 # (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
 # across 4 GPUs": each is the TP size, as "TP=4")
-# (tp32) "degree" is AWS's and the papers' word for the size ("tensor parallel degree 4", "TP degree of 4": DJL
-# Serving's LMI option.tensor_parallel_degree, https://docs.djl.ai/master/docs/serving/serving/docs/lmi/index.html,
-# "Tensor parallel degree" in its options table); "set to" stands without its verb ("tensor
-# parallelism set to 4"); "over" as "across" ("tensor parallel over 2 H100 GPUs"); Chinese says 张量并行 with
-# 为/设置为 ("张量并行设置为2", "tp为2")
-_TP_GPUS = r"\s*\d{1,3}\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+)?(?:GPUs?|cards?|devices?)\b"
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism)?(?:[-_ ](?:size|degree))?|\btp(?:[-_ ]?(?:size|degree))?|张量并行(?:度|数)?)\s*"
-    r"(?:=|:|：|is|of|to|=\s*|(?:(?:is|was|were)\s+)?set\s+to|(?:设置|设)?为|"
-    r"(?:across|over)(?=" + _TP_GPUS + r"))?\s*(\d{1,3})\b"
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
+    r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
-    r"\bTP(\d{1,3})\b|"
-    # (tp32) "TP-2", a dash between as run names write it (not "TP-1.5", a version)
-    r"\bTP-(\d{1,2})\b(?![.,]\d)|"
-    # (tp32) the GPUs said first, then the tensor parallelism over them ("sharded over 2 GPUs with tensor parallel",
-    # "4x NVIDIA H200 GPUs using tensor parallelism", ut15e/vllm45604.md): vLLM's docs size the TP by the GPUs it
-    # runs on ("set the tensor_parallel_size argument to the number of GPUs you want to use",
-    # https://docs.vllm.ai/en/stable/serving/distributed_serving.html); not where a size follows the
-    # words ("4 GPUs with tensor parallel 2": that size is the TP)
-    r"\b(\d{1,3})\s*(?:x\s*)?(?:[A-Za-z][\w-]*\s+){0,2}(?:GPUs?|cards?|devices?)\s+(?:with|in|using|via)\s+(?:a\s+)?"
-    r"tensor[-_ ]?parallel(?:ism)?\b(?!\s*(?:[-_ ]?(?:size|degree))?\s*(?:=|:|of|is)?\s*\d)|"
-    r"\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
+    r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
     # TGI's shards are its TP ranks (https://huggingface.co/docs/text-generation-inference/reference/launcher)
     r"(?<![\w-])--num[-_]shard[ =](\d{1,3})\b|"
     # (mend25) glued to the other degrees, as run names and table cells write a layout: "tp4dp2", "pp2tp4", "dp2tp4"
@@ -853,19 +836,6 @@ def _sizes_compared(line: str) -> bool:
     """Does the prose line name two or more TP sizes ("I also tried `tp=4` and `tp=2`", vllm-project/vllm#14022)? It
     compares layouts beside the run, so a TP set in the pasted code or launch is the run's (issue_md.parse)."""
     return len({_tp_size(m) for m in TP.finditer(line)}) >= 2
-
-
-def _set_against(line: str, m: re.Match) -> bool:
-    """(tp32) Is the size in a sentence that sets two TP sizes against each other ("TP8 vs TP4", "TP8 is slower than
-    TP4")? Two layouts, neither the run's: another sentence tied to one, or the pasted launch, says which ran."""
-    start, end = _sentence_of(line, m)
-    return _sizes_compared(line[start:end]) and bool(COMPARED.search(line[start:end]))
-
-
-def _sentence_of(line: str, m: re.Match) -> tuple[int, int]:
-    """Where the sentence holding the match starts and ends in the line (SENTENCE_SPLIT)."""
-    start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
-    return start, next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
 
 
 # The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
@@ -1653,7 +1623,8 @@ def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
     (ASKED_SIZE, ADVISED_SIZE, UNUSED_BEFORE / UNUSED_AFTER)."""
     out = []
     for m in pattern.finditer(line):
-        start, end = _sentence_of(line, m)
+        start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
+        end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
         if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])
                 or UNUSED_BEFORE.search(line[start:m.start()]) or UNUSED_AFTER.match(line[m.end():end])):
             out.append(m)
@@ -1763,9 +1734,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             beside = [(m.start(2), m.group(2)) for m in found if m.group(2)] + \
                 [(m.start(1), m.group(1)) for m in OLLAMA_BEFORE.finditer(ln)]
             ollama_named += [(i, word.lower()) for _, word in sorted(beside)]
-        run = [m for m in _run_sizes(ln) if not _set_against(ln, m)] if tp_line is None else []
-        if run and not (code_tp and _sizes_compared(ln)):
-            tp_line = (i, _tp_size(run[0]))
+        if tp_line is None and (run := _run_sizes(ln)) and not (code_tp and _sizes_compared(ln)):
+            m = run[0]
+            tp_line = (i, _tp_size(m))
         if pp_line is None and (run := _run_sizes(ln, PP) or ([] if llama_bench else _run_sizes(ln, PP_GLUED))):
             pp_line = (i, _tp_size(run[0]))
         # (not on a line that holds layouts against each other, "DP8 vs TP8", "tp8 slower while tp4dp2 faster": the
