@@ -126,11 +126,3 @@ def test_estimated_time_is_not_measured(tmp_path):
 ])
 def test_measured_rate_beside_theory_is_still_read(tmp_path, line):
     assert ("decode_tok_s", 35.0) in _read_line(tmp_path, line)
-
-
-@pytest.mark.parametrize("line", [
-    "With a single request on 2x A100 with vLLM, the throughput is 12 tok/s.",
-    "With one user on 2x A100 with vLLM my throughput is only 12 tok/s.",
-])
-def test_throughput_of_one_request_stays_one_stream(tmp_path, line):
-    assert ("decode_tok_s", 12.0) in _read_line(tmp_path, line)

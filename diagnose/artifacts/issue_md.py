@@ -2982,10 +2982,9 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                          or CJK_TOTAL.search(clause[:m.start]))
                 # "throughput" is every stream's output together, as the engines' throughput benchmarks print it
                 # (vLLM benchmark_throughput, lmdeploy profile_generation), unless said of one stream ("per-user
-                # throughput", "throughput at batch 1", "with a single request, the throughput is 12 tok/s"); the
-                # rules price it at the load the ticket states
+                # throughput", "throughput at batch 1"); the rules price it at the load the ticket states
                 total = total or (THROUGHPUT_LABEL.search(clause[:m.start]) and not one_stream
-                                  and not ONE_STREAM.search(ln) and (batch or load or 2) >= 2)
+                                  and (batch or load or 2) >= 2)
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 # a rate of prompt and generated tokens together, "total token throughput: 194.85 tokens/s"
                 # (lmdeploy#1449), "token throughput (prompt + completion token)": no decode rate
