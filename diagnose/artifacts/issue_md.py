@@ -1194,11 +1194,7 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # (extract30) a figure to reproduce is someone else's, the target of the run: "How to
                           # reproduce the "2298.89 tokens/s" result?" (QwenLM/Qwen3#244); not what was reproduced
                           r"\b(?:reproduc(?:e|ing)|replicat(?:e|ing))\s+(?:the\s+|that\s+|this\s+|their\s+|your\s+)?"
-                          r"[\"“'`]?\s*~?\d|"
-                          # a figure reasoned, not run: "the theoretical max is 150 tok/s", "in theory it can do 150",
-                          # "ideally ~100 tok/s", "let's say it needs about 20 ms per token" (an estimate)
-                          r"\b(?:theoretical\w*|in\s+theory|ideally|let'?s\s+say|let\s+us\s+say)\b"
-                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d", re.I)
+                          r"[\"“'`]?\s*~?\d", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
