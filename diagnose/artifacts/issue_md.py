@@ -3574,8 +3574,8 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
-            if quoted or HOPED_FIGURE.search(clause):
-                continue  # a published, promised or hoped-for time ("I expected about 20 ms per token"), as _rates
+            if quoted:
+                continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
             found = [(m, "ttft", number(m.group(5)), m.group(6).lower()) if m.group(4) else
