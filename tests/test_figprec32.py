@@ -70,17 +70,3 @@ def test_arithmetic_paraphrases_are_not_measured(tmp_path, line):
 ])
 def test_labelled_figures_are_still_read(tmp_path, line, metric, value):
     assert (metric, value) in _read_line(tmp_path, line)
-
-
-# ------------------------------------------------------------------ "overall": every stream's or GPU's together
-@pytest.mark.parametrize("line,value", [
-    ("With vLLM on 4x A100 the overall throughput is 2400 tok/s at 32 concurrent requests.", 2400.0),
-    ("iteration 20/ 1000 | elapsed time per iteration (ms): 5245.2 | average overall token/sec : 49977.6 |", 49977.6),
-])
-def test_overall_rate_is_the_total(tmp_path, line, value):
-    assert ("output_tok_s", value) in _read_line(tmp_path, line)
-
-
-def test_overall_speed_in_general_stays_one_stream(tmp_path):
-    """"overall" as "on the whole" says nothing of how many streams the rate counts."""
-    assert ("decode_tok_s", 5.0) in _read_line(tmp_path, "With vLLM on 2x A100 the overall speed is 5 tok/s, slow.")

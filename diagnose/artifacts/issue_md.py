@@ -1276,12 +1276,8 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|
 # A rate the reporter calls the whole output of many streams ("total throughput is 2500 tok/s", "aggregate 2500 tok/s",
 # "2500 tok/s in total"), not one stream's.
 # (the word describes the rate itself: "on this system I get 5 tok/s" is no total)
-# ("overall throughput", a training log's "average overall token/sec : 49977.6" beside its "token/sec/GPU" (its unit
-# first: "overall" right before the figure): every GPU's together; "overall speed" may mean "in general", left out)
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generation|decode|token)\s+)?"
                         r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
-                        r"\boverall\s+(?:(?:output|generation|decode)\s+)?(?:throughput|tokens?/s(?:ec)?)\W{0,3}"
-                        r"(?:(?:is|was|of|at|about|around|only|just)\s+){0,3}$|\boverall\s+$|"
                         r"\b(?:total|aggregate|combined)\s*(?:(?:of|is|was|comes to|reaches)\s+)?(?:only\s+|just\s+)?"
                         r"(?:about\s+|around\s+|~)?$", re.I)
 # A rate the reporter labels throughput ("throughput: 70.9 token/s", "I get a throughput of about 1000 tokens/s"),
