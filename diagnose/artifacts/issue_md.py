@@ -2900,7 +2900,6 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
     compared = compared or {}
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     lines = dict(prose)
-    derived: set[float] = set()  # rates the prose computes
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
@@ -2917,11 +2916,6 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 continue
             rates = _clause_rates(ln, clause, dot, compared.get(i, set()))
             for m in rates:
-                # "8 GPUs * 40 tok/s = 320 tok/s": the reporter's arithmetic, not a measured rate, nor its result
-                # restated further on
-                if figures.computed(clause, m.start) or m.value in derived:
-                    derived.add(m.value)
-                    continue
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
                 label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
@@ -3558,7 +3552,6 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
     out = []
     only_load = _only_load(prose)
     apart = _sets_apart(prose) if apart is None else apart
-    derived: set[float] = set()  # times (ms) the prose computes
     for i, ln in prose:
         for clause, quoted in [] if prose_times.TIME_CHANGE.search(ln) is None else _clauses(ln, apart):
             for m, metric, now, before in [] if quoted else prose_times.time_changes(clause):
@@ -3591,11 +3584,6 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                       if not any(m.start() < o.end() and o.start() < m.end() for o, *_ in found)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
-                # "1/96 sec/tok = 10.4 msec/tok": the reporter's arithmetic, not a measured time; nor is the result
-                # restated further on ("i.e., 23 msec/tok > 10.4 msec/tok")
-                if figures.computed(clause, m.start()) or round(ms, 6) in derived:
-                    derived.add(round(ms, 6))
-                    continue
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
                     continue  # "18.44 ms per token, 54.22 tokens per second": one measurement, judged as the rate
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
