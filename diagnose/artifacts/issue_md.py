@@ -1280,10 +1280,6 @@ TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generati
                         r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
                         r"\b(?:total|aggregate|combined)\s*(?:(?:of|is|was|comes to|reaches)\s+)?(?:only\s+|just\s+)?"
                         r"(?:about\s+|around\s+|~)?$", re.I)
-# A rate the reporter labels throughput ("throughput: 70.9 token/s", "I get a throughput of about 1000 tokens/s"),
-# the word right before the figure.
-THROUGHPUT_LABEL = re.compile(r"\bthroughput\b\W{0,3}(?:(?:is|was|of|at|reaches|about|around|only|just)\s+){0,3}"
-                              r"[~`*]*$", re.I)
 # A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
 ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
                         r"单个?(?:请求|用户|并发)", re.I)
@@ -2966,11 +2962,6 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
                 total = (TOTAL_RATE.search(clause[:m.start]) or TOTAL_RATE_AFTER.match(clause, m.end)
                          or CJK_TOTAL.search(clause[:m.start]))
-                # "throughput" is every stream's output together, as the engines' throughput benchmarks print it
-                # (vLLM benchmark_throughput, lmdeploy profile_generation), unless said of one stream ("per-user
-                # throughput", "throughput at batch 1"); the rules price it at the load the ticket states
-                total = total or (THROUGHPUT_LABEL.search(clause[:m.start]) and not one_stream
-                                  and (batch or load or 2) >= 2)
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 # a rate of prompt and generated tokens together, "total token throughput: 194.85 tokens/s"
                 # (lmdeploy#1449), "token throughput (prompt + completion token)": no decode rate
