@@ -173,9 +173,9 @@ def batch_words(facts: Facts, m: Measurement) -> tuple[str, bool]:
     priced = load_for(facts, m)
     if priced is not None and priced.kind == "batch":
         capped = f" ({priced.how})" if priced.cap else ""
-        implied = program_load(facts) if not (m.batch or wfield(facts, "batch")[0]) else None
-        return f"batch {priced.n}" + (capped or ("" if m.batch else f" ({implied[1]})" if implied else
-                                                 " (stated)")), False
+        # (with no batch stated, a batch load is program_load's, and load_for already says how: no second call)
+        said = "" if m.batch else " (stated)" if wfield(facts, "batch")[0] else f" ({priced.how})"
+        return f"batch {priced.n}" + (capped or said), False
     load = stated_load(facts, m)
     if load:  # a load stated, but not that the figure is one stream's at it
         return (f"batch 1 (assumed: {load[0]} requests in flight stated: {load[1]}; the figure not said to be one "
