@@ -444,8 +444,6 @@ def _command(command: str, src: str) -> list:
 SERVER_DEFAULT_TP1 = re.compile(r"vllm\s+serve\b|sglang\s+serve\b|lmdeploy\s+serve\s+api_server\b|"
                                 r"python[\d.]*(?:\s+-\S+)*\s+-m\s+(?:vllm\.entrypoints\.openai\.api_server|"
                                 r"sglang\.launch_server|lmdeploy\.serve\.openai\.api_server)\b")
-# (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
-# https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
 # vLLM's latency benchmark times one batch of --batch-size prompts, "default=8" when the flag is left off
 # (vllm/benchmarks/latency.py add_cli_args, https://github.com/vllm-project/vllm; `vllm bench latency` and the older
 # benchmarks/benchmark_latency.py take the same arguments).
@@ -458,9 +456,12 @@ LATENCY_BENCH_BATCH = 8
 # https://nvidia.github.io/TensorRT-LLM/commands/trtllm-serve/trtllm-serve.html) and Aphrodite.
 SERVER_LAYOUT = re.compile(SERVER_DEFAULT_TP1.pattern + r"|text-generation-launcher\b|trtllm-serve\b|aphrodite\s+run\b|"
                            r"docker\s+run\b.*\b(?:vllm|sglang|text-generation-inference|lmdeploy)\b")
-PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
+# (a data- or pipeline-parallel flag alone leaves TP at its default: "--data-parallel-size 4" is four TP-1 replicas,
+# https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html)
 # (--config FILE: vLLM's serve reads any of its options from a YAML file, https://docs.vllm.ai/en/stable/configuration/
-# serve_args.html "Configuration file"; SGLang's launch_server takes --config too: the line alone says no TP)
+# serve_args.html "Configuration file"; SGLang's launch_server takes --config too: the line alone says no TP, and
+# _command sets no default TP beside it)
+PARALLEL_FLAGS = set(FLAGS["tp"]) | {"nnodes", "distributed-executor-backend"}
 
 
 # TGI's benchmark tool runs each batch size it is given, "-b" / "--batch-size", repeatable ("-b 1 -b 2 -b 4"), and
