@@ -46,14 +46,17 @@ def test_new_rows_cite_their_documentation():
 
 PARAPHRASES = [
     ("cuda_context",
-     "# nvidia-smi shows 400 MiB after creating a tiny tensor\n\nI start python, import torch and create a single float "
+     "# nvidia-smi shows 400 MiB after creating a tiny tensor\n\nI start python, import torch and "
+     "create a single float "
      "tensor on cuda:0. nvidia-smi now lists my process with about 400 MiB, but torch.cuda.memory_allocated() returns "
      "512 bytes. Where does the rest go?",
-     "# Memory used before any model is loaded\n\nWith PyTorch on an RTX 4090, right after torch.cuda.init() and before "
+     "# Memory used before any model is loaded\n\nWith PyTorch on an RTX 4090, right after "
+     "torch.cuda.init() and before "
      "loading anything, each Python process already takes roughly 300MB of GPU memory in nvidia-smi. Can this overhead "
      "be released?"),
     ("memory_below_nameplate",
-     "# A100 80GB only shows 81920MiB\n\nnvidia-smi on our A100 80GB reports 81920MiB total, and the L40S shows 46068MiB "
+     "# A100 80GB only shows 81920MiB\n\nnvidia-smi on our A100 80GB reports 81920MiB total, and the "
+     "L40S shows 46068MiB "
      "instead of 48GB. Are we missing memory?",
      "# RTX 3090 total memory smaller than advertised\n\nThe card is sold as 24 GB but nvidia-smi says 24576MiB and "
      "PyTorch reports 23.69 GiB total memory. Is part of my VRAM broken?"),
@@ -63,9 +66,11 @@ PARAPHRASES = [
      "# llama.cpp server divides context among parallel slots\n\nWith --parallel 2 and --ctx-size 32768 on llama.cpp "
      "each request is limited to 16384 tokens. Is the context size shared by the slots?"),
     ("ollama_one_gpu",
-     "# Ollama only uses one of my two GPUs\n\nI have two RTX 3090 and run llama3:8b with Ollama. nvidia-smi shows only "
+     "# Ollama only uses one of my two GPUs\n\nI have two RTX 3090 and run llama3:8b with Ollama. "
+     "nvidia-smi shows only "
      "GPU 0 holding the model, GPU 1 stays empty. Is multi-GPU not working?",
-     "# ollama not spreading model across all gpus\n\nOn a server with 4x A100 Ollama loads qwen2.5:14b on a single GPU "
+     "# ollama not spreading model across all gpus\n\nOn a server with 4x A100 Ollama loads "
+     "qwen2.5:14b on a single GPU "
      "and the other three are unused. How do I make it use all of them?"),
     ("ollama_num_parallel",
      "# OLLAMA_NUM_PARALLEL makes VRAM usage grow\n\nWhen I set OLLAMA_NUM_PARALLEL=4 the same model takes several GB "
@@ -79,9 +84,11 @@ PARAPHRASES = [
      "# libnccl-net.so missing?\n\nMy PyTorch DDP job prints that NCCL is unable to load libnccl-net.so (cannot open "
      "shared object file) but then trains normally. Should I install a network plugin for NCCL?"),
     ("nccl_single_node_socket",
-     "# NCCL INFO NET/IB : No device found\n\nTraining with torchrun on one machine with 4 GPUs prints NCCL INFO NET/IB "
+     "# NCCL INFO NET/IB : No device found\n\nTraining with torchrun on one machine with 4 GPUs "
+     "prints NCCL INFO NET/IB "
      ": No device found and NCCL INFO Using network Socket. Training runs fine. Is something wrong with my InfiniBand?",
-     "# Using network Socket on my workstation\n\nOur single node has two A6000 and no InfiniBand card; NCCL_DEBUG=INFO "
+     "# Using network Socket on my workstation\n\nOur single node has two A6000 and no InfiniBand "
+     "card; NCCL_DEBUG=INFO "
      "says Using network Socket. Does NCCL send the all-reduce over TCP?"),
     ("nvidia_smi_persistence",
      "# nvidia-smi takes 5 seconds\n\nEvery time I run nvidia-smi on our 8-GPU server it takes around 5 seconds to "
@@ -106,7 +113,8 @@ NEAR_MISSES = [
      "# GPU memory grows every iteration\n\nIn my PyTorch loop a tiny tensor is created each step and nvidia-smi shows "
      "the process growing by 300 MB every iteration until CUDA out of memory."),
     ("memory_below_nameplate",
-     "# Card shows less memory after Xid errors\n\nnvidia-smi shows 23GB instead of 24GB on one RTX 3090 and dmesg lists "
+     "# Card shows less memory after Xid errors\n\nnvidia-smi shows 23GB instead of 24GB on one RTX "
+     "3090 and dmesg lists "
      "Xid 63 with retired pages. The other cards show the full size."),
     ("llama_server_slots",
      "# llama-server crashes with parallel slots\n\nWith llama.cpp llama-server -np 4 the context is split between the "
@@ -168,7 +176,8 @@ def test_real_posts_healthy(name):
 
 
 @pytest.mark.xfail(strict=True, reason="settled by design (ggml-org/llama.cpp#4289: 'This is not a bug - just increase "
-                   "the --ctx-size'), and llama_server_slots sees it; but the issue template's checkbox '... have a new "
+                   "the --ctx-size'), and llama_server_slots sees it; but the issue template's "
+                   "checkbox '... have a new "
                    "bug or useful enhancement to share' reads as the reporter having a problem (ticket_questions."
                    "_PROBLEM), which stops every 'nothing is broken' answer")
 def test_llamacpp4289_context_split():
@@ -177,18 +186,21 @@ def test_llamacpp4289_context_split():
 
 
 @pytest.mark.xfail(strict=True, reason="settled by design (NVIDIA/nccl#162: 'That INFO message is normal behaviour'); "
-                   "nccl_net_plugin_info sees it, but the reporter calls the INFO line an error ('i keep getting error') "
+                   "nccl_net_plugin_info sees it, but the reporter calls the INFO line an error ('i "
+                   "keep getting error') "
                    "and the fault gate keeps it out")
 def test_nccl162_plugin_info():
     verdict, findings = answer(DATA / "nccl162.md")
     assert verdict.category == "healthy" and documented(findings) == "nccl_net_plugin_info"
 
 
-@pytest.mark.xfail(strict=True, reason="nvidia_smi_persistence fires, but 'nothing runs on the GPUs' with 'fast while a "
+@pytest.mark.xfail(strict=True, reason="nvidia_smi_persistence fires, but 'nothing runs on the GPUs' "
+                                       "with 'fast while a "
                    "training job is running' is read as a low-utilisation reading and answered host_bound at 0.69 "
                    "(ticket.gpu_utilisation), which outranks the documented behaviour's 0.6")
 def test_nvidia_smi_slow_when_idle_paraphrase(tmp_path):
-    verdict, findings = said(tmp_path, "# nvidia-smi slow to respond when GPUs idle\n\nnvidia-smi is very slow (several "
+    verdict, findings = said(tmp_path, "# nvidia-smi slow to respond when GPUs idle\n\nnvidia-smi is "
+                                       "very slow (several "
                              "seconds) when nothing runs on the GPUs, but fast while a training job is running. Why?")
     assert verdict.category == "healthy"
 
