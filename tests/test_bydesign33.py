@@ -205,6 +205,22 @@ def test_nvidia_smi_slow_when_idle_paraphrase(tmp_path):
     assert verdict.category == "healthy"
 
 
+# Words close to a row's that describe something else: a small card, a large process, a CPU core.
+UNRELATED = [
+    "# can I run 70B\n\nMy RTX 3060 has only 12 GB of VRAM. The model card says 40 GB needed but I only have 12 GB. "
+    "Can Ollama run it on two GPUs?",
+    "# memory\n\nIn PyTorch after training started nvidia-smi shows the process uses 7000 MB. Is that normal?",
+    "# ollama threads\n\nOllama only uses one CPU core while my two GPUs sit idle.",
+]
+
+
+@pytest.mark.parametrize("text", UNRELATED)
+def test_unrelated_words_fire_no_new_row(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    seen = documented_behaviour_seen(read_bundle([tmp_path / "issue.md"]))
+    assert seen is None or seen[0]["key"] not in NEW_ROWS
+
+
 def test_rows_are_read_only_in_their_setting(tmp_path):
     """The same words without the tool the row belongs to do not fire it."""
     (tmp_path / "issue.md").write_text("# only one GPU used\n\nvLLM only uses one of my two GPUs; the second GPU stays "
