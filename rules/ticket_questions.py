@@ -53,10 +53,11 @@ _PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|g
                       r"(?:problem|issue|bug|error)s?\b", re.I)
 
 
-def fault_context(facts: Facts) -> claims.Claim | None:
+def fault_context(facts: Facts, excused: tuple[str, ...] = ()) -> claims.Claim | None:
     """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
-    a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count."""
-    found = [c for c in claims.claims(facts) if c.kind in FAULT_FAMILIES and not c.negated]
+    a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count, nor
+    claims of the `excused` families (a caller that has explained that very observation as normal)."""
+    found = [c for c in claims.claims(facts) if c.kind in FAULT_FAMILIES and c.kind not in excused and not c.negated]
     if found:
         return found[0]
     for source, text in claims.texts(facts):
