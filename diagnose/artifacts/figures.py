@@ -340,6 +340,19 @@ RETRACTED = re.compile(r"\b(?:was|were|is|are)\s+(?:\w+\s+)?(?:a\s+)?typo\b|"
                        r"\b(?:was|were)\s+(?:\w+\s+)?(?:wrong|incorrect|mistaken|a\s+mistake|bogus|invalid)\b", re.I)
 
 
+# "1/96 sec/tok = 0.0104 sec/tok = 10.4 msec/tok", "94/2000 = 0.047 sec = 47 msec", "47B * 2 bytes = 94 GB": the
+# result of the reporter's arithmetic (often on a published figure), not a time or rate that was measured. A division
+# or product of two numbers (each with its unit: "4 streams * 35 tok/s"), then one or more "=" up to the figure.
+# ("2x A100 = 30 tok/s", "latency = 52 ms" have no arithmetic before their "=" and stay measured.)
+COMPUTED = re.compile(r"\d[^=\d\n]{0,15}?(?:[/*×÷]|\s[xX]\s)\s*\(?\s*\d[^=\n]{0,40}(?:=[^=\n]{0,40})*[=≈]\s*[*_`]*\s*"
+                      + _APPROX + r"$")
+
+
+def computed(text: str, start: int) -> bool:
+    """Is the figure starting at `start` the result of arithmetic written before it?"""
+    return bool(COMPUTED.search(text[max(0, start - 120):start]))
+
+
 def negated(text: str, start: int) -> bool:
     """Is the figure starting at `start` denied where it is said?"""
     return bool(NEGATED.search(text[max(0, start - 24):start]))

@@ -1194,7 +1194,11 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # (extract30) a figure to reproduce is someone else's, the target of the run: "How to
                           # reproduce the "2298.89 tokens/s" result?" (QwenLM/Qwen3#244); not what was reproduced
                           r"\b(?:reproduc(?:e|ing)|replicat(?:e|ing))\s+(?:the\s+|that\s+|this\s+|their\s+|your\s+)?"
-                          r"[\"“'`]?\s*~?\d", re.I)
+                          r"[\"“'`]?\s*~?\d|"
+                          # a figure reasoned, not run: "the theoretical max is 150 tok/s", "in theory it can do 150",
+                          # "ideally ~100 tok/s", "let's say it needs about 20 ms per token" (an estimate)
+                          r"\b(?:theoretical\w*|in\s+theory|ideally|let'?s\s+say|let\s+us\s+say)\b"
+                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
@@ -2896,6 +2900,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
     compared = compared or {}
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     lines = dict(prose)
+    derived: set[float] = set()  # rates the prose computes
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
@@ -2912,6 +2917,11 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 continue
             rates = _clause_rates(ln, clause, dot, compared.get(i, set()))
             for m in rates:
+                # "8 GPUs * 40 tok/s = 320 tok/s": the reporter's arithmetic, not a measured rate, nor its result
+                # restated further on
+                if figures.computed(clause, m.start) or m.value in derived:
+                    derived.add(m.value)
+                    continue
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
                 label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
@@ -3543,6 +3553,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
     out = []
     only_load = _only_load(prose)
     apart = _sets_apart(prose) if apart is None else apart
+    derived: set[float] = set()  # times (ms) the prose computes
     for i, ln in prose:
         for clause, quoted in [] if prose_times.TIME_CHANGE.search(ln) is None else _clauses(ln, apart):
             for m, metric, now, before in [] if quoted else prose_times.time_changes(clause):
@@ -3554,8 +3565,8 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
-            if quoted:
-                continue
+            if quoted or HOPED_FIGURE.search(clause):
+                continue  # a published, promised or hoped-for time ("I expected about 20 ms per token"), as _rates
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
             found = [(m, "ttft", number(m.group(5)), m.group(6).lower()) if m.group(4) else
@@ -3575,6 +3586,11 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                       if not any(m.start() < o.end() and o.start() < m.end() for o, *_ in found)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
+                # "1/96 sec/tok = 10.4 msec/tok": the reporter's arithmetic, not a measured time; nor is the result
+                # restated further on ("i.e., 23 msec/tok > 10.4 msec/tok")
+                if figures.computed(clause, m.start()) or round(ms, 6) in derived:
+                    derived.add(round(ms, 6))
+                    continue
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
                     continue  # "18.44 ms per token, 54.22 tokens per second": one measurement, judged as the rate
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
