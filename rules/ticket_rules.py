@@ -94,7 +94,6 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
-from rules.ticket_questions import fault_context
 from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
@@ -350,12 +349,12 @@ def _untruncated(names: set[str]) -> set[str]:
 
 # (wrongcat33) What a slower card in the job explains: a pace, or the failure of a job the unlike cards share. A ticket
 # whose words ask about something else (how much memory each card holds, where the layers land, a report of a gain:
-# claims.symptom "other"), state no measured figure and call nothing slow or faulty (fault_context) gets no straggler
-# from its inventory alone; a ticket with no description (a capture, a log) keeps the check.
+# claims.symptom "other"), state no measured figure and call nothing slow or faulty (claims.FAULT_FAMILIES) gets no
+# straggler from its inventory alone; a ticket with no description (a capture, a log) keeps the check.
 def pace_in_question(facts: Facts) -> bool:
     """Is the ticket about a pace or a fault: a complaint, a measured figure, a fault named, or no description?"""
     return (claims.symptom(facts) != "other" or bool(facts.of(Measurement)) or claims.complaint(facts) is not None
-            or fault_context(facts) is not None)
+            or any(c.kind in claims.FAULT_FAMILIES and not c.negated for c in claims.claims(facts)))
 
 
 @rule("ticket.mixed_gpus", "straggler")
