@@ -77,3 +77,13 @@ def test_paraphrases_that_ask_no_pace_leave_the_inventory_alone(text):
 ])
 def test_a_complaint_a_figure_or_a_failure_keeps_the_check(text):
     assert "ticket.mixed_gpus" in fired(text)
+
+
+@pytest.mark.xfail(strict=True, reason="left: a constant of the machine set against a change between two runs on it. "
+                   "textgen5383 lists two separate RunPod servers (A100 SXM, H100 SXM) that both slowed after an "
+                   "ExLlamaV2 update ('ever since the commit ... that upgraded Exllamav2'), which no release reading "
+                   "takes; qwen38mtp37 is a merged benchmark row whose only 'slower' is one arm of a flag A/B on the "
+                   "same 3060 Ti + 3080 Ti. Neither difference can come from boards that did not change.")
+@pytest.mark.parametrize("path", ["extract32/textgen5383.md", "extract32/qwen38mtp37.md"])
+def test_a_change_between_two_runs_on_the_same_boards_is_no_straggler(path):
+    assert verdict(path)["verdict"]["category"] != "straggler"
