@@ -5579,6 +5579,17 @@ def untried(facts: Facts) -> Claim | None:
     return None
 
 
+# Claim families that point at a fault, or at a platform where the question's answer is usually one
+# (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
+# the answer. The families are this module's own, each from its tool's vocabulary.
+FAULT_FAMILIES = (
+    "hang", "no_p2p", "link_down", "nvidia_smi_slow_words", "module_missing", "shm_error", "clock_power",
+    "hardware_error", "fabric_setup", "one_slow", "isolated_ranks", "wrong_results", "iommu_fault", "exception",
+    "vm_vs_bare_metal", "virtualized", "tp_size_error", "eager_flag", "gdr_off", "slowdown_over_time", "net_socket",
+    "pcie_degraded", "pcie_slot", "numa_words", "nccl_upgrade", "bimodal", "small_collective_slow", "launch_overhead",
+    "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
+)
+
 def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
     ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall. `skip`: the words

@@ -23,16 +23,6 @@ from rules.ticket_figures import asks_about_figures, training_job
 from rules.ticket_numbers import EP_TRADE
 from rules.ticket_ratio import tensor_rate
 
-# Claim families that point at a fault, or at a platform where the question's answer is usually one
-# (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
-# the answer. The families are rules/claims.py's own, each from its tool's vocabulary.
-FAULT_FAMILIES = (
-    "hang", "no_p2p", "link_down", "nvidia_smi_slow_words", "module_missing", "shm_error", "clock_power",
-    "hardware_error", "fabric_setup", "one_slow", "isolated_ranks", "wrong_results", "iommu_fault", "exception",
-    "vm_vs_bare_metal", "virtualized", "tp_size_error", "eager_flag", "gdr_off", "slowdown_over_time", "net_socket",
-    "pcie_degraded", "pcie_slot", "numa_words", "nccl_upgrade", "bimodal", "small_collective_slow", "launch_overhead",
-    "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
-)
 # NCCL switches that take a transport away or pin its path (NCCL's environment-variable documentation): a ticket
 # that sets one is about what that path costs, not about normal behaviour. NCCL_IB_CUDA_SUPPORT is the name
 # NCCL_NET_GDR_LEVEL had before NCCL 2.4 (GPUDirect RDMA on or off), still read by NCCL and still pasted
@@ -57,7 +47,8 @@ def fault_context(facts: Facts, excused: tuple[str, ...] = ()) -> claims.Claim |
     """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
     a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count, nor
     claims of the `excused` families (a caller that has explained that very observation as normal)."""
-    found = [c for c in claims.claims(facts) if c.kind in FAULT_FAMILIES and c.kind not in excused and not c.negated]
+    found = [c for c in claims.claims(facts)
+             if c.kind in claims.FAULT_FAMILIES and c.kind not in excused and not c.negated]
     if found:
         return found[0]
     for source, text in claims.texts(facts):

@@ -347,6 +347,16 @@ def _untruncated(names: set[str]) -> set[str]:
             if not (cut(n) and any(o != n and o.lower().startswith(cut(n).lower()) for o in names))}
 
 
+# (wrongcat33) What a slower card in the job explains: a pace, or the failure of a job the unlike cards share. A ticket
+# whose words ask about something else (how much memory each card holds, where the layers land, a report of a gain:
+# claims.symptom "other"), state no measured figure and call nothing slow or faulty (claims.FAULT_FAMILIES) gets no
+# straggler from its inventory alone; a ticket with no description (a capture, a log) keeps the check.
+def pace_in_question(facts: Facts) -> bool:
+    """Is the ticket about a pace or a fault: a complaint, a measured figure, a fault named, or no description?"""
+    return (claims.symptom(facts) != "other" or bool(facts.of(Measurement)) or claims.complaint(facts) is not None
+            or any(c.kind in claims.FAULT_FAMILIES and not c.negated for c in claims.claims(facts)))
+
+
 @rule("ticket.mixed_gpus", "straggler")
 def mixed_gpus(facts: Facts, predictions=None):
     """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
@@ -368,6 +378,8 @@ def mixed_gpus(facts: Facts, predictions=None):
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     if one_gpu_in_use(facts):
         return  # "only one card is used" (review49, ggml-org/llama.cpp#12838, -ts 1,0): the cards do not work together
+    if not pace_in_question(facts):
+        return  # inventory: a memory or placement question, or a report, is not paced by the slowest card
     specs = [resolve_gpu(n) for n in names]
     pace = pace_gap(specs) if all(specs) else None  # None: the catalog does not know every board named
     if pace is not None and pace < UNLIKE:
