@@ -4621,7 +4621,9 @@ MISSED_REFERENCE = (_SHORTFALL_MARKER + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT
 # results I got" (NVIDIA/nccl#569), "I can not understand deeply about the busbw" (NVIDIA/nccl-tests#267), "I already
 # have checked nsight system but can't find something" (NVIDIA/TensorRT-LLM#1102). "cannot find libnccl.so", "can't find
 # the GPU" stay failures: the object is a thing the software looks for, not a reason or an insight.
-_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how)|see (?:why|what|how)|"
+# (physdoc33) and where the cause lies, not found: "I can't catch which line causes this", "can't pinpoint where"
+_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how|which|where)|"
+              r"see (?:why|what|how|which|where)|(?:catch|pin ?point|pin down|locate|identify) (?:which|where|why|what)|"
               r"find (?:any|anything|something|nothing|out|why|what|where|how|a (?:reason|cause|clue|pattern)|"
               r"the (?:reason|cause|culprit|bottleneck|root cause)))\b")
 # How well something works qualifies a speed, not a failure: "the tensor parallel is not working well with more than 4
@@ -6707,7 +6709,14 @@ _TAKES_LONGER = re.compile(
     r"decreas\w*|declin\w*|lower|falls?|from\s+~?\d)|"
     r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
     r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
-    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)|"
+    # (physdoc33) the first token's wait said as a level, not a change: "TTFT is very high", "the time to first token
+    # is 4 seconds", "it takes some time until it starts to generate"; tied to a longer input in the same sentence
+    r"\b(?:TTFT|time (?:to|before|until) (?:the )?first token|first[- ]token(?: latency| time)?)\b[^.\n]{0,40}?"
+    r"(?:\b(?:is|are|was|were|of|takes?|took|around|about)\s+(?:(?:very|so|too|really|extremely|quite)\s+)?"
+    r"(?:high|long|slow)\b|\b\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|minutes?|mins?)\b)|"
+    r"\btakes?\s+(?:some|a (?:long|lot of)|much|too much|ages|forever)\s*(?:time)?\s+(?:until|before|to)\b"
+    r"[^.\n]{0,30}?\b(?:start\w*|first token|generat\w*|respond\w*|answer\w*|output\w*)", re.I)
 
 
 # The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts", "at 100k
