@@ -4861,6 +4861,12 @@ _A_RATE_STUCK = re.compile(
 _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|scheduled|scheduling|analy[sz]ing|queued|"
                           r"unschedulable)['\"”’`]?\s+(?:state|status)\b", re.I)
 
+# (physdoc33) A pause that ends, not a hang: "the generation stalls for a moment each time a long prompt arrives",
+# "streaming briefly freezes" (the chunked-prefill and preemption trade-offs the engines document).
+_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|second|split second|few (?:seconds|milliseconds|ms))|"
+                              r"briefly|momentarily|a (?:little|bit))\b", re.I)
+_MOMENTARY_BEFORE = re.compile(r"\b(?:briefly|momentarily)\s+$", re.I)
+
 
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
@@ -4941,6 +4947,9 @@ def _symptom_said(source: str, text: str) -> tuple[str, str, str]:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
                 continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+            if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
+                                   _MOMENTARY_BEFORE.search(text[max(0, m.start() - 15):m.start()])):
+                continue  # "stalls for a moment", "briefly freezes": a pause that ends, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 
@@ -6798,6 +6807,7 @@ _TRADEOFF_COST = re.compile(
     r"(?:higher|worse|increased) (?:latency|ITL|TPOT|TTFT)|"
     r"no (?:speed-?up|improvement|gain|benefit)|(?:not|isn't|aren't|no) (?:any )?faster|overhead|"
     r"takes? (?:far |much |a lot )?longer|(?:several|many|\d+(?:\.\d+)?)\s?(?:x|times) (?:slower|longer)|"
+    r"(?:twice|three times|(?:several|many|\d+(?:\.\d+)?)\s?(?:x|times)) as (?:long|slow)|"
     r"(?:\d+(?:\.\d+)?\s?[x×]|(?:several|many|\d+) times) the (?:latency|time))\b", re.I)
 # A cost that carries its own "no" ("no speed-up", "doesn't help") is the complaint, not a denial of it.
 _NEGATIVE_COST = re.compile(r"^(?:no|not|isn't|aren't|does ?n[o']t|did ?n[o']t|do ?n[o']t|won't)\b", re.I)
