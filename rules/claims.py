@@ -4623,7 +4623,8 @@ MISSED_REFERENCE = (_SHORTFALL_MARKER + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT
 # the GPU" stay failures: the object is a thing the software looks for, not a reason or an insight.
 # (physdoc33) and where the cause lies, not found: "I can't catch which line causes this", "can't pinpoint where"
 _OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how|which|where)|"
-              r"see (?:why|what|how|which|where)|(?:catch|pin ?point|pin down|locate|identify) (?:which|where|why|what)|"
+              r"see (?:why|what|how|which|where)|"
+              r"(?:catch|pin ?point|pin down|locate|identify) (?:which|where|why|what)|"
               r"find (?:any|anything|something|nothing|out|why|what|where|how|a (?:reason|cause|clue|pattern)|"
               r"the (?:reason|cause|culprit|bottleneck|root cause)))\b")
 # How well something works qualifies a speed, not a failure: "the tensor parallel is not working well with more than 4

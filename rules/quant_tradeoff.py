@@ -82,8 +82,8 @@ SMALL_BATCH = 8
 
 # (physdoc33) The loss said of the prompt's phase: prefill multiplies every prompt token by the weights at once, so it
 # is bound by arithmetic as a large decode batch is (AutoAWQ's GEMM note; vllm-project/vllm#1545, settled so).
-_PREFILL = re.compile(r"\b(?:first[- ](?:generated? )?token|TTFT|time to first token|prefill\w*|prompt (?:processing|eval\w*)|"
-                      r"context (?:phase|encoding))\b|首\s*token|首字", re.I)
+_PREFILL = re.compile(r"\b(?:first[- ](?:generated? )?token|TTFT|time to first token|prefill\w*|"
+                      r"prompt (?:processing|eval\w*)|context (?:phase|encoding))\b|首\s*token|首字", re.I)
 
 
 def _scale(sentence: str, text: str) -> str:
