@@ -2805,7 +2805,7 @@ def known_error(facts: Facts, predictions=None):
     others = [x.data["error"].id for x in found if x is not c]
     category = row.category
     if category == "expected_physics" and any(_WORKED_BEFORE.search(t) for _, t in claims.texts(facts)):
-        category = "other"  # (physdoc33) the same settings fitted before an upgrade: the release's accounting, not the card
+        category = "other"  # (physdoc33) it fitted before an upgrade: the release's accounting, not the card
     yield make("ticket.known_error", category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
                f"The ticket quotes a known error message: {row.id.replace('_', ' ')}",
                f"The message says {row.meaning}. It names the failure itself, whatever the GPUs' links or layout are."

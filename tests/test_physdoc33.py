@@ -10,10 +10,10 @@ context_window_memory), the engine's own "KV cache too small for max_model_len" 
 (engine_errors.toml kv_cache_too_small), and a weight-only quantised model's prefill losing to 16-bit as the
 compute-bound side of the format's trade (quant_tradeoff)."""
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 from conftest import case_facts, report_json
 
 from rules import claims
