@@ -1677,6 +1677,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # (physdoc33) said as what the reporter did: "I disabled CUDA graph to save memory", "after turning off
+        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling")
+        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )"
+        r"\b(?:disabl(?:ed|ing)|turn(?:ed|ing) off|switch(?:ed|ing) off)\s+(?:the\s+)?(?:CUDA[- ]?graphs?|cudagraphs?)"
+        r"(?![\w-])",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
         # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no"); the option's name whole,
         # not the end of a longer one ("--disable-cuda-graph=false" keeps graphs on; "piecewise-cudagraphs")
