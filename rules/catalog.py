@@ -2040,7 +2040,7 @@ class EngineError:
 
 # The categories an error row may name: those rules.ticket_rules.known_error declares.
 ERROR_CATEGORIES = ("other", "hardware_fault", "p2p_disabled", "shm_too_small", "nccl_regression",
-                    "tp_not_dividing_heads")
+                    "tp_not_dividing_heads", "expected_physics")
 # (errors31) A row of a message whose documented causes lie in several categories decides none: its category is
 # insufficient_data and its fix asks for what tells the causes apart (rules.ticket_rules.ambiguous_error).
 ASKED = "insufficient_data"

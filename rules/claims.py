@@ -1677,6 +1677,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # (physdoc33) said as what the reporter did: "I disabled CUDA graph to save memory", "after turning off
+        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling")
+        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )"
+        r"\b(?:disabl(?:ed|ing)|turn(?:ed|ing) off|switch(?:ed|ing) off)\s+(?:the\s+)?(?:CUDA[- ]?graphs?|cudagraphs?)"
+        r"(?![\w-])",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
         # ("| CUDA graphs | Disabled (enforce-eager) |", "CUDA graph: off", "cudagraphs = no"); the option's name whole,
         # not the end of a longer one ("--disable-cuda-graph=false" keeps graphs on; "piecewise-cudagraphs")
@@ -4621,7 +4626,10 @@ MISSED_REFERENCE = (_SHORTFALL_MARKER + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT
 # results I got" (NVIDIA/nccl#569), "I can not understand deeply about the busbw" (NVIDIA/nccl-tests#267), "I already
 # have checked nsight system but can't find something" (NVIDIA/TensorRT-LLM#1102). "cannot find libnccl.so", "can't find
 # the GPU" stay failures: the object is a thing the software looks for, not a reason or an insight.
-_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how)|see (?:why|what|how)|"
+# (physdoc33) and where the cause lies, not found: "I can't catch which line causes this", "can't pinpoint where"
+_OWN_GRASP = (r"(?:understand|comprehend|figure out|make sense of|explain|tell (?:why|what|how|which|where)|"
+              r"see (?:why|what|how|which|where)|"
+              r"(?:catch|pin ?point|pin down|locate|identify) (?:which|where|why|what)|"
               r"find (?:any|anything|something|nothing|out|why|what|where|how|a (?:reason|cause|clue|pattern)|"
               r"the (?:reason|cause|culprit|bottleneck|root cause)))\b")
 # How well something works qualifies a speed, not a failure: "the tensor parallel is not working well with more than 4
@@ -4859,6 +4867,12 @@ _A_RATE_STUCK = re.compile(
 _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|scheduled|scheduling|analy[sz]ing|queued|"
                           r"unschedulable)['\"”’`]?\s+(?:state|status)\b", re.I)
 
+# (physdoc33) A pause that ends, not a hang: "the generation stalls for a moment each time a long prompt arrives",
+# "streaming briefly freezes" (the chunked-prefill and preemption trade-offs the engines document).
+_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|second|split second|few (?:seconds|milliseconds|ms))|"
+                              r"briefly|momentarily|a (?:little|bit))\b", re.I)
+_MOMENTARY_BEFORE = re.compile(r"\b(?:briefly|momentarily)\s+$", re.I)
+
 
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
@@ -4939,6 +4953,9 @@ def _symptom_said(source: str, text: str) -> tuple[str, str, str]:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
                 continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+            if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
+                                   _MOMENTARY_BEFORE.search(text[max(0, m.start() - 15):m.start()])):
+                continue  # "stalls for a moment", "briefly freezes": a pause that ends, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 
@@ -6718,7 +6735,14 @@ _TAKES_LONGER = re.compile(
     r"decreas\w*|declin\w*|lower|falls?|from\s+~?\d)|"
     r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
     r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
-    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)|"
+    # (physdoc33) the first token's wait said as a level, not a change: "TTFT is very high", "the time to first token
+    # is 4 seconds", "it takes some time until it starts to generate"; tied to a longer input in the same sentence
+    r"\b(?:TTFT|time (?:to|before|until) (?:the )?first token|first[- ]token(?: latency| time)?)\b[^.\n]{0,40}?"
+    r"(?:\b(?:is|are|was|were|of|takes?|took|around|about)\s+(?:(?:very|so|too|really|extremely|quite)\s+)?"
+    r"(?:high|long|slow)\b|\b\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|minutes?|mins?)\b)|"
+    r"\btakes?\s+(?:some|a (?:long|lot of)|much|too much|ages|forever)\s*(?:time)?\s+(?:until|before|to)\b"
+    r"[^.\n]{0,30}?\b(?:start\w*|first token|generat\w*|respond\w*|answer\w*|output\w*)", re.I)
 
 
 # The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts", "at 100k
@@ -6800,6 +6824,7 @@ _TRADEOFF_COST = re.compile(
     r"(?:higher|worse|increased) (?:latency|ITL|TPOT|TTFT)|"
     r"no (?:speed-?up|improvement|gain|benefit)|(?:not|isn't|aren't|no) (?:any )?faster|overhead|"
     r"takes? (?:far |much |a lot )?longer|(?:several|many|\d+(?:\.\d+)?)\s?(?:x|times) (?:slower|longer)|"
+    r"(?:twice|three times|(?:several|many|\d+(?:\.\d+)?)\s?(?:x|times)) as (?:long|slow)|"
     r"(?:\d+(?:\.\d+)?\s?[x×]|(?:several|many|\d+) times) the (?:latency|time))\b", re.I)
 # A cost that carries its own "no" ("no speed-up", "doesn't help") is the complaint, not a denial of it.
 _NEGATIVE_COST = re.compile(r"^(?:no|not|isn't|aren't|does ?n[o']t|did ?n[o']t|do ?n[o']t|won't)\b", re.I)

@@ -80,9 +80,18 @@ _LAYOUT_CHANGE = re.compile(r"\b(?:TP|PP|tensor[- ]parallel\w*|pipeline[- ]paral
 SMALL_BATCH = 8
 
 
+# (physdoc33) The loss said of the prompt's phase: prefill multiplies every prompt token by the weights at once, so it
+# is bound by arithmetic as a large decode batch is (AutoAWQ's GEMM note; vllm-project/vllm#1545, settled so).
+_PREFILL = re.compile(r"\b(?:first[- ](?:generated? )?token|TTFT|time to first token|prefill\w*|"
+                      r"prompt (?:processing|eval\w*)|context (?:phase|encoding))\b|首\s*token|首字", re.I)
+
+
 def _scale(sentence: str, text: str) -> str:
-    """'large', 'small' or 'unknown': the batch where the quantised model lost, from the sentence first, then the
-    ticket's text (its launch line or benchmark settings)."""
+    """'prefill', 'large', 'small' or 'unknown': where the quantised model lost (the prompt's phase said in the
+    sentence, else the batch), from the sentence first, then the ticket's text (its launch line or benchmark
+    settings)."""
+    if _PREFILL.search(sentence):
+        return "prefill"
     for where in (sentence, text):
         sizes = [int(a or b) for a, b in _BATCH_N.findall(where)]
         if _LARGE.search(where) or any(s > SMALL_BATCH for s in sizes):
@@ -152,15 +161,19 @@ def quantised_vs_full(facts: Facts, predictions=None):
                    "gptq_marlin on Ampere and newer), or the engine's recommended format, and compare again at "
                    "batch 1.", refs=[AUTOAWQ, VLLM_AWQ])
         return
-    known = c.data["scale"] == "large"
+    known = c.data["scale"] in ("large", "prefill")
+    prefill = c.data["scale"] == "prefill"
     bits = 8 if weight_dtype(facts) == "int8" else 4  # "GPTQ-Int8" named: the 8-bit weights of the same trade
     yield make("ticket.quantised_vs_full", "expected_physics", "info", 0.55 if known else 0.45,
-               f"{'An 8' if bits == 8 else 'A 4'}-bit weight-only model gains nothing over 16-bit at a large batch: "
-               "the format's trade",
+               f"{'An 8' if bits == 8 else 'A 4'}-bit weight-only model gains nothing over 16-bit "
+               f"{'in prefill (the first token)' if prefill else 'at a large batch'}: the format's trade",
                f"AWQ/GPTQ store weights in {bits} bits and widen them to 16 bits inside each matrix multiply. "
                "That saves memory reads, which is what limits decode at a small batch; at a large batch the "
                "multiplies are limited by arithmetic instead, so the saving stops mattering and the dequantisation "
                "is extra work: the quantised model runs as fast as FP16 or slower."
+               + (" Prefill is such a multiply: every prompt token goes through the weights at once, so the first "
+                  "token (and the prompt's processing) is no faster with quantised weights, and can be slower, while "
+                  "the tokens after it, one per step, gain." if prefill else "")
                + ("" if known else " The ticket does not say the batch: this holds for many requests at once."),
                [said], fix="Serve FP16/BF16 (or FP8 on Hopper and newer) for the highest throughput; keep "
                f"{bits}-bit weights where memory or single-stream latency matters.", refs=[AUTOAWQ, VLLM_AWQ])

@@ -2790,6 +2790,13 @@ def _gpu_fault(facts: Facts) -> bool:
         for c in claims.find(facts, "hardware_error"))
 
 
+# (physdoc33) A capacity message (an engine_errors row of category expected_physics) that appeared with a change: "this
+# started after upgrading from 0.4.2", "0.4.2 started fine", "it used to start": the same settings fitted before, so the
+# change, not the card's memory, is what the ticket is about.
+_WORKED_BEFORE = re.compile(r"\b(?:after|since) (?:the )?(?:upgrad|updat)\w*|\bused to (?:work|start|run|fit)\b|"
+                            r"\b(?:worked|started|ran|loaded) (?:fine|ok|okay|well)\b", re.I)
+
+
 @rule("ticket.known_error", *ERROR_CATEGORIES)
 def known_error(facts: Facts, predictions=None):
     """An error message of NCCL, the CUDA stack or an engine quoted in the ticket (rules/catalog/engine_errors.toml:
@@ -2808,7 +2815,10 @@ def known_error(facts: Facts, predictions=None):
     c = next((c for c in found if c.data["origin"] == "output"), found[0])
     row = c.data["error"]
     others = [x.data["error"].id for x in found if x is not c]
-    yield make("ticket.known_error", row.category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
+    category = row.category
+    if category == "expected_physics" and any(_WORKED_BEFORE.search(t) for _, t in claims.texts(facts)):
+        category = "other"  # (physdoc33) it fitted before an upgrade: the release's accounting, not the card
+    yield make("ticket.known_error", category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
                f"The ticket quotes a known error message: {row.id.replace('_', ' ')}",
                f"The message says {row.meaning}. It names the failure itself, whatever the GPUs' links or layout are."
                + (f" Also quoted: {', '.join(o.replace('_', ' ') for o in others)}." if others else ""),
