@@ -198,7 +198,7 @@ REAL = [
     ("trt2195.md", "trt_engine_version_mismatch"), ("trtllmb190.md", "trt_engine_version_mismatch"),
     ("trtllm660.md", "trt_engine_version_mismatch"), ("fastmot127.md", "trt_engine_version_mismatch"),
     ("tgi710.md", "tgi_prefill_budget"), ("vllm11587.md", "cuda_graph_capture_forbidden"),
-    ("sglang6033.md", "cuda_graph_capture_forbidden"),
+    ("sglang6033.md", "cuda_graph_capture_forbidden"), ("swift1867.md", "launch_out_of_resources"),
 ]
 
 
