@@ -1108,7 +1108,7 @@ PATTERNS: dict[str, list[str]] = {
     # Not a build that hangs too ("also hangs with 0.6.3"), nor a working side on other GPUs or another machine
     # ("works fine with vLLM 0.5.4 on another machine"; a GPU model in the quote: ticket_rules._BUILD_ELSEWHERE).
     "build_hang": [
-        r"(?:" + _STOPS + r"|get(?:s|ting)? stuck)[^\n]{0,200}?\b(?:but|while|whereas|yet)\b[^\n]{0,40}?"
+        r"(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b)[^\n]{0,200}?\b(?:but|while|whereas|yet)\b[^\n]{0,40}?"
         r"\b(?:works?|worked|working|runs?|ran|finish(?:es|ed)?|succeeds?|succeeded|starts?|started)\s+"
         r"(?:(?:up\s+)?" + _FINE + r"\s+|successfully\s+|as expected\s+)?(?:with|on|in|using|under)\s+" + _BUILD,
         r"\b(?:works?|worked|runs?|ran|finish(?:es|ed)?|succeeds?|succeeded)\s+(?:(?:up\s+)?" + _FINE
