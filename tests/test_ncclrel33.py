@@ -115,3 +115,15 @@ def test_nccl1136_mixed_intel_amd_hang_is_the_tuning_regression():
 def test_nccl992_abort_hang_on_2_18_1():
     verdict, _ = known((DATA / "nccl992.md").read_text())
     assert verdict.category == "nccl_regression"
+
+
+def test_release_read_through_the_torch_wheel():
+    """No NCCL release named, but a PyTorch wheel the catalog maps (rules/catalog/torch_nccl.toml: torch 2.1.1 brings
+    NCCL 2.18.1, torch 2.0.1 brings 2.14.3): the row holds for the first and not for the second."""
+    text = ("# training hangs on our mixed cluster\n\nPyTorch version: 2.1.1+cu121 on 4 nodes, two with Intel and two "
+            "with AMD CPUs. all_reduce hangs across nodes with mixed CPU vendors at a few sizes.\n")
+    verdict, f = known(text)
+    assert f is not None and "mixed-cpu-vendor-tuning-hang" in f.title and "2.18.1" in f.title
+    assert verdict.category == "nccl_regression"
+    _, f = known(text.replace("2.1.1+cu121", "2.0.1+cu117"))
+    assert f is None or "mixed-cpu-vendor" not in f.title
