@@ -32,7 +32,9 @@ _SHOWS = {
               r"\b(?:more|extra|additional|higher|excessive|increased?)\b[^.\n;]{0,25}?\bmemory\b|"
               r"\b\d+(?:\.\d+)?\s*Gi?B\s+(?:more|extra)\b",
     "slow": r"\bslow\w*|\bregress\w*|\bdrops?\b|\bdropped\b|\blower\b|\bdegrad\w*|\b(?:takes?|took|taking)\s+"
-            r"(?:much\s+|far\s+|a lot\s+)?longer\b|\bworse\b",
+            r"(?:much\s+|far\s+|a lot\s+)?longer\b|\bworse\b|"
+            r"\blow\b(?=[^.\n;]{0,20}\b(?:bandwidth|busbw|throughput)\b)|"
+            r"\b(?:bandwidth|busbw|throughput)\b[^.\n;]{0,25}?\blow\b",
 }
 # One thought: a sentence, cut at its line breaks and contrasts ("all_reduce runs, but alltoall hangs"); not at
 # "while", which mostly says when ("runs out of memory while capturing CUDA graphs").
@@ -71,15 +73,21 @@ def symptom_said(facts: Facts, row: dict) -> tuple[str, str, bool] | None:
                 if not at.search(clause) or (veto and veto.search(clause)) or _other_cause(clause):
                     continue
                 for m in shows.finditer(clause):
-                    if not claims.negated_words(clause, m):
+                    if not claims.negated_words(clause, m) and not _NOTHING_BEFORE.search(clause[:m.start()]):
                         quote = claims.one_line(clause)[:200]
                         return _cite(source, quote), quote, printed
     return None
 
 
+# "nothing hangs", "no rank hangs": a subject that denies the symptom, which claims' "not"/"never" words miss.
+_NOTHING_BEFORE = re.compile(r"\b(?:nothing|none|no\s+\w+)\s+$", re.I)
+
 # "... because the firewall blocks port 29500": a cause the reporter names that is not NCCL's release or cuMem/NVLS.
 _BECAUSE = re.compile(r"\b(?:because|due to|caused by|as a result of)\b(?P<cause>[^.;\n]*)", re.I)
-_NCCL_CAUSE = re.compile(r"\bNCCL\b|\bcuMem\b|\bNVLS\b|\b2\.\d{1,2}(?:\.\d+)?\b", re.I)
+# NCCL's own tuning (its algorithm / protocol choice) is an NCCL cause too: "hangs ... due to inconsistent ALGO/PROTO
+# selection in tuning" (NVIDIA/nccl#1136).
+_NCCL_CAUSE = re.compile(r"\bNCCL\b|\bcuMem\b|\bNVLS\b|\b2\.\d{1,2}(?:\.\d+)?\b|\btuning\b|\balgo(?:rithm)?s?\b|"
+                         r"\bproto(?:col)?s?\b", re.I)
 
 
 def _other_cause(clause: str) -> bool:
