@@ -2831,7 +2831,7 @@ def claims(facts: Facts) -> list[Claim]:
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
-                "figures": code_change_figures(text)}))
+                "figures": code_change_figures(text) or ab_table_figures(text)}))
         elif not named and (pair := commits_compared(text)):
             out.append(Claim("engine_versions_compared", source, pair[2], {
                 "engine": pair[0], "versions": pair[1][:1], "kind": "commit", "good": pair[1][1], "figures": {}}))
@@ -3610,6 +3610,47 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
         worse = max if unit == "ms" else min
         after = worse(found)
         return {"before": next(f for f in found if f != after), "after": after}
+    return {}
+
+
+# (ab33) The same two builds set side by side as two columns of a Markdown table, headed by the side of the change
+# each column measures: "| Workload | System / shape | Before #26496 | After #26496 | Drop |" (sgl-project/sglang#28224,
+# #28300, #30200 share this bisect-report form), "| metric | without the PR | with the PR |". A row gives both builds'
+# figures of one metric on one system, so the reporter's own A/B reads from it as from a sentence (code_change_figures).
+_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:before|without|prior\s+to|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
+_AFTER_COLUMN = re.compile(r"^[*_`]*(?:after|with(?!out)|post-?(?:pr|change|commit|patch)\b)", re.I)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def ab_table_figures(text: str) -> dict[str, tuple[float, str]]:
+    """{"before": (figure, unit), "after": ...} from the first Markdown table whose header has exactly one column for
+    the build before a change and one for the build after it (_BEFORE_COLUMN, _AFTER_COLUMN), taken from its first row
+    whose two cells each hold a figure in one unit (_BUILD_FIGURE); else {}. The change is a regression
+    (code_change_regression): a row where the build after it is as good or better says no slowdown, so {}."""
+    lines = text.splitlines()
+    for i in range(1, len(lines) - 1):
+        if not _TABLE_RULE.match(lines[i]) or not lines[i - 1].lstrip().startswith("|"):
+            continue
+        header = _cells(lines[i - 1])
+        before = [k for k, c in enumerate(header) if _BEFORE_COLUMN.match(c)]
+        after = [k for k, c in enumerate(header) if _AFTER_COLUMN.match(c)]
+        if len(before) != 1 or len(after) != 1:
+            continue
+        for row in lines[i + 1:]:
+            if not row.lstrip().startswith("|"):
+                break
+            cells = _cells(row)
+            if max(before[0], after[0]) >= len(cells):
+                continue
+            found = [_BUILD_FIGURE.search(cells[k].replace(",", "")) for k in (before[0], after[0])]
+            if all(found) and found[0].group(2).lower() == found[1].group(2).lower():
+                (old, unit), (new, _) = [(float(m.group(1)), m.group(2).lower()) for m in found]
+                # a slowdown only: the build after the change worse (a lower rate, a longer time)
+                return {"before": (old, unit), "after": (new, unit)} if (new > old if unit == "ms" else new < old) \
+                    else {}
     return {}
 
 
