@@ -3313,8 +3313,11 @@ _ENGINE_VERSION = re.compile(r"\b(" + _ENGINE_NAMES + r")\b", re.I)
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
 # (a PEP 440 development, pre- or post-release suffix belongs to the release: "0.18.0.dev2025021101", TensorRT-LLM's
 # nightly wheels; "0.5.3.post1"; "1.0.0rc3": https://packaging.python.org/en/latest/specifications/version-specifiers/)
+# (ab33) in the order that specification gives them, pre-, post- then development release, then a local version label
+# after "+": "0.21.1rc1.dev169+ga6682d1d2", the setuptools-scm version of a vLLM nightly wheel (vllm-project/vllm#45741)
 _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
-                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?(?:dev|post|rc)\d+)?(?![\w.]*\d)"
+                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?rc\d+)?(?:\.?post\d+)?(?:\.?dev\d+)?"
+                     r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?(?![\w.]*\d)"
                      r"(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
 # (a latency metric degraded is a slowdown as much as "slower": "TTFT degradation from v0.19.0 to v0.21.0rc2"; and the
 # same words in Chinese: 速度 speed, 吞吐 throughput, 延迟/时延 latency, 性能 performance, 变慢 slowed down)

@@ -106,3 +106,26 @@ def test_paraphrase_speedup_table_is_no_regression(tmp_path):
                "faster.\n\n" + HEAD.format(a="Before #4411", b="After #4411")
                + "| Llama-3.1-70B | H100, TP=8 | 86.5 tok/s | 118.0 tok/s | +36% |\n")
     assert finding(r, "ticket.engine_versions") is None
+
+
+# ------------------------------------------------------------------- nightly wheels as PEP 440 writes them (ab33)
+
+def test_vllm_45741_nightly_wheels_are_releases():
+    """vllm-project/vllm#45741: "last healthy at vLLM `0.21.1rc1.dev169+ga6682d1d2` (..., 126.5 tok/s); first observed
+    regressed at `0.21.1rc1.dev323+g1fc2cee50` (..., 17.57 tok/s)" on B300/GB300. A pre-release, development release
+    and local label together are one release (packaging.python.org version specifiers): the release A/B is read and
+    the software is what changed, `other` (was insufficient_data)."""
+    r = report_json("ticket", str(UT29B / "vllm45741.md"))
+    assert r["verdict"]["category"] == "other"
+    f = finding(r, "ticket.engine_versions")
+    assert any(e["expected"] == 126.5 for e in f["evidence"])
+
+
+def test_pep440_release_with_every_segment_is_one_release():
+    text = "Throughput regressed: vLLM 0.9.2rc2.post1.dev40+g12ab34c gives 41 tok/s, vLLM 0.9.1 gives 63 tok/s."
+    assert [m.group(0) for m in claims._SEMVER.finditer(text)] == ["0.9.2rc2.post1.dev40+g12ab34c", "0.9.1"]
+
+
+def test_pep440_local_label_is_not_a_figure():
+    """A CUDA build label ("2.3.0+cu121") stays one release of its product; "1.5+ GB" is no release."""
+    assert [m.group(0) for m in claims._SEMVER.finditer("torch 2.3.0+cu121 and 1.5+ GB free")] == ["2.3.0+cu121"]
