@@ -129,3 +129,65 @@ def test_pep440_release_with_every_segment_is_one_release():
 def test_pep440_local_label_is_not_a_figure():
     """A CUDA build label ("2.3.0+cu121") stays one release of its product; "1.5+ GB" is no release."""
     assert [m.group(0) for m in claims._SEMVER.finditer("torch 2.3.0+cu121 and 1.5+ GB free")] == ["2.3.0+cu121"]
+
+
+# --------------------------------------------- paraphrases: what differs between the two runs names the category
+
+def _said(tmp_path: Path, title: str, body: str) -> dict:
+    return ticket(tmp_path, f"# {title}\n\n{body}\n")
+
+
+def test_paraphrase_eager_flag_ab_is_eager_mode(tmp_path):
+    """With and without `--enforce-eager` on the same two A100s: the flag is what differs, and the slower run (28
+    tok/s) is no physics since the same GPUs gave 52."""
+    r = _said(tmp_path, "Decode slow on 2x A100 with vLLM",
+              "Llama-2-13B, vLLM 0.5.4, tensor_parallel_size=2 on two A100 80GB SXM (NVLink), batch 1.\nWith "
+              "`--enforce-eager` I get 28 tok/s. Without `--enforce-eager` (CUDA graphs on) the same machine gives 52 "
+              "tok/s.\nIs 28 tok/s expected for this model?")
+    assert r["verdict"]["category"] == "eager_mode"
+
+
+def test_paraphrase_p2p_disable_ab_is_the_transport(tmp_path):
+    """NCCL_P2P_DISABLE=1 on and off on the same NVLinked pair: NCCL then goes through host shared memory (NCCL
+    environment variables, NCCL_P2P_DISABLE), the flag's category."""
+    r = _said(tmp_path, "Slow TP=2 decode on two RTX 3090",
+              "Llama-2-7B fp16, vLLM 0.4.0, TP=2 on two RTX 3090 with an NVLink bridge, batch 1.\nWith "
+              "NCCL_P2P_DISABLE=1 set in our container I get 31 tok/s; after removing NCCL_P2P_DISABLE the same box "
+              "gives 58 tok/s.\nIs 31 tok/s normal?")
+    assert r["verdict"]["category"] == "shm_fallback"
+
+
+def test_paraphrase_release_ab_outranks_the_fit(tmp_path):
+    """Two releases on one machine, 92 against 61 tok/s: 61 fits its band, yet the same layout ran 92."""
+    r = _said(tmp_path, "Slower after upgrading vLLM",
+              "Llama-3-8B on 2x L40S, TP=2, batch 1, same machine and same command.\nvLLM 0.5.4: 92 tok/s. vLLM 0.6.3: "
+              "61 tok/s.\nIs this expected?")
+    assert r["verdict"]["category"] == "other"
+    assert finding(r, "ticket.engine_versions")["severity"] == "warning"
+
+
+def test_paraphrase_release_ab_within_noise_changes_nothing(tmp_path):
+    """92 against 89 tok/s (3 %) between releases, no word of a regression: run-to-run noise, the fit stands."""
+    r = _said(tmp_path, "vLLM 0.6.3 vs 0.5.4 decode",
+              "Llama-3-8B on 2x L40S, TP=2, batch 1, same machine and same command.\nvLLM 0.5.4: 92 tok/s. vLLM 0.6.3: "
+              "89 tok/s.\nIs this expected?")
+    assert r["verdict"]["category"] == "expected_physics"
+
+
+def test_paraphrase_ab_across_different_gpus_is_not_the_same_hardware(tmp_path):
+    """140 tok/s on two A100s against 38 on two L4s is two machines: their boards' ratio, not a software A/B."""
+    r = _said(tmp_path, "TP=2 decode on two machines",
+              "Llama-3-8B, vLLM 0.6.3, TP=2, batch 1. On 2x A100 80GB SXM we get 140 tok/s; on 2x L4 the same command "
+              "gives 38 tok/s.\nIs 38 tok/s expected on the L4s?")
+    assert r["verdict"]["category"] == "expected_physics"
+    assert finding(r, "ticket.engine_versions") is None
+
+
+def test_negations_no_difference_between_releases(tmp_path):
+    """"No difference between the two releases", "the upgrade is not the problem, 0.5.4 gave the same": no A/B gap,
+    the fit of 61 tok/s stands."""
+    for body in ("Llama-3-8B on 2x L40S, TP=2, batch 1. I tried vLLM 0.5.4 and vLLM 0.6.3: no difference between the "
+                 "two releases, both give 61 tok/s.\nIs this expected?",
+                 "Llama-3-8B on 2x L40S, TP=2, batch 1, vLLM 0.6.3: 61 tok/s. The upgrade from 0.5.4 is not the "
+                 "problem, 0.5.4 gave the same.\nIs this expected?"):
+        assert _said(tmp_path, "Decode on 2x L40S", body)["verdict"]["category"] == "expected_physics", body
