@@ -2806,7 +2806,7 @@ def claims(facts: Facts) -> list[Claim]:
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
         works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
-        if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
+        if engine_versions and (engine_versions[3] == "moved" or _change_worded(text) or _BISECTED.search(text)
                                 or engine_failure_ab(text, engine_versions[1]) or behaviour_lost(text)):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
@@ -4188,6 +4188,16 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
         if len(near) >= 2 or (any(_RELEASE_CHANGE.match(m.group(0)) for m in said) and len(known) >= 2):
             return True  # "a regression in 2.29.7" compares it with a release the text names elsewhere
+    return False
+
+
+def _change_worded(text: str) -> bool:
+    """(ab33) A sentence that says a release change made a difference ("slower on 0.6.3", "since the upgrade"), as
+    _versions_contrasted reads NCCL's: not one that rules it out ("the upgrade from 0.5.4 is not the problem", "no
+    slower than 0.5.4") nor one that calls both alike ("0.5.4 gave the same")."""
+    for sentence in sentences(text):
+        if not said_alike(sentence) and any(not negated_words(sentence, m) for m in _REGRESS_WORDS.finditer(sentence)):
+            return True
     return False
 
 
