@@ -2811,7 +2811,7 @@ def claims(facts: Facts) -> list[Claim]:
         # kind: "releases" (two named), "moved" (one named, the other the release before; good: the one gone back to
         # when that cured it), "commit" (a PR or commit the slowdown was pinned on); each worded from its kind
         works = release_works(text)  # (mend2_25) "was OK on v0.5.3, broken since 0.6.0": the one said to work
-        if engine_versions and (engine_versions[3] == "moved" or _REGRESS_WORDS.search(text) or _BISECTED.search(text)
+        if engine_versions and (engine_versions[3] == "moved" or _change_worded(text) or _BISECTED.search(text)
                                 or engine_failure_ab(text, engine_versions[1]) or behaviour_lost(text)):
             # good: the release that works, as the words that move between them say (release_direction)
             good = engine_versions[4] if engine_versions[3] == "moved" else \
@@ -2836,7 +2836,7 @@ def claims(facts: Facts) -> list[Claim]:
         elif not named and (bisected := code_change_regression(text)):
             out.append(Claim("engine_versions_compared", source, bisected[2], {
                 "engine": bisected[0], "versions": bisected[1], "kind": "commit", "good": None,
-                "figures": code_change_figures(text)}))
+                "figures": code_change_figures(text) or ab_table_figures(text)}))
         elif not named and (pair := commits_compared(text)):
             out.append(Claim("engine_versions_compared", source, pair[2], {
                 "engine": pair[0], "versions": pair[1][:1], "kind": "commit", "good": pair[1][1], "figures": {}}))
@@ -3318,8 +3318,11 @@ _ENGINE_VERSION = re.compile(r"\b(" + _ENGINE_NAMES + r")\b", re.I)
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
 # (a PEP 440 development, pre- or post-release suffix belongs to the release: "0.18.0.dev2025021101", TensorRT-LLM's
 # nightly wheels; "0.5.3.post1"; "1.0.0rc3": https://packaging.python.org/en/latest/specifications/version-specifiers/)
+# (ab33) in the order that specification gives them, pre-, post- then development release, then a local version label
+# after "+": "0.21.1rc1.dev169+ga6682d1d2", the setuptools-scm version of a vLLM nightly wheel (vllm-project/vllm#45741)
 _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
-                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?(?:dev|post|rc)\d+)?(?![\w.]*\d)"
+                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?:\.?rc\d+)?(?:\.?post\d+)?(?:\.?dev\d+)?"
+                     r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?(?![\w.]*\d)"
                      r"(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
 # (a latency metric degraded is a slowdown as much as "slower": "TTFT degradation from v0.19.0 to v0.21.0rc2"; and the
 # same words in Chinese: 速度 speed, 吞吐 throughput, 延迟/时延 latency, 性能 performance, 变慢 slowed down)
@@ -3615,6 +3618,47 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
         worse = max if unit == "ms" else min
         after = worse(found)
         return {"before": next(f for f in found if f != after), "after": after}
+    return {}
+
+
+# (ab33) The same two builds set side by side as two columns of a Markdown table, headed by the side of the change
+# each column measures: "| Workload | System / shape | Before #26496 | After #26496 | Drop |" (sgl-project/sglang#28224,
+# #28300, #30200 share this bisect-report form), "| metric | without the PR | with the PR |". A row gives both builds'
+# figures of one metric on one system, so the reporter's own A/B reads from it as from a sentence (code_change_figures).
+_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:before|without|prior\s+to|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
+_AFTER_COLUMN = re.compile(r"^[*_`]*(?:after|with(?!out)|post-?(?:pr|change|commit|patch)\b)", re.I)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def ab_table_figures(text: str) -> dict[str, tuple[float, str]]:
+    """{"before": (figure, unit), "after": ...} from the first Markdown table whose header has exactly one column for
+    the build before a change and one for the build after it (_BEFORE_COLUMN, _AFTER_COLUMN), taken from its first row
+    whose two cells each hold a figure in one unit (_BUILD_FIGURE); else {}. The change is a regression
+    (code_change_regression): a row where the build after it is as good or better says no slowdown, so {}."""
+    lines = text.splitlines()
+    for i in range(1, len(lines) - 1):
+        if not _TABLE_RULE.match(lines[i]) or not lines[i - 1].lstrip().startswith("|"):
+            continue
+        header = _cells(lines[i - 1])
+        before = [k for k, c in enumerate(header) if _BEFORE_COLUMN.match(c)]
+        after = [k for k, c in enumerate(header) if _AFTER_COLUMN.match(c)]
+        if len(before) != 1 or len(after) != 1:
+            continue
+        for row in lines[i + 1:]:
+            if not row.lstrip().startswith("|"):
+                break
+            cells = _cells(row)
+            if max(before[0], after[0]) >= len(cells):
+                continue
+            found = [_BUILD_FIGURE.search(cells[k].replace(",", "")) for k in (before[0], after[0])]
+            if all(found) and found[0].group(2).lower() == found[1].group(2).lower():
+                (old, unit), (new, _) = [(float(m.group(1)), m.group(2).lower()) for m in found]
+                # a slowdown only: the build after the change worse (a lower rate, a longer time)
+                return {"before": (old, unit), "after": (new, unit)} if (new > old if unit == "ms" else new < old) \
+                    else {}
     return {}
 
 
@@ -4149,6 +4193,16 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
         if len(near) >= 2 or (any(_RELEASE_CHANGE.match(m.group(0)) for m in said) and len(known) >= 2):
             return True  # "a regression in 2.29.7" compares it with a release the text names elsewhere
+    return False
+
+
+def _change_worded(text: str) -> bool:
+    """(ab33) A sentence that says a release change made a difference ("slower on 0.6.3", "since the upgrade"), as
+    _versions_contrasted reads NCCL's: not one that rules it out ("the upgrade from 0.5.4 is not the problem", "no
+    slower than 0.5.4") nor one that calls both alike ("0.5.4 gave the same")."""
+    for sentence in sentences(text):
+        if not said_alike(sentence) and any(not negated_words(sentence, m) for m in _REGRESS_WORDS.finditer(sentence)):
+            return True
     return False
 
 

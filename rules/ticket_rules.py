@@ -1180,10 +1180,14 @@ def _code_change(c: Claim, engine: str) -> tuple:
     change = " / ".join(c.data["versions"])
     evidence = [claim_ev(c, "the change the slowdown was pinned on")]
     figures = c.data.get("figures") or {}
+    gap = ""
     if figures:
         (before, unit), (after, _) = figures["before"], figures["after"]
         evidence.append(ev(c, f"{engine} after {change} (expected: the figure before it, same setup)", after, before,
                            unit))
+        # (ab33) how far apart the reporter's two runs are, from their own figures: the slower is the one after
+        worse = after / before if unit == "ms" else before / after
+        gap = f" ({after:g} against {before:g} {unit} before it, {100 * (1 - 1 / worse):.0f} % of the rate lost)"
     if c.data.get("good"):  # (audit30a) two commits set side by side, one said to work: not one change apart
         return (f"{engine} is slower or fails at {change} and works at {c.data['good']}: the same setup, two builds "
                 "of its code",
@@ -1192,7 +1196,7 @@ def _code_change(c: Claim, engine: str) -> tuple:
                 evidence,
                 f"Run the build at {c.data['good']} until it is fixed; bisect the commits between the two (`git "
                 "bisect`) and report the first bad one upstream with both builds' figures.")
-    return (f"{engine} is slower after {change}: the same setup, one code change apart",
+    return (f"{engine} is slower after {change}{gap}: the same setup, one code change apart",
             "The reporter compared builds of the engine that differ by one change (a bisect ends on it); the GPUs, "
             "model and load were the same, so the difference is the engine's code, not the hardware.",
             evidence,
