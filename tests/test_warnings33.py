@@ -67,6 +67,9 @@ CAUSES = [
      "attention backend",
      "SGLang warns that Cuda graph is disabled because of using torch native attention backend, and TP 2 is slow.",
      ["[2025-03-07 21:49:40 TP0] Capture cuda graph begin. This can take up to several minutes.",
+      # a PD prefill server never decodes, so SGLang drops its decode graphs by design (sgl-project/sglang#25795)
+      "[2026-05-20 10:00:00] WARNING server_args.py:3702: Cuda graph is disabled for prefill server when piecewise "
+      "cuda graph is not enabled.",
       "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --disable-cuda-graph-padding"]),
     ("tgi_no_flash_models",
      "2023-07-05T19:53:48.448329Z  WARN shard-manager: text_generation_launcher: Could not import Flash Attention "
