@@ -2076,6 +2076,58 @@ def engine_errors() -> tuple[EngineError, ...]:
     return tuple(rows)
 
 
+# --------------------------------------------------------------------------- engines' notices about their speed
+
+@dataclass(frozen=True)
+class EngineNotice:
+    """One WARNING/INFO line an engine prints about its own speed (rules/catalog/engine_notices.toml): a slower path it
+    took (strength "cause"), what the box is ("context"), or nothing that costs speed ("harmless")."""
+
+    id: str
+    engine: str
+    versions: str
+    pattern: re.Pattern
+    meaning: str
+    category: str
+    strength: str
+    fix: str
+    sources: tuple[str, ...]
+
+
+NOTICE_STRENGTHS = ("cause", "context", "harmless")
+# The categories a cause row may name: those rules.engine_notices.engine_notice declares.
+NOTICE_CATEGORIES = ("eager_mode", "expected_physics", "host_bound", "p2p_disabled", "other")
+
+
+@functools.lru_cache(maxsize=1)
+def engine_notices() -> tuple[EngineNotice, ...]:
+    """Every row of rules/catalog/engine_notices.toml, its pattern compiled (case-insensitive); a row without an id,
+    engine, versions, pattern, meaning, a strength, a category its strength allows, a fix (cause rows) or a source is a
+    bad catalog file (InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "engine_notices.toml"
+    rows = []
+    for i, row in enumerate(load_toml(path, "catalog").get("notice", [])):
+        where = f"{path}: notice #{i + 1}"
+        needed = ("id", "engine", "versions", "pattern", "meaning", "category", "strength")
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k] for k in needed):
+            raise InputError(f"{where}: needs {', '.join(needed)}")
+        cause = row["strength"] == "cause"
+        if row["strength"] not in NOTICE_STRENGTHS or not row.get("sources") or (cause and not row.get("fix")):
+            raise InputError(f"{where}: strength one of {', '.join(NOTICE_STRENGTHS)}, its sources, and a fix when "
+                             "it is a cause")
+        if cause and row["category"] not in NOTICE_CATEGORIES:
+            raise InputError(f"{where}: a cause's category is one of {', '.join(NOTICE_CATEGORIES)}")
+        try:
+            pattern = re.compile(row["pattern"], re.I)
+        except re.error as e:
+            raise InputError(f"{where}: pattern: {e}") from None
+        rows.append(EngineNotice(row["id"], row["engine"], row["versions"], pattern, row["meaning"], row["category"],
+                                 row["strength"], row.get("fix", ""), tuple(row["sources"])))
+    return tuple(rows)
+
+
 # --------------------------------------------------------------------------- documented serving trade-offs
 
 @dataclass(frozen=True)

@@ -9477,21 +9477,31 @@ def ambiguous_errors(facts: Facts) -> list[Claim]:
     return _catalog_errors(facts, [row for row in engine_errors() if row.category == ASKED])
 
 
-def _catalog_errors(facts: Facts, rows: list) -> list[Claim]:
-    """The claims of the rows' messages the ticket quotes, each message named by the first row matching it."""
+def engine_notices(facts: Facts) -> list[Claim]:
+    """(warnings33) The engines' notices about their own speed the ticket quotes (rules/catalog/engine_notices.toml):
+    pasted output, or the reporter's sentence quoting one (not one ruled out, guessed or asked about); data {notice
+    (catalog.EngineNotice), origin}."""
+    from rules.catalog import engine_notices as rows
+
+    return _catalog_errors(facts, list(rows()), name="engine_notice", key="notice")
+
+
+def _catalog_errors(facts: Facts, rows: list, name: str = "known_error", key: str = "error") -> list[Claim]:
+    """The claims (`name`, the row under data[`key`]) of the rows' messages the ticket quotes, each message named by
+    the first row matching it."""
     out: list[Claim] = []
     named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
     pasted, prose = pasted_blocks(facts) + logged, texts(facts)
     whole = "\n".join(t for _, t in pasted + prose)
-    rows = [row for row in rows if not row.context or row.context.search(whole)]  # a row whose stack the ticket
-    # never names leaves the message to the next row
+    # a row whose stack the ticket never names leaves the message to the next row (notices have no such context)
+    rows = [row for row in rows if not getattr(row, "context", None) or row.context.search(whole)]
     for origin, said in (("output", pasted), ("prose", prose)):
         for source, text in said:
             parts = sentences(text) if origin == "prose" else [text]
             for row in rows:
-                if any(c.data["error"].id == row.id for c in out) or re.absent(row.pattern, text):
+                if any(c.data[key].id == row.id for c in out) or re.absent(row.pattern, text):
                     continue  # one claim a message: the pasted output's, else the first sentence's
                 for sentence in parts:
                     if origin == "output":
@@ -9502,8 +9512,7 @@ def _catalog_errors(facts: Facts, rows: list) -> list[Claim]:
                         m = None if m and (source, _line_at(m)) in named else m
                     if m:
                         named.add((source, _line_at(m)))
-                        out.append(Claim("known_error", source, _quote(m.string, m, 80),
-                                         {"error": row, "origin": origin}))
+                        out.append(Claim(name, source, _quote(m.string, m, 80), {key: row, "origin": origin}))
                         break
     return out
 

@@ -320,7 +320,9 @@ def sentence_inside(title: str) -> str:
 
 # Inventory observations (where the GPUs sit, which TP groups a box serves well): context for the
 # other findings, never a root cause by themselves.
-CONTEXT_ONLY = ("node.numa_placement", "node.tp_groups")
+# (warnings33) and an engine's notice of what the box is (rules/engine_notices.py): the same line prints on every
+# healthy box of that kind
+CONTEXT_ONLY = ("node.numa_placement", "node.tp_groups", "ticket.engine_notice_context")
 
 
 def is_cause(f: Finding) -> bool:
