@@ -1678,8 +1678,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
         # (physdoc33) said as what the reporter did: "I disabled CUDA graph to save memory", "after turning off
-        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling")
-        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )"
+        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling"; review33: nor a
+        # question or a suggestion, "would disabling CUDA graphs help?", "someone recommended disabling")
+        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )(?<!would )(?<!will )(?<!does )(?<!if )"
+        r"(?<!recommend )(?<!recommended )(?<!suggest )(?<!suggested )(?<!without )"
         r"\b(?:disabl(?:ed|ing)|turn(?:ed|ing) off|switch(?:ed|ing) off)\s+(?:the\s+)?(?:CUDA[- ]?graphs?|cudagraphs?)"
         r"(?![\w-])",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
@@ -4869,7 +4871,9 @@ _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|sche
 
 # (physdoc33) A pause that ends, not a hang: "the generation stalls for a moment each time a long prompt arrives",
 # "streaming briefly freezes" (the chunked-prefill and preemption trade-offs the engines document).
-_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|second|split second|few (?:seconds|milliseconds|ms))|"
+# (review33) "a second" is a duration, not the ordinal of "got stuck a second time", "hangs a second run".
+_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|split second|few (?:seconds|milliseconds|ms))|"
+                              r"a second(?!\s+(?:time|run|attempt|try|round|request|call|one)\b)|"
                               r"briefly|momentarily|a (?:little|bit))\b", re.I)
 _MOMENTARY_BEFORE = re.compile(r"\b(?:briefly|momentarily)\s+$", re.I)
 
