@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, GpuFact
 from rules import catalog, claims
 from rules.common import ev, make
 from rules.engine import rule
@@ -47,12 +47,15 @@ def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
     """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
     the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
     own = list(_own_sentences(facts))
+    gpus = facts.of(GpuFact)
     words = " ".join(t for _, t in own)
     for row in catalog.documented_behaviours():
         if not all(re.search(p, words, re.I) for p in row.get("context", [])):
             continue
         if row.get("unless") and re.search(row["unless"], words, re.I):
             continue
+        if row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus):
+            continue  # a GPU the ticket shows has the setting whose absence the row explains
         for source, sentence in own:
             m = re.search(row["sees"], sentence, re.I)
             if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):

@@ -113,3 +113,19 @@ def test_a_question_about_disabling_cuda_graphs_is_not_eager_mode(tmp_path):
     assert not eager("# vLLM\n\nvLLM TP=2 on 2x L40S. Would disabling CUDA graphs reduce memory?")
     assert not eager("# vLLM\n\nvLLM TP=2 on 2x L40S. Someone recommended disabling cuda graphs.")
     assert eager("# vLLM\n\nvLLM TP=2 on 2x L40S. I disabled CUDA graphs to save memory.")
+
+
+def test_the_socket_lines_on_a_job_that_reaches_another_server_are_no_single_node_behaviour(tmp_path):
+    lines = "NCCL INFO NET/IB : No device found. NCCL INFO NET/Socket : Using [0]eth0. Is this normal?"
+    assert seen(tmp_path, f"# NCCL\n\nSingle node, 2x RTX 4090, vLLM TP=2. {lines}") == "nccl_single_node_socket"
+    # the network transport carries the traffic between the servers: not the one-node information line
+    assert seen(tmp_path, f"# NCCL\n\nWe use 2 GPUs on the same machine and 2 more on another server over Ray. "
+                          f"{lines}") is None
+
+
+def test_a_slow_nvidia_smi_with_persistence_on_in_its_own_table_is_no_missing_persistence(tmp_path):
+    table = ("| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+             "|   0  NVIDIA A100-SXM4-80GB  {mode}   | 00000000:07:00.0 Off |                    0 |\n")
+    text = "# nvidia-smi\n\nnvidia-smi takes 10 seconds to print when nothing is running.\n\n```\n{table}```\n"
+    assert seen(tmp_path, text.format(table=table.format(mode="Off"))) == "nvidia_smi_persistence"
+    assert seen(tmp_path, text.format(table=table.format(mode="On"))) is None
