@@ -6852,6 +6852,8 @@ def documented_tradeoffs(facts: Facts) -> list[Claim]:
                     continue  # the feature named in this sentence or one next to it ("I set max-num-seqs to 16.
                     # Beyond 16 clients the throughput stops rising."), and not ruled out ("LoRA is not the cause")
                 cost = (row.cost or _TRADEOFF_COST).search(sentence)
+                if row.unless is not None and any(row.unless.search(s) for s in said[max(0, i - 1):i + 2]):
+                    continue  # said beside it: the cost is not this trade's (review33)
                 if cost is None or (not _NEGATIVE_COST.match(cost.group(0)) and
                                     _NEGATION.search(sentence[max(0, cost.start() - 30):cost.start()])):
                     continue

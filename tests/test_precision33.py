@@ -5,9 +5,11 @@ SOURCES.md; the other kept pastes named here are in their own folders)."""
 
 from pathlib import Path
 
+import pytest
 from conftest import report_json
 
 from diagnose.bundle import read_bundle
+from diagnose.evidence import Measurement
 from rules import claims
 from rules.documented_behaviour import documented_behaviour_seen
 
@@ -129,3 +131,35 @@ def test_a_slow_nvidia_smi_with_persistence_on_in_its_own_table_is_no_missing_pe
     text = "# nvidia-smi\n\nnvidia-smi takes 10 seconds to print when nothing is running.\n\n```\n{table}```\n"
     assert seen(tmp_path, text.format(table=table.format(mode="Off"))) == "nvidia_smi_persistence"
     assert seen(tmp_path, text.format(table=table.format(mode="On"))) is None
+
+
+@pytest.mark.xfail(strict=True, reason="figures.COMPUTED takes 'a x b = c' for the reporter's arithmetic without "
+                   "checking that c is a x b: '2 x 4090 = 30 tok/s' (a GPU count times a model number) loses the "
+                   "measured rate. Checking the arithmetic (with the unit steps the pastes use: /8, x1000) would tell "
+                   "them apart; not done in this pass (figprec33's extract30 figure counts would need rerunning)")
+def test_a_gpu_count_times_a_model_number_is_no_arithmetic(tmp_path):
+    (tmp_path / "issue.md").write_text("# A question\n\nvLLM on 2 x 4090 = 30 tok/s with Llama-2-13B at batch 1, "
+                                       "TP=2. Is that normal?\n")
+    assert [m.value for m in read_bundle([tmp_path / "issue.md"]).of(Measurement)] == [30.0]
+
+
+# --- serving_tradeoffs rows (physdoc33)
+
+def tradeoffs(tmp_path, text: str) -> list[str]:
+    (tmp_path / "issue.md").write_text(text)
+    return [c.data["tradeoff"].id for c in claims.documented_tradeoffs(read_bundle([tmp_path / "issue.md"]))]
+
+
+def test_the_context_window_row_wants_the_window_itself_raised(tmp_path):
+    # the real sentence the row was written for (physdoc33/qwen3vl49.md) stays read
+    assert "context_window_memory" in tradeoffs(tmp_path, (DATA / "physdoc33" / "qwen3vl49.md").read_text())
+    # another setting raised, beside a --max-model-len in the sentence before
+    assert "context_window_memory" not in tradeoffs(
+        tmp_path, "# A question\n\nvLLM with --max-model-len 32768 on 4x A100. After increasing tensor parallel size "
+                  "from 2 to 4 the decode got slower.")
+
+
+def test_few_running_requests_beside_a_near_empty_kv_cache_are_no_capacity_limit(tmp_path):
+    text = ("# A question\n\nvLLM on one A100 80GB, Llama-3-8B, --max-model-len 8192. Only 2 requests run at once{}.")
+    assert "kv_cache_capacity" in tradeoffs(tmp_path, text.format(""))
+    assert "kv_cache_capacity" not in tradeoffs(tmp_path, text.format(" although GPU KV cache usage is 5%"))
