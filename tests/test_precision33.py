@@ -5,7 +5,6 @@ SOURCES.md; the other kept pastes named here are in their own folders)."""
 
 from pathlib import Path
 
-import pytest
 from conftest import report_json
 
 from diagnose.bundle import read_bundle
@@ -133,14 +132,15 @@ def test_a_slow_nvidia_smi_with_persistence_on_in_its_own_table_is_no_missing_pe
     assert seen(tmp_path, text.format(table=table.format(mode="On"))) is None
 
 
-@pytest.mark.xfail(strict=True, reason="figures.COMPUTED takes 'a x b = c' for the reporter's arithmetic without "
-                   "checking that c is a x b: '2 x 4090 = 30 tok/s' (a GPU count times a model number) loses the "
-                   "measured rate. Checking the arithmetic (with the unit steps the pastes use: /8, x1000) would tell "
-                   "them apart; not done in this pass (figprec33's extract30 figure counts would need rerunning)")
+# figures.computed (figprec33): '2 x 4090 = 30 tok/s' is a GPU count and a model number beside a measured rate, not the
+# reporter's arithmetic (8180 is no unit step from 30); real arithmetic (figprec33's own cases) stays computed
 def test_a_gpu_count_times_a_model_number_is_no_arithmetic(tmp_path):
     (tmp_path / "issue.md").write_text("# A question\n\nvLLM on 2 x 4090 = 30 tok/s with Llama-2-13B at batch 1, "
                                        "TP=2. Is that normal?\n")
     assert [m.value for m in read_bundle([tmp_path / "issue.md"]).of(Measurement)] == [30.0]
+    (tmp_path / "issue.md").write_text("# A question\n\nvLLM TP=2 on 2x A100 80GB with Llama-2-70B: 4 streams * "
+                                       "12 tok/s = 48 tok/s in total. Is that normal?\n")
+    assert 48.0 not in [m.value for m in read_bundle([tmp_path / "issue.md"]).of(Measurement)]
 
 
 # --- serving_tradeoffs rows (physdoc33)
