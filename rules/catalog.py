@@ -2142,6 +2142,7 @@ class ServingTradeoff:
     meaning: str
     fix: str
     sources: tuple[str, ...]
+    unless: re.Pattern | None = None  # what in the ticket shows the cost is not the trade's (optional)
 
 
 @functools.lru_cache(maxsize=1)
@@ -2160,10 +2161,11 @@ def serving_tradeoffs() -> tuple[ServingTradeoff, ...]:
         try:
             feature = re.compile(row["feature"], re.I)
             cost = re.compile(row["cost"], re.I) if row.get("cost") else None
+            unless = re.compile(row["unless"], re.I) if row.get("unless") else None
         except (re.error, TypeError) as e:
             raise InputError(f"{where}: pattern: {e}") from None
         rows.append(ServingTradeoff(row["id"], feature, cost, row["title"], row["meaning"], row["fix"],
-                                    tuple(row["sources"])))
+                                    tuple(row["sources"]), unless))
     return tuple(rows)
 
 

@@ -1678,8 +1678,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
         r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
         # (physdoc33) said as what the reporter did: "I disabled CUDA graph to save memory", "after turning off
-        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling")
-        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )"
+        # cudagraphs" (not advice: "consider disabling", "you can turn off", "try disabling"; review33: nor a
+        # question or a suggestion, "would disabling CUDA graphs help?", "someone recommended disabling")
+        r"(?<!consider )(?<!can )(?<!could )(?<!try )(?<!should )(?<!to )(?<!would )(?<!will )(?<!does )(?<!if )"
+        r"(?<!recommend )(?<!recommended )(?<!suggest )(?<!suggested )(?<!without )"
         r"\b(?:disabl(?:ed|ing)|turn(?:ed|ing) off|switch(?:ed|ing) off)\s+(?:the\s+)?(?:CUDA[- ]?graphs?|cudagraphs?)"
         r"(?![\w-])",
         # a settings listing: the option's name, a separator (a table cell's bar, a colon, an equals sign), its value
@@ -4923,7 +4925,9 @@ _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|sche
 
 # (physdoc33) A pause that ends, not a hang: "the generation stalls for a moment each time a long prompt arrives",
 # "streaming briefly freezes" (the chunked-prefill and preemption trade-offs the engines document).
-_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|second|split second|few (?:seconds|milliseconds|ms))|"
+# (review33) "a second" is a duration, not the ordinal of "got stuck a second time", "hangs a second run".
+_MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|split second|few (?:seconds|milliseconds|ms))|"
+                              r"a second(?!\s+(?:time|run|attempt|try|round|request|call|one)\b)|"
                               r"briefly|momentarily|a (?:little|bit))\b", re.I)
 _MOMENTARY_BEFORE = re.compile(r"\b(?:briefly|momentarily)\s+$", re.I)
 
@@ -6902,6 +6906,8 @@ def documented_tradeoffs(facts: Facts) -> list[Claim]:
                     continue  # the feature named in this sentence or one next to it ("I set max-num-seqs to 16.
                     # Beyond 16 clients the throughput stops rising."), and not ruled out ("LoRA is not the cause")
                 cost = (row.cost or _TRADEOFF_COST).search(sentence)
+                if row.unless is not None and any(row.unless.search(s) for s in said[max(0, i - 1):i + 2]):
+                    continue  # said beside it: the cost is not this trade's (review33)
                 if cost is None or (not _NEGATIVE_COST.match(cost.group(0)) and
                                     _NEGATION.search(sentence[max(0, cost.start() - 30):cost.start()])):
                     continue

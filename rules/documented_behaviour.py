@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, GpuFact
 from rules import catalog, claims
 from rules.common import ev, make
 from rules.engine import rule
@@ -31,18 +31,35 @@ def _own_sentences(facts: Facts):
             yield source, sentence
 
 
+# A memory amount in the reporter's words: "24GB", "22.5 GiB", "15360MiB" (GB and GiB taken alike: the row explains
+# their difference).
+_AMOUNT = re.compile(r"\b(\d+(?:\.\d+)?)\s*(GB|GiB|G|MiB|MB)\b(?!/s)", re.I)
+
+
+def _amounts_apart(quote: str, within: float) -> bool:
+    """Are the last two memory amounts the quote names (the sold and the seen, in either order; an earlier amount
+    belongs to another card) further apart than `within` (the smaller below that share of the larger)?"""
+    sizes = [float(n) / (1024 if unit.lower() in ("mib", "mb") else 1) for n, unit in _AMOUNT.findall(quote)][-2:]
+    return len(sizes) == 2 and min(sizes) < within * max(sizes)
+
+
 def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
     """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
     the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
     own = list(_own_sentences(facts))
+    gpus = facts.of(GpuFact)
     words = " ".join(t for _, t in own)
     for row in catalog.documented_behaviours():
         if not all(re.search(p, words, re.I) for p in row.get("context", [])):
             continue
         if row.get("unless") and re.search(row["unless"], words, re.I):
             continue
+        if row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus):
+            continue  # a GPU the ticket shows has the setting whose absence the row explains
         for source, sentence in own:
             m = re.search(row["sees"], sentence, re.I)
+            if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
+                continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
             if m and not claims.conditional(sentence[:m.start()], when=False):
                 return row, source, claims._quote(sentence, m, 60)
     return None

@@ -33,7 +33,7 @@ from diagnose.evidence import (
     XidEvent,
 )
 from diagnose.findings import Evidence
-from rules import beyond_band, claims, fleet_rules, speculation
+from rules import beyond_band, catalog, claims, fleet_rules, speculation
 from rules.beyond_roofline import beats, finding
 from rules.catalog import ERROR_CATEGORIES, UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
@@ -99,6 +99,7 @@ from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
     assumed_weights,
+    memory_share,
     predict_layout,
     runs_eager,
     seated,
@@ -2797,8 +2798,23 @@ def _gpu_fault(facts: Facts) -> bool:
 # (physdoc33) A capacity message (an engine_errors row of category expected_physics) that appeared with a change: "this
 # started after upgrading from 0.4.2", "0.4.2 started fine", "it used to start": the same settings fitted before, so the
 # change, not the card's memory, is what the ticket is about.
+# (review33) "worked fine" counts only tied to a release ("0.4.2 started fine", "ran fine with v0.5"): "the weights
+# loaded fine, then: No available memory for the cache blocks" is the order in which every such start fails.
 _WORKED_BEFORE = re.compile(r"\b(?:after|since) (?:the )?(?:upgrad|updat)\w*|\bused to (?:work|start|run|fit)\b|"
-                            r"\b(?:worked|started|ran|loaded) (?:fine|ok|okay|well)\b", re.I)
+                            r"\bv?\d+\.\d+(?:\.\d+)?\w* (?:worked|started|ran|loaded) (?:fine|ok|okay|well)\b|"
+                            r"\b(?:worked|started|ran|loaded) (?:fine|ok|okay|well) (?:with|on|in|under) "
+                            r"(?:v(?:ersion)?\s*)?\d+\.\d+", re.I)
+
+
+def _share_set_low(facts: Facts) -> bool:
+    """(review33) Does the ticket set the engine's memory share below its profile's default (engines.toml
+    memory_utilization; vLLM's gpu_memory_utilization 0.9)? Then the KV cache is small by that setting, not by the
+    card: vllm-project/vllm#7028, gpu_memory_utilization=0.1 on a T4."""
+    share = memory_share(facts)
+    if share is None or share[1] != "total":
+        return False
+    engine = catalog.engine_named(facts)
+    return share[0] < (engine.memory_utilization if engine is not None else catalog.EngineSpec.memory_utilization)
 
 
 @rule("ticket.known_error", *ERROR_CATEGORIES)
@@ -2820,8 +2836,9 @@ def known_error(facts: Facts, predictions=None):
     row = c.data["error"]
     others = [x.data["error"].id for x in found if x is not c]
     category = row.category
-    if category == "expected_physics" and any(_WORKED_BEFORE.search(t) for _, t in claims.texts(facts)):
-        category = "other"  # (physdoc33) it fitted before an upgrade: the release's accounting, not the card
+    if category == "expected_physics" and (any(_WORKED_BEFORE.search(t) for _, t in claims.texts(facts))
+                                           or _share_set_low(facts)):
+        category = "other"  # it fitted before an upgrade, or the ticket's own share left the cache small: not the card
     yield make("ticket.known_error", category, "warning", 0.6 if c.data["origin"] == "output" else 0.5,
                f"The ticket quotes a known error message: {row.id.replace('_', ' ')}",
                f"The message says {row.meaning}. It names the failure itself, whatever the GPUs' links or layout are."

@@ -348,9 +348,37 @@ COMPUTED = re.compile(r"\d[^=\d\n]{0,15}?(?:[/*×÷]|\s[xX]\s)\s*\(?\s*\d[^=\n]{
                       + _APPROX + r"$")
 
 
+# (review33) One product or quotient "a op b = c" is arithmetic only where c is a op b, give or take the unit steps the
+# pastes take on the way (bits to bytes, k/M/m prefixes, KiB, percent, minutes): "2 x 4090 = 30 tok/s" is a count of
+# GPUs and a model number beside a measured rate (8180 is no step from 30). Longer expressions are left as arithmetic.
+_OPERATION = re.compile(r"(\d[\d,]*(?:\.\d+)?)[^=\d\n]{0,15}?([/*×÷]|\s[xX]\s)\s*\(?\s*(\d[\d,]*(?:\.\d+)?)"
+                        r"[^=\d\n/*×÷^()]{0,40}?[=≈]\s*[*_`]*\s*(?:~\s*)?(\d[\d,]*(?:\.\d+)?)")
+_UNIT_STEPS = (1, 8, 1 / 8, 1000, 1 / 1000, 1024, 1 / 1024, 100, 1 / 100, 60, 1 / 60)
+
+
+def _does_the_arithmetic(written: str) -> bool:
+    """Does "a op b = c" at the start of `written` hold (c is a op b up to a unit step)? True where it is no such
+    single operation (nothing to check)."""
+    m = _OPERATION.match(written)
+    if m is None:
+        return True
+    a, b, c = (float(g.replace(",", "")) for g in (m.group(1), m.group(3), m.group(4)))
+    if b == 0:
+        return True
+    value = a / b if m.group(2).strip() in ("/", "÷") else a * b
+    return value == 0 or any(abs(c - value * step) <= 0.03 * value * step for step in _UNIT_STEPS)
+
+
 def computed(text: str, start: int) -> bool:
     """Is the figure starting at `start` the result of arithmetic written before it?"""
-    return bool(COMPUTED.search(text[max(0, start - 120):start]))
+    window = text[max(0, start - 120):start]
+    m = COMPUTED.search(window)
+    if m is None:
+        return False
+    first = m.start()
+    while first > 0 and (window[first - 1].isdigit() or window[first - 1] in ".,"):
+        first -= 1  # the whole first operand, not its last digit
+    return _does_the_arithmetic(window[first:] + text[start:start + 20])
 
 
 def negated(text: str, start: int) -> bool:
