@@ -125,9 +125,12 @@ def test_torch_release_places_the_ticket_in_the_range():
     assert "derived from torch 2.2.1+cu121" in f.summary
     assert any("rules/catalog/torch_nccl.toml" in e.detail for e in f.evidence)
     assert verdict.category == "nccl_regression"
-    # torch 2.1.2 brings NCCL 2.18.1, before cuMem became the default
-    _, findings = judged_issue(CAPTURE_OOM.format(env="PyTorch version: 2.1.2+cu121"))
-    assert RULE not in findings
+    # torch 2.1.2 brings NCCL 2.18.1, before cuMem became the default: not this row (2.18.1 is inside other rows'
+    # ranges, whose symptoms the ticket does not describe: at most an info note, never the verdict)
+    verdict, findings = judged_issue(CAPTURE_OOM.format(env="PyTorch version: 2.1.2+cu121"))
+    assert RULE not in findings or ("cumem-cudagraph-memory" not in findings[RULE].title
+                                    and findings[RULE].severity == "info")
+    assert verdict.category != "nccl_regression"
 
 
 # https://github.com/vllm-project/vllm/issues/15228 ("Out of Memory error for Qwen2.5 in 0.8.0 and 0.8.1. Worked fine
