@@ -3627,8 +3627,16 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
 # each column measures: "| Workload | System / shape | Before #26496 | After #26496 | Drop |" (sgl-project/sglang#28224,
 # #28300, #30200 share this bisect-report form), "| metric | without the PR | with the PR |". A row gives both builds'
 # figures of one metric on one system, so the reporter's own A/B reads from it as from a sentence (code_change_figures).
-_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:before|without|prior\s+to|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
-_AFTER_COLUMN = re.compile(r"^[*_`]*(?:after|with(?!out)|post-?(?:pr|change|commit|patch)\b)", re.I)
+# (review33b) The rest of such a header names the change or nothing ("Before #26496", "with the PR", "After (ms)"):
+# "| With NVLink | Without NVLink |" or "| with cuda graph | without cuda graph |" beside a bisected PR sets two
+# settings side by side, not the builds before and after it.
+_COLUMN_REST = (r"(?=[*_`\s]*(?:\([^)]*\)[*_`\s]*)?$|[*_`\s]+(?:(?:the|this|that|a|PR|pull\s+request)\s+)?"
+                r"(?:#\d+|PRs?\b|pull\b|commit|patch|change|fix|revert|merge|[0-9a-f]{7,40}\b|v?\d+\.\d+|build|version|"
+                r"release|upgrade|update|nightly|main\b|master\b|bisect|regress))")
+_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:(?:before|without|prior\s+to)" + _COLUMN_REST +
+                            r"|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
+_AFTER_COLUMN = re.compile(r"^[*_`]*(?:(?:after|with(?!out))" + _COLUMN_REST + r"|post-?(?:pr|change|commit|patch)\b)",
+                           re.I)
 
 
 def _cells(line: str) -> list[str]:
@@ -9572,9 +9580,41 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
                          or _ADVICE_IF.search(upto.string[:upto.start()])
-                         or _MAY_CAUSE.search(upto.string[:upto.start()])):
+                         or _MAY_CAUSE.search(upto.string[:upto.start()])
+                         or anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
             return upto
     return None
+
+
+# (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me
+# it just hangs", "another user reported ... in #7297", "in the linked issue they got ...". Issue threads cite
+# earlier threads this way; the reporter's own error is said with "I"/"we" ("Like the user in #7297, I also get ...",
+# "Same error as #1234: ...") or taken up after it ("..., and I get it too").
+_MEETS = (r"(?:\s+[\w#@'./-]+){0,6}?\s+(?:got|gets|saw|sees|hit|hits|had|has|reported|reports|encountered|encounters|"
+          r"ran\s+into|runs\s+into|faced|mentioned|mentions|posted|describe[sd]?|(?:was|is|were)\s+getting)\b")
+_ANOTHER_PERSON = re.compile(r"\b(?:someone|somebody|another\s+(?:user|person|reporter|poster|team)|other\s+(?:users|"
+                             r"people|teams)|others)\b" + _MEETS + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
+# "they", "he", "the reporter" are another person's only beside another thread named ("in #1234 they got ..."): in a
+# ticket filed for a customer ("the user reports CUDA out of memory on our cluster") they are the ticket's own.
+_THREAD_NAMED = re.compile(r"#\d{2,6}\b|\b(?:issue|thread|post|discussion)\b", re.I)
+_THEY = re.compile(r"\b(?:they|he|she|the\s+(?:reporter|poster|author|OP))\b" + _MEETS, re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e|[Mm]e|[Mm]y|[Oo]ur|[Uu]s)\b")
+_TAKEN_UP = re.compile(r"\b(?:I|we)\s+(?:\w+\s+)?(?:get|got|see|saw|hit|have|had)\s+(?:it|this|that|the\s+same)\b|"
+                       r"\b(?:me|us)\s+too\b|\bfor\s+(?:me|us)\s+(?:too|as\s+well)\b|\bsame\s+(?:here|for\s+(?:me|us))\b",
+                       re.I)
+
+
+def anothers_report(before: str, after: str = "") -> bool:
+    """Is the message that follows `before` another person's, told by the reporter (a subject other than the reporter
+    with a verb of meeting it, no "I"/"we" between them and the message), and not taken up as the reporter's own in
+    `after` ("I get it too")?"""
+    found = list(_ANOTHER_PERSON.finditer(before))
+    if not found and _THREAD_NAMED.search(before):
+        found = list(_THEY.finditer(before))
+    last = found[-1] if found else None
+    if last is None or _FIRST_PERSON.search(before, last.end()):
+        return False
+    return not _TAKEN_UP.search(after)
 
 
 # A failure said possible, not seen: "Passing an interior address may cause cuIpcGetMemHandle to fail on some drivers"
