@@ -4209,11 +4209,28 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
 def _change_worded(text: str) -> bool:
     """(ab33) A sentence that says a release change made a difference ("slower on 0.6.3", "since the upgrade"), as
     _versions_contrasted reads NCCL's: not one that rules it out ("the upgrade from 0.5.4 is not the problem", "no
-    slower than 0.5.4") nor one that calls both alike ("0.5.4 gave the same")."""
+    slower than 0.5.4", "the upgrade made no difference") nor one that calls both alike ("0.5.4 gave the same", "the
+    same 15 tok/s")."""
     for sentence in sentences(text):
-        if not said_alike(sentence) and any(not negated_words(sentence, m) for m in _REGRESS_WORDS.finditer(sentence)):
+        if said_alike(sentence) or _SAME_RATE.search(sentence):
+            continue
+        if any(not negated_words(sentence, m) and not _CHANGE_RULED_OUT.match(sentence, m.end())
+               for m in _REGRESS_WORDS.finditer(sentence)):
             return True
     return False
+
+
+# (review33b) The change itself ruled out in its own clause, the verdict after it: "The upgrade from 0.5.4 is not the
+# problem", "the upgrade made no difference"; and one figure said of both sides, "Downgrading to 0.5.4 did not help,
+# same 15 tok/s", "0.5.4 gave the same 15 tok/s" (said_alike reads "the same" only where its clause ends). Not "did not
+# help" alone: "Upgrading to 0.6.3 did not help, and it is slower than 0.5.4" still sets the two releases apart.
+_CHANGE_RULED_OUT = re.compile(
+    r"(?:[^.;,:!?]|\.(?=\d)){0,40}?\b(?:(?:(?:is|was)\s+not|isn't|wasn't)\s+(?:the\s+)?"
+    r"(?:problem|issue|cause|culprit|reason)\b|"
+    r"(?:did(?:\s+not|n't)|does(?:\s+not|n't))\s+(?:change\s+anything|make\s+(?:a|any)\s+difference)\b|"
+    r"made\s+no\s+difference|changed\s+nothing|(?:had|has)\s+no\s+effect)", re.I)
+_SAME_RATE = re.compile(r"\b(?:the\s+)?same\s+(?:~\s*)?\d+(?:\.\d+)?\s*(?:tok(?:ens)?/s|t/s|it/s|ms\b|s\b|GB/s)",
+                          re.I)
 
 
 # Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.

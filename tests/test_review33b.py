@@ -109,3 +109,29 @@ def test_columns_naming_the_change_are_read(a, b):
 def test_columns_naming_a_setting_are_no_build_ab(a, b):
     assert claims.ab_table_figures(HEAD.format(a=a, b=b)) == {}
 
+
+
+# ------------------------------------------------------------------------- a release change ruled out (ab33)
+
+def _versions(tmp_path, body: str) -> dict | None:
+    return finding(ticket(tmp_path, "decode on 2x L4", "Llama-3-8B on 2x L4, TP=2. " + body), "ticket.engine_versions")
+
+
+@pytest.mark.parametrize("body", [
+    "vLLM 0.6.3: 15 tok/s. Downgrading to 0.5.4 did not help, same 15 tok/s.",
+    "vLLM 0.6.3: 15 tok/s. The upgrade from 0.5.4 is not the problem, 0.5.4 gave the same 15 tok/s.",
+    "vLLM 0.6.3: 15 tok/s. The upgrade from 0.5.4 made no difference.",
+])
+def test_release_change_ruled_out_is_no_ab(tmp_path, body):
+    """One figure said of both releases, or the change itself ruled out after it: no release A/B (fired on main)."""
+    assert _versions(tmp_path, body) is None, body
+
+
+@pytest.mark.parametrize("body", [
+    "vLLM 0.6.3: 15 tok/s. Upgrading to 0.6.3 did not help, and it is slower than 0.5.4 which gave 22 tok/s.",
+    "vLLM 0.6.3: 15 tok/s. The upgrade from 0.5.4 is the problem: 0.5.4 gave 22 tok/s.",
+    "I didn't change anything except upgrading vLLM from 0.5.4 to 0.6.3, and decode is 15 tok/s instead of 22 tok/s.",
+])
+def test_release_change_said_still_reads(tmp_path, body):
+    f = _versions(tmp_path, body)
+    assert f is not None and f["severity"] == "warning", body
