@@ -135,3 +135,19 @@ def test_release_change_ruled_out_is_no_ab(tmp_path, body):
 def test_release_change_said_still_reads(tmp_path, body):
     f = _versions(tmp_path, body)
     assert f is not None and f["severity"] == "warning", body
+
+
+# ------------------------------------------------- ncclrel33's split-share row: everyday words for sharing
+
+def test_a_job_sharing_the_node_is_no_split_share_hang(tmp_path):
+    """"sharing resources" / "shared resources" are also how a multi-tenant cluster is described; the row's feature
+    (splitShare, NCCL_COMM_SPLIT_SHARE_RESOURCES, ncclCommSplit) is never named: no nccl_regression (fired on main)."""
+    r = ticket(tmp_path, "NCCL hang on shared nodes", "Two nodes of 8x H100, NCCL 2.21.5, PyTorch DDP. The job hangs "
+               "at the first all_reduce when another job is sharing resources on the same node.")
+    assert r["verdict"]["category"] != "nccl_regression"
+
+
+def test_split_share_named_still_fires(tmp_path):
+    r = ticket(tmp_path, "sub-groups never connect", "We split 6 sub-groups with ncclCommSplit and splitShare=1 on "
+               "NCCL 2.21.5, 2 nodes x 8 H100. Setup with shared resources hangs before the first collective.")
+    assert r["verdict"]["category"] == "nccl_regression"
