@@ -9539,7 +9539,9 @@ def _catalog_errors(facts: Facts, rows: list, name: str = "known_error", key: st
                         m = next((x for x in row.pattern.finditer(sentence) if (source, _line_at(x)) not in named),
                                  None)
                     else:
-                        m = _error_said(row.pattern, sentence)
+                        # (a harmless notice is asked about as a message, whoever saw it: "someone in #4021 saw
+                        # 'Torch was not compiled with flash attention', does it matter for me?")
+                        m = _error_said(row.pattern, sentence, own=getattr(row, "strength", None) != "harmless")
                         m = None if m and (source, _line_at(m)) in named else m
                     if m:
                         named.add((source, _line_at(m)))
@@ -9582,12 +9584,12 @@ def _line_at(m: re.Match) -> str:
     return text[start:end if end >= 0 else len(text)].strip()
 
 
-def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
+def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Match | None:
     """The catalog message in a prose sentence, matched line by line (an error pasted outside a code block is one
     line), when the sentence up to it does not rule it out, guess or ask it: "Maybe it's\nCUDA out of memory" wraps
     the guess onto the line before. The lines after the match are left out (the guess words of the framework's own
     next line, "A call failed possibly due to ...", are not the reporter's); the question mark closing its own line
-    counts."""
+    counts. With `own`, not a message told as another person's (anothers_report)."""
     lines = sentence.splitlines(keepends=True)
     for i, line in enumerate(lines):
         m = pattern.search(line)
@@ -9598,7 +9600,7 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
         if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
                          or _ADVICE_IF.search(upto.string[:upto.start()])
                          or _MAY_CAUSE.search(upto.string[:upto.start()])
-                         or anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
+                         or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
             return upto
     return None
 

@@ -151,3 +151,10 @@ def test_split_share_named_still_fires(tmp_path):
     r = ticket(tmp_path, "sub-groups never connect", "We split 6 sub-groups with ncclCommSplit and splitShare=1 on "
                "NCCL 2.21.5, 2 nodes x 8 H100. Setup with shared resources hangs before the first collective.")
     assert r["verdict"]["category"] == "nccl_regression"
+
+
+def test_a_harmless_notice_asked_about_is_answered_whoever_saw_it(tmp_path):
+    """The harmless reading answers a question about the message itself: another person's sighting of it still asks."""
+    r = ticket(tmp_path, "question", "Someone in #4021 saw \"Torch was not compiled with flash attention\" and said it "
+               "was slow. Does that warning matter for me? I get 20 it/s on a 4090.")
+    assert finding(r, "ticket.engine_notice_harmless") is not None
