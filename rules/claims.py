@@ -3627,8 +3627,16 @@ def code_change_figures(text: str) -> dict[str, tuple[float, str]]:
 # each column measures: "| Workload | System / shape | Before #26496 | After #26496 | Drop |" (sgl-project/sglang#28224,
 # #28300, #30200 share this bisect-report form), "| metric | without the PR | with the PR |". A row gives both builds'
 # figures of one metric on one system, so the reporter's own A/B reads from it as from a sentence (code_change_figures).
-_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:before|without|prior\s+to|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
-_AFTER_COLUMN = re.compile(r"^[*_`]*(?:after|with(?!out)|post-?(?:pr|change|commit|patch)\b)", re.I)
+# (review33b) The rest of such a header names the change or nothing ("Before #26496", "with the PR", "After (ms)"):
+# "| With NVLink | Without NVLink |" or "| with cuda graph | without cuda graph |" beside a bisected PR sets two
+# settings side by side, not the builds before and after it.
+_COLUMN_REST = (r"(?=[*_`\s]*(?:\([^)]*\)[*_`\s]*)?$|[*_`\s]+(?:(?:the|this|that|a|PR|pull\s+request)\s+)?"
+                r"(?:#\d+|PRs?\b|pull\b|commit|patch|change|fix|revert|merge|[0-9a-f]{7,40}\b|v?\d+\.\d+|build|version|"
+                r"release|upgrade|update|nightly|main\b|master\b|bisect|regress))")
+_BEFORE_COLUMN = re.compile(r"^[*_`]*(?:(?:before|without|prior\s+to)" + _COLUMN_REST +
+                            r"|pre-?(?:pr|change|commit|patch)\b|parent\b)", re.I)
+_AFTER_COLUMN = re.compile(r"^[*_`]*(?:(?:after|with(?!out))" + _COLUMN_REST + r"|post-?(?:pr|change|commit|patch)\b)",
+                           re.I)
 
 
 def _cells(line: str) -> list[str]:
@@ -4201,11 +4209,28 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
 def _change_worded(text: str) -> bool:
     """(ab33) A sentence that says a release change made a difference ("slower on 0.6.3", "since the upgrade"), as
     _versions_contrasted reads NCCL's: not one that rules it out ("the upgrade from 0.5.4 is not the problem", "no
-    slower than 0.5.4") nor one that calls both alike ("0.5.4 gave the same")."""
+    slower than 0.5.4", "the upgrade made no difference") nor one that calls both alike ("0.5.4 gave the same", "the
+    same 15 tok/s")."""
     for sentence in sentences(text):
-        if not said_alike(sentence) and any(not negated_words(sentence, m) for m in _REGRESS_WORDS.finditer(sentence)):
+        if said_alike(sentence) or _SAME_RATE.search(sentence):
+            continue
+        if any(not negated_words(sentence, m) and not _CHANGE_RULED_OUT.match(sentence, m.end())
+               for m in _REGRESS_WORDS.finditer(sentence)):
             return True
     return False
+
+
+# (review33b) The change itself ruled out in its own clause, the verdict after it: "The upgrade from 0.5.4 is not the
+# problem", "the upgrade made no difference"; and one figure said of both sides, "Downgrading to 0.5.4 did not help,
+# same 15 tok/s", "0.5.4 gave the same 15 tok/s" (said_alike reads "the same" only where its clause ends). Not "did not
+# help" alone: "Upgrading to 0.6.3 did not help, and it is slower than 0.5.4" still sets the two releases apart.
+_CHANGE_RULED_OUT = re.compile(
+    r"(?:[^.;,:!?]|\.(?=\d)){0,40}?\b(?:(?:(?:is|was)\s+not|isn't|wasn't)\s+(?:the\s+)?"
+    r"(?:problem|issue|cause|culprit|reason)\b|"
+    r"(?:did(?:\s+not|n't)|does(?:\s+not|n't))\s+(?:change\s+anything|make\s+(?:a|any)\s+difference)\b|"
+    r"made\s+no\s+difference|changed\s+nothing|(?:had|has)\s+no\s+effect)", re.I)
+_SAME_RATE = re.compile(r"\b(?:the\s+)?same\s+(?:~\s*)?\d+(?:\.\d+)?\s*(?:tok(?:ens)?/s|t/s|it/s|ms\b|s\b|GB/s)",
+                          re.I)
 
 
 # Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.
@@ -9514,7 +9539,9 @@ def _catalog_errors(facts: Facts, rows: list, name: str = "known_error", key: st
                         m = next((x for x in row.pattern.finditer(sentence) if (source, _line_at(x)) not in named),
                                  None)
                     else:
-                        m = _error_said(row.pattern, sentence)
+                        # (a harmless notice is asked about as a message, whoever saw it: "someone in #4021 saw
+                        # 'Torch was not compiled with flash attention', does it matter for me?")
+                        m = _error_said(row.pattern, sentence, own=getattr(row, "strength", None) != "harmless")
                         m = None if m and (source, _line_at(m)) in named else m
                     if m:
                         named.add((source, _line_at(m)))
@@ -9557,12 +9584,12 @@ def _line_at(m: re.Match) -> str:
     return text[start:end if end >= 0 else len(text)].strip()
 
 
-def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
+def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Match | None:
     """The catalog message in a prose sentence, matched line by line (an error pasted outside a code block is one
     line), when the sentence up to it does not rule it out, guess or ask it: "Maybe it's\nCUDA out of memory" wraps
     the guess onto the line before. The lines after the match are left out (the guess words of the framework's own
     next line, "A call failed possibly due to ...", are not the reporter's); the question mark closing its own line
-    counts."""
+    counts. With `own`, not a message told as another person's (anothers_report)."""
     lines = sentence.splitlines(keepends=True)
     for i, line in enumerate(lines):
         m = pattern.search(line)
@@ -9572,9 +9599,41 @@ def _error_said(pattern: re.Pattern, sentence: str) -> re.Match | None:
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
                          or _ADVICE_IF.search(upto.string[:upto.start()])
-                         or _MAY_CAUSE.search(upto.string[:upto.start()])):
+                         or _MAY_CAUSE.search(upto.string[:upto.start()])
+                         or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
             return upto
     return None
+
+
+# (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me
+# it just hangs", "another user reported ... in #7297", "in the linked issue they got ...". Issue threads cite
+# earlier threads this way; the reporter's own error is said with "I"/"we" ("Like the user in #7297, I also get ...",
+# "Same error as #1234: ...") or taken up after it ("..., and I get it too").
+_MEETS = (r"(?:\s+[\w#@'./-]+){0,6}?\s+(?:got|gets|saw|sees|hit|hits|had|has|reported|reports|encountered|encounters|"
+          r"ran\s+into|runs\s+into|faced|mentioned|mentions|posted|describe[sd]?|(?:was|is|were)\s+getting)\b")
+_ANOTHER_PERSON = re.compile(r"\b(?:someone|somebody|another\s+(?:user|person|reporter|poster|team)|other\s+(?:users|"
+                             r"people|teams)|others)\b" + _MEETS + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
+# "they", "he", "the reporter" are another person's only beside another thread named ("in #1234 they got ..."): in a
+# ticket filed for a customer ("the user reports CUDA out of memory on our cluster") they are the ticket's own.
+_THREAD_NAMED = re.compile(r"#\d{2,6}\b|\b(?:issue|thread|post|discussion)\b", re.I)
+_THEY = re.compile(r"\b(?:they|he|she|the\s+(?:reporter|poster|author|OP))\b" + _MEETS, re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e|[Mm]e|[Mm]y|[Oo]ur|[Uu]s)\b")
+_TAKEN_UP = re.compile(r"\b(?:I|we)\s+(?:\w+\s+)?(?:get|got|see|saw|hit|have|had)\s+(?:it|this|that|the\s+same)\b|"
+                       r"\b(?:me|us)\s+too\b|\bfor\s+(?:me|us)\s+(?:too|as\s+well)\b|\bsame\s+(?:here|for\s+(?:me|us))\b",
+                       re.I)
+
+
+def anothers_report(before: str, after: str = "") -> bool:
+    """Is the message that follows `before` another person's, told by the reporter (a subject other than the reporter
+    with a verb of meeting it, no "I"/"we" between them and the message), and not taken up as the reporter's own in
+    `after` ("I get it too")?"""
+    found = list(_ANOTHER_PERSON.finditer(before))
+    if not found and _THREAD_NAMED.search(before):
+        found = list(_THEY.finditer(before))
+    last = found[-1] if found else None
+    if last is None or _FIRST_PERSON.search(before, last.end()):
+        return False
+    return not _TAKEN_UP.search(after)
 
 
 # A failure said possible, not seen: "Passing an interior address may cause cuIpcGetMemHandle to fail on some drivers"

@@ -65,6 +65,8 @@ def symptom_said(facts: Facts, row: dict) -> tuple[str, str, bool] | None:
     veto = _at_pattern(tuple(row["veto"])) if row.get("veto") else None
     if _solved_otherwise(facts, row):
         return None
+    if row.get("named") and not any(_at_pattern(tuple(row["named"])).search(t) for _, t, _ in _texts(facts)):
+        return None  # (review33b) everyday `at` words ("sharing resources") with the feature itself never named
     for source, text, printed in _texts(facts):
         for sentence in claims.sentences(text):
             if claims.asked(sentence) or claims.guessed(sentence):
