@@ -9,32 +9,15 @@ first posts kept in tests/data/bydesign33 (threads and settled answers in its SO
 from pathlib import Path
 
 import pytest
+from test_bydesign31 import answer, documented, said  # the same readers of a paste and of a sentence
 
 from diagnose.bundle import read_bundle
 from rules import catalog
 from rules.documented_behaviour import documented_behaviour_seen
-from rules.engine import evaluate, ticket_verdict
 
 DATA = Path(__file__).parent / "data" / "bydesign33"
 NEW_ROWS = ("cuda_context", "memory_below_nameplate", "llama_server_slots", "ollama_one_gpu", "ollama_num_parallel",
             "nccl_net_plugin_info", "nccl_single_node_socket", "nvidia_smi_persistence")
-
-
-def answer(path: Path):
-    facts = read_bundle([path])
-    findings = evaluate(facts)
-    return ticket_verdict(facts, findings), findings
-
-
-def said(tmp_path, text: str):
-    (tmp_path / "issue.md").write_text(text)
-    return answer(tmp_path / "issue.md")
-
-
-def documented(findings) -> str | None:
-    """The catalog key of the documented behaviour the rule reported, or None."""
-    titles = {row["title"]: row["key"] for row in catalog.documented_behaviours()}
-    return next((titles[f.title] for f in findings if f.rule == "ticket.documented_behaviour"), None)
 
 
 def test_new_rows_cite_their_documentation():
