@@ -708,8 +708,10 @@ def _one_node(facts: Facts, rec, nranks: int | None) -> bool:
     ("each server has 8 GPUs ... busbw is 180GB/s" across 4 servers)."""
     if not isinstance(rec, CollectiveResult):
         return False
+    if rec.nodes:  # the hosts its '# Using devices' lines name
+        return rec.nodes == 1
     per_node = gpus_per_node(facts)
-    return rec.nodes == 1 or bool(nranks and per_node and 1 < nranks <= per_node)
+    return bool(nranks and per_node and 1 < nranks <= per_node)
 
 
 def _outside_table(facts: Facts, rec, nranks: int | None) -> str | None:

@@ -110,3 +110,17 @@ def test_two_releases_asked_about_without_a_complaint_keep_the_pass(tmp_path):
     r = _ticket(tmp_path, "# Two nccl-tests runs\n\n8x A100-SXM4-40GB in one node. Here are both runs, is this "
                           "fine?\n\n```\n" + _table("2.18.3") + "\n```\n\n```\n" + _table("2.21.5") + "\n```\n")
     assert _busbw(r)["confidence"] >= 0.6 and r["verdict"]["category"] == "healthy"
+
+
+def test_table_over_two_hosts_stays_a_network_table(tmp_path):
+    """Near-miss: the same 8 ranks spread over two hosts (4 + 4) measured the network: judged against the NICs as
+    before, never as a one-node table, however few its ranks."""
+    table = _table().replace("gpu-node-01 device  4", "gpu-node-02 device  4")
+    for i in (5, 6, 7):
+        table = table.replace(f"gpu-node-01 device  {i}", f"gpu-node-02 device  {i}")
+    r = _ticket(tmp_path, "# Training on 2 nodes much slower than on 1 node\n\nWe have 2 nodes, each with 8x "
+                          "A100-SXM4-40GB and 4x 200Gb InfiniBand. nccl-tests across the two nodes, 4 GPUs on "
+                          "each:\n\n```\n"
+                          + table + "\n```\n")
+    f = _busbw(r)
+    assert "NVSwitch" not in f["title"] and "inside one node" not in f["summary"]
