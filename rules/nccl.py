@@ -678,21 +678,72 @@ def busbw(facts: Facts, predictions=None):
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
     from rules.topology import gpu_links
 
-    node = (_multi_node(facts), gpu_links(facts))
+    multi, links = _multi_node(facts), gpu_links(facts)
     judged, own = [], []
     for *row, system in _busbw_groups(facts):
+        # (busbw33) a table run inside one node of a multi-node ticket measured NVLink/PCIe, not the network
+        node = ((False, []) if multi[0] and _one_node(facts, row[1], row[2]) else multi, links)
         got = _judge_busbw(facts, node, *row, system=system)
         if got is not None:
-            judged.append(got)
-            own += [got] if system is None else []
+            judged.append((*got, row[:3]))
+            own += [judged[-1]] if system is None else []
     if not judged:
         converted = _busbw_from_algbw(facts)
-        got = converted and _judge_busbw(facts, node, converted[0], converted[1], converted[2], None, converted[3])
-        judged = [got] if got else []
+        got = converted and _judge_busbw(facts, (multi, links), converted[0], converted[1], converted[2], None,
+                                         converted[3])
+        judged = [(*got, converted[:3])] if got else []
     if not judged:
         return
-    problems = [f for ratio, f in judged if f.severity in ("warning", "critical")]
-    yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
+    problems = [f for _, f, _ in judged if f.severity in ("warning", "critical")]
+    if problems:
+        yield from problems
+        return
+    _, best, (_, rec, nranks) = min(own or judged, key=lambda x: x[0])
+    yield _as_context(best, _outside_table(facts, rec, nranks)) if best.severity == "ok" else best
+
+
+def _one_node(facts: Facts, rec, nranks: int | None) -> bool:
+    """Whether a pasted table's run stayed inside one node: its rows say one node, or the ranks the table itself
+    counts fit in one node's GPUs. A figure the reporter typed is not counted so: its GPU count may be a node's
+    ("each server has 8 GPUs ... busbw is 180GB/s" across 4 servers)."""
+    if not isinstance(rec, CollectiveResult):
+        return False
+    if rec.nodes:  # the hosts its '# Using devices' lines name
+        return rec.nodes == 1
+    per_node = gpus_per_node(facts)
+    return bool(nranks and per_node and 1 < nranks <= per_node)
+
+
+def _outside_table(facts: Facts, rec, nranks: int | None) -> str | None:
+    """Why a table that fits does not answer the ticket, where the complaint lies beyond what it measured (nccl-tests
+    doc/PERFORMANCE.md: busbw rates the links of the ranks that ran, at the sizes run): a job across nodes judged by a
+    run inside one (the network, GPUDirect RDMA untested), or a comparison of NCCL releases (one release's table
+    fitting its fabric does not say the other is as fast, where one is called slower). None where the table measured
+    what is complained of."""
+    if _multi_node(facts)[0] and _one_node(facts, rec, nranks):
+        return (f"the table ran inside one node ({nranks or 'its'} GPUs) while the job spans nodes: it measured "
+                "NVLink/PCIe, not the network or GPUDirect RDMA between the nodes")
+    printed = {v.version for v in facts.printed_nccl_versions()}
+    # two releases printed and something called slower ("15% slower with the new NCCL"), or the releases compared in
+    # words; two tables put side by side with "is this fine?" are a question the tables answer
+    if (len(printed) >= 2 and claims.complaint(facts)) or claims.find(facts, "nccl_versions_compared"):
+        named = ", ".join(sorted(printed, key=version_key)) or "two NCCL releases"
+        return (f"the ticket compares NCCL releases ({named}): a table that fits its fabric does not say the "
+                "releases run alike")
+    return None
+
+
+# A pass that answers a question the table did not measure stays in the report as context, below what decides a
+# verdict (rules.engine.WEAK = 0.5): the verdict then comes from the causes or the gaps, not "healthy".
+CONTEXT_ONLY = 0.45
+
+
+def _as_context(finding, why: str | None):
+    """The table's pass as context where `why` (_outside_table) says the complaint lies elsewhere."""
+    if why is None:
+        return finding
+    return replace(finding, confidence=min(finding.confidence, CONTEXT_ONLY),
+                   summary=f"{finding.summary} Context only: {why}.")
 
 
 @rule("nccl.one_rank", "expected_physics")
@@ -735,6 +786,15 @@ def _both_readings(rec: Measurement, value: float, n: int | None):
         return ev(rec, f"{said} = {busbw:.1f} GB/s at {n} GPUs", round(busbw, 1), unit="GB/s")
     return ev(rec, f"{said}, between 1x (2 GPUs) and 2x (many GPUs): up to {2 * value:g} GB/s", round(2 * value, 1),
               unit="GB/s")
+
+
+def _covered(rec, nranks: int | None, group: list[int] | None) -> str:
+    """What a table's figure measured, in words: its message size and GPUs (a pass answers only for these)."""
+    gpus = f"GPUs {','.join(map(str, group))}" if group else f"{nranks} GPUs" if nranks else "the GPUs it ran on"
+    size = getattr(rec, "size_bytes", None) or 0
+    at = f"a {size / 2**20:g} MiB message" if 0 < size < 2**30 else f"a {size / 2**30:g} GiB message" if size else \
+        "large messages"
+    return f"measured at {at} on {gpus}, the links among those GPUs only"
 
 
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
@@ -833,11 +893,12 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                            refs=["nccl_tests_perf"])
     if value > line * LINE_SLACK:
         return ratio, passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
-                             f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, sure)
+                             f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond} It was "
+                             f"{_covered(rec, nranks, group)}.", [what] + origin, sure)
     if ratio >= BUSBW_MATCH:
         return ratio, passed("nccl.busbw", f"Bus bandwidth matches {link}",
                              f"The largest all-reduce reaches {value:g} GB/s busbw, {ratio:.0%} of what {link} "
-                             "typically gives.", [what] + origin, sure)
+                             f"typically gives; {_covered(rec, nranks, group)}.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
     if ic is None and not any(t.transport == "NET" for t in facts.of(NcclTransport)) and \
