@@ -2466,6 +2466,20 @@ P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlike
             "dump` of each stuck rank")
 
 
+# (hangpcie33) a rank raised an error the catalog names with another cause (an out-of-memory, a GPU fault, an engine
+# error): the others wait for it in the next collective until the watchdog fires (PyTorch's NCCL process group:
+# https://pytorch.org/docs/stable/distributed.html, TORCH_NCCL_ASYNC_ERROR_HANDLING), so the error is the cause
+P2P_RANK_ERROR = ("A hang beside an error a rank raised: the rank that stopped, not the P2P path",
+                  "When one rank stops on an error, the other ranks wait for it inside the next collective until a "
+                  "timeout, which looks like a hang between the GPUs. The ticket quotes such an error, one the error "
+                  "catalog gives another cause than blocked peer-to-peer, so that error is what to fix first.",
+                  "the error a rank raised",
+                  "Fix the error first (its own finding says how); if the job still hangs without it, attach the "
+                  "NCCL_DEBUG=INFO output of every rank and a `py-spy dump` of each stuck rank.",
+                  "the full output of every rank from the start of the run (the first error in time is the cause) and "
+                  "a `py-spy dump` of each stuck rank")
+
+
 # (p2pprec31) the failure came before any GPU talked to another (engine_errors.toml before_traffic: a rank waiting for
 # NCCL's unique id from rank 0, a bootstrap or rendezvous refusal): the path between the GPUs never carried anything
 P2P_BEFORE_TRAFFIC = ("A hang before any GPU talked to another: the P2P path is not what stopped it",
@@ -2537,9 +2551,9 @@ P2P_BUILD = ("A hang that one build has and another does not: a blocked P2P path
              "release notes and issues for the hang.",
              "the NCCL, PyTorch, CUDA and engine versions of both builds and the NCCL_DEBUG=INFO log of each")
 # (mend44) a working side on other GPUs or another machine: the path moved with the build
-_BUILD_ELSEWHERE = re.compile(r"\b(?:another|other|different|second|new|old)\s+(?:\w+\s+)?(?:machines?|servers?|"
-                              r"nodes?|hosts?|boxes|box|clusters?|GPUs?|cards?|systems?|instances?)\b|"
-                              r"\b(?:[AHLBV]\d{2,3}|RTX\s*\d{4}|\d{4}\s*Ti)\b", re.I)
+_OTHER_HOST = re.compile(r"\b(?:another|other|different|second|new|old)\s+(?:\w+\s+)?(?:machines?|servers?|"
+                         r"nodes?|hosts?|boxes|box|clusters?|GPUs?|cards?|systems?|instances?)\b", re.I)
+_BUILD_ELSEWHERE = re.compile(_OTHER_HOST.pattern + r"|\b(?:[AHLBV]\d{2,3}|RTX\s*\d{4}|\d{4}\s*Ti)\b", re.I)
 
 
 P2P_OPTION = ("A hang that comes with one option of the job: a blocked P2P path is unlikely",
@@ -2700,6 +2714,20 @@ def _p2p_seen_working(facts: Facts) -> bool:
         p.ok and p.a != p.b and p.capability in ("read", "write", "access") for p in facts.of(P2PStatus))
 
 
+def _software_release_change(facts: Facts) -> list[Claim]:
+    """(hangpcie33) The reporter's release change of NCCL, PyTorch or the serving engine on the same box: two releases
+    compared, or the problem said to come with one (the claims nccl.regression, ticket.nccl_upgrade,
+    ticket.torch_releases and ticket.engine_versions read). A blocked peer path hangs every release alike (NCCL
+    troubleshooting guide: ACS and the IOMMU are the platform's), so the release is the suspect. Not the GPU driver's
+    change: the driver itself grants or refuses peer access (a driver that reports P2P and breaks it, the RTX 4090's
+    545 series, is P2P's own fault)."""
+    said = [c for kind in ("nccl_versions_compared", "engine_versions_compared") for c in claims.find(facts, kind)
+            if not c.guess and not _OTHER_HOST.search(c.quote)]
+    upgrade = _release_change(facts, "nccl_upgrade")
+    torch = [c for c in claims.torch_releases_compared(facts) if not c.guess and not _OTHER_HOST.search(c.quote)]
+    return said + ([upgrade] if upgrade and not _OTHER_HOST.search(upgrade.quote) else []) + torch
+
+
 # The reporter's words that the GPUs talk over PCIe: "two PCIe GPUs", "PCIe-only cards", "connected via PCIe".
 _PCIE_SAID = re.compile(r"\bPCIe[- ](?:only\s+)?(?:GPUs?|cards?|boards?|version)\b|\bPCIe[- ]only\b"
                         r"|\b(?:connected\s+)?(?:over|via|through)\s+PCIe\b(?!\s+(?:switch|slot))", re.I)
@@ -2737,6 +2765,8 @@ def hang_on_pcie(facts: Facts, predictions=None):
                  and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
     build = [c for c in claims.find(facts, "build_hang") if not c.guess and not c.negated
              and not _BUILD_ELSEWHERE.search(c.quote)] if not p2p_fixed else []
+    if not p2p_fixed and not build:
+        build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
@@ -2744,8 +2774,13 @@ def hang_on_pcie(facts: Facts, predictions=None):
     link = _pcie_link(facts)
     setup = next((c for c in claims.known_errors(facts) + claims.ambiguous_errors(facts)
                   if c.data["error"].before_traffic and not c.negated), None) if not p2p_fixed else None
+    # (hangpcie33) an error a rank raised whose catalog cause is not the peer path
+    rank_error = next((c for c in claims.known_errors(facts) if not c.negated and not c.data["error"].before_traffic
+                       and c.data["error"].category not in ("p2p_disabled", "virtualization_no_p2p")), None) \
+        if not p2p_fixed else None
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
+        (rank_error, P2P_RANK_ERROR) if rank_error else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
         (build[0], P2P_BUILD) if build else \
