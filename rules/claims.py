@@ -5690,6 +5690,7 @@ FAULT_FAMILIES = (
     "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
 )
 
+
 def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
     ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall. `skip`: the words
