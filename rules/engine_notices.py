@@ -26,7 +26,7 @@ Not for a hang or a crash, which no slower path explains.
 from __future__ import annotations
 
 from rules import claims
-from rules.catalog import NOTICE_CATEGORIES
+from rules.catalog import NOTICE_CATEGORIES, NOTICE_CONTEXT_CATEGORIES
 from rules.common import claim_ev, make
 from rules.engine import rule
 
@@ -78,7 +78,7 @@ def engine_notice_harmless(facts, predictions=None):
                    refs=_refs(row))
 
 
-@rule(CONTEXT_RULE, "expected_physics", "p2p_disabled", "other", "healthy")
+@rule(CONTEXT_RULE, *NOTICE_CONTEXT_CATEGORIES)
 def engine_notice_context(facts, predictions=None):
     """A notice that describes the box (custom all-reduce off on a PCIe-only box or without P2P, an attention backend
     the GPU generation dictates, the KV cache's stated concurrency), or a harmless one pasted in a log: context beside
