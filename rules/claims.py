@@ -4230,7 +4230,7 @@ _CHANGE_RULED_OUT = re.compile(
     r"(?:did(?:\s+not|n't)|does(?:\s+not|n't))\s+(?:change\s+anything|make\s+(?:a|any)\s+difference)\b|"
     r"made\s+no\s+difference|changed\s+nothing|(?:had|has)\s+no\s+effect)", re.I)
 _SAME_RATE = re.compile(r"\b(?:the\s+)?same\s+(?:~\s*)?\d+(?:\.\d+)?\s*(?:tok(?:ens)?/s|t/s|it/s|ms\b|s\b|GB/s)",
-                          re.I)
+                        re.I)
 
 
 # Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.
