@@ -2095,8 +2095,12 @@ class EngineNotice:
 
 
 NOTICE_STRENGTHS = ("cause", "context", "harmless")
-# The categories a cause row may name: those rules.engine_notices.engine_notice declares.
+# The categories a row may name, by its strength: those rules.engine_notices' rules declare (a cause row's
+# engine_notice; a context row's engine_notice_context; a harmless one is answered healthy, or pasted, context).
 NOTICE_CATEGORIES = ("eager_mode", "expected_physics", "host_bound", "p2p_disabled", "other")
+NOTICE_CONTEXT_CATEGORIES = ("expected_physics", "p2p_disabled", "other", "healthy")
+_NOTICE_CATEGORIES_BY_STRENGTH = {"cause": NOTICE_CATEGORIES, "context": NOTICE_CONTEXT_CATEGORIES,
+                                  "harmless": ("healthy",)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -2117,8 +2121,11 @@ def engine_notices() -> tuple[EngineNotice, ...]:
         if row["strength"] not in NOTICE_STRENGTHS or not row.get("sources") or (cause and not row.get("fix")):
             raise InputError(f"{where}: strength one of {', '.join(NOTICE_STRENGTHS)}, its sources, and a fix when "
                              "it is a cause")
-        if cause and row["category"] not in NOTICE_CATEGORIES:
-            raise InputError(f"{where}: a cause's category is one of {', '.join(NOTICE_CATEGORIES)}")
+        allowed = _NOTICE_CATEGORIES_BY_STRENGTH[row["strength"]]
+        if row["category"] not in allowed:
+            raise InputError(f"{where}: a {row['strength']} row's category is one of {', '.join(allowed)}")
+        if not isinstance(row["sources"], list) or not all(isinstance(x, str) and x for x in row["sources"]):
+            raise InputError(f"{where}: sources is a list of URLs")
         try:
             pattern = re.compile(row["pattern"], re.I)
         except re.error as e:
@@ -2394,6 +2401,20 @@ def by_compute_capability(table: dict, cc: float, exact: bool = False):
 def documented_behaviours() -> tuple[dict, ...]:
     """rules/catalog/by_design.toml's [[behaviour]] rows: what the tools and engines document as how they work, which
     reporters take for faults, each with the words that describe it and its documentation, read once."""
+    from diagnose.evidence import GpuFact
     from diagnose.inputs import load_toml
 
-    return tuple(load_toml(str(CATALOG_DIR / "by_design.toml"), "catalog").get("behaviour", []))
+    path = CATALOG_DIR / "by_design.toml"
+    rows = tuple(load_toml(str(path), "catalog").get("behaviour", []))
+    gpu_fields = {f.name for f in dataclasses.fields(GpuFact)}
+    for i, row in enumerate(rows):
+        where = f"{path}: behaviour #{i + 1} ({row.get('key', 'no key')})"
+        within = row.get("amounts_within", 0.5)
+        if isinstance(within, bool) or not isinstance(within, (int, float)) or not 0 < within <= 1:
+            raise InputError(f"{where}: amounts_within is a share above 0 and at most 1")
+        if row.get("unless_gpu") is not None and row["unless_gpu"] not in gpu_fields:
+            raise InputError(f"{where}: unless_gpu names no GpuFact field: {row['unless_gpu']!r}")
+        explains = row.get("explains", [])
+        if not isinstance(explains, list) or not all(isinstance(e, str) and e for e in explains):
+            raise InputError(f"{where}: explains is a list of claim family names")
+    return rows

@@ -4230,7 +4230,7 @@ _CHANGE_RULED_OUT = re.compile(
     r"(?:did(?:\s+not|n't)|does(?:\s+not|n't))\s+(?:change\s+anything|make\s+(?:a|any)\s+difference)\b|"
     r"made\s+no\s+difference|changed\s+nothing|(?:had|has)\s+no\s+effect)", re.I)
 _SAME_RATE = re.compile(r"\b(?:the\s+)?same\s+(?:~\s*)?\d+(?:\.\d+)?\s*(?:tok(?:ens)?/s|t/s|it/s|ms\b|s\b|GB/s)",
-                          re.I)
+                        re.I)
 
 
 # Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.
@@ -5689,6 +5689,7 @@ FAULT_FAMILIES = (
     "pcie_degraded", "pcie_slot", "numa_words", "nccl_upgrade", "bimodal", "small_collective_slow", "launch_overhead",
     "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
 )
+
 
 def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
@@ -9497,7 +9498,7 @@ def known_errors(facts: Facts) -> list[Claim]:
     messages with several documented causes (ambiguous_errors)."""
     from rules.catalog import ASKED, engine_errors
 
-    return _catalog_errors(facts, [row for row in engine_errors() if row.category != ASKED])
+    return _catalog_messages(facts, [row for row in engine_errors() if row.category != ASKED])
 
 
 def ambiguous_errors(facts: Facts) -> list[Claim]:
@@ -9505,7 +9506,7 @@ def ambiguous_errors(facts: Facts) -> list[Claim]:
     insufficient_data: NCCL's 'unhandled cuda error' without the CUDA error it wraps): data as known_errors'."""
     from rules.catalog import ASKED, engine_errors
 
-    return _catalog_errors(facts, [row for row in engine_errors() if row.category == ASKED])
+    return _catalog_messages(facts, [row for row in engine_errors() if row.category == ASKED])
 
 
 def engine_notices(facts: Facts) -> list[Claim]:
@@ -9514,12 +9515,12 @@ def engine_notices(facts: Facts) -> list[Claim]:
     (catalog.EngineNotice), origin}."""
     from rules.catalog import engine_notices as rows
 
-    return _catalog_errors(facts, list(rows()), name="engine_notice", key="notice")
+    return _catalog_messages(facts, list(rows()), name="engine_notice", key="notice")
 
 
-def _catalog_errors(facts: Facts, rows: list, name: str = "known_error", key: str = "error") -> list[Claim]:
-    """The claims (`name`, the row under data[`key`]) of the rows' messages the ticket quotes, each message named by
-    the first row matching it."""
+def _catalog_messages(facts: Facts, rows: list, name: str = "known_error", key: str = "error") -> list[Claim]:
+    """The claims (`name`, the row under data[`key`]) of the catalog messages the ticket quotes (rows of
+    engine_errors.toml or engine_notices.toml), each message named by the first row matching it."""
     out: list[Claim] = []
     named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)

@@ -26,13 +26,15 @@ Not for a hang or a crash, which no slower path explains.
 from __future__ import annotations
 
 from rules import claims
-from rules.catalog import NOTICE_CATEGORIES
+from rules.catalog import NOTICE_CATEGORIES, NOTICE_CONTEXT_CATEGORIES
 from rules.common import claim_ev, make
 from rules.engine import rule
 
 CATALOG = "rules/catalog/engine_notices.toml"
 # a quoted message's weight (ticket.known_error: 0.6 pasted, 0.5 in the reporter's sentence), a tenth less
 WEIGHT = {"output": 0.5, "prose": 0.4}
+# a harmless notice asked about: a passed check at the weight of a pasted notice
+HARMLESS_WEIGHT = 0.5
 CONTEXT_RULE = "ticket.engine_notice_context"
 
 
@@ -71,14 +73,14 @@ def engine_notice_harmless(facts, predictions=None):
         if c.data["origin"] != "prose":
             continue
         row = c.data["notice"]
-        yield make("ticket.engine_notice_harmless", "healthy", "ok", WEIGHT["output"],
+        yield make("ticket.engine_notice_harmless", "healthy", "ok", HARMLESS_WEIGHT,
                    f"The {row.engine} notice asked about is harmless: {row.id.replace('_', ' ')}",
                    f"The notice says {row.meaning}.",
                    [claim_ev(c, f"{row.engine} notice ({row.id}, {CATALOG}; printed by {row.versions})")],
                    refs=_refs(row))
 
 
-@rule(CONTEXT_RULE, "expected_physics", "p2p_disabled", "other", "healthy")
+@rule(CONTEXT_RULE, *NOTICE_CONTEXT_CATEGORIES)
 def engine_notice_context(facts, predictions=None):
     """A notice that describes the box (custom all-reduce off on a PCIe-only box or without P2P, an attention backend
     the GPU generation dictates, the KV cache's stated concurrency), or a harmless one pasted in a log: context beside

@@ -735,14 +735,14 @@ def _outside_table(facts: Facts, rec, nranks: int | None) -> str | None:
 
 # A pass that answers a question the table did not measure stays in the report as context, below what decides a
 # verdict (rules.engine.WEAK = 0.5): the verdict then comes from the causes or the gaps, not "healthy".
-CONTEXT_ONLY = 0.45
+CONTEXT_CONFIDENCE = 0.45
 
 
 def _as_context(finding, why: str | None):
     """The table's pass as context where `why` (_outside_table) says the complaint lies elsewhere."""
     if why is None:
         return finding
-    return replace(finding, confidence=min(finding.confidence, CONTEXT_ONLY),
+    return replace(finding, confidence=min(finding.confidence, CONTEXT_CONFIDENCE),
                    summary=f"{finding.summary} Context only: {why}.")
 
 

@@ -30,6 +30,9 @@ def test_every_symptom_row_is_complete_and_sourced():
     assert len(rows) >= 5
     for r in rows:
         assert set(r["shows"]) <= {"hang", "memory", "slow"} and r["at"], r["id"]
+        # (quality33) `named`, where given, is words like `at`'s: a list of non-empty strings
+        assert all(isinstance(w, str) and w for w in r.get("named", [])) and isinstance(r.get("named", []), list), \
+            r["id"]
         assert not _in_range(r["fixed"], r["bad"]) and not _in_range(r["good"], r["bad"]), r["id"]
         assert version_key(r["fixed"]) > version_key(r["good"]), r["id"]
         assert r["url"] in r["sources"] and all(u.startswith("https://") for u in r["sources"]), r["id"]

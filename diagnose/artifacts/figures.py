@@ -358,15 +358,18 @@ _UNIT_STEPS = (1, 8, 1 / 8, 1000, 1 / 1000, 1024, 1 / 1024, 100, 1 / 100, 60, 1 
 
 def _does_the_arithmetic(written: str) -> bool:
     """Does "a op b = c" at the start of `written` hold (c is a op b up to a unit step)? True where it is no such
-    single operation (nothing to check)."""
+    single operation (nothing to check). A quotient by zero holds for no c; a product of zero only for c = 0."""
     m = _OPERATION.match(written)
     if m is None:
         return True
     a, b, c = (float(g.replace(",", "")) for g in (m.group(1), m.group(3), m.group(4)))
-    if b == 0:
-        return True
-    value = a / b if m.group(2).strip() in ("/", "÷") else a * b
-    return value == 0 or any(abs(c - value * step) <= 0.03 * value * step for step in _UNIT_STEPS)
+    divides = m.group(2).strip() in ("/", "÷")
+    if divides and b == 0:
+        return False
+    value = a / b if divides else a * b
+    if value == 0:
+        return c == 0
+    return any(abs(c - value * step) <= 0.03 * value * step for step in _UNIT_STEPS)
 
 
 def computed(text: str, start: int) -> bool:
