@@ -42,6 +42,12 @@ def _quoted(facts, strength: str) -> list:
     return [c for c in claims.engine_notices(facts) if c.data["notice"].strength == strength]
 
 
+def _notice_ev(c):
+    """The quoted notice as evidence, with its catalog row and the releases that print it."""
+    row = c.data["notice"]
+    return claim_ev(c, f"{row.engine} notice ({row.id}, {CATALOG}; printed by {row.versions})")
+
+
 def _refs(row) -> list[str]:
     return [src.split(" (")[0] for src in row.sources]
 
@@ -59,7 +65,7 @@ def engine_notice(facts, predictions=None):
         yield make("ticket.engine_notice", row.category, "warning", WEIGHT[c.data["origin"]],
                    f"{row.engine} says it takes a slower path: {row.id.replace('_', ' ')}",
                    f"The engine's own notice says {row.meaning}.",
-                   [claim_ev(c, f"{row.engine} notice ({row.id}, {CATALOG}; printed by {row.versions})")],
+                   [_notice_ev(c)],
                    fix=row.fix, refs=_refs(row))
 
 
@@ -76,7 +82,7 @@ def engine_notice_harmless(facts, predictions=None):
         yield make("ticket.engine_notice_harmless", "healthy", "ok", HARMLESS_WEIGHT,
                    f"The {row.engine} notice asked about is harmless: {row.id.replace('_', ' ')}",
                    f"The notice says {row.meaning}.",
-                   [claim_ev(c, f"{row.engine} notice ({row.id}, {CATALOG}; printed by {row.versions})")],
+                   [_notice_ev(c)],
                    refs=_refs(row))
 
 
@@ -91,5 +97,5 @@ def engine_notice_context(facts, predictions=None):
         yield make(CONTEXT_RULE, row.category, "info", 0.0,
                    f"{row.engine} notice (context): {row.id.replace('_', ' ')}",
                    f"The engine's notice says {row.meaning}. It describes the system; alone it explains no slowdown.",
-                   [claim_ev(c, f"{row.engine} notice ({row.id}, {CATALOG}; printed by {row.versions})")],
+                   [_notice_ev(c)],
                    refs=_refs(row))
