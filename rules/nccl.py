@@ -699,7 +699,7 @@ def busbw(facts: Facts, predictions=None):
         yield from problems
         return
     _, best, (_, rec, nranks) = min(own or judged, key=lambda x: x[0])
-    yield _as_context(best, _outside_table(facts, rec, nranks)) if best.severity == "ok" else best
+    yield _as_context(best, _outside_table(facts, multi[0], rec, nranks)) if best.severity == "ok" else best
 
 
 def _one_node(facts: Facts, rec, nranks: int | None) -> bool:
@@ -714,13 +714,13 @@ def _one_node(facts: Facts, rec, nranks: int | None) -> bool:
     return bool(nranks and per_node and 1 < nranks <= per_node)
 
 
-def _outside_table(facts: Facts, rec, nranks: int | None) -> str | None:
+def _outside_table(facts: Facts, multi_node: bool | None, rec, nranks: int | None) -> str | None:
     """Why a table that fits does not answer the ticket, where the complaint lies beyond what it measured (nccl-tests
     doc/PERFORMANCE.md: busbw rates the links of the ranks that ran, at the sizes run): a job across nodes judged by a
     run inside one (the network, GPUDirect RDMA untested), or a comparison of NCCL releases (one release's table
     fitting its fabric does not say the other is as fast, where one is called slower). None where the table measured
     what is complained of."""
-    if _multi_node(facts)[0] and _one_node(facts, rec, nranks):
+    if multi_node and _one_node(facts, rec, nranks):
         return (f"the table ran inside one node ({nranks or 'its'} GPUs) while the job spans nodes: it measured "
                 "NVLink/PCIe, not the network or GPUDirect RDMA between the nodes")
     printed = {v.version for v in facts.printed_nccl_versions()}
