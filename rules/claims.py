@@ -5691,6 +5691,12 @@ FAULT_FAMILIES = (
 )
 
 
+def fault_claims(facts: Facts, excused: tuple[str, ...] = ()) -> list[Claim]:
+    """The ticket's claims of the FAULT_FAMILIES not ruled out, less the `excused` families (a caller that has explained
+    that very observation as normal)."""
+    return [c for c in claims(facts) if c.kind in FAULT_FAMILIES and c.kind not in excused and not c.negated]
+
+
 def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
     ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall. `skip`: the words

@@ -47,8 +47,7 @@ def fault_context(facts: Facts, excused: tuple[str, ...] = ()) -> claims.Claim |
     """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
     a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count, nor
     claims of the `excused` families (a caller that has explained that very observation as normal)."""
-    found = [c for c in claims.claims(facts)
-             if c.kind in claims.FAULT_FAMILIES and c.kind not in excused and not c.negated]
+    found = claims.fault_claims(facts, excused)
     if found:
         return found[0]
     for source, text in claims.texts(facts):

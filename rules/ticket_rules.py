@@ -355,7 +355,7 @@ def _untruncated(names: set[str]) -> set[str]:
 def pace_in_question(facts: Facts) -> bool:
     """Is the ticket about a pace or a fault: a complaint, a measured figure, a fault named, or no description?"""
     return (claims.symptom(facts) != "other" or bool(facts.of(Measurement)) or claims.complaint(facts) is not None
-            or any(c.kind in claims.FAULT_FAMILIES and not c.negated for c in claims.claims(facts)))
+            or bool(claims.fault_claims(facts)))
 
 
 @rule("ticket.mixed_gpus", "straggler")
@@ -2721,11 +2721,10 @@ def _software_release_change(facts: Facts) -> list[Claim]:
     troubleshooting guide: ACS and the IOMMU are the platform's), so the release is the suspect. Not the GPU driver's
     change: the driver itself grants or refuses peer access (a driver that reports P2P and breaks it, the RTX 4090's
     545 series, is P2P's own fault)."""
-    said = [c for kind in ("nccl_versions_compared", "engine_versions_compared") for c in claims.find(facts, kind)
-            if not c.guess and not _OTHER_HOST.search(c.quote)]
-    upgrade = _release_change(facts, "nccl_upgrade")
-    torch = [c for c in claims.torch_releases_compared(facts) if not c.guess and not _OTHER_HOST.search(c.quote)]
-    return said + ([upgrade] if upgrade and not _OTHER_HOST.search(upgrade.quote) else []) + torch
+    compared = [c for kind in ("nccl_versions_compared", "engine_versions_compared") for c in claims.find(facts, kind)]
+    upgrade = _release_change(facts, "nccl_upgrade")  # (never a guess: _release_change drops those)
+    said = compared + ([upgrade] if upgrade else []) + claims.torch_releases_compared(facts)
+    return [c for c in said if not c.guess and not _OTHER_HOST.search(c.quote)]
 
 
 # The reporter's words that the GPUs talk over PCIe: "two PCIe GPUs", "PCIe-only cards", "connected via PCIe".
