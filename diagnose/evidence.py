@@ -167,7 +167,7 @@ class P2PStatus(Fact):
     source: str
     a: int
     b: int
-    capability: str  # "read", "write", "nvlink", "atomics", "prop", "access"
+    capability: str  # "read", "write", "nvlink", "atomics", "prop", "access", "transfer" (a copy verified)
     status: str  # as printed: OK, NS, CNS, GNS, TNS, "Not Supported", ...
     ok: bool
 

@@ -7294,6 +7294,33 @@ MORE_WORDS_K["gdr_on"] = [
     r"\bGDRDMA\b" + _NOT_BETWEEN + r"{0,30}?\bNET/IB\b",
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
+# (p2ptest34) The reporter's own evidence that GPU peer-to-peer works on this host, in two strengths. Granted: the
+# driver's answer, CUDA's cudaDeviceCanAccessPeer through torch ("torch.cuda.can_device_access_peer(0, 1) returns True",
+# https://pytorch.org/docs/stable/generated/torch.cuda.can_device_access_peer.html), `nvidia-smi topo -p2p r|w` cells
+# said OK (nvidia-smi's legend: OK = Status Ok), "peer access is enabled", or the reporter ruling P2P out ("P2P is not
+# the issue"). Passed: a check that moved data peer-to-peer and read it back, the CUDA samples simpleP2P ("Test
+# passed", it verifies the copied buffer) and p2pBandwidthLatencyTest, vLLM's gpu_p2p_access_check (it writes through
+# CUDA IPC in one process and reads in another, vllm/distributed/device_communicators/custom_all_reduce_utils.py), or
+# "P2P works". Not a check that failed ("does not pass", negated), asked about, or a run with P2P enabled as one arm of
+# an A/B (p2p_run_enabled reads that).
+_P2P_SUBJECT = r"(?:P2P|peer[- ]to[- ]peer|GPU peer access|peer access)"
+MORE_WORDS_K["p2p_ok"] = [
+    r"\bcan_?device_?access_?peer\b[^\n]{0,30}?(?:returns?|==?|is|:|->|gives|prints)\s*`?True\b",
+    r"(?<!\bif )(?<!\bwhen )(?<!\bwhether )\b" + _P2P_SUBJECT + r"\s+(?:access\s+)?(?:is|are|was|were)\s+(?:now\s+|"
+    r"fully\s+|also\s+)?(?:enabled|supported|available|granted|allowed)\b(?!\s+(?:by|with|via|through|in)\s+"
+    r"(?:setting|NCCL_|the env))",
+    r"\btopo\s+-p2p\s*[rw]?\b[^.\n]{0,40}?\b(?:shows?|reports?|gives|says|prints|is|are|returns?)\s+(?:all\s+|only\s+)?"
+    r"[`'\"]?OK\b",
+    r"\b" + _P2P_SUBJECT + r"\s+(?:is|was)\s+(?:not|n't)\s+(?:the|a)\s+(?:issue|problem|cause|culprit|bottleneck)\b",
+    r"\b" + _P2P_SUBJECT + r"\s+(?:has been|was|is|can be)\s+ruled out\b",
+]
+MORE_WORDS_K["p2p_passed"] = [
+    r"\b(?:simpleP2P|p2pBandwidthLatencyTest|p2p[_ ]?(?:bandwidth[_ ]?latency[_ ]?)?tests?|P2P (?:access )?checks?|"
+    r"gpu_p2p_access_check)\b" + _NOT_BETWEEN + r"{0,30}?\b(?:pass(?:es|ed)?|succeed(?:s|ed)?|successful(?:ly)?|"
+    r"returns?\s+True|(?:is|are|was|looks?)\s+(?:fine|OK|good))\b",
+    r"\b(?:P2P|peer[- ]to[- ]peer)(?:\s+(?:access|transfers?|copies|communication))?\s+(?:works|is working|"
+    r"(?:is|was)\s+(?:fully\s+)?(?:functional|working))\b(?!\s+(?:only|except|but|on some))",
+]
 _extend(MORE_WORDS_K, new_kinds=True)
 # Kinds whose words under a condition are a rule, not what happened (rules._first makes them a guess): MORE_WORDS_K's,
 # and the heads refusal said in prose ("this allows AutoTP to run even when number heads are not divisible by number

@@ -50,6 +50,7 @@ from rules.stated_load import (
     sent_at_once,
     stated_batch,
 )
+from rules.topology import p2p_seen_working
 from rules.workload import assumed_weights, predict_layout, quantised_stream, seated, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -1034,6 +1035,18 @@ def layer_split_rate(facts: Facts, predictions=None):
                                   reported=is_reported(m))
 
 
+# (p2ptest34) p2pBandwidthLatencyTest's label for the copy it stages through host memory on every host, P2P granted
+# or not ("P2P=Disabled", the sample's README): a figure under it is the comparison arm, not P2P found off.
+_SAMPLE_LABEL = re.compile(r"P2P\s*=\s*(Enabled|Disabled)", re.I)
+
+
+def _staged_by_the_sample(c) -> bool:
+    """Is the figure claim `c` quoted under the sample's P2P=Disabled label (the nearest label before it)?"""
+    at = c.quote.find(f"{c.data['value']:g}")
+    labels = _SAMPLE_LABEL.findall(c.quote[:at]) if at >= 0 else []
+    return bool(labels) and labels[-1].lower() == "disabled"
+
+
 @rule("ticket.pcie_figure", "expected_physics", "p2p_disabled", "other")
 def pcie_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
@@ -1051,7 +1064,7 @@ def pcie_figure(facts: Facts, predictions=None):
 
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
-    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not _staged_by_the_sample(f)]
     usable = [(per_direction(f), f) for f in figures if not f.data["spec"] and scope_known(f)]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
@@ -1065,7 +1078,7 @@ def pcie_figure(facts: Facts, predictions=None):
     if low:  # the slowest figure named is the one to judge: "GPU 3 gets 3 GB/s, the other pairs 20 GB/s"
         value, c = min(low, key=lambda x: x[0])
         evidence = copy_ev(value, c)
-        if not gpu.pcie_p2p:
+        if not gpu.pcie_p2p and not p2p_seen_working(facts):  # (a patched driver grants it: the link or the path)
             yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
                        f"{value:g} GB/s is a copy staged through host memory: {gpu.name} has no PCIe peer-to-peer",
                        "The stock driver does not give these boards PCIe P2P, so a GPU-to-GPU copy goes to host memory "

@@ -94,7 +94,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
-from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, pcie_gbs
+from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, p2p_seen_working, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
     assumed_cut,
@@ -630,6 +630,9 @@ def p2p_refused(facts: Facts, predictions=None):
         return  # said of other systems ("..., but on mine every cell is OK"), or asked: no refusal seen here
     if claims.p2p_run_enabled(facts):
         return  # P2P ran enabled as one arm of the reporter's A/B: the driver did not refuse it
+    if p2p_seen_working(facts, words=False):
+        return  # (p2ptest34) the host's own check shows peer access granted on every pair it tried: the words are
+        # about another system or a comparison arm, and topology.p2p_status judges the check itself
     if has_nvlink(facts):
         yield from _p2p_refused_over_nvlink(facts, c)
         return  # over NVLink, PCIe P2P is not the path
@@ -686,7 +689,7 @@ def p2p_level_inert(facts: Facts, predictions=None):
     maintainer's answer; issue 11, ut21a). Not over NVLink (every level but LOC takes it), not where NCCL's log shows a
     P2P connection, not across nodes (the network then sets the figure)."""
     c = claims.p2p_levels_same(facts)
-    if not c or has_nvlink(facts) or [t for t in facts.of(NcclTransport) if t.transport == "P2P"]:
+    if not c or has_nvlink(facts) or p2p_seen_working(facts, words=False):
         return
     nodes, _ = node_count(facts)
     if (nodes or 1) > 1 or _across_nodes(facts):
@@ -2453,6 +2456,20 @@ P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not 
              "Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: they show "
              "which rank and which transport waits.",
              "the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank")
+# (p2ptest34) a check that moved data peer-to-peer and read it back (simpleP2P 'Test passed', P2P=Enabled copies above
+# the host-staged ones, "the p2p test passes"): the path delivers outside the job. Not the driver's grant alone
+# (topo -p2p OK, CAN Access Peer): ACS or the IOMMU leave it yes and drop the writes (NCCL troubleshooting guide).
+P2P_PASSED = ("A hang between PCIe-connected GPUs whose P2P check passes: a blocked P2P path is unlikely",
+              "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, a peer-to-peer copy between the "
+              "GPUs fails or stalls too. Here a check that copies between them peer-to-peer and reads the data back "
+              "passed, so the path delivers; the hang more likely comes from the launch, a rank that stopped, or the "
+              "software (a check that copies once can still miss a path that drops writes under NCCL's load, so "
+              "all_reduce_perf on the same GPUs is the test that settles it).",
+              "the P2P check passed",
+              "Run all_reduce_perf on the same GPUs (with and without NCCL_P2P_DISABLE=1) and attach its output, the "
+              "NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank.",
+              "all_reduce_perf on the same GPUs, the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of "
+              "each stuck rank")
 # (issue 11) collectives completed before the hang: a blocked peer-to-peer path stops the first one
 P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlikely",
             "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective never "
@@ -2707,13 +2724,6 @@ def _path_measured(facts: Facts) -> list[Evidence]:
     return [ev(run, "an all-reduce measured across the GPUs on this host")] if run else []
 
 
-def _p2p_seen_working(facts: Facts) -> bool:
-    """Does this host show peer-to-peer between its GPUs working (an NCCL 'via P2P' connection, a P2P status OK), as
-    on a board whose stock driver refuses it but runs a driver that allows it?"""
-    return any(t.transport == "P2P" for t in facts.of(NcclTransport)) or any(
-        p.ok and p.a != p.b and p.capability in ("read", "write", "access") for p in facts.of(P2PStatus))
-
-
 def _software_release_change(facts: Facts) -> list[Claim]:
     """(hangpcie33) The reporter's release change of NCCL, PyTorch or the serving engine on the same box: two releases
     compared, or the problem said to come with one (the claims nccl.regression, ticket.nccl_upgrade,
@@ -2777,7 +2787,9 @@ def hang_on_pcie(facts: Facts, predictions=None):
     rank_error = next((c for c in claims.known_errors(facts) if not c.negated and not c.data["error"].before_traffic
                        and c.data["error"].category not in ("p2p_disabled", "virtualization_no_p2p")), None) \
         if not p2p_fixed else None
+    passed_check = p2p_seen_working(facts, delivered=True) if not p2p_fixed else []
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+        (passed_check[0], P2P_PASSED) if passed_check else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
         (rank_error, P2P_RANK_ERROR) if rank_error else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
@@ -2787,7 +2799,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         (hang[0], P2P_LINK_UNKNOWN) if not link and not virt and not p2p_fixed else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix, ask) = against
-        shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
+        shown = claim_ev(said, quoted) if isinstance(said, Claim) else said if isinstance(said, Evidence) else \
             ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
                said.data["completed"]) if isinstance(said, NcclEvent) else None
         yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
@@ -3058,7 +3070,7 @@ def symptom_prior(facts: Facts, predictions=None):
     engine = engine_of(facts)
     tp_engine = engine not in (None, "generic", "hf-eager", *LLAMACPP_ENGINES) or (wfield(facts, "tp")[0] or 0) >= 2
     if gpu is not None and not gpu.pcie_p2p and (n is None or n >= 2) and not has_nvlink(facts) and tp_engine \
-            and not _p2p_seen_working(facts):
+            and not p2p_seen_working(facts):
         paid = measured_split_gain(facts)
         if paid is not None:
             yield _no_p2p_split_pays(gpu, paid, evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)])

@@ -1435,19 +1435,63 @@ def _share_range(low: float, high: float) -> str:
 P2P_BELOW_STAGED = 0.9
 
 
+def _p2p_rates(facts: Facts) -> list[tuple[PairBandwidth, PairBandwidth]]:
+    """(P2P=Enabled, P2P=Disabled) copy of each GPU pair and direction p2pBandwidthLatencyTest measured both ways, the
+    better of P2P reads and writes (the better path NCCL can take)."""
+    rates: dict[tuple, dict[bool, PairBandwidth]] = defaultdict(dict)
+    for p in facts.of(PairBandwidth):
+        if p.a != p.b and p.p2p_enabled is not None and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
+            best = rates[(p.a, p.b, p.direction)].get(p.p2p_enabled)
+            if best is None or p.value > best.value:
+                rates[(p.a, p.b, p.direction)][p.p2p_enabled] = p
+    return [(r[True], r[False]) for r in rates.values() if True in r and False in r]
+
+
+def p2p_seen_working(facts: Facts, delivered: bool = False, words: bool = True) -> list[Evidence]:
+    """This host's own check that GPU peer-to-peer works, as evidence; [] when none shows it or one shows it failing.
+
+    Granted (the driver allows it): CUDA's peer-access answer (p2pBandwidthLatencyTest 'CAN Access Peer', simpleP2P
+    'Peer access ... : Yes'), `nvidia-smi topo -p2p r|w` OK, NCCL connecting 'via P2P/...', or the reporter's words
+    (torch.cuda.can_device_access_peer True, "peer access is enabled"). Delivered (data crossed peer-to-peer and
+    arrived): simpleP2P's verified copy ('Test passed'), a P2P=Enabled copy faster than the same copy staged
+    through host memory (P2P=Disabled) by more than the P2P_BELOW_STAGED margin, or the reporter's words ("the p2p
+    test passes", "P2P works"). A grant is no delivery: ACS redirect or a translating IOMMU leaves the driver's answer
+    yes and drops the peer writes (NCCL troubleshooting, "PCI Access Control Services"; vLLM's gpu_p2p_access_check
+    writes and reads back for that reason), so a hang needs `delivered`. Any pair seen failing the same check (a
+    CANNOT, an NS cell, P2P copies below the staged ones) leaves the host not shown working. words=False: the
+    artifacts alone (to weigh against a refusal said in words)."""
+    access = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability in ("read", "write", "access")]
+    transfer = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability == "transfer"]
+    rates = _p2p_rates(facts)
+    if any(not p.ok for p in access + transfer) or any(on.value < P2P_BELOW_STAGED * off.value for on, off in rates):
+        return []
+    said = [c for c in claims.find(facts, "p2p_ok") if not c.guess] if words else []
+    done = [c for c in claims.find(facts, "p2p_passed") if not c.guess] if words else []
+    # where P2P is not granted the sample's P2P=Enabled matrix falls back to the staged copy and matches it: a
+    # delivery shows as a copy above the staged one by more than the noise margin
+    above = [(on, off) for on, off in rates if on.value * P2P_BELOW_STAGED >= off.value]
+    found = [ev(on, f"GPU{on.a}->GPU{on.b} P2P=Enabled copy above the copy through host memory "
+                    "(p2pBandwidthLatencyTest P2P=Disabled)", on.value, off.value, "GB/s")
+             for on, off in sorted(above, key=lambda x: -x[0].value / x[1].value)[:1]]
+    found += [ev(p, f"simpleP2P copied GPU{p.a}<->GPU{p.b} peer-to-peer and verified it", p.status)
+              for p in transfer[:1]]
+    found += [claim_ev(c, "the reporter: the P2P check passed") for c in done[:1]]
+    if delivered:
+        return found
+    found += [ev(p, f"GPU{p.a}->GPU{p.b} peer {p.capability}", p.status) for p in access if p.ok][:1]
+    found += [ev(t, "NCCL connects the GPUs peer-to-peer", t.detail)
+              for t in facts.of(NcclTransport) if t.transport == "P2P"][:1]
+    found += [claim_ev(c, "the reporter: peer access granted") for c in said[:1]]
+    return found
+
+
 @rule("topology.p2p_slower_than_host", "p2p_disabled", "numa_affinity")
 def p2p_slower_than_host(facts: Facts, predictions=None):
     """GPU pairs whose P2P copy is slower than the same copy staged through host memory (p2pBandwidthLatencyTest's
     P2P=Enabled against its P2P=Disabled matrix)."""
     if is_virtualized(facts):
         return  # topology.virtualization_no_p2p tells a guest's story
-    rates: dict[tuple, dict[bool, PairBandwidth]] = defaultdict(dict)
-    for p in facts.of(PairBandwidth):
-        if p.a != p.b and p.p2p_enabled is not None and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
-            best = rates[(p.a, p.b, p.direction)].get(p.p2p_enabled)
-            if best is None or p.value > best.value:  # P2P reads and writes: the better path NCCL can take
-                rates[(p.a, p.b, p.direction)][p.p2p_enabled] = p
-    both = [(r[True], r[False]) for r in rates.values() if True in r and False in r]
+    both = _p2p_rates(facts)
     slow = [(on, off) for on, off in both if on.value < P2P_BELOW_STAGED * off.value]
     if not slow:
         return

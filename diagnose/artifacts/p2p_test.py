@@ -10,7 +10,9 @@ health-check lines `P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 ...` (Pa
 The CUDA sample `simpleP2P` prints one access line per ordered pair (`> Peer access from NVIDIA L4 (GPU0) -> NVIDIA L4
 (GPU1) : Yes`, P2PStatus) and, once peer access is enabled, the rate of its ping-pong copy between the first two
 (`cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 19.87GB/s`, one direction at a time: PairBandwidth, uni, P2P on;
-https://github.com/NVIDIA/cuda-samples/blob/master/Samples/0_Introduction/simpleP2P/simpleP2P.cu).
+https://github.com/NVIDIA/cuda-samples/blob/master/Samples/0_Introduction/simpleP2P/simpleP2P.cu), then copies a buffer
+through both GPUs, reads it back and ends `Test passed` or, after `Verification error @ element ...` lines, `Test
+failed!` (P2PStatus "transfer" for the pair it enabled: `Enabling peer access between GPU0 and GPU1...`).
 nvbandwidth's GPU-to-GPU matrices (`memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)`, numbered
 columns, `N/A` on the diagonal) are read the same way.
 """
@@ -43,6 +45,8 @@ _SIMPLE_ACCESS = re.compile(r"Peer access from\s+(.*?)\s*\(GPU(\d+)\)\s*->\s*(.*
                             re.I)
 _SIMPLE_COPY = re.compile(r"cudaMemcpyPeer\s*/\s*cudaMemcpy between GPU(\d+) and GPU(\d+)\s*:\s*(\d+(?:\.\d+)?)\s*GB/s",
                           re.I)
+_SIMPLE_ENABLE = re.compile(r"Enabling peer access between GPU(\d+) and GPU(\d+)", re.I)
+_SIMPLE_RESULT = re.compile(r"^\W*(Test passed|Test failed!?)\s*$", re.I)
 _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d+(?:\.\d+)?)", re.I)
 
 
@@ -62,8 +66,18 @@ def parse(text: str, name: str) -> list:
     access: dict[tuple[int, int], P2PStatus] = {}
     matrix = None  # (kind, direction, enabled, unit) while reading a titled matrix
     columns: list[int] = []
+    enabled_pair = None  # simpleP2P's pair, once it enabled peer access between them
     for i, line in enumerate(clean_lines(text)):
         src = where(name, i + 1)
+        enabling = _SIMPLE_ENABLE.search(line)
+        if enabling:
+            enabled_pair = (int(enabling.group(1)), int(enabling.group(2)))
+        result = _SIMPLE_RESULT.match(line) if enabled_pair else None
+        if result:  # simpleP2P verified (or not) the buffer it copied peer-to-peer
+            records.append(P2PStatus(src, *enabled_pair, "transfer", result.group(1),
+                                     result.group(1).lower() == "test passed"))
+            enabled_pair = None
+            continue
         if "GPU Bandwidth Latency Test" in line:
             access = {}  # a second run (another node) reports its own pairs
         title = _TITLE.search(line)
