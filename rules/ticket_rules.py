@@ -630,9 +630,10 @@ def p2p_refused(facts: Facts, predictions=None):
         return  # said of other systems ("..., but on mine every cell is OK"), or asked: no refusal seen here
     if claims.p2p_run_enabled(facts):
         return  # P2P ran enabled as one arm of the reporter's A/B: the driver did not refuse it
-    if p2p_seen_working(facts, words=False):
-        return  # (p2ptest34) the host's own check shows peer access granted on every pair it tried: the words are
-        # about another system or a comparison arm, and topology.p2p_status judges the check itself
+    if p2p_seen_working(facts, delivered=True, words=False):
+        return  # (p2ptest34) the host's own check moved data peer-to-peer on every pair it tried: the words are about
+        # another system or a comparison arm. (Not the grant alone: "P2P fails between 5090s" beside CAN Access Peer,
+        # aikitoria/open-gpu-kernel-modules#11, is a grant that does not deliver.)
     if has_nvlink(facts):
         yield from _p2p_refused_over_nvlink(facts, c)
         return  # over NVLink, PCIe P2P is not the path
