@@ -7119,6 +7119,9 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"(?:do|use|get|establish|access|run|support|set up|initiali[sz]e)\s+(?:the\s+)?"
         r"(?:GPU\s+)?(?:P2P|peer[- ]to[- ]peer|peer access)\b",
         r"\b(?:P2P|peer[- ]to[- ]peer|peer access)\b[^.\n]{0,30}?\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t)\s+work\b",
+        # (p2ptest34) "P2P" as the verb, after "not able to": "only 5060ti(8x) can p2p, others like pcie 16x->8x not
+        # able to p2p" (aikitoria/open-gpu-kernel-modules#13)
+        r"\b(?:not|n't|never)\s+able\s+to\s+(?:do\s+|use\s+|enable\s+|get\s+)?(?:P2P|peer[- ]to[- ]peer)\b",
         # `nvidia-smi topo -p2p r|w|n` cells said in prose: CNS chipset, GNS GPU, TNS topology not supported, NS
         # not supported (the legend line "CNS = Chipset not supported" itself is no observation)
         r"\btopo\s+-p2p\b[^.\n]{0,60}?(?<![\w-])(?-i:CNS|GNS|TNS|NS)\b(?!\s*=)",

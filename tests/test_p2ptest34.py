@@ -122,3 +122,31 @@ def test_the_samples_p2p_disabled_arm_is_no_refusal(tmp_path):
                      "bandwidth is 12 GB/s and P2P=Enabled is 25 GB/s. Is this normal?\n")
     figure = _rule(report, "ticket.pcie_figure")
     assert figure is not None and figure["category"] == "expected_physics"
+
+
+@pytest.mark.parametrize("said,refused", [
+    ("The two 3090s are not able to p2p.", True),
+    ("Only GPU0 and GPU1 can p2p, the others are not able to do P2P.", True),
+    ("The cards are able to do P2P.", False),
+])
+def test_p2p_as_a_verb_after_not_able_to(tmp_path, said, refused):
+    """"not able to p2p" (aikitoria/open-gpu-kernel-modules#13's wording) is a refusal; "able to do P2P" is not."""
+    report = _ticket(tmp_path, "# P2P question\n\nI run vLLM with --tensor-parallel-size 2 on two GPUs.\n" + said + "\n")
+    assert bool(_rule(report, "ticket.p2p_refused")) is refused
+
+
+def test_kept_paste_mixed_boards_not_able_to_p2p():
+    """aikitoria/open-gpu-kernel-modules#13 (5x 5060 Ti + 5070 Ti + 5090 on the P2P driver, "others ... not able to
+    p2p"): before, healthy 0.69 (nothing read); now the refusal is read (ticket.p2p_refused), tied with the mixed-GPU
+    finding that decides the verdict."""
+    report = report_json("ticket", str(DATA / "aikitoria13.md"))
+    assert report["verdict"]["category"] != "healthy"
+    assert _rule(report, "ticket.p2p_refused")["category"] == "p2p_disabled"
+
+
+@pytest.mark.xfail(strict=True, reason="has_nvlink (rules/common.py, not this pass's) reads 'could reach the speed of "
+                   "first generation NVLinK' as NVLink present, so ticket.p2p_refused goes to its NVLink branch, which "
+                   "needs active links; the settled answer is the driver refusing P2P on the 5090")
+def test_kept_paste_5090_p2p_unsupported():
+    """tinygrad/open-gpu-kernel-modules#29: 'Unable to support P2P on RTX 5090 at the moment' on the P2P driver."""
+    assert report_json("ticket", str(DATA / "tinygrad29.md"))["verdict"]["category"] == "p2p_disabled"
