@@ -130,8 +130,9 @@ def test_the_samples_p2p_disabled_arm_is_no_refusal(tmp_path):
     ("The cards are able to do P2P.", False),
 ])
 def test_p2p_as_a_verb_after_not_able_to(tmp_path, said, refused):
-    """"not able to p2p" (aikitoria/open-gpu-kernel-modules#13's wording) is a refusal; "able to do P2P" is not."""
-    report = _ticket(tmp_path, "# P2P question\n\nI run vLLM with --tensor-parallel-size 2 on two GPUs.\n" + said + "\n")
+    """'not able to p2p' (aikitoria/open-gpu-kernel-modules#13's wording) is a refusal; 'able to do P2P' is not."""
+    head = "# P2P question\n\nI run vLLM with --tensor-parallel-size 2 on two GPUs.\n"
+    report = _ticket(tmp_path, head + said + "\n")
     assert bool(_rule(report, "ticket.p2p_refused")) is refused
 
 
