@@ -12,9 +12,10 @@ only at the end.
 from __future__ import annotations
 
 import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
