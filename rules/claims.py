@@ -4479,8 +4479,14 @@ _SLOW_WORDS = (r"\bsluggish\w*|\blagg(?:y|iness)\b|\b(?:a lot of|lots of|noticea
                r"\bcrawl(?:s|ing|ed)\b(?! (?:the|a|an|web|websites?|pages?|sites?|over|through|data|URLs?|links?)\b)|"
                r"\bsnail'?s?[- ](?:pace|speed)\b|\blike a snail\b|\bbog(?:s|ged|ging)? down\b|\bunderperform\w*|"
                r"\b(?:takes?|took|taking) (?:forever|ages|an eternity)\b")
+# (symptom34) The names of a rate, where more is better (not a latency or a time): what a speed complaint names when it
+# says the rate fell or did not rise.
+_RATE_NOUN = r"(?:speed|throughput|bandwidth|busbw|algbw|performance|perf|tok(?:en)?s?/s|t/s|tps|qps|rps)"
 _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
-            r"|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
+            # (symptom34) with the rate named between: "No throughput gain on increasing number of GPUs"
+            # (triton-inference-server/server#3446), "no performance improvement with 4 GPUs"
+            r"|\bno (?:any )?(?:" + _RATE_NOUN + r"\s+)?(?:gain|improvement|speed-?up|difference|acceleration|benefit|"
+            r"boost|uplift)|"
             # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
             r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
             r"(?: or no)? (?:gain|improvement|speed-?up|acceleration|benefit|boost|uplift)\b|"
@@ -4491,7 +4497,13 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"(?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
             r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
             r"(?:basically |almost |nearly |largely )?unchanged\b|"
-            r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|"
+            # (symptom34) "increas\w*", not "increase\w*", so that the -ing form counts: "Throughput (requests per
+            # second / RPS) not increasing when scaling up from 1 GPU to 4 GPUs"
+            r"\bnot (?:faster|improv\w*|scal\w*|better|increas\w*|any faster)|"
+            # (symptom34) the rate named before the verb that denies its rise: "tokens/s does not increase with more
+            # GPUs", "the throughput did not improve at TP=4" (a time that does not rise is no complaint: rates only)
+            r"\b" + _RATE_NOUN + r"\b[^.\n]{0,30}?\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t|is ?n[o']t|are ?n[o']t|"
+            r"was ?n[o']t|never|won't)\s+(?:\w+\s+)?(?:increas\w*|improv\w*|grow\w*|go(?:es)? up|ris(?:e|es|ing))\b|"
             r"\bsame (?:\w+ )?(?:speed|throughput|performance|qps|latency|tok\w*|t/s|rate)|"
             # a speed that does not follow the GPUs: "doesn't scale linearly", "fails to scale", "not doubling",
             # "barely changes", "only 1.2x faster", "TTFT grows"
@@ -4785,6 +4797,47 @@ _REPRO_TROUBLE = (r"\b(?:difficult(?:y|ies)|trouble|problems?|struggl\w*|hard ti
                   r"(?:[\w/]+\s+){0,2}?(?:that\s+|which\s+)?(?:you|they|NVIDIA|the\s+(?:blog|paper|README|docs?|authors?))"
                   r"\s+(?:have\s+|had\s+)?(?:mention|claim|report|publish|advertis|stat|list|quot|show|promis)\w*")
 
+# (symptom34) A rate named first and its fall after it, the word order the adjective-first patterns of "slow" miss:
+# "the MTP ... make the output token throughput worse" (sgl-project/sglang#8092), "the token/s performance is worse when
+# utilizing both GPUs" (pytorch-labs/gpt-fast#111), "Balanced (TP4+DP4+DeepEP) throughput lower than Low-Latency"
+# (vllm-project/vllm#23896). A rate only: a latency that is "lower" is a gain. Not "performance lower bound" (a bound,
+# not a measurement). (The nouns "reduce"/"reduction" were tried and left out: on the fresh split they turned one NCCL
+# regression ticket confidently wrong, and "drop", "decrease" already read a fall.)
+_RATE_WORSENED = (r"\b" + _RATE_NOUN + r"\s+(?:(?:is|was|are|were|gets?|got|getting|becomes?|became|goes|went|will|"
+                  r"has|have|had|seems?|looks?)\s+)?(?:(?:much|even|far|way|significantly|a lot|considerably)\s+)?"
+                  r"(?:worse|lower(?!\s+bounds?\b)|slower|declin(?:e|es|ed|ing)|fell|falls|falling)\b")
+# ... or said as expectations not met: "The network bandwidth in the alltoall_perf test failed to meet expectations"
+# (NVIDIA/nccl-tests#209), "performance does not meet our expectations", "throughput below expectations": the figure
+# falls short of what the reporter expected (the shortfall of "slow"; "error" leaves "failed to meet" alone).
+_BELOW_EXPECTATIONS = (r"\b(?:fail(?:s|ed|ing)? to|does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never)\s+"
+                       r"(?:meet|match|reach|live up to)\s+(?:the\s+|our\s+|my\s+|their\s+)?expectations?\b|"
+                       r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b")
+# (symptom34) A wish for a named rate that says the present one is too low: "Any ideas to reach >1 token/s on a 8vCPU
+# machine? now I am at roughly 30s per token" (karpathy/llama2.c#184), "how can I get more than 20 tokens/s",
+# "is there a way to achieve 100 t/s". The target must be a rate with its unit: "how to reach 4 GPUs" is a count.
+_RATE_WISHED = (r"\b(?:how|ideas?|ways?|tips?|possible|help)\b[^.?\n]{0,25}?\b(?:to|can (?:I|we)|could (?:I|we)|"
+                r"do (?:I|we))\s+(?:reach|get|achieve|hit|exceed)\s+"
+                r"(?:more than\s+|over\s+|above\s+|at least\s+|>\s*|~)?\d+(?:\.\d+)?\s*"
+                r"(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)")
+
+# (symptom34) A question of how long something usually takes asks for the typical figure, as "is this normal?" does:
+# "how long does it usually take for the model to answer one user query" (defog-ai/sqlcoder#37), "How long should
+# this take" (paraphrases/f13), "多GPU推理时，loading 模型，一般是多久？" (how long does loading usually take,
+# SkyworkAI/SkyReels-V2#23). A plain "how long does vllm take to load your model" asks no typical figure (no "usually",
+# no "should").
+_USUAL_DURATION = (r"\bhow long (?:does|do|would|will|did) (?:[\w-]+\s+){0,8}?"
+                   r"(?:usually|normally|typically|generally)\b|"
+                   r"\bhow long (?:should|is (?:it|this|that) supposed to)\b|"
+                   r"(?:一般|通常|正常|大概)(?:是|要|需要|得)?多(?:久|长时间)")
+# (symptom34) Unsure whether the GPUs are used as they should be, a doubt about an observed state: "GPU util is always 0
+# ... I don't know if all gpus are correctly used during inference" (FoundationVision/VNext#26), "not sure whether both
+# cards are actually being utilized". The GPUs are the subject: "not sure if it's caused by the driver" is not this.
+_GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?|can't tell|cannot tell)\s+"
+                    r"(?:if|whether)\s+"
+                    r"(?:(?:all|both|the|my|of|these|those)\s+)*(?:\d+\s+)?(?:GPUs?|cards?|devices?)\s+"
+                    r"(?:is|are|were|was)\s+(?:(?:being|all|both)\s+)*(?:correctly|properly|actually|really|fully|"
+                    r"effectively)\s+(?:being\s+)?(?:used|utili[sz]ed|working|in use)\b")
+
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
@@ -4809,7 +4862,7 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\b(?-i:[A-Z][a-z]\w*?(?:Error|Exception))\b(?=:|\s*$)|"
               + _CUDA_CHECK_LINE + "|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:\w+\s+)?" + _REPRO_VERB + r"\s+" + _REFERENCE_OBJECT + r"\b|"
-              r"(?:scale|speed|improve|double|match|saturate|deliver|"
+              r"(?:scale|speed|improve|double|match|saturate|deliver|meet|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|" + _OWN_GRASP
               # (ut27b) how a tensor lies over the GPUs, not a failure: "the KV cache cannot be sharded across
@@ -4857,6 +4910,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 # 124-125+?", "is that a common ...?" (a question mark closes the sentence)
                 r"\bshould(?:n't| not)? (?:it|this|that|these|those) be\b[^.\n?]{0,40}\?|"
                 r"\b(?:is|are) (?:this|that|it|these|those) (?:a |an )?(?:common|usual|typical)\b[^.\n?]{0,60}\?|"
+                + _USUAL_DURATION + "|" + _GPUS_USED_DOUBT + "|"
                 # "does this match what the hardware should give?", "is this in line with / on par with the spec?"
                 r"\b(?:does|do|is|are) (?:this|that|it|these|those)(?: \w+)? (?:match|meet|line up with|in line with|"
                 r"on par with|consistent with|close to)\b[^.\n?]{0,40}?" + _REFERENCE + r"[^.\n]{0,40}\?|"
@@ -4877,12 +4931,12 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|" + _SLOW_WORDS + "|" + MISSED_REFERENCE + "|" + _SPEED_REGRESSION + "|" +
-             _SPEED_DIFFERS + "|" + _REPRO_TROUBLE +
+             _SPEED_DIFFERS + "|" + _REPRO_TROUBLE + "|" + _BELOW_EXPECTATIONS + "|" + _RATE_WISHED +
              # (a figure's name of two words between: "a low token generation speed compared to the previous one")
              r"|\blow (?:\w+ ){0,2}(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
              # (the figure's name before its fall: "found input token throughput decrease dramatically")
-             r"\b(?:speed|throughput|bandwidth|performance)\s+decreas(?:e|es|ed|ing)\b|"
+             r"\b(?:speed|throughput|bandwidth|performance)\s+decreas(?:e|es|ed|ing)\b|" + _RATE_WORSENED + "|"
              r"\b(?:speed|throughput|bandwidth|performance)\s+(?:is\s+|was\s+|are\s+|seems\s+|looks\s+|stays\s+)?"
              r"(?:very\s+|quite\s+|too\s+|rather\s+|so\s+)?low\b|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
@@ -4925,13 +4979,21 @@ SYMPTOMS: list[tuple[str, str]] = [
 # Describe the bug", "### Error traceback", "### Anything that did not work"). Neither is the reporter's account, so
 # neither classes the ticket. The title ("# ...") is the reporter's.
 _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+\[[ xX]\][^\n]*|#{2,6}[ \t][^\n]*)$", re.M)
+# (symptom34) ... and the placeholder sentences of GitHub's default issue templates, left in when the reporter writes
+# beside them rather than over them: "A clear and concise description of what you expected to happen." under
+# "**Expected behavior**" (triton-inference-server/server#3446), "A clear and concise description of what you want to
+# be implemented." (oobabooga/textgen#2909). The template's words, not the reporter's: "expected" there asks nothing.
+_TEMPLATE_PLACEHOLDER = re.compile(r"\bA clear and concise description of [^.\n]*\.?|"
+                                   # the same template's field labels, in bold where the form has no heading
+                                   r"^[ \t]*\*\*(?:expected behaviou?r|describe the bug|to reproduce|additional "
+                                   r"context|screenshots)\*\*[ \t]*:?[ \t]*$", re.I | re.M)
 
 
 def _opening(facts: Facts) -> tuple[str, str] | None:
     """(source, title and first paragraphs) of the reporter's description, without the issue form's own lines."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
-            return n.source, spaced(_FORM_LINE.sub("", n.text)[:900])
+            return n.source, spaced(_TEMPLATE_PLACEHOLDER.sub("", _FORM_LINE.sub("", n.text))[:900])
     return None
 
 

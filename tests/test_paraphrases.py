@@ -48,8 +48,7 @@ KNOWN = {
         "paraphrase expected_physics, original straggler ('20 machines' for '20 nodes', 'costs around 4 ms')",
     "t015-nccl-b200-allreduce-830-vs-900-c":
         "paraphrase healthy, original expected_physics (the 830-vs-900 question asked first and tersely)",
-    "u308-nccl-ring-midsize-busbw-drops-with-nodes-c":
-        "paraphrase healthy, original expected_physics ('falls step by step as we add nodes')",
+    # (u308-...-c passes since symptom34: "the bandwidth falls step by step" is read as a rate's fall, _RATE_WORSENED)
     "u310-nccl-pytorch-process-cpu-400pct-c":
         "paraphrase healthy, original expected_physics ('four full cores (about 400 %)' for 'CPU load of 400%')",
     "u7a09-tgi-why-shard-models-that-fit-a100-c":
