@@ -48,7 +48,7 @@ def read(path: Path) -> Reading:
     from diagnose.bundle import read_bundle
     from diagnose.evidence import Measurement, Workload
     from rules.common import engine_of, gpu_count
-    from rules.stated_load import program_load, sent_at_once
+    from rules.stated_load import load_for, program_load, sent_at_once
     from rules.subject import Subject
 
     facts = read_bundle(path)
@@ -63,6 +63,8 @@ def read(path: Path) -> Reading:
         batch = 1  # "one request at a time" in the reporter's words: the rules' "batch 1 (stated)" (stated_load)
     if batch is None:  # a program that runs one sequence by its documentation (llama-bench, ollama run): the rules'
         batch = (program_load(facts) or (None,))[0]  # default where nothing else states a load (stated_load.load_for)
+    if batch is None:  # an engine that decodes one sequence at a time by its cap ("--parallel 1"): load_for's batch 1
+        batch = getattr(load_for(facts), "n", None)
     # a size stand-in ("llama-2-13b (stand-in for a 13B model)") is read as the row it stands in with
     model = subject.model.key.split(" (")[0] if subject.model else None
     gpu = subject.gpu.key if subject.gpu else None
