@@ -1668,6 +1668,18 @@ GPU_SPLIT = re.compile(r"\bgpu[-_]split\s*=\s*[\[(\"']?\s*(\d+(?:\.\d+)?(?:\s*,\
 # "tensor" in recent builds and LM Studio's "split mode tensor", ik_llama.cpp's "graph"; layer, the default, gives each
 # GPU whole layers: tools/server/README.md): over the GPUs counted, the TP size is their count.
 ROW_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
+# ... not where the layer split is named too ("-sm row is slower than -sm layer": which one ran is not said) nor where
+# the row split is denied or set aside ("without -sm row", "instead of --split-mode row", "didn't use -sm row")
+LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}layer\b", re.I)
+SPLIT_DENIED = re.compile(r"\b(?:not|without|instead\s+of|n't|never)\b[^.;:!?]{0,30}$", re.I)
+
+
+def _row_split(lines: list[tuple[int, str]]) -> int | None:
+    """The line where the run's split mode is stated as a row / tensor split (ROW_SPLIT), or None."""
+    if any(LAYER_SPLIT.search(ln) for _, ln in lines):
+        return None
+    return next((i for i, ln in lines for m in ROW_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
+                None)
 
 
 def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
@@ -1771,7 +1783,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
         count_line, n = (split[0], split[1], None), split[1]
     if n and n >= 2 and not nodes and tp_line is None and not code_tp and \
-            (row := next((i for i, ln in [*prose, *code_lines] if ROW_SPLIT.search(ln)), None)) is not None:
+            (row := _row_split([*prose, *code_lines])) is not None:
         tp_line = (row, n)  # llama.cpp's row / tensor split over the GPUs counted: each holds a slice of every layer
     # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
     # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
