@@ -104,8 +104,6 @@ def load_for(facts: Facts, m: Measurement | None = None, full_load: bool = False
               (*(program_load(facts) or (None, None)), "batch")]
     n, how, kind = next(((n, how, kind) for n, how, kind in stated if n), (None, None, None))
     cap = engine_batch_cap(facts)
-    if n is None and cap and cap[0] == 1:  # a cap of one sequence ("--parallel 1", "--max-num-seqs 1") is the batch
-        return Load(1, f"the engine's {cap[2]} 1 ({cap[1]}) decodes one sequence at a time", "batch", cap)
     if n is None:
         return Load(cap[0], f"the engine's {cap[2]} {cap[0]} ({cap[1]}; full load: none stated)", "full load", cap) \
             if full_load and cap else None

@@ -63,8 +63,9 @@ def read(path: Path) -> Reading:
         batch = 1  # "one request at a time" in the reporter's words: the rules' "batch 1 (stated)" (stated_load)
     if batch is None:  # a program that runs one sequence by its documentation (llama-bench, ollama run): the rules'
         batch = (program_load(facts) or (None,))[0]  # default where nothing else states a load (stated_load.load_for)
-    if batch is None:  # an engine that decodes one sequence at a time by its cap ("--parallel 1"): load_for's batch 1
-        batch = getattr(load_for(facts), "n", None)
+    if batch is None:  # an engine capped at one sequence ("--parallel 1", "--max-num-seqs 1"): the batch at full load
+        full = load_for(facts, full_load=True)  # that capture and scaling read (stated_load.load_for), one
+        batch = 1 if full is not None and full.cap and full.cap[0] == 1 else None
     # a size stand-in ("llama-2-13b (stand-in for a 13B model)") is read as the row it stands in with
     model = subject.model.key.split(" (")[0] if subject.model else None
     gpu = subject.gpu.key if subject.gpu else None

@@ -1,10 +1,10 @@
 """count34 (issue 11): GPU count, TP size and batch as people write them. The readers (diagnose.artifacts.issue_md,
 launch) take llama.cpp's --tensor-split / -ts as a GPU count and its row / tensor split as TP over those GPUs, a count
 glued to a board with a capital X ("2X3090"), a load said as "100 concurrency" / "concurrency = 10" / --concurrency,
-llama-server's --parallel said in prose; SGLang's *-max-bs limits are no batch; and a batch cap of one sequence is
-batch 1 (rules.stated_load.load_for). Checked on real first posts of the studied sets (tests/data/extract32, 31), on
-paraphrases, and on near-misses that must stay unread. tests/data/extract34 is the held-out check set: only its form
-is tested here (its score is in its SOURCES.md)."""
+and llama-server's --parallel said in prose (a cap, rules.stated_load); SGLang's *-max-bs limits are no batch.
+Checked on real first posts of the studied sets (tests/data/extract32, 31), on paraphrases, and on near-misses that
+must stay unread. tests/data/extract34 is the held-out check set: only its form is tested here (its score is in its
+SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -57,10 +57,13 @@ def test_a_llamacpp_tensor_split_over_counted_gpus_is_their_tp(paste, gpus, tp):
 
 
 @pytest.mark.parametrize("paste", ["extract32/qwen38mtp78.md", "extract32/qwen38mtp37.md", "extract32/qwen38mtp32.md"])
-def test_one_slot_said_in_prose_is_batch_one(paste):
-    """"Both arms `--parallel 1`": llama-server decodes one sequence at a time, so the figures are batch 1."""
-    load = load_for(read_bundle([DATA / paste]))
-    assert (load.n, load.kind) == (1, "batch")
+def test_one_slot_said_in_prose_is_the_engines_cap(paste):
+    """"Both arms `--parallel 1`": llama-server's slots read from the prose as from a launch line, a cap of one
+    sequence (the batch at full load that capture and scaling read; a figure's own load stays unstated)."""
+    facts = read_bundle([DATA / paste])
+    assert load_for(facts) is None
+    full = load_for(facts, full_load=True)
+    assert (full.n, full.cap[2]) == (1, "--parallel")
 
 
 def test_a_capital_x_count_in_a_title_counts_the_boards():
@@ -101,7 +104,8 @@ def test_split_and_count_paraphrases(tmp_path, text, gpus, tp):
     ("genai-perf profile -m llama --concurrency 32 gives 700 tok/s", 32),
 ])
 def test_load_paraphrases(tmp_path, text, load):
-    assert _load(_read(tmp_path, f"# vLLM throughput on one H100\n\n{text}\n\nIs this expected on this machine?\n")) == load
+    facts = _read(tmp_path, f"# vLLM throughput on one H100\n\n{text}\n\nIs this expected on this machine?\n")
+    assert _load(facts) == load
 
 
 # --- near-misses that must stay unread ---

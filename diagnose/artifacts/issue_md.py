@@ -1660,7 +1660,7 @@ def _ranks_as_tp(lines: list[tuple[int, str]]) -> list[tuple[int, int]]:
 # flags). A zero leaves that GPU out; "auto" counts none.
 # llama.cpp's -ts / --tensor-split, one proportion a GPU ("fraction of the model to offload to each GPU,
 # comma-separated list of proportions, e.g. 3,1": tools/server/README.md; `--tensor-split 1,1` on two RTX 3060s,
-# `-ts 11,9` on a 3060 Ti + 3080 Ti) counts them the same way, written in prose as in a launch line (launch._split_gpus).
+# `-ts 11,9` on a 3060 Ti + 3080 Ti) counts them the same way, in prose as in a launch line (launch._split_gpus).
 GPU_SPLIT = re.compile(r"\bgpu[-_]split\s*=\s*[\[(\"']?\s*(\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+)|"
                        r"(?<![\w-])(?:-gs|--gpu[-_]split|-ts|--tensor[-_]split)[ =][\"']?"
                        r"(\d+(?:\.\d+)?(?:[,/]\d+(?:\.\d+)?)+)")
