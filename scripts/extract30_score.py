@@ -56,6 +56,8 @@ def read(path: Path) -> Reading:
     w = facts.workload()
     ms = facts.of(Measurement)
     tp = w.tp or next((m.tp for m in ms if m.tp), None)
+    if tp is None and gpu_count(facts) == 1:  # one GPU splits nothing: the TP 1 the rules price it at
+        tp = 1  # (rules.common.one_gpu_job, rules.ticket_figures.assumed_tp)
     batch = w.batch or w.concurrency or next((m.batch or m.concurrency for m in ms if m.batch or m.concurrency), None)
     if batch is None:  # prompts sent at once (a benchmark's count, a script's one call with N prompts): the rules' load
         batch = (sent_at_once(facts, least=2) or (None,))[0]
