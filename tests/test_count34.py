@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import report_json
 from extract_set_checks import check_set
 
 from diagnose.bundle import read_bundle
@@ -145,3 +146,32 @@ def test_several_slots_are_a_cap_not_a_load(tmp_path):
     facts = _read(tmp_path, "# speed\n\nllama-server with `--parallel 4` gives 40 tok/s on an RTX 4090\n")
     assert load_for(facts) is None
     assert load_for(facts, full_load=True).n == 4
+
+
+# --- a llama.cpp split read as TP does not bring the heads rules with it ---
+
+def _categories(path: Path) -> tuple[str, set[str]]:
+    report = report_json("ticket", str(path))
+    return report["verdict"]["category"], {f.get("category") for f in report["findings"]}
+
+
+def test_a_row_split_on_three_gpus_is_no_heads_verdict():
+    """ollama/ollama#5458: "3xP40 ... row-split ... ~3t/s to ~10t/s" with `-sm row`: TP 3 over three GPUs, which
+    llama.cpp runs (it apportions rows by --tensor-split, with no heads check), so no TP=3 heads verdict."""
+    facts = read_bundle([DATA / "ut13/ollama5458.md"])
+    assert (gpu_count(facts), _tp(facts)) == (3, 3)
+    verdict, categories = _categories(DATA / "ut13/ollama5458.md")
+    assert verdict != "tp_not_dividing_heads" and "tp_not_dividing_heads" not in categories
+
+
+@pytest.mark.parametrize("launch, fires", [
+    ("llama-server -m llama-2-70b.Q4_K_M.gguf -ngl 99 -sm row -ts 1,1,1", False),
+    ("vllm serve meta-llama/Llama-2-70b-hf --tensor-parallel-size 3", True),
+])
+def test_the_heads_rule_keeps_to_engines_that_split_heads(tmp_path, launch, fires):
+    """Llama-2-70B (64 heads) over three GPUs: llama.cpp's row split runs it, vLLM refuses TP 3."""
+    path = tmp_path / "ticket.md"
+    path.write_text(f"# Llama-2-70B on three RTX 3090\n\nI start it with\n\n```\n{launch}\n```\n\n"
+                    "and it fails to give the speed I expect. What is wrong?\n")
+    _, categories = _categories(path)
+    assert ("tp_not_dividing_heads" in categories) is fires

@@ -1697,6 +1697,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
     gpu_line = model_line = tp_line = pp_line = dp_line = None
+    row_split = False
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     code_tp += _ranks_as_tp([*prose, *code_lines])
     ollama_named: list[tuple[int, str]] = []
@@ -1785,6 +1786,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if n and n >= 2 and not nodes and tp_line is None and not code_tp and \
             (row := _row_split([*prose, *code_lines])) is not None:
         tp_line = (row, n)  # llama.cpp's row / tensor split over the GPUs counted: each holds a slice of every layer
+        row_split = True
     # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
     # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
     if n == 1 and not nodes and tp_line is None and not code_tp and \
@@ -1834,8 +1836,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     job = _job_gpus([*prose, *code_lines])
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
-    if tp_line and 1 <= tp_line[1] <= 1024:
-        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    if tp_line and 1 <= tp_line[1] <= 1024:  # (a llama.cpp split says so: its rows go by proportion, no heads rule)
+        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1], extra={"split_mode": "row"} if row_split else {}))
     if pp_line and 1 <= pp_line[1] <= 1024:
         out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
     if dp_line and 1 <= dp_line[1] <= 1024:
