@@ -200,6 +200,17 @@ def wfield(facts: Facts, name: str):
     return None, None
 
 
+def llamacpp_split_tp(facts: Facts) -> bool:
+    """Is the ticket's TP size a llama.cpp row / tensor split (-sm row|tensor with --tensor-split, read by
+    diagnose.artifacts.launch and issue_md)? llama.cpp apportions each matrix's rows by the --tensor-split proportions
+    (tools/server/README.md: "-ts ... fraction of the model to offload to each GPU") and documents no load-time check
+    that the GPU count divides the attention heads, the refusal the heads rules rest on (vLLM's "must be divisible by
+    tensor parallel size")."""
+    tp, _ = wfield(facts, "tp")
+    return bool(tp) and any(w.tp == tp and w.extra.get("split_mode") in ("row", "tensor", "graph")
+                            for w in facts.of(Workload))
+
+
 def gpu_name(facts: Facts) -> str | None:
     for g in facts.of(GpuFact):
         if g.name:

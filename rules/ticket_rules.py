@@ -48,6 +48,7 @@ from rules.common import (
     is_virtualized,
     large_results,
     links_per_gpu,
+    llamacpp_split_tp,
     make,
     measurements,
     need,
@@ -1068,7 +1069,7 @@ def tp_size_uneven(facts: Facts, predictions=None):
     if facts.subject.model is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
         return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
     named = [(t, e) for t, e in tp_sizes(facts) if t >= 3 and t % 3 == 0]
-    if not named or _tp_error(facts):
+    if not named or _tp_error(facts) or llamacpp_split_tp(facts):  # (no heads rule there: common.llamacpp_split_tp)
         return  # the engine's own error says it: ticket.tp_size_error
     size, where = named[0]
     from rules.catalog import models

@@ -31,6 +31,7 @@ from rules.common import (
     gpu_indices,
     gpus_per_node,
     job_gpus,
+    llamacpp_split_tp,
     make,
     measurements,
     named_system,
@@ -436,8 +437,8 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
     inferred = None
     if not tp:
         tp, tp_src, inferred = _tp_from_gpu_count(facts)
-    if not tp or tp < 2:
-        return
+    if not tp or tp < 2 or llamacpp_split_tp(facts):
+        return  # (llama.cpp's row / tensor split apportions rows, whatever the heads: rules.common.llamacpp_split_tp)
     spec = facts.subject.model
     heads = kv = None
     heads_src = None

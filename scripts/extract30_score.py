@@ -48,7 +48,7 @@ def read(path: Path) -> Reading:
     from diagnose.bundle import read_bundle
     from diagnose.evidence import Measurement, Workload
     from rules.common import engine_of, gpu_count
-    from rules.stated_load import program_load, sent_at_once
+    from rules.stated_load import load_for, program_load, sent_at_once
     from rules.subject import Subject
 
     facts = read_bundle(path)
@@ -56,6 +56,8 @@ def read(path: Path) -> Reading:
     w = facts.workload()
     ms = facts.of(Measurement)
     tp = w.tp or next((m.tp for m in ms if m.tp), None)
+    if tp is None and gpu_count(facts) == 1:  # one GPU splits nothing: the TP 1 the rules price it at
+        tp = 1  # (rules.common.one_gpu_job, rules.ticket_figures.assumed_tp)
     batch = w.batch or w.concurrency or next((m.batch or m.concurrency for m in ms if m.batch or m.concurrency), None)
     if batch is None:  # prompts sent at once (a benchmark's count, a script's one call with N prompts): the rules' load
         batch = (sent_at_once(facts, least=2) or (None,))[0]
@@ -63,6 +65,9 @@ def read(path: Path) -> Reading:
         batch = 1  # "one request at a time" in the reporter's words: the rules' "batch 1 (stated)" (stated_load)
     if batch is None:  # a program that runs one sequence by its documentation (llama-bench, ollama run): the rules'
         batch = (program_load(facts) or (None,))[0]  # default where nothing else states a load (stated_load.load_for)
+    if batch is None:  # an engine capped at one sequence ("--parallel 1", "--max-num-seqs 1"): the batch at full load
+        full = load_for(facts, full_load=True)  # that capture and scaling read (stated_load.load_for), one
+        batch = 1 if full is not None and full.cap and full.cap[0] == 1 else None
     # a size stand-in ("llama-2-13b (stand-in for a 13B model)") is read as the row it stands in with
     model = subject.model.key.split(" (")[0] if subject.model else None
     gpu = subject.gpu.key if subject.gpu else None

@@ -30,9 +30,9 @@ _TP_UNSAID = "the TP size is implied by the GPUs named (\"L20x8\", \"8X A100\", 
 # Facts the reader still misses or reads wrong: each a strict xfail, so a fix shows up as an XPASS to move here.
 # (count32 moved out the GPU counts of one board named alone, rules.common._one_board; of a launch with no TP flag,
 # the server's documented TP 1; of a TP size, rules.common.layout_gpus; and of one server's launch inside a larger
-# inventory, rules.common.job_gpus)
+# inventory, rules.common.job_gpus; count34 the TP 1 of a job counted on one GPU, which the rules price at TP 1,
+# rules.ticket_figures.assumed_tp)
 KNOWN_GAPS = {
-    ("lmdeploy137", "tp"): _TP_UNSAID,
     ("lmdeploy137", "figures"): "profile_generation's 'throughput' at --concurrency 8 is every stream's together; "
                                 "held as one stream's decode rate (the concurrency is on the command line)",
     ("exllamav2_806", "gpus"): _ONE_GPU,
@@ -46,14 +46,11 @@ KNOWN_GAPS = {
     ("lmdeploy619", "figures"): "'the rps(request/s) is about 7' is not read as a request rate",
     ("megatronllama24", "figures"): "Megatron's training iteration lines: the tokens/s per GPU and iteration times are "
                                     "not read, and 'average overall token/sec' is held as a decode rate",
-    ("llmawq62", "tp"): _TP_UNSAID,
     ("llmawq62", "engine"): "a plain transformers generate() loop is not named as HF eager",
     ("llmawq62", "batch"): "batch 1 is implied by the loop, not written",
     ("vllm5316", "model"): "'phi3' with no size (phi-3-mini's 4k variant) is not resolved",
-    ("autoawq76", "tp"): _TP_UNSAID,
     ("autoawq76", "batch"): "batch 1 is implied, not written",
     ("autoawq76", "figures"): "a fenced, space-aligned table whose header names 'tokens/s' is not read",
-    ("llmawq52", "tp"): _TP_UNSAID,
     ("llmawq52", "batch"): "batch 1 is implied, not written",
     ("tgi1452", "figures"): "text-generation-benchmark's latency and throughput tables are not read",
     ("nccl1218", "figures"): "'340GB' (all_reduce, no '/s') is not read as a bandwidth",

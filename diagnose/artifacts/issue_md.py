@@ -611,6 +611,9 @@ TOTAL_COUNT_AFTER = re.compile(r"^(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?)?\s*(?:in
                                r"combined|in\s+all)\b", re.I)
 # A count glued after a board's name by an x ("A100x8", "H100x4", "L20x8": an uppercase letter, its digits, x, one or
 # two digits, nothing after), spaced so GPU_COUNT_AFTER reads it
+# A count glued to a board with a capital X, as titles write it ("2X3090", "8X A100", "4X RTX 4090"): the same "x" (not
+# after a letter or digit, so no hex "0X1F" and no "RTX"; a count of 1 to 99).
+UPPER_TIMES = re.compile(r"(?<![\w.])([1-9]\d?)X(?=\s?(?:[A-Z]{1,4}\s?\d|\d{4}\b))")
 GLUED_COUNT_AFTER = re.compile(r"(?<![\w.-])([A-Z]\d{2,4})[x×]([1-9]\d?)\b(?![.,]\d)")
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
                              # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
@@ -1202,10 +1205,13 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
-BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
+# (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
+# it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
+_BS = r"(?<![A-Za-z0-9][-_])bs"
+BATCH = re.compile(r"\b(?:batch[-_ ]?size|" + _BS + r"|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
-BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS, re.I)
+BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -1213,6 +1219,10 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
                         # "for 1000 requests", is not a load)
                         r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)|"
+                        # "the throughput of 100 concurrency", "concurrency = 10", "`concurrency` = 10", "concurrency
+                        # of 8" (vLLM's bench prints "Maximum request concurrency: 10"; not vLLM's KV-cache line
+                        # "Maximum concurrency for 4096 tokens per request: 5.2x", a capacity)
+                        r"\b(\d{1,4})\s+concurrency\b|\bconcurrency`?\s*(?:=|:|of|is|was|set\s+to)\s*`?(\d{1,4})(?![.\d])|"
                         # "28 requests in flight", "16 in-flight requests" (the term the engines' docs use for the
                         # requests being served at once)
                         r"\b(\d{1,4})\s+(?:(?:requests?|sequences?|users?)\s+in[- ]flight\b|in[- ]flight\s+"
@@ -1251,7 +1261,9 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 # / benchmark_serving.py and SGLang's bench_serving `--max-concurrency N`,
 # https://docs.vllm.ai/en/stable/cli/bench/serve.html; a command in a code block is the launch parser's): the load
 # the ticket's mean TPOT / ITL was measured at.
-MAX_CONCURRENCY = re.compile(r"(?<![\w-])--max-concurrency[ =](\d{1,4})\b")
+# genai-perf's and trtllm-bench's `--concurrency N` is the same load (https://docs.nvidia.com/deeplearning/triton-inference-
+# server/user-guide/docs/perf_analyzer/genai-perf/README.html).
+MAX_CONCURRENCY = re.compile(r"(?<![\w-])--(?:max-)?concurrency[ =](\d{1,4})\b")
 
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
 # "2x H100s" (not "per GPU"); a GeForce board by its number alone, "1 nvidia 4090", "two 3090s" (the GeForce numbers
@@ -1646,15 +1658,35 @@ def _ranks_as_tp(lines: list[tuple[int, str]]) -> list[tuple[int, int]]:
 # layers", https://github.com/turboderp-org/exllamav2, examples and model_init.py), text-generation-webui's
 # `--gpu-split 20,7,7` for its ExLlama loaders (https://github.com/oobabooga/text-generation-webui/wiki, command-line
 # flags). A zero leaves that GPU out; "auto" counts none.
+# llama.cpp's -ts / --tensor-split, one proportion a GPU ("fraction of the model to offload to each GPU,
+# comma-separated list of proportions, e.g. 3,1": tools/server/README.md; `--tensor-split 1,1` on two RTX 3060s,
+# `-ts 11,9` on a 3060 Ti + 3080 Ti) counts them the same way, in prose as in a launch line (launch._split_gpus).
 GPU_SPLIT = re.compile(r"\bgpu[-_]split\s*=\s*[\[(\"']?\s*(\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+)|"
-                       r"(?<![\w-])(?:-gs|--gpu[-_]split)[ =][\"']?(\d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)+)")
+                       r"(?<![\w-])(?:-gs|--gpu[-_]split|-ts|--tensor[-_]split)[ =][\"']?"
+                       r"(\d+(?:\.\d+)?(?:[,/]\d+(?:\.\d+)?)+)")
+# llama.cpp's split modes that cut every layer's matrices over the GPUs, tensor parallelism (-sm / --split-mode row,
+# "tensor" in recent builds and LM Studio's "split mode tensor", ik_llama.cpp's "graph"; layer, the default, gives each
+# GPU whole layers: tools/server/README.md): over the GPUs counted, the TP size is their count.
+ROW_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
+# ... not where the layer split is named too ("-sm row is slower than -sm layer": which one ran is not said) nor where
+# the row split is denied or set aside ("without -sm row", "instead of --split-mode row", "didn't use -sm row")
+LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}layer\b", re.I)
+SPLIT_DENIED = re.compile(r"\b(?:not|without|instead\s+of|n't|never)\b[^.;:!?]{0,30}$", re.I)
+
+
+def _row_split(lines: list[tuple[int, str]]) -> int | None:
+    """The line where the run's split mode is stated as a row / tensor split (ROW_SPLIT), or None."""
+    if any(LAYER_SPLIT.search(ln) for _, ln in lines):
+        return None
+    return next((i for i, ln in lines for m in ROW_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
+                None)
 
 
 def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
-    """(line, GPUs) of the first ExLlama memory split (GPU_SPLIT) over two GPUs or more."""
+    """(line, GPUs) of the first ExLlama memory split or llama.cpp tensor split (GPU_SPLIT) over two GPUs or more."""
     for i, ln in lines:
         for m in GPU_SPLIT.finditer(ln):
-            used = sum(1 for part in (m.group(1) or m.group(2)).split(",") if float(part) > 0)
+            used = sum(1 for part in re.split(r"[,/]", m.group(1) or m.group(2)) if float(part) > 0)
             if used >= 2:
                 return i, used
     return None
@@ -1665,6 +1697,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
     gpu_line = model_line = tp_line = pp_line = dp_line = None
+    row_split = False
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     code_tp += _ranks_as_tp([*prose, *code_lines])
     ollama_named: list[tuple[int, str]] = []
@@ -1679,7 +1712,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # GPU_COUNT_AFTER reads it)
     spaced = {i: cjk_spaced(GLUED_COUNT_AFTER.sub(r"\1 x \2", re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{1,2}\s*[x×]\s*[A-Z]|"
                                    r"\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
-                                   r"\1 x ", node_product(label_unit(ln)))))
+                                   r"\1 x ", node_product(label_unit(UPPER_TIMES.sub(r"\1x", ln))))))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1750,6 +1783,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
         count_line, n = (split[0], split[1], None), split[1]
+    if n and n >= 2 and not nodes and tp_line is None and not code_tp and \
+            (row := _row_split([*prose, *code_lines])) is not None:
+        tp_line = (row, n)  # llama.cpp's row / tensor split over the GPUs counted: each holds a slice of every layer
+        row_split = True
     # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
     # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
     if n == 1 and not nodes and tp_line is None and not code_tp and \
@@ -1799,8 +1836,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     job = _job_gpus([*prose, *code_lines])
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
-    if tp_line and 1 <= tp_line[1] <= 1024:
-        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    if tp_line and 1 <= tp_line[1] <= 1024:  # (a llama.cpp split says so: its rows go by proportion, no heads rule)
+        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1], extra={"split_mode": "row"} if row_split else {}))
     if pp_line and 1 <= pp_line[1] <= 1024:
         out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
     if dp_line and 1 <= dp_line[1] <= 1024:
@@ -1808,6 +1845,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     batch = _one_stated(prose, BATCH_ONLY)
     if batch:  # one batch for the whole ticket ("at batch 1"): the layout's
         out.append(Workload(where(name, batch[0]), batch=batch[1]))
+    slots = _one_stated([(i, ln) for i, ln in prose if not BUILD_LINE.search(ln)], PROSE_SLOTS)
+    if slots:  # llama-server's slots said in prose ("Both arms `--parallel 1`"): the launch parser's extra
+        out.append(Workload(where(name, slots[0]), extra={"parallel": slots[1], "parallel_flag": "--parallel"}))
     alone = _one_at_a_time(prose)
     if alone:  # one request at a time, in the reporter's words: the batch a figure with none of its own ran at
         out.append(Workload(where(name, alone[0]), extra={"load_stated": alone[1]}))
@@ -3059,6 +3099,10 @@ SLOT_PROGRESS = re.compile(r"\bslot\s+print_timing:\s*id\s+(\d+)\s*\|\s*task\s+(
                            r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*(\d+(?:\.\d+)?)\s*t/s", re.I)
 SLOT_TASK = re.compile(r"\bslot\s+print_timing:\s*id\s+(\d+)\s*\|\s*task\s+(-?\d+)|"
                        r"\bid_slot\W{0,2}(\d+)\W+id_task\W{0,2}(-?\d+)")
+# ... said in prose, the long flag only (mpirun's -np is a process count); not CMake's `cmake --build . --parallel 8`,
+# the build's jobs, nor make's.
+PROSE_SLOTS = re.compile(r"(?<![\w-])--parallel[ =](\d{1,4})\b")
+BUILD_LINE = re.compile(r"\b(?:c?make|ninja|mpirun|mpiexec|pip|uv)\b|--build\b", re.I)
 SLOT_COUNT = re.compile(r"(?<![\w-])(?:-np|--parallel)(?:\s+|=)(\d{1,4})\b|\bn_slots\s*[=:]\s*(\d{1,4})\b")
 SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-", re.I)
 # llama.cpp's timing block prints one line per phase ("llama_print_timings: load time = ...", "sample time = ... ( 0.03

@@ -489,8 +489,9 @@ def _server_slots(flags: dict, src: str) -> list:
 # proportions, e.g. 3,1" (llama.cpp's tools/server README), so one proportion a GPU; a zero leaves that GPU out. With
 # -sm / --split-mode (none, layer: the default, row, tensor) it says how the model is split over them.
 def _split_gpus(flags: dict, src: str) -> list:
-    """The GPUs a llama-server line splits the model over (its --tensor-split proportions above zero), and the split
-    mode it states; none when it gives no proportions for two GPUs or more."""
+    """The GPUs a llama-server line splits the model over (its --tensor-split proportions above zero), the split mode
+    it states, and with a row or tensor split the TP size they make; none when it gives no proportions for two GPUs or
+    more."""
     value = flags.get("ts") or flags.get("tensor-split")
     parts = re.split(r"[,/]", value) if isinstance(value, str) else []
     try:
@@ -500,7 +501,10 @@ def _split_gpus(flags: dict, src: str) -> list:
     mode = flags.get("sm") or flags.get("split-mode")
     extra = {"split_mode": mode.lower()} if isinstance(mode, str) and mode.lower() in (
         "none", "layer", "row", "tensor", "graph") else {}
-    return [Workload(src, gpu_count=used, extra=extra)] if used >= 2 else []
+    # (a row / tensor split cuts every layer's matrices over those GPUs: tensor parallelism over all of them,
+    # diagnose.artifacts.issue_md ROW_SPLIT)
+    tp = used if extra.get("split_mode") in ("row", "tensor", "graph") else None
+    return [Workload(src, gpu_count=used, tp=tp, extra=extra)] if used >= 2 else []
 
 
 # llama-server's -fa / --flash-attn: a bare flag (on) before b6325, then on|off|auto with 1/0/-1 as aliases
