@@ -159,7 +159,12 @@ def engine_named(text: str) -> str | None:
     is the one they speak of ("I followed the vLLM docs at https://docs.vllm.ai/..., on TGI")."""
     text = text or ""
     said = _said(text)
-    named = next((m for m in said if not _in_link(text, m)), said[0] if said else None)
+    # (review34) an engine the text compares with anywhere ("poor performance compared to vllm" in the title) is the
+    # reference arm where it is named again alone (a "vllm" header over its figures): another engine named goes first
+    compared = {m.group(1).lower() for m in ENGINE_WORD.finditer(text)
+                if COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])}
+    plain = [m for m in said if not _in_link(text, m)]
+    named = next((m for m in plain if m.group(1).lower() not in compared), plain[0] if plain else said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
     return first.group(1) if first else None
