@@ -25,6 +25,7 @@ from diagnose.artifacts.launch import advised_lines, nccl_tests_ranks, share_fac
 from diagnose.artifacts.text import (
     CJK_LETTERS,
     LLAMACPP_FORK,
+    NOT_ENDING,
     PROMPT_LEN,
     QUANT_DTYPES,
     RATE_UNIT,
@@ -1669,9 +1670,12 @@ GPU_SPLIT = re.compile(r"\bgpu[-_]split\s*=\s*[\[(\"']?\s*(\d+(?:\.\d+)?(?:\s*,\
 # GPU whole layers: tools/server/README.md): over the GPUs counted, the TP size is their count.
 ROW_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}(?:row|tensor|graph)\b", re.I)
 # ... not where the layer split is named too ("-sm row is slower than -sm layer": which one ran is not said) nor where
-# the row split is denied or set aside ("without -sm row", "instead of --split-mode row", "didn't use -sm row")
-LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}layer\b", re.I)
-SPLIT_DENIED = re.compile(r"\b(?:not|without|instead\s+of|n't|never)\b[^.;:!?]{0,30}$", re.I)
+# the row split is denied or set aside ("without -sm row", "instead of --split-mode row", "didn't use -sm row",
+# "unlike -sm row"; the negated auxiliary as text.NOT_ENDING spells it, "n't" glued to its verb)
+LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}layer\b|"
+                         r"\blayer[-_ ]split\b|\bsplit\s+by\s+layers?\b", re.I)  # (README: "split by layer")
+SPLIT_DENIED = re.compile(r"(?:\b(?:not|without|instead\s+of|never|unlike)\b|" + NOT_ENDING + r")[^.;:!?]{0,30}$",
+                          re.I)
 
 
 def _row_split(lines: list[tuple[int, str]]) -> int | None:
