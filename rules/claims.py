@@ -4836,7 +4836,7 @@ _GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?
                     r"(?:if|whether)\s+"
                     r"(?:(?:all|both|the|my|of|these|those)\s+)*(?:\d+\s+)?(?:GPUs?|cards?|devices?)\s+"
                     r"(?:is|are|were|was)\s+(?:(?:being|all|both)\s+)*(?:correctly|properly|actually|really|fully|"
-                    r"effectively)\s+(?:being\s+)?(?:used|utili[sz]ed|working|in use)\b")
+                    r"effectively)\s+(?:being\s+)?(?:used|utili[sz]ed|in use)\b")
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
@@ -4983,7 +4983,9 @@ _FORM_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+\[[ xX]\][^\n]*|#{2,6}[ \t][^\n]*)
 # beside them rather than over them: "A clear and concise description of what you expected to happen." under
 # "**Expected behavior**" (triton-inference-server/server#3446), "A clear and concise description of what you want to
 # be implemented." (oobabooga/textgen#2909). The template's words, not the reporter's: "expected" there asks nothing.
-_TEMPLATE_PLACEHOLDER = re.compile(r"\bA clear and concise description of [^.\n]*\.?|"
+# (review34) Only the template's own sentences, "of what ..." and "of any ...", to their end: a reporter who writes over
+# the placeholder ("A clear and concise description of the bug: TP 4 is 2x slower than TP 2") keeps their words.
+_TEMPLATE_PLACEHOLDER = re.compile(r"\bA clear and concise description of (?:what|any)\b[^.:\n]*\.?|"
                                    # the same template's field labels, in bold where the form has no heading
                                    r"^[ \t]*\*\*(?:expected behaviou?r|describe the bug|to reproduce|additional "
                                    r"context|screenshots)\*\*[ \t]*:?[ \t]*$", re.I | re.M)
@@ -7387,6 +7389,26 @@ MORE_WORDS_K["p2p_passed"] = [
     r"(?:is|was)\s+(?:fully\s+)?(?:functional|working))\b(?!\s+(?:only|except|but|on some))",
 ]
 _extend(MORE_WORDS_K, new_kinds=True)
+# (review34) A P2P check said to pass of another host, run or pair is no check of this one: someone else's ("in #1234
+# someone's p2p test passed", "other users report P2P works"), a time before the problem ("P2P was working before the
+# update", "used to work on the old driver"), or only part of the GPUs or places ("P2P works between GPU0 and GPU1 but
+# not GPU2", "the P2P check passed on the host but not inside the VM", "supported on A100 but not on 4090").
+_P2P_SAID_ELSEWHERE = re.compile(
+    r"\b(?:someone|somebody|others|other (?:users|people|folks)|people)\b|(?<![\w&])#\d+\b|"
+    r"\b(?:another|other|a different) (?:thread|issue|user|system|machine|box|server|host|node)\b|"
+    r"\b(?:used to|previously|until|before (?:the|an?|my|our|I|we|upgrad\w*|updat\w*|switch\w*|reboot\w*|"
+    r"install\w*))\b|\b(?:on|with) the (?:old|previous|older) \w+|"
+    r"\bbut\s+not\b|\bexcept\b|\b(?:only|just)\s+(?:on|between|for|with)\b", re.I)
+
+
+def p2p_check_said(facts: Facts, kind: str) -> list[Claim]:
+    """The reporter's words that P2P works on this host (`kind` p2p_ok, a grant, or p2p_passed, a delivery): affirmed,
+    no guess, and not said of another host, an earlier time or some of the GPUs only (_P2P_SAID_ELSEWHERE)."""
+    found = [c for c in find(facts, kind) if not c.guess]
+    said = dict(texts(facts))
+    return [c for c in found if not _P2P_SAID_ELSEWHERE.search(_said_sentence(said.get(c.source, ""), c.quote))]
+
+
 # Kinds whose words under a condition are a rule, not what happened (rules._first makes them a guess): MORE_WORDS_K's,
 # and the heads refusal said in prose ("this allows AutoTP to run even when number heads are not divisible by number
 # of devices": the change lifts the limit).

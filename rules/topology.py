@@ -1465,8 +1465,8 @@ def p2p_seen_working(facts: Facts, delivered: bool = False, words: bool = True) 
     rates = _p2p_rates(facts)
     if any(not p.ok for p in access + transfer) or any(on.value < P2P_BELOW_STAGED * off.value for on, off in rates):
         return []
-    said = [c for c in claims.find(facts, "p2p_ok") if not c.guess] if words else []
-    done = [c for c in claims.find(facts, "p2p_passed") if not c.guess] if words else []
+    said = claims.p2p_check_said(facts, "p2p_ok") if words else []
+    done = claims.p2p_check_said(facts, "p2p_passed") if words else []
     # where P2P is not granted the sample's P2P=Enabled matrix falls back to the staged copy and matches it: a
     # delivery shows as a copy above the staged one by more than the noise margin
     above = [(on, off) for on, off in rates if on.value * P2P_BELOW_STAGED >= off.value]
