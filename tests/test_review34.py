@@ -1,82 +1,99 @@
-"""Precision review of the readings session 28 merged from left28 and ut28a (issue 11, review34), each tried on real
-lines of threads none of them was written from (tests/data/review34/<reading>.toml, URLs in SOURCES.md): near-misses
-that look alike but must not be read that way, beside positives. `xfail`: why a case still fails (strict); `mended`:
-what it read before this review.
+"""Issue 11 (review34): misfires of this session's readers found by probe sentences (tests/data/review34/NOTES.md).
 
-- flash_gain: ut28a's ticket.flash_attention_gain, "flash attention gives no / little speedup" as decode physics;
-- minutes: ut28a's time per token in minutes (issue_md.MS_PER_TOKEN, text.to_ms);
-- batched_bench: left28's issue_md._batched_bench (llama-batched-bench / llama-sweep-bench tables);
-- exllama_lines: left28's issue_md._exllama_lines (ExLlama's "** Speed:", ExLlamaV2's "** Position");
-- half_math: left28's ticket_rules.half_math_unpriced with claims.engines_named (ExLlama on compute capability 6.1)."""
+- An engine the text compares with ("poor performance compared to vllm") is the reference arm, also where it is named
+  again alone over its figures: another engine named goes first (diagnose.artifacts.text.engine_named).
+- A llama.cpp row split denied with a glued "n't" ("I don't use -sm row") or set aside ("unlike -sm row"), or beside a
+  layer split said in words ("the default layer split"), is no TP (issue_md.SPLIT_DENIED, LAYER_SPLIT).
+- A P2P check said to pass of another host, an earlier time or some GPUs only is no check of this host
+  (claims.p2p_check_said, weighed by rules.topology.p2p_seen_working).
+"""
 
 from pathlib import Path
 
 import pytest
-import tomllib
-from conftest import issue_bundle, judged_issue, reading_gaps, said, threads_reused, toml_cases
 
-from diagnose.artifacts import issue_md
-from rules import attention_gain, ticket_rules
-from rules.subject import Subject
+from diagnose.artifacts.text import engine_named
+from diagnose.bundle import read_bundle
+from rules import claims
+from rules.common import engine_of, wfield
+from rules.topology import p2p_seen_working
 
-DATA = Path(__file__).parent / "data" / "review34"
-FAMILIES = {p.stem: tomllib.loads(p.read_text()) for p in sorted(DATA.glob("*.toml"))}
-
-
-def _lines(text: str) -> list[tuple[int, str]]:
-    return list(enumerate(text.splitlines(), 1))
+DATA = Path(__file__).resolve().parent / "data"
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "flash_gain"))
-def test_flash_attention_no_gain_is_read_only_for_short_text_generation(case):
-    if case["kind"] == "sentence":
-        assert (attention_gain.flash_no_gain(said(case["text"])) is not None) is case["read"]
-    else:
-        _, rules = judged_issue(case["text"])
-        assert ("ticket.flash_attention_gain" in rules) is case["read"]
+def _facts(tmp_path: Path, text: str):
+    path = tmp_path / "ticket.md"
+    path.write_text("# llama.cpp on my GPUs\n\n" + text + "\n")
+    return read_bundle(path)
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "minutes"))
-def test_minutes_are_a_time_per_token_only_when_said_per_token(case):
-    got = [m.value for m in issue_md._latencies([(0, case["text"])], "t") if m.metric == "itl_ms"]
-    assert got == case["ms"]
+def test_the_engine_compared_with_in_the_title_is_not_the_one_that_ran():
+    """InternLM/lmdeploy#1449: '[Bug] PyTorch Engine poor performance compared to vllm', then a 'vllm' header over
+    vLLM's figures and 'LMDeploy: 0.3.0' under Reproduction. Before, vllm."""
+    assert engine_of(read_bundle(DATA / "ut27b/lmdeploy1449.md")) == "lmdeploy"
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "batched_bench"))
-def test_only_an_s_tg_table_gives_bench_rates(case):
-    read = issue_md._batched_bench(_lines(case["text"]), "issue.md")
-    assert [m.value for m in read if m.metric == "decode_tok_s"] == case["decode"]
-    assert [m.value for m in read if m.metric == "prefill_tok_s"] == case["prefill"]
-    assert [[m.concurrency, m.value] for m in read if m.metric == "output_tok_s"] == case["totals"]
-    assert all(m.scope == "per_stream" and m.batch == 1 for m in read if m.metric == "decode_tok_s")
+@pytest.mark.parametrize("text,engine", [
+    ("Poor throughput compared to vLLM\n\nvLLM\nthroughput: 10\n\nSGLang\nthroughput: 5", "SGLang"),
+    ("Why is TGI 2x slower than vLLM on H100?\n\nvLLM: 2000 tok/s\nTGI: 1000 tok/s", "TGI"),
+    ("Slow generation compared to llama.cpp\nollama run llama3\nllama.cpp gives 50 t/s", "ollama"),
+    # near-misses: the compared engine is the only one named, or it is also the subject named first
+    ("Slower than vllm.\nvllm: 3 tok/s", "vllm"),
+    ("LMDeploy is slower compared to vllm.\nvllm: 300 tok/s\nlmdeploy: 200 tok/s", "LMDeploy"),
+    ("We run vLLM 0.6.3. It is slower than TGI.", "vLLM"),
+])
+def test_an_engine_compared_with_yields_to_another_named(text, engine):
+    assert engine_named(text) == engine
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "exllama_lines"))
-def test_other_programs_speed_lines_are_not_exllamas(case):
-    read = issue_md._exllama_lines(_lines(case["text"]), "issue.md")
-    assert [m.value for m in read if m.metric == "decode_tok_s"] == case["decode"]
-    assert [m.value for m in read if m.metric == "prefill_tok_s"] == case["prefill"]
+@pytest.mark.parametrize("text,tp", [
+    ("I don't use -sm row, just -ts 1,1,1", None),
+    ("I didn't use -sm row; -ts 1,1 on two 3090s", None),
+    ("Unlike -sm row, the default mode gives each GPU whole layers; I run -ts 1,1", None),
+    ("I tried -sm row but it was slower, so I use -ts 1,1 with the default layer split", None),
+    ("With --split-mode row and -ts 1,1,1 the 3 P40s are slow", 3),  # the row split that ran: TP over the three
+])
+def test_a_row_split_denied_or_beside_the_layer_split_is_no_tp(tmp_path, text, tp):
+    assert wfield(_facts(tmp_path, text), "tp")[0] == tp
 
 
-@pytest.mark.parametrize("case", toml_cases(DATA, "half_math"))
-def test_the_fp16_guard_holds_only_exllama_on_compute_capability_61(case):
-    facts = issue_bundle(case["text"])
-    facts.subject = Subject.of(facts)
-    assert facts.subject.gpu is not None and facts.subject.gpu.compute_capability == 6.1
-    assert ticket_rules.half_math_unpriced(facts, facts.subject.gpu) is case["unpriced"]
+@pytest.mark.parametrize("text,seen", [
+    ("P2P works between GPU0 and GPU1 but not GPU2.", False),
+    ("In #1234 someone's p2p test passed, but mine hangs.", False),
+    ("P2P is supported on A100 but not on 4090.", False),
+    ("peer-to-peer is working on the old driver, but after the upgrade it hangs", False),
+    ("The P2P check passed on the host but not inside the VM", False),
+    ("P2P was working before the update", False),
+    ("Other users report that P2P works with the patched driver.", False),
+    ("P2P works only between GPU0 and GPU1", False),
+    # the host's own checks stay read
+    ("I checked and P2P works between all GPUs.", True),
+    ("The simpleP2P test passed and NCCL still hangs.", True),
+    ("After installing the tinygrad driver, P2P works.", True),
+])
+def test_a_p2p_check_of_another_host_time_or_pair_is_not_this_host(tmp_path, text, seen):
+    facts = _facts(tmp_path, text)
+    assert bool(claims.p2p_check_said(facts, "p2p_passed") or claims.p2p_check_said(facts, "p2p_ok")) is seen
+    assert bool(p2p_seen_working(facts)) is seen
 
 
-# Readings for which this review found no untaken real positive (SOURCES.md says so).
-LEFT = {"exllama_lines", "half_math"}
+@pytest.mark.parametrize("text,kind", [
+    # written over the template's placeholder: the reporter's words stay (before, the sentence was cut to its period)
+    ("A clear and concise description of the bug: TP 4 is 2x slower than TP 2.", "scaling"),
+    # the template's own sentence left in beside the reporter's: it still asks nothing
+    ("**Expected behavior**\nA clear and concise description of what you expected to happen.\n\n"
+     "The server hangs after loading.", "hang"),
+])
+def test_the_template_placeholder_is_only_the_templates_sentence(tmp_path, text, kind):
+    said = claims.symptom_quote(_facts(tmp_path, text))
+    assert said and said[2] == kind
 
 
-def test_every_case_names_its_thread_and_each_reading_has_near_misses():
-    near = {"flash_gain": lambda c: not c["read"], "minutes": lambda c: not c["ms"],
-            "batched_bench": lambda c: not c["decode"], "exllama_lines": lambda c: not c["decode"] + c["prefill"],
-            "half_math": lambda c: not c["unpriced"]}
-    assert reading_gaps(DATA, FAMILIES, near, LEFT) == []
-
-
-def test_no_thread_is_one_the_readings_were_written_from():
-    """Not a thread of the readings' own sources (left28, ut28a, ut27e) nor of the review before (review33)."""
-    assert threads_reused(FAMILIES, ("left28", "ut28a", "ut27e", "review33")) == []
+def test_doubt_whether_the_devices_work_is_no_doubt_whether_they_are_used(tmp_path):
+    """'working' left out of the doubt that the GPUs are used (_GPUS_USED_DOUBT): whether the devices work at all is
+    a failure's question, not whether a run uses them; nvidia-smi's ERR! here is the error."""
+    said = claims.symptom_quote(_facts(tmp_path, "I don't know whether the devices are properly working, nvidia-smi "
+                                                 "shows ERR!"))
+    assert not said or said[2] != "normal?"
+    used = claims.symptom_quote(_facts(tmp_path, "I don't know if all gpus are correctly used during inference."))
+    assert used and used[2] == "normal?"
