@@ -14,6 +14,7 @@ import pytest
 
 from diagnose.artifacts.text import engine_named
 from diagnose.bundle import read_bundle
+from diagnose.evidence import Workload
 from rules import claims
 from rules.common import engine_of, wfield
 from rules.topology import p2p_seen_working
@@ -23,7 +24,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 def _facts(tmp_path: Path, text: str):
     path = tmp_path / "ticket.md"
-    path.write_text("# llama.cpp on my GPUs\n\n" + text + "\n")
+    path.write_text("# Tensor parallel run on my GPUs\n\n" + text + "\n")
     return read_bundle(path)
 
 
@@ -97,3 +98,23 @@ def test_doubt_whether_the_devices_work_is_no_doubt_whether_they_are_used(tmp_pa
     assert not said or said[2] != "normal?"
     used = claims.symptom_quote(_facts(tmp_path, "I don't know if all gpus are correctly used during inference."))
     assert used and used[2] == "normal?"
+
+
+@pytest.mark.parametrize("text,field,value", [
+    # a default or a planned load is not the run's (count34's "concurrency is N" read the docs' default)
+    ("The docs say concurrency is 8 by default, but I set --max-concurrency 64", "concurrency", 64),
+    ("We expect 1000 concurrency in production but test with 16", "concurrency", None),
+    ("The model supports 128k context; --parallel 1 is the default", "parallel", None),
+    # the run's own values stay
+    ("I used the default batch size of 8", "batch", 8),
+    ("concurrency = 10, throughput 300 tok/s", "concurrency", 10),
+    ("at batch size 32 we expected 2000 tok/s", "batch", 32),
+    ("I set --parallel 8 --ctx-size 32768, each slot gets 4096", "parallel", 8),
+])
+def test_a_default_or_planned_load_is_not_the_runs(tmp_path, text, field, value):
+    facts = _facts(tmp_path, text)
+    if field == "parallel":
+        got = next((w.extra["parallel"] for w in facts.of(Workload) if w.extra.get("parallel")), None)
+    else:
+        got = wfield(facts, field)[0]
+    assert got == value

@@ -3588,10 +3588,25 @@ def _one_at_a_time(prose: list[tuple[int, str]]) -> tuple[int, str] | None:
     return next(((i, m.group(0).strip()) for i, ln in prose if (m := ONE_AT_A_TIME.search(ln))), None)
 
 
+# (review34) A value stated as the engine's default or as a load planned, not the one the run used: "concurrency is 8 by
+# default", "--parallel 1 is the default", "we expect 1000 concurrency in production but test with 16". ("I used the
+# default batch size of 8" is the run's: the default before the value is read.)
+_DEFAULT_AFTER = re.compile(r"^\W{0,3}(?:by default|is (?:the|its) default|(?:is|are) expected in production|"
+                            r"in production)\b", re.I)
+_PLANNED_BEFORE = re.compile(r"\b(?:expect(?:s|ed|ing)?|plan(?:s|ned|ning)?(?: for| on)?|aim(?:s|ing)? (?:for|at))\s+"
+                             r"(?:\w+\s+){0,2}$", re.I)
+
+
+def _run_value(ln: str, m: re.Match) -> bool:
+    """Is the value `m` reads stated of the run, not as a default or a plan (_DEFAULT_AFTER, _PLANNED_BEFORE)?"""
+    return not _DEFAULT_AFTER.search(ln[m.end():]) and not _PLANNED_BEFORE.search(ln[max(0, m.start() - 40):m.start()])
+
+
 def _one_stated(prose: list[tuple[int, str]], *patterns: re.Pattern) -> tuple[int, int] | None:
     """(first line, value) where the prose states one value (each match's filled group) however often, or None where
     it states none or several: a ticket-wide batch or load is only read where nothing contradicts it."""
-    found = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)}
+    found = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)
+             if _run_value(ln, m)}
     return min(found) if len({n for _, n in found}) == 1 else None
 
 
