@@ -164,7 +164,8 @@ def engine_named(text: str) -> str | None:
     compared = {m.group(1).lower() for m in ENGINE_WORD.finditer(text)
                 if COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])}
     plain = [m for m in said if not _in_link(text, m)]
-    named = next((m for m in plain if m.group(1).lower() not in compared), plain[0] if plain else said[0] if said else None)
+    named = next((m for m in plain if m.group(1).lower() not in compared),
+                 plain[0] if plain else said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
     return first.group(1) if first else None
