@@ -42,6 +42,9 @@ def test_the_engine_compared_with_in_the_title_is_not_the_one_that_ran():
     ("Slower than vllm.\nvllm: 3 tok/s", "vllm"),
     ("LMDeploy is slower compared to vllm.\nvllm: 300 tok/s\nlmdeploy: 200 tok/s", "LMDeploy"),
     ("We run vLLM 0.6.3. It is slower than TGI.", "vLLM"),
+    # a release compared with is the same engine's; a library listed among the dependencies takes no engine's place
+    ("Throughput dropped compared to vllm v0.4. Env: vllm 0.5, accelerate 0.30", "vllm"),
+    ("Slower than TGI.\nTGI: 50 tok/s\nmine: 20 tok/s\n\npip list: transformers 4.40, accelerate 0.29", "TGI"),
 ])
 def test_an_engine_compared_with_yields_to_another_named(text, engine):
     assert engine_named(text) == engine

@@ -160,11 +160,15 @@ def engine_named(text: str) -> str | None:
     text = text or ""
     said = _said(text)
     # (review34) an engine the text compares with anywhere ("poor performance compared to vllm" in the title) is the
-    # reference arm where it is named again alone (a "vllm" header over its figures): another engine named goes first
+    # reference arm where it is named again alone (a "vllm" header over its figures): another serving engine named
+    # goes first. Not a release compared with ("compared to vLLM 0.5.3": the same engine's older release), and not
+    # the libraries every engine lists among its dependencies ("transformers 4.44" in the environment).
     compared = {m.group(1).lower() for m in ENGINE_WORD.finditer(text)
-                if COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])}
+                if COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])
+                and not re.match(r"\s*v?\d+\.\d", text[m.end():])}
     plain = [m for m in said if not _in_link(text, m)]
-    named = next((m for m in plain if m.group(1).lower() not in compared),
+    named = next((m for m in plain if m.group(1).lower() not in compared
+                  and not (compared and m.group(1).lower() in ("transformers", "accelerate"))),
                  plain[0] if plain else said[0] if said else None)
     setting = ENGINE_SETTING.search(text)
     first = min((m for m in (named, setting) if m), key=lambda m: m.start(), default=None)
