@@ -2088,7 +2088,7 @@ _NCCL_TABLES = {
     "setting": ("nccl_settings.toml", ("name", "category", "severity", "why", "fix")),
     "arch": ("nccl_support.toml", ("compute_capability", "min_nccl", "gpus", "source")),
 }
-_VERSION_BOUND = re.compile(r"\s*(>=|<=|<|>|==)\s*\d+(\.\d+)*\s*")
+_VERSION_BOUND = re.compile(r"(?:>=|<=|<|>|==)\s*\d+(?:\.\d+)*")
 
 
 @functools.lru_cache(maxsize=None)
@@ -2108,7 +2108,7 @@ def nccl_rows(table: str) -> tuple[dict, ...]:
         missing = [f for f in needed if f not in row]
         if missing:
             raise InputError(f"{where}: missing field '{missing[0]}'")
-        if table == "regression" and not all(_VERSION_BOUND.fullmatch(b) for b in str(row["bad"]).split(",")):
+        if table == "regression" and not all(_VERSION_BOUND.fullmatch(b.strip()) for b in str(row["bad"]).split(",")):
             raise InputError(f"{where}: bad is version bounds like \">=2.19,<2.20\"")
         if table == "setting":
             if not (isinstance(row.get("values"), list) or isinstance(row.get("below"), (int, float))):
