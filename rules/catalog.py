@@ -2076,6 +2076,58 @@ def engine_errors() -> tuple[EngineError, ...]:
     return tuple(rows)
 
 
+# --------------------------------------------------------------------------- NCCL's own tables
+
+# The categories a [[setting]] row of nccl_settings.toml may name: those rules.nccl.slow_settings_rule declares.
+SETTING_CATEGORIES = ("comm_bound", "gdr_disabled", "other")
+# Each NCCL row table: its file under rules/catalog/ and the fields every row needs (the file's header documents them,
+# and says a user may add rows), so a row added without one is an InputError naming the file, the row and the field
+# rather than a KeyError inside a rule.
+_NCCL_TABLES = {
+    "regression": ("nccl_regressions.toml", ("id", "bad", "good", "scope", "symptom", "fix", "url")),
+    "setting": ("nccl_settings.toml", ("name", "category", "severity", "why", "fix")),
+    "arch": ("nccl_support.toml", ("compute_capability", "min_nccl", "gpus", "source")),
+}
+_VERSION_BOUND = re.compile(r"(?:>=|<=|<|>|==)\s*\d+(?:\.\d+)*")
+
+
+@functools.lru_cache(maxsize=None)
+def nccl_rows(table: str) -> tuple[dict, ...]:
+    """The [[regression]], [[setting]] or [[arch]] rows of NCCL's catalog files, read once and checked: every needed
+    field there, a regression's `bad` a list of version bounds (">=2.19,<2.20"), a setting's trigger (`values` or
+    `below`), category and severity known (a bad row is an InputError naming the file and the row)."""
+    from diagnose.inputs import load_toml
+
+    name, needed = _NCCL_TABLES[table]
+    path = CATALOG_DIR / name
+    rows = load_toml(path, "catalog").get(table, [])
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise InputError(f"{path}: [[{table}]] must be an array of tables")
+    for i, row in enumerate(rows):
+        where = f"{path}: [[{table}]] #{i + 1} ({row.get(needed[0], '?')!r})"
+        missing = [f for f in needed if f not in row]
+        if missing:
+            raise InputError(f"{where}: missing field '{missing[0]}'")
+        if table == "regression" and not all(_VERSION_BOUND.fullmatch(b.strip()) for b in str(row["bad"]).split(",")):
+            raise InputError(f"{where}: bad is version bounds like \">=2.19,<2.20\"")
+        if table == "setting":
+            if not (isinstance(row.get("values"), list) or isinstance(row.get("below"), (int, float))):
+                raise InputError(f"{where}: needs values (a list) or below (a number)")
+            if row["category"] not in SETTING_CATEGORIES or row["severity"] not in ("warning", "info"):
+                raise InputError(f"{where}: category one of {', '.join(SETTING_CATEGORIES)}, severity warning or info")
+        if table == "arch" and not isinstance(row["compute_capability"], (int, float)):
+            raise InputError(f"{where}: compute_capability is a number (8.0)")
+    return tuple(rows)
+
+
+@functools.lru_cache(maxsize=1)
+def nccl_line() -> dict:
+    """nccl_support.toml's [line] table: the oldest NCCL major still released, and its source."""
+    from diagnose.inputs import load_toml
+
+    return load_toml(CATALOG_DIR / "nccl_support.toml", "catalog").get("line", {})
+
+
 # --------------------------------------------------------------------------- engines' notices about their speed
 
 @dataclass(frozen=True)

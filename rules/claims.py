@@ -2353,8 +2353,9 @@ def tp_degree(sentence: str, m: re.Match) -> int | None:
     return 1 if d.group(1).lower() in ("one", "a single") else int(d.group(1))
 
 
-# a log said to be clean, a zero counter, "zero replay errors": PCIe link errors ruled out
-_CLEAN_LOG = re.compile(r"[^\n]*\bclean$|\bReplays Since Reset\b\W{0,10}0$", re.I)
+# a log said to be clean, a zero counter, "zero replay errors": PCIe link errors ruled out (the clean line read from its
+# start only: from every character it took seconds on a long line that does not end "clean")
+_CLEAN_LOG = re.compile(r"(?m:^)[^\n]*\bclean$|\bReplays Since Reset\b\W{0,10}0$", re.I)
 _ZERO_BEFORE = re.compile(r"\b(?:zero|0)\s+(?:\w+\s+)?$", re.I)
 
 

@@ -8,11 +8,9 @@ large enough to measure bandwidth rather than latency.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from dataclasses import replace
-from pathlib import Path
 
 from diagnose.evidence import (
     CollectiveResult,
@@ -28,8 +26,7 @@ from diagnose.evidence import (
     TopologyPath,
     Workload,
 )
-from diagnose.inputs import tomllib  # tomli on Python 3.10
-from rules import claims
+from rules import catalog, claims
 from rules.claims import version_key
 from rules.common import (
     claim_ev,
@@ -51,21 +48,13 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule
 
-CATALOG_DIR = Path(__file__).parent / "catalog"
+
+def regressions() -> tuple[dict, ...]:
+    return catalog.nccl_rows("regression")
 
 
-@functools.lru_cache(maxsize=None)
-def _toml(name: str) -> dict:
-    with open(CATALOG_DIR / name, "rb") as fh:
-        return tomllib.load(fh)
-
-
-def regressions() -> list[dict]:
-    return _toml("nccl_regressions.toml").get("regression", [])
-
-
-def slow_settings() -> list[dict]:
-    return _toml("nccl_settings.toml").get("setting", [])
+def slow_settings() -> tuple[dict, ...]:
+    return catalog.nccl_rows("setting")
 
 
 def _multi_node(facts: Facts) -> tuple[bool | None, list]:
@@ -266,7 +255,7 @@ def gdr(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- settings and versions
 
 
-@rule("nccl.slow_settings", "comm_bound", "gdr_disabled", "other")
+@rule("nccl.slow_settings", *catalog.SETTING_CATEGORIES)
 def slow_settings_rule(facts: Facts, predictions=None):
     """NCCL_* variables that force a slow path (catalog/nccl_settings.toml)."""
     for row in slow_settings():
@@ -943,16 +932,12 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
 # --------------------------------------------------------------------------- a release too old for the GPU
 
 
-def support() -> dict:
-    return _toml("nccl_support.toml")
-
-
 def arch_floor(compute_capability: float) -> dict | None:
     """The nccl_support.toml row for a GPU's compute capability: the same major, the highest minor not above it."""
     if not compute_capability:
         return None
     major = int(compute_capability)
-    rows = [r for r in support().get("arch", []) if int(r["compute_capability"]) == major
+    rows = [r for r in catalog.nccl_rows("arch") if int(r["compute_capability"]) == major
             and r["compute_capability"] <= compute_capability + 1e-9]
     return max(rows, key=lambda r: r["compute_capability"], default=None)
 
@@ -1061,7 +1046,7 @@ def version_floor(facts: Facts, predictions=None):
         return
     gpu = getattr(getattr(facts, "subject", None), "gpu", None)
     row = arch_floor(gpu.compute_capability) if gpu else None
-    line = support().get("line", {})
+    line = catalog.nccl_line()
     evidence, why, jit = [], None, False
     version = in_use[0] if in_use else None
     if version and version_key(version)[0] < line.get("oldest_major", 0):

@@ -128,3 +128,42 @@ def test_the_walk_sees_imports_inside_functions():
     assert "rules.engine" in g["diagnose.pipeline"]
     assert (layer("diagnose.report.terminal") > layer("rules.engine") > layer("probes.nvml")
             > layer("diagnose.artifacts.topo"))
+
+
+# Rules judge facts and never read files: data a user may extend loads through rules/catalog.py (which checks it and
+# names the file in an InputError). These calls and imports read or find files; a rule that needs one asks catalog.py.
+FILE_CALLS = {"open", "read_text", "read_bytes", "load_toml", "load", "Path", "listdir", "scandir", "iterdir", "glob",
+              "rglob"}
+FILE_MODULES = {"pathlib", "tomllib", "tomli", "os", "io", "glob", "shutil", "pickle"}
+FILE_NAMES = {"load_toml", "read_text", "tomllib", "open_text"}  # diagnose.inputs' file readers
+
+
+def file_reads(source: str) -> list[str]:
+    """Each call or import in `source` that reads or finds a file, as 'line: code'."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in FILE_CALLS:
+                found.append(f"{node.lineno}: {ast.unparse(node)[:80]}")
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] in FILE_MODULES for a in node.names):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom) and ((node.module or "").split(".")[0] in FILE_MODULES or any(
+                a.name in FILE_NAMES for a in node.names)):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_rules_read_no_files_outside_the_catalog_loader():
+    bad = [f"{name} line {hit}" for name, path in sorted(modules().items())
+           if name.startswith("rules") and name != "rules.catalog" for hit in file_reads(path.read_text())]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_file_read_check_sees_each_way_of_reading():
+    """What the old rules/nccl.py did (open + tomllib.load), and the other ways, each caught; parsing text is not."""
+    caught = file_reads('with open(CATALOG_DIR / name, "rb") as fh:\n    data = tomllib.load(fh)\n'
+                        'x = Path("a").read_text()\nfrom diagnose.inputs import load_toml\nimport os\n')
+    assert sorted(c.split(":")[0] for c in caught) == ["1", "2", "3", "3", "4", "5"]
+    assert file_reads("import json\nconfig = json.loads(text)\nfrom diagnose.inputs import finite_number\n") == []

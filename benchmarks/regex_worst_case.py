@@ -1,0 +1,177 @@
+"""Worst-case time of every regex the ticket path runs, on long single lines (bad input must never hang the tool).
+
+Regexes timed: each `pattern` / `context` field of rules/catalog/*.toml (compiled case-blind, as rules/catalog.py
+does), and each module-level pattern of rules/*.py and diagnose/artifacts/*.py: compiled patterns (lazy_re's too),
+alone or inside module-level lists, tuples and dicts, and the string phrasings of rules.claims' PATTERNS and SYMPTOMS
+(matched case-blind there). Regexes built inside functions are not seen.
+
+Each one is run to the end of the text (finditer, the most any caller does) on 100 kB lines:
+  real line   the first kept-paste line (tests/data/**/*.md, not tickets/) the regex matches, repeated; the largest
+              paste's longest line when it matches none
+  paste       the largest kept paste with its newlines made spaces, repeated
+  words       the kept pastes' distinct words in a fixed shuffled order
+  digits      digits and dots ("3.14.159.2...")
+  one char    'a' repeated, and ' ' repeated
+and on the real paste the real line came from, for the ratio. Each regex is first timed on the first 10 kB; one
+over 20 ms there is not run on 100 kB (its time is the 10 kB one x100, marked est: a quadratic scan's growth), nor one
+under 5 ms (x100 would still be 0.5 s: its time is the 10 kB one x10, linear growth, marked est).
+Prints the slowest 20; exits 1 when one takes over a second on 100 kB.
+
+    python benchmarks/regex_worst_case.py [--size BYTES] [--top N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import importlib
+import itertools
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from diagnose import lazy_re  # noqa: E402
+from diagnose.inputs import tomllib  # noqa: E402
+
+SKIP_PASTES = {"SOURCES.md", "AUDIT.md", "README.md", "NOTES.md"}
+PROBE = 10_000  # bytes of the first, cheap run
+PROBE_LIMIT = 0.02  # seconds on PROBE bytes past which the full size is not run (x100 would be 2 s or more)
+PROBE_FAST = 0.005  # seconds on PROBE bytes under which the full size is not run either (x100 is still 0.5 s)
+TOO_SLOW = 1.0  # seconds on the full size: a defect
+
+
+def catalog_regexes() -> dict[str, tuple[str, int]]:
+    """label -> (pattern, flags) of every pattern/context field under rules/catalog/."""
+    found = {}
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("pattern", "context") and isinstance(value, str):
+                    found[f"{where}.{key}"] = (value, re.I)
+                else:
+                    walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                name = value.get("id") or value.get("family") or value.get("key") if isinstance(value, dict) else None
+                walk(value, f"{where}[{name or i}]")
+
+    for path in sorted((REPO / "rules" / "catalog").glob("*.toml")):
+        walk(tomllib.loads(path.read_text()), path.stem)
+    return found
+
+
+def module_regexes() -> dict[str, tuple[str, int]]:
+    """label -> (pattern, flags) of the module-level patterns of rules/*.py and diagnose/artifacts/*.py."""
+    found: dict[str, tuple[str, int]] = {}
+    seen: set[tuple[str, int]] = set()
+
+    def add(label, pattern, flags):
+        if (pattern, flags) not in seen:
+            seen.add((pattern, flags))
+            found[label] = (pattern, flags)
+
+    def walk(obj, label, depth):
+        if isinstance(obj, (re.Pattern, lazy_re.LazyPattern)):
+            flags = obj.flags if isinstance(obj, re.Pattern) else obj._flags
+            add(label, obj.pattern, flags & ~re.UNICODE)
+        elif depth < 3 and isinstance(obj, dict):
+            for key, value in obj.items():
+                walk(value, f"{label}[{key!r}]"[:90], depth + 1)
+        elif depth < 3 and isinstance(obj, (list, tuple)):
+            for i, value in enumerate(obj):
+                walk(value, f"{label}[{i}]", depth + 1)
+
+    paths = sorted((REPO / "rules").glob("*.py")) + sorted((REPO / "diagnose" / "artifacts").glob("*.py"))
+    for path in paths:
+        name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        module = importlib.import_module(name.removesuffix(".__init__"))
+        for attr, value in vars(module).items():
+            if not attr.startswith("__"):
+                walk(value, f"{name}.{attr}", 0)
+    claims = importlib.import_module("rules.claims")
+    for kind, patterns in claims.PATTERNS.items():
+        for i, p in enumerate(patterns):
+            add(f"rules.claims.PATTERNS[{kind!r}][{i}]", p, re.I)
+    for kind, p in claims.SYMPTOMS:
+        add(f"rules.claims.SYMPTOMS[{kind!r}]", p, re.I)
+    return found
+
+
+def grown(text: str, size: int) -> str:
+    return (text * (size // max(len(text), 1) + 1))[:size]
+
+
+def timed(pattern: re.Pattern, text: str) -> float:
+    start = time.perf_counter()
+    for _ in pattern.finditer(text):
+        pass
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=100_000, help="bytes of each long line (default 100000)")
+    parser.add_argument("--top", type=int, default=20, help="how many of the slowest to print")
+    args = parser.parse_args()
+
+    pastes = {p: p.read_text(errors="replace") for p in sorted((REPO / "tests" / "data").rglob("*.md"))
+              if p.name not in SKIP_PASTES and "tickets" not in p.relative_to(REPO).parts}
+    largest = max(pastes, key=lambda p: len(pastes[p]))
+    words = sorted({w for text in pastes.values() for w in text.split()})
+    random.Random(34).shuffle(words)
+    rng = random.Random(34)
+    shared = {
+        "paste": grown(pastes[largest].replace("\n", " "), args.size),
+        "words": grown(" ".join(words), args.size),
+        "digits": "".join(rng.choice("0123456789.") for _ in range(args.size)),
+        "one char a": "a" * args.size,
+        "one char space": " " * args.size,
+    }
+    default_line = max(pastes[largest].splitlines(), key=len)
+
+    regexes = {**catalog_regexes(), **module_regexes()}
+    rows = []
+    corpus = "\n".join(pastes.values())
+    starts = list(itertools.accumulate(len(t) + 1 for t in pastes.values()))
+    for n, (label, (source, flags)) in enumerate(regexes.items()):
+        if n % 200 == 0:
+            print(f"{n}/{len(regexes)}", file=sys.stderr, flush=True)
+        pattern = re.compile(source, flags)
+        home, line = largest, default_line
+        if m := pattern.search(corpus):  # one search of all the pastes: the first paste and line holding a match
+            home = list(pastes)[bisect.bisect_right(starts, m.start())]
+            line = corpus[corpus.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
+        real = timed(pattern, pastes[home])
+        worst = (0.0, "", False)
+        for kind, text in {"real line": grown(line + " ", args.size), **shared}.items():
+            probe = timed(pattern, text[:PROBE])
+            if probe > PROBE_LIMIT:
+                took, est = probe * (args.size / PROBE) ** 2, True
+            elif probe > PROBE_FAST:
+                took, est = timed(pattern, text), False
+            else:  # even growing with the square of the length it stays under TOO_SLOW / 2
+                took, est = probe * args.size / PROBE, True
+            worst = max(worst, (took, kind, est))
+        rows.append((worst[0], label, worst[1], worst[2], real, home.relative_to(REPO)))
+
+    rows.sort(reverse=True)
+    print(f"{len(regexes)} regexes ({len(catalog_regexes())} catalog fields), {len(pastes)} kept pastes, "
+          f"lines of {args.size} bytes; slowest {args.top}:")
+    print(f"{'seconds':>9} {'x real':>8}  {'input':<14} regex (real paste)")
+    for took, label, kind, est, real, home in rows[: args.top]:
+        print(f"{took:9.3f}{'*' if est else ' '}{took / max(real, 1e-6):8.0f}  {kind:<14} {label} ({home}, "
+              f"{real * 1000:.2f} ms)")
+    print("* est: from the first 10 kB (x100 when over 20 ms there, x10 when under 5 ms), not run on the whole line")
+    slow = [r for r in rows if r[0] > TOO_SLOW]
+    print(f"over {TOO_SLOW:g} s: {len(slow)}")
+    return 1 if slow else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
