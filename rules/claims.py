@@ -4966,6 +4966,9 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|"
+             # (title34) the rate said with "only", as 速度只有 says it: "throughput only 8t/s", "speed is only 5 tok/s"
+             r"\b(?:speed|throughput|bandwidth|performance|rate)\s+(?:is\s+|was\s+|of\s+)?only\s+(?:about\s+|around\s+|~)?"
+             r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
              r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
              r"(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -5068,44 +5071,84 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     return _symptom_said(*opening) if opening else None
 
 
+# (title34) The reporter's own words, title included, are read before the tool output pasted into them without a fence:
+# a WARN line or a watchdog's timeout in a log pasted as context ("ERROR shard-manager: ..." over a log whose NCCL
+# watchdog timed out, huggingface/text-generation-inference#1383) does not outrank what the reporter says the trouble
+# is. Within each part, SYMPTOMS' order. (Measured and not kept: the title, then the sentences that ask, before the
+# rest of the prose. It reads more posts as labelled, but the rules downstream then answer four kept pastes worse.)
+# Lines a program printed: a timestamp or log level first ("2023-12-28T13:17:07Z", "INFO 04-06 03:23:45",
+# "[E ProcessGroupNCCL.cpp:828]", glog's "E0104 12:00:01.123"), NCCL's "host:pid:tid [0] NCCL INFO", a worker's
+# "(RayWorkerWrapper pid=123)" or "[rank0]:" prefix, a Python traceback's lines, a shell or REPL prompt, a rule of
+# "=====".
+_OUTPUT_LINE = re.compile(
+    r"^[ \t>*_-]*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d|\[?\d{1,2}[-/]\d{1,2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|"
+    r"\[?(?-i:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b|\[(?-i:[EWIF])\s|(?-i:[EWIF])\d{4}\s|"
+    r"\S+:\d+:\d+\s+\[\d+\]\s+NCCL\b|\(\w+ (?:pid|rank)=\d+|\[rank\d+\]:|"
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|(?-i:[A-Z]\w*(?:Error|Exception)):|"
+    r"\$ |>>> |[=~*#_-]{5,})", re.I)
+
+
+def _reading_order(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The (start, end) spans of an opening's lines in the order they are read: the reporter's lines (the title, a
+    "# ..." first line, is one), then the lines of pasted output."""
+    words: list[tuple[int, int]] = []
+    output: list[tuple[int, int]] = []
+    at = 0
+    for k, line in enumerate(text.splitlines(keepends=True)):
+        start, at = at, at + len(line)
+        is_title = k == 0 and line.startswith("# ")  # "# ERROR shard-manager: ..." is a title, not a log line
+        (output if _OUTPUT_LINE.match(line) and not is_title else words).append((start, at))
+    return words, output
+
+
 @functools.lru_cache(maxsize=64)
 def _symptom_said(source: str, text: str) -> tuple[str, str, str]:
     """symptom_quote of one opening text: a function of the text alone (strings, so the cache can never go stale),
-    kept because some 40 rules ask it of every ticket and each scan of SYMPTOMS takes milliseconds."""
-    for kind, pattern in SYMPTOMS:
-        for m in re.finditer(pattern, text, re.I):
-            if kind in ("hang", "crash", "error") and (
-                    _NEGATION.search(text[max(0, m.start() - 30):m.start()])
-                    or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
-                continue  # "no errors", "does not hang"
-            if kind == "error" and _remedy_failed(text, m):
-                continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
-            if kind == "slow" and _other_regression(text, m):
-                continue  # "Fix speed regression in ...", "accuracy has regressed by 5%": no slowdown complained of
-            if kind == "slow" and _negated(kind, text, m):
-                continue  # "not bad throughput", "it never goes below 40 tok/s"
-            if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
-                continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
-                # "880 GB/s out of the advertised 900": at spec
-            if kind == "normal?" and (_as_expected_said(text, m) or _normal_said(text, m)):
-                continue  # "with ep_size=None we see a speed-up as expected": a statement that a run behaves, not a
-                # question whether it does; "no it is not normal", "during normal operation": the word said, not asked
-            if kind == "scaling" and _gain_ruled_out(text, m):
-                continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
-            if kind == "scaling" and _other_upgrade(text, m):
-                continue  # "we doubled the network bandwidth but tokens/s did not change": that upgrade's
-            if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
-                continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
-            if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
-                    _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
-                continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
-            if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
-                continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
-            if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
-                                   _MOMENTARY_BEFORE.search(text[max(0, m.start() - 15):m.start()])):
-                continue  # "stalls for a moment", "briefly freezes": a pause that ends, not a hang
-            return source, _quote(text, m, 60), kind
+    kept because some 40 rules ask it of every ticket and each scan of SYMPTOMS takes milliseconds. The reporter's
+    lines are read before pasted output (_reading_order); within each, SYMPTOMS' order."""
+    said = {kind: list(_said(kind, pattern, text)) for kind, pattern in SYMPTOMS}
+    for part in _reading_order(text):
+        for kind, _ in SYMPTOMS:
+            m = next((m for m in said[kind] if any(a <= m.start() < b for a, b in part)), None)
+            if m:
+                return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+def _said(kind: str, pattern: str, text: str):
+    """The matches of one SYMPTOMS kind in the text that do say it (not negated, not a remedy, a gain, ...)."""
+    for m in re.finditer(pattern, text, re.I):
+        if kind in ("hang", "crash", "error") and (
+                _NEGATION.search(text[max(0, m.start() - 30):m.start()])
+                or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
+            continue  # "no errors", "does not hang"
+        if kind == "error" and _remedy_failed(text, m):
+            continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
+        if kind == "slow" and _other_regression(text, m):
+            continue  # "Fix speed regression in ...", "accuracy has regressed by 5%": no slowdown complained of
+        if kind == "slow" and _negated(kind, text, m):
+            continue  # "not bad throughput", "it never goes below 40 tok/s"
+        if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
+            continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
+            # "880 GB/s out of the advertised 900": at spec
+        if kind == "normal?" and (_as_expected_said(text, m) or _normal_said(text, m)):
+            continue  # "with ep_size=None we see a speed-up as expected": a statement that a run behaves, not a
+            # question whether it does; "no it is not normal", "during normal operation": the word said, not asked
+        if kind == "scaling" and _gain_ruled_out(text, m):
+            continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
+        if kind == "scaling" and _other_upgrade(text, m):
+            continue  # "we doubled the network bandwidth but tokens/s did not change": that upgrade's
+        if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
+            continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
+        if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
+                _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
+            continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
+        if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
+            continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+        if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
+                               _MOMENTARY_BEFORE.search(text[max(0, m.start() - 15):m.start()])):
+            continue  # "stalls for a moment", "briefly freezes": a pause that ends, not a hang
+        yield m
 
 
 # (ut29b) A regression that is no complaint of speed: one a change fixes or reverts, as a changelog or pull request
