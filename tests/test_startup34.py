@@ -6,6 +6,8 @@ file behind and every later start waits on it for ever (engine_errors.toml, jit_
 lock). The same lock named by a job that runs is information (by_design.toml, jit_build_lock_notice: `healthy`). Each
 is tested on the real first posts of tests/data/startup34 (SOURCES.md), on paraphrases, and on near-misses that must
 not be read as either: a start with no lock named, a hang in the middle of serving, a capture that hangs with P2P off.
+FlashInfer's JIT wait is asked about (a cold compile or a stale cache lock), and a stop at a start-up step that
+compiles, builds or loads (claims "startup_step_hang") keeps the peer path a lead only, since no collective ran yet.
 """
 
 from pathlib import Path
@@ -162,3 +164,41 @@ def test_oobabooga4392_had_started():
                    "'it stops at compiling'")
 def test_frtmvos9_missing_build_directory_is_a_setup_fault():
     assert judged_issue((DATA / "frtmvos9.md").read_text())[0].category == "other"
+
+
+# A stop at a start-up step that compiles, builds or loads (claims "startup_step_hang") comes before any collective:
+# ticket.hang_on_pcie keeps the peer path as a lead only (info, 0.25) and asks how long and where it waits.
+STARTUP_STEP_STOPS = [
+    "# vllm hangs at torch.compile\n\nvLLM TP 4 on 4x L40S hangs at 'Compiling a graph for dynamic shape' for 2 "
+    "minutes on the first start.\n",
+    "# deepspeed stuck\n\nDeepSpeed ZeRO-2 on 2x RTX 3090 is stuck at 'Building extension module fused_adam...' for "
+    "10 minutes.\n",
+    "# trtllm-build never ends\n\nBuilding the TensorRT engine for Llama 3 70B with tp_size 4 on 4x L40S: the "
+    "trtllm-build step hangs for an hour.\n",
+    "# sglang stuck loading\n\nSGLang --tp 2 on 2x A6000 gets stuck at Loading safetensors checkpoint shards: 40% "
+    "for 15 minutes; the weights are on an NFS mount.\n",
+]
+
+
+@pytest.mark.parametrize("text", STARTUP_STEP_STOPS)
+def test_a_stop_at_a_compile_build_or_load_step_is_no_peer_path_verdict(text):
+    verdict, rules = judged_issue(text)
+    assert rules["ticket.hang_on_pcie"].confidence <= 0.25
+    assert verdict.category not in ("p2p_disabled", "virtualization_no_p2p")
+
+
+@pytest.mark.parametrize("text", [
+    # the step finished; what stopped is what follows it, the first all-reduce
+    "# vLLM TP 2 hangs\n\nvLLM TP 2 on 2x RTX 4090 hangs right after loading the model weights; the GPUs sit at "
+    "100 % utilisation.\n",
+    # the capture runs the model's collectives: stuck there for hours stays the peer path's lead
+    "# vLLM stuck at Capturing CUDA graph\n\nvLLM TP 2 on 2x RTX 4090 has been stuck at 'Capturing CUDA graph "
+    "shapes' for 3 hours.\n",
+    # a compile named but the stop denied; the hang is at the first all-reduce
+    "# TP hang\n\ntorch.compile is not stuck, it finishes in 40 s; then vLLM TP 2 on 2x L40S hangs at the first "
+    "all_reduce.\n",
+])
+def test_a_stop_after_the_step_or_at_the_capture_stays_the_peer_paths_lead(text):
+    verdict, rules = judged_issue(text)
+    assert rules["ticket.hang_on_pcie"].confidence >= 0.5
+    assert verdict.category == "p2p_disabled"
