@@ -865,6 +865,12 @@ _OPTION_ON = (r"\b(?:pass(?:ing)?|add(?:ing)?|enabl(?:e|ing)|set(?:ting)?|turn(?
 _STOPS = (r"(?:" + _HANG + r"|\bstucks?\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
           r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
+# (startup34) The start-up steps that compile, build or load, by the words the engines print for them.
+_STARTUP_STEP = (r"(?:torch\.compile\b|(?:Dynamo|Inductor)\b|compil\w+\s+(?:a\s+|the\s+)?(?:graphs?|model|kernels?|"
+                 r"extensions?|ops?)\b|(?:Building|Loading)\s+extension\s+module\b|build\w*\s+(?:the\s+)?(?:\w+\s+)?"
+                 r"(?:extensions?|ops?|engines?|TensorRT engines?)\b|trtllm-build\b|ninja\b|JIT\b|"
+                 r"Loading\s+safetensors\s+checkpoint\s+shards\b|(?:load\w*|read\w*|download\w*)\s+(?:the\s+)?"
+                 r"(?:model\s+)?(?:weights|checkpoints?|shards|safetensors)\b)")
 _ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
 _FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
 # How long a job ran healthy: "a while", "a long time", "half a day", "3 hours", "200 steps".
@@ -1081,6 +1087,20 @@ PATTERNS: dict[str, list[str]] = {
     # ==PROF== / ==WARNING== lines) near the hang, and a collective (NCCL kernel, several GPUs) in the same words.
     # Not Nsight Systems, which times kernels without serializing them, nor an ncu error that is no hang
     # ("UnknownError when trying to profile NCCL all reduce perf test with Nsight Compute", NVIDIA/nccl-tests#339).
+    # (startup34) A stop placed at a start-up step that compiles, builds or loads, which the engines print and document
+    # as taking minutes on a first start and which exchanges nothing between GPUs: torch.compile / Dynamo / Inductor
+    # ("Compiling a graph for dynamic shape", vLLM's torch.compile cache docs), a PyTorch or DeepSpeed op's JIT build
+    # ("Building extension module", "Loading extension module", ninja; DeepSpeed's op builder), a JIT kernel build
+    # (FlashInfer, Triton), a TensorRT engine build (trtllm-build), reading or downloading the weights ("Loading
+    # safetensors checkpoint shards"). A peer path that never delivers stops the first collective, after these steps,
+    # so the stop is not that path's. Not CUDA-graph capture, which runs the model's collectives; not "after loading":
+    # the step finished and what follows it (the first all-reduce) is what stopped.
+    "startup_step_hang": [
+        r"(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b|\bstuck(?:ed)?\b)\s+(?:\w+\s+){0,3}?"
+        r"(?:at|on|in|during|while|when)\s+(?:the\s+)?(?:\w+\s+){0,2}?['\"`]?" + _STARTUP_STEP,
+        _STARTUP_STEP + r"['\"`]?(?:(?!\bnot\b|n't\b|\bnever\b|\bno\b)[^.\n]){0,40}?(?:" + _STOPS
+        + r"|\bget(?:s|ting)? stuck\b|\bstuck(?:ed)?\b|\btakes? forever\b)",
+    ],
     "profiler_hang": [
         r"(?=[\s\S]{0,400}?(?:\bnccl\w*|all[-_ ]?reduce|multi[- ]?GPU|\b\d+\s*GPUs?\b|mpirun|\branks?\b))"
         r"(?:\bncu\b|\bnv-nsight-cu(?:-cli)?\b|\bnsight[- ]?compute\b|==PROF==)[\s\S]{0,200}?"

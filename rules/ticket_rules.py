@@ -2558,6 +2558,20 @@ P2P_PROFILER = ("A hang under Nsight Compute: the profiler, not the path between
                 PROFILER_FIX, "")  # (nothing to attach: reporters say the run completes without ncu)
 
 
+# (startup34) the start stopped at a step that compiles, builds or loads (claims "startup_step_hang"): no collective yet
+P2P_STARTUP = ("The start stopped at a step that compiles, builds or loads: not the path between the GPUs",
+               "Before their first collective the engines compile the model (torch.compile), build JIT ops and kernels "
+               "(PyTorch and DeepSpeed extensions, FlashInfer, Triton), build TensorRT engines and read the weights. "
+               "These steps exchange nothing between GPUs and take minutes on a first start with cold caches, longer "
+               "from a slow or network disk; a peer path that never delivers stops the first collective, after them.",
+               "the start-up step it stopped at",
+               "Let one start finish and keep the caches between starts (vLLM's torch.compile cache under "
+               "~/.cache/vllm, ~/.cache/torch_extensions, ~/.cache/flashinfer, a built TensorRT engine); "
+               "`py-spy dump --pid <pid>` shows whether the step still works (a compiler, ninja, file reads) or waits "
+               "on a lock file that a killed build left (delete it).",
+               "how long it waited, and a `py-spy dump` of the stopped process or the last log lines with their times")
+
+
 # (mend44) the hang comes with one build of the software and not another, on the same GPUs: the build is the suspect
 P2P_BUILD = ("A hang that one build has and another does not: a blocked P2P path is unlikely",
              "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs "
@@ -2779,6 +2793,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if not p2p_fixed and not build:
         build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
+    startup = [c for c in claims.find(facts, "startup_step_hang") if not c.guess and not c.negated]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
@@ -2793,6 +2808,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
         (passed_check[0], P2P_PASSED) if passed_check else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
+        (startup[0], P2P_STARTUP) if startup and not p2p_fixed else \
         (rank_error, P2P_RANK_ERROR) if rank_error else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
