@@ -2036,6 +2036,9 @@ class EngineError:
     # a message several stacks print with different causes is the row's only where the ticket also names the stack
     # the row is about (an EFA word for an EFA cause): a pattern over the ticket's whole text, or None
     context: re.Pattern | None = None
+    # (review34b) what the ticket says that makes the message not the row's ("the build finished" beside a lock that
+    # only waits on a stopped start): a pattern over the ticket's whole text, or None
+    unless: re.Pattern | None = None
 
 
 # The categories an error row may name: those rules.ticket_rules.known_error declares.
@@ -2044,6 +2047,32 @@ ERROR_CATEGORIES = ("other", "hardware_fault", "p2p_disabled", "shm_too_small", 
 # (errors31) A row of a message whose documented causes lie in several categories decides none: its category is
 # insufficient_data and its fix asks for what tells the causes apart (rules.ticket_rules.ambiguous_error).
 ASKED = "insufficient_data"
+
+
+# (review34b) Named regex fragments the catalog rows' patterns share, written `{name}` in a row (a letter in braces is
+# no regex quantifier); a name not listed here is a bad catalog file. One wording each, so that the rows that ask
+# whether a start stopped (engine_errors.toml's JIT lock and JIT wait rows, by_design.toml's lock notice) read it alike.
+FRAGMENTS = {
+    # The reporter says the job stopped and stays stopped, not ruled out ("no hang", "not stuck", "doesn't freeze").
+    "stopped": r"(?<!\bno\s)(?<!\bnot\s)(?<!n't\s)(?<!never\s)(?:\bstuck\w*|\bstruck\b|\bhangs?\b|\bhung\b|\bhanging\b|"
+               r"\bfreez\w*|\bfroze\b|\bblock(?:s|ed|ing)\b|\bstall\w*|\bstop(?:s|ped)?\s+at\b|"
+               r"\bnever\s+(?:finish|return|complet|continu|end)\w*|\b(?:forever|indefinitely)\b|\bno longer run)",
+    # The start went past the build: the build said finished, or steps counted after it ("built fine, then after 5000
+    # steps the all-reduce hangs"): a later stop is not one at the build's lock.
+    "went_on": r"\b(?:built|compiled)\s+(?:fine|ok(?:ay)?|successfully)\b|\b(?:build|compil(?:e|ation))\s+"
+               r"(?:(?:has|had|is|was)\s+)?(?:finished|succeeded|completed|done)\b|\b(?:after|at)\s+(?:step|iteration|epoch)\s*\d+|"
+               r"\bafter\s+\d+\s*k?\s+(?:steps|iterations|epochs|requests)\b",
+}
+_FRAGMENT = re.compile(r"\{([a-z][a-z_]*)\}")
+
+
+def expand(regex: str, where: str) -> str:
+    """A catalog regex with its `{name}` fragments (FRAGMENTS) written out; an unknown name is an InputError."""
+    def one(m: re.Match) -> str:
+        if m.group(1) not in FRAGMENTS:
+            raise InputError(f"{where}: no regex fragment {{{m.group(1)}}} (known: {', '.join(FRAGMENTS)})")
+        return "(?:" + FRAGMENTS[m.group(1)] + ")"
+    return _FRAGMENT.sub(one, regex)
 
 
 @functools.lru_cache(maxsize=1)
@@ -2062,17 +2091,18 @@ def engine_errors() -> tuple[EngineError, ...]:
         if row["category"] not in ERROR_CATEGORIES + (ASKED,) or not row.get("sources"):
             raise InputError(f"{where}: category one of {', '.join(ERROR_CATEGORIES + (ASKED,))}, and its sources")
         try:
-            pattern = re.compile(row["pattern"], re.I)
+            pattern = re.compile(expand(row["pattern"], where), re.I)
         except re.error as e:
             raise InputError(f"{where}: pattern: {e}") from None
         if not isinstance(row.get("before_traffic", False), bool):
             raise InputError(f"{where}: before_traffic is true or false")
         try:
-            context = re.compile(row["context"], re.I) if row.get("context") else None
+            context, unless = (re.compile(expand(row[k], where), re.I) if row.get(k) else None
+                               for k in ("context", "unless"))
         except (re.error, TypeError) as e:
-            raise InputError(f"{where}: context: {e}") from None
+            raise InputError(f"{where}: context or unless: {e}") from None
         rows.append(EngineError(row["id"], pattern, row["category"], row["meaning"], row["fix"],
-                                tuple(row["sources"]), row.get("before_traffic", False), context))
+                                tuple(row["sources"]), row.get("before_traffic", False), context, unless))
     return tuple(rows)
 
 
@@ -2457,10 +2487,15 @@ def documented_behaviours() -> tuple[dict, ...]:
     from diagnose.inputs import load_toml
 
     path = CATALOG_DIR / "by_design.toml"
-    rows = tuple(load_toml(str(path), "catalog").get("behaviour", []))
+    rows = load_toml(str(path), "catalog").get("behaviour", [])
     gpu_fields = {f.name for f in dataclasses.fields(GpuFact)}
     for i, row in enumerate(rows):
         where = f"{path}: behaviour #{i + 1} ({row.get('key', 'no key')})"
+        for k in ("sees", "unless"):
+            if isinstance(row.get(k), str):
+                row[k] = expand(row[k], where)
+        if isinstance(row.get("context"), list):
+            row["context"] = [expand(p, where) if isinstance(p, str) else p for p in row["context"]]
         within = row.get("amounts_within", 0.5)
         if isinstance(within, bool) or not isinstance(within, (int, float)) or not 0 < within <= 1:
             raise InputError(f"{where}: amounts_within is a share above 0 and at most 1")
@@ -2469,4 +2504,4 @@ def documented_behaviours() -> tuple[dict, ...]:
         explains = row.get("explains", [])
         if not isinstance(explains, list) or not all(isinstance(e, str) and e for e in explains):
             raise InputError(f"{where}: explains is a list of claim family names")
-    return rows
+    return tuple(rows)

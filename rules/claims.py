@@ -2585,6 +2585,34 @@ def _trend_against_growth(sentence: str, m: re.Match) -> bool:
     return bool(_GROWS_BEFORE.search(sentence[:m.start()]) or _GROWS_AFTER.match(sentence, m.end()))
 
 
+# (review34b) A start-up step named beside a stop that is not where the job stopped: the step finished ("stuck after
+# 'Loading model weights took 13 GB'", vLLM's line once the weights are in; "Loading safetensors checkpoint shards:
+# 100% Completed and then it hangs"), came before the stop ("after loading the weights it hangs at the first
+# all-reduce"), was turned off ("with torch.compile disabled it still hangs", "hangs when I disable the JIT"), or is
+# another subject set against it ("ninja is installed, but the all-reduce hangs"). Then the first collective, after
+# the step, is what stopped, where a blocked peer path shows, so the claim does not hold.
+_STEP_RE = re.compile(_STARTUP_STEP, re.I)
+_STEP_DONE = re.compile(r"['\"`]?[^.\n]{0,40}?(?:\b(?:took(?!\s+(?:forever|ages))|(?<!%\s)complet\w*|done|finish\w*|"
+                        r"succeed\w*)\b|\b100\s?%)", re.I)  # not "0% Completed | 0/4", not "took forever"
+_STEP_BEHIND = re.compile(r"\b(?:after|once|without|disabl\w*|skip\w*|turn\w*\s+off|remov\w*|installed)\b[^.\n]{0,20}$",
+                          re.I)
+_STEP_SET_AGAINST = re.compile(r"\b(?:after|then|but|however|though|disabl\w*|without|off|installed|fine|fast|"
+                               r"succe\w*)\b", re.I)
+
+
+def _step_passed(sentence: str, m: re.Match) -> bool:
+    """Does the sentence put the start-up step it names behind the stop it names (see _STEP_DONE)?"""
+    step = _STEP_RE.search(sentence, m.start(), m.end())
+    if not step:
+        return False
+    if _STEP_DONE.match(sentence, step.end()):
+        return True  # the step finished
+    if step.start() == m.start():  # "<step> ... hangs": what comes before the step, and between the two
+        return bool(_STEP_BEHIND.search(sentence[max(0, m.start() - 30):m.start()])
+                    or _STEP_SET_AGAINST.search(sentence, step.end(), m.end()))
+    return bool(_STEP_BEHIND.search(sentence, m.start(), step.start()))  # "hangs when I disable torch.compile"
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
@@ -2605,6 +2633,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "pcie_slot" and _machines_linked(sentence, m, text):
                     continue
                 if kind == "slowdown_over_time" and _trend_against_growth(sentence, m):
+                    continue
+                if kind == "startup_step_hang" and _step_passed(sentence, m):
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
@@ -9713,6 +9743,8 @@ def _catalog_messages(facts: Facts, rows: list, name: str = "known_error", key: 
     whole = "\n".join(t for _, t in pasted + prose)
     # a row whose stack the ticket never names leaves the message to the next row (notices have no such context)
     rows = [row for row in rows if not getattr(row, "context", None) or row.context.search(whole)]
+    # (review34b) nor a row whose `unless` the ticket says ("the build finished" beside a lock that stops a start)
+    rows = [row for row in rows if not getattr(row, "unless", None) or not row.unless.search(whole)]
     for origin, said in (("output", pasted), ("prose", prose)):
         for source, text in said:
             parts = sentences(text) if origin == "prose" else [text]
