@@ -5018,7 +5018,11 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"慢|天花板|速度只有|下降|"
              # (title34) the rate said with "only", as 速度只有 says it: "throughput only 8t/s", "speed is only 5 tok/s"
              r"\b(?:speed|throughput|bandwidth|performance|rate)\s+(?:is\s+|was\s+|of\s+)?only\s+(?:about\s+|around\s+|~)?"
-             r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)|"
+             r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)"
+             # (review34b) not a difference ("only 5 tok/s lower than vLLM"), a need ("bandwidth only 12 GB/s is
+             # needed"), or the rate before a change ("was only 20 tok/s before the upgrade; now 60")
+             r"(?!\s+(?:lower|higher|slower|faster|less|more|behind|apart|difference)\b|"
+             r"\s+(?:is\s+|are\s+)?(?:needed|required|necessary|enough)\b|[^.;\n]{0,20}?\bbefore\b)|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
              r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
              r"(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -5130,9 +5134,16 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
 # "[E ProcessGroupNCCL.cpp:828]", glog's "E0104 12:00:01.123"), NCCL's "host:pid:tid [0] NCCL INFO", a worker's
 # "(RayWorkerWrapper pid=123)" or "[rank0]:" prefix, a Python traceback's lines, a shell or REPL prompt, a rule of
 # "=====".
+_LEVEL = r"(?-i:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE)"
+# (review34b) A level counts where a log line's shape follows it, as the loggers print them: "[INFO]", "INFO:root:",
+# "ERROR - ", "INFO 04-06 03:23:46 file.py:12]", "ERROR shard-manager: ..." (not the reporter's "ERROR happens only with
+# TP=4", "**ERROR**: it hangs", "DEBUG mode makes it slow"); glog's letter with its date and time ("E0104 12:00:01",
+# glog's documented "Lmmdd hh:mm:ss.uuuuuu"), not a card's name ("W7900 is slower"); PyTorch's "[E file.cpp:455]", not
+# "[I tried ...]".
 _OUTPUT_LINE = re.compile(
     r"^[ \t>*_-]*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d|\[?\d{1,2}[-/]\d{1,2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|"
-    r"\[?(?-i:INFO|WARN(?:ING)?|ERROR|DEBUG|CRITICAL|FATAL|TRACE)\b|\[(?-i:[EWIF])\s|(?-i:[EWIF])\d{4}\s|"
+    r"\[" + _LEVEL + r"\]|" + _LEVEL + r"(?=\s*[:|]|\s+-\s|\s+\d|\s+[\w.-]+(?:\[\d+\])?:\s)|"
+    r"\[(?-i:[EWIF])\s+[^\s\]]+:\d+\]|\[?(?-i:[EWIF])\d{4}\s+\d{2}:\d{2}:\d{2}|"
     r"\S+:\d+:\d+\s+\[\d+\]\s+NCCL\b|\(\w+ (?:pid|rank)=\d+|\[rank\d+\]:|"
     r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|(?-i:[A-Z]\w*(?:Error|Exception)):|"
     r"\$ |>>> |[=~*#_-]{5,})", re.I)
