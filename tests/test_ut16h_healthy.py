@@ -90,8 +90,11 @@ def test_slow_setting_still_answers_a_speed(text, tmp_path):
 
 def test_simple_p2p_output_is_read():
     records = p2p_test.parse((DATA / "cudasamples284.md").read_text(), "t.md")
-    access = [r for r in records if isinstance(r, P2PStatus)]
+    access = [r for r in records if isinstance(r, P2PStatus) and r.capability == "access"]
     assert [(r.a, r.b, r.ok) for r in access] == [(0, 1, True), (1, 0, True)]
+    # (p2ptest34) the sample's own verification, 'Test passed', is a copy that arrived
+    verified = [r for r in records if isinstance(r, P2PStatus) and r.capability == "transfer"]
+    assert [(r.a, r.b, r.ok) for r in verified] == [(0, 1, True)]
     copies = [r for r in records if isinstance(r, PairBandwidth)]
     assert [(c.a, c.b, c.value, c.direction, c.p2p_enabled) for c in copies] == [(0, 1, 19.87, "uni", True)]
     assert {r.name for r in records if isinstance(r, GpuFact)} == {"NVIDIA L4"}
