@@ -2501,6 +2501,9 @@ def documented_behaviours() -> tuple[dict, ...]:
             raise InputError(f"{where}: amounts_within is a share above 0 and at most 1")
         if row.get("unless_gpu") is not None and row["unless_gpu"] not in gpu_fields:
             raise InputError(f"{where}: unless_gpu names no GpuFact field: {row['unless_gpu']!r}")
+        longest = row.get("longest_minutes", 1)
+        if isinstance(longest, bool) or not isinstance(longest, (int, float)) or longest <= 0:
+            raise InputError(f"{where}: longest_minutes is a positive number of minutes")
         explains = row.get("explains", [])
         if not isinstance(explains, list) or not all(isinstance(e, str) and e for e in explains):
             raise InputError(f"{where}: explains is a list of claim family names")

@@ -43,6 +43,24 @@ def _amounts_apart(quote: str, within: float) -> bool:
     return len(sizes) == 2 and min(sizes) < within * max(sizes)
 
 
+# A time in the reporter's words: "8 minutes", "~8 min", "1.5 hours", "880s", "half an hour", "an hour".
+_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|"
+                   r"\b(half an hour|an hour)\b", re.I)
+
+
+def _minutes(sentence: str) -> float:
+    """The longest time the sentence names, in minutes (0 when it names none)."""
+    longest = 0.0
+    for number, unit, words in _TIME.findall(sentence):
+        if words:
+            longest = max(longest, 30.0 if words.lower().startswith("half") else 60.0)
+            continue
+        unit = unit.lower()
+        scale = 1 / 60 if unit.startswith("s") else 60 if unit.startswith("h") else 1
+        longest = max(longest, float(number) * scale)
+    return longest
+
+
 def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
     """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
     the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
@@ -60,6 +78,8 @@ def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
             m = re.search(row["sees"], sentence, re.I)
             if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
                 continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
+            if m and "longest_minutes" in row and _minutes(sentence) > row["longest_minutes"]:
+                continue  # a time far past what the documented phase takes: the disk or the build is at fault
             if m and not claims.conditional(sentence[:m.start()], when=False):
                 return row, source, claims._quote(sentence, m, 60)
     return None
