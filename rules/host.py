@@ -156,8 +156,6 @@ def numa_affinity(facts: Facts, predictions=None):
         return
     evidence = [ev(gs[0], f"GPU{','.join(str(g.index) for g in gs if g.index is not None)} local to {name}", name)
                 for name, gs in list(groups.items())[:4]]
-    if claims.said_working(facts, "numa"):
-        return  # (ruledout34) the inventory alone against the reporter's own binding or ruling-out of NUMA
     unpinned = claims.find(facts, "no_cpu_binding")
     binding = facts.host("cpu_binding")
     if binding is not None and str(binding.value).lower() not in ("none", "", "unbound"):

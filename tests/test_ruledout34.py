@@ -4,14 +4,16 @@ Probe sentences and their results before and after: tests/data/ruledout34/NOTES.
 rules.claims (WORKING_WORDS and said_working for PCIe, /dev/shm, NUMA, NVLink and the network; p2p_ok for P2P's
 ruling-out) and weighed only against a cause named from a prior: a riser or slot (ticket.pcie_words), NCCL's system
 error inside a container or a container started with docker's default /dev/shm (ticket.system_error_in_container,
-ticket.container_default_shm), GPUs on several NUMA nodes in an inventory (host.numa_affinity, node.numa_placement).
+ticket.container_default_shm), GPUs on several NUMA nodes in an inventory (node.numa_placement).
 Also two ruled-out statements that were read as the fault: "Same result with NCCL_P2P_DISABLE=1" (the setting's
 effect, claims._effect) and "Downgrading NCCL did not help" (claims nccl_upgrade, negated).
 """
 
+import shutil
 from pathlib import Path
 
 import pytest
+from conftest import shared_path
 
 from diagnose.bundle import read_bundle
 from diagnose.commands.ticket import ticket_predictions
@@ -166,3 +168,20 @@ def test_the_same_result_with_p2p_off_is_no_help():
 def test_an_nccl_downgrade_without_effect_rules_the_release_out(text, negated):
     c = claims._first("nccl_upgrade", claims.PATTERNS["nccl_upgrade"], text)
     assert c is not None and c.negated is negated
+
+
+def test_numa_ruled_out_steps_back_the_inventory_only(tmp_path):
+    """Shared ticket 080 (DGX H100, two NUMA regions, workers launched without binding): the GPUs' placement alone
+    (node.numa_placement, an inventory line) yields to "I already ruled out NUMA"; the reporter's own word that the
+    workers are unbound keeps host.numa_affinity."""
+    src = shared_path("tickets", "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region")
+    found = {}
+    for extra in ("", " I already ruled out NUMA."):
+        dst = tmp_path / f"t{len(found)}"
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml"))
+        toml = dst / "ticket.toml"
+        toml.write_text(toml.read_text().replace("costing performance?", "costing performance?" + extra))
+        found[extra] = {f.rule for f in evaluate(read_bundle([dst]))}
+    assert {"node.numa_placement", "host.numa_affinity"} <= found[""]
+    assert "node.numa_placement" not in found[" I already ruled out NUMA."]
+    assert "host.numa_affinity" in found[" I already ruled out NUMA."]
