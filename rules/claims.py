@@ -2394,6 +2394,14 @@ _COUNT_OF_ONE = re.compile(r"(?:(?:on|using|with|over|spanning|across|between)\s
 _MORE_THAN = re.compile(r"(?:\bmore\s+than|\bover|\babove|\bbeyond|\bat\s+least|>=?)\s*$", re.I)
 
 
+# (ruledout34) An NCCL change undone ("downgrading NCCL", "rolled back NCCL to 2.18") followed in its clause by no
+# effect ("did not help", "made no difference", "same result"): the reporter ruled the release out.
+_UNDONE = re.compile(r"\b(?:downgrad\w*|roll\w* back|revert\w*|go\w* back)\b", re.I)
+_UNDONE_NO_HELP = re.compile(r"[^.;\n]{0,40}?(?:\b(?:did|does|do)\s*(?:not|n't)\s+(?:help|fix|change|solve|improve)\b|"
+                             + NO_EFFECT + r"|\bsame\s+(?:results?|speed|numbers?|performance)\b|\bno\s+(?:luck|"
+                             r"difference|change)\b)", re.I)
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
@@ -2403,6 +2411,8 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         return True
     if kind in _TRANSPORT_KINDS and _BEFORE_CHANGE.match(sentence, m.end()):
         return True
+    if kind == "nccl_upgrade" and _UNDONE.search(m.group(0)) and _UNDONE_NO_HELP.match(sentence, m.end()):
+        return True  # (ruledout34) "downgrading NCCL did not help": the release tried back and ruled out
     if kind in _NEGATIVE_KINDS:
         if _state_denied(sentence, m):
             return True
@@ -2638,7 +2648,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
-                                         or (kind in MORE_WORDS_K and asked(sentence))
+                                         or ((kind in MORE_WORDS_K or kind in WORKING_KINDS) and asked(sentence))
                                          or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
                     (kind in _READ_IN_SUPPOSITIONS and conditional(sentence[:m.start()], when=False)) or \
@@ -3349,6 +3359,10 @@ def solved(facts: Facts) -> Claim | None:
 
 _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+# (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
+# I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
+_SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome)\s+"
+                        r"(?:with|when|after|using|if)\b", re.I)
 
 
 def _effect(sentence: str) -> str | None:
@@ -3357,7 +3371,7 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
-    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence):
+    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
@@ -7485,6 +7499,9 @@ MORE_WORDS_K["p2p_ok"] = [
     r"[`'\"]?OK\b",
     r"\b" + _P2P_SUBJECT + r"\s+(?:is|was)\s+(?:not|n't)\s+(?:the|a)\s+(?:issue|problem|cause|culprit|bottleneck)\b",
     r"\b" + _P2P_SUBJECT + r"\s+(?:has been|was|is|can be)\s+ruled out\b",
+    # (ruledout34) the ruling-out said with the suspect after the verb: "it is not a P2P issue", "I ruled out P2P"
+    r"\bnot\s+(?:an?|the)\s+" + _P2P_SUBJECT + r"\s+(?:issue|problem|cause)\b",
+    r"\bruled\s+out\s+(?:the\s+)?" + _P2P_SUBJECT + r"\b",
 ]
 MORE_WORDS_K["p2p_passed"] = [
     r"\b(?:simpleP2P|p2pBandwidthLatencyTest|p2p[_ ]?(?:bandwidth[_ ]?latency[_ ]?)?tests?|P2P (?:access )?checks?|"
@@ -7498,9 +7515,9 @@ _extend(MORE_WORDS_K, new_kinds=True)
 # someone's p2p test passed", "other users report P2P works"), a time before the problem ("P2P was working before the
 # update", "used to work on the old driver"), or only part of the GPUs or places ("P2P works between GPU0 and GPU1 but
 # not GPU2", "the P2P check passed on the host but not inside the VM", "supported on A100 but not on 4090").
-_P2P_SAID_ELSEWHERE = re.compile(
+_SAID_ELSEWHERE = re.compile(
     r"\b(?:someone|somebody|others|other (?:users|people|folks)|people)\b|(?<![\w&])#\d+\b|"
-    r"\b(?:another|other|a different) (?:thread|issue|user|system|machine|box|server|host|node)\b|"
+    r"\b(?:another|other|a different) (?:thread|issue|user|system|machine|box|server|host|node|cluster)\b|"
     r"\b(?:used to|previously|until|before (?:the|an?|my|our|I|we|upgrad\w*|updat\w*|switch\w*|reboot\w*|"
     r"install\w*))\b|\b(?:on|with) the (?:old|previous|older) \w+|"
     r"\bbut\s+not\b|\bexcept\b|\b(?:only|just)\s+(?:on|between|for|with)\b", re.I)
@@ -7508,16 +7525,110 @@ _P2P_SAID_ELSEWHERE = re.compile(
 
 def p2p_check_said(facts: Facts, kind: str) -> list[Claim]:
     """The reporter's words that P2P works on this host (`kind` p2p_ok, a grant, or p2p_passed, a delivery): affirmed,
-    no guess, and not said of another host, an earlier time or some of the GPUs only (_P2P_SAID_ELSEWHERE)."""
+    no guess, and not said of another host, an earlier time or some of the GPUs only (_SAID_ELSEWHERE)."""
     found = [c for c in find(facts, kind) if not c.guess]
     said = dict(texts(facts))
-    return [c for c in found if not _P2P_SAID_ELSEWHERE.search(_said_sentence(said.get(c.source, ""), c.quote))]
+    return [c for c in found if not _SAID_ELSEWHERE.search(_said_sentence(said.get(c.source, ""), c.quote))]
+
+
+# (ruledout34) The reporter's word that a suspect works, or that they ruled it out, for the families beyond P2P
+# (P2P has its own two strengths above, p2p_ok and p2p_passed). Each subject's words come from its tool's success
+# output quoted in prose and from how people rule a thing out:
+# - pcie: lspci's link status at full width ("LnkSta: Speed 16GT/s (ok), Width x16 (ok)", the pci-utils man page:
+#   "(downgraded)" marks a link below its capability), "the link runs at Gen4 x16";
+# - shm: /dev/shm sized in gigabytes (`df -h /dev/shm` "64G"; docker's default is 64 MB, docs.docker.com run
+#   reference "--shm-size"), "--shm-size=16g", "--ipc=host" (the host's /dev/shm);
+# - numa: ranks bound to their GPU's node, all GPUs on one node, binding tried without effect;
+# - nvlink: `nvidia-smi nvlink -s` per-link rates ("Link 0: 25.781 GB/s"), "NVLink is active / up";
+# - network: NCCL INFO "NET/IB : Using [0]mlx5_0:1/IB", "GPU Direct RDMA Enabled for HCA", "IB works fine".
+# Plus, for each, the ruling-out: "X is not the problem", "it is not an X issue", "I (already) ruled out X".
+# A question, a condition, a negation ("X does not work", "I have not ruled out X") or another host, time or part
+# of the GPUs (_SAID_ELSEWHERE, said_working) is no such word.
+_WORKING_SUBJECTS = {
+    "pcie": r"(?:PCI-?e|the\s+(?:PCI-?e\s+)?links?)(?:\s+(?:links?|lanes?|slots?|bandwidth|bus|width|speed|risers?))?",
+    "shm": r"(?:/dev/shm|shared\s+memory|shm)(?:\s+size)?",
+    "numa": r"(?:NUMA|CPU\s+affinity|CPU\s+binding|socket\s+binding|cross[- ]socket\s+traffic)"
+            r"(?:\s+(?:binding|affinity|placement|nodes?|settings?))?",
+    "nvlink": r"(?:NVLinks?|NVSwitch(?:es)?|the\s+NVLink\s+bridges?)",
+    "network": r"(?:InfiniBand|IB|RoCE|RDMA|GPUDirect\s+RDMA|GDR|the\s+(?:network|NICs?|fabric))",
+}
+
+
+def _ruling_out(subject: str) -> list[str]:
+    """How a reporter rules a suspect out, for a subject pattern ("NUMA is not the problem", "it is not a PCIe issue",
+    "I already ruled out NUMA", "the network has been ruled out")."""
+    cause = r"(?:issue|problem|cause|culprit|bottleneck)"
+    return [r"\b" + subject + r"\s+(?:is|was)\s+(?:not|n't)\s+(?:the|a|an)\s+(?:\w+\s+)?" + cause + r"\b",
+            r"\bnot\s+(?:an?|the)\s+" + subject + r"\s+" + cause + r"\b",
+            r"\bruled\s+out\s+(?:the\s+)?" + subject + r"\b",
+            r"\b" + subject + r"\s+(?:has been|was|is|can be)\s+ruled out\b"]
+
+
+_FULL_WIDTH = r"(?:Gen\s?[3-6]\s*x16|x16\s*(?:@\s*)?Gen\s?[3-6]|x16)"
+WORKING_WORDS = {
+    "pcie": _ruling_out(_WORKING_SUBJECTS["pcie"]) + [
+        r"\bLnkSta:?\s*Speed\s+(?:8|16|32|64)\s*GT/s\b[^\n]{0,16}?Width\s+x16\b(?![^\n]{0,12}\bdowngraded\b)",
+        r"\b(?:the\s+)?(?:PCI-?e\s+)?links?\s+(?:is\s+|are\s+)?(?:all\s+)?(?:running|runs|trained|negotiated|sits?)\s+"
+        r"(?:at\s+)?(?:the\s+)?(?:full\s+)?" + _FULL_WIDTH + r"\b",
+        r"\b(?:all|both|every|each)\s+(?:of\s+the\s+)?(?:GPUs?|cards?|links?)\s+(?:is\s+|are\s+)?(?:running\s+)?"
+        r"(?:at\s+)?(?:full\s+)?" + _FULL_WIDTH + r"\b",
+    ],
+    "shm": _ruling_out(_WORKING_SUBJECTS["shm"]) + [
+        r"/dev/shm\b[^.\n]{0,30}?(?<![\w.])\d+(?:\.\d+)?\s*[GT](?:i?B)?\b",
+        r"--shm-size[= ]\s*\d+(?:\.\d+)?\s*[gGtT](?:i?B)?\b",
+        r"\b(?:use|uses|using|used|with|run\w*|ran|start\w*|launch\w*|added|set)\s+(?:the\s+)?`?--ipc[= ]host\b",
+    ],
+    "numa": _ruling_out(_WORKING_SUBJECTS["numa"]) + [
+        r"\bbound\s+to\s+(?:the|its|their)\s+(?:right|correct|local|own|GPU'?s?)\s+(?:NUMA\s+node|socket|CPUs?)\b",
+        r"\b(?:all|both)\s+(?:the\s+|my\s+|our\s+)?(?:GPUs|cards)\s+(?:are\s+)?(?:on|in|attached to|hang off)\s+"
+        r"(?:the\s+)?(?:same\s+(?:NUMA\s+node|socket|CPU)|one\s+(?:NUMA\s+node|socket)|NUMA\s+node\s*\d)\b",
+        r"\b(?:numactl|taskset|NUMA\s+binding|CPU\s+binding|CPU\s+affinity|--cpunodebind)\b[^.\n]{0,40}?"
+        r"\b(?:makes?|made)\s+no\s+(?:real\s+)?difference\b",
+    ],
+    "nvlink": _ruling_out(_WORKING_SUBJECTS["nvlink"]) + [
+        r"\bNVLinks?\b(?:\s+(?:links?|bridges?|connections?))?\s+(?:is|are)\s+(?:all\s+)?(?:active|up|working|healthy|"
+        r"enabled|fine)\b",
+        r"\ball\s+(?:the\s+)?NVLinks?\b(?:\s+links?)?\s+(?:are\s+)?(?:active|up|working|healthy)\b",
+        r"\bnvlink\s+(?:-s|--status)\b[^\n]{0,30}?\bLink\s+\d+\s*:\s*\d+(?:\.\d+)?\s*GB/s",
+        r"\bNVLink\s+bridge\s+works\b",
+    ],
+    "network": _ruling_out(_WORKING_SUBJECTS["network"]) + [
+        r"\bNET/IB\s*:\s*Using\b",
+        r"\bGPU\s*Direct\s+RDMA\s+Enabled\b",
+        r"\b(?:IB|InfiniBand|RoCE|RDMA)\b(?:\s+(?:links?|network|fabric))?\s+(?:works|is\s+working|is\s+fine|is\s+up)\b",
+    ],
+}
+WORKING_KINDS = frozenset(f"{subject}_working" for subject in WORKING_WORDS)
+_extend({f"{subject}_working": words for subject, words in WORKING_WORDS.items()}, new_kinds=True)
+# Words in the same sentence that make a "works" partial: a narrower or slower link beside the full one ("GPU0 is at
+# x16 but GPU1 is at x4"), a small /dev/shm beside a large one.
+_WORKING_CONTRARY = {
+    "pcie": re.compile(r"\bx(?:1|2|4|8)\b|\bGen\s?[12]\b|\bdowngraded\b", re.I),
+    "shm": re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*[MK](?:i?B)?\b", re.I),
+}
+
+
+def said_working(facts: Facts, subject: str) -> list[Claim]:
+    """The reporter's words that the `subject` of WORKING_WORDS (pcie, shm, numa, nvlink, network) works on this host
+    or was ruled out: affirmed, no guess or condition, not said of another host, an earlier time or part of the GPUs
+    (_SAID_ELSEWHERE), nor beside contrary words (_WORKING_CONTRARY). Weaker than an artifact showing the fault: a
+    rule weighs it only against a cause named from a prior (a riser, a container's default, an inventory line)."""
+    said = dict(texts(facts))
+    contrary = _WORKING_CONTRARY.get(subject)
+    out = []
+    for c in find(facts, f"{subject}_working"):
+        sentence = _said_sentence(said.get(c.source, ""), c.quote)
+        if c.guess or _SAID_ELSEWHERE.search(sentence) or (contrary and contrary.search(sentence)):
+            continue
+        out.append(c)
+    return out
+
 
 
 # Kinds whose words under a condition are a rule, not what happened (rules._first makes them a guess): MORE_WORDS_K's,
 # and the heads refusal said in prose ("this allows AutoTP to run even when number heads are not divisible by number
 # of devices": the change lifts the limit).
-_READ_IN_CONDITIONS = frozenset(MORE_WORDS_K) | {"tp_size_error"}
+_READ_IN_CONDITIONS = frozenset(MORE_WORDS_K) | WORKING_KINDS | {"tp_size_error"}
 # (s23 review) Graphs off or not run, said under a supposition in the clause before ("if", "unless", "should",
 # "would"): "-1 if cuda graph is not used" (vLLM's FlashInfer metadata docstring) says what would follow, not the run
 # the reporter has. "When" stays a report ("when I run with --enforce-eager, it is slow" is the reporter's run), as

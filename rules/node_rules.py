@@ -14,6 +14,7 @@ from typing import Any
 
 from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, NvLinkFact, TopologyPath
 from probes.results import ProbeFailure
+from rules import claims
 from rules.common import COLD_INIT_PER_GPU_S, driver_stall, ev, make, passed
 from rules.engine import rule
 from rules.topology import NVLINK_PATH, gpu_links, path_cost
@@ -302,6 +303,8 @@ def numa_placement(facts: Facts, predictions=None):
     # topo -m, horovod/horovod#969), not one box whose GPUs hang off that many NUMA nodes
     if len(nodes) < 2 or any(len(keys) > 1 for keys in placed.values()):
         return []
+    if claims.said_working(facts, "numa"):
+        return []  # (ruledout34) an inventory line against the reporter's own binding or ruling-out of NUMA
     parts = [f"GPU{','.join(str(g.index) for g in members)} on "
              + (f"NUMA node {k}" if isinstance(k, int) else f"CPUs {k}") for k, members in nodes.items()]
     evidence = [ev(members[0], f"GPU{members[0].index} CPU affinity", members[0].cpu_affinity or f"NUMA {k}")

@@ -1013,8 +1013,10 @@ def system_error_in_container(facts: Facts, predictions=None):
     c = _first(facts, "nccl_system_error")
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
-            or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts):
-        return  # between nodes the failing call is as often the network's; a known message names the call
+            or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts) \
+            or claims.said_working(facts, "shm"):
+        return  # between nodes the failing call is as often the network's; a known message names the call; a
+        # /dev/shm the reporter sized in gigabytes, shared with the host or ruled out is no suspect (ruledout34)
     yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
                "NCCL fails a system call inside a container: /dev/shm is the first suspect",
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
@@ -1034,8 +1036,10 @@ def container_default_shm(facts: Facts, predictions=None):
     lead for a hang or a failure, not for a slow run (NCCL picks another transport when SHM cannot start)."""
     c = claims.container_default_shm(facts)
     said = claims.symptom_quote(facts)
-    if not c or not said or said[2] not in FAILURES or (said[2] != "hang" and not c.data["setup"]):
-        return  # a crash or error only when said of shared memory or of setting the workers up
+    if not c or not said or said[2] not in FAILURES or (said[2] != "hang" and not c.data["setup"]) \
+            or claims.said_working(facts, "shm"):
+        return  # a crash or error only when said of shared memory or of setting the workers up; none where the
+        # reporter says /dev/shm is large or not the problem (ruledout34)
     yield make("ticket.container_default_shm", "shm_too_small", "warning", 0.55,
                "The multi-GPU container runs with docker's default 64 MB /dev/shm",
                "Tensor-parallel workers and NCCL's shared-memory transport put their buffers in /dev/shm; docker "
@@ -3463,8 +3467,8 @@ def pcie_words(facts: Facts, predictions=None):
             return
     if not c or c.guess or not confidence:
         c = _first(facts, "pcie_slot")
-        if not c or c.guess or not about_speed:
-            return
+        if not c or c.guess or not about_speed or claims.said_working(facts, "pcie"):
+            return  # (ruledout34) a slot or riser is a prior: the reporter's full-width link or ruling-out outweighs it
         confidence = 0.45
     said = claims.symptom_quote(facts)
     if layer_split_over_gpus(facts) and not claims.link_heavy_phase(c.quote, said[1] if said else "") \
