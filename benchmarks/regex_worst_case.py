@@ -26,6 +26,7 @@ import argparse
 import bisect
 import importlib
 import itertools
+import multiprocessing
 import random
 import re
 import sys
@@ -114,62 +115,112 @@ def timed(pattern: re.Pattern, text: str) -> float:
     return time.perf_counter() - start
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=100_000, help="bytes of each long line (default 100000)")
-    parser.add_argument("--top", type=int, default=20, help="how many of the slowest to print")
-    args = parser.parse_args()
-
-    pastes = {p: p.read_text(errors="replace") for p in sorted((REPO / "tests" / "data").rglob("*.md"))
-              if p.name not in SKIP_PASTES and "tickets" not in p.relative_to(REPO).parts}
+def inputs(pastes: dict[Path, str], size: int) -> dict[str, str]:
+    """The shared long lines of `size` bytes (the real line, which depends on the regex, is added per regex)."""
     largest = max(pastes, key=lambda p: len(pastes[p]))
     words = sorted({w for text in pastes.values() for w in text.split()})
     random.Random(34).shuffle(words)
     rng = random.Random(34)
-    shared = {
-        "paste": grown(pastes[largest].replace("\n", " "), args.size),
-        "words": grown(" ".join(words), args.size),
-        "digits": "".join(rng.choice("0123456789.") for _ in range(args.size)),
-        "one char a": "a" * args.size,
-        "one char space": " " * args.size,
+    return {
+        "paste": grown(pastes[largest].replace("\n", " "), size),
+        "words": grown(" ".join(words), size),
+        "digits": "".join(rng.choice("0123456789.") for _ in range(size)),
+        "letter": "a" * size,
+        "spaces": " " * size,
+        "tabs": "\t" * size,
     }
-    default_line = max(pastes[largest].splitlines(), key=len)
 
-    regexes = {**catalog_regexes(), **module_regexes()}
-    rows = []
+
+def worker(conn, regexes, first, pastes, shared, sizes, default_line) -> None:
+    """Time regexes[first:] one after the other, saying before each run what it is about to run, so that the parent
+    can kill this process when one run passes the time limit and know which one it was."""
+    names = list(pastes)
     corpus = "\n".join(pastes.values())
     starts = list(itertools.accumulate(len(t) + 1 for t in pastes.values()))
-    for n, (label, (source, flags)) in enumerate(regexes.items()):
-        if n % 200 == 0:
-            print(f"{n}/{len(regexes)}", file=sys.stderr, flush=True)
+    for i in range(first, len(regexes)):
+        label, source, flags = regexes[i]
         pattern = re.compile(source, flags)
-        home, line = largest, default_line
-        if m := pattern.search(corpus):  # one search of all the pastes: the first paste and line holding a match
-            home = list(pastes)[bisect.bisect_right(starts, m.start())]
+        conn.send((i, "finding its real line", 0))
+        home, line = max(names, key=lambda p: len(pastes[p])), default_line
+        if m := pattern.search(corpus):  # the first paste and line holding a match
+            home = names[bisect.bisect_left(starts, m.start() + 1)]
             line = corpus[corpus.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
-        real = timed(pattern, pastes[home])
-        worst = (0.0, "", False)
-        for kind, text in {"real line": grown(line + " ", args.size), **shared}.items():
-            probe = timed(pattern, text[:PROBE])
-            if probe > PROBE_LIMIT:
-                took, est = probe * (args.size / PROBE) ** 2, True
-            elif probe > PROBE_FAST:
-                took, est = timed(pattern, text), False
-            else:  # even growing with the square of the length it stays under TOO_SLOW / 2
-                took, est = probe * args.size / PROBE, True
-            worst = max(worst, (took, kind, est))
-        rows.append((worst[0], label, worst[1], worst[2], real, home.relative_to(REPO)))
+        conn.send((i, "real paste", 0))
+        times = {"real paste": timed(pattern, pastes[home])}
+        for size in sizes:
+            for kind, text in {"real line": grown(line + " ", size), **shared[size]}.items():
+                conn.send((i, f"{kind} {size} B", 0))
+                times[f"{kind} {size} B"] = timed(pattern, text)
+        conn.send((i, None, (times, str(home.relative_to(REPO)))))
+    conn.send((len(regexes), None, None))
 
-    rows.sort(reverse=True)
-    print(f"{len(regexes)} regexes ({len(catalog_regexes())} catalog fields), {len(pastes)} kept pastes, "
-          f"lines of {args.size} bytes; slowest {args.top}:")
-    print(f"{'seconds':>9} {'x real':>8}  {'input':<14} regex (real paste)")
-    for took, label, kind, est, real, home in rows[: args.top]:
-        print(f"{took:9.3f}{'*' if est else ' '}{took / max(real, 1e-6):8.0f}  {kind:<14} {label} ({home}, "
-              f"{real * 1000:.2f} ms)")
-    print("* est: from the first 10 kB (x100 when over 20 ms there, x10 when under 5 ms), not run on the whole line")
-    slow = [r for r in rows if r[0] > TOO_SLOW]
-    print(f"over {TOO_SLOW:g} s: {len(slow)}")
+
+def scan(regexes, pastes, sizes, limit) -> list[tuple]:
+    """Rows (seconds, over_limit, input, label, real seconds, real paste): each regex's slowest input."""
+    shared = {size: inputs(pastes, size) for size in sizes}
+    largest = max(pastes, key=lambda p: len(pastes[p]))
+    default_line = max(pastes[largest].splitlines(), key=len)
+    context = multiprocessing.get_context("fork")
+    rows, first = [], 0
+    while first < len(regexes):
+        parent, child = context.Pipe()
+        proc = context.Process(target=worker, args=(child, regexes, first, pastes, shared, sizes, default_line),
+                               daemon=True)
+        proc.start()
+        current = (first, "starting")
+        while True:
+            if not parent.poll(limit):  # the run under way passed the limit: kill it, go on with the next regex
+                proc.kill()
+                proc.join()
+                i, kind = current
+                rows.append((limit, True, kind, regexes[i][0], 0.0, ""))
+                first = i + 1
+                break
+            i, kind, result = parent.recv()
+            if i == len(regexes):
+                proc.join()
+                first = i
+                break
+            if kind is not None:
+                current = (i, kind)
+                continue
+            times, home = result
+            real = times.pop("real paste")
+            kind, took = max(times.items(), key=lambda kv: kv[1])
+            rows.append((took, False, kind, regexes[i][0], real, home))
+            if i % 200 == 0:
+                print(f"{i}/{len(regexes)}", file=sys.stderr, flush=True)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="500,5000", help="bytes of each long line, comma-separated "
+                                                            "(default 500,5000)")
+    parser.add_argument("--limit", type=float, default=1.0, help="seconds one run may take before it is killed "
+                                                                 "(default 1)")
+    parser.add_argument("--top", type=int, default=20, help="how many of the slowest to print (default 20)")
+    parser.add_argument("--only", default="", help="time only the regexes whose label holds this text")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    pastes = {p: p.read_text(errors="replace") for p in sorted((REPO / "tests" / "data").rglob("*.md"))
+              if p.name not in SKIP_PASTES and "tickets" not in p.relative_to(REPO).parts}
+    found = {**catalog_regexes(), **module_regexes()}
+    regexes = [(label, source, flags) for label, (source, flags) in found.items() if args.only in label]
+    started = time.perf_counter()
+    rows = scan(regexes, pastes, sizes, args.limit)
+    rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    print(f"{len(regexes)} regexes, {len(pastes)} kept pastes, lines of {args.sizes} bytes, {args.limit:g} s limit a "
+          f"run, {time.perf_counter() - started:.0f} s; slowest {args.top}:")
+    print(f"{'seconds':>9} {'x real':>8}  {'input':<20} regex (real paste, its time)")
+    for took, over, kind, label, real, home in rows[: args.top]:
+        shown = f">{took:7.2f}" if over else f"{took:9.3f}"
+        ratio = "-" if over else f"{took / max(real, 1e-6):.0f}"
+        where = f" ({home}, {real * 1000:.2f} ms)" if home else ""
+        print(f"{shown} {ratio:>8}  {kind:<20} {label}{where}")
+    slow = [r for r in rows if r[1] or r[0] > args.limit]
+    print(f"killed at the {args.limit:g} s limit: {len(slow)}")
     return 1 if slow else 0
 
 
