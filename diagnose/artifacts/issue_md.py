@@ -2040,12 +2040,12 @@ _OUTCOME = (r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no
             r"failed|failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|"
             r"reproduced|not reproduced|does(?: not|n't) reproduce)")
 OUTCOME_LINE = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s*)?(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
     + _OUTCOME + r"\b[\s.!)]*$", re.I)
 # ... and one such outcome per clause, the board and its result with no mark between ("not a problem on other boxes:
 # RTX3090 with CUDA 11.4 OK, RTX2080Ti with CUDA 10.2 OK"; "T4 works, A100 is not", TheLastBen/fast-stable-diffusion
 # #927; "T4 always works fine", modal-labs/modal-examples#448): the clause that names the GPU ends in the outcome.
-OUTCOME_CLAUSE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^\n|]{1,60}?"
+OUTCOME_CLAUSE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s*)?(?:(?:with|on|using|tested on|tried on|under)\s+)?[^\n|]{1,60}?"
                             r"\s(?:(?:is|was|are|always|still)\s+)*" + _OUTCOME + r"(?:\s+(?:fine|well|normally))?"
                             r"[\s.!)]*$", re.I)
 CLAUSE_END = re.compile(r"[,;:]\s+|\s+(?:but|while|whereas)\s+", re.I)
@@ -2095,7 +2095,7 @@ SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
 # Public writing names rates this way for links ("BlueField-3 DPU | 400 Gb/s network bandwidth", "10 Gb/s network
 # bandwidth" of a data facility); a measuring word in the figure's clause ("got 9.8 GB/s network throughput") keeps it
 # measured.
-NETWORK_AFTER = re.compile(r"\s*-?\s*(?:network|fabric|interconnect)\b", re.I)
+NETWORK_AFTER = re.compile(r"\s*(?:-\s*)?(?:network|fabric|interconnect)\b", re.I)
 MEASURING = re.compile(r"\b(?:only|gets?|got|getting|reach\w*|achiev\w*|measur\w*|observ\w*|see|saw|shows?|showed|"
                        r"gives?|gave)\b", re.I)
 
@@ -2388,7 +2388,7 @@ def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 # where the prose readers look for it. TPS is tokens per second (the label vLLM's, SGLang's and llama.cpp's benchmark
 # scripts and their users write).
 # (a bare "(s)" is seconds only set apart from its word: "Latency (s)"; glued on, "GPU(s)", "Node(s)", it is a plural)
-_LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
+_LABEL_UNIT = re.compile(r"^\s*(?:\|\s*)?(?P<label>(?:[^|]*?[^|\s])?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
                          r"GB/s)\)|(?<=\s)\((?P<paren_s>s)\)|"
                          r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*\|?\s*$", re.I)
 
