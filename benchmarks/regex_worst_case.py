@@ -38,6 +38,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from diagnose import lazy_re  # noqa: E402
+
+try:
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants
+    import sre_parse
 from diagnose.inputs import tomllib  # noqa: E402
 
 SKIP_PASTES = {"SOURCES.md", "AUDIT.md", "README.md", "NOTES.md"}
@@ -98,6 +105,85 @@ def module_regexes() -> dict[str, tuple[str, int]]:
             add(f"rules.claims.PATTERNS[{kind!r}][{i}]", p, re.I)
     for kind, p in claims.SYMPTOMS:
         add(f"rules.claims.SYMPTOMS[{kind!r}]", p, re.I)
+    return found
+
+
+# A chain: two unbounded repeats that can both match whitespace with only optional items between (`\s*\s*`,
+# `\s+(?:is)?\s*`). On a run of n spaces a match tries every split of the run between them, n squared steps at one
+# position, and a search that starts at each of the n positions makes it n cubed.
+_SPACE_CLASSES = {sre_constants.CATEGORY_SPACE: True, sre_constants.CATEGORY_NOT_SPACE: False,
+                  sre_constants.CATEGORY_DIGIT: False, sre_constants.CATEGORY_NOT_DIGIT: True,
+                  sre_constants.CATEGORY_WORD: False, sre_constants.CATEGORY_NOT_WORD: True}
+
+
+def _takes_space(body) -> bool:
+    """Does a one-character body (a literal, a class, '.') accept ' '?"""
+    if len(body) != 1:
+        return False
+    op, av = body[0]
+    if op is sre_constants.ANY:
+        return True
+    if op in (sre_constants.LITERAL, sre_constants.NOT_LITERAL):
+        return (av == 32) == (op is sre_constants.LITERAL)
+    if op is not sre_constants.IN:
+        return False
+    negate = any(o is sre_constants.NEGATE for o, _ in av)
+    hit = any(o is sre_constants.LITERAL and a == 32 or o is sre_constants.RANGE and a[0] <= 32 <= a[1]
+              or o is sre_constants.CATEGORY and _SPACE_CLASSES.get(a, False) for o, a in av)
+    return hit != negate
+
+
+def _unbounded_space(item) -> bool:
+    op, av = item
+    return op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[1] == sre_constants.MAXREPEAT \
+        and _takes_space(av[2])
+
+
+def _nullable(item, state) -> bool:
+    return sre_parse.SubPattern(state, [item]).getwidth()[0] == 0
+
+
+def _ends_open(items, state) -> bool:
+    """Can this sequence end in an unbounded whitespace repeat with only optional items after it?"""
+    for op, av in reversed(list(items)):
+        if _unbounded_space((op, av)):
+            return True
+        if op is sre_constants.SUBPATTERN and _ends_open(av[-1], state) \
+                or op is sre_constants.BRANCH and any(_ends_open(b, state) for b in av[1]) \
+                or op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and _ends_open(av[2], state):
+            return True
+        if not _nullable((op, av), state):
+            return False
+    return False
+
+
+def whitespace_chains(source: str, flags: int = 0) -> list[str]:
+    """Each unbounded whitespace repeat that follows another with only optional items between (inside a group or
+    branch too: `\\s*(?:,?\\s*where)`); [] when the regex has none."""
+    parsed = sre_parse.parse(source, flags)
+    state = parsed.state
+    found = []
+
+    def walk(items, open_: bool) -> None:
+        for item in items:
+            op, av = item
+            if _unbounded_space(item) and open_:
+                found.append(str(item)[:60])
+            if op is sre_constants.SUBPATTERN:
+                walk(av[-1], open_)
+            elif op is sre_constants.BRANCH:
+                for branch in av[1]:
+                    walk(branch, open_)
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and not _unbounded_space(item):
+                walk(av[2], open_)
+            elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+                walk(av[1], False)
+            if _unbounded_space(item) or _ends_open([item], state):
+                open_ = True
+            elif not _nullable(item, state):
+                open_ = False
+
+    walk(parsed, False)
     return found
 
 
@@ -223,6 +309,8 @@ def main() -> int:
         where = f" ({home}, {real * 1000:.2f} ms)" if home else ""
         print(f"{shown} {ratio:>8}  {kind:<20} {label}{where}")
     slow = [r for r in rows if r[1] or r[0] > args.limit]
+    chained = [label for label, source, flags in regexes if whitespace_chains(source, flags)]
+    print(f"regexes with a chain of unbounded whitespace repeats: {len(chained)}")
     one_match = [r for r in slow if r[2].endswith("match")]
     print(f"over the {args.limit:g} s limit: {len(slow)}, {len(one_match)} of them on one .match (slow wherever "
           f"they are used), the others on finditer (slow only where a caller searches a long text)")

@@ -4141,8 +4141,8 @@ _TO_RELEASE = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?(?:-cu\d+)?\s*(?:->|→|=>|
 
 # ... though a parenthesis or a relative clause right after the source still tells of it: "from 0.12.0 (6000 tok/s) to
 # 0.13.0", "coming from 0.5.4, where we had 42 tok/s, ..."
-_OF_ITSELF = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?`?\s*(?:\(|\[|(?:,\s*)?(?:where|when|which|in which|on which|at which|"
-                        r"with which)\b)", re.I)
+_OF_ITSELF = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?`?\s*(?:\(|\[|(?:,\s*)?(?:where|when|which|in which|on which|"
+                        r"at which|with which)\b)", re.I)
 
 
 def changed_to(text: str, start: int, end: int, v: str, versions: list[str]) -> str | None:
@@ -4250,8 +4250,9 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
                     r"slow(?:er|s|ed|ing|ly)?|poor(?:ly)?|worse|degrad\w*|regress\w*|drop(?:s|ped)?|"
                     r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
-_GONE_AFTER = re.compile(r"\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|resolved|"
-                         r"fixed)\b", re.I)
+# (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
+_GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
+                         r"resolved|fixed)\b", re.I)
 # (issue 11, s15) The same said of the releases ("the same on 2.18.3 and 2.19.3", "no difference between them", "2.18.3
 # and 2.19.3 give identical results"): no contrast, whatever else the sentence says ("so this is not a regression").
 # "Same" said of something else ("same for both nodes", "the same with and without NVLS", "no difference between IB

@@ -202,8 +202,8 @@ LMDEPLOY_TTFT = re.compile(r"^\s*first[ _]token latency(?:\(s\))?\s*\(min, max, 
 # tok/s)", one row per run. `batch` is the run's --concurrency (the requests kept in flight, at most num_prompts), so
 # the throughputs are every request's together. profile_generation.py's table (no RPS column) counts one session's
 # rate and is not read.
-LMDEPLOY_TABLE_HEAD = re.compile(r"^\s*\|?\s*(?:\w+\s*[,|]\s*)?batch\s*[,|].*\bRPS\b.*throughput\s*\(\s*out tok/s\s*\)",
-                                 re.I)
+LMDEPLOY_TABLE_HEAD = re.compile(r"^\s*(?:\|\s*)?(?:\w+\s*[,|]\s*)?batch\s*[,|].*\bRPS\b.*"
+                                 r"throughput\s*\(\s*out tok/s\s*\)", re.I)
 LMDEPLOY_COLUMNS = {"batch": None, "rps": ("request_throughput", "req/s", 1.0),
                     "throughput(outtok/s)": ("output_tok_s", "tok/s", 1.0),
                     "throughput(totaltok/s)": ("total_tok_s", "tok/s", 1.0), "ftl(ave)(s)": ("ttft_ms", "ms", 1e3)}
