@@ -66,7 +66,7 @@ EMBEDDED = "embedded_kinds"
 EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks to the others itself
 
 FENCE = re.compile(r"^\s*(```+|~~~+)")
-FENCE_ANYWHERE = re.compile(r"^\s*(```+|~~~+)", re.M)
+FENCE_ANYWHERE = re.compile(r"^[^\S\n]*(```+|~~~+)", re.M)
 # An opening fence's info string names a language ("```shell", "```python title"); a log line pasted onto the fence
 # itself ("```time=2024-08-12T20:24:12 level=INFO ...", ollama/ollama#6348) is output: key=value pairs or a long run of
 # words. CommonMark hides it, but the reporter pasted it, and readers quote it.

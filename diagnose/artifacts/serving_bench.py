@@ -129,7 +129,7 @@ OLD_LATENCY = re.compile(r"^\s*Average latency:\s*(?P<v>\d+(?:\.\d+)?)\s*s\s*$",
 OLD_RESULT_START = re.compile(r"^\s*(?:>\s*)?Successful requests:\s*\d+\s*$", re.I)
 OLD_RESULT_ROW = re.compile(r"^\s*(?:>\s*)?(?P<label>[A-Za-z][A-Za-z0-9 ]*?):\s*(?P<v>\d+(?:\.\d+)?)\s*"
                             r"(?P<unit>ms|s|requests?/s|tokens?/s)?\s*$", re.I)
-OLD_RESULT_LATENCY = re.compile(r"^\s*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
+OLD_RESULT_LATENCY = re.compile(r"^[^\S\n]*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
 # The same rows pasted without the "==== Serving Benchmark Result ====" banner and its closing line (a paste cut at the
 # rows, quoted with "> " in an issue's prose): UNFRAMED_RUN rows the block names (_result_row reads them) in a run of
 # lines, blank lines and its own section rulers ("-----Time to First Token-----") between them, start a block.

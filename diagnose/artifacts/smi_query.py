@@ -140,7 +140,7 @@ def detect(text: str) -> float:
     if "<nvidia_smi_log" in head:
         return 0.95
     markers = sum(marker in head for marker in _TEXT_MARKERS)
-    if re.search(r"(?m)^\s*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
+    if re.search(r"(?m)^[^\S\n]*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         markers += 2
     if markers >= 2:
         return min(1.0, 0.3 * markers)
