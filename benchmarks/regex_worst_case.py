@@ -5,19 +5,20 @@ does), and each module-level pattern of rules/*.py and diagnose/artifacts/*.py: 
 alone or inside module-level lists, tuples and dicts, and the string phrasings of rules.claims' PATTERNS and SYMPTOMS
 (matched case-blind there). Regexes built inside functions are not seen.
 
-Each one is run to the end of the text (finditer, the most any caller does) on 100 kB lines:
+Each one is run, at each --sizes length, on lines of:
   real line   the first kept-paste line (tests/data/**/*.md, not tickets/) the regex matches, repeated; the largest
               paste's longest line when it matches none
-  paste       the largest kept paste with its newlines made spaces, repeated
+  paste       the largest kept paste with its newlines made spaces
   words       the kept pastes' distinct words in a fixed shuffled order
   digits      digits and dots ("3.14.159.2...")
-  one char    'a' repeated, and ' ' repeated
-and on the real paste the real line came from, for the ratio. Each regex is first timed on the first 10 kB; one
-over 20 ms there is not run on 100 kB (its time is the 10 kB one x100, marked est: a quadratic scan's growth), nor one
-under 5 ms (x100 would still be 0.5 s: its time is the 10 kB one x10, linear growth, marked est).
-Prints the slowest 20; exits 1 when one takes over a second on 100 kB.
+  letter      'a' repeated; spaces, tabs: ' ' and '\t' repeated
+twice: one .match at the start (as a caller that matches at one position) and finditer to the end (as a caller that
+searches a whole text), and on the real paste the real line came from, for the ratio. Each run happens in a worker
+process that is killed when the run passes --limit seconds (ten times that for the search of all pastes for the real
+line); the regex is then reported as over the limit on that input and the scan goes on with the next one.
+Prints the slowest --top; exits 1 when a run passed the limit.
 
-    python benchmarks/regex_worst_case.py [--size BYTES] [--top N]
+    python benchmarks/regex_worst_case.py [--sizes 500,5000] [--limit SECONDS] [--top N] [--only LABEL_PART]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import bisect
 import importlib
 import itertools
+import multiprocessing
 import random
 import re
 import sys
@@ -36,13 +38,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from diagnose import lazy_re  # noqa: E402
+
+try:
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants
+    import sre_parse
 from diagnose.inputs import tomllib  # noqa: E402
 
 SKIP_PASTES = {"SOURCES.md", "AUDIT.md", "README.md", "NOTES.md"}
-PROBE = 10_000  # bytes of the first, cheap run
-PROBE_LIMIT = 0.02  # seconds on PROBE bytes past which the full size is not run (x100 would be 2 s or more)
-PROBE_FAST = 0.005  # seconds on PROBE bytes under which the full size is not run either (x100 is still 0.5 s)
-TOO_SLOW = 1.0  # seconds on the full size: a defect
 
 
 def catalog_regexes() -> dict[str, tuple[str, int]]:
@@ -103,6 +108,85 @@ def module_regexes() -> dict[str, tuple[str, int]]:
     return found
 
 
+# A chain: two unbounded repeats that can both match whitespace with only optional items between (`\s*\s*`,
+# `\s+(?:is)?\s*`). On a run of n spaces a match tries every split of the run between them, n squared steps at one
+# position, and a search that starts at each of the n positions makes it n cubed.
+_SPACE_CLASSES = {sre_constants.CATEGORY_SPACE: True, sre_constants.CATEGORY_NOT_SPACE: False,
+                  sre_constants.CATEGORY_DIGIT: False, sre_constants.CATEGORY_NOT_DIGIT: True,
+                  sre_constants.CATEGORY_WORD: False, sre_constants.CATEGORY_NOT_WORD: True}
+
+
+def _takes_space(body) -> bool:
+    """Does a one-character body (a literal, a class, '.') accept ' '?"""
+    if len(body) != 1:
+        return False
+    op, av = body[0]
+    if op is sre_constants.ANY:
+        return True
+    if op in (sre_constants.LITERAL, sre_constants.NOT_LITERAL):
+        return (av == 32) == (op is sre_constants.LITERAL)
+    if op is not sre_constants.IN:
+        return False
+    negate = any(o is sre_constants.NEGATE for o, _ in av)
+    hit = any(o is sre_constants.LITERAL and a == 32 or o is sre_constants.RANGE and a[0] <= 32 <= a[1]
+              or o is sre_constants.CATEGORY and _SPACE_CLASSES.get(a, False) for o, a in av)
+    return hit != negate
+
+
+def _unbounded_space(item) -> bool:
+    op, av = item
+    return op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[1] == sre_constants.MAXREPEAT \
+        and _takes_space(av[2])
+
+
+def _nullable(item, state) -> bool:
+    return sre_parse.SubPattern(state, [item]).getwidth()[0] == 0
+
+
+def _ends_open(items, state) -> bool:
+    """Can this sequence end in an unbounded whitespace repeat with only optional items after it?"""
+    for op, av in reversed(list(items)):
+        if _unbounded_space((op, av)):
+            return True
+        if op is sre_constants.SUBPATTERN and _ends_open(av[-1], state) \
+                or op is sre_constants.BRANCH and any(_ends_open(b, state) for b in av[1]) \
+                or op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and _ends_open(av[2], state):
+            return True
+        if not _nullable((op, av), state):
+            return False
+    return False
+
+
+def whitespace_chains(source: str, flags: int = 0) -> list[str]:
+    """Each unbounded whitespace repeat that follows another with only optional items between (inside a group or
+    branch too: `\\s*(?:,?\\s*where)`); [] when the regex has none."""
+    parsed = sre_parse.parse(source, flags)
+    state = parsed.state
+    found = []
+
+    def walk(items, open_: bool) -> None:
+        for item in items:
+            op, av = item
+            if _unbounded_space(item) and open_:
+                found.append(str(item)[:60])
+            if op is sre_constants.SUBPATTERN:
+                walk(av[-1], open_)
+            elif op is sre_constants.BRANCH:
+                for branch in av[1]:
+                    walk(branch, open_)
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and not _unbounded_space(item):
+                walk(av[2], open_)
+            elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+                walk(av[1], False)
+            if _unbounded_space(item) or _ends_open([item], state):
+                open_ = True
+            elif not _nullable(item, state):
+                open_ = False
+
+    walk(parsed, False)
+    return found
+
+
 def grown(text: str, size: int) -> str:
     return (text * (size // max(len(text), 1) + 1))[:size]
 
@@ -114,62 +198,122 @@ def timed(pattern: re.Pattern, text: str) -> float:
     return time.perf_counter() - start
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=100_000, help="bytes of each long line (default 100000)")
-    parser.add_argument("--top", type=int, default=20, help="how many of the slowest to print")
-    args = parser.parse_args()
-
-    pastes = {p: p.read_text(errors="replace") for p in sorted((REPO / "tests" / "data").rglob("*.md"))
-              if p.name not in SKIP_PASTES and "tickets" not in p.relative_to(REPO).parts}
+def inputs(pastes: dict[Path, str], size: int) -> dict[str, str]:
+    """The shared long lines of `size` bytes (the real line, which depends on the regex, is added per regex)."""
     largest = max(pastes, key=lambda p: len(pastes[p]))
     words = sorted({w for text in pastes.values() for w in text.split()})
     random.Random(34).shuffle(words)
     rng = random.Random(34)
-    shared = {
-        "paste": grown(pastes[largest].replace("\n", " "), args.size),
-        "words": grown(" ".join(words), args.size),
-        "digits": "".join(rng.choice("0123456789.") for _ in range(args.size)),
-        "one char a": "a" * args.size,
-        "one char space": " " * args.size,
+    return {
+        "paste": grown(pastes[largest].replace("\n", " "), size),
+        "words": grown(" ".join(words), size),
+        "digits": "".join(rng.choice("0123456789.") for _ in range(size)),
+        "letter": "a" * size,
+        "spaces": " " * size,
+        "tabs": "\t" * size,
     }
-    default_line = max(pastes[largest].splitlines(), key=len)
 
-    regexes = {**catalog_regexes(), **module_regexes()}
-    rows = []
+
+def worker(conn, regexes, first, pastes, shared, sizes, default_line) -> None:
+    """Time regexes[first:] one after the other, saying before each run what it is about to run, so that the parent
+    can kill this process when one run passes the time limit and know which one it was."""
+    names = list(pastes)
     corpus = "\n".join(pastes.values())
     starts = list(itertools.accumulate(len(t) + 1 for t in pastes.values()))
-    for n, (label, (source, flags)) in enumerate(regexes.items()):
-        if n % 200 == 0:
-            print(f"{n}/{len(regexes)}", file=sys.stderr, flush=True)
+    for i in range(first, len(regexes)):
+        label, source, flags = regexes[i]
         pattern = re.compile(source, flags)
-        home, line = largest, default_line
-        if m := pattern.search(corpus):  # one search of all the pastes: the first paste and line holding a match
-            home = list(pastes)[bisect.bisect_right(starts, m.start())]
+        conn.send((i, "finding its real line", 0))
+        home, line = max(names, key=lambda p: len(pastes[p])), default_line
+        if m := pattern.search(corpus):  # the first paste and line holding a match
+            home = names[bisect.bisect_left(starts, m.start() + 1)]
             line = corpus[corpus.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
-        real = timed(pattern, pastes[home])
-        worst = (0.0, "", False)
-        for kind, text in {"real line": grown(line + " ", args.size), **shared}.items():
-            probe = timed(pattern, text[:PROBE])
-            if probe > PROBE_LIMIT:
-                took, est = probe * (args.size / PROBE) ** 2, True
-            elif probe > PROBE_FAST:
-                took, est = timed(pattern, text), False
-            else:  # even growing with the square of the length it stays under TOO_SLOW / 2
-                took, est = probe * args.size / PROBE, True
-            worst = max(worst, (took, kind, est))
-        rows.append((worst[0], label, worst[1], worst[2], real, home.relative_to(REPO)))
+        conn.send((i, "real paste", 0))
+        times = {"real paste": timed(pattern, pastes[home])}
+        for size in sizes:
+            for kind, text in {"real line": grown(line + " ", size), **shared[size]}.items():
+                conn.send((i, f"{kind} {size} B match", 0))  # one .match at the start, as a caller at a position
+                start = time.perf_counter()
+                pattern.match(text)
+                times[f"{kind} {size} B match"] = time.perf_counter() - start
+                conn.send((i, f"{kind} {size} B", 0))  # finditer to the end, as a caller searching a text
+                times[f"{kind} {size} B"] = timed(pattern, text)
+        conn.send((i, None, (times, str(home.relative_to(REPO)))))
+    conn.send((len(regexes), None, None))
 
-    rows.sort(reverse=True)
-    print(f"{len(regexes)} regexes ({len(catalog_regexes())} catalog fields), {len(pastes)} kept pastes, "
-          f"lines of {args.size} bytes; slowest {args.top}:")
-    print(f"{'seconds':>9} {'x real':>8}  {'input':<14} regex (real paste)")
-    for took, label, kind, est, real, home in rows[: args.top]:
-        print(f"{took:9.3f}{'*' if est else ' '}{took / max(real, 1e-6):8.0f}  {kind:<14} {label} ({home}, "
-              f"{real * 1000:.2f} ms)")
-    print("* est: from the first 10 kB (x100 when over 20 ms there, x10 when under 5 ms), not run on the whole line")
-    slow = [r for r in rows if r[0] > TOO_SLOW]
-    print(f"over {TOO_SLOW:g} s: {len(slow)}")
+
+def scan(regexes, pastes, sizes, limit) -> list[tuple]:
+    """Rows (seconds, over_limit, input, label, real seconds, real paste): each regex's slowest input."""
+    shared = {size: inputs(pastes, size) for size in sizes}
+    largest = max(pastes, key=lambda p: len(pastes[p]))
+    default_line = max(pastes[largest].splitlines(), key=len)
+    context = multiprocessing.get_context("fork")
+    rows, first = [], 0
+    while first < len(regexes):
+        parent, child = context.Pipe()
+        proc = context.Process(target=worker, args=(child, regexes, first, pastes, shared, sizes, default_line),
+                               daemon=True)
+        proc.start()
+        current = (first, "starting")
+        while True:
+            # the run under way passed the limit (ten times it for the search of all pastes): kill it, go on with
+            # the next regex
+            if not parent.poll(limit * 10 if current[1].startswith("finding") else limit):
+                proc.kill()
+                proc.join()
+                i, kind = current
+                rows.append((limit, True, kind, regexes[i][0], 0.0, ""))
+                first = i + 1
+                break
+            i, kind, result = parent.recv()
+            if i == len(regexes):
+                proc.join()
+                first = i
+                break
+            if kind is not None:
+                current = (i, kind)
+                continue
+            times, home = result
+            real = times.pop("real paste")
+            kind, took = max(times.items(), key=lambda kv: kv[1])
+            rows.append((took, False, kind, regexes[i][0], real, home))
+            if i % 200 == 0:
+                print(f"{i}/{len(regexes)}", file=sys.stderr, flush=True)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="500,5000", help="bytes of each long line, comma-separated "
+                                                            "(default 500,5000)")
+    parser.add_argument("--limit", type=float, default=1.0, help="seconds one run may take before it is killed "
+                                                                 "(default 1)")
+    parser.add_argument("--top", type=int, default=20, help="how many of the slowest to print (default 20)")
+    parser.add_argument("--only", default="", help="time only the regexes whose label holds this text")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    pastes = {p: p.read_text(errors="replace") for p in sorted((REPO / "tests" / "data").rglob("*.md"))
+              if p.name not in SKIP_PASTES and "tickets" not in p.relative_to(REPO).parts}
+    found = {**catalog_regexes(), **module_regexes()}
+    regexes = [(label, source, flags) for label, (source, flags) in found.items() if args.only in label]
+    started = time.perf_counter()
+    rows = scan(regexes, pastes, sizes, args.limit)
+    rows.sort(key=lambda r: (r[1], r[0]), reverse=True)
+    print(f"{len(regexes)} regexes, {len(pastes)} kept pastes, lines of {args.sizes} bytes, {args.limit:g} s limit a "
+          f"run, {time.perf_counter() - started:.0f} s; slowest {args.top}:")
+    print(f"{'seconds':>9} {'x real':>8}  {'input':<20} regex (real paste, its time)")
+    for took, over, kind, label, real, home in rows[: args.top]:
+        shown = f">{took:7.2f}" if over else f"{took:9.3f}"
+        ratio = "-" if over else f"{took / max(real, 1e-6):.0f}"
+        where = f" ({home}, {real * 1000:.2f} ms)" if home else ""
+        print(f"{shown} {ratio:>8}  {kind:<20} {label}{where}")
+    slow = [r for r in rows if r[1] or r[0] > args.limit]
+    chained = [label for label, source, flags in regexes if whitespace_chains(source, flags)]
+    print(f"regexes with a chain of unbounded whitespace repeats: {len(chained)}")
+    one_match = [r for r in slow if r[2].endswith("match")]
+    print(f"over the {args.limit:g} s limit: {len(slow)}, {len(one_match)} of them on one .match (slow wherever "
+          f"they are used), the others on finditer (slow only where a caller searches a long text)")
     return 1 if slow else 0
 
 

@@ -2113,7 +2113,7 @@ def _in_figure_list(text: str, m: re.Match) -> bool:
 
 
 _RELEASE_HEADER = re.compile(r"nccl|version|release|\bver\b|build|tag|lib", re.I)
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+_TABLE_RULE = re.compile(r"^\s*(?:\|\s*)?:?-{3,}")
 
 
 def _figure_column(text: str, m: re.Match) -> bool:
@@ -2283,7 +2283,7 @@ _SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:
                              r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
                              r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
                              r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
-_SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+\W?\s*[=:])")
+_SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+[^\w\s]?\s*[=:])")
 # A setup left behind: "we moved from WSL2 to Ubuntu", "migrated away from the KVM guest".
 _LEFT_FROM = re.compile(r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|came|went)\s+(?:over\s+)?"
                         r"(?:away\s+)?from\s+(?:(?:the|our|a|an|my)\s+)?$", re.I)
@@ -2350,7 +2350,7 @@ def _numa_nodes(sentence: str, m: re.Match) -> bool:
 # dict's or JSON's quoted key ("'pipeline_parallelism': 1" in TensorRT-LLM's build flags,
 # "\"pipeline_parallel_size\": 1").
 _PP_DEGREE = re.compile(r"[-_ ]?(?:(?:size|degree|stages?)\b)?['\"]?\s*(?:\(\s*)?(?:(?:PP|pp)(?:[-_]?size)?\s*)?"
-                        r"(?:=|:|==|\bis\b|\bof\b|\bto\b|\bset to\b|\bequals?\b)?\s*(\d{1,3}|one|a single)\b"
+                        r"(?:(?:=|:|==|\bis\b|\bof\b|\bto\b|\bset to\b|\bequals?\b)\s*)?(\d{1,3}|one|a single)\b"
                         r"(?!\s*(?:%|x\b|×|GPUs?|cards?|nodes?|ms\b|s\b|sec|GB|tok|t/s|times))", re.I)
 
 
@@ -4205,8 +4205,8 @@ _TO_RELEASE = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?(?:-cu\d+)?\s*(?:->|→|=>|
 
 # ... though a parenthesis or a relative clause right after the source still tells of it: "from 0.12.0 (6000 tok/s) to
 # 0.13.0", "coming from 0.5.4, where we had 42 tok/s, ..."
-_OF_ITSELF = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?`?\s*(?:\(|\[|,?\s*(?:where|when|which|in which|on which|at which|"
-                        r"with which)\b)", re.I)
+_OF_ITSELF = re.compile(r"(?:\.?(?:dev|post|rc)\d+)?`?\s*(?:\(|\[|(?:,\s*)?(?:where|when|which|in which|on which|"
+                        r"at which|with which)\b)", re.I)
 
 
 def changed_to(text: str, start: int, end: int, v: str, versions: list[str]) -> str | None:
@@ -4314,8 +4314,9 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
                     r"slow(?:er|s|ed|ing|ly)?|poor(?:ly)?|worse|degrad\w*|regress\w*|drop(?:s|ped)?|"
                     r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
-_GONE_AFTER = re.compile(r"\s+(?:\w+\s+){0,2}?(?:is|are|was|were)?\s*(?:gone|went away|disappear\w*|resolved|"
-                         r"fixed)\b", re.I)
+# (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
+_GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
+                         r"resolved|fixed)\b", re.I)
 # (issue 11, s15) The same said of the releases ("the same on 2.18.3 and 2.19.3", "no difference between them", "2.18.3
 # and 2.19.3 give identical results"): no contrast, whatever else the sentence says ("so this is not a regression").
 # "Same" said of something else ("same for both nodes", "the same with and without NVLS", "no difference between IB
@@ -6345,7 +6346,7 @@ def _loss_measured(sentence: str, m: re.Match | None) -> bool:
 _AGAINST_ENGINE = re.compile(r"\s*(?:(?:slower|faster|quicker|better|worse)\s+)?"
                              r"(?:than|compared (?:to|with)|vs\.?|versus|against)\s+(?P<words>(?:\w+\s+){0,2}?)"
                              + ENGINE_WORD.pattern, re.I)
-_RELEASE_NEXT = re.compile(r"\s*(?:==|@|version\s*)?\s*v?\d+\.\d", re.I)
+_RELEASE_NEXT = re.compile(r"\s*(?:(?:==|@|version)\s*)?v?\d+\.\d", re.I)
 
 
 def _engine_mentions(facts: Facts) -> Counter:

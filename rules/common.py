@@ -519,7 +519,7 @@ _NVLINK_WORD = re.compile(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", re.I)
 _NVLINK_ABSENT = re.compile(r"(?:\b(?:non|no)[- ]|\black(?:s|ing)?\s+(?:an?\s+)?|"
                             r"\b(?:don't|doesn't|do not|does not)\s+have\s+(?:an?\s+)?|"
                             r"(?:无|没有|没|不带|未)\s*)$", re.I)
-_NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:bridge|links?)?\s*[:=]\s*|\s+(?:is|are)\s+)"
+_NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:(?:bridge|links?)\s*)?[:=]\s*|\s+(?:is|are)\s+)"
                                 r"(?:none|no|n/?a|absent|not present|not installed|not available)\b", re.I)
 
 

@@ -279,7 +279,7 @@ RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPR
 # with or without the verb of the change between ("速度从70token/s降低至30token/s", "从 50 提升到 80").
 CHANGE_START = re.compile(r"(?:\bfrom\s+|从\s*)" + _APPROX + r"$", re.I)
 CHANGE_END = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:(?:to|->|→|down to|up to)\s+|"
-                        r"(?:降低|下降|减少|降|提升|提高|增加|增长|升)?\s*(?:至|到)\s*)" + _APPROX + r"\d", re.I)
+                        r"(?:(?:降低|下降|减少|降|提升|提高|增加|增长|升)\s*)?(?:至|到)\s*)" + _APPROX + r"\d", re.I)
 
 
 def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = False,

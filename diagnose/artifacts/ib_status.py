@@ -24,7 +24,7 @@ FIELD = re.compile(r"^\s*(?P<key>state|phys(?:ical)? state|rate|active_speed|lin
 
 def detect(text: str) -> float:
     head = text[:200_000]
-    if DEVICE.search(head) is None and not re.search(r"^\s*hca_id:", head, re.M):
+    if DEVICE.search(head) is None and not re.search(r"^[^\S\n]*hca_id:", head, re.M):
         return 0.0
     return 0.9 if re.search(r"(?im)^\s*(?:state|link[_ ]layer)\s*:", head) else 0.5
 

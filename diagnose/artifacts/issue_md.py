@@ -66,7 +66,7 @@ EMBEDDED = "embedded_kinds"
 EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks to the others itself
 
 FENCE = re.compile(r"^\s*(```+|~~~+)")
-FENCE_ANYWHERE = re.compile(r"^\s*(```+|~~~+)", re.M)
+FENCE_ANYWHERE = re.compile(r"^[^\S\n]*(```+|~~~+)", re.M)
 # An opening fence's info string names a language ("```shell", "```python title"); a log line pasted onto the fence
 # itself ("```time=2024-08-12T20:24:12 level=INFO ...", ollama/ollama#6348) is output: key=value pairs or a long run of
 # words. CommonMark hides it, but the reporter pasted it, and readers quote it.
@@ -538,7 +538,7 @@ _COUNT = r"(\d{1,4}|" + words_pattern(COUNT_WORDS) + r")"
 # Off |"): the number before the name is the GPU's index, not a count (https://docs.nvidia.com/deploy/nvidia-smi/, the
 # default output's 'GPU  Name  Persistence-M' column); also pasted without its pipes, the bus id after the
 # persistence mode ("7  NVIDIA H100 80GB HBM3   On  00000000:03:00.0 Off").
-SMI_GPU_ROW = re.compile(r"^\s*\|?\s*\d{1,2}\s+\S.*\b(?:On|Off)\s*(?:\||\s[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:)")
+SMI_GPU_ROW = re.compile(r"^\s*(?:\|\s*)?\d{1,2}\s+\S.*\b(?:On|Off)\s*(?:\||\s[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:)")
 # (not a number glued to the word before it: "Qwen1.5 RTX 5880", "Llama-3 4090" name a model's version, not a count)
 # Between the count and the name, each card's memory as owners write it before the name: "8 32GB-V100"
 # (deepspeedai/DeepSpeed#2892), "4x 80GB A100", "2x24GB 3090s", "a single 40GB A100" (group 2; the name the
@@ -588,8 +588,8 @@ NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.
 # ... and a plain count before the GPU's name with plural machines after it counts the machines, not their GPUs:
 # "two A100 machines", "6 A100 (80G) machines", "4 H100 servers" (a count with a multiplier, "8x H100 nodes", or a
 # single node, "an 8 A100 node", is the GPUs of each)
-NODES_OF_GPU = re.compile(r"^\s*(?:\(?\s*\d{2,3}\s*G(?:B|iB)?\s*\)?\s+)?(?:nodes|servers|hosts|machines|boxes)\b",
-                          re.I)
+NODES_OF_GPU = re.compile(r"^\s*(?:(?:\(\s*)?\d{2,3}\s*G(?:B|iB)?(?:\s*\)\s+|\s+))?"
+                          r"(?:nodes|servers|hosts|machines|boxes)\b", re.I)
 # ... or as a product, nodes times GPUs per node: "2*8*H100", "2 x 8 x H100 80GB" (the count read is the second
 # factor; this is the first, just before it); and the nodes after the GPUs: "8xH100 x 2 nodes"
 NODE_FACTOR_BEFORE = re.compile(r"\b(\d{1,4})\s*[x×*]\s*$", re.I)
@@ -616,12 +616,12 @@ TOTAL_COUNT_AFTER = re.compile(r"^(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?)?\s*(?:in
 # after a letter or digit, so no hex "0X1F" and no "RTX"; a count of 1 to 99).
 UPPER_TIMES = re.compile(r"(?<![\w.])([1-9]\d?)X(?=\s?(?:[A-Z]{1,4}\s?\d|\d{4}\b))")
 GLUED_COUNT_AFTER = re.compile(r"(?<![\w.-])([A-Z]\d{2,4})[x×]([1-9]\d?)\b(?![.,]\d)")
-GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b|"
+GPU_COUNT_AFTER = re.compile(r"^\s*(?:(?:GPUs?|cards?)\s*)?(?:x|×|\*)\s*(\d{1,4})\b|"
                              # ... or a counter after the board, with at most a particle between, as Japanese, Chinese
                              # and Korean count cards: "4090を8枚", "4090 八张", "4090 두 장" (not "4090で画像を2枚",
                              # nor 개월/개년, months and years: "4090을 3개월")
-                             r"^\s*(?:を|が|は|も)?\s*(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
-                             r"^\s*(?:를|을|가|이)?\s*(\d{1,2}|두|세|네|여덟)\s*(?:장|개)(?!월|년)", re.I)
+                             r"^\s*(?:(?:を|が|は|も)\s*)?(\d{1,2}|[一二两三四八])\s*(?:枚|张|块)|"
+                             r"^\s*(?:(?:를|을|가|이)\s*)?(\d{1,2}|두|세|네|여덟)\s*(?:장|개)(?!월|년)", re.I)
 # (a size may come between: "2 * 40GB GPUs", vllm-project/vllm#4825; "two 24 GB GPUs"; the plural also written with an
 # apostrophe or apart, "3 gpu's" (dphnAI/sonar#426), "2 gpu s": _counted_gpus leaves "one GPU's memory", a possessive)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + _NOT_A_SIZE + r"(?:\s*[x×*]\s*(?=\d{1,3}\s*G)|\s+)"
@@ -2040,12 +2040,13 @@ _OUTCOME = (r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no
             r"failed|failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|"
             r"reproduced|not reproduced|does(?: not|n't) reproduce)")
 OUTCOME_LINE = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s*)?(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
     + _OUTCOME + r"\b[\s.!)]*$", re.I)
 # ... and one such outcome per clause, the board and its result with no mark between ("not a problem on other boxes:
 # RTX3090 with CUDA 11.4 OK, RTX2080Ti with CUDA 10.2 OK"; "T4 works, A100 is not", TheLastBen/fast-stable-diffusion
 # #927; "T4 always works fine", modal-labs/modal-examples#448): the clause that names the GPU ends in the outcome.
-OUTCOME_CLAUSE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^\n|]{1,60}?"
+OUTCOME_CLAUSE = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s*)?(?:(?:with|on|using|tested on|tried on|under)\s+)?"
+                            r"[^\n|]{1,60}?"
                             r"\s(?:(?:is|was|are|always|still)\s+)*" + _OUTCOME + r"(?:\s+(?:fine|well|normally))?"
                             r"[\s.!)]*$", re.I)
 CLAUSE_END = re.compile(r"[,;:]\s+|\s+(?:but|while|whereas)\s+", re.I)
@@ -2095,7 +2096,7 @@ SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
 # Public writing names rates this way for links ("BlueField-3 DPU | 400 Gb/s network bandwidth", "10 Gb/s network
 # bandwidth" of a data facility); a measuring word in the figure's clause ("got 9.8 GB/s network throughput") keeps it
 # measured.
-NETWORK_AFTER = re.compile(r"\s*-?\s*(?:network|fabric|interconnect)\b", re.I)
+NETWORK_AFTER = re.compile(r"\s*(?:-\s*)?(?:network|fabric|interconnect)\b", re.I)
 MEASURING = re.compile(r"\b(?:only|gets?|got|getting|reach\w*|achiev\w*|measur\w*|observ\w*|see|saw|shows?|showed|"
                        r"gives?|gave)\b", re.I)
 
@@ -2388,9 +2389,10 @@ def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
 # where the prose readers look for it. TPS is tokens per second (the label vLLM's, SGLang's and llama.cpp's benchmark
 # scripts and their users write).
 # (a bare "(s)" is seconds only set apart from its word: "Latency (s)"; glued on, "GPU(s)", "Node(s)", it is a plural)
-_LABEL_UNIT = re.compile(r"^\s*\|?\s*(?P<label>[^|]*?)\s*(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
+_LABEL_UNIT = re.compile(r"^\s*(?:\|\s*)?(?:(?P<label>[^|\s](?:[^|]*?[^|\s])??)\s*)??"
+                         r"(?:\((?P<paren>tok(?:ens)?/s(?:ec)?|t/s|tps|ms|sec|seconds|"
                          r"GB/s)\)|(?<=\s)\((?P<paren_s>s)\)|"
-                         r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*\|?\s*$", re.I)
+                         r"\b(?P<word>TPS|tok(?:ens)?/s(?:ec)?|t/s))\s*\|\s*(?P<n>\d+(?:\.\d+)?)\s*(?:\|\s*)?$", re.I)
 
 
 # (left29) A node layout written as a product of two small counts: "2x8 H100" (nodes x GPUs per node, before the
@@ -2425,7 +2427,7 @@ def label_unit(line: str) -> str:
     unit = m.group("paren") or m.group("paren_s") or m.group("word")
     unit = "tok/s" if re.fullmatch(r"tps|t/s|tok(?:ens)?/s(?:ec)?", unit, re.I) else unit
     unit = "s" if re.fullmatch(r"sec|seconds", unit, re.I) else unit
-    label = m.group("label") + (f" {m.group('word')}" if m.group("word") else "")
+    label = (m.group("label") or "") + (f" {m.group('word')}" if m.group("word") else "")
     return f"| {label.strip()} | {m.group('n')} {unit} |"
 
 

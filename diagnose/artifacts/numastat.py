@@ -31,11 +31,11 @@ def detect(text: str) -> float:
     head = text[:2_000_000]
     if _TITLE.search(head):
         return 0.95
-    rows = re.findall(r"^\s*(?:Huge|Heap|Stack|Private|MemTotal|MemFree)\s+" + _NUMBER, head, re.M)
+    rows = re.findall(r"^[^\S\n]*(?:Huge|Heap|Stack|Private|MemTotal|MemFree)\s+" + _NUMBER, head, re.M)
     headers = [line for line in head.splitlines() if _HEADER.match(line)]
     if headers and len(rows) >= 2:
         return 0.9
-    return 0.9 if len(re.findall(r"^\s*node\s+\d+\s+(?:size|free):\s*\d+\s*MB", head, re.M | re.I)) >= 2 else 0.0
+    return 0.9 if len(re.findall(r"^[^\S\n]*node\s+\d+\s+(?:size|free):\s*\d+\s*MB", head, re.M | re.I)) >= 2 else 0.0
 
 
 def _values(line: str, label_end: int) -> list[float]:

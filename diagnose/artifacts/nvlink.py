@@ -33,7 +33,7 @@ _CUT = re.compile(r"^\s*(?:\.{3,}|…)\s*(?:<?\s*snip\w*\s*>?\s*(?:\.{3,}|…)?)
 def detect(text: str) -> float:
     head = text[:200_000]
     links = len(re.findall(r"\bLink\s+\d+\s*:\s*(?:\d+(?:\.\d+)?\s*GB/s|<?inactive>?|Inactive)", head, re.I))
-    if links and re.search(r"(?m)^\s*GPU\s+\d+\s*:|GPU\s+\d+ has nvlinks", head):
+    if links and re.search(r"(?m)^[^\S\n]*GPU\s+\d+\s*:|GPU\s+\d+ has nvlinks", head):
         return 0.95 if links >= 2 else 0.7
     if _ALL_INACTIVE.search(head):
         return 0.8

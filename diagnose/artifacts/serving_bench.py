@@ -129,7 +129,7 @@ OLD_LATENCY = re.compile(r"^\s*Average latency:\s*(?P<v>\d+(?:\.\d+)?)\s*s\s*$",
 OLD_RESULT_START = re.compile(r"^\s*(?:>\s*)?Successful requests:\s*\d+\s*$", re.I)
 OLD_RESULT_ROW = re.compile(r"^\s*(?:>\s*)?(?P<label>[A-Za-z][A-Za-z0-9 ]*?):\s*(?P<v>\d+(?:\.\d+)?)\s*"
                             r"(?P<unit>ms|s|requests?/s|tokens?/s)?\s*$", re.I)
-OLD_RESULT_LATENCY = re.compile(r"^\s*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
+OLD_RESULT_LATENCY = re.compile(r"^[^\S\n]*(?:>\s*)?(?:Mean|Median|P\d+)\s+(?:TTFT|TPOT|ITL):\s*\d", re.I | re.M)
 # The same rows pasted without the "==== Serving Benchmark Result ====" banner and its closing line (a paste cut at the
 # rows, quoted with "> " in an issue's prose): UNFRAMED_RUN rows the block names (_result_row reads them) in a run of
 # lines, blank lines and its own section rulers ("-----Time to First Token-----") between them, start a block.
@@ -202,8 +202,8 @@ LMDEPLOY_TTFT = re.compile(r"^\s*first[ _]token latency(?:\(s\))?\s*\(min, max, 
 # tok/s)", one row per run. `batch` is the run's --concurrency (the requests kept in flight, at most num_prompts), so
 # the throughputs are every request's together. profile_generation.py's table (no RPS column) counts one session's
 # rate and is not read.
-LMDEPLOY_TABLE_HEAD = re.compile(r"^\s*\|?\s*(?:\w+\s*[,|]\s*)?batch\s*[,|].*\bRPS\b.*throughput\s*\(\s*out tok/s\s*\)",
-                                 re.I)
+LMDEPLOY_TABLE_HEAD = re.compile(r"^\s*(?:\|\s*)?(?:\w+\s*[,|]\s*)?batch\s*[,|].*\bRPS\b.*"
+                                 r"throughput\s*\(\s*out tok/s\s*\)", re.I)
 LMDEPLOY_COLUMNS = {"batch": None, "rps": ("request_throughput", "req/s", 1.0),
                     "throughput(outtok/s)": ("output_tok_s", "tok/s", 1.0),
                     "throughput(totaltok/s)": ("total_tok_s", "tok/s", 1.0), "ftl(ave)(s)": ("ttft_ms", "ms", 1e3)}

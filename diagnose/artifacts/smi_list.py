@@ -23,7 +23,7 @@ GPU_LINE = re.compile(r"^\s*GPU\s+(\d{1,3}):\s+(\S.*?)\s+\(UUID:\s*(GPU-[^)\s]*)
 # `nvidia-smi nvlink -s` heads each GPU's links with the same line: that output is nvlink.py's, which reads its GPUs.
 # (also its line for a GPU without an active link: "NVML: Unable to retrieve NVLink information as all links are
 # inActive")
-NVLINK_LINE = re.compile(r"(?m)^\s*Link\s+\d+\s*:|all links are in\s*active", re.I)
+NVLINK_LINE = re.compile(r"(?m)^[^\S\n]*Link\s+\d+\s*:|all links are in\s*active", re.I)
 
 
 def detect(text: str) -> float:

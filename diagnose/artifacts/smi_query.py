@@ -17,7 +17,7 @@ from diagnose.evidence import PCIE_LINK, POWER, REASONS, GpuFact, HostFact, wher
 KIND = "smi_query"
 
 _GPU_BLOCK = re.compile(r"^\s*GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
-_KEY_VALUE = re.compile(r"^(\s*)([^:]*?\S)\s*:(?:\s+(.*)|$)")
+_KEY_VALUE = re.compile(r"^(\s*)(\S|[^:\s][^:]*?\S)\s*:(?:\s+(.*)|$)")
 _TEXT_MARKERS = ("NVSMI LOG", "Product Name", "Attached GPUs", "Persistence Mode", "PCIe Generation", "Link Width",
                  "Throttle Reasons", "Event Reasons")
 # Sections only -q prints; a paste of one of them alone (`nvidia-smi -q -d ROW_REMAPPER | grep -A4 Remapped`)
@@ -140,7 +140,7 @@ def detect(text: str) -> float:
     if "<nvidia_smi_log" in head:
         return 0.95
     markers = sum(marker in head for marker in _TEXT_MARKERS)
-    if re.search(r"(?m)^\s*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
+    if re.search(r"(?m)^[^\S\n]*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         markers += 2
     if markers >= 2:
         return min(1.0, 0.3 * markers)

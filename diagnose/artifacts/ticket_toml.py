@@ -34,7 +34,7 @@ METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms", "busb
 MEASURED_KEYS = {"metric": str, "value": float, "tp": int, "pp": int, "batch": int, "gpus": int, "bytes": int}
 UNITS = {"decode_tok_s": "tok/s", "output_tok_s": "tok/s", "itl_ms": "ms", "tpot_ms": "ms", "ttft_ms": "ms",
          "busbw_gbs": "GB/s", "algbw_gbs": "GB/s", "step_ms": "ms", "latency_us": "us"}
-SHAPE = re.compile(r"^\s*(?:\[\[?\s*(?:hardware|software|workload|measured)\b|description\s*=)", re.M)
+SHAPE = re.compile(r"^[^\S\n]*(?:\[\[?\s*(?:hardware|software|workload|measured)\b|description\s*=)", re.M)
 VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?")
 
 
