@@ -2062,6 +2062,24 @@ FRAGMENTS = {
     "went_on": r"\b(?:built|compiled)\s+(?:fine|ok(?:ay)?|successfully)\b|\b(?:build|compil(?:e|ation))\s+"
                r"(?:(?:has|had|is|was)\s+)?(?:finished|succeeded|completed|done)\b|\b(?:after|at)\s+(?:step|iteration|epoch)\s*\d+|"
                r"\bafter\s+\d+\s*k?\s+(?:steps|iterations|epochs|requests)\b",
+    # (frag34) A phase that took a time, as by_design.toml's start-up rows read it ("took 10 minutes", "takes ~8 min",
+    # "needs 2-3 hours", "took a bit too long", "takes forever", "a while"): one wording for the four rows (weights,
+    # engine build, compile, start-up), which had drifted apart copy by copy. A vague "few hours" is left out: it is
+    # past every row's longest_minutes, which documented_behaviour._minutes reads only from a number or "an hour".
+    "took_how_long": r"\b(?:takes?|took|taking|needs?|needed|lasts?|lasted)\s+(?:me\s+|us\s+)?"
+                     r"(?:about\s+|around\s+|roughly\s+|approximately\s+|over\s+|more\s+than\s+|up\s+to\s+|nearly\s+|"
+                     r"almost\s+|~\s?)?(?:\d+(?:\.\d+)?(?:\s*(?:-|to|and|or)\s*\d+(?:\.\d+)?)?\s*"
+                     r"(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|(?:a\s+)?(?:few|several|many|couple\s+of)\s+"
+                     r"(?:minutes|mins)\b|(?:half\s+)?an\s+hour\b|(?:a\s+bit\s+|a\s+little\s+)?(?:a\s+|very\s+|too\s+|"
+                     r"so\s+|really\s+|extremely\s+|incredibly\s+|quite\s+a\s+)?long(?:\s+time)?\b|forever\b|ages\b|"
+                     r"(?:a\s+bit\s+of|a\s+lot\s+of|too\s+much|so\s+much|much)\s+time\b|a\s+while\b)",
+    # (frag34) A start that did not just take long but never ended or went wrong, in a start-up row's `unless`: never
+    # finished, stuck, hung, frozen, a deadlock or timeout, a Traceback, an error (not "no errors"), a failure, crash,
+    # kill, out-of-memory or segfault. Not {stopped}: that one reads "forever", a slow start's word ("takes forever").
+    "went_wrong": r"\bnever\s+(?:finish|complet|start|load|end|return|respond|come|get|become)\w*|\bstuck\b|"
+                  r"\bhang(?:s|ing)?\b|\bhung\b|\bfreez\w*|\bfroze\b|\bindefinitely\b|\bdeadlock\w*|Traceback|"
+                  r"(?<!\bno\s)(?<!\bwithout\s)\b(?:errors?|exceptions?)\b|\bfail(?:s|ed|ing|ure)?\b|\bcrash\w*|"
+                  r"\bkill(?:s|ed|ing)?\b|\bOOM\b|out\s+of\s+memory|\btimed?\s?out\b|\btimeouts?\b|segfault|\bsegmentation\b",
 }
 _FRAGMENT = re.compile(r"\{([a-z][a-z_]*)\}")
 
