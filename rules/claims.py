@@ -4355,8 +4355,9 @@ def said_alike(sentence: str) -> bool:
 
 _ALIKE = re.compile(r"\b(?:(?:both|either|neither)\b" + _NOT_RELEASES + r"|all (?:of )?(?:them|versions|releases)\b)",
                     re.I)
-# Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
-_CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
+# Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works". A mark's
+# blanks start at the first of their run ((?<!\s)): a search would otherwise try each blank of a long run to its end.
+_CLAUSES = re.compile(r"[,;]\s*|(?<!\s)\s+(?:while|whereas|but|and|although)\s+", re.I)
 # Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
 _RELEASE_CONTRAST = re.compile(r";\s*|,?\s+(?:while|whereas|but|although|however)\s+", re.I)
 
@@ -5500,9 +5501,10 @@ _OFF_PATH = re.compile(r"\b(?:P2P\s*(?:disabled|off|=\s*0)|without\s+P2P|disabl\
 
 
 def _clause_at(text: str, start: int, end: int) -> str:
-    """The clause of `text` holding [start, end) (rules.claims._CLAUSES bounds it)."""
+    """The clause of `text` holding [start, end) (rules.claims._CLAUSES bounds it). The rest is searched as a text of
+    its own: _CLAUSES starts a blank run's mark only at its first blank, and `end` may fall inside the run."""
     a = max((c.end() for c in _CLAUSES.finditer(text, 0, start)), default=0)
-    b = next((c.start() for c in _CLAUSES.finditer(text, end)), len(text))
+    b = next((end + c.start() for c in _CLAUSES.finditer(text[end:])), len(text))
     return text[a:b]
 
 
@@ -6675,7 +6677,8 @@ def _outcome_seen(sentence: str, end: int) -> bool:
 
 # Two counts set against each other: "~1.9x on 2x 1080 Ti, but it slows down with 4x", "with 2 GPUs it is fine, but
 # with 4 GPUs the throughput halves": the good clause's count is fine_upto, the troubled clause's larger one bad_from.
-_COUNTS_CONTRAST = re.compile(r"[,;]?\s+(?:but|while|whereas|however|yet)\b|;\s*", re.I)
+# ((?<!\s): its blanks start at the first of their run, so a search is not quadratic in a long run of them)
+_COUNTS_CONTRAST = re.compile(r"[,;]?(?<!\s)\s+(?:but|while|whereas|however|yet)\b|;\s*", re.I)
 _GOOD = re.compile(r"\b(?:fine|ok|okay|good|normal|works?|worked|well|speed-?ups?|faster|scales?|scaling|"
                    r"as expected)\b", re.I)
 _COUNTED = re.compile(r"\b" + _N + r"\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?)\b|"

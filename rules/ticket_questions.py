@@ -1356,8 +1356,9 @@ def nvlink_question(facts: Facts, predictions=None):
 # limit, and is not read here.
 _WAVE_COUNT = r"(\d{1,3}|two|three|four|five|six|eight|ten|两|二|三|四|五|六|八|十)"
 _SERVED_FIRST = re.compile(
+    # ((?<!\s): the leading blanks start at the first of their run, so a search is not quadratic in a long run)
     # Chinese: "其中2个请求可以在1.5秒内返回，剩余请求都要在5秒甚至10秒后才能返回"
-    r"(?:其中|只有|仅有|前)?\s*" + _WAVE_COUNT + r"\s*个\s*(?:请求|用户)[^。；;，,\n]{0,30}?"
+    r"(?:其中|只有|仅有|前)?(?<!\s)\s*" + _WAVE_COUNT + r"\s*个\s*(?:请求|用户)[^。；;，,\n]{0,30}?"
     r"(?:返回|响应|出结果|出字|完成)"
     r"[^。；;，,\n]{0,6}?[，,]\s*(?:剩余|剩下|其余|其他|其它|后面)的?\s*(?:请求|的)?[^。；;\n]{0,20}?(?:要|需要|得|才|等)|"
     # English: "only 2 of the requests return within 1.5 s, the rest wait 5-10 s"; "the first two requests get their

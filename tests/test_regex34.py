@@ -18,7 +18,7 @@ import pytest
 
 from benchmarks.regex_worst_case import whitespace_chains
 from diagnose.artifacts import figures, issue_md, serving_bench, smi_query
-from rules import claims, common
+from rules import claims, common, ticket_questions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -154,3 +154,71 @@ print(bool(issue_md.OUTCOME_CLAUSE.match(gap + "T4 works")), bool(issue_md.OUTCO
 def test_long_run_of_spaces_answers():
     done = subprocess.run([sys.executable, "-c", _LONG_RUN, str(REPO)], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True"] * 17 + ["False"] * 3, done.stderr
+
+
+# regex34b: three regexes searched over whole texts whose leading blanks could start at any blank of a run, so each
+# search position ran the rest of the run and failed (quadratic: 0.6 s on 5 kB of spaces for _CLAUSES, 1.3 s on 5 kB of
+# tabs for _SERVED_FIRST). (?<!\s) starts them at a run's first blank only; same spans, groups and splits as before on
+# all kept pastes, development and shared tickets and fuzzed texts.
+SEARCHED = {  # each with words it matches after blanks
+    "claims._CLAUSES": (claims._CLAUSES, "but it hangs"),
+    "claims._COUNTS_CONTRAST": (claims._COUNTS_CONTRAST, "but 4 GPUs slow"),
+    "ticket_questions._SERVED_FIRST": (ticket_questions._SERVED_FIRST, "2个请求返回，剩余请求要等"),
+}
+
+
+@pytest.mark.parametrize("name", SEARCHED)
+def test_searched_blanks_start_a_run(name):
+    pattern, words = SEARCHED[name]
+    assert whitespace_chains(pattern.pattern, pattern.flags) == []
+    assert pattern.search("x" + " " * 50 + words).start() == 1  # at the run's first blank
+    assert pattern.search("x" + " " * 50 + words, 2) is None  # never inside the run
+
+
+# The phrasings the regexes' comments quote, read as their callers read them.
+def test_clauses_split_real_phrasings():
+    assert claims._CLAUSES.split("2.21.5 crashes while 2.20.5 works") == ["2.21.5 crashes", "2.20.5 works"]
+    assert claims._CLAUSES.split("with 2.18 it works,   with 2.19 it hangs") == ["with 2.18 it works",
+                                                                                 "with 2.19 it hangs"]
+    assert claims._CLAUSES.split("it works   and   it hangs") == ["it works", "it hangs"]
+
+
+def test_clause_at_ends_at_a_mark_whose_blanks_it_ends_inside():
+    # `end` inside the blank run before " but ": the clause still ends there, as before regex34b
+    assert claims._clause_at("fast  but slow", 0, 5) == "fast "
+    assert claims._clause_at("it gave 230 GB/s, but 80 GB/s on nccl", 8, 16) == "it gave 230 GB/s"
+
+
+def test_counts_contrast_splits_real_phrasing():
+    assert claims._COUNTS_CONTRAST.split("with 2 GPUs it is fine, but with 4 GPUs the throughput halves",
+                                         maxsplit=1) == ["with 2 GPUs it is fine", " with 4 GPUs the throughput halves"]
+    assert len(claims._COUNTS_CONTRAST.split("with 2 GPUs it is fine and with 4 GPUs too", maxsplit=1)) == 1
+
+
+@pytest.mark.parametrize("text, first", [
+    ("其中2个请求可以在1.5秒内返回，剩余请求都要在5秒甚至10秒后才能返回", "2"),
+    ("only 2 of the requests return within 1.5 s, the rest wait 5-10 s", "2"),
+    ("前  2 个请求很快返回，其他的要等", "2"),
+])
+def test_served_first_reads_real_phrasings(text, first):
+    m = ticket_questions._SERVED_FIRST.search(text)
+    assert m and m.start() == 0 and next(g for g in m.groups() if g) == first
+
+
+# 50 kB of blanks around the words: the old forms took about a minute each on it, the new ones milliseconds.
+_LONG_SEARCH = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from rules import claims, ticket_questions
+gap, tabs = " " * 50_000, "\t" * 50_000
+print(len(claims._CLAUSES.split("works" + gap + "but hangs")), len(claims._CLAUSES.split(gap)),
+      len(claims._COUNTS_CONTRAST.split("2 GPUs fine" + gap + "but 4 slow", maxsplit=1)),
+      len(claims._COUNTS_CONTRAST.split(gap, maxsplit=1)),
+      ticket_questions._SERVED_FIRST.search(tabs + "2个请求返回，剩余请求要等") is not None,
+      ticket_questions._SERVED_FIRST.search(tabs) is not None)
+"""
+
+
+def test_long_run_of_blanks_searched():
+    done = subprocess.run([sys.executable, "-c", _LONG_SEARCH, str(REPO)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["2", "1", "2", "1", "True", "False"], done.stderr
