@@ -7530,9 +7530,21 @@ _SAID_ELSEWHERE = re.compile(
 def p2p_check_said(facts: Facts, kind: str) -> list[Claim]:
     """The reporter's words that P2P works on this host (`kind` p2p_ok, a grant, or p2p_passed, a delivery): affirmed,
     no guess, and not said of another host, an earlier time or some of the GPUs only (_SAID_ELSEWHERE)."""
-    found = [c for c in find(facts, kind) if not c.guess]
+    return _said_of_this_host(facts, kind)
+
+
+def _said_of_this_host(facts: Facts, kind: str, contrary: re.Pattern | None = None) -> list[Claim]:
+    """The `kind` claims that are no guess and whose sentence says them of this host now (not another host, an earlier
+    time or part of the GPUs: _SAID_ELSEWHERE), nor beside `contrary` words: the filter p2p_check_said and
+    said_working share."""
     said = dict(texts(facts))
-    return [c for c in found if not _SAID_ELSEWHERE.search(_said_sentence(said.get(c.source, ""), c.quote))]
+    out = []
+    for c in find(facts, kind):
+        sentence = _said_sentence(said.get(c.source, ""), c.quote)
+        if c.guess or _SAID_ELSEWHERE.search(sentence) or (contrary and contrary.search(sentence)):
+            continue
+        out.append(c)
+    return out
 
 
 # (ruledout34) The reporter's word that a suspect works, or that they ruled it out, for the families beyond P2P
@@ -7617,16 +7629,7 @@ def said_working(facts: Facts, subject: str) -> list[Claim]:
     or was ruled out: affirmed, no guess or condition, not said of another host, an earlier time or part of the GPUs
     (_SAID_ELSEWHERE), nor beside contrary words (_WORKING_CONTRARY). Weaker than an artifact showing the fault: a
     rule weighs it only against a cause named from a prior (a riser, a container's default, an inventory line)."""
-    said = dict(texts(facts))
-    contrary = _WORKING_CONTRARY.get(subject)
-    out = []
-    for c in find(facts, f"{subject}_working"):
-        sentence = _said_sentence(said.get(c.source, ""), c.quote)
-        if c.guess or _SAID_ELSEWHERE.search(sentence) or (contrary and contrary.search(sentence)):
-            continue
-        out.append(c)
-    return out
-
+    return _said_of_this_host(facts, f"{subject}_working", _WORKING_CONTRARY.get(subject))
 
 
 # Kinds whose words under a condition are a rule, not what happened (rules._first makes them a guess): MORE_WORDS_K's,
