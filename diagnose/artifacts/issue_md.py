@@ -39,6 +39,7 @@ from diagnose.artifacts.text import (
     llamacpp_builds,
     number,
     quant_dtype,
+    split_gpus_used,
     stated_lengths,
     table_cells,
     to_gbs,
@@ -1690,7 +1691,7 @@ def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
     """(line, GPUs) of the first ExLlama memory split or llama.cpp tensor split (GPU_SPLIT) over two GPUs or more."""
     for i, ln in lines:
         for m in GPU_SPLIT.finditer(ln):
-            used = sum(1 for part in re.split(r"[,/]", m.group(1) or m.group(2)) if float(part) > 0)
+            used = split_gpus_used(m.group(1) or m.group(2))
             if used >= 2:
                 return i, used
     return None

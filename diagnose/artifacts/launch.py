@@ -20,7 +20,7 @@ import shlex
 
 from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import NO_EFFECT, lines, quant_dtype, to_int
+from diagnose.artifacts.text import NO_EFFECT, lines, quant_dtype, split_gpus_used, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
@@ -493,9 +493,8 @@ def _split_gpus(flags: dict, src: str) -> list:
     it states, and with a row or tensor split the TP size they make; none when it gives no proportions for two GPUs or
     more."""
     value = flags.get("ts") or flags.get("tensor-split")
-    parts = re.split(r"[,/]", value) if isinstance(value, str) else []
     try:
-        used = sum(1 for p in parts if float(p) > 0)
+        used = split_gpus_used(value) if isinstance(value, str) else 0
     except ValueError:
         return []
     mode = flags.get("sm") or flags.get("split-mode")

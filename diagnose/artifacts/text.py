@@ -72,6 +72,12 @@ def to_int(value) -> int | None:
         return None
 
 
+def split_gpus_used(proportions: str) -> int:
+    """The GPUs a memory or tensor split ("3,1", "11/9", "0,1,1") puts weights on: its proportions above zero (ExLlama's
+    gpu_split, llama.cpp's --tensor-split). A part that is no number raises ValueError."""
+    return sum(1 for part in re.split(r"[,/]", proportions) if float(part) > 0)
+
+
 # A negated auxiliary's ending as people type it: "n't", the typographic "n’t", and in hurried writing the apostrophe
 # left out after the auxiliary ("didnt", "doesnt", "isnt", "wont", "cant"): "both didnt work" denies as "didn't" does.
 # (the stems are named, so a word that merely ends in "nt", "sent", "went", "different", is no negation; after a
