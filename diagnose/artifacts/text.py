@@ -106,7 +106,15 @@ ENGINE_WORD = re.compile(
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
     # (`accelerate launch|config|env|test` is Accelerate's launcher and set-up CLI, which starts any script, not a model
     # runner: https://huggingface.co/docs/accelerate/package_reference/cli)
-    r"transformers|accelerate(?!\s+(?:launch|config|env|test|estimate-memory)\b))" + _NAME_END,
+    # (normal35) the English verb is not the library: "can accelerate inference", "how to accelerate the model",
+    # "when I accelerate inference" (imoneoi/openchat#114, a vLLM-based server): a modal, "to" or a subject pronoun
+    # before it, or the work it would speed after it ("accelerate inference"), is the verb; the library is named as a
+    # noun ("using accelerate", "accelerate 0.30", "accelerate's device_map", "for accelerate to take", "with
+    # accelerate the layers run one after another")
+    r"transformers|(?<!\bto )(?<!\bcan )(?<!\bcould )(?<!\bwill )(?<!\bwould )(?<!\bshould )(?<!\bmay )"
+    r"(?<!\bmight )(?<!\bI )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bnot )(?<!n't )"
+    r"accelerate(?!\s+(?:launch|config|env|test|estimate-memory|inference|generation|decoding|prefill|speed|"
+    r"throughput)\b))" + _NAME_END,
     re.I,
 )
 
