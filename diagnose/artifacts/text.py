@@ -106,15 +106,7 @@ ENGINE_WORD = re.compile(
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
     # (`accelerate launch|config|env|test` is Accelerate's launcher and set-up CLI, which starts any script, not a model
     # runner: https://huggingface.co/docs/accelerate/package_reference/cli)
-    # (normal35) the English verb is not the library: "can accelerate inference", "how to accelerate the model",
-    # "when I accelerate inference" (imoneoi/openchat#114, a vLLM-based server): a modal, "to" or a subject pronoun
-    # before it, or the work it would speed after it ("accelerate inference"), is the verb; the library is named as a
-    # noun ("using accelerate", "accelerate 0.30", "accelerate's device_map", "for accelerate to take", "with
-    # accelerate the layers run one after another")
-    r"transformers|(?<!\bto )(?<!\bcan )(?<!\bcould )(?<!\bwill )(?<!\bwould )(?<!\bshould )(?<!\bmay )"
-    r"(?<!\bmight )(?<!\bI )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bnot )(?<!n't )"
-    r"accelerate(?!\s+(?:launch|config|env|test|estimate-memory|inference|generation|decoding|prefill|speed|"
-    r"throughput)\b))" + _NAME_END,
+    r"transformers|accelerate(?!\s+(?:launch|config|env|test|estimate-memory)\b))" + _NAME_END,
     re.I,
 )
 
@@ -152,10 +144,33 @@ def _in_link(text: str, m: re.Match) -> bool:
         bool(re.match(r"\.[a-z]{2,4}/", text[m.end():m.end() + 5]))
 
 
+# (normal35) "accelerate" as the English verb, not Hugging Face Accelerate: after "to", a modal or a subject pronoun
+# ("can accelerate inference", "how to accelerate", "when I accelerate inference": imoneoi/openchat#114, a vLLM-based
+# server), or before the work it would speed or an object ("accelerate inference", "accelerate the generation",
+# "accelerate it") where no preposition names the library ("with accelerate the layers run one after another", "using
+# accelerate, the model ..."). The library is a noun: "accelerate 0.30", "accelerate's device_map", "import
+# accelerate", "for accelerate to take".
+_VERB_BEFORE = re.compile(r"(?:\bto|\bcan|\bcould|\bwill|\bwould|\bshould|\bmay|\bmight|\bmust|\bI|\bwe|\byou|\bthey|"
+                          r"\bnot|n['’]t|\bhelps?|\bhelped)\s+$", re.I)
+_VERB_OBJECT = re.compile(r"\s+(?:inference|generation|decoding|prefill|throughput|the|this|that|these|those|it|its|my|"
+                          r"our|your|their)\b", re.I)
+_LIBRARY_BEFORE = re.compile(r"(?:\bwith|\busing|\buse|\bvia|\bby|\bfrom|\bimport|\bin|\band|\bor|[+,`(/])\s*$", re.I)
+
+
+def _accelerate_verb(text: str, m: re.Match) -> bool:
+    """Is this "accelerate" the verb (speed up), not the Hugging Face library?"""
+    if m.group(1).lower() != "accelerate":
+        return False
+    before = text[max(0, m.start() - 20):m.start()]
+    return bool(_VERB_BEFORE.search(before)) or (bool(_VERB_OBJECT.match(text, m.end()))
+                                                 and not _LIBRARY_BEFORE.search(before))
+
+
 def _said(text: str) -> list[re.Match]:
-    """The engines `text` names, as ENGINE_WORD matches, but those answered no or only compared with."""
+    """The engines `text` names, as ENGINE_WORD matches, but those answered no or only compared with, and the verb
+    "accelerate"."""
     return [m for m in ENGINE_WORD.finditer(text) if not ANSWERED_NO.match(text, m.end())
-            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()])]
+            and not COMPARED_BEFORE.search(text[max(0, m.start() - 40):m.start()]) and not _accelerate_verb(text, m)]
 
 
 def engines_named(text: str) -> list[str]:
