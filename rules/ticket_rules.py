@@ -1789,11 +1789,12 @@ def _about_performance(facts: Facts) -> bool:
     70B Q4 'slow' was layers left on the CPU, janhq/jan#3955), so the ask, not a physics prior, answers it."""
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
     # (normal35) a comparison of speed said with another word: "it does not accelerate inference compared to one
-    # A10G", "no speedup with TP=4", "doesn't scale past two GPUs", "is it quicker on two cards"; not "accelerator"
+    # A10G", "no speedup with TP=4", "doesn't scale past two GPUs", "is it quicker on two cards"; not "accelerator",
+    # "GPU acceleration" (a feature's name) or "large-scale"
     return bool(facts.of(Measurement)
                 or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|speed[- ]?ups?|"
-                             r"utili[sz]ation|GB/s|slower|faster|quicker|accelerat(?:e|es|ed|ing|ion)|"
-                             r"scal(?:e|es|ed|ing))\b", text, re.I))
+                             r"utili[sz]ation|GB/s|slower|faster|quicker|accelerat(?:e|es|ed|ing)|"
+                             r"(?<!-)scal(?:e|es|ed|ing))\b", text, re.I))
 
 
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor

@@ -100,6 +100,9 @@ def test_a_speed_comparison_in_other_words_gets_the_physics_prior(text):
     "TP=2 on two RTX 3090 hangs forever at startup with vLLM, it does not scale at all. Is this normal?",
     # 'accelerator' is a device, not a comparison of speed
     "We have 4 NVIDIA accelerators in the box. Is this normal?",
+    # a feature's name and an adjective, not a comparison of speed
+    "vLLM on 2x L40S shows GPU acceleration enabled in the log. Is this normal?",
+    "We plan a large-scale deployment of vLLM on 2x L40S and nvidia-smi shows 90% memory used. Is this normal?",
 ])
 def test_near_misses_are_not_answered_with_physics(text):
     verdict, found = judged_issue(text)
