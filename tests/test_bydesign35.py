@@ -142,16 +142,19 @@ REAL_DOCUMENTED = {
     "bonito120.md": "cuda_device_order",
     "darknet6982.md": "cuda_device_order",
     "digits1358.md": "cuda_device_order",
+    "ipyexperiments2.md": "cuda_device_order",
     "gpumon12.md": "gpu_utilization_is_time",
     "nvdocker807.md": "gpu_utilization_is_time",
     "k8sdp61.md": "container_sees_all_gpus",
     "k8sdp87.md": "container_sees_all_gpus",
     "alnair5.md": "container_sees_all_gpus",
     "nvdocker1506.md": "container_sees_all_gpus",
+    "gpuoperator284.md": "container_sees_all_gpus",
     "k8sdp51.md": "gpu_not_shared_between_pods",
 }
 # (settled normal, answered `healthy` by rules older than this pass: the key is None)
-REAL_HEALTHY = dict.fromkeys(("lmdeploy3043.md", "vllm43400.md", "nvdocker583.md", "nvforum_pcie_gen.md"))
+REAL_HEALTHY = dict.fromkeys(("lmdeploy3043.md", "vllm43400.md", "nvdocker583.md", "nvforum_pcie_gen.md", "k8sdp76.md",
+                              "nvtop114.md"))
 
 
 @pytest.mark.parametrize("name,key", {**REAL_DOCUMENTED, **REAL_HEALTHY}.items())
@@ -173,6 +176,8 @@ STILL_WRONG = {
                         "no row documents it (check split)",
     "exllamav3_54.md": "ExLlamaV3 allocates its working memory per forward pass rather than statically (turboderp); "
                        "the per-GPU percentages read as utilisation (ticket.busy_not_saturated, expected_physics)",
+    "dcgmexp395.md": "DCGM's profiling metrics need a Volta or newer GPU (glowkey: the M60 has none); no row documents "
+                     "which metrics each architecture supports (check split)",
     "vllm10516.md": "vLLM reserves gpu_memory_utilization (0.9) of every GPU whatever the TP size (DarkLight1337); "
                     "'it is loading 27GB on each gpu' is not a memory_per_gpu claim ticket.explained reads (check "
                     "split)",
