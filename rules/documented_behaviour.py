@@ -1,7 +1,8 @@
 """Behaviour the tools and engines document as how they work, described in the reporter's own words: PyTorch's
 caching allocator holding freed memory, the CUDA context, nvidia-smi's N/A fields and totals, processes hidden by a
 container's PID namespace, a memory-mapped model counted as file cache, Ollama's keep-alive and GPU placement, NCCL's
-informational lines, idle clocks. The knowledge is data
+informational lines, idle clocks, CUDA's and nvidia-smi's GPU numbering, what nvidia-smi's utilisation counts, the
+GPUs a container sees when it asks for none, Kubernetes giving each GPU to one container. The knowledge is data
 (rules/catalog/by_design.toml, each row with its documentation); this rule reads it, and answers `healthy` only where
 nothing in the ticket points at a fault."""
 
