@@ -10,9 +10,11 @@ reaches THRESHOLD reads it and ignores the lines that are not its own. Reading a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 
 from diagnose.errors import strict
@@ -71,9 +73,13 @@ def detect(text: str, skip: tuple[str, ...] = (), name: str = "") -> list[tuple[
     return sorted(scores, key=lambda kv: -kv[1])
 
 
-def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, FileRead]:
+def parse_text(text: str, name: str, skip: tuple[str, ...] = (), first_line: int = 1) -> tuple[list, FileRead]:
     """Run every recognising parser over one file's text. `skip`: kinds not to try (a pasted
-    issue hands its code blocks back here, and must not read them as issues again)."""
+    issue hands its code blocks back here, and must not read them as issues again). `first_line`: the line of the
+    file the text starts at (a block of a pasted issue): the records' sources count from there."""
+    if first_line > 1:
+        records, read = parse_text(text, name, skip)
+        return [moved(r, name, first_line - 1) for r in records], read
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
@@ -102,3 +108,29 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
         records.append(Note(where(name), "unrecognised_file", f"{name}: no parser recognised this file"))
     read.records = len(records)
     return records, read
+
+
+def moved(record, name: str, lines: int):
+    """`record` with every source `where(name, n)` inside it (its fields, and the dicts, lists and tuples they hold)
+    moved down `lines` lines: a text read alone that starts further down its file. Changed in place where mutable.
+    (A block read alone, not after as many blank lines as the file has above it: those cost every parser a loop
+    over them, for each block, so a long paste took time in the square of its length.)"""
+    at = re.compile(re.escape(name) + r":(\d+)")
+
+    def move(value):
+        if isinstance(value, str):
+            m = at.fullmatch(value)
+            return where(name, int(m.group(1)) + lines) if m else value
+        if isinstance(value, list):
+            value[:] = [move(v) for v in value]
+        elif isinstance(value, tuple):
+            return type(value)(*map(move, value)) if hasattr(value, "_fields") else tuple(move(v) for v in value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                value[k] = move(v)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                setattr(value, f.name, move(getattr(value, f.name)))
+        return value
+
+    return move(record)
