@@ -10,7 +10,6 @@ reaches THRESHOLD reads it and ignores the lines that are not its own. Reading a
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 import pkgutil
@@ -111,26 +110,11 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = (), first_line: int
 
 
 def moved(record, name: str, lines: int):
-    """`record` with every source `where(name, n)` inside it (its fields, and the dicts, lists and tuples they hold)
-    moved down `lines` lines: a text read alone that starts further down its file. Changed in place where mutable.
-    (A block read alone, not after as many blank lines as the file has above it: those cost every parser a loop
-    over them, for each block, so a long paste took time in the square of its length.)"""
-    at = re.compile(re.escape(name) + r":(\d+)")
-
-    def move(value):
-        if isinstance(value, str):
-            m = at.fullmatch(value)
-            return where(name, int(m.group(1)) + lines) if m else value
-        if isinstance(value, list):
-            value[:] = [move(v) for v in value]
-        elif isinstance(value, tuple):
-            return type(value)(*map(move, value)) if hasattr(value, "_fields") else tuple(move(v) for v in value)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                value[k] = move(v)
-        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-            for f in dataclasses.fields(value):
-                setattr(value, f.name, move(getattr(value, f.name)))
-        return value
-
-    return move(record)
+    """`record` with its source `where(name, n)` moved down `lines` lines (a text read alone that starts further down
+    its file); a source with no line (the whole file) stays. Records keep their place in a file only there.
+    (A block of a pasted issue was read after as many blank lines as the issue has above it, to keep its line numbers:
+    every parser looped over them, for each block, so a long paste took time in the square of its length.)"""
+    at = re.fullmatch(re.escape(name) + r":(\d+)", getattr(record, "source", None) or "")
+    if at:
+        record.source = where(name, int(at.group(1)) + lines)
+    return record
