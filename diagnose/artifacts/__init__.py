@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-import re
 from dataclasses import dataclass, field
 
 from diagnose.errors import strict
@@ -114,7 +113,8 @@ def moved(record, name: str, lines: int):
     its file); a source with no line (the whole file) stays. Records keep their place in a file only there.
     (A block of a pasted issue was read after as many blank lines as the issue has above it, to keep its line numbers:
     every parser looped over them, for each block, so a long paste took time in the square of its length.)"""
-    at = re.fullmatch(re.escape(name) + r":(\d+)", getattr(record, "source", None) or "")
-    if at:
-        record.source = where(name, int(at.group(1)) + lines)
+    source = getattr(record, "source", None) or ""
+    line = source[len(name) + 1:] if source.startswith(f"{name}:") else ""
+    if line.isascii() and line.isdigit():
+        record.source = where(name, int(line) + lines)
     return record
