@@ -9872,7 +9872,7 @@ def _catalog_messages(facts: Facts, rows: list, name: str = "known_error", key: 
             tuple(map(id, rows)))
     kept = _MESSAGES.get(said)
     if kept is None or any(a is not b for a, b in zip(kept[0], rows)):
-        if len(_MESSAGES) >= 64:  # a few tickets' worth: many rules ask the same ticket, one after another
+        if len(_MESSAGES) >= 8:  # one ticket's three row sets, and more: the rules ask of one ticket after another
             _MESSAGES.clear()
         kept = _MESSAGES[said] = (rows, _messages_said(pasted, prose, rows, name, key))
     return [dataclasses.replace(c, data=dict(c.data)) for c in kept[1]]  # a caller may change its claims
