@@ -8,6 +8,7 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -9864,11 +9865,29 @@ def engine_notices(facts: Facts) -> list[Claim]:
 def _catalog_messages(facts: Facts, rows: list, name: str = "known_error", key: str = "error") -> list[Claim]:
     """The claims (`name`, the row under data[`key`]) of the catalog messages the ticket quotes (rows of
     engine_errors.toml or engine_notices.toml), each message named by the first row matching it."""
-    out: list[Claim] = []
-    named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     # (an attached NCCL_DEBUG log's WARN lines are the same messages as a pasted one's: nccl_log keeps each as an event)
     logged = [(e.source, e.message) for e in facts.of(NcclEvent) if e.message]
     pasted, prose = pasted_blocks(facts) + logged, texts(facts)
+    said = (tuple(pasted), tuple((src, getattr(src, "lines", None), text) for src, text in prose), name, key,
+            tuple(map(id, rows)))
+    kept = _MESSAGES.get(said)
+    if kept is None or any(a is not b for a, b in zip(kept[0], rows)):
+        if len(_MESSAGES) >= 8:  # one ticket's three row sets, and more: the rules ask of one ticket after another
+            _MESSAGES.clear()
+        kept = _MESSAGES[said] = (rows, _messages_said(pasted, prose, rows, name, key))
+    return [dataclasses.replace(c, data=dict(c.data)) for c in kept[1]]  # a caller may change its claims
+
+
+# The claims _catalog_messages found, by what they were read from: (pasted, prose and its lines, name, key, the rows'
+# ids) -> (the rows, kept so their ids stay theirs; the claims). The same texts and rows give the same claims, and
+# the rules ask for them many times a ticket (known_errors: a dozen rules), each a search of every row over the text.
+_MESSAGES: dict = {}
+
+
+def _messages_said(pasted: list, prose: list, rows: list, name: str, key: str) -> list[Claim]:
+    """_catalog_messages' claims in the (source, text) pairs of pasted output and of prose."""
+    out: list[Claim] = []
+    named: set[tuple[str, str]] = set()  # (source, line): a line is one message, named by the first row matching it
     whole = "\n".join(t for _, t in pasted + prose)
     # a row whose stack the ticket never names leaves the message to the next row (notices have no such context)
     rows = [row for row in rows if not getattr(row, "context", None) or row.context.search(whole)]

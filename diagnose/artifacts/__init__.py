@@ -71,9 +71,13 @@ def detect(text: str, skip: tuple[str, ...] = (), name: str = "") -> list[tuple[
     return sorted(scores, key=lambda kv: -kv[1])
 
 
-def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, FileRead]:
+def parse_text(text: str, name: str, skip: tuple[str, ...] = (), first_line: int = 1) -> tuple[list, FileRead]:
     """Run every recognising parser over one file's text. `skip`: kinds not to try (a pasted
-    issue hands its code blocks back here, and must not read them as issues again)."""
+    issue hands its code blocks back here, and must not read them as issues again). `first_line`: the line of the
+    file the text starts at (a block of a pasted issue): the records' sources count from there."""
+    if first_line > 1:
+        records, read = parse_text(text, name, skip)
+        return [moved(r, name, first_line - 1) for r in records], read
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
@@ -102,3 +106,15 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
         records.append(Note(where(name), "unrecognised_file", f"{name}: no parser recognised this file"))
     read.records = len(records)
     return records, read
+
+
+def moved(record, name: str, lines: int):
+    """`record` with its source `where(name, n)` moved down `lines` lines (a text read alone that starts further down
+    its file); a source with no line (the whole file) stays. Records keep their place in a file only there.
+    (A block of a pasted issue was read after as many blank lines as the issue has above it, to keep its line numbers:
+    every parser looped over them, for each block, so a long paste took time in the square of its length.)"""
+    source = getattr(record, "source", None) or ""
+    line = source[len(name) + 1:] if source.startswith(f"{name}:") else ""
+    if line.isascii() and line.isdigit():
+        record.source = where(name, int(line) + lines)
+    return record

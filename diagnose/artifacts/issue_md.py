@@ -296,8 +296,7 @@ def parse(text: str, name: str) -> list:
             out.append(Note(where(name, start), "pasted_output", body[:20_000]))
     kinds: list[str] = []
     for start, body in [*code, (1, "\n".join("" if i in quoted else ln for i, ln in prose))]:
-        padded = "\n" * (start - 1) + body  # keep the line numbers in every source
-        records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
+        records, read = parse_text(body, name, skip=(KIND, "ticket_toml"), first_line=start)  # the lines
         kinds.extend(k for k in read.kinds if k not in kinds)
         out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
     if not any(isinstance(r, Workload) and r.dtype for r in out):  # no model name, flag or table gives the weights
