@@ -800,6 +800,43 @@ def _weights_said(prose, code_lines, name: str) -> list:
     return [Workload(where(name, i), dtype=dtype) for dtype, i in said.items()] if len(said) == 1 else []
 
 
+# TensorRT-LLM named by its package, CLIs or repository (tensorrt_llm, trtllm-build, NVIDIA/TensorRT-LLM), its run.py's
+# --engine_dir (engine_signs) or its benchmarks' "[BENCHMARK] model_name ..." result lines (batch_bench)
+TRTLLM_NAMED = re.compile(r"tensorrt[-_ ]?llm|\btrt[-_ ]?llm|\btrtllm|--engine_dir\b|"
+                          r"\\?\[BENCHMARK\\?\]\s*model_name\b", re.I)
+# TensorRT-LLM starts one MPI rank per GPU of the engine: "mpirun -n 4 python3 run.py --engine_dir ..." runs the
+# world the engine was built for, tp_size x pp_size ranks (TensorRT-LLM's examples/llama README runs its 2-way TP engine
+# with "mpirun -n 2 ... ../run.py"; https://nvidia.github.io/TensorRT-LLM/architecture/core-concepts.html); the
+# launcher's own -n / -np before the program (not the program's flags after it), the program a Python script or a C++
+# benchmark.
+MPI_RANKS = re.compile(r"(?:^|[\s/`])(?:mpirun|mpiexec)\b(?P<launcher>[^`|;&]*?)\s(?:\S*/)?(?:python[\d.]*|"
+                       r"gptManagerBenchmark|gptSessionBenchmark|trtllm-\w+)\b")
+# (a pipeline stage said anywhere, "--pp_size 2", "pipeline_parallel_size: 2", leaves the world's split unknown)
+PIPELINE_SAID = re.compile(r"\b(?:pp[-_]?size|pipeline[-_ ]parallel\w*)\W{0,3}(?!1\b)\d", re.I)
+MPI_NP = re.compile(r"(?:^|\s)--?np?[=\s]+(\d{1,3})\b")
+# ... and names its engine and checkpoint folders by the GPUs they were built for: "trt_engines/fp16/1-gpu/",
+# "tllm_checkpoint_1gpu_bf16", "fp16/4-gpu-tp" (the examples' convention, TensorRT-LLM examples/llama README:
+# "--output_dir ./tllm_checkpoint_2gpu_tp2", "./tmp/llama/7B/trt_engines/fp16/2-gpu/")
+ENGINE_DIR_GPUS = re.compile(r"(?<=[/_])(\d{1,2})-?gpus?(?=[/_\-\s`\\]|$)", re.I)
+
+
+def _trtllm_world(lines) -> tuple[int, int] | None:
+    """(line, ranks) of the one world size a TensorRT-LLM ticket's mpirun lines start, or None (none, or several)."""
+    if not any(TRTLLM_NAMED.search(ln) for _, ln in lines) or any(PIPELINE_SAID.search(ln) for _, ln in lines):
+        return None
+    found = {(i, int(n.group(1))) for i, ln in lines for m in MPI_RANKS.finditer(ln)
+             if (n := MPI_NP.search(m.group("launcher")))}
+    return min(found) if len({n for _, n in found}) == 1 else None
+
+
+def _engine_dir_gpus(lines) -> tuple[int, int] | None:
+    """(line, GPUs) of the one GPU count a TensorRT-LLM ticket's engine or checkpoint folders are named for, or None."""
+    if not any(TRTLLM_NAMED.search(ln) for _, ln in lines):
+        return None
+    found = {(i, int(m.group(1))) for i, ln in lines for m in ENGINE_DIR_GPUS.finditer(ln)}
+    return min(found) if len({n for _, n in found}) == 1 else None
+
+
 def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
     for i, ln in lines:
@@ -820,8 +857,11 @@ NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|s
                r"clients?\b|users?\b|sessions?\b))")
 # (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
 # across 4 GPUs": each is the TP size, as "TP=4")
+# (and as a quoted key of a dict, JSON or YAML pasted in prose: "'tensor_parallel_size':4",
+# "\"tensor_parallel_size\": 4", the engine arguments a script hands vLLM's LLM / AsyncEngineArgs,
+# https://docs.vllm.ai/en/stable/configuration/engine_args.html)
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)[\"'`]?\s*"
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
@@ -1307,7 +1347,23 @@ ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|clien
 # subject of a clause ("a single request failed", "one user reported") is no load, so the noun must follow a
 # preposition or carry "at a time"; "not a single request" denies it.
 ONE_AT_A_TIME = re.compile(r"(?<!\bnot )\b(?:(?:with|at|for|using|on|in|under|by|even with)\s+(?:only\s+|just\s+)?"
-                           r"(?:a\s+)?(?:single|one|1)[- ](?:request|user|stream|client|sequence|prompt)s?\b|"
+                           r"(?:a\s+)?(?:single|one|1)[- ](?:request|user|stream|client|sequence|prompt|query|question|"
+                           r"sample)s?\b|"
+                           # (extract35) the load named by the benchmarks' own word, "single concurrency", "one
+                           # concurrency" (genai-perf / trtllm-bench --concurrency 1, vLLM's --max-concurrency 1)
+                           r"\b(?:single|one|1)[- ]concurrency\b|"
+                           # ... one request each time: "each time only send a request", "one request per time"
+                           r"\b(?:each|every)\s+time\s+(?:I\s+|we\s+)?(?:(?:only|just)\s+send\w*\s+(?:a|one|1|a\s+single)|"
+                           r"send\w*\s+(?:only\s+|just\s+)?(?:one|1|a\s+single))\s+(?:request|prompt|query)\b|\b(?:one|a\s+single|1)\s+(?:request|prompt|query)\s+(?:each|every|per)"
+                           r"\s+time\b|"
+                           # ... a figure said of one request: "a single request has throughput around 80 tokens per
+                           # second", "single-request latency is 2 s", "one user gets 30 tok/s"
+                           r"\b(?:single|one)[- ](?:request|user|stream)\s+(?:has|gets|achieves|reaches|runs\s+at|sees|"
+                           r"yields|gives|throughput|latency|speed|performance|decode|generation)\b|"
+                           # ... the object of the work timed: "to handle one prompt", "test a single sentence
+                           # inference", "processing a single query"
+                           r"\b(?:handl|process|answer|infer|run|generat|send|test)\w*\s+(?:only\s+|just\s+)?"
+                           r"(?:a\s+single|one|1)\s+(?:prompt|query|question|request|sample|sentence)\b|"
                            r"(?:one|a single|1)\s+(?:request|prompt|sequence)\s+at\s+a\s+time\b|"
                            r"\bno\s+(?:other\s+)?(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|load)\b|"
                            # requests, not layers or GPUs, one after another
@@ -1838,7 +1894,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_header_rate_rows(prose, name, {m.source for m in out if isinstance(m, Measurement)}))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         tp_line = max(code_tp, key=lambda x: x[1]) if code_tp else None
+    if tp_line is None and pp_line is None and (world := _trtllm_world([*prose, *code_lines])):
+        tp_line = world  # no pipeline stage said: the TensorRT-LLM world is its TP (trtllm-build's --pp_size is 1)
     job = _job_gpus([*prose, *code_lines])
+    built = None if job else _engine_dir_gpus([*prose, *code_lines])
+    if built and (tp_line is None or tp_line[1] <= built[1]):  # (not a folder name the stated layout contradicts)
+        job = built
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
     if tp_line and 1 <= tp_line[1] <= 1024:  # (a llama.cpp split says so: its rows go by proportion, no heads rule)
@@ -1860,6 +1921,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if load:  # one load for the whole ticket: what its benchmark figures were run at
         out.append(Workload(where(name, load[0]), concurrency=load[1]))
     out += stated_lengths(prose, name)
+    cap = _one_stated(code_lines, CODE_BATCH_CAP)
+    if cap:  # a batch cap set in pasted code or config (the launch parser reads the flags): rules.stated_load's cap
+        out.append(Workload(where(name, cap[0]), extra={"max_batch_size": str(cap[1]),
+                                                        "max_batch_size_flag": "max_batch_size"}))
     share = next((f for i, ln in sorted([*prose, *code_lines]) if (f := share_fact(ln, where(name, i)))), None)
     if share:  # the memory share the engine was told to fill: the first stated
         out.append(share)
@@ -3314,10 +3379,15 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
 # LLM.generate takes "a single prompt" or a list (https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html). Not
 # where the tokens are repeated into more rows (.repeat, .expand), nor with sampled or beam-searched siblings
 # (num_return_sequences, num_beams, n=), which decode several sequences together.
-_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*[fFrRbB]?(?:\"|')")
+# (extract35) also the one conversation a chat template renders (`text = tokenizer.apply_chat_template(messages, ...)`:
+# one prompt, a string with tokenize=False, https://huggingface.co/docs/transformers/main/en/chat_templating), and a
+# list of that one prompt handed to the call, `llm.generate([text], ...)`
+_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[fFrRbB]?(?:\"|')|"
+                              r"(?:[\w.]+\.)?apply_chat_template\s*\(\s*(?:$|(?:conversation\s*=\s*)?[A-Za-z_]\w*\s*(?:,|\)|$)))")
 _TOKENIZED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?(?:tokenizer|tok|processor)(?:\.encode)?\s*\(\s*"
                         r"(?:text\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"']|\[\s*[fFrR]?(?P<q>[\"'])[^\"']*(?P=q)\s*\])")
-_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"'])")
+_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?(?:\[\s*(?=[A-Za-z_]\w*\s*\](?!\s*\*)))?"
+                        r"([A-Za-z_]\w*|[fFrR]?[\"'])")
 _MORE_ROWS = re.compile(r"\.(?:repeat|expand|repeat_interleave)\s*\(|\bnum_return_sequences\s*=\s*(?!1\b)\d|"
                         r"\bnum_beams\s*=\s*(?!1\b)\d|\bn\s*=\s*(?!1\b)\d|\bbest_of\s*=")
 
@@ -3584,9 +3654,26 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
     return one[1] if one else None
 
 
+# The largest batch a pasted script or config lets the engine form, as a keyword, variable or YAML key: Meta's
+# Llama.build(..., max_batch_size=...) (https://github.com/meta-llama/llama, example_chat_completion.py), TensorRT-LLM's
+# LLM(..., max_batch_size=...) and its YAML options (https://nvidia.github.io/TensorRT-LLM/llm-api/reference.html), a
+# Triton model config's `max_batch_size: 8`. A limit, not the load: more requests only queue (rules.stated_load); the
+# command-line flag, --max_batch_size, is the launch parser's.
+CODE_BATCH_CAP = re.compile(r"(?<![\w.-])max_batch_size[\"']?\s*[=:]\s*(\d{1,5})\b")
+
+
+# (extract35) A load above one said with a count word: "with two concurrency", "several concurrent requests", "multiple
+# parallel users": the figures are not all one request's
+LOAD_WORDS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|dozens?|hundreds?|several|many|multiple)\s+"
+                        r"(?:concurrency|concurrent|parallel\s+(?:requests?|users?|clients?)|simultaneous)\b", re.I)
+
+
 def _one_at_a_time(prose: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """(line, words) where the prose says its figures ran one request at a time and states no other load, or None."""
-    if _only_load(prose) not in (None, 1) or any(CONCURRENT.search(ln) for _, ln in prose):
+    """(line, words) where the prose says its figures ran one request at a time and states no other load, or None
+    (a comparison, "batch size 8 ... than with batch size 1", states two)."""
+    if _only_load(prose) not in (None, 1) or any(CONCURRENT.search(ln) or LOAD_WORDS.search(ln) for _, ln in prose):
+        return None
+    if any(int(next(g for g in m.groups() if g)) != 1 for _, ln in prose for m in BATCH.finditer(ln)):
         return None
     return next(((i, m.group(0).strip()) for i, ln in prose if (m := ONE_AT_A_TIME.search(ln))), None)
 
