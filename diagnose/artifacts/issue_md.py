@@ -1250,10 +1250,15 @@ _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
-BATCH = re.compile(r"\b(?:batch[-_ ]?size|" + _BS + r"|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
+# (extract35: nor the limit flag that ends in "batch-size", TGI's and LMDeploy's --max-batch-size, as BATCH_ONLY)
+BATCH = re.compile(r"\b(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])batch|--batch-size|--max-num-seqs|"
+                   r"concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
-BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS, re.I)
+# (extract35) not a limit's flag, TGI's and LMDeploy's --max-batch-size 32 (the largest batch, not the one decoded:
+# https://huggingface.co/docs/text-generation-inference/reference/launcher)
+BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS,
+                        re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -1276,6 +1281,8 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
                         r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
                         r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
+                        # ... each thread a request of its own: "I use 5 threads, each with 80000 tokens"
+                        r"\b(\d{1,4})\s+threads,?\s+each\s+(?:with|sending|issuing|making|running)\b|"
                         # ... the adverb after the noun: "32 requests at the same time", "8 prompts simultaneously",
                         # "16 users concurrently", "4 requests in parallel" (not "1000 requests in total")
                         r"\b(\d{1,4})\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+(?:at\s+once|"
@@ -1619,6 +1626,8 @@ _LACKED = re.compile(r"(?:\b(?:I|we)\s+(?:do\s+not|don[’']?t|did\s+not|didn[�
 # 3090s", "I'm thinking of adding a third 3090", "we are considering getting 8x H100": a purchase, not the machine that
 # ran. (What they bought or added, "I bought two 3090s", "I added a 4090", ran.)
 _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\s+to|intend\w*|thinking\s+(?:of|about)|"
+                      # (extract35) a buying question: "Should I buy 4 RTX 4090 or 2 A6000?", "is it worth getting 2"
+                      r"should\s+(?:I|we)|worth|"
                       r"consider\w*|want(?:s|ed)?\s+to|would\s+like\s+to|(?:I|we)['’]d\s+like\s+to|hop(?:e|es|ed|ing)\s+to|"
                       r"about\s+to)\b[^.!?;]{0,30}?\b(?:buy\w*|purchas\w*|get(?:ting)?|order\w*|add(?:ing)?|"
                       r"pick(?:ing)?\s+up)\b[^.!?;]{0,24}$", re.I)
