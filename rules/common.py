@@ -279,8 +279,6 @@ def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
     of 8) is not what the one server runs on ("vllm serve ... --tensor-parallel-size 2" holds 2 of them). Not
     where several launches (replicas, a second server) or a count below the layout (GPUs per node) are given."""
     launched = [w for w in facts.of(Workload) if w.extra.get("server_layout") and w.tp]
-    if not launched:  # (extract35) no launch line: the one layout the ticket states, "8-GPU node, TP 2"
-        return _stated_ranks(facts)
     if len({(w.tp, w.pp or 1, w.dp or 1) for w in launched}) != 1:
         return None
     w = launched[0]
@@ -289,19 +287,6 @@ def _server_ranks(facts: Facts) -> tuple[int, Workload] | None:
     ranks = w.tp * (w.pp or 1) * (w.dp or 1)
     counted = max(facts.workload().gpu_count or 0, len(gpu_indices(facts)))
     return (ranks, w) if counted > ranks else None
-
-
-def _stated_ranks(facts: Facts) -> tuple[int, Workload] | None:
-    """(TP x PP x DP, the record stating the TP) where the ticket states one TP size, none of it a default, on one
-    node, and counts more GPUs than that layout holds: "how to run on 8 x A100 when tp is 2" runs on 2 of them. Not
-    across nodes (a TP 8 over two 8-GPU nodes leaves its other degree unsaid) nor where two TP sizes are compared."""
-    stated = [w for w in facts.of(Workload) if w.tp and "tp" not in w.extra.get("defaults", ())]
-    whole = facts.workload()
-    if not stated or len({w.tp for w in stated}) != 1 or (whole.nodes or 1) > 1:
-        return None
-    ranks = stated[0].tp * (whole.pp or 1) * (whole.dp or 1)
-    counted = max(whole.gpu_count or 0, len(gpu_indices(facts)))
-    return (ranks, stated[0]) if counted > ranks else None
 
 
 def gpu_count(facts: Facts) -> int | None:

@@ -847,7 +847,29 @@ def _job_gpus(lines) -> tuple[int, int] | None:
         for m in JOB_ON_ONE.finditer(ln):
             if not JOB_NOT.search(ln[max(0, m.start() - 40):m.start()]) and not JOB_FAULT_AFTER.match(ln[m.end():]):
                 return i, 1
+    for i, ln in lines:  # (extract35) the GPUs a TP occupies, counted beside it: "Dual-card (2× RTX 3090, TP=2)"
+        for sentence in re.split(r"(?<=[.;!?])\s+", ln):
+            if (n := _layout_counted(sentence)):
+                return i, n
     return None
+
+
+# (extract35) A GPU count and a TP size of the same value said in one sentence, "Dual-card (2× RTX 3090, TP=2)",
+# "4 GPUs with tensor_parallel_size=4": the job holds exactly those GPUs, whatever larger inventory the ticket lists
+# elsewhere (a rig of three, an 8-GPU node). Not a count and a TP that differ ("8 GPUs with TP=4" may be two
+# replicas), not a sentence that speaks of nodes (a TP per node of a multi-node job), not one that compares layouts.
+_NODE_WORDS = re.compile(r"\b(?:nodes?|servers?|machines?|hosts?|per[- ]node|each|vs\.?|versus|compared?)\b", re.I)
+
+
+def _layout_counted(ln: str) -> int | None:
+    """The GPU count a sentence states together with an equal TP size, or None."""
+    # (the GPUs counted in words, "4 GPUs", or as boards, "2× RTX 3090", "2x A100")
+    counted = _counted_gpus(ln) or CLAUSE_GPUS.search(ln.replace("×", "x"))
+    tps = {_tp_size(m) for m in TP.finditer(ln)}
+    if counted is None or len(tps) != 1 or _NODE_WORDS.search(ln):
+        return None
+    n = _count(next(g for g in counted.groups() if g))
+    return n if n >= 2 and tps == {n} else None
 
 
 # (not a figure the sentence goes on to give after the words: "via vLLM tensor parallel: 18 tokens per second",
@@ -1257,8 +1279,8 @@ BATCH = re.compile(r"\b(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])b
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
 # (extract35) not a limit's flag, TGI's and LMDeploy's --max-batch-size 32 (the largest batch, not the one decoded:
 # https://huggingface.co/docs/text-generation-inference/reference/launcher)
-BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS,
-                        re.I)
+BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b"
+                        + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
