@@ -197,3 +197,19 @@ def test_no_job_count_from_engine_folders_built_for_different_counts(tmp_path):
     facts = _read(tmp_path, "# TensorRT-LLM on 8x A100\n\n```\npython3 run.py --engine_dir trt_engines/fp16/1-gpu\n"
                             "mpirun -n 2 python3 run.py --engine_dir trt_engines/fp16/2-gpu\n```\n")
     assert not any(w.extra.get("job_gpus") == 1 for w in facts.of(Workload))
+
+
+@pytest.mark.parametrize("text", [
+    "llama-server on one RTX 3090 with -ngl 99 and batch size 512 gives 20 t/s.",  # -b: prompt tokens per chunk
+    "Running the Q4_K_M GGUF with llama.cpp, batch size 2048 / ubatch 512, I get 20 t/s on one RTX 3090.",
+])
+def test_llamacpps_batch_size_is_a_token_chunk_not_a_batch(tmp_path, text):
+    facts = _read(tmp_path, f"# Slow generation\n\n{text}\n\nIs this expected?\n")
+    assert facts.workload().batch is None
+    assert all(m.batch is None for m in facts.of(Measurement))
+
+
+def test_another_engines_batch_size_stays_its_batch(tmp_path):
+    facts = _read(tmp_path, "# Slow generation\n\nvLLM on one H100 at batch size 256 gives 9000 tok/s in total.\n\n"
+                            "Is this expected?\n")
+    assert facts.workload().batch == 256

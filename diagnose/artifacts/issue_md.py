@@ -2016,6 +2016,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
     if pasted is not None:  # last: a tool's own output read above (a llama-bench row and its params) names it better
         out.append(named_at)
+    if LLAMACPP_NAMED.search(" ".join(ln for _, ln in [*prose, *code_lines])):
+        out = [r for r in map(_no_token_chunk, out) if r is not None]
     return out
 
 
@@ -3691,6 +3693,29 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
 # Triton model config's `max_batch_size: 8`. A limit, not the load: more requests only queue (rules.stated_load); the
 # command-line flag, --max_batch_size, is the launch parser's.
 CODE_BATCH_CAP = re.compile(r"(?<![\w.-])max_batch_size[\"']?\s*[=:]\s*(\d{1,5})\b")
+
+
+# llama.cpp's "batch size" is a count of prompt tokens, not of requests: -b / --batch-size is the logical and -ub /
+# --ubatch-size the physical chunk of prompt processing, 2048 and 512 by default
+# (https://github.com/ggml-org/llama.cpp/tree/master/tools/server, README; tools/llama-bench README: n_batch, n_ubatch);
+# its server decodes requests together only up to its slots (-np). In a ticket that names llama.cpp, its server, a GGUF
+# file, -ngl, KoboldCpp or Ollama (num_batch, the same chunk), a "batch size" of 128 and up is that chunk: no decode
+# batch. (llama-batched-bench's rows state their sequences as a concurrency too and keep them.)
+LLAMACPP_NAMED = re.compile(r"\bllama[-_.]?(?:cpp|server|cli|bench)\b|\.gguf\b|(?<![\w-])-ngl\b|--n-gpu-layers\b|"
+                            r"\bkoboldcpp\b|\bollama\b", re.I)
+TOKEN_CHUNK_LEAST = 128
+
+
+def _no_token_chunk(record):
+    """The record without a batch that is llama.cpp's token chunk (TOKEN_CHUNK_LEAST and up, no concurrency beside
+    it); None for a Workload that said nothing else."""
+    if isinstance(record, (Workload, Measurement)) and (record.batch or 0) >= TOKEN_CHUNK_LEAST \
+            and not record.concurrency:
+        record = dataclasses.replace(record, batch=None)
+        if isinstance(record, Workload) and not any(v not in (None, {}) for k, v in vars(record).items()
+                                                    if k != "source"):
+            return None
+    return record
 
 
 # (extract35) A load above one said with a count word: "with two concurrency", "several concurrent requests", "multiple
