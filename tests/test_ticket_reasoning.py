@@ -56,6 +56,12 @@ def rules_of(findings, category):
 def test_real_tickets_get_the_cause_their_thread_established(tmp_path, prefix, category, rule):
     v, findings = answer(tmp_path, prefix)
     assert v.category == category and rule in rules_of(findings, category)
+    if prefix == "e002":
+        # (extract35) e002 pastes its DeepSpeed config, `"tensor_parallel": {"tp_size": 8}`, which is read now as the
+        # run's TP: with the catalog's 52 heads of LLaMA-30B the layout is impossible by arithmetic, the certainty the
+        # heads rule gives a launch line. That is a pasted config, not the reporter's words.
+        assert "workload.tp_not_dividing_heads" in rules_of(findings, category)
+        return
     assert v.confidence < 0.9  # the reporter's words never give an artifact's certainty
 
 

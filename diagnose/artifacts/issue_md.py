@@ -799,6 +799,43 @@ def _weights_said(prose, code_lines, name: str) -> list:
     return [Workload(where(name, i), dtype=dtype) for dtype, i in said.items()] if len(said) == 1 else []
 
 
+# TensorRT-LLM named by its package, CLIs or repository (tensorrt_llm, trtllm-build, NVIDIA/TensorRT-LLM), its run.py's
+# --engine_dir (engine_signs) or its benchmarks' "[BENCHMARK] model_name ..." result lines (batch_bench)
+TRTLLM_NAMED = re.compile(r"tensorrt[-_ ]?llm|\btrt[-_ ]?llm|\btrtllm|--engine_dir\b|"
+                          r"\\?\[BENCHMARK\\?\]\s*model_name\b", re.I)
+# TensorRT-LLM starts one MPI rank per GPU of the engine: "mpirun -n 4 python3 run.py --engine_dir ..." runs the
+# world the engine was built for, tp_size x pp_size ranks (TensorRT-LLM's examples/llama README runs its 2-way TP engine
+# with "mpirun -n 2 ... ../run.py"; https://nvidia.github.io/TensorRT-LLM/architecture/core-concepts.html); the
+# launcher's own -n / -np before the program (not the program's flags after it), the program a Python script or a C++
+# benchmark.
+MPI_RANKS = re.compile(r"(?:^|[\s/`])(?:mpirun|mpiexec)\b(?P<launcher>[^`|;&]*?)\s(?:\S*/)?(?:python[\d.]*|"
+                       r"gptManagerBenchmark|gptSessionBenchmark|trtllm-\w+)\b")
+# (a pipeline stage said anywhere, "--pp_size 2", "pipeline_parallel_size: 2", leaves the world's split unknown)
+PIPELINE_SAID = re.compile(r"\b(?:pp[-_]?size|pipeline[-_ ]parallel\w*)\W{0,3}(?!1\b)\d", re.I)
+MPI_NP = re.compile(r"(?:^|\s)--?np?[=\s]+(\d{1,3})\b")
+# ... and names its engine and checkpoint folders by the GPUs they were built for: "trt_engines/fp16/1-gpu/",
+# "tllm_checkpoint_1gpu_bf16", "fp16/4-gpu-tp" (the examples' convention, TensorRT-LLM examples/llama README:
+# "--output_dir ./tllm_checkpoint_2gpu_tp2", "./tmp/llama/7B/trt_engines/fp16/2-gpu/")
+ENGINE_DIR_GPUS = re.compile(r"(?<=[/_])(\d{1,2})-?gpus?(?=[/_\-\s`\\]|$)", re.I)
+
+
+def _trtllm_world(lines) -> tuple[int, int] | None:
+    """(line, ranks) of the one world size a TensorRT-LLM ticket's mpirun lines start, or None (none, or several)."""
+    if not any(TRTLLM_NAMED.search(ln) for _, ln in lines) or any(PIPELINE_SAID.search(ln) for _, ln in lines):
+        return None
+    found = {(i, int(n.group(1))) for i, ln in lines for m in MPI_RANKS.finditer(ln)
+             if (n := MPI_NP.search(m.group("launcher")))}
+    return min(found) if len({n for _, n in found}) == 1 else None
+
+
+def _engine_dir_gpus(lines) -> tuple[int, int] | None:
+    """(line, GPUs) of the one GPU count a TensorRT-LLM ticket's engine or checkpoint folders are named for, or None."""
+    if not any(TRTLLM_NAMED.search(ln) for _, ln in lines):
+        return None
+    found = {(i, int(m.group(1))) for i, ln in lines for m in ENGINE_DIR_GPUS.finditer(ln)}
+    return min(found) if len({n for _, n in found}) == 1 else None
+
+
 def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
     for i, ln in lines:
@@ -809,7 +846,29 @@ def _job_gpus(lines) -> tuple[int, int] | None:
         for m in JOB_ON_ONE.finditer(ln):
             if not JOB_NOT.search(ln[max(0, m.start() - 40):m.start()]) and not JOB_FAULT_AFTER.match(ln[m.end():]):
                 return i, 1
+    for i, ln in lines:  # (extract35) the GPUs a TP occupies, counted beside it: "Dual-card (2× RTX 3090, TP=2)"
+        for sentence in re.split(r"(?<=[.;!?])\s+", ln):
+            if (n := _layout_counted(sentence)):
+                return i, n
     return None
+
+
+# (extract35) A GPU count and a TP size of the same value said in one sentence, "Dual-card (2× RTX 3090, TP=2)",
+# "4 GPUs with tensor_parallel_size=4": the job holds exactly those GPUs, whatever larger inventory the ticket lists
+# elsewhere (a rig of three, an 8-GPU node). Not a count and a TP that differ ("8 GPUs with TP=4" may be two
+# replicas), not a sentence that speaks of nodes (a TP per node of a multi-node job), not one that compares layouts.
+_NODE_WORDS = re.compile(r"\b(?:nodes?|servers?|machines?|hosts?|per[- ]node|each|vs\.?|versus|compared?)\b", re.I)
+
+
+def _layout_counted(ln: str) -> int | None:
+    """The GPU count a sentence states together with an equal TP size, or None."""
+    # (the GPUs counted in words, "4 GPUs", or as boards, "2× RTX 3090", "2x A100")
+    counted = _counted_gpus(ln) or CLAUSE_GPUS.search(ln.replace("×", "x"))
+    tps = {_tp_size(m) for m in TP.finditer(ln)}
+    if counted is None or len(tps) != 1 or _NODE_WORDS.search(ln):
+        return None
+    n = _count(next(g for g in counted.groups() if g))
+    return n if n >= 2 and tps == {n} else None
 
 
 # (not a figure the sentence goes on to give after the words: "via vLLM tensor parallel: 18 tokens per second",
@@ -819,8 +878,11 @@ NOT_A_SIZE = (r"(?![.,]\d)(?!\s*(?:tok|tk/|t/s|tps|tokens?\b|it/s|req|ms\b|s\b|s
                r"clients?\b|users?\b|sessions?\b))")
 # (the size said with a verb, "tensor-parallelism was set to 4", or over the GPUs it splits, "tensor-parallelism
 # across 4 GPUs": each is the TP size, as "TP=4")
+# (and as a quoted key of a dict, JSON or YAML pasted in prose: "'tensor_parallel_size':4",
+# "\"tensor_parallel_size\": 4", the engine arguments a script hands vLLM's LLM / AsyncEngineArgs,
+# https://docs.vllm.ai/en/stable/configuration/engine_args.html)
 TP = re.compile(
-    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*"
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)[\"'`]?\s*"
     r"(?:=|:|is|of|to|=\s*|(?:is|was|were)\s+set\s+to|across(?=\s*\d{1,3}\s*(?:GPUs?|cards?|devices?)\b))?\s*(\d{1,3})\b"
     + NOT_A_SIZE + r"|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b|"
@@ -1209,10 +1271,15 @@ _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
-BATCH = re.compile(r"\b(?:batch[-_ ]?size|" + _BS + r"|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
+# (extract35: nor the limit flag that ends in "batch-size", TGI's and LMDeploy's --max-batch-size, as BATCH_ONLY)
+BATCH = re.compile(r"\b(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])batch|--batch-size|--max-num-seqs|"
+                   r"concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b" + _NOT_TOKENS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
-BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b" + _NOT_TOKENS, re.I)
+# (extract35) not a limit's flag, TGI's and LMDeploy's --max-batch-size 32 (the largest batch, not the one decoded:
+# https://huggingface.co/docs/text-generation-inference/reference/launcher)
+BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b"
+                        + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -1235,6 +1302,8 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
                         r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
                         r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
+                        # ... each thread a request of its own: "I use 5 threads, each with 80000 tokens"
+                        r"\b(\d{1,4})\s+threads,?\s+each\s+(?:with|sending|issuing|making|running)\b|"
                         # ... the adverb after the noun: "32 requests at the same time", "8 prompts simultaneously",
                         # "16 users concurrently", "4 requests in parallel" (not "1000 requests in total")
                         r"\b(\d{1,4})\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+(?:at\s+once|"
@@ -1306,7 +1375,23 @@ ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|clien
 # subject of a clause ("a single request failed", "one user reported") is no load, so the noun must follow a
 # preposition or carry "at a time"; "not a single request" denies it.
 ONE_AT_A_TIME = re.compile(r"(?<!\bnot )\b(?:(?:with|at|for|using|on|in|under|by|even with)\s+(?:only\s+|just\s+)?"
-                           r"(?:a\s+)?(?:single|one|1)[- ](?:request|user|stream|client|sequence|prompt)s?\b|"
+                           r"(?:a\s+)?(?:single|one|1)[- ](?:request|user|stream|client|sequence|prompt|query|question|"
+                           r"sample)s?\b|"
+                           # (extract35) the load named by the benchmarks' own word, "single concurrency", "one
+                           # concurrency" (genai-perf / trtllm-bench --concurrency 1, vLLM's --max-concurrency 1)
+                           r"\b(?:single|one|1)[- ]concurrency\b|"
+                           # ... one request each time: "each time only send a request", "one request per time"
+                           r"\b(?:each|every)\s+time\s+(?:I\s+|we\s+)?(?:(?:only|just)\s+send\w*\s+(?:a|one|1|a\s+single)|"
+                           r"send\w*\s+(?:only\s+|just\s+)?(?:one|1|a\s+single))\s+(?:request|prompt|query)\b|\b(?:one|a\s+single|1)\s+(?:request|prompt|query)\s+(?:each|every|per)"
+                           r"\s+time\b|"
+                           # ... a figure said of one request: "a single request has throughput around 80 tokens per
+                           # second", "single-request latency is 2 s", "one user gets 30 tok/s"
+                           r"\b(?:single|one)[- ](?:request|user|stream)\s+(?:has|gets|achieves|reaches|runs\s+at|sees|"
+                           r"yields|gives|throughput|latency|speed|performance|decode|generation)\b|"
+                           # ... the object of the work timed: "to handle one prompt", "test a single sentence
+                           # inference", "processing a single query"
+                           r"\b(?:handl|process|answer|infer|run|generat|send|test)\w*\s+(?:only\s+|just\s+)?"
+                           r"(?:a\s+single|one|1)\s+(?:prompt|query|question|request|sample|sentence)\b|"
                            r"(?:one|a single|1)\s+(?:request|prompt|sequence)\s+at\s+a\s+time\b|"
                            r"\bno\s+(?:other\s+)?(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|load)\b|"
                            # requests, not layers or GPUs, one after another
@@ -1562,6 +1647,8 @@ _LACKED = re.compile(r"(?:\b(?:I|we)\s+(?:do\s+not|don[’']?t|did\s+not|didn[�
 # 3090s", "I'm thinking of adding a third 3090", "we are considering getting 8x H100": a purchase, not the machine that
 # ran. (What they bought or added, "I bought two 3090s", "I added a 4090", ran.)
 _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\s+to|intend\w*|thinking\s+(?:of|about)|"
+                      # (extract35) a buying question: "Should I buy 4 RTX 4090 or 2 A6000?", "is it worth getting 2"
+                      r"should\s+(?:I|we)|worth|"
                       r"consider\w*|want(?:s|ed)?\s+to|would\s+like\s+to|(?:I|we)['’]d\s+like\s+to|hop(?:e|es|ed|ing)\s+to|"
                       r"about\s+to)\b[^.!?;]{0,30}?\b(?:buy\w*|purchas\w*|get(?:ting)?|order\w*|add(?:ing)?|"
                       r"pick(?:ing)?\s+up)\b[^.!?;]{0,24}$", re.I)
@@ -1837,7 +1924,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_header_rate_rows(prose, name, {m.source for m in out if isinstance(m, Measurement)}))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         tp_line = max(code_tp, key=lambda x: x[1]) if code_tp else None
+    if tp_line is None and pp_line is None and (world := _trtllm_world([*prose, *code_lines])):
+        tp_line = world  # no pipeline stage said: the TensorRT-LLM world is its TP (trtllm-build's --pp_size is 1)
     job = _job_gpus([*prose, *code_lines])
+    built = None if job else _engine_dir_gpus([*prose, *code_lines])
+    if built and (tp_line is None or tp_line[1] <= built[1]):  # (not a folder name the stated layout contradicts)
+        job = built
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
     if tp_line and 1 <= tp_line[1] <= 1024:  # (a llama.cpp split says so: its rows go by proportion, no heads rule)
@@ -1859,6 +1951,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if load:  # one load for the whole ticket: what its benchmark figures were run at
         out.append(Workload(where(name, load[0]), concurrency=load[1]))
     out += stated_lengths(prose, name)
+    cap = _one_stated(code_lines, CODE_BATCH_CAP)
+    if cap:  # a batch cap set in pasted code or config (the launch parser reads the flags): rules.stated_load's cap
+        out.append(Workload(where(name, cap[0]), extra={"max_batch_size": str(cap[1]),
+                                                        "max_batch_size_flag": "max_batch_size"}))
     share = next((f for i, ln in sorted([*prose, *code_lines]) if (f := share_fact(ln, where(name, i)))), None)
     if share:  # the memory share the engine was told to fill: the first stated
         out.append(share)
@@ -1919,6 +2015,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
     if pasted is not None:  # last: a tool's own output read above (a llama-bench row and its params) names it better
         out.append(named_at)
+    if LLAMACPP_NAMED.search(" ".join(ln for _, ln in [*prose, *code_lines])):
+        out = [r for r in map(_no_token_chunk, out) if r is not None]
     return out
 
 
@@ -3313,10 +3411,15 @@ def _looped_requests(code: list[tuple[int, str]], name: str) -> list:
 # LLM.generate takes "a single prompt" or a list (https://docs.vllm.ai/en/latest/api/vllm/entrypoints/llm.html). Not
 # where the tokens are repeated into more rows (.repeat, .expand), nor with sampled or beam-searched siblings
 # (num_return_sequences, num_beams, n=), which decode several sequences together.
-_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*[fFrRbB]?(?:\"|')")
+# (extract35) also the one conversation a chat template renders (`text = tokenizer.apply_chat_template(messages, ...)`:
+# one prompt, a string with tokenize=False, https://huggingface.co/docs/transformers/main/en/chat_templating), and a
+# list of that one prompt handed to the call, `llm.generate([text], ...)`
+_STRING_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[fFrRbB]?(?:\"|')|"
+                              r"(?:[\w.]+\.)?apply_chat_template\s*\(\s*(?:$|(?:conversation\s*=\s*)?[A-Za-z_]\w*\s*(?:,|\)|$)))")
 _TOKENIZED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(?:[\w.]+\.)?(?:tokenizer|tok|processor)(?:\.encode)?\s*\(\s*"
                         r"(?:text\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"']|\[\s*[fFrR]?(?P<q>[\"'])[^\"']*(?P=q)\s*\])")
-_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?([A-Za-z_]\w*|[fFrR]?[\"'])")
+_FIRST_ARG = re.compile(r"\s*(?:\*\*)?(?:\w+\s*=\s*)?(?:\[\s*(?=[A-Za-z_]\w*\s*\](?!\s*\*)))?"
+                        r"([A-Za-z_]\w*|[fFrR]?[\"'])")
 _MORE_ROWS = re.compile(r"\.(?:repeat|expand|repeat_interleave)\s*\(|\bnum_return_sequences\s*=\s*(?!1\b)\d|"
                         r"\bnum_beams\s*=\s*(?!1\b)\d|\bn\s*=\s*(?!1\b)\d|\bbest_of\s*=")
 
@@ -3583,9 +3686,49 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
     return one[1] if one else None
 
 
+# The largest batch a pasted script or config lets the engine form, as a keyword, variable or YAML key: Meta's
+# Llama.build(..., max_batch_size=...) (https://github.com/meta-llama/llama, example_chat_completion.py), TensorRT-LLM's
+# LLM(..., max_batch_size=...) and its YAML options (https://nvidia.github.io/TensorRT-LLM/llm-api/reference.html), a
+# Triton model config's `max_batch_size: 8`. A limit, not the load: more requests only queue (rules.stated_load); the
+# command-line flag, --max_batch_size, is the launch parser's.
+CODE_BATCH_CAP = re.compile(r"(?<![\w.-])max_batch_size[\"']?\s*[=:]\s*(\d{1,5})\b")
+
+
+# llama.cpp's "batch size" is a count of prompt tokens, not of requests: -b / --batch-size is the logical and -ub /
+# --ubatch-size the physical chunk of prompt processing, 2048 and 512 by default
+# (https://github.com/ggml-org/llama.cpp/tree/master/tools/server, README; tools/llama-bench README: n_batch, n_ubatch);
+# its server decodes requests together only up to its slots (-np). In a ticket that names llama.cpp, its server, a GGUF
+# file, -ngl, KoboldCpp or Ollama (num_batch, the same chunk), a "batch size" of 128 and up is that chunk: no decode
+# batch. (llama-batched-bench's rows state their sequences as a concurrency too and keep them.)
+LLAMACPP_NAMED = re.compile(r"\bllama[-_.]?(?:cpp|server|cli|bench)\b|\.gguf\b|(?<![\w-])-ngl\b|--n-gpu-layers\b|"
+                            r"\bkoboldcpp\b|\bollama\b", re.I)
+TOKEN_CHUNK_LEAST = 128
+
+
+def _no_token_chunk(record):
+    """The record without a batch that is llama.cpp's token chunk (TOKEN_CHUNK_LEAST and up, no concurrency beside
+    it); None for a Workload that said nothing else."""
+    if isinstance(record, (Workload, Measurement)) and (record.batch or 0) >= TOKEN_CHUNK_LEAST \
+            and not record.concurrency:
+        record = dataclasses.replace(record, batch=None)
+        if isinstance(record, Workload) and not any(v not in (None, {}) for k, v in vars(record).items()
+                                                    if k != "source"):
+            return None
+    return record
+
+
+# (extract35) A load above one said with a count word: "with two concurrency", "several concurrent requests", "multiple
+# parallel users": the figures are not all one request's
+LOAD_WORDS = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|dozens?|hundreds?|several|many|multiple)\s+"
+                        r"(?:concurrency|concurrent|parallel\s+(?:requests?|users?|clients?)|simultaneous)\b", re.I)
+
+
 def _one_at_a_time(prose: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """(line, words) where the prose says its figures ran one request at a time and states no other load, or None."""
-    if _only_load(prose) not in (None, 1) or any(CONCURRENT.search(ln) for _, ln in prose):
+    """(line, words) where the prose says its figures ran one request at a time and states no other load, or None
+    (a comparison, "batch size 8 ... than with batch size 1", states two)."""
+    if _only_load(prose) not in (None, 1) or any(CONCURRENT.search(ln) or LOAD_WORDS.search(ln) for _, ln in prose):
+        return None
+    if any(int(next(g for g in m.groups() if g)) != 1 for _, ln in prose for m in BATCH.finditer(ln)):
         return None
     return next(((i, m.group(0).strip()) for i, ln in prose if (m := ONE_AT_A_TIME.search(ln))), None)
 
