@@ -45,7 +45,6 @@ def rules_of(findings, category):
     ("h016", "throttling", "ticket.clock_power"),            # SW Power Cap at a draw far below the limit
     ("n022", "p2p_disabled", "ticket.setting_works_around"),  # NCCL_P2P_DISABLE=1 works around the hang
     ("e014", "tp_not_dividing_heads", "ticket.tp_size_error"),
-    ("e002", "tp_not_dividing_heads", "ticket.tp_size_error"),
     ("h007", "straggler", "ticket.mixed_gpus"),               # RTX 3090 + RTX 4060 Ti
     ("h013", "straggler", "ticket.one_slow"),
     ("n006", "nvlink_down", "ticket.fabric_setup"),           # NVLS allocation fails on an NVSwitch box
@@ -56,13 +55,16 @@ def rules_of(findings, category):
 def test_real_tickets_get_the_cause_their_thread_established(tmp_path, prefix, category, rule):
     v, findings = answer(tmp_path, prefix)
     assert v.category == category and rule in rules_of(findings, category)
-    if prefix == "e002":
-        # (extract35) e002 pastes its DeepSpeed config, `"tensor_parallel": {"tp_size": 8}`, which is read now as the
-        # run's TP: with the catalog's 52 heads of LLaMA-30B the layout is impossible by arithmetic, the certainty the
-        # heads rule gives a launch line. That is a pasted config, not the reporter's words.
-        assert "workload.tp_not_dividing_heads" in rules_of(findings, category)
-        return
     assert v.confidence < 0.9  # the reporter's words never give an artifact's certainty
+
+
+def test_a_pasted_config_gives_the_arithmetic_its_certainty(tmp_path):
+    """(extract35) e002 pastes its DeepSpeed config, `"tensor_parallel": {"tp_size": 8}`, read as the run's TP: with
+    the catalog's 52 heads of LLaMA-30B the layout is impossible by arithmetic, the certainty the heads rule gives a
+    launch line, beside the reporter's words."""
+    v, findings = answer(tmp_path, "e002")
+    assert v.category == "tp_not_dividing_heads" and v.confidence >= 0.9
+    assert {"ticket.tp_size_error", "workload.tp_not_dividing_heads"} <= set(rules_of(findings, v.category))
 
 
 def test_an_engine_error_outranks_a_performance_setting(tmp_path):
