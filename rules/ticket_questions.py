@@ -444,6 +444,11 @@ def busy_not_saturated(facts: Facts, predictions=None):
         return  # a low-utilisation reading (words or figure) decides, and the two leads would contradict
     if [c for c in claims.find(facts, "busy_low_power") if not c.guess] or spinning_gpus(facts):
         return  # busy at a small share of the power: waiting, not memory-bound work (ticket.busy_low_power)
+    from rules.documented_behaviour import documented_behaviour_seen
+
+    seen = documented_behaviour_seen(facts)
+    if seen and seen[0]["key"] == "gpu_utilization_is_time":
+        return  # (misfire35) a question about the figure itself, no slowness said: the documented meaning answers it
     u = max(busy, key=lambda c: c.data["percent"])
     yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
                f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",
