@@ -2634,7 +2634,8 @@ def _step_passed(sentence: str, m: re.Match) -> bool:
 # gpu-sharing.html). A sentence about sharing a GPU "between pods" is scheduling, the opposite of isolated_ranks (one
 # job's ranks each hidden from the other GPUs), so its "between pods" is not read as that.
 _GPU_SHARED = re.compile(r"\bshar(?:e|es|ed|ing)\s+(?:an?|one|the|single|same|my|our|this|that|each)?\s*"
-                         r"(?:(?:single|same|physical|whole)\s+)?(?:NVIDIA\s+)?GPUs?\b|\bGPUs?[- ]shar\w*|"
+                         r"(?:(?:single|same|physical|whole)\s+)?(?:NVIDIA\s+)?(?:GPUs?|cards?|(?:RTX\s?|GTX\s?|Tesla\s)?"
+                         r"(?:[A-Z]{1,2}\d{2,4}|\d{4})\w{0,4})\b|\bGPUs?[- ]shar\w*|"
                          r"\btime[- ]slic\w*|\bMPS\b|\b(?:one|a|single|the same)\s+GPU\s+(?:between|among)\b", re.I)
 
 # (misfire35) "when the GPU is idle" before a reading the driver lowers at idle (the PCIe link generation, clocks,
@@ -2746,7 +2747,7 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
                          r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
                          r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
-                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b|"
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\b(?:is|are)\s+idle\b|"
                          # "my idle RTX 3090", "when nothing runs", "while the server waits for requests", "sits idle"
                          r"\b(?:my|an?|the|our|its)\s+idle\b(?!-)|\bnothing\s+(?:is\s+)?(?:runs|running|loaded)\b|"
                          r"\bwait(?:s|ing)?\s+for\s+(?:new\s+|incoming\s+)?(?:requests|work|jobs|input|prompts)\b|"
