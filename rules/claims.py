@@ -2639,14 +2639,14 @@ _GPU_SHARED = re.compile(r"\bshar(?:e|es|ed|ing)\s+(?:an?|one|the|single|same|my
                          r"\btime[- ]slic\w*|\bMPS\b|\b(?:one|a|single|the same)\s+GPU\s+(?:between|among)\b", re.I)
 
 # (misfire35) "when the GPU is idle" before a reading the driver lowers at idle (the PCIe link generation, clocks,
-# P-state, power, fan): the state the reading was taken in, not an observation that the GPU idles during the work.
+# P-state): the state the reading was taken in, not an observation that the GPU idles during the work. (Not a power
+# draw: "the CPU is at 100 % while the GPU is idle, drawing 30 W" is the starved GPU itself.)
 # nvidia-smi -q "GPU Link Info" shows the link's Current generation below Max at idle, back up under load; the idle
 # clocks and P8 are nvmlClocksEventReasonGpuIdle (docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html).
 _IDLE_WHEN = re.compile(r"\b(?:when|whenever|while|if|once|as long as)\s+(?:[\w-]+\s+){0,2}$", re.I)
 _IDLE_LOWERED_READING = re.compile(r"\bPCI-?e\b|\bGen\s?[1-6]\b|\bGT/s\b|\bLnk(?:Sta|Cap)\b|"
                                    r"\blink\s+(?:speed|width|gen\w*)\b|\bclocks?\b|\bMHz\b|\bP-?states?\b|"
-                                   r"\bP[0-8]\b|\bperformance\s+state\b|\bpower\s+(?:draw|usage|state|consumption)\b|"
-                                   r"\bfans?\b", re.I)
+                                   r"\bP[0-8]\b|\bperformance\s+state\b|\bpower\s+state\b", re.I)
 
 
 # (misfire35) A failure stated as the documentation's rule, not as what this run did: "The NCCL docs say that if

@@ -97,6 +97,9 @@ def test_an_idle_gpu_beside_a_busy_cpu_is_still_host_bound(tmp_path):
     verdict, findings = said(tmp_path, "# slow generation\n\nGeneration with Llama-3-8B on one RTX 4090 is slow: one "
                                        "CPU core sits at 100% while the GPU is idle most of the time.")
     assert "ticket.gpu_utilisation" in rules_of(findings) and verdict.category == "host_bound"
+    verdict, findings = said(tmp_path, "# slow\n\nGeneration on my RTX 4090 is slow: the CPU is at 100% while the GPU "
+                                       "is idle, drawing only 30 W.")  # a power draw is no lowered-state reading
+    assert "ticket.gpu_utilisation" in rules_of(findings) and verdict.category == "host_bound"
 
 
 def test_real_low_utilisation_post_still_host_bound():
