@@ -219,6 +219,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
     "pcie_degraded": [
         r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        # (misfire35) lspci's LnkSta at Gen1/Gen2 speed (older lspci prints no "(downgraded)"): every GPU in the
+        # catalog links at Gen3 or faster, so this is a lowered link, at idle power saving (ticket.pcie_words)
+        r"\bLnkSta:?\s*Speed\s*(?:2\.5|5(?:\.0)?)\s?GT/s",
         # (issue 11 f) Linux's pcie_report_downtraining() at enumeration: "... available PCIe bandwidth, limited by
         # 2.5 GT/s PCIe x8 link at ... (capable of ... x16 link)"; GPU-Z's bus interface "PCIe x16 4.0 @ x4 4.0"
         r"\bavailable PCIe bandwidth, limited by\b[^\n]{0,120}",
@@ -229,7 +232,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?"
         r"\b(?:downgraded|degraded|trained (?:down|at)|drop(?:s|ped|ping)?(?: down)? to|f(?:alls?|ell|alling) back to|"
         r"negotiated (?:down|only))\b",
-        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*(?:\d\.\d\s+)?)?"
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only|stays?|stayed|remains?|remained)\s+"
+        r"(?:at\s+)?(?:PCIe\s*(?:\d\.\d\s+)?)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
         r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
@@ -1496,7 +1500,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
-        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b"
+        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+|load(?:s|ed|ing)?)\s+(?:up to |about |around |~)?"
+        r"\d+(?:\.\d+)?\s*G(?:i)?B\b(?!\s*/\s*s|ps)"
         r"[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
         # (issue 11, q11a) one GPU's memory far above the weights: "takes 72 GB of GPU memory although the model is only
@@ -2624,6 +2629,48 @@ def _step_passed(sentence: str, m: re.Match) -> bool:
     return bool(_STEP_BEHIND.search(sentence, m.start(), step.start()))  # "hangs when I disable torch.compile"
 
 
+# (misfire35) Several pods, containers or processes sharing one GPU: Kubernetes' device plugin gives each container
+# whole GPUs ("Containers (and Pods) do not share GPUs", kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus), and
+# NVIDIA's ways to share one are time-slicing and MPS (docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/
+# gpu-sharing.html). A sentence about sharing a GPU "between pods" is scheduling, the opposite of isolated_ranks (one
+# job's ranks each hidden from the other GPUs), so its "between pods" is not read as that.
+_GPU_SHARED = re.compile(r"\bshar(?:e|es|ed|ing)\s+(?:an?|one|the|single|same|my|our|this|that|each)?\s*"
+                         r"(?:(?:single|same|physical|whole)\s+)?(?:NVIDIA\s+)?(?:GPUs?|cards?|(?:RTX\s?|GTX\s?|Tesla\s)?"
+                         r"(?:[A-Z]{1,2}\d{2,4}|\d{4})\w{0,4})\b|\bGPUs?[- ]shar\w*|"
+                         r"\btime[- ]slic\w*|\bMPS\b|\b(?:one|a|single|the same)\s+GPU\s+(?:between|among)\b", re.I)
+
+# (misfire35) "when the GPU is idle" before a reading the driver lowers at idle (the PCIe link generation, clocks,
+# P-state): the state the reading was taken in, not an observation that the GPU idles during the work. (Not a power
+# draw: "the CPU is at 100 % while the GPU is idle, drawing 30 W" is the starved GPU itself.)
+# nvidia-smi -q "GPU Link Info" shows the link's Current generation below Max at idle, back up under load; the idle
+# clocks and P8 are nvmlClocksEventReasonGpuIdle (docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html).
+_IDLE_WHEN = re.compile(r"\b(?:when|whenever|while|if|once|as long as)\s+(?:[\w-]+\s+){0,2}$", re.I)
+_IDLE_LOWERED_READING = re.compile(r"\bPCI-?e\b|\bGen\s?[1-6]\b|\bGT/s\b|\bLnk(?:Sta|Cap)\b|"
+                                   r"\blink\s+(?:speed|width|gen\w*)\b|\bclocks?\b|\bMHz\b|\bP-?states?\b|"
+                                   r"\bP[0-8]\b|\bperformance\s+state\b|\bpower\s+state\b", re.I)
+
+
+# (misfire35) A failure stated as the documentation's rule, not as what this run did: "The NCCL docs say that if
+# /dev/shm is too small NCCL fails", "According to the troubleshooting guide, NCCL may fail when the shared memory
+# segment is too small" (NCCL troubleshooting, "Docker": the SHM transport needs a large /dev/shm). Under "if", "unless"
+# or "should" (conditional(when=False)), or after the docs are named, the words are a rule the reporter quotes; "when"
+# alone stays a report ("it fails when /dev/shm fills up").
+_RULE_QUOTED_KINDS = frozenset({"shm_error"})
+_ACCORDING_TO_DOCS = re.compile(r"\baccording\s+to\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:docs?|documentation|"
+                                r"guide|FAQ|README|manual|wiki)\b", re.I)
+
+
+def _rule_quoted(before: str) -> bool:
+    """Does the sentence before a failure's words make it a condition or the documentation's words?"""
+    return conditional(before, when=False) or bool(_DOCS_SAY.search(before) or _ACCORDING_TO_DOCS.search(before))
+
+
+def _idle_as_setting(sentence: str, m: re.Match) -> bool:
+    """Is "the GPU is idle" the time a power-managed reading was taken ("PCIe shows Gen1 when the GPU is idle")?"""
+    return bool(_IDLE_WHEN.search(sentence[max(0, m.start() - 40):m.start()])
+                and _IDLE_LOWERED_READING.search(sentence))
+
+
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
     (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
@@ -2646,6 +2693,12 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "slowdown_over_time" and _trend_against_growth(sentence, m):
                     continue
                 if kind == "startup_step_hang" and _step_passed(sentence, m):
+                    continue
+                if kind == "isolated_ranks" and _GPU_SHARED.search(sentence):
+                    continue
+                if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
+                    continue
+                if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
                 stated = stated_before_question(sentence, m.start())
                 guess = (not stated and (_guessed(sentence, m.start())
@@ -2695,7 +2748,7 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
                          r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
                          r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
-                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b|"
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\b(?:is|are)\s+idle\b|"
                          # "my idle RTX 3090", "when nothing runs", "while the server waits for requests", "sits idle"
                          r"\b(?:my|an?|the|our|its)\s+idle\b(?!-)|\bnothing\s+(?:is\s+)?(?:runs|running|loaded)\b|"
                          r"\bwait(?:s|ing)?\s+for\s+(?:new\s+|incoming\s+)?(?:requests|work|jobs|input|prompts)\b|"
@@ -2716,6 +2769,13 @@ def _power_cap_only(sentence: str) -> bool:
     """Does the sentence show SW Power Cap active and no slowdown or thermal reason (what a board at its power limit
     shows by design under full load)?"""
     return bool(_POWER_CAP.search(sentence)) and not _OTHER_REASON.search(sentence)
+
+
+def sentence_of(facts: Facts, c: Claim) -> str:
+    """The whole sentence of the reporter's text that claim `c` was quoted from (its quote is cut at 50 characters);
+    split as the claims were (sentences(), which keeps "2.5GT/s" whole), else as _said_sentence splits."""
+    text, start = dict(texts(facts)).get(c.source, ""), c.quote.strip("…").strip()[:40]
+    return next((s for s in sentences(text) if start in one_line(s)), None) or _said_sentence(text, c.quote)
 
 
 def _said_sentence(text: str, quote: str) -> str:

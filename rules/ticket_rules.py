@@ -3458,10 +3458,13 @@ def pcie_words(facts: Facts, predictions=None):
     about_speed = _about_speed(facts)
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
-    if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
+    # (misfire35) read in the claim's whole sentence: its quote stops 50 characters after the figure, before "while
+    # the server is under full load" or "when idle" that says when the link was read
+    sentence = claims.sentence_of(facts, c) if c else ""
+    if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(sentence)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, only for a speed complaint,
         # and none where the reporter says the GPU was idle when read
-        idle = claims.said_idle(c.quote)  # idle: its link generation drops to save power (Current Gen1 at idle)
+        idle = claims.said_idle(sentence)  # idle: its link generation drops to save power (Current Gen1 at idle)
         confidence = 0.45 if about_speed and not idle else 0.0
         if idle:
             yield passed("ticket.pcie_words", "A low PCIe generation read on an idle GPU is power saving",

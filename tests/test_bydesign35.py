@@ -75,10 +75,9 @@ def test_paraphrases_are_answered_from_the_documentation(tmp_path, key, text):
     assert documented(findings) == key, text
 
 
-@pytest.mark.xfail(strict=True, reason="gpu_not_shared_between_pods sees it, but ticket.isolated_ranks reads 'Sharing "
-                   "one GPU between pods' as ranks isolated from each other's GPUs and answers shm_fallback at 0.69 "
-                   "(claims 'isolated_ranks', not this pass's file)")
 def test_sharing_between_pods_paraphrase(tmp_path):
+    """(misfire35) 'Sharing one GPU between pods' is scheduling, not ranks isolated from each other's GPUs
+    (claims._GPU_SHARED keeps ticket.isolated_ranks out)."""
     verdict, findings = said(tmp_path, "# Sharing one GPU between pods in Kubernetes\n\nIs it expected that pods "
                              "cannot share a GPU on our k8s cluster? Two small vLLM deployments each request "
                              "nvidia.com/gpu: 1 and only one gets scheduled.")
@@ -153,8 +152,9 @@ REAL_DOCUMENTED = {
     "k8sdp51.md": "gpu_not_shared_between_pods",
 }
 # (settled normal, answered `healthy` by rules older than this pass: the key is None)
+# (vllm10516.md: "it is loading 27GB on each gpu" read as memory per GPU since misfire35)
 REAL_HEALTHY = dict.fromkeys(("lmdeploy3043.md", "vllm43400.md", "nvdocker583.md", "nvforum_pcie_gen.md", "k8sdp76.md",
-                              "nvtop114.md"))
+                              "nvtop114.md", "vllm10516.md"))
 
 
 @pytest.mark.parametrize("name,key", {**REAL_DOCUMENTED, **REAL_HEALTHY}.items())
@@ -178,9 +178,6 @@ STILL_WRONG = {
                        "the per-GPU percentages read as utilisation (ticket.busy_not_saturated, expected_physics)",
     "dcgmexp395.md": "DCGM's profiling metrics need a Volta or newer GPU (glowkey: the M60 has none); no row documents "
                      "which metrics each architecture supports (check split)",
-    "vllm10516.md": "vLLM reserves gpu_memory_utilization (0.9) of every GPU whatever the TP size (DarkLight1337); "
-                    "'it is loading 27GB on each gpu' is not a memory_per_gpu claim ticket.explained reads (check "
-                    "split)",
 }
 
 
