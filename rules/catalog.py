@@ -2080,6 +2080,12 @@ FRAGMENTS = {
                   r"\bhang(?:s|ing)?\b|\bhung\b|\bfreez\w*|\bfroze\b|\bindefinitely\b|\bdeadlock\w*|Traceback|"
                   r"(?<!\bno\s)(?<!\bwithout\s)\b(?:errors?|exceptions?)\b|\bfail(?:s|ed|ing|ure)?\b|\bcrash\w*|"
                   r"\bkill(?:s|ed|ing)?\b|\bOOM\b|out\s+of\s+memory|\btimed?\s?out\b|\btimeouts?\b|segfault|\bsegmentation\b",
+    # (review35) A complaint about speed beside an observation a row explains ("the numbers differ from nvidia-smi
+    # ... and both jobs are now much slower", "utilisation is 100 % ... only 40 % MFU"): the row answers the
+    # observation, not the slowdown, so it stays silent and the figure checks or the asks answer. Rows of a behaviour
+    # that is itself a wait (the start-up rows) do not use it.
+    "slower": r"\bslow\w*|\bfaster\b|\bquicker\b|\bspeed\w*|\bthroughput\b|\blatency\b|\bMFU\b|\bTFLOPS\b|"
+              r"\btok(?:en)?s?/s\b|\btokens?\s+(?:per|a)\s+second\b|\bit/s\b|\bsamples?/s\b",
 }
 _FRAGMENT = re.compile(r"\{([a-z][a-z_]*)\}")
 

@@ -23,6 +23,19 @@ _WAS_OTHERWISE = re.compile(r"\b(?:(?:used to|no longer|(?:does|did)n['’]t any
                             r"previously|before the (?:update|upgrade))\b", re.I)
 
 
+# (review35) The reporter sets the observation aside as not the trouble ("the device ids don't match nvidia-smi, but
+# that is not the problem: ...", "GPU-Util is 100 %, which isn't the issue"): the ticket is about something else, which
+# the row does not explain.
+_SET_ASIDE = re.compile(r"\b(?:that|this|it|which)(?:(?:['’]s|\s+is|\s+was)\s+not|\s+(?:isn['’]t|wasn['’]t))\s+"
+                        r"(?:the|my|our)\s+(?:real\s+|main\s+)?(?:issue|problem|question|concern)\b|"
+                        r"\bnot\s+(?:what|why)\s+I(?:['’]m|\s+am)\s+asking\b", re.I)
+
+# ... or says it knows the behaviour already ("I know pods can't share a GPU. Our single pod ... is pending"): what it
+# asks is something else.
+_KNOWN_ALREADY = re.compile(r"\b(?:I|we)\s+(?:already\s+|do\s+)?(?:know|understand|am\s+aware|are\s+aware|reali[sz]e)\b"
+                            r"(?:\s+that)?[^.?!\n]{0,10}$", re.I)
+
+
 def _own_sentences(facts: Facts):
     """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
     for source, text in claims.texts(facts):
@@ -75,12 +88,15 @@ def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
             continue
         if row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus):
             continue  # a GPU the ticket shows has the setting whose absence the row explains
-        for source, sentence in own:
+        for i, (source, sentence) in enumerate(own):
             m = re.search(row["sees"], sentence, re.I)
             if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
                 continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
             if m and "longest_minutes" in row and _minutes(sentence) > row["longest_minutes"]:
                 continue  # a time far past what the documented phase takes: the disk or the build is at fault
+            if m and (_SET_ASIDE.search(" ".join(s for _, s in own[i:i + 2])[m.start():])
+                      or _KNOWN_ALREADY.search(sentence[:m.start()])):
+                continue  # the reporter says this is not the trouble, or knows it already
             if m and not claims.conditional(sentence[:m.start()], when=False):
                 return row, source, claims._quote(sentence, m, 60)
     return None

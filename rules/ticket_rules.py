@@ -1783,6 +1783,22 @@ _TWO_GPUS_TOLD_APART = re.compile(r"\bGPU\s*#?\d\b[^\n]*?\bGPU\s*#?\d\b|\bthe ot
                                   r"另一|另外一|其他(?:卡|GPU)", re.I)
 
 
+# (review35) "accelerate" and "scale" as a comparison of speed, said as verbs of the work ("does not accelerate
+# inference", "will two GPUs accelerate it", "doesn't scale past TP=2", "scales poorly with more GPUs"), not the
+# Hugging Face library ("accelerate launch", "accelerate config", "with accelerate's device_map") nor a deployment, a
+# memory trend or a number's scale ("scale out to 4 nodes", "scale to zero replicas", "doesn't scale down", "rope
+# scaling", "FP8 scales"): those made a memory or topology "is this normal?" the physics prior's.
+_SPEED_VERB = re.compile(
+    r"(?:\b(?:not|to|can|could|will|would|does|do|did|may|might|helps?|greatly|further)|n['’]t)\s+accelerate\b|"
+    r"(?<![-\w])accelerat(?:es|ed|ing)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:inference|generation|decoding|prefill|"
+    r"training|throughput|all-?reduce|it)\b|"
+    r"\baccelerate\s+(?:the\s+|my\s+|our\s+)?(?:inference|generation|decoding|prefill|training|all-?reduce|it)\b|"
+    r"(?:(?:\b(?:not|never|poorly|badly|well|linearly|sub-?linearly)|n['’]t)\s+scal(?:e|es|ed|ing)\b|"
+    r"\bscal(?:e|es|ed|ing)\s+(?:well|poorly|badly|linearly|sub-?linearly|with\s+(?:more\s+|the\s+number\s+of\s+)?"
+    r"(?:GPUs|cards|devices|nodes|TP))\b|\b(?:linear|poor|bad|weak|strong)\s+scaling\b|\bscaling\s+efficiency\b)"
+    r"(?!\s+(?:down|up|out|back|to\s+zero)\b)", re.I)
+
+
 def _about_performance(facts: Facts) -> bool:
     """Does the reporter ask about a performance figure (a measurement, or its words)? 'X is slow, is this normal?'
     alone is not one: with no figure and no comparison nothing tells physics from a setting (two RTX 3090s running a
@@ -1793,8 +1809,8 @@ def _about_performance(facts: Facts) -> bool:
     # "GPU acceleration" (a feature's name) or "large-scale"
     return bool(facts.of(Measurement)
                 or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|speed[- ]?ups?|"
-                             r"utili[sz]ation|GB/s|slower|faster|quicker|accelerat(?:e|es|ed|ing)|"
-                             r"(?<!-)scal(?:e|es|ed|ing))\b", text, re.I))
+                             r"utili[sz]ation|GB/s|slower|faster|quicker)\b", text, re.I)
+                or _SPEED_VERB.search(text))
 
 
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor
