@@ -67,7 +67,7 @@ def arch_messages(facts: Facts) -> list[tuple[claims.Claim, float, str | None, t
     of a build without the GPU's architecture that the ticket quotes, pasted output first."""
     pasted = {text for _, text in claims.pasted_blocks(facts)}
     out = []
-    for source, text in claims.texts(facts):
+    for source, text in claims.texts(facts) + claims.pasted_blocks(facts):
         listed = tuple(_cc(s) for m in _TORCH_SUPPORTS.finditer(text) for s in re.findall(r"_(\d{2,3})", m.group(1)))
         found = [(m, _cc(m.group(2)), m.group(1).strip()) for m in _TORCH_WARNING.finditer(text)]
         if _TORCH_FOUND_CAUSE.search(text):
@@ -84,9 +84,10 @@ def _about_another_gpu(facts: Facts, cc: float, gpu: str | None) -> bool:
     """The message names a GPU other than the ticket's, whose own architecture differs: a second card in the box (a
     display card PyTorch warns about) while the job runs on the one the ticket is about."""
     own = facts.subject.gpu if facts.subject is not None else None
-    named = catalog.resolve_gpu(gpu) if gpu else None
-    return (own is not None and named is not None and named.key != own.key
-            and own.compute_capability > 0 and own.compute_capability != cc)
+    if gpu is None or own is None or own.compute_capability <= 0 or own.compute_capability == cc:
+        return False
+    named = catalog.resolve_gpu(gpu)
+    return named is None or named.key != own.key
 
 
 def build_tags(facts: Facts) -> list[tuple[claims.Claim, str]]:
