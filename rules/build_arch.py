@@ -172,7 +172,8 @@ def cuda_before_arch(facts: Facts, predictions=None):
     """The ticket's GPU with a build tag ('+cu113', 'cu118') whose CUDA predates that GPU's architecture (or, for an
     architecture CUDA has since dropped, postdates its last release), beside a slow run or a failure: such a build has
     no cubin for the GPU, only PTX JIT-compiled at start-up or nothing. Silent where any build the ticket names does
-    build for it (the reporter may already run that one), or where a build's own message says so (build.arch_missing)."""
+    build for it (the reporter may already run that one), or where a build's own message says so
+    (build.arch_missing)."""
     gpu = facts.subject.gpu if facts.subject is not None else None
     if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts) \
             or not (claims.complaint(facts) or claims.symptom(facts) in FAILURES):

@@ -83,9 +83,9 @@ def test_support_questions_without_a_message(name):
 @pytest.mark.parametrize("text", [
     "PyTorch warns that my NVIDIA GeForce RTX 5070 Ti with CUDA capability sm_120 is not compatible with the current "
     "PyTorch installation, and generation then fails.",
-    "```\nUserWarning:\nNVIDIA RTX PRO 6000 Blackwell Workstation Edition with CUDA capability sm_120 is not compatible "
-    "with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 "
-    "sm_75 sm_80 sm_86 sm_90.\n```",
+    "```\nUserWarning:\nNVIDIA RTX PRO 6000 Blackwell Workstation Edition with CUDA capability sm_120 is not "
+    "compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 "
+    "sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\n```",
     "Building flash-attn for the 5090 stops at: nvcc fatal : Unsupported gpu architecture 'compute_120'",
     "Triton prints 'sm_120' is not a recognized processor for this target (ignoring processor) on my RTX 5080.",
     "UserWarning: Found GPU0 NVIDIA GeForce RTX 5060 Ti which is of compute capability (CC) 12.0. Your installed "
