@@ -11,7 +11,7 @@ import re
 from diagnose.evidence import Facts
 from rules import catalog, claims
 from rules.common import claim_ev, ev, make
-from rules.engine import FAILURES, rule
+from rules.engine import rule
 
 ARCH_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#application-compatibility"
 TORCH_INSTALL = "https://pytorch.org/get-started/locally/"
@@ -115,6 +115,15 @@ def tags_below(facts: Facts, cc: float) -> tuple[list[tuple[claims.Claim, str]],
     return (old if len(old) == len(tags) else []), row
 
 
+def same_major_cubin(cc: float, version: str) -> bool:
+    """Can a build of CUDA `version` hold a cubin that runs on compute capability `cc`? A cubin runs on GPUs of its
+    major architecture at the same or a later minor (CUDA C++ Programming Guide, "Binary Compatibility"), so a build
+    made before sm_89 still runs an RTX 4090 on its sm_86 code, untuned for it (no FP8, older library heuristics); a
+    new major (sm_90, sm_100, sm_120) has no earlier code it can run, only PTX the driver JIT-compiles, or nothing."""
+    return any(int(k) == int(cc) and k < cc and _version(row["min_cuda"]) <= _version(version)
+               for k, row in catalog.gpu_archs().items())
+
+
 def support_said(facts: Facts) -> claims.Claim | None:
     """The reporter's statement that the build supports the GPU's architecture, not negated or asked."""
     for source, text in claims.texts(facts):
@@ -170,26 +179,29 @@ def arch_missing(facts: Facts, predictions=None):
 @rule("build.cuda_before_arch", "other")
 def cuda_before_arch(facts: Facts, predictions=None):
     """The ticket's GPU with a build tag ('+cu113', 'cu118') whose CUDA predates that GPU's architecture (or, for an
-    architecture CUDA has since dropped, postdates its last release), beside a slow run or a failure: such a build has
-    no cubin for the GPU, only PTX JIT-compiled at start-up or nothing. Silent where any build the ticket names does
+    architecture CUDA has since dropped, postdates its last release), beside a slow run: such a build has no code
+    for a GPU of a new major architecture (0.55: PTX JIT-compiled at start-up, or nothing), or only an earlier minor's,
+    untuned (0.45: same_major_cubin). Silent where any build the ticket names does
     build for it (the reporter may already run that one), or where a build's own message says so
     (build.arch_missing)."""
     gpu = facts.subject.gpu if facts.subject is not None else None
-    if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts) \
-            or not (claims.complaint(facts) or claims.symptom(facts) in FAILURES):
-        return
+    if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts) or not claims.complaint(facts):
+        return  # a failure with no build message (a process killed while loading) is no lead to the build
     old, row = tags_below(facts, gpu.compute_capability)
     if not old:
         return
     c, version = old[0]
     cc = gpu.compute_capability
-    yield make("build.cuda_before_arch", "other", "warning", 0.55,
+    runs = same_major_cubin(cc, version)
+    how = (f"it can still run the GPU on code for an earlier {int(cc)}.x GPU, not tuned for {_sm(cc)} (no features new "
+           "to it, the math libraries' older heuristics)" if runs else
+           f"it holds no code {_sm(cc)} can run, so the driver JIT-compiles the build's PTX of an older architecture "
+           "at start-up (a slow first run, kernels not tuned for this GPU) or, without PTX, the kernels do not run")
+    yield make("build.cuda_before_arch", "other", "warning", 0.45 if runs else 0.55,
                f"A build of CUDA {version} on the {gpu.name} ({_sm(cc)}): not built for it",
                f"{row['name']} GPUs are first compiled for by CUDA {row['min_cuda']}"
                + (f" and last by CUDA {row['last_cuda']}" if "last_cuda" in row else "")
-               + f"; a build of CUDA {version} holds no cubin for {_sm(cc)}, so the driver JIT-compiles its PTX of an "
-               "older architecture at start-up (a slow first run, kernels not tuned for this GPU) or, without PTX, the "
-               "kernels do not run at all.",
+               + f"; a build of CUDA {version} predates that, so {how}.",
                [claim_ev(c, "the build named"),
                 ev("catalog:gpu_archs.toml", f"the build's CUDA vs the first CUDA for {_sm(cc)} ({row['source']})",
                    float(version), float(row["min_cuda"]))],

@@ -138,8 +138,19 @@ def test_a_build_older_than_the_architecture_is_the_lead(text):
     assert verdict.category == "other" and "build.cuda_before_arch" in findings
 
 
+@pytest.mark.parametrize("text, confidence", [
+    ("The RTX 5090 is slow with torch 2.5.1+cu121.", 0.55),   # a new major (sm_120): no code it can run, PTX or nothing
+    ("The RTX 4090 is slow with torch 1.13.1+cu117.", 0.45),  # sm_89 runs the build's sm_86 code, untuned
+])
+def test_a_new_major_architecture_weighs_more_than_a_new_minor(text, confidence):
+    _, findings = _said(text)
+    assert findings["build.cuda_before_arch"].confidence == confidence
+
+
 @pytest.mark.parametrize("text", [
     "Our V100 runs slower with torch 2.7.1+cu128 than it did before.",           # an old card on a new build
+    # a failure with no build message: the process killed while loading (host memory), not the build
+    "On my RTX 4090 the program was Killed while loading the model, torch 1.13.1+cu117. Is the VRAM too small?",
     "The RTX 4090 is slow with the cu121 wheel.",                                # a build that compiles for Ada
     "The H100 is slow with cu118 and with cu124 alike.",
     "Is the RTX 5090 slow with cu118? We switched to cu128 and it is still slow.",  # a build that supports it named
