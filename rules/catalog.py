@@ -2532,3 +2532,21 @@ def documented_behaviours() -> tuple[dict, ...]:
         if not isinstance(explains, list) or not all(isinstance(e, str) and e for e in explains):
             raise InputError(f"{where}: explains is a list of claim family names")
     return tuple(rows)
+
+
+# --------------------------------------------------------------------------- the CUDA releases that build for each GPU
+
+@functools.lru_cache(maxsize=1)
+def gpu_archs() -> dict[float, dict]:
+    """rules/catalog/gpu_archs.toml's [[arch]] rows by compute capability: the first (and last) CUDA toolkit that
+    builds native code for each GPU architecture, read once and checked (a bad row is an InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "gpu_archs.toml"
+    out = {}
+    for i, row in enumerate(load_toml(path, "catalog").get("arch", [])):
+        missing = [f for f in ("compute_capability", "name", "min_cuda", "source") if f not in row]
+        if missing or not isinstance(row["compute_capability"], (int, float)):
+            raise InputError(f"{path}: [[arch]] #{i + 1}: needs compute_capability (a number), name, min_cuda, source")
+        out[round(float(row["compute_capability"]), 1)] = row
+    return out

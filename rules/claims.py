@@ -10009,6 +10009,13 @@ def _line_at(m: re.Match) -> str:
     return text[start:end if end >= 0 else len(text)].strip()
 
 
+# (newarch35) PyTorch's own sentence after every CUDA error (c10/cuda/CUDAException.cpp: "CUDA kernel errors might be
+# asynchronously reported at some other API call, so the stacktrace below might be incorrect."): the framework's hedge
+# about the stack trace, not the reporter's about the error (Comfy-Org/ComfyUI#8708's title quotes both).
+_TORCH_ASYNC_HEDGE = re.compile(r"CUDA kernel errors might be asynchronously reported at some other API call,? so the "
+                                r"stack ?trace below might be incorrect\.?", re.I)
+
+
 def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Match | None:
     """The catalog message in a prose sentence, matched line by line (an error pasted outside a code block is one
     line), when the sentence up to it does not rule it out, guess or ask it: "Maybe it's\nCUDA out of memory" wraps
@@ -10022,7 +10029,8 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
             continue
         head = "".join(lines[:i]).replace("\n", " ")  # the wrapped lines before, read as one with the match's
         upto = pattern.search(head + line.rstrip("\n"), len(head))
-        if upto and not (negated_words(upto.string, upto) or _guessed(upto.string) or asked(upto.string)
+        plain = _TORCH_ASYNC_HEDGE.sub(" ", upto.string) if upto else ""
+        if upto and not (negated_words(upto.string, upto) or _guessed(plain) or asked(plain)
                          or _ADVICE_IF.search(upto.string[:upto.start()])
                          or _MAY_CAUSE.search(upto.string[:upto.start()])
                          or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
-from rules import catalog, claims, ticket_ratio
+from rules import build_arch, catalog, claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
@@ -1028,6 +1028,69 @@ def gpu_models_compared(facts: Facts, predictions=None):
                "--gpu` for each board gives the expected rate of this model on it.")
 
 
+def _host_said(facts: Facts) -> bool:
+    """Does the reporter show the host at its limit: a faster CPU helping, a core pegged or held at 100 %, kernel
+    launches named as the wait (the claims ticket.cpu_bound and ticket.launch_overhead read)?"""
+    return bool(claims.find(facts, "cpu_ab") or claims.find(facts, "cpu_pegged_row") or claims.cpu_ceiling(facts)
+                or claims.find(facts, "launch_overhead"))
+
+
+def _newer_arch_behind(facts: Facts, slow, fast) -> bool:
+    """(newarch35) The board said slower is of a newer architecture than the other (compute capability,
+    rules/catalog/gpus.toml) and not a smaller card (at least its memory bandwidth, which sets decode), with nothing
+    said of the host and no build named that compiles for that architecture: the lead is the build, which may hold no
+    code for the newer GPU (build.tags_below, build.support_said)."""
+    if not (slow.compute_capability > fast.compute_capability > 0 and slow.hbm_gbs >= fast.hbm_gbs):
+        return False
+    if _host_said(facts) or build_arch.support_said(facts):
+        return False
+    named = build_arch.build_tags(facts)
+    old, _ = build_arch.tags_below(facts, slow.compute_capability)
+    return not named or bool(old)
+
+
+@rule("ticket.newer_arch_behind", "other")
+def newer_arch_behind(facts: Facts, predictions=None):
+    """'The RTX PRO 6000 is slower than the V100', 'the RTX 5080 is slower than my old 3060': a GPU of a newer
+    architecture, with at least the other's memory bandwidth, came out behind. Its own limits cannot make it slower,
+    and the commonest cause on a newer architecture is the software: a wheel, container or library built before that
+    architecture (or for a list without it) runs JIT-compiled PTX and older kernels on it, or falls back to slower
+    paths (no FlashAttention, quantised or FP8 kernels for it). A lead (0.45) where only the comparison is said; 0.55
+    where a build tag the ticket names predates the architecture (rules/catalog/gpu_archs.toml). Silent where the host
+    is shown at its limit (ticket.stronger_gpu_slower keeps that), where the reporter says the build supports the
+    architecture or names one that does, or where the newer board is the smaller one (bandwidth physics)."""
+    found = _boards_compared(facts)
+    if found is None:
+        return
+    slow, fast, c = found
+    if not _newer_arch_behind(facts, slow, fast):
+        return
+    old, row = build_arch.tags_below(facts, slow.compute_capability)
+    if old and facts.subject is not None and facts.subject.gpu is not None and facts.subject.gpu.key == slow.key:
+        return  # the ticket's own GPU on a build older than it: build.cuda_before_arch says it
+    sm = f"sm_{int(slow.compute_capability)}{round(slow.compute_capability * 10) % 10}"
+    said = "expected ahead, came out behind" if c.data.get("expected") else "said to be the slower one"
+    evidence = [claim_ev(c, "the GPUs compared"),
+                ev("catalog:gpus.toml", f"compute capability, {slow.name} vs {fast.name}", slow.compute_capability,
+                   fast.compute_capability),
+                ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
+                   "GB/s")]
+    if old:
+        evidence.append(claim_ev(old[0][0], f"the build named (CUDA {old[0][1]}; {sm} needs {row['min_cuda']}+)"))
+    yield make("ticket.newer_arch_behind", "other", "warning", 0.55 if old else 0.45,
+               f"{slow.name} ({said}, {sm}) is the newer architecture: check that the build holds code for it",
+               f"{slow.name} is of a newer architecture than {fast.name} (compute capability "
+               f"{slow.compute_capability:g} against {fast.compute_capability:g}) and reads memory at least as fast "
+               f"({slow.hbm_gbs:g} against {fast.hbm_gbs:g} GB/s), so the GPU itself does not make it slower. A build "
+               f"made before its architecture, or for a list without {sm}, runs it on PTX the driver compiles at "
+               "start-up and on kernels of older GPUs, or without the fast attention and quantised kernels the other "
+               "board gets" + (f"; the build named (CUDA {old[0][1]}) predates {sm}." if old else "."),
+               evidence, fix=build_arch.build_fix(slow.compute_capability, row)
+               + " Compare the two machines' `pip list` (torch and its +cuXXX tag, flash-attn, xformers, the engine's "
+               "own wheel): a first run much slower than the next is PTX being JIT-compiled.",
+               refs=[build_arch.ARCH_DOCS, build_arch.TORCH_INSTALL])
+
+
 @rule("ticket.stronger_gpu_slower", "host_bound", "launch_bound")
 def stronger_gpu_slower(facts: Facts, predictions=None):
     """'The A100 should be better than the A6000' (it came out behind), 'the H100 is slower than the A800': the board
@@ -1041,8 +1104,9 @@ def stronger_gpu_slower(facts: Facts, predictions=None):
     if found is None:
         return
     slow, fast, c = found
-    if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)):
-        return
+    if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)) \
+            or _newer_arch_behind(facts, slow, fast):
+        return  # (newarch35) a newer architecture behind leads to its build first (ticket.newer_arch_behind)
     said = "expected ahead, came out behind" if c.data.get("expected") else "said to be the slower one"
     yield make("ticket.stronger_gpu_slower", "host_bound", "info", 0.4,
                f"{slow.name} ({said}) leads {fast.name} on both datasheet figures: the GPU does not set this rate",

@@ -128,12 +128,11 @@ def test_lmstudio88_partial_offload():
     assert verdict.category == "host_bound"
 
 
-@pytest.mark.xfail(strict=True, reason="collabora/WhisperLive#493 settled other: the default requirements lack "
-                   "Blackwell (sm_120) support (CTranslate2#1933, the reporter); ticket.stronger_gpu_slower reads "
-                   "the newer board behind as host-bound, and a missing architecture build is not among its causes")
+# collabora/WhisperLive#493 settled other: the default requirements lack Blackwell (sm_120) support (CTranslate2#1933,
+# the reporter); since newarch35 the newer architecture behind leads to its build (ticket.newer_arch_behind)
 def test_whisperlive493_newer_architecture_unsupported():
-    verdict, _ = judged_issue(_paste("whisperlive493.md"))
-    assert verdict.category == "other"
+    verdict, findings = judged_issue(_paste("whisperlive493.md"))
+    assert verdict.category == "other" and "ticket.newer_arch_behind" in findings
 
 
 @pytest.mark.xfail(strict=True, reason="Ksuriuri/index-tts-vllm#204 settled other: v2 runs the DiT and vLLM stages "

@@ -304,19 +304,20 @@ def test_a_negated_comparison_keeps_its_direction(text):
 
 
 @pytest.mark.parametrize("text", [
-    # an expectation the run did not meet: the board expected ahead came out behind
-    "The H100 should be faster than the A100, but our decode is slower on it.",
-    "I thought the RTX 4090 would be quicker than the RTX 3060, yet it takes longer per token.",
-    "按理说 A100 应该比 T4 快，但实际测下来更慢。",
-    "The H100 should not be slower than the A100, but it is.",
+    # an expectation the run did not meet: the board expected ahead came out behind; both boards of one architecture,
+    # or the stronger one the older (newarch35: a newer architecture behind leads to its build, test_newarch35.py)
+    "The A100 should be better than the A6000, but our decode is slower on it.",
+    "按理说 A100 应该比 A10 快，但实际测下来更慢。",
+    "The L40S should not be slower than the L4, but it is.",
     # said outright
-    "The H100 is slower than the A800 in our training job.",
-    "Our A100 is slower than the old V100 box at batch 1, same script.",
+    "The L40S is slower than the L4 in our training job.",
+    # a newer architecture behind, with the host shown at its limit: the host lead stays
+    "Our A100 is slower than the old V100 box at batch 1, same script; one CPU core sits at 100 % throughout.",
 ])
 def test_the_stronger_board_behind_is_not_the_gpus_limit(text):
     verdict, findings = answer(text)
     (f,) = [f for f in findings if f.rule == "ticket.stronger_gpu_slower"]
-    assert not [g for g in findings if g.rule == "ticket.gpus_compared"]
+    assert not [g for g in findings if g.rule in ("ticket.gpus_compared", "ticket.newer_arch_behind")]
     assert verdict.category == "host_bound" and f.confidence < 0.5 and verdict.confidence < 0.7  # a lead; the
     # verdict states its class's development level, never confident (rules/catalog/verdict_confidence.toml)
     # the stronger board's figures are the measured side and lead the other's

@@ -1,0 +1,208 @@
+"""A build without the GPU's architecture (issue 11, newarch35): a framework wheel, an engine's container or a compiled
+binary made before its GPU's architecture existed, or built for a list of architectures that omits it. CUDA code runs
+on a GPU only as a cubin of its major architecture or as PTX the driver JIT-compiles at start-up (CUDA C++ Programming
+Guide, "Application Compatibility"), so such a build either fails ("no kernel image is available", PyTorch's "is not
+compatible with the current PyTorch installation") or runs slowly on older kernels and JIT-compiled PTX. The category
+is `other` (DESIGN.md has none for software builds; the fix is the build, not the links, the layout or the host)."""
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Facts
+from rules import catalog, claims
+from rules.common import claim_ev, ev, make
+from rules.engine import rule
+
+ARCH_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#application-compatibility"
+TORCH_INSTALL = "https://pytorch.org/get-started/locally/"
+
+# The messages a build without the GPU's architecture prints, in the tools' own words:
+# - PyTorch's capability check (torch/cuda/__init__.py, _check_capability): "<GPU> with CUDA capability sm_120 is not
+#   compatible with the current PyTorch installation. The current PyTorch install supports CUDA capabilities sm_50 ...";
+#   its newer form "Found GPU0 <GPU> which is of compute capability (CC) 12.0 ... Your installed torch==... does not
+#   include kernels for this GPU", and for a card below the build's oldest "Found GPU0 <GPU> which is of cuda
+#   capability 3.5. PyTorch no longer supports this GPU because it is too old."
+# - nvcc asked for an architecture newer than the toolkit: "nvcc fatal : Unsupported gpu architecture 'compute_120'".
+# - LLVM (Triton, Numba) older than the architecture: "'sm_120' is not a recognized processor for this target".
+_TORCH_WARNING = re.compile(r"(?:NVIDIA )?([A-Za-z][\w .()-]{2,60}?) with CUDA capability sm_(\d{2,3})[a-z]? is not "
+                            r"compatible with the current PyTorch install", re.I)
+_TORCH_FOUND = re.compile(r"Found GPU ?\d{1,2} (?:NVIDIA )?([^\n]{2,60}?) which is of (?:cuda|compute) capability"
+                          r"(?: \(CC\))? (\d{1,2})\.(\d)", re.I)
+_TORCH_FOUND_CAUSE = re.compile(r"does not include kernels for this GPU|no longer supports this GPU because it is too "
+                                r"old", re.I)
+_TORCH_SUPPORTS = re.compile(r"PyTorch install supports CUDA capabilities((?:\s{1,3}(?:sm|compute)_\d{2,3}a?){1,24})",
+                             re.I)
+_NVCC = re.compile(r"Unsupported gpu architecture '(?:compute|sm)_(\d{2,3})[a-z]?'", re.I)
+_LLVM = re.compile(r"'sm_(\d{2,3})[a-z]?' is not a recognized processor for this target", re.I)
+
+# A build's CUDA as its tag names it: PyTorch's wheels ("torch 2.7.0+cu118", ".../whl/cu128") and the images and
+# binaries tagged the same way ("CU113"). A bare "CUDA 12.4" is left out: it is as often the driver's (nvidia-smi's
+# header) as a build's (rules/catalog/cuda_versions.toml).
+_CU_TAG = re.compile(r"(?<![\w.])(?:\+|whl/|nightly/)?cu(1[0-3])(\d)(?!\d)", re.I)
+
+# The reporter says the build supports the architecture: "my torch is built for sm_120", "PyTorch 2.7 supports
+# Blackwell", "get_arch_list() includes sm_120". Not when negated ("not supported", "doesn't support", "isn't fully
+# supported yet") or asked.
+_SUPPORTED = re.compile(r"\b(?:supports?|built for|compiled for|compiled with|includes?|lists?)\s+(?:the\s+)?"
+                        r"(?:sm_?\d{2,3}|compute capability \d{1,2}\.\d|Blackwell|Hopper|Ada(?: Lovelace)?)\b|"
+                        r"\b(?:sm_?\d{2,3}|Blackwell|Hopper|Ada)\s+(?:is|are)\s+(?:now\s+)?supported\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|without)\b|n't\b|\?", re.I)
+
+
+def _quote(text: str, m: re.Match, pad: int) -> str:
+    return claims.one_line(text[max(0, m.start() - pad):m.end() + pad])
+
+
+def _cc(sm: str) -> float:
+    """sm_120 -> 12.0, sm_86 -> 8.6."""
+    return int(sm[:-1]) + int(sm[-1]) / 10
+
+
+def _sm(cc: float) -> str:
+    return f"sm_{int(cc)}{round(cc * 10) % 10}"
+
+
+def arch_messages(facts: Facts) -> list[tuple[claims.Claim, float, str | None, tuple[float, ...]]]:
+    """(claim, the GPU's compute capability, the GPU named or None, the capabilities the build lists) for each message
+    of a build without the GPU's architecture that the ticket quotes, pasted output first."""
+    pasted = {text for _, text in claims.pasted_blocks(facts)}
+    out = []
+    for source, text in claims.texts(facts) + claims.pasted_blocks(facts):
+        listed = tuple(_cc(s) for m in _TORCH_SUPPORTS.finditer(text) for s in re.findall(r"_(\d{2,3})", m.group(1)))
+        found = [(m, _cc(m.group(2)), m.group(1).strip()) for m in _TORCH_WARNING.finditer(text)]
+        if _TORCH_FOUND_CAUSE.search(text):
+            found += [(m, int(m.group(2)) + int(m.group(3)) / 10, m.group(1).strip())
+                      for m in _TORCH_FOUND.finditer(text)]
+        found += [(m, _cc(m.group(1)), None) for p in (_NVCC, _LLVM) for m in p.finditer(text)]
+        for m, cc, gpu in found:
+            c = claims.Claim("arch_missing", source, _quote(text, m, 40), {"pasted": text in pasted})
+            out.append((c, cc, gpu, listed))
+    return sorted(out, key=lambda f: not f[0].data["pasted"])
+
+
+def _about_another_gpu(facts: Facts, cc: float, gpu: str | None) -> bool:
+    """The message names a GPU other than the ticket's, whose own architecture differs: a second card in the box (a
+    display card PyTorch warns about) while the job runs on the one the ticket is about."""
+    own = facts.subject.gpu if facts.subject is not None else None
+    if gpu is None or own is None or own.compute_capability <= 0 or own.compute_capability == cc:
+        return False
+    named = catalog.resolve_gpu(gpu)
+    return named is None or named.key != own.key
+
+
+def build_tags(facts: Facts) -> list[tuple[claims.Claim, str]]:
+    """(claim, CUDA version) of each build tag the ticket names ("+cu118" -> "11.8")."""
+    out = []
+    for source, text in claims.texts(facts):
+        for m in _CU_TAG.finditer(text):
+            out.append((claims.Claim("build_tag", source, _quote(text, m, 30)), f"{m.group(1)}.{m.group(2)}"))
+    return out
+
+
+def _version(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def tags_below(facts: Facts, cc: float) -> tuple[list[tuple[claims.Claim, str]], dict | None]:
+    """The build tags the ticket names that predate the architecture of compute capability `cc` (all of them, or none
+    where any named tag builds for it), with that architecture's gpu_archs.toml row."""
+    row = catalog.gpu_archs().get(round(cc, 1))
+    tags = build_tags(facts)
+    if row is None or not tags:
+        return [], row
+    old = [(c, v) for c, v in tags if _version(v) < _version(row["min_cuda"])
+           or ("last_cuda" in row and _version(v) > _version(row["last_cuda"]))]
+    return (old if len(old) == len(tags) else []), row
+
+
+def same_major_cubin(cc: float, version: str) -> bool:
+    """Can a build of CUDA `version` hold a cubin that runs on compute capability `cc`? A cubin runs on GPUs of its
+    major architecture at the same or a later minor (CUDA C++ Programming Guide, "Binary Compatibility"), so a build
+    made before sm_89 still runs an RTX 4090 on its sm_86 code, untuned for it (no FP8, older library heuristics); a
+    new major (sm_90, sm_100, sm_120) has no earlier code it can run, only PTX the driver JIT-compiles, or nothing."""
+    return any(int(k) == int(cc) and k < cc and _version(row["min_cuda"]) <= _version(version)
+               for k, row in catalog.gpu_archs().items())
+
+
+def support_said(facts: Facts) -> claims.Claim | None:
+    """The reporter's statement that the build supports the GPU's architecture, not negated or asked."""
+    for source, text in claims.texts(facts):
+        for sentence in re.split(r"(?<=[.!?\n])\s+", text):
+            m = _SUPPORTED.search(sentence)
+            if m and not _NEGATION.search(sentence[max(0, m.start() - 40):m.end() + 10]):
+                return claims.Claim("arch_supported", source, _quote(sentence, m, 40))
+    return None
+
+
+def build_fix(cc: float, row: dict | None) -> str:
+    """What to install: a build made with a CUDA that compiles for this architecture."""
+    sm = _sm(cc)
+    if row is None:
+        return (f"Install a build of the framework or engine whose architecture list includes {sm} "
+                "(`python -c \"import torch; print(torch.cuda.get_arch_list())\"` shows a PyTorch build's), or build "
+                f"it with TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES including {sm}.")
+    tag = "cu" + row["min_cuda"].replace(".", "")
+    older = (f" ({row['name']} builds stop at CUDA {row['last_cuda']}: take a build of that CUDA or older that still "
+             f"lists {sm})") if "last_cuda" in row else ""
+    return (f"Install a build made with CUDA {row['min_cuda']} or newer that lists {sm}{older}: for PyTorch a wheel "
+            f"from the {tag} index or a later one ({TORCH_INSTALL}), then the libraries with their own CUDA kernels "
+            f"(flash-attn, xformers, bitsandbytes, CTranslate2, llama.cpp) in releases built for {sm}, or built from "
+            f"source with TORCH_CUDA_ARCH_LIST / CMAKE_CUDA_ARCHITECTURES including {sm}. "
+            "`python -c \"import torch; print(torch.cuda.get_arch_list())\"` shows the architectures a PyTorch "
+            "build holds.")
+
+
+@rule("build.arch_missing", "other")
+def arch_missing(facts: Facts, predictions=None):
+    """The ticket quotes a build's own message that it holds no code for the GPU's architecture (PyTorch's capability
+    warning, nvcc's 'Unsupported gpu architecture', LLVM's 'not a recognized processor'): the build is the cause,
+    whatever else the ticket shows. Silent where the message names another GPU of another architecture than the
+    ticket's (a display card beside the one the job uses)."""
+    for c, cc, gpu, listed in arch_messages(facts):
+        if _about_another_gpu(facts, cc, gpu):
+            continue
+        row = catalog.gpu_archs().get(round(cc, 1))
+        where = (f" The build lists {', '.join(_sm(x) for x in listed)}." if listed else "")
+        arch = f" ({row['name']}, first built by CUDA {row['min_cuda']})" if row else ""
+        yield make("build.arch_missing", "other", "warning", 0.6 if c.data["pasted"] else 0.5,
+                   f"The build holds no code for this GPU's architecture, {_sm(cc)}",
+                   f"The message quoted says the installed build was not compiled for compute capability {cc:g}"
+                   f"{arch}.{where} CUDA code runs only as a cubin of the GPU's architecture or as PTX the driver "
+                   "compiles at start-up, so such a build fails on this GPU or runs older, slower kernels.",
+                   [claim_ev(c, "the build's message")]
+                   + ([ev("catalog:gpu_archs.toml", f"first CUDA for {_sm(cc)}: {row['min_cuda']} ({row['source']})")]
+                      if row else []),
+                   fix=build_fix(cc, row), refs=[ARCH_DOCS, TORCH_INSTALL])
+        return
+
+
+@rule("build.cuda_before_arch", "other")
+def cuda_before_arch(facts: Facts, predictions=None):
+    """The ticket's GPU with a build tag ('+cu113', 'cu118') whose CUDA predates that GPU's architecture (or, for an
+    architecture CUDA has since dropped, postdates its last release), beside a slow run: such a build has no code
+    for a GPU of a new major architecture (0.55: PTX JIT-compiled at start-up, or nothing), or only an earlier minor's,
+    untuned (0.45: same_major_cubin). Silent where any build the ticket names does
+    build for it (the reporter may already run that one), or where a build's own message says so
+    (build.arch_missing)."""
+    gpu = facts.subject.gpu if facts.subject is not None else None
+    if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts) or not claims.complaint(facts):
+        return  # a failure with no build message (a process killed while loading) is no lead to the build
+    old, row = tags_below(facts, gpu.compute_capability)
+    if not old:
+        return
+    c, version = old[0]
+    cc = gpu.compute_capability
+    runs = same_major_cubin(cc, version)
+    how = (f"it can still run the GPU on code for an earlier {int(cc)}.x GPU, not tuned for {_sm(cc)} (no features new "
+           "to it, the math libraries' older heuristics)" if runs else
+           f"it holds no code {_sm(cc)} can run, so the driver JIT-compiles the build's PTX of an older architecture "
+           "at start-up (a slow first run, kernels not tuned for this GPU) or, without PTX, the kernels do not run")
+    yield make("build.cuda_before_arch", "other", "warning", 0.45 if runs else 0.55,
+               f"A build of CUDA {version} on the {gpu.name} ({_sm(cc)}): not built for it",
+               f"{row['name']} GPUs are first compiled for by CUDA {row['min_cuda']}"
+               + (f" and last by CUDA {row['last_cuda']}" if "last_cuda" in row else "")
+               + f"; a build of CUDA {version} predates that, so {how}.",
+               [claim_ev(c, "the build named"),
+                ev("catalog:gpu_archs.toml", f"the build's CUDA vs the first CUDA for {_sm(cc)} ({row['source']})",
+                   float(version), float(row["min_cuda"]))],
+               fix=build_fix(cc, row), refs=[ARCH_DOCS, TORCH_INSTALL])
