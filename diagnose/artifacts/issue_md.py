@@ -857,7 +857,36 @@ def _job_gpus(lines) -> tuple[int, int] | None:
         for sentence in re.split(r"(?<=[.;!?])\s+", ln):
             if (n := _layout_counted(sentence)):
                 return i, n
-    return None
+    return _machine_holds_job(lines)
+
+
+# (extract35b) A GPU count said as the machine's, "an 8-GPU node", "a server with 8 GPUs", "our box has 4x A100": the
+# inventory of what the job runs on, not the job. Where one TP below that count is said in another sentence ("We run
+# vLLM with TP 2"), the job holds the TP's GPUs, as a server's launch line says (rules.common._server_ranks). Not
+# where the TP is said in the same sentence as a count ("8 GPUs with TP=4" may be two replicas: tests/test_count32),
+# nor where the ticket speaks of replicas, data or pipeline parallelism, or states several TPs.
+MACHINE_GPUS = re.compile(r"\b(\d{1,2})[- ]?(?:x\s*)?(?:GPU|card)s?[- ](?:node|server|machine|box|host|instance|rig|"
+                          r"workstation)\b|\b(?:node|server|machine|box|host|instance|rig|workstation)\s+(?:with|that\s+"
+                          r"has|has|holding)\s+(\d{1,2})\s*(?:x\s*)?(?:GPUs|cards|(?:NVIDIA\s+)?(?:RTX\s*)?[ABHLV]\d{2,3}"
+                          r"[A-Z]?s?)\b", re.I)
+_OTHER_LAYOUT = re.compile(r"\b(?:replicas?|instances|copies|data[- ]parallel\w*|pipeline[- ]parallel\w*|"
+                           r"dp\s*[=:]?\s*\d|pp\s*[=:]?\s*\d|--(?:data|pipeline)[-_]parallel[-_]size|"
+                           r"--dp|--pp)\b", re.I)
+
+
+def _machine_holds_job(lines) -> tuple[int, int] | None:
+    """(line, TP) where one machine count (MACHINE_GPUS) and one TP below it, said apart from any count, are
+    stated and nothing says replicas or another layout; else None."""
+    if any(_OTHER_LAYOUT.search(ln) for _, ln in lines):
+        return None
+    sentences = [(i, s) for i, ln in lines for s in re.split(r"(?<=[.;!?])\s+", ln)]
+    machines = {int(next(g for g in m.groups() if g)) for _, s in sentences for m in MACHINE_GPUS.finditer(s)}
+    tps = {(i, _tp_size(m)) for i, s in sentences if not MACHINE_GPUS.search(s) and not _counted_gpus(s)
+           and not CLAUSE_GPUS.search(s) for m in TP.finditer(s)}
+    if len(machines) != 1 or len({t for _, t in tps}) != 1:
+        return None
+    line, tp = min(tps)
+    return (line, tp) if 1 <= tp < next(iter(machines)) else None
 
 
 # (extract35) A GPU count and a TP size of the same value said in one sentence, "Dual-card (2× RTX 3090, TP=2)",
