@@ -108,8 +108,8 @@ def test_a_clients_bound_in_pasted_code(tmp_path, code, load):
 @pytest.mark.parametrize("config", [
     "```\nllamafactory-cli train --stage sft --do_predict --per_device_eval_batch_size 4 --predict_with_generate\n```",
     "```yaml\ndo_predict: true\nper_device_eval_batch_size: 4\n```",
-    "```python\nargs = Seq2SeqTrainingArguments(output_dir='out', per_device_eval_batch_size=4, predict_with_generate=True)"
-    "\n```",
+    "```python\nargs = Seq2SeqTrainingArguments(output_dir='out', per_device_eval_batch_size=4,\n"
+    "                                predict_with_generate=True)\n```",
 ])
 def test_the_eval_batch_as_flag_yaml_or_keyword(tmp_path, config):
     facts = _read(tmp_path, f"# slow eval\n\n{config}\n\nPrediction takes an hour on one A100.\n")
@@ -160,8 +160,8 @@ def test_no_load_from_counts_sent_programs_layers_ports_or_versions(tmp_path, te
     "```python\nimport asyncio\nsem = asyncio.Semaphore(4)\nasync def load(path):\n    async with sem:\n"
     "        return open(path).read()\n```",
     # two pools of different sizes: no one bound
-    "```python\nimport requests\nfrom concurrent.futures import ThreadPoolExecutor\nA = ThreadPoolExecutor(max_workers=4)\n"
-    "B = ThreadPoolExecutor(max_workers=8)\nrequests.post(url)\n```",
+    "```python\nimport requests\nfrom concurrent.futures import ThreadPoolExecutor\n"
+    "A = ThreadPoolExecutor(max_workers=4)\nB = ThreadPoolExecutor(max_workers=8)\nrequests.post(url)\n```",
 ])
 def test_no_load_from_a_semaphore_without_requests_or_two_pools(tmp_path, code):
     facts = _read(tmp_path, f"# slow\n\nDecoding is slow on vLLM with one A100.\n\n{code}\n")
