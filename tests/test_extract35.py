@@ -136,8 +136,10 @@ def test_one_request_paraphrases(tmp_path, text):
 @pytest.mark.parametrize("text, gpus", [
     ("Our node has 8x H100. We serve Llama-3-70B on 4x H100 with TP=4 and get 30 tok/s.", 4),
     ("The rig has three RTX 3090; the run is two RTX 3090s, tensor_parallel_size=2, 40 tok/s.", 2),
-    # a count and a TP that differ may be replicas (tests/test_count32.py): the count stays the machine's
-    ("Our node has 8x H100. We serve Llama-3-70B with TP=4 and get 30 tok/s.", 8),
+    # (extract35b) the count said as the node's, the TP in another sentence: the node holds the job, the TP's GPUs
+    # are the job's (as a launch line's layout inside a node's inventory, tests/test_count32.py); a count in the TP's
+    # own sentence, "I use 8 GPUs with TP=4", may be replicas and stays (tests/test_extract35b.py)
+    ("Our node has 8x H100. We serve Llama-3-70B with TP=4 and get 30 tok/s.", 4),
 ])
 def test_a_count_said_with_an_equal_tp_is_the_jobs(tmp_path, text, gpus):
     facts = _read(tmp_path, f"# slow decode\n\n{text}\n")

@@ -720,6 +720,13 @@ MORE_COUNTED = re.compile(r"\b(?:[2-9]|[1-9]\d{1,2})\s*[x×*]\s*(?:[A-Z]|\d{4})"
                           r"|(?<![第每十百\d])(?:[2-9]|[1-9]\d{1,2}|[两二双三四五六七八九十])\s*(?:张|块|卡)")
 
 
+def _counted_as(spaced: dict[int, str], n: int) -> tuple[int, int, int] | None:
+    """(line, start, end) of the first board count of `n` (MORE_COUNTED's digits: "4 x A100" as _mentions spaces
+    it), or None."""
+    return next(((i, m.start(), m.end()) for i, ln in spaced.items() for m in MORE_COUNTED.finditer(ln)
+                 if m.group(0)[:1].isdigit() and int(re.match(r"\d+", m.group(0)).group()) == n), None)
+
+
 # ... or one board with an article, after a verb or preposition of having or running it: "On a 3090 on windows"
 # (oobabooga/textgen#2410), "on an A100 80G GPU" (vllm-project/vllm#8669), "I have a 4090". Not "a H100 node" or
 # "an A100 server" (a machine of several), and only where the text names no other board.
@@ -850,7 +857,36 @@ def _job_gpus(lines) -> tuple[int, int] | None:
         for sentence in re.split(r"(?<=[.;!?])\s+", ln):
             if (n := _layout_counted(sentence)):
                 return i, n
-    return None
+    return _machine_holds_job(lines)
+
+
+# (extract35b) A GPU count said as the machine's, "an 8-GPU node", "a server with 8 GPUs", "our box has 4x A100": the
+# inventory of what the job runs on, not the job. Where one TP below that count is said in another sentence ("We run
+# vLLM with TP 2"), the job holds the TP's GPUs, as a server's launch line says (rules.common._server_ranks). Not
+# where the TP is said in the same sentence as a count ("8 GPUs with TP=4" may be two replicas: tests/test_count32),
+# nor where the ticket speaks of replicas, data or pipeline parallelism, or states several TPs.
+MACHINE_GPUS = re.compile(r"\b(\d{1,2})[- ]?(?:x\s*)?(?:GPU|card)s?[- ](?:node|server|machine|box|host|instance|rig|"
+                          r"workstation)\b|\b(?:node|server|machine|box|host|instance|rig|workstation)\s+(?:with|that\s+"
+                          r"has|has|holding)\s+(\d{1,2})\s*(?:x\s*)?(?:GPUs|cards|(?:NVIDIA\s+)?(?:RTX\s*)?[ABHLV]\d{2,3}"
+                          r"[A-Z]?s?)\b", re.I)
+_OTHER_LAYOUT = re.compile(r"\b(?:replicas?|instances|copies|data[- ]parallel\w*|pipeline[- ]parallel\w*|"
+                           r"dp\s*[=:]?\s*\d|pp\s*[=:]?\s*\d|--(?:data|pipeline)[-_]parallel[-_]size|"
+                           r"--dp|--pp)\b", re.I)
+
+
+def _machine_holds_job(lines) -> tuple[int, int] | None:
+    """(line, TP) where one machine count (MACHINE_GPUS) and one TP below it, said apart from any count, are
+    stated and nothing says replicas or another layout; else None."""
+    if any(_OTHER_LAYOUT.search(ln) for _, ln in lines):
+        return None
+    sentences = [(i, s) for i, ln in lines for s in re.split(r"(?<=[.;!?])\s+", ln)]
+    machines = {int(next(g for g in m.groups() if g)) for _, s in sentences for m in MACHINE_GPUS.finditer(s)}
+    tps = {(i, _tp_size(m)) for i, s in sentences if not MACHINE_GPUS.search(s) and not _counted_gpus(s)
+           and not CLAUSE_GPUS.search(s) for m in TP.finditer(s)}
+    if len(machines) != 1 or len({t for _, t in tps}) != 1:
+        return None
+    line, tp = min(tps)
+    return (line, tp) if 1 <= tp < next(iter(machines)) else None
 
 
 # (extract35) A GPU count and a TP size of the same value said in one sentence, "Dual-card (2× RTX 3090, TP=2)",
@@ -1282,15 +1318,20 @@ BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s
                         + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
-CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
+# (extract35b) The English forms take the count as a word too ("with two concurrency", "eight parallel requests", "four
+# requests at once"), two and up: one request alone is ONE_AT_A_TIME's.
+_LOAD_COUNT = r"(\d{1,4}|" + words_pattern({w: n for w, n in ENGLISH_COUNT_WORDS.items()
+                                            if n >= 2 and w not in ("dual", "quad")}) + r")"
+CONCURRENT = re.compile(r"\b" + _LOAD_COUNT + r"\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b|"
                         # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
                         # "for 1000 requests", is not a load)
-                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)|"
+                        r"\b(?:at|with)\s+" + _LOAD_COUNT + r"\s+(?:concurrency|users|clients|concurrent\b)|"
                         # "the throughput of 100 concurrency", "concurrency = 10", "`concurrency` = 10", "concurrency
                         # of 8" (vLLM's bench prints "Maximum request concurrency: 10"; not vLLM's KV-cache line
                         # "Maximum concurrency for 4096 tokens per request: 5.2x", a capacity)
-                        r"\b(\d{1,4})\s+concurrency\b|\bconcurrency`?\s*(?:=|:|of|is|was|set\s+to)\s*`?(\d{1,4})(?![.\d])|"
+                        r"\b" + _LOAD_COUNT + r"\s+concurrency\b|"
+                        r"\bconcurrency`?\s*(?:=|:|of|is|was|set\s+to)\s*`?(\d{1,4})(?![.\d])|"
                         # "28 requests in flight", "16 in-flight requests" (the term the engines' docs use for the
                         # requests being served at once)
                         r"\b(\d{1,4})\s+(?:(?:requests?|sequences?|users?)\s+in[- ]flight\b|in[- ]flight\s+"
@@ -1300,13 +1341,14 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # a load generator's threads, each sending one request at a time (JMeter's thread group,
                         # locust's users, a script's worker threads): "the 8 request threads", "16 client threads",
                         # "32 threads sending requests" (not a CPU's threads, "--threads 8", "32 CPU threads")
-                        r"\b(\d{1,4})\s+(?:request|client|sender|load)\s+threads\b|"
+                        r"\b" + _LOAD_COUNT + r"\s+(?:request|client|sender|load)\s+threads\b|"
                         r"\b(\d{1,4})\s+threads\s+(?:sending|issuing|making|firing)\s+requests\b|"
                         # ... each thread a request of its own: "I use 5 threads, each with 80000 tokens"
                         r"\b(\d{1,4})\s+threads,?\s+each\s+(?:with|sending|issuing|making|running)\b|"
                         # ... the adverb after the noun: "32 requests at the same time", "8 prompts simultaneously",
                         # "16 users concurrently", "4 requests in parallel" (not "1000 requests in total")
-                        r"\b(\d{1,4})\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+(?:at\s+once|"
+                        r"\b" + _LOAD_COUNT + r"\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\s+"
+                        r"(?:at\s+once|"
                         r"at\s+the\s+same\s+time|simultaneously|concurrently|in\s+parallel)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])|"
@@ -1773,6 +1815,16 @@ def _row_split(lines: list[tuple[int, str]]) -> int | None:
                 None)
 
 
+def _layer_split(lines: list[tuple[int, str]]) -> int | None:
+    """The line where the run's split mode is stated as llama.cpp's layer split (LAYER_SPLIT; -sm layer, its default,
+    "gives each GPU whole layers": tools/server/README.md), or None where a row / tensor split is named too or the
+    layer split is denied ("instead of -sm layer")."""
+    if any(ROW_SPLIT.search(ln) for _, ln in lines):
+        return None
+    return next((i for i, ln in lines for m in LAYER_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
+                None)
+
+
 def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
     """(line, GPUs) of the first ExLlama memory split or llama.cpp tensor split (GPU_SPLIT) over two GPUs or more."""
     for i, ln in lines:
@@ -1789,6 +1841,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = pp_line = dp_line = None
     row_split = False
+    split_mode = None  # (a stated layer split: the Workload's split_mode, as launch._split_gpus writes it)
     code_tp = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
     code_tp += _ranks_as_tp([*prose, *code_lines])
     ollama_named: list[tuple[int, str]] = []
@@ -1870,6 +1923,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if counted and (machines := _machines_counted(spaced, *counted)):  # the GPUs are those each machine holds, if said
         each = count_line[1] if count_line and count_line[2] != counted else None
         per_node, nodes, n = True, machines if machines >= 2 else None, each
+    # (extract35b) one GPU counted beside a TP above one and a count of that many boards ("testing it both on a single
+    # A100 and on a setup with 4xA100 (where I used tensor_parallel_size=4)"): the one GPU is another setup's, the
+    # TP's count is the job's (a TP of t runs on t GPUs)
+    said_tp = tp_line[1] if tp_line else max((t for _, t in code_tp), default=None)
+    if n == 1 and not nodes and said_tp and said_tp > 1 and (more := _counted_as(spaced, said_tp)):
+        n, counted = said_tp, more
     # a count per node with the nodes uncounted ("multi-node, 8x H100 per node") is still the node's size
     extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if not n and (split := _gpu_split([*prose, *code_lines])):  # counted by the memory split the loader was given
@@ -1878,6 +1937,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             (row := _row_split([*prose, *code_lines])) is not None:
         tp_line = (row, n)  # llama.cpp's row / tensor split over the GPUs counted: each holds a slice of every layer
         row_split = True
+    elif n and n >= 2 and not nodes and tp_line is None and not code_tp and \
+            (layer := _layer_split([*prose, *code_lines])) is not None:
+        tp_line = (layer, 1)  # (extract35b) llama.cpp's layer split: each GPU holds whole layers, no tensor cut, TP 1
+        split_mode = "layer"
     # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
     # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
     if n == 1 and not nodes and tp_line is None and not code_tp and \
@@ -1933,12 +1996,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if job and job[1] >= 1:
         out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
     if tp_line and 1 <= tp_line[1] <= 1024:  # (a llama.cpp split says so: its rows go by proportion, no heads rule)
-        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1], extra={"split_mode": "row"} if row_split else {}))
+        mode = "row" if row_split else split_mode
+        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1], extra={"split_mode": mode} if mode else {}))
     if pp_line and 1 <= pp_line[1] <= 1024:
         out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
     if dp_line and 1 <= dp_line[1] <= 1024:
         out.append(Workload(where(name, dp_line[0]), dp=dp_line[1]))
-    batch = _one_stated(prose, BATCH_ONLY)
+    batch = _one_stated(prose, BATCH_ONLY) or _one_stated(code_lines, CODE_EVAL_BATCH)
     if batch:  # one batch for the whole ticket ("at batch 1"): the layout's
         out.append(Workload(where(name, batch[0]), batch=batch[1]))
     slots = _one_stated([(i, ln) for i, ln in prose if not BUILD_LINE.search(ln)], PROSE_SLOTS)
@@ -1947,7 +2011,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     alone = _one_at_a_time(prose)
     if alone:  # one request at a time, in the reporter's words: the batch a figure with none of its own ran at
         out.append(Workload(where(name, alone[0]), extra={"load_stated": alone[1]}))
-    load = _one_stated(prose, CONCURRENT, MAX_CONCURRENCY)  # (--max-concurrency: a command's launch)
+    load = _one_stated(prose, CONCURRENT, MAX_CONCURRENCY) or _code_pool([*prose, *code_lines])  # (--max-concurrency: a
+    # command's launch; a pasted client's semaphore or pool, fenced or not, where the prose states no load)
     if load:  # one load for the whole ticket: what its benchmark figures were run at
         out.append(Workload(where(name, load[0]), concurrency=load[1]))
     out += stated_lengths(prose, name)
@@ -3108,7 +3173,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 c = CONCURRENT.search(clause) or (None if ONE_STREAM.search(clause) else CONCURRENT.search(ln))
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start:m.end + 20])
-                load = int(next(g for g in c.groups() if g)) if c else None
+                load = _count(next(g for g in c.groups() if g)) if c else None
                 batch = int(b.group(1)) if b else line_batch
                 one_stream = PER_STREAM.match(clause, m.end) or STREAM_BEFORE.search(clause[:m.start])
                 if batch is None and load and one_stream:
@@ -3693,6 +3758,43 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
 # command-line flag, --max_batch_size, is the launch parser's.
 CODE_BATCH_CAP = re.compile(r"(?<![\w.-])max_batch_size[\"']?\s*[=:]\s*(\d{1,5})\b")
 
+# (extract35b) Requests a pasted client script keeps in flight: the bound of the semaphore or pool its requests run
+# under: asyncio.Semaphore(n) (https://docs.python.org/3/library/asyncio-sync.html),
+# concurrent.futures.ThreadPoolExecutor(max_workers=n) (https://docs.python.org/3/library/concurrent.futures.html) or
+# multiprocessing's Pool(n), given as a number or a name assigned one (`parallel_num = 4` ...
+# `Semaphore(parallel_num)`). Read only where the code sends requests (_GENERATION_CALL); a count of requests in all
+# (`total_requests = 20`) is none.
+CODE_POOL = re.compile(r"\b(?:Bounded)?(?:Semaphore|ThreadPoolExecutor|ProcessPoolExecutor|ThreadPool|Pool)\s*\(\s*"
+                       r"(?:max_workers\s*=\s*|processes\s*=\s*|value\s*=\s*)?([A-Za-z_]\w{0,40}|\d{1,4})\s*[,)]")
+_INT_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w{0,40})\s*=\s*(\d{1,4})\s*(?:#.*)?$")
+
+
+def _code_pool(code_lines: list[tuple[int, str]]) -> tuple[int, int] | None:
+    """(line, n) of the one semaphore or pool bound (CODE_POOL) of pasted code that sends requests, a name resolved to
+    the number assigned it; None where there is none, several, or no request is sent."""
+    if not any(_GENERATION_CALL.search(ln) for _, ln in code_lines):
+        return None
+    assigned: dict[str, set[int]] = {}
+    for _, ln in code_lines:
+        if (a := _INT_ASSIGNED.match(ln)) is not None:
+            assigned.setdefault(a.group(1), set()).add(int(a.group(2)))
+    found = set()
+    for i, ln in code_lines:
+        for m in CODE_POOL.finditer(ln.split("#")[0]):
+            word = m.group(1)
+            values = {int(word)} if word.isdigit() else assigned.get(word, set())
+            found |= {(i, v) for v in values if v >= 1}
+    return min(found) if len({v for _, v in found}) == 1 else None
+
+
+# (extract35b) The batch Hugging Face's Trainer evaluates and predicts at, per GPU: TrainingArguments'
+# per_device_eval_batch_size ("The batch size per device accelerator core/CPU for evaluation",
+# https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments), set as a flag of a
+# launch (`--per_device_eval_batch_size 8`, LLaMA-Factory's `llamafactory-cli train ... --do_predict`), a keyword or a
+# YAML key: the load a pasted evaluation ran at, where the prose states no one batch (it may compare several).
+# (Not the training batch, per_device_train_batch_size: no inference.)
+CODE_EVAL_BATCH = re.compile(r"(?<![\w.])(?:--)?per_device_eval_batch_size[\"']?\s*[=: ]\s*(\d{1,4})\b")
+
 
 # llama.cpp's "batch size" is a count of prompt tokens, not of requests: -b / --batch-size is the logical and -ub /
 # --ubatch-size the physical chunk of prompt processing, 2048 and 512 by default
@@ -3750,7 +3852,7 @@ def _run_value(ln: str, m: re.Match) -> bool:
 def _one_stated(prose: list[tuple[int, str]], *patterns: re.Pattern) -> tuple[int, int] | None:
     """(first line, value) where the prose states one value (each match's filled group) however often, or None where
     it states none or several: a ticket-wide batch or load is only read where nothing contradicts it."""
-    found = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)
+    found = {(i, _count(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)
              if _run_value(ln, m)}
     return min(found) if len({n for _, n in found}) == 1 else None
 

@@ -502,7 +502,9 @@ def _split_gpus(flags: dict, src: str) -> list:
         "none", "layer", "row", "tensor", "graph") else {}
     # (a row / tensor split cuts every layer's matrices over those GPUs: tensor parallelism over all of them,
     # diagnose.artifacts.issue_md ROW_SPLIT)
-    tp = used if extra.get("split_mode") in ("row", "tensor", "graph") else None
+    # (extract35b) a layer split gives each GPU whole layers: no tensor cut, TP 1 (tools/server/README.md)
+    tp = used if extra.get("split_mode") in ("row", "tensor", "graph") else 1 if extra.get("split_mode") == "layer" \
+        else None
     return [Workload(src, gpu_count=used, tp=tp, extra=extra)] if used >= 2 else []
 
 
