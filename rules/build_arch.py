@@ -49,6 +49,19 @@ _SUPPORTED = re.compile(r"\b(?:supports?|built for|compiled for|compiled with|in
 _NEGATION = re.compile(r"\b(?:not|no|never|without)\b|n't\b|\?", re.I)
 
 
+# (review35b) A message the reporter says is gone since, in the words after it: "I used to get '... is not compatible
+# with the current PyTorch installation' but after installing the cu128 nightly that is gone" (what came before it,
+# "used to get", "previously saw": claims.said_gone). The build has been changed since; the message is no evidence.
+_GONE_AFTER = re.compile(r"^[^.\n]{0,160}?\b(?:(?:is|was|are|were)\s+(?:now\s+)?gone|went away|"
+                         r"(?<!not )(?<!never )(?<!n't )disappeared|no longer (?:shows?|appears?|prints?|printed))\b",
+                         re.I)
+
+
+def _said_gone(text: str, m: re.Match) -> bool:
+    """Is the message `m` quoted as printed before, or said gone after it?"""
+    return claims.said_gone(text, m) or bool(_GONE_AFTER.search(text[m.end():m.end() + 200]))
+
+
 def _quote(text: str, m: re.Match, pad: int) -> str:
     return claims.one_line(text[max(0, m.start() - pad):m.end() + pad])
 
@@ -75,6 +88,8 @@ def arch_messages(facts: Facts) -> list[tuple[claims.Claim, float, str | None, t
                       for m in _TORCH_FOUND.finditer(text)]
         found += [(m, _cc(m.group(1)), None) for p in (_NVCC, _LLVM) for m in p.finditer(text)]
         for m, cc, gpu in found:
+            if text not in pasted and _said_gone(text, m):
+                continue
             c = claims.Claim("arch_missing", source, _quote(text, m, 40), {"pasted": text in pasted})
             out.append((c, cc, gpu, listed))
     return sorted(out, key=lambda f: not f[0].data["pasted"])

@@ -2303,6 +2303,11 @@ def _gone(sentence: str, m: re.Match) -> bool:
                 or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
 
 
+def said_gone(text: str, m: re.Match) -> bool:
+    """_gone for a rule's own pattern: is the line `m` matched in `text` quoted as printed before, or no more?"""
+    return _gone(text, m)
+
+
 # (issue 11, u14a) NUMA nodes are no hosts. numactl --hardware opens with "available: 2 nodes (0-1)" (the count, then
 # the range of node ids: numactl(8)), and AMD's BIOS option counts "NUMA nodes per socket" (NPS1/2/4, "4 nodes per
 # socket"); neither says the job spans machines.

@@ -917,6 +917,30 @@ _WHY_NOT = re.compile(r"^\W*(?:should(?:n['’]t| not)|is(?:n['’]t| not)|would
                       re.I)
 
 
+# (review35b) A laptop part named with the word before it ("my laptop RTX 4090", "a mobile 3080"): its own catalog row
+# (the "... Laptop" name) or none, not the desktop card's. A laptop RTX 4090 reads 576 GB/s against the desktop's
+# 1008 (rules/catalog/gpus.toml), so the desktop's figures would turn a smaller board into a stronger one.
+_LAPTOP_BEFORE = re.compile(r"\b(?:laptop|notebook|mobile)\s+(?:(?:NVIDIA|GeForce)\s+){0,2}$", re.I)
+# (review35b) A yes/no question about which board is slower ("Is the RTX 5090 slower than the RTX 4090?"): asked
+# before buying or out of interest, not a run the reporter saw; "Isn't the H100 supposed to be faster?" is an
+# expectation missed (gpus_compared's data["expected"]) and stays.
+# Only where the boards are the question's subject: "Is it normal that my RTX 5090 is slower than my 4090?" tells a run.
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|will|would|does|do|did|can|could|should|might)\s+"
+                     r"(?:(?:the|a|an|NVIDIA|GeForce)\s+)?$", re.I)
+
+
+def _only_asked(facts: Facts, c: claims.Claim) -> bool:
+    """Is the comparison a yes/no question, with no slowness said elsewhere in the ticket? Then no board came out
+    behind in a run, and neither the build nor the host is a lead."""
+    from diagnose.artifacts.issue_md import GPU_NAME
+
+    sentence = claims.sentence_of(facts, c)
+    first = GPU_NAME.search(sentence)
+    return (not c.data.get("expected") and claims.asked(sentence) and first is not None
+            and bool(_YES_NO.search(sentence[:first.start()]))
+            and claims.complaint(facts, skip=_SLOWER) is None)
+
+
 def _expectation_missed(sentence: str, start: int, end: int, following: str) -> bool | None:
     """Did the run miss the expectation said between `start` and `end` of the sentence: True (said so after it, in the
     sentence or the next, or before it, or asked "shouldn't A be faster?"), False (borne out: "and it is"), None (not
@@ -940,7 +964,8 @@ def gpus_compared(facts: Facts):
     for source, text in claims.texts(facts):
         said_all = claims.sentences(text)
         for i, sentence in enumerate(said_all):
-            names = [(m, catalog.resolve_gpu(m.group(1))) for m in GPU_NAME.finditer(sentence)]
+            names = [(m, catalog.resolve_gpu(m.group(1) + (" Laptop" if _LAPTOP_BEFORE.search(sentence[:m.start()])
+                                                            else ""))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
                 continue
@@ -1035,14 +1060,14 @@ def _host_said(facts: Facts) -> bool:
                 or claims.find(facts, "launch_overhead"))
 
 
-def _newer_arch_behind(facts: Facts, slow, fast) -> bool:
+def _newer_arch_behind(facts: Facts, slow, fast, c: claims.Claim) -> bool:
     """(newarch35) The board said slower is of a newer architecture than the other (compute capability,
     rules/catalog/gpus.toml) and not a smaller card (at least its memory bandwidth, which sets decode), with nothing
-    said of the host and no build named that compiles for that architecture: the lead is the build, which may hold no
-    code for the newer GPU (build.tags_below, build.support_said)."""
+    said of the host, no build named that compiles for that architecture, and not only asked (_only_asked): the lead
+    is the build, which may hold no code for the newer GPU (build.tags_below, build.support_said)."""
     if not (slow.compute_capability > fast.compute_capability > 0 and slow.hbm_gbs >= fast.hbm_gbs):
         return False
-    if _host_said(facts) or build_arch.support_said(facts):
+    if _host_said(facts) or build_arch.support_said(facts) or _only_asked(facts, c):
         return False
     named = build_arch.build_tags(facts)
     old, _ = build_arch.tags_below(facts, slow.compute_capability)
@@ -1063,7 +1088,7 @@ def newer_arch_behind(facts: Facts, predictions=None):
     if found is None:
         return
     slow, fast, c = found
-    if not _newer_arch_behind(facts, slow, fast):
+    if not _newer_arch_behind(facts, slow, fast, c):
         return
     old, row = build_arch.tags_below(facts, slow.compute_capability)
     if old and facts.subject is not None and facts.subject.gpu is not None and facts.subject.gpu.key == slow.key:
@@ -1106,7 +1131,9 @@ def stronger_gpu_slower(facts: Facts, predictions=None):
     slow, fast, c = found
     if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)):
         return
-    if _newer_arch_behind(facts, slow, fast) and build_arch.tags_below(facts, slow.compute_capability)[0]:
+    if _only_asked(facts, c):
+        return  # (review35b) a question before buying: no run came out behind, so no host to blame
+    if _newer_arch_behind(facts, slow, fast, c) and build_arch.tags_below(facts, slow.compute_capability)[0]:
         return  # (newarch35) a build named that predates the newer architecture: ticket.newer_arch_behind says it
     # (s35 merge) with only the comparison said, the host stays a lead beside newer_arch_behind's build (0.45 against
     # 0.4): the words cannot tell them apart, and an H100 behind an A100 is as often the host as the build
