@@ -1377,8 +1377,17 @@ def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
         if found is None and nvlink is None:
             found = find_gpu_family(candidate)
         if found is not None:
-            return found
+            return found if _laptop(name) == _laptop(found.key + " " + found.name) else None
     return None
+
+
+def _laptop(name: str) -> bool:
+    """Does the name say a laptop part ("RTX 4090 Laptop GPU", "RTX 3060 Mobile", "GTX 1650 Ti with Max-Q")? Such a
+    part has its own memory and clocks (NVIDIA names it "... Laptop GPU"), so it resolves to its own row or none,
+    never the desktop card's, and a desktop name never to a laptop row. (The RTX PRO 6000 Blackwell Max-Q is a
+    workstation card: its row's alias, found before this is asked, keeps it.)"""
+    return bool(re.search(r"laptop|mobile|notebook", name, re.I)
+                or re.search(r"max-?q", name, re.I) and not re.search(r"\bpro\b|blackwell", name, re.I))
 
 
 # Mixed boards hold each other back when the fastest outruns the slowest by this much or more in memory bandwidth
@@ -1485,6 +1494,9 @@ def _cuts_a_form(key: str, head: str) -> bool:
     return False
 
 
+_VENDOR_WORDS = re.compile(r"\b(?:nvidia|geforce|tesla|jetson|gpus?|cards?)\b", re.I)
+
+
 def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     """A GPU as people write it ("A100 80GB", "H100", "4090", "2x RTX A6000"), to a catalog row.
 
@@ -1495,8 +1507,8 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     """
     if not name:
         return None
-    # (not "quadro": "Quadro RTX 6000" is a Turing card, not the "RTX 6000" Ada)
-    text = re.sub(r"\b(?:nvidia|geforce|tesla|jetson|gpus?|cards?)\b", " ", str(name), flags=re.I)
+    # (not "quadro": "Quadro RTX 6000" is a Turing card, not every "RTX 6000")
+    text = _VENDOR_WORDS.sub(" ", str(name))
     size = re.search(r"(?<![a-z])(\d{2,3})\s*G(?:i)?B?\b", text, re.I)  # (not the "10G" of "A10G": a name)
     form = re.search(r"\b(sxm\d?|pcie|nvl)\b", text, re.I)
     # (the memory type nvidia-smi prints after the size, "H100 80GB HBM3", "B200 180GB HBM3e", names no other row)
@@ -1505,14 +1517,19 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     base = _norm(re.sub(r"\s+", " ", base).strip())
     if not base or base.isdigit() and len(base) < 4:
         return None
+    # (GeForce numbers are RTX from the 20 series on and GTX before: no number is both, so "GTX 3090" is a slip
+    # for the RTX 3090 and the prefix is compared off)
+    bare = re.sub(r"^[rg]tx(?=\d{4})", "", base)
     entries = _catalog().gpu
     rows = [g for g in entries.values()
-            if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
+            if any(bare == re.sub(r"^[rg]tx(?=\d{4})", "", t)
                    for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1],
                                                 *_key_stem(g.key))))]
     if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix,
-        # and a form follows whole ("a100s" is the A100 plural, not the start of "a100-sxm-64gb")
-        rows = [g for g in entries.values() if _norm(g.name).endswith(base)
+        # and a form follows whole ("a100s" is the A100 plural, not the start of "a100-sxm-64gb"); or whose name
+        # ends with it after the vendor's words only ("Tesla P100 ..."), not after a word that names another card
+        # ("Quadro RTX 6000" is not every "RTX 6000")
+        rows = [g for g in entries.values() if _norm(_VENDOR_WORDS.sub(" ", g.name)) == base
                 or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])
                 and not _cuts_a_form(g.key, base)]
     if size:

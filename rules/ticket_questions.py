@@ -917,10 +917,6 @@ _WHY_NOT = re.compile(r"^\W*(?:should(?:n['’]t| not)|is(?:n['’]t| not)|would
                       re.I)
 
 
-# (review35b) A laptop part named with the word before it ("my laptop RTX 4090", "a mobile 3080"): its own catalog row
-# (the "... Laptop" name) or none, not the desktop card's. A laptop RTX 4090 reads 576 GB/s against the desktop's
-# 1008 (rules/catalog/gpus.toml), so the desktop's figures would turn a smaller board into a stronger one.
-_LAPTOP_BEFORE = re.compile(r"\b(?:laptop|notebook|mobile)\s+(?:(?:NVIDIA|GeForce)\s+){0,2}$", re.I)
 # (review35b) A yes/no question about which board is slower ("Is the RTX 5090 slower than the RTX 4090?"): asked
 # before buying or out of interest, not a run the reporter saw; "Isn't the H100 supposed to be faster?" is an
 # expectation missed (gpus_compared's data["expected"]) and stays.
@@ -958,14 +954,14 @@ def gpus_compared(facts: Facts):
     comparison between them ("not faster" is slower; "A should be faster than B, but ..." is an expectation the run
     missed, so A came out behind: data["expected"]; borne out, "and it is", A came out ahead); None when no sentence
     does, a name is not in the catalog, or the direction is not said."""
-    from diagnose.artifacts.issue_md import GPU_NAME
+    from diagnose.artifacts.issue_md import GPU_NAME, gpu_as_written
     from rules import catalog
 
     for source, text in claims.texts(facts):
         said_all = claims.sentences(text)
         for i, sentence in enumerate(said_all):
-            names = [(m, catalog.resolve_gpu(m.group(1) + (" Laptop" if _LAPTOP_BEFORE.search(sentence[:m.start()])
-                                                            else ""))) for m in GPU_NAME.finditer(sentence)]
+            # (a laptop part, "my laptop RTX 4090", is its own row or none: never the desktop card, review35b)
+            names = [(m, catalog.resolve_gpu(gpu_as_written(sentence, m))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
                 continue

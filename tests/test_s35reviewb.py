@@ -6,13 +6,13 @@ fixed has its sentence here, beside the sentences that must still fire.
 - ticket.newer_arch_behind and ticket.stronger_gpu_slower on a yes/no question about two boards with no run said
   (ticket_questions._only_asked);
 - a laptop part named with the word before it ("my laptop RTX 4090") read as the desktop card
-  (ticket_questions._LAPTOP_BEFORE).
+  (issue_md._LAPTOP_BEFORE, shared with the ticket's own GPU since gpuname35).
 """
 
 import pytest
 from conftest import judged_issue
 
-from rules import ticket_questions
+from diagnose.artifacts import issue_md
 
 
 def _said(text: str):
@@ -85,7 +85,7 @@ def test_a_laptop_rtx_4090_is_not_the_desktop_card():
 
 
 def test_the_laptop_word_must_stand_right_before_the_name():
-    assert ticket_questions._LAPTOP_BEFORE.search("my laptop ")
-    assert ticket_questions._LAPTOP_BEFORE.search("a mobile GeForce ")
-    assert not ticket_questions._LAPTOP_BEFORE.search("on my laptop I also run a ")
-    assert not ticket_questions._LAPTOP_BEFORE.search("the laptop is fine but the ")
+    assert issue_md._LAPTOP_BEFORE.search("my laptop ")
+    assert issue_md._LAPTOP_BEFORE.search("a mobile GeForce ")
+    assert not issue_md._LAPTOP_BEFORE.search("on my laptop I also run a ")
+    assert not issue_md._LAPTOP_BEFORE.search("the laptop is fine but the ")

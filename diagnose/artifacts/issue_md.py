@@ -462,14 +462,21 @@ def _aws_p4(text: str, m: re.Match) -> bool:
     return any(f.group(0).lower() != "p4" for f in _AWS_FAMILY.finditer(text))
 
 
+# A web address: a GPU name inside one ("https://example.com/a100-setup", a blog's or a bucket's path) is the page's
+# word, not the reporter's board.
+_ADDRESS = re.compile(r"\bhttps?://[^\s)\]>\"']{1,500}")
+
+
 class _GpuNames:
-    """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line) or AWS's
-    P4 instance family (_aws_p4)."""
+    """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line), AWS's
+    P4 instance family (_aws_p4) or inside a web address (_ADDRESS)."""
 
     def finditer(self, text: str):
+        addresses = [a.span() for a in _ADDRESS.finditer(text)] if "://" in text else []
         for m in _GPU_NAME.finditer(text):
             before = text[max(0, m.start() - 24):m.start()].rsplit("\n", 1)[-1]
-            if not _CLOCK_LABEL.search(before) and not _aws_p4(text, m):
+            if not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) \
+                    and not any(a <= m.start() < b for a, b in addresses):
                 yield m
 
     def search(self, text: str):
@@ -483,6 +490,25 @@ class _GpuNames:
 
 
 GPU_NAME = _GpuNames()
+
+
+# A laptop word beside a card's name: the laptop part, with its own memory and clocks ("my laptop RTX 4090" is the
+# "GeForce RTX 4090 Laptop GPU", 576 GB/s against the desktop card's 1,008; NVIDIA names the mobile parts "... Laptop
+# GPU", https://www.nvidia.com/en-us/geforce/laptops/compare/). Before it ("laptop RTX 4090", "notebook with an RTX
+# 4060") or right after it and its size ("RTX 5090 24GB laptop"); not "laptop" further away.
+_LAPTOP_BEFORE = re.compile(r"\b(?:laptop|notebook|mobile)\s+(?:(?:with|has|having|an?|my|the)\s+){0,2}"
+                            r"(?:(?:NVIDIA|GeForce)\s+){0,2}$", re.I)
+_LAPTOP_AFTER = re.compile(r"^\s*(?:laptop|notebook|mobile)\b", re.I)
+
+
+def gpu_as_written(text: str, m: re.Match) -> str:
+    """The GPU name `m` (a GPU_NAME match in `text`) as the ticket's GPU: its product words, with "Laptop" where a
+    laptop word stands beside it and the name does not already say so."""
+    name = m.group(1).strip()
+    if re.search(r"laptop|mobile|max-?q", name, re.I):
+        return name
+    before, after = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 20]
+    return f"{name} Laptop" if _LAPTOP_BEFORE.search(before) or _LAPTOP_AFTER.match(after) else name
 # A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
 # "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
 ENGLISH_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "a pair of": 2, "dual": 2, "three": 3, "four": 4, "quad": 4,
@@ -1877,7 +1903,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(next(g for g in count.groups() if g))
                 counted = (i, m.start(), m.end() + count.end())
-            named = re.sub(r"\s*@\s*", " ", m.group(1).strip()) + (
+            named = re.sub(r"\s*@\s*", " ", gpu_as_written(ln, m)) + (
                 f" {size}GB" if size and not STATED_SIZE_IN.search(m.group(1)) else "")  # "A100 @40GB": "A100 40GB"
             if gpu_line is None:
                 gpu_line = (i, named, n if n and n <= 4096 else None, counted)
