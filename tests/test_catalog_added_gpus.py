@@ -64,7 +64,7 @@ def test_common_spellings_resolve(text, key):
 
 
 @pytest.mark.parametrize("text, key", [
-    ("V100", "v100-sxm2-32gb"), ("V100 16GB", "v100-sxm2-16gb"), ("RTX 6000", "rtx-6000-ada"),
+    ("V100", "v100-sxm2-32gb"), ("V100 16GB", "v100-sxm2-16gb"), ("RTX 6000 Ada", "rtx-6000-ada"),
     ("RTX A6000", "rtx-a6000"), ("RTX 4090", "rtx-4090"), ("3090", "rtx-3090"), ("3080", "rtx-3080"),
     ("1080 Ti", "gtx-1080-ti"), ("P100", "p100-pcie-16gb"), ("RTX A4000", "rtx-a4000"),
 ])
