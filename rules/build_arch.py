@@ -45,13 +45,14 @@ _TAG_RELEASE = re.compile(r"\b(2\.\d{1,2}\.\d{1,2})\s?\+\s?$")
 
 # The build's CUDA as the tools print it and people write it (each group the CUDA release):
 # - collect_env's "CUDA used to build PyTorch: 12.1" (torch/utils/collect_env.py);
-# - torch.version.cuda printed ("torch.version.cuda: 11.8", ">>> torch.version.cuda\n'11.8'");
+# - torch.version.cuda printed ("torch.version.cuda: 11.8", ">>> torch.version.cuda\n'11.8'", "print(torch.version.cuda)
+#   gives 12.1");
 # - nvcc's own "Cuda compilation tools, release 12.4, V12.4.131", or "nvcc 11.8" said: the toolkit a build from
 #   source compiles with (cuda_versions.toml: nvcc reports the toolkit);
 # - conda's pins "pytorch-cuda=11.8", "cudatoolkit=11.3", "cuda-version=12.4".
 _BUILT_WITH = re.compile(
     r"CUDA used to build PyTorch:[ \t]{0,8}(1[0-3]\.\d)\b|"
-    r"torch\.version\.cuda\)?[\s:=>'\"]{0,12}(1[0-3]\.\d)\b|"
+    r"torch\.version\.cuda\)?(?: (?:gives|returns|prints|shows|says|is))?[\s:=>'\"]{0,12}(1[0-3]\.\d)\b|"
     r"Cuda compilation tools,? release (1[0-3]\.\d)\b|"
     r"\bnvcc(?: --version| -V)?(?: (?:says|shows|is|reports|version))?:?[ \t]{1,3}v?(1[0-3]\.\d)\b|"
     r"\b(?:pytorch-cuda|cudatoolkit|cuda-toolkit|cuda-version)[ \t]{0,2}==?[ \t]{0,2}(1[0-3]\.\d)\b", re.I)
