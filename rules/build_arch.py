@@ -124,9 +124,9 @@ def _about_another_gpu(facts: Facts, cc: float, gpu: str | None) -> bool:
 
 def build_tags(facts: Facts) -> list[tuple[claims.Claim, str]]:
     """(claim, CUDA version) of each build the ticket names: a wheel's tag ("+cu118" -> "11.8", its PyTorch release in
-    the claim's data where written before it), a tool's line naming the build's CUDA (_BUILT_WITH), and an NGC
-    container tag, whose CUDA its release notes state (rules/containers.py adds it as a "software" note before the rules
-    run). The driver's "CUDA Version" is none of them."""
+    the claim's data where written before it), a tool's line naming the build's CUDA (_BUILT_WITH; in an attached file,
+    the parsers' torch_release and build_cuda notes), and an NGC container tag, whose CUDA its release notes state
+    (rules/containers.py adds it as a "software" note before the rules run). The driver's "CUDA Version" is none."""
     out = []
     for source, text in claims.texts(facts) + claims.pasted_blocks(facts):
         for m in _CU_TAG.finditer(text):
@@ -136,8 +136,13 @@ def build_tags(facts: Facts) -> list[tuple[claims.Claim, str]]:
         for m in _BUILT_WITH.finditer(text):
             version = next(g for g in m.groups() if g)
             out.append((claims.Claim("build_tag", source, _quote(text, m, 20)), version))
-    for note in facts.of(Note):
-        if note.kind == "software" and note.data.get("derived_from") and "cuda" in note.data:
+    for note in facts.of(Note):  # what the parsers read from attached files (collect_env, pip freeze)
+        if note.kind == "torch_release" and note.data.get("variant"):
+            cu = note.data["variant"][2:]
+            out.append((claims.Claim("build_tag", note.source, note.text, dict(note.data)), f"{cu[:-1]}.{cu[-1]}"))
+        elif note.kind == "build_cuda":
+            out.append((claims.Claim("build_tag", note.source, note.text), note.data["cuda"]))
+        elif note.kind == "software" and note.data.get("derived_from") and "cuda" in note.data:
             version = re.match(r"\d{1,2}\.\d", str(note.data["cuda"]))
             if version:
                 out.append((claims.Claim("build_tag", note.source, note.text), version.group(0)))

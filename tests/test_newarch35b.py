@@ -132,3 +132,27 @@ def test_an_ngc_tag_is_read_as_the_build_its_release_notes_state():
     """review35b a19: a container whose CUDA (12.4, ngc_containers.toml) holds sm_90 is a build named that holds the
     H100's architecture, so the newer-architecture lead gives way to the host's."""
     assert "12.4" in _builds("# q\n\nBoth use nvcr.io/nvidia/pytorch:24.05.\n")
+
+
+# ----------------------------------------------------------------------------- an attached collect_env
+
+
+def _bundle(tmp_path: Path, gpu: str) -> Path:
+    """A ticket folder: a short complaint, and the collect_env report of vllm-project/vllm#5161 (tests/data/ut14) as
+    an attached file, its GPU lines naming `gpu`."""
+    report = (DATA / "ut14" / "vllm5161.md").read_text()
+    report = report[report.index("PyTorch version:"):].replace("NVIDIA GeForce RTX 4090", f"NVIDIA GeForce {gpu}")
+    (tmp_path / "issue.md").write_text(f"# slow\n\nGeneration on our {gpu} is very slow. collect_env attached.\n")
+    (tmp_path / "collect_env.txt").write_text(report)
+    return tmp_path
+
+
+@pytest.mark.parametrize("gpu, lead", [("RTX 5090", True), ("RTX 4090", False)])
+def test_an_attached_collect_env_names_the_build(tmp_path, gpu, lead):
+    """The parsers read "CUDA used to build PyTorch: 12.1" and "2.3.0+cu121" from the attached report: a build
+    before sm_120 on the RTX 5090; one that holds sm_89 on the RTX 4090 (the report's own GPU)."""
+    verdict, findings = judged_issue(folder=_bundle(tmp_path, gpu))
+    assert ("build.cuda_before_arch" in findings) is lead
+    if lead:
+        assert verdict.category == "other"
+        assert any(e.source.startswith("collect_env.txt") for e in findings["build.cuda_before_arch"].evidence)
