@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Note
 from rules import catalog, claims
 from rules.common import claim_ev, ev, make
 from rules.engine import rule
@@ -37,8 +37,25 @@ _LLVM = re.compile(r"'sm_(\d{2,3})[a-z]?' is not a recognized processor for this
 
 # A build's CUDA as its tag names it: PyTorch's wheels ("torch 2.7.0+cu118", ".../whl/cu128") and the images and
 # binaries tagged the same way ("CU113"). A bare "CUDA 12.4" is left out: it is as often the driver's (nvidia-smi's
-# header) as a build's (rules/catalog/cuda_versions.toml).
+# header "CUDA Version: 12.4" is the newest CUDA the driver runs, not a build's: rules/catalog/cuda_versions.toml).
 _CU_TAG = re.compile(r"(?<![\w.])(?:\+|whl/|nightly/)?cu(1[0-3])(\d)(?!\d)", re.I)
+# The PyTorch release written before a tag ("2.8.0+cu129", "PyTorch 2.8.0 + cu129"), which says the wheel's
+# architecture list (rules/catalog/torch_wheel_archs.toml)
+_TAG_RELEASE = re.compile(r"\b(2\.\d{1,2}\.\d{1,2})\s?\+\s?$")
+
+# The build's CUDA as the tools print it and people write it (each group the CUDA release):
+# - collect_env's "CUDA used to build PyTorch: 12.1" (torch/utils/collect_env.py);
+# - torch.version.cuda printed ("torch.version.cuda: 11.8", ">>> torch.version.cuda\n'11.8'", "print(torch.version.cuda)
+#   gives 12.1");
+# - nvcc's own "Cuda compilation tools, release 12.4, V12.4.131", or "nvcc 11.8" said: the toolkit a build from
+#   source compiles with (cuda_versions.toml: nvcc reports the toolkit);
+# - conda's pins "pytorch-cuda=11.8", "cudatoolkit=11.3", "cuda-version=12.4".
+_BUILT_WITH = re.compile(
+    r"CUDA used to build PyTorch:[ \t]{0,8}(1[0-3]\.\d)\b|"
+    r"torch\.version\.cuda\)?(?: (?:gives|returns|prints|shows|says|is))?[\s:=>'\"]{0,12}(1[0-3]\.\d)\b|"
+    r"Cuda compilation tools,? release (1[0-3]\.\d)\b|"
+    r"\bnvcc(?: --version| -V)?(?: (?:says|shows|is|reports|version))?:?[ \t]{1,3}v?(1[0-3]\.\d)\b|"
+    r"\b(?:pytorch-cuda|cudatoolkit|cuda-toolkit|cuda-version)[ \t]{0,2}==?[ \t]{0,2}(1[0-3]\.\d)\b", re.I)
 
 # The reporter says the build supports the architecture: "my torch is built for sm_120", "PyTorch 2.7 supports
 # Blackwell", "get_arch_list() includes sm_120". Not when negated ("not supported", "doesn't support", "isn't fully
@@ -106,11 +123,29 @@ def _about_another_gpu(facts: Facts, cc: float, gpu: str | None) -> bool:
 
 
 def build_tags(facts: Facts) -> list[tuple[claims.Claim, str]]:
-    """(claim, CUDA version) of each build tag the ticket names ("+cu118" -> "11.8")."""
+    """(claim, CUDA version) of each build the ticket names: a wheel's tag ("+cu118" -> "11.8", its PyTorch release in
+    the claim's data where written before it), a tool's line naming the build's CUDA (_BUILT_WITH; in an attached file,
+    the parsers' torch_release and build_cuda notes), and an NGC container tag, whose CUDA its release notes state
+    (rules/containers.py adds it as a "software" note before the rules run). The driver's "CUDA Version" is none."""
     out = []
-    for source, text in claims.texts(facts):
+    for source, text in claims.texts(facts) + claims.pasted_blocks(facts):
         for m in _CU_TAG.finditer(text):
-            out.append((claims.Claim("build_tag", source, _quote(text, m, 30)), f"{m.group(1)}.{m.group(2)}"))
+            before = _TAG_RELEASE.search(text[max(0, m.start() - 12):m.start() + (m.group(0)[0] == "+")])
+            data = {"variant": f"cu{m.group(1)}{m.group(2)}", "release": before.group(1) if before else ""}
+            out.append((claims.Claim("build_tag", source, _quote(text, m, 30), data), f"{m.group(1)}.{m.group(2)}"))
+        for m in _BUILT_WITH.finditer(text):
+            version = next(g for g in m.groups() if g)
+            out.append((claims.Claim("build_tag", source, _quote(text, m, 20)), version))
+    for note in facts.of(Note):  # what the parsers read from attached files (collect_env, pip freeze)
+        if note.kind == "torch_release" and note.data.get("variant"):
+            cu = note.data["variant"][2:]
+            out.append((claims.Claim("build_tag", note.source, note.text, dict(note.data)), f"{cu[:-1]}.{cu[-1]}"))
+        elif note.kind == "build_cuda":
+            out.append((claims.Claim("build_tag", note.source, note.text), note.data["cuda"]))
+        elif note.kind == "software" and note.data.get("derived_from") and "cuda" in note.data:
+            version = re.match(r"\d{1,2}\.\d", str(note.data["cuda"]))
+            if version:
+                out.append((claims.Claim("build_tag", note.source, note.text), version.group(0)))
     return out
 
 
@@ -118,15 +153,27 @@ def _version(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("."))
 
 
+def wheel_without(claim: claims.Claim, cc: float) -> dict | None:
+    """The torch_wheel_archs.toml row saying the PyTorch wheel a tag names leaves out compute capability `cc`
+    ("2.8.0+cu129" on a Pascal GPU), or None."""
+    variant, release = claim.data.get("variant"), claim.data.get("release")
+    for row in catalog.torch_wheel_archs():
+        if row["variant"] == variant and cc < row["oldest"] and (
+                row["alone"] or (release and _version(release) >= _version(row["first_release"]))):
+            return row
+    return None
+
+
 def tags_below(facts: Facts, cc: float) -> tuple[list[tuple[claims.Claim, str]], dict | None]:
-    """The build tags the ticket names that predate the architecture of compute capability `cc` (all of them, or none
-    where any named tag builds for it), with that architecture's gpu_archs.toml row."""
+    """The builds the ticket names that hold no code for the architecture of compute capability `cc` (all of them, or
+    none where any named build holds it): a CUDA before the architecture's first (or after its last), or a PyTorch
+    wheel whose list leaves it out (wheel_without); with that architecture's gpu_archs.toml row."""
     row = catalog.gpu_archs().get(round(cc, 1))
     tags = build_tags(facts)
     if row is None or not tags:
         return [], row
     old = [(c, v) for c, v in tags if _version(v) < _version(row["min_cuda"])
-           or ("last_cuda" in row and _version(v) > _version(row["last_cuda"]))]
+           or ("last_cuda" in row and _version(v) > _version(row["last_cuda"])) or wheel_without(c, cc)]
     return (old if len(old) == len(tags) else []), row
 
 
@@ -193,20 +240,26 @@ def arch_missing(facts: Facts, predictions=None):
 
 @rule("build.cuda_before_arch", "other")
 def cuda_before_arch(facts: Facts, predictions=None):
-    """The ticket's GPU with a build tag ('+cu113', 'cu118') whose CUDA predates that GPU's architecture (or, for an
-    architecture CUDA has since dropped, postdates its last release), beside a slow run: such a build has no code
-    for a GPU of a new major architecture (0.55: PTX JIT-compiled at start-up, or nothing), or only an earlier minor's,
-    untuned (0.45: same_major_cubin). Silent where any build the ticket names does
-    build for it (the reporter may already run that one), or where a build's own message says so
-    (build.arch_missing)."""
+    """The ticket's GPU with a build (a '+cu113' tag, 'CUDA used to build PyTorch: 11.8', an NGC tag: build_tags) whose
+    CUDA predates that GPU's architecture (or, for an architecture CUDA has since dropped, postdates its last release),
+    or a PyTorch wheel whose architecture list leaves it out (wheel_without, 0.55), beside a slow run or an error:
+    such a build has no code for a GPU of a new major architecture (0.55: PTX JIT-compiled at start-up, or nothing),
+    or only an earlier minor's, untuned (0.45: same_major_cubin). Silent where any build the ticket names does build
+    for it (the reporter may already run that one), or where a build's own message says so (build.arch_missing)."""
     gpu = facts.subject.gpu if facts.subject is not None else None
-    if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts) or not claims.complaint(facts):
-        return  # a failure with no build message (a process killed while loading) is no lead to the build
+    if gpu is None or gpu.compute_capability <= 0 or arch_messages(facts):
+        return
+    if not (claims.complaint(facts) or claims.symptom(facts) == "error"):
+        return  # a crash with no build message (a process killed while loading) is no lead to the build
     old, row = tags_below(facts, gpu.compute_capability)
     if not old:
         return
     c, version = old[0]
     cc = gpu.compute_capability
+    wheel = wheel_without(c, cc)
+    if wheel is not None:
+        yield _wheel_finding(c, cc, wheel, row, gpu.name)
+        return
     runs = same_major_cubin(cc, version)
     how = (f"it can still run the GPU on code for an earlier {int(cc)}.x GPU, not tuned for {_sm(cc)} (no features new "
            "to it, the math libraries' older heuristics)" if runs else
@@ -221,3 +274,21 @@ def cuda_before_arch(facts: Facts, predictions=None):
                 ev("catalog:gpu_archs.toml", f"the build's CUDA vs the first CUDA for {_sm(cc)} ({row['source']})",
                    float(version), float(row["min_cuda"]))],
                fix=build_fix(cc, row), refs=[ARCH_DOCS, TORCH_INSTALL])
+
+
+def _wheel_finding(c: claims.Claim, cc: float, wheel: dict, row: dict, gpu: str):
+    """build.cuda_before_arch for a PyTorch wheel whose architecture list leaves the GPU out: its CUDA compiles for
+    the GPU, the wheel holds no code for it (0.55: nothing it can run)."""
+    return make("build.cuda_before_arch", "other", "warning", 0.55,
+                f"A PyTorch {wheel['variant']} wheel on the {gpu} ({_sm(cc)}): left out of its architecture list",
+                f"PyTorch's {wheel['variant']} wheels from {wheel['first_release']} hold code for compute capability "
+                f"{wheel['oldest']:g} and newer only; the {gpu} is {cc:g} ({row['name']}), so the wheel has no kernel "
+                "it can run (PyTorch warns that it 'no longer supports this GPU', then kernels fail), although CUDA "
+                f"{row.get('last_cuda', row['min_cuda'])} itself still compiles for it.",
+                [claim_ev(c, "the wheel named"),
+                 ev("catalog:torch_wheel_archs.toml",
+                    f"this GPU's architecture vs the wheel's oldest ({wheel['source']})", cc, float(wheel["oldest"]))],
+                fix=f"Install the PyTorch {wheel['instead']} wheel (`pip install torch --index-url "
+                    f"https://download.pytorch.org/whl/{wheel['instead']}`), whose list still holds {_sm(cc)}; "
+                    "`python -c \"import torch; print(torch.cuda.get_arch_list())\"` shows the architectures a build "
+                    "holds.", refs=[ARCH_DOCS, TORCH_INSTALL])

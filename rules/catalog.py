@@ -2567,3 +2567,18 @@ def gpu_archs() -> dict[float, dict]:
             raise InputError(f"{path}: [[arch]] #{i + 1}: needs compute_capability (a number), name, min_cuda, source")
         out[round(float(row["compute_capability"]), 1)] = row
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def torch_wheel_archs() -> tuple[dict, ...]:
+    """rules/catalog/torch_wheel_archs.toml's [[wheel]] rows: PyTorch CUDA wheels that hold fewer architectures than
+    their CUDA compiles for, read once and checked (a bad row is an InputError naming it)."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "torch_wheel_archs.toml"
+    rows = tuple(load_toml(path, "catalog").get("wheel", []))
+    for i, row in enumerate(rows):
+        if any(f not in row for f in ("variant", "first_release", "alone", "oldest", "instead", "source")):
+            raise InputError(f"{path}: [[wheel]] #{i + 1}: needs variant, first_release, alone, oldest, instead and "
+                             "source")
+    return rows

@@ -59,12 +59,8 @@ def test_the_old_build_names_its_cuda_against_the_architectures_first():
     assert (e.measured, e.expected) == (11.3, 11.8) and "sm_89" in f.title and "cu118" in f.fix
 
 
-@pytest.mark.xfail(strict=True, reason="Comfy-Org/ComfyUI#9929 settled other: PyTorch 2.8.0+cu129 wheels no longer "
-                   "list Pascal (sm_61), cu128 does (the reporter); the post names no message and CUDA 12.9 still "
-                   "compiles for Pascal, so only PyTorch's per-wheel architecture lists (not catalogued) could say it")
-def test_comfyui9929_pascal_on_a_wheel_without_it():
-    verdict, _ = judged_issue(_paste("comfyui9929.md"))
-    assert verdict.category == "other"
+# Comfy-Org/ComfyUI#9929 (Pascal on a 2.8.0+cu129 wheel without it) is answered since newarch35b:
+# tests/test_newarch35b.py::test_comfyui9929_pascal_on_a_wheel_without_it
 
 
 @pytest.mark.xfail(strict=True, reason="Support questions with no message, build or comparison ('Does it support "

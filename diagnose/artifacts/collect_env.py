@@ -6,6 +6,7 @@ reporter's environment has, as the issue templates ask for it.
     Python platform: Linux-<release>-... -> HostFact kernel
     [pip3] nvidia-nccl-cu12==2.20.5      -> NcclVersion
     PyTorch version: 2.4.0+cu121         -> Note torch_release (diagnose/artifacts/torch_release.py)
+    CUDA used to build PyTorch: 12.1     -> Note build_cuda (the CUDA the PyTorch build was made with)
     vLLM Version: 0.6.3 / [pip3] vllm==  -> Workload framework "vLLM 0.6.3"
 The "GPU Topology:" matrix in the same report is read by the topo parser.
 """
@@ -16,7 +17,7 @@ import re
 
 from diagnose.artifacts import torch_release
 from diagnose.artifacts.text import lines
-from diagnose.evidence import GpuFact, HostFact, NcclVersion, Workload, where
+from diagnose.evidence import GpuFact, HostFact, NcclVersion, Note, Workload, where
 
 KIND = "collect_env"
 
@@ -26,6 +27,7 @@ MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|I
 GPU_LINE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^\n(]+?)\s*(?:\(UUID[^)]*\))?\s*$")
 SINGLE_GPU = re.compile(r"^GPU models and configuration:\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
 DRIVER = re.compile(r"^Nvidia driver version:\s*(?P<v>[\d.]+)")
+BUILD_CUDA = re.compile(r"^CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d{1,2})\b")
 # "Python platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35": platform.platform()'s kernel
 PLATFORM = re.compile(r"^Python platform\s*:\s*Linux-(?P<k>\d[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le|arm64)\b")
 NCCL_PIP = re.compile(r"\bnvidia-nccl-cu\d+==(?P<v>\d+\.\d+\.\d+)|^\s*\[conda\]\s+nccl\s+(?P<c>\d+\.\d+\.\d+)")
@@ -56,6 +58,8 @@ def parse(text: str, name: str) -> list:
                 in_gpus = False
         if (m := DRIVER.match(line)) is not None:
             out.append(HostFact(src, "driver_version", m.group("v")))
+        if (m := BUILD_CUDA.match(line)) is not None:
+            out.append(Note(src, "build_cuda", line.strip(), {"cuda": m.group("v")}))
         if (m := PLATFORM.match(line)) is not None:
             out.append(HostFact(src, "kernel", m.group("k")))
         if (m := NCCL_PIP.search(line)) is not None:

@@ -15,10 +15,11 @@ from diagnose.evidence import Note, where
 KIND = "container_tag"
 
 # NGC's monthly tags are YY.MM; an image outside nvcr.io/nvidia/ ("pytorch/pytorch:2.1.0-cuda12.1", a user's
-# "myorg/pytorch:23.11") is not NVIDIA's, so a bare name counts only where no other registry path precedes it.
+# "myorg/pytorch:23.11") is not NVIDIA's, so a bare name counts only where no other registry path precedes it. A full
+# stop after the tag ends the sentence ("... nvcr.io/nvidia/pytorch:24.05."); a digit after it is another tag.
 TAG = re.compile(r"(?:(?<![\w./-])|(?<=nvcr\.io/nvidia/))"
                  r"(?P<image>pytorch|tritonserver|tensorrt|tensorflow|paddlepaddle|nemo|jax|tensorrt-llm|vllm)"
-                 r":(?P<release>\d{2}\.\d{2})(?:-(?P<variant>[\w.-]*\w))?(?![\w.])", re.I)
+                 r":(?P<release>\d{2}\.\d{2})(?:-(?P<variant>[\w.-]*\w))?(?![\w]|\.\w)", re.I)
 
 
 # The same release in words. NGC's monthly releases are YY.MM from 17.xx on; the words around it must say it is NVIDIA's
