@@ -159,6 +159,18 @@ def judged_issue(text: str | None = None, folder: Path | None = None):
     return ticket_verdict(facts, findings), {f.rule: f for f in findings}
 
 
+def read_paste(tmp_path: Path, text: str):
+    """The facts `diagnose ticket` reads from `text` kept as one pasted ticket.md; fails if it was not read as a ticket
+    (every check on its facts would then be empty)."""
+    from diagnose.bundle import read_bundle
+
+    path = tmp_path / "ticket.md"
+    path.write_text(text)
+    facts = read_bundle([path])
+    assert facts.files[0].kinds, "the paste was not read as a ticket: the check below would be empty"
+    return facts
+
+
 def issue_bundle(text: str):
     """The facts `diagnose ticket` reads from a bundle folder holding `text` as its issue.md."""
     import tempfile

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import report_json
+from conftest import read_paste, report_json
 from extract_set_checks import check_set
 
 from diagnose.bundle import read_bundle
@@ -20,14 +20,6 @@ from rules.common import gpu_count
 from rules.stated_load import load_for
 
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _read(tmp_path: Path, text: str):
-    path = tmp_path / "ticket.md"
-    path.write_text(text)
-    facts = read_bundle([path])
-    assert facts.files[0].kinds, "the paste was not read as a ticket: the check below would be empty"
-    return facts
 
 
 def _tp(facts) -> int | None:
@@ -94,7 +86,7 @@ def test_a_concurrency_key_with_its_value_is_the_load():
     ("I have 4X RTX 4090 and get 30 tok/s", 4, None),
 ])
 def test_split_and_count_paraphrases(tmp_path, text, gpus, tp):
-    facts = _read(tmp_path, "# slow generation\n\n" + text + "\n")
+    facts = read_paste(tmp_path, "# slow generation\n\n" + text + "\n")
     assert (gpu_count(facts), _tp(facts)) == (gpus, tp)
 
 
@@ -105,7 +97,7 @@ def test_split_and_count_paraphrases(tmp_path, text, gpus, tp):
     ("genai-perf profile -m llama --concurrency 32 gives 700 tok/s", 32),
 ])
 def test_load_paraphrases(tmp_path, text, load):
-    facts = _read(tmp_path, f"# vLLM throughput on one H100\n\n{text}\n\nIs this expected on this machine?\n")
+    facts = read_paste(tmp_path, f"# vLLM throughput on one H100\n\n{text}\n\nIs this expected on this machine?\n")
     assert _load(facts) == load
 
 
@@ -118,7 +110,7 @@ def test_load_paraphrases(tmp_path, text, load):
     "`--tensor-split 1,0` keeps it on the first GPU, 20 t/s on an RTX 3090",  # one GPU used
 ])
 def test_no_count_from_layers_names_hex_or_a_one_gpu_split(tmp_path, text):
-    assert gpu_count(_read(tmp_path, "# speed\n\n" + text + "\n")) in (None, 1)
+    assert gpu_count(read_paste(tmp_path, "# speed\n\n" + text + "\n")) in (None, 1)
 
 
 @pytest.mark.parametrize("text", [
@@ -126,7 +118,7 @@ def test_no_count_from_layers_names_hex_or_a_one_gpu_split(tmp_path, text):
     "On 2 GPUs with -ts 1,1 and without -sm row I get 20 t/s",  # the row split denied
 ])
 def test_a_row_split_not_run_sets_no_tp(tmp_path, text):
-    facts = _read(tmp_path, f"# llama.cpp speed on two RTX 3090\n\n{text}.\n\nIs this expected?\n")
+    facts = read_paste(tmp_path, f"# llama.cpp speed on two RTX 3090\n\n{text}.\n\nIs this expected?\n")
     assert gpu_count(facts) == 2 and _tp(facts) is None
 
 
@@ -136,14 +128,14 @@ def test_a_row_split_not_run_sets_no_tp(tmp_path, text):
     "I built with `cmake --build build --config Release --parallel 8`, 40 tok/s on an RTX 4090",  # build jobs
 ])
 def test_limits_capacities_and_build_jobs_are_no_load(tmp_path, text):
-    facts = _read(tmp_path, "# speed\n\n" + text + "\n")
+    facts = read_paste(tmp_path, "# speed\n\n" + text + "\n")
     assert _load(facts) is None
     assert not any(w.extra.get("parallel") for w in facts.of(Workload))
 
 
 def test_several_slots_are_a_cap_not_a_load(tmp_path):
     """"--parallel 4" says llama-server decodes up to four: a cap, not the load a figure ran at."""
-    facts = _read(tmp_path, "# speed\n\nllama-server with `--parallel 4` gives 40 tok/s on an RTX 4090\n")
+    facts = read_paste(tmp_path, "# speed\n\nllama-server with `--parallel 4` gives 40 tok/s on an RTX 4090\n")
     assert load_for(facts) is None
     assert load_for(facts, full_load=True).n == 4
 

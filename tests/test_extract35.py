@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import read_paste
 from extract_set_checks import check_set
 
 from diagnose.bundle import read_bundle
@@ -23,14 +24,6 @@ from rules.common import gpu_count
 from rules.stated_load import engine_batch_cap, load_for, program_load
 
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _read(tmp_path: Path, text: str):
-    path = tmp_path / "ticket.md"
-    path.write_text(text)
-    facts = read_bundle([path])
-    assert facts.files[0].kinds, "the paste was not read as a ticket: the check below would be empty"
-    return facts
 
 
 def _tp(facts) -> int | None:
@@ -108,7 +101,7 @@ def test_threads_each_with_a_request_are_the_load():
     ("kwargs = `tp_size`: 4 in our YAML", 4),
 ])
 def test_quoted_tp_keys(tmp_path, text, tp):
-    assert _tp(_read(tmp_path, f"# Slow generation with vLLM\n\nDecoding is slow on our H100 node.\n\n{text}\n\n"
+    assert _tp(read_paste(tmp_path, f"# Slow generation with vLLM\n\nDecoding is slow on our H100 node.\n\n{text}\n\n"
                                "Is this expected?\n")) == tp
 
 
@@ -118,7 +111,7 @@ def test_quoted_tp_keys(tmp_path, text, tp):
     ("mpiexec -n 2 ./benchmarks/gptManagerBenchmark --engine_dir ./tllm_engine", 2, 2),
 ])
 def test_tensorrt_llm_world_paraphrases(tmp_path, launch, gpus, tp):
-    facts = _read(tmp_path, f"# TensorRT-LLM latency\n\n```\n{launch}\n```\n\nLatency is 900 ms. Expected?\n")
+    facts = read_paste(tmp_path, f"# TensorRT-LLM latency\n\n```\n{launch}\n```\n\nLatency is 900 ms. Expected?\n")
     assert (gpu_count(facts), _tp(facts)) == (gpus, tp)
 
 
@@ -130,7 +123,7 @@ def test_tensorrt_llm_world_paraphrases(tmp_path, launch, gpus, tp):
     "Single-request latency is 2 s with TensorRT-LLM.",
 ])
 def test_one_request_paraphrases(tmp_path, text):
-    assert _one_at_a_time(_read(tmp_path, f"# slow\n\n{text}\n"))
+    assert _one_at_a_time(read_paste(tmp_path, f"# slow\n\n{text}\n"))
 
 
 @pytest.mark.parametrize("text, gpus", [
@@ -142,7 +135,7 @@ def test_one_request_paraphrases(tmp_path, text):
     ("Our node has 8x H100. We serve Llama-3-70B with TP=4 and get 30 tok/s.", 4),
 ])
 def test_a_count_said_with_an_equal_tp_is_the_jobs(tmp_path, text, gpus):
-    facts = _read(tmp_path, f"# slow decode\n\n{text}\n")
+    facts = read_paste(tmp_path, f"# slow decode\n\n{text}\n")
     assert gpu_count(facts) == gpus
 
 
@@ -157,7 +150,7 @@ def test_a_count_said_with_an_equal_tp_is_the_jobs(tmp_path, text, gpus):
     "We handle one of the requests in the tokenizer thread.",
 ])
 def test_no_one_at_a_time_from_failures_denials_or_comparisons(tmp_path, text):
-    assert not _one_at_a_time(_read(tmp_path, f"# slow\n\n{text}\n"))
+    assert not _one_at_a_time(read_paste(tmp_path, f"# slow\n\n{text}\n"))
 
 
 @pytest.mark.parametrize("text", [
@@ -166,7 +159,7 @@ def test_no_one_at_a_time_from_failures_denials_or_comparisons(tmp_path, text):
     "ValueError: batch size exceeds the engine's max_batch_size of 8",  # an error about a limit
 ])
 def test_a_batch_limit_is_no_batch(tmp_path, text):
-    facts = _read(tmp_path, f"# Slow generation\n\nDecoding is slow on one A100.\n\n{text}\n\nIs this expected?\n")
+    facts = read_paste(tmp_path, f"# Slow generation\n\nDecoding is slow on one A100.\n\n{text}\n\nIs this expected?\n")
     assert facts.workload().batch is None
     assert all(m.batch is None for m in facts.of(Measurement))
 
@@ -177,7 +170,7 @@ def test_a_batch_limit_is_no_batch(tmp_path, text):
     "llama-server -m m.gguf -ngl 99 --port 8080, 20 t/s",  # layers and a port
 ])
 def test_no_gpu_count_from_a_purchase_a_name_layers_or_a_port(tmp_path, text):
-    assert gpu_count(_read(tmp_path, f"# question\n\n{text}\n")) in (None, 1)
+    assert gpu_count(read_paste(tmp_path, f"# question\n\n{text}\n")) in (None, 1)
 
 
 @pytest.mark.parametrize("text", [
@@ -190,14 +183,15 @@ def test_no_gpu_count_from_a_purchase_a_name_layers_or_a_port(tmp_path, text):
     "```\nmpirun -n 4 python train.py --lr 1e-4\n```\n",
 ])
 def test_no_tp_from_an_mpirun_world_that_does_not_say_it(tmp_path, text):
-    facts = _read(tmp_path, f"# latency question\n\n{text}\nIs 900 ms expected?\n")
+    facts = read_paste(tmp_path, f"# latency question\n\n{text}\nIs 900 ms expected?\n")
     assert _tp(facts) in (None, 2)
     assert not (_tp(facts) == 4)
 
 
 def test_no_job_count_from_engine_folders_built_for_different_counts(tmp_path):
-    facts = _read(tmp_path, "# TensorRT-LLM on 8x A100\n\n```\npython3 run.py --engine_dir trt_engines/fp16/1-gpu\n"
-                            "mpirun -n 2 python3 run.py --engine_dir trt_engines/fp16/2-gpu\n```\n")
+    facts = read_paste(tmp_path, "# TensorRT-LLM on 8x A100\n\n```\n"
+                       "python3 run.py --engine_dir trt_engines/fp16/1-gpu\n"
+                       "mpirun -n 2 python3 run.py --engine_dir trt_engines/fp16/2-gpu\n```\n")
     assert not any(w.extra.get("job_gpus") == 1 for w in facts.of(Workload))
 
 
@@ -206,12 +200,12 @@ def test_no_job_count_from_engine_folders_built_for_different_counts(tmp_path):
     "Running the Q4_K_M GGUF with llama.cpp, batch size 2048 / ubatch 512, I get 20 t/s on one RTX 3090.",
 ])
 def test_llamacpps_batch_size_is_a_token_chunk_not_a_batch(tmp_path, text):
-    facts = _read(tmp_path, f"# Slow generation\n\n{text}\n\nIs this expected?\n")
+    facts = read_paste(tmp_path, f"# Slow generation\n\n{text}\n\nIs this expected?\n")
     assert facts.workload().batch is None
     assert all(m.batch is None for m in facts.of(Measurement))
 
 
 def test_another_engines_batch_size_stays_its_batch(tmp_path):
-    facts = _read(tmp_path, "# Slow generation\n\nvLLM on one H100 at batch size 256 gives 9000 tok/s in total.\n\n"
-                            "Is this expected?\n")
+    facts = read_paste(tmp_path, "# Slow generation\n\n"
+                       "vLLM on one H100 at batch size 256 gives 9000 tok/s in total.\n\nIs this expected?\n")
     assert facts.workload().batch == 256

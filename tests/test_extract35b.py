@@ -15,20 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import read_paste
 from extract_set_checks import check_set
 
 from diagnose.bundle import read_bundle
 from rules.common import gpu_count
 
 DATA = Path(__file__).resolve().parent / "data"
-
-
-def _read(tmp_path: Path, text: str):
-    path = tmp_path / "ticket.md"
-    path.write_text(text)
-    facts = read_bundle([path])
-    assert facts.files[0].kinds, "the paste was not read as a ticket: the check below would be empty"
-    return facts
 
 
 def _load(facts) -> int | None:
@@ -88,7 +81,7 @@ def test_one_gpu_of_another_setup_beside_the_tps_boards():
     ("At three concurrent users SGLang gives 25 tok/s each.", 3),
 ])
 def test_loads_in_count_words(tmp_path, text, load):
-    assert _load(_read(tmp_path, f"# slow\n\n{text}\n")) == load
+    assert _load(read_paste(tmp_path, f"# slow\n\n{text}\n")) == load
 
 
 _SEMAPHORE = ("```python\nimport asyncio\nMAX_CONCURRENT = 8\nsem = asyncio.Semaphore(MAX_CONCURRENT)\n"
@@ -101,7 +94,7 @@ _POOL = ("```python\nfrom concurrent.futures import ThreadPoolExecutor\nimport r
 
 @pytest.mark.parametrize("code, load", [(_SEMAPHORE, 8), (_POOL, 16)])
 def test_a_clients_bound_in_pasted_code(tmp_path, code, load):
-    facts = _read(tmp_path, f"# slow\n\n{code}\nThroughput is only 200 tok/s on vLLM.\n")
+    facts = read_paste(tmp_path, f"# slow\n\n{code}\nThroughput is only 200 tok/s on vLLM.\n")
     assert facts.workload().concurrency == load
 
 
@@ -112,7 +105,7 @@ def test_a_clients_bound_in_pasted_code(tmp_path, code, load):
     "                                predict_with_generate=True)\n```",
 ])
 def test_the_eval_batch_as_flag_yaml_or_keyword(tmp_path, config):
-    facts = _read(tmp_path, f"# slow eval\n\n{config}\n\nPrediction takes an hour on one A100.\n")
+    facts = read_paste(tmp_path, f"# slow eval\n\n{config}\n\nPrediction takes an hour on one A100.\n")
     assert facts.workload().batch == 4
 
 
@@ -122,12 +115,12 @@ def test_the_eval_batch_as_flag_yaml_or_keyword(tmp_path, config):
     "Two RTX 3090s with llama.cpp, --split-mode layer, 20 tok/s.",
 ])
 def test_layer_split_paraphrases(tmp_path, text):
-    facts = _read(tmp_path, f"# slow\n\n{text}\n")
+    facts = read_paste(tmp_path, f"# slow\n\n{text}\n")
     assert (gpu_count(facts), facts.workload().tp) == (2, 1)
 
 
 def test_a_row_split_stays_tensor_parallel(tmp_path):
-    facts = _read(tmp_path, "# slow\n\n```\nllama-server -m model.gguf -ngl 99 -ts 1,1 -sm row\n```\n\n"
+    facts = read_paste(tmp_path, "# slow\n\n```\nllama-server -m model.gguf -ngl 99 -ts 1,1 -sm row\n```\n\n"
                             "20 tok/s on two 3090s.\n")
     assert facts.workload().tp == 2
 
@@ -138,7 +131,7 @@ def test_a_row_split_stays_tensor_parallel(tmp_path):
     ("A node with 8 GPUs (H100). We serve Llama 70B with TP 4.", 4, 4),
 ])
 def test_a_machines_count_and_a_tp_said_apart(tmp_path, text, gpus, tp):
-    facts = _read(tmp_path, f"# slow\n\n{text}\n")
+    facts = read_paste(tmp_path, f"# slow\n\n{text}\n")
     assert (gpu_count(facts), facts.workload().tp) == (gpus, tp)
 
 
@@ -152,7 +145,7 @@ def test_a_machines_count_and_a_tp_said_apart(tmp_path, text, gpus, tp):
     "The server listens on port 8000 and the PID is 4242 on vLLM 0.6.3.",
 ])
 def test_no_load_from_counts_sent_programs_layers_ports_or_versions(tmp_path, text):
-    assert _load(_read(tmp_path, f"# slow\n\n{text}\n")) is None
+    assert _load(read_paste(tmp_path, f"# slow\n\n{text}\n")) is None
 
 
 @pytest.mark.parametrize("code", [
@@ -164,18 +157,18 @@ def test_no_load_from_counts_sent_programs_layers_ports_or_versions(tmp_path, te
     "A = ThreadPoolExecutor(max_workers=4)\nB = ThreadPoolExecutor(max_workers=8)\nrequests.post(url)\n```",
 ])
 def test_no_load_from_a_semaphore_without_requests_or_two_pools(tmp_path, code):
-    facts = _read(tmp_path, f"# slow\n\nDecoding is slow on vLLM with one A100.\n\n{code}\n")
+    facts = read_paste(tmp_path, f"# slow\n\nDecoding is slow on vLLM with one A100.\n\n{code}\n")
     assert facts.workload().concurrency is None
 
 
 def test_the_training_batch_is_no_load(tmp_path):
-    facts = _read(tmp_path, "# slow\n\n```\nllamafactory-cli train --per_device_train_batch_size 8\n```\n\n"
+    facts = read_paste(tmp_path, "# slow\n\n```\nllamafactory-cli train --per_device_train_batch_size 8\n```\n\n"
                             "Training is slow on one A100.\n")
     assert facts.workload().batch is None
 
 
 def test_no_split_mode_read_where_both_are_named(tmp_path):
-    facts = _read(tmp_path, "# slow\n\nOn 2x RTX 3090, -sm row gives 20 tok/s and -sm layer gives 25 tok/s.\n")
+    facts = read_paste(tmp_path, "# slow\n\nOn 2x RTX 3090, -sm row gives 20 tok/s and -sm layer gives 25 tok/s.\n")
     assert facts.workload().tp is None
 
 
@@ -186,7 +179,7 @@ def test_no_split_mode_read_where_both_are_named(tmp_path):
     ("I tested on a single A100 and on a setup with 4xA100; throughput is the same.", 1),
 ])
 def test_one_gpu_stays_without_a_tp_matching_a_count(tmp_path, text, gpus):
-    assert gpu_count(_read(tmp_path, f"# slow\n\n{text}\n")) == gpus
+    assert gpu_count(read_paste(tmp_path, f"# slow\n\n{text}\n")) == gpus
 
 
 @pytest.mark.parametrize("text", [
@@ -195,4 +188,4 @@ def test_one_gpu_stays_without_a_tp_matching_a_count(tmp_path, text, gpus):
     "We have an 8-GPU node. TP 2 gives 30 tok/s and TP 4 gives 40 tok/s.",
 ])
 def test_the_machines_count_stays_with_replicas_several_tps_or_a_count_beside_the_tp(tmp_path, text):
-    assert gpu_count(_read(tmp_path, f"# slow\n\n{text}\n")) == 8
+    assert gpu_count(read_paste(tmp_path, f"# slow\n\n{text}\n")) == 8
