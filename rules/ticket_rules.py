@@ -1804,9 +1804,8 @@ def _about_performance(facts: Facts) -> bool:
     alone is not one: with no figure and no comparison nothing tells physics from a setting (two RTX 3090s running a
     70B Q4 'slow' was layers left on the CPU, janhq/jan#3955), so the ask, not a physics prior, answers it."""
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
-    # (normal35) a comparison of speed said with another word: "it does not accelerate inference compared to one
-    # A10G", "no speedup with TP=4", "doesn't scale past two GPUs", "is it quicker on two cards"; not "accelerator",
-    # "GPU acceleration" (a feature's name) or "large-scale"
+    # (normal35) a comparison of speed said with another word ("no speedup with TP=4", "is it quicker on two cards")
+    # or as a verb of the work (_SPEED_VERB: "it does not accelerate inference", "doesn't scale past two GPUs")
     return bool(facts.of(Measurement)
                 or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|speed[- ]?ups?|"
                              r"utili[sz]ation|GB/s|slower|faster|quicker)\b", text, re.I)
