@@ -1028,12 +1028,16 @@ def _datasheets(c: claims.Claim, slow, fast) -> list:
 # (forum36) What a comparison of two boards is about: token generation, which reads every weight from memory once per
 # step and so follows memory bandwidth alone (NVIDIA, "Mastering LLM Techniques: Inference Optimization": decode is
 # memory-bandwidth bound), or work that runs on the tensor cores (a prompt processed, prefill, training), where a lead
-# in tensor rate shows. Generation said in words or units ("token generation", "generating tokens", "decode", "tok/s",
-# "t/s", llama-bench's tg128); compute work said likewise ("prompt processing", "prefill", pp512, "TTFT", "training").
-_GENERATION_SAID = re.compile(r"\b(?:generat\w*|decod\w*|tg\d+)\b|(?<![\w/])(?:tok(?:en)?s?|t)/s\b|"
+# in tensor rate shows. Generation of tokens said in words or units ("token generation", "generating tokens", "text
+# generation", "decode", "tok/s", "t/s", llama-bench's tg128; not "generation" alone, which an image's is too);
+# compute work said likewise ("prompt processing", "prefill", pp512, "TTFT", "training"), and the compute-bound
+# generation of images and video (diffusion models run large convolutions and attention over every pixel latent).
+_GENERATION_SAID = re.compile(r"\b(?:tok(?:en)?s?\s+generat\w*|generat\w*\s+(?:\w+\s+){0,2}?tok(?:en)?s|"
+                              r"text\s+generat\w*|decod\w*|tg\d+)\b|(?<![\w/])(?:tok(?:en)?s?|t)/s\b|"
                               r"\btokens?\s+(?:per|a)\s+sec(?:ond)?\b", re.I)
 _COMPUTE_SAID = re.compile(r"\b(?:prompt\s+(?:processing|eval\w*|ingestion)|prefill\w*|pp\d+|TTFT|"
-                           r"time\s+to\s+first\s+token|train\w*|fine-?tun\w*)\b", re.I)
+                           r"time\s+to\s+first\s+token|train\w*|fine-?tun\w*|diffusion|images?|videos?|"
+                           r"render\w*|it/s)\b", re.I)
 
 
 def _generation_compared(facts: Facts) -> bool:

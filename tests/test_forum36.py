@@ -66,6 +66,10 @@ def test_the_bandwidth_figures_are_in_the_finding(tmp_path):
     "# 4080 vs 3090 training speed\n\nFine-tuning Llama 3 8B with LoRA, my RTX 4080 is slower than the RTX 3090 in "
     "tokens per second. Is something wrong?",
     "# pp512 and tg128\n\nThe RTX 4080 is slower than the RTX 3090 in both pp512 and tg128. Why?",
+    # an image's generation is compute-bound work, not tokens
+    "# SD slower on the 4080\n\nStable Diffusion image generation on my RTX 4080 is slower than on the RTX 3090. "
+    "Why, when the 4080 is newer?",
+    "# 4080 vs 3090\n\nWhy is generation slower on my RTX 4080 than on the RTX 3090?",
     # no word of generation: what was compared is not said
     "# 4080 vs 3090\n\nMy RTX 4080 is slower than the RTX 3090 in my app. Is something wrong?",
     # bandwidth alike (960 against 936 GB/s): it does not explain a slower card
