@@ -1025,18 +1025,62 @@ def _datasheets(c: claims.Claim, slow, fast) -> list:
                tensor_rate(fast), "TFLOPS")]
 
 
+# (forum36) What a comparison of two boards is about: token generation, which reads every weight from memory once per
+# step and so follows memory bandwidth alone (NVIDIA, "Mastering LLM Techniques: Inference Optimization": decode is
+# memory-bandwidth bound), or work that runs on the tensor cores (a prompt processed, prefill, training), where a lead
+# in tensor rate shows. Generation of tokens said in words or units ("token generation", "generating tokens", "text
+# generation", "decode", "tok/s", "t/s", llama-bench's tg128; not "generation" alone, which an image's is too);
+# compute work said likewise ("prompt processing", "prefill", pp512, "TTFT", "training"), and the compute-bound
+# generation of images and video (diffusion models run large convolutions and attention over every pixel latent).
+_GENERATION_SAID = re.compile(r"\b(?:tok(?:en)?s?\s+generat\w*|generat\w*\s+(?:\w+\s+){0,2}?tok(?:en)?s|"
+                              r"text\s+generat\w*|decod\w*|tg\d+)\b|(?<![\w/])(?:tok(?:en)?s?|t)/s\b|"
+                              r"\btokens?\s+(?:per|a)\s+sec(?:ond)?\b", re.I)
+_COMPUTE_SAID = re.compile(r"\b(?:prompt\s+(?:processing|eval\w*|ingestion)|prefill\w*|pp\d+|TTFT|"
+                           r"time\s+to\s+first\s+token|train\w*|fine-?tun\w*|diffusion|images?|videos?|"
+                           r"render\w*|it/s)\b", re.I)
+
+
+def _generation_compared(facts: Facts) -> bool:
+    """Is the ticket's comparison one of token generation: generation named in its words, and no prompt processing,
+    prefill or training anywhere beside it (a ticket naming both may compare either, so it is not judged here)?"""
+    said = "\n".join(text for _, text in claims.texts(facts))
+    return bool(_GENERATION_SAID.search(said)) and not _COMPUTE_SAID.search(said)
+
+
 @rule("ticket.gpus_compared", "expected_physics")
 def gpu_models_compared(facts: Facts, predictions=None):
     """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
-    broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
-    else holds it back, which the figures here cannot tell), or when the ticket measured the board the datasheets
-    put behind at the higher rate (the figures contradict the datasheets: not physics), or where both boards' rates and
-    the model are known (ticket.rate_ratio sets them against the predictor's ratio)."""
+    broken in sight: the datasheets predict it. Also where A leads on tensor rate but trails on memory bandwidth by
+    catalog.UNLIKE or more and the comparison is of token generation (_generation_compared): decode reads every weight
+    once per token, so the rate follows bandwidth and the tensor lead does not enter (an RTX 4080 at 717 GB/s behind
+    an RTX 3090's 936, an RTX 4060 Ti at 288 behind a 3060 Ti's 448; measured alike in
+    https://github.com/sudoingX/qwen38-mtp/pull/63, 4060 Ti against 5060 Ti tg 0.67 at a 0.64 bandwidth ratio, and
+    https://github.com/danielesalpietro/kickstart-berlin/issues/58, 3090 against 5060 Ti tg 150 against 88 t/s while the
+    newer card's prompt processing is close). Silent when the slower board leads on bandwidth, or leads on tensor rate
+    in a comparison not said to be of generation (then something else holds it back, which the figures here cannot
+    tell), or when the ticket measured the board the datasheets put behind at the higher rate (the figures contradict
+    the datasheets: not physics), or where both boards' rates and the model are known (ticket.rate_ratio sets them
+    against the predictor's ratio)."""
     found = _boards_compared(facts)
     if found is None:
         return
     slow, fast, c = found
-    if not (slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)):
+    behind_both = slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)
+    if not behind_both:
+        if fast.hbm_gbs < catalog.UNLIKE * slow.hbm_gbs or not _generation_compared(facts):
+            return
+        yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
+                   f"{slow.name} behind {fast.name} at generating tokens: generation follows memory bandwidth "
+                   f"({slow.hbm_gbs:g} against {fast.hbm_gbs:g} GB/s)",
+                   f"Generating a token reads every weight from memory once, so one stream's rate follows memory "
+                   f"bandwidth: the {fast.name}'s is {fast.hbm_gbs / slow.hbm_gbs:.1f}x the {slow.name}'s. The "
+                   f"{slow.name}'s higher tensor rate ({tensor_rate(slow):g} against {tensor_rate(fast):g} dense "
+                   f"16-bit TFLOPS) speeds prompt processing and large batches, not token generation, so it "
+                   f"generates slower by design.",
+                   _datasheets(c, slow, fast),
+                   fix=f"Nothing is broken if the {fast.name} generates about {fast.hbm_gbs / slow.hbm_gbs:.1f}x as "
+                   f"fast (memory bandwidth ratio); compare prompt processing (pp512 in llama-bench, TTFT) to see "
+                   f"the {slow.name}'s tensor lead; `diagnose predict --gpu` for each board gives the expected rates.")
         return
     yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
                f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",
