@@ -9121,8 +9121,8 @@ _ONE_CORE = re.compile(r"\b(?:one|single|a|1)\s+(?:CPU\s+)?(?:core|thread)\b|单
 
 def cpu_over_gpu(sentence: str) -> list[tuple[re.Match, bool]]:
     """(match, negated) for each place the sentence says the CPU does more of the work than the GPU (_CPU_OVER_GPU,
-    _CPU_BUSY_GPU_LOW's two states, _CPU_OVER_GPU_ZH where the clause names a load, _CPU_OVER_GPU_FIGURES with the GPU's load figure above 0 and
-    below the CPU's); none said under a condition."""
+    _CPU_BUSY_GPU_LOW's two states, _CPU_OVER_GPU_ZH where the clause names a load, _CPU_OVER_GPU_FIGURES with the
+    GPU's load figure above 0 and below the CPU's); none said under a condition."""
     def supposed(start: int) -> bool:
         return conditional(sentence[:start], when=False) or bool(_IF_ZH.search(sentence[:start]))
 
