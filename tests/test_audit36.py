@@ -82,6 +82,9 @@ STILL_MISSED = [
     ("physics31/llamacpp865.md", "expected_physics",
      "a Ryzen laptop and its RAM named as the only hardware, but no CPU-only setup said and no engine named in the "
      "paste (the thread is llama.cpp's): inferring a CPU run from the hardware listed alone is not attempted"),
+    ("audit36/ollama2993.md", "expected_physics",
+     "'CPU and RAM (no GPU)' with the CPU at 100 %: the maintainer answers that the CPU is the bottleneck, but the "
+     "complaint is the CPU's load, not a speed, and ticket.cpu_only_run answers speed questions only"),
     ("review49/llamacpppy1123.md", "host_bound",
      "llama-cpp-python's Llama(...) called without n_gpu_layers (default 0: nothing offloaded) is not read"),
     ("review49/vllm22692.md", "host_bound",
