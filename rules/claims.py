@@ -9101,6 +9101,19 @@ _CPU_OVER_GPU_FIGURES = re.compile(
     + r"(?P<c1>[^.\n%\d]{0,40}?)(?P<cpu>" + _PCT + r")\s*%|"
     + _NAME.format("CPU") + r"(?P<c2>[^.\n%\d]{0,40}?)(?P<cpu2>" + _PCT + r")\s*%[^.\n]{0,40}?"
     + _NAME.format("GPU") + r"(?P<g2>[^.\n%]{0,40}?)(?P<gpu2>" + _PCT + r")\s*%", re.I)
+# (audit36) ... and as two states joined by "but" / "while", either order: "the CPU usage is often full, but the GPU
+# usage is not high" (ollama/ollama#7801), "GPU utilization stays low while CPU usage is maxed out". The CPU said busy
+# (full, maxed out, pegged, high, at 100 %), the GPU said low or "not (very) high": never idle or at 0, which is a GPU
+# the engine did not use at all (another cause), and never a denied CPU state ("the CPU usage is not high").
+_CPU_BUSY = (r"\bCPU(?:'s)?\s+(?:usage|load|utili[sz]ation|use)\s+(?:is\s+|was\s+|stays\s+|goes\s+|gets\s+|remains\s+)?"
+             r"(?:often\s+|always\s+|constantly\s+|usually\s+|quite\s+|very\s+|almost\s+|nearly\s+)?"
+             r"(?:full|maxed(?:\s+out)?|pegged|high|at\s+(?:its\s+)?(?:max\w*|limit)|(?:at\s+)?100\s*%)")
+_GPU_LOW = (r"\bGPU(?:'s)?\s+(?:usage|load|utili[sz]ation|use)\s+(?:is\s+|was\s+|stays\s+|remains\s+)?"
+            r"(?:only\s+|very\s+|quite\s+|really\s+|rather\s+)?(?:not\s+(?:very\s+|that\s+|so\s+)?high|low)\b")
+_CPU_BUSY_GPU_LOW = re.compile(
+    _CPU_BUSY + r"(?:[^.\n]|\.(?=\w)){0,40}?\b(?:but|while|whereas|yet)\b\s+(?:the\s+|my\s+)?" + _GPU_LOW[2:] + "|"
+    + _GPU_LOW + r"(?:[^.\n]|\.(?=\w)){0,40}?\b(?:but|while|whereas|yet)\b\s+(?:the\s+|my\s+)?" + _CPU_BUSY[2:],
+    re.I)
 _NOT_LOAD_FIGURE = re.compile(r"\b(?:memory|mem|VRAM|RAM|temp\w*|fans?|power|clocks?|freq\w*)\b|"
                               r"显存|内存|温度|风扇|功耗|功率|频率", re.I)
 _ONE_CORE = re.compile(r"\b(?:one|single|a|1)\s+(?:CPU\s+)?(?:core|thread)\b|单核|单线程|一个核", re.I)
@@ -9108,13 +9121,14 @@ _ONE_CORE = re.compile(r"\b(?:one|single|a|1)\s+(?:CPU\s+)?(?:core|thread)\b|单
 
 def cpu_over_gpu(sentence: str) -> list[tuple[re.Match, bool]]:
     """(match, negated) for each place the sentence says the CPU does more of the work than the GPU (_CPU_OVER_GPU,
-    _CPU_OVER_GPU_ZH where the clause names a load, _CPU_OVER_GPU_FIGURES with the GPU's load figure above 0 and
-    below the CPU's); none said under a condition."""
+    _CPU_BUSY_GPU_LOW's two states, _CPU_OVER_GPU_ZH where the clause names a load, _CPU_OVER_GPU_FIGURES with the
+    GPU's load figure above 0 and below the CPU's); none said under a condition."""
     def supposed(start: int) -> bool:
         return conditional(sentence[:start], when=False) or bool(_IF_ZH.search(sentence[:start]))
 
     out = [(m, bool(_MORE_DENIED.search(m.group(0)))) for m in _CPU_OVER_GPU.finditer(sentence)
            if not supposed(m.start())]
+    out += [(m, False) for m in _CPU_BUSY_GPU_LOW.finditer(sentence) if not supposed(m.start())]
     for m in _CPU_OVER_GPU_ZH.finditer(sentence):
         clause = re.split(_ZH_CLAUSE_END, sentence[:m.start()])[-1][-8:] + m.group(0)  # ("从利用率上看CPU要远高于GPU")
         if (_LOAD_ZH.search(clause) or (m.group("more") or m.group("less")) in _BUSY_ZH) and not supposed(m.start()):
