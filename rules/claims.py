@@ -449,6 +449,11 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # (hostbound36) busy and idle in turn, said in words: "the GPU is either full or nothing", "GPU usage is either
+        # maxed out or idle" (GerrySant/multimodalhugs#28); not its memory
+        r"\bGPU(?:[- ]?(?:util\w*|usage|load))?\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,25}?\beither\s+(?:at\s+)?"
+        r"(?:full|busy|maxed(?: out)?|100\s*%|fully (?:used|utili[sz]ed))\s+or\s+(?:at\s+)?"
+        r"(?:nothing|idle|empty|zero|0\s*%|doing nothing)(?!\w)",
         # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's); (left26) a clause may
         # stand between: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and 10%"
         # (OpenBMB/MiniCPM-V#570)
@@ -3567,6 +3572,24 @@ _PRODUCT_FROM_TO = re.compile(
     r"v?(?P<b>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", re.I)
 
 
+# (hostbound36) An environment listing names each release after its product's label, "- PyTorch version (GPU?): 1.3.1",
+# "Python version: 3.10", "CUDA Version : 12.1" (the Hugging Face and vLLM issue templates, collect_env): the label
+# can sit further back than the 16 characters the product is looked for right before a release, and the release under
+# it is that product's, never the engine's A/B. The label is read back to the item's start (a new line, a list dash,
+# a sentence's end) and must end in ":" or "=" after the word "version".
+_LISTED_LABEL = re.compile(r"(?:^|\n|[.;|]\s|\s-\s|^-\s)\s*(?P<label>[^\n.;|]{1,40}?\bver(?:sion)?\b[^\n:=]{0,14}"
+                           r"[:=])\s*v?$", re.I)
+
+
+def _listed_as_other(text: str, start: int) -> bool:
+    """Is the release at start listed under another product's label ("PyTorch version (GPU?): 1.3.1")?"""
+    m = _LISTED_LABEL.search(text[max(0, start - 64):start])
+    if not m or _ENGINE_VERSION.search(m.group("label")):
+        return False
+    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*\t")
+    return bool(name and _OTHER_PRODUCT.search(name + " version:"))  # (the product named as _OTHER_PRODUCT reads it)
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -3581,7 +3604,7 @@ def _engine_versions(text: str):
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v") \
-                or any(a <= v.start() < b for a, b in moved):
+                or any(a <= v.start() < b for a, b in moved) or _listed_as_other(text, v.start()):
             others = True
             continue
         number = next(g for g in v.groups() if g)
@@ -9391,6 +9414,12 @@ _IDLE_NOT_LOAD = (r"(?!\s+(?:at|in)\s+(?:P\d|P-state|(?:power|performance)[- ]st
 _extend({"gpu_idle_words": [
     r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
     r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
+    # (hostbound36) idle said as doing nothing, or as the share of the time it does nothing: "the GPU is doing nothing
+    # most of the time", "half of the time the GPU sits doing nothing" (NVML's utilisation is that share, inverted)
+    r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|stays?|was|were)\s+(?:mostly\s+|often\s+|just\s+|basically\s+)?"
+    r"doing nothing\b" + _IDLE_NOT_LOAD,
+    r"\b(?:most|half|(?:more than |over |about )?\d{2}\s*%)\s+of\s+the\s+time\b[^.\n]{0,20}?\bGPUs?\s+"
+    r"(?:is|are|sits?|stays?|was|were)\s+(?:doing nothing|idle|empty)\b" + _IDLE_NOT_LOAD,
     r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
     r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
 ]})
