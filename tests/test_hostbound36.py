@@ -7,6 +7,15 @@ near-misses:
   and vLLM issue templates and collect_env write "- PyTorch version (GPU?): 1.3.1", "CUDA Version : 12.1", so the label
   sits further back than the product name read right before a release; "transformers version: 4.1.1" beside it had
   become two engine releases compared (huggingface/transformers#9471, a confidently wrong `other`).
+- A slowdown tied to constrained decoding (a grammar, JSON schema or mode, guided or structured output) is the host's
+  (ticket.constrained_decoding): the engines build each step's token mask on the CPU while the GPU waits
+  (LostRuins/koboldcpp#810: an RTX 3080 kept an RTX 3060's pace with a GBNF grammar).
+- Two boards said to keep one pace, the one ahead on bandwidth by 1.3x or more, is no GPU limit
+  (ticket.stronger_gpu_slower, as "slower" already was); boards closer than that decode at nearly one pace.
+- llama.cpp's timing block with the sampler's time per token at or above the forward pass's (ticket.sampling_bound):
+  the sampler runs on the CPU after each step (Maximilian-Winter/llama-cpp-agent#36: 78 against 23 ms a token), and a
+  loss said of such a host stage ("my sample time ... is an order of magnitude slower") or of a constrained output is
+  not a loss between GPU counts (claims._host_stage_loss).
 - The GPU's idle time said in words: "the GPU is doing nothing most of the time", "more than 50% of the time the GPU is
   idle" (gpu_idle_words), and busy and idle in turn, "the GPU is either full or nothing" (util_swings): NVML's
   utilisation is the share of time a kernel runs, so a GPU doing nothing half the time waits on its host.
@@ -31,6 +40,10 @@ def _paste(name: str) -> str:
 
 @pytest.mark.parametrize("name, category", [
     ("aitextgen34.md", "host_bound"),
+    ("koboldcpp810.md", "host_bound"),
+    ("llamacpp3980.md", "host_bound"),
+    ("llamacppagent36.md", "host_bound"),
+    ("sentencetransformers609.md", "expected_physics"),
     ("llamacpp6742.md", "host_bound"),
     ("multimodalhugs28.md", "host_bound"),
 ])
@@ -129,3 +142,107 @@ def test_idle_words_near_misses(text):
     facts = issue_bundle(text)
     assert not claims.find(facts, "gpu_idle_words")
     assert not claims.find(facts, "util_swings")
+
+
+# ----------------------------------------------------------------------------- constrained decoding
+
+
+def test_grammar_post_names_the_host():
+    _, found = judged_issue(_paste("koboldcpp810.md"))
+    assert "ticket.constrained_decoding" in found
+    assert found["ticket.stronger_gpu_slower"].category == "host_bound"
+
+
+@pytest.mark.parametrize("text", [
+    # vllm-project/vllm#3567's figures, as a sentence
+    "Guided_json gives ~70 generation tokens per second on the H100, much slower than non-guided_json at 800.",
+    "Generation is 10x slower when using a JSON schema with vLLM on an A100.",
+    # (the loss is the schema's, not one between one GPU and two: claims._host_stage_loss)
+    "Generation is 10x slower when using a JSON schema with vLLM on 2x A100.",
+    "With guided decoding enabled our TTFT and throughput are much worse; the throughput drops from 900 to 150 tok/s.",
+    "Structured outputs slow down our SGLang server a lot on the H100.",
+    "Switching the response format to JSON makes Ollama slower by tenfold on my 4090.",
+])
+def test_constrained_decoding_paraphrases(text):
+    verdict, found = judged_issue(text)
+    assert "ticket.constrained_decoding" in found
+    assert verdict.category == "host_bound"
+
+
+@pytest.mark.parametrize("text", [
+    "Guided decoding is not slower for us; the problem is TP=2 being slower than TP=1 on two 3090s.",
+    "Could the grammar be slowing it down? Decode on my 3090 is 20 tok/s.",
+    "The structured output is invalid JSON on vLLM 0.6.3 with two A100s.",
+    "Please fix the grammar mistakes in the docs; inference on the H100 is slow anyway.",
+    "Using a grammar doesn't make it slower, but TP=2 is slower than TP=1.",
+])
+def test_constrained_decoding_near_misses(text):
+    _, found = judged_issue(text)
+    assert "ticket.constrained_decoding" not in found
+
+
+# ----------------------------------------------------------------------------- two boards at one pace
+
+
+@pytest.mark.parametrize("text", [
+    "Decode on the A100 runs at the same speed as on the A6000, both about 30 tok/s with Llama-2-13B.",
+    "My RTX 3080 is no faster than my RTX 3060 at generating tokens.",
+])
+def test_same_pace_far_apart_boards(text):
+    _, found = judged_issue(text)
+    assert found["ticket.stronger_gpu_slower"].category == "host_bound"
+
+
+@pytest.mark.parametrize("text", [
+    # bandwidth within 1.3x: one pace is physics (1008 against 936 GB/s)
+    "My RTX 4090 generates at the same speed as my RTX 3090 with a 7B model.",
+    # asked before measuring
+    "Will the RTX 3080 run at the same speed as the RTX 3060?",
+    # not as fast as: the slower reading, kept by the existing comparison
+    "The RTX 3060 is not as fast as the RTX 3080.",
+])
+def test_same_pace_near_misses(text):
+    _, found = judged_issue(text)
+    assert "ticket.stronger_gpu_slower" not in found
+
+
+# ----------------------------------------------------------------------------- the sampler's time per token
+
+
+def test_sampler_post_names_the_host():
+    _, found = judged_issue(_paste("llamacppagent36.md"))
+    assert "ticket.sampling_bound" in found
+    assert "ticket.loss_beyond_physics" not in found
+
+
+TIMINGS = """Decode is slow on my RTX 4090 with llama.cpp.
+
+```
+llama_print_timings:        load time =     586.20 ms
+llama_print_timings:      sample time =   {sample} ms /   512 runs   (   {per} ms per token, 75.42 tokens per second)
+llama_print_timings: prompt eval time =      34.71 ms /    13 tokens (    2.67 ms per token,   374.58 tokens per second)
+llama_print_timings:        eval time =    6059.14 ms /   511 runs   (   11.86 ms per token,    84.34 tokens per second)
+llama_print_timings:       total time =   12891.72 ms /   524 tokens
+```
+"""
+
+
+def test_sampler_slower_than_the_pass():
+    """top-k 0 sorts the whole vocabulary each token (ggml-org/llama.cpp#8988's figures: 13.26 against 11.86 ms)."""
+    _, found = judged_issue(TIMINGS.format(sample="6788.36", per="13.26"))
+    assert found["ticket.sampling_bound"].category == "host_bound"
+
+
+def test_sampler_small_beside_the_pass():
+    """The usual sampler: 0.08 ms a token beside 11.86 ms of forward pass (the same issue's run without top-k 0)."""
+    _, found = judged_issue(TIMINGS.format(sample="38.75", per="0.08"))
+    assert "ticket.sampling_bound" not in found
+
+
+@pytest.mark.parametrize("text", [
+    "With TP=2 on two A40s decode is an order of magnitude slower than on one A40.",
+    "Decode is 10x slower on 4 GPUs than on 1 GPU with vLLM.",
+])
+def test_layout_losses_still_read(text):
+    """A loss between GPU counts, with no host stage named, stays a layout loss."""
+    assert claims.stated_losses(issue_bundle(text))
