@@ -3982,8 +3982,11 @@ def _decode_after(facts: Facts, sample) -> list:
     return sorted(later, key=lambda m: int(m.source.rpartition(":")[2]))[:1]
 
 
-# (hostbound36) The sampler's time per token at or above the forward pass's: at least half of every token is the CPU's
+# (hostbound36) The sampler's time per token at or above the forward pass's: at least half of every token is the CPU's;
+# a mean over fewer runs than SAMPLING_RUNS is one call's time, no per-token figure (llama.cpp's speculative example
+# prints its draft's "sample time = 524.95 ms / 1 runs" beside 216 eval runs, ggml-org/llama.cpp#3649)
 SAMPLING_SHARE = 1.0
+SAMPLING_RUNS = 8
 
 
 @rule("ticket.sampling_bound", "host_bound")
@@ -3991,7 +3994,8 @@ def sampling_bound(facts: Facts, predictions=None):
     """llama.cpp's timings put the sampler's time per token at or above the forward pass's (SAMPLING_SHARE): the sampler
     chain runs on the CPU after each step, so at least half of every token waits on the host; a grammar, top-k 0 (the
     whole vocabulary sorted) or long penalty windows are the usual causes."""
-    pairs = [(s, d) for s in measurements(facts, "sample_ms") for d in _decode_after(facts, s)]
+    pairs = [(s, d) for s in measurements(facts, "sample_ms") if (s.count or 0) >= SAMPLING_RUNS
+             for d in _decode_after(facts, s)]
     found = [(s, d) for s, d in pairs if s.value >= SAMPLING_SHARE * 1000.0 / d.value]
     if not found or _cpu_only(facts):
         return

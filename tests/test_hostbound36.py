@@ -239,6 +239,13 @@ def test_sampler_small_beside_the_pass():
     assert "ticket.sampling_bound" not in found
 
 
+def test_one_sampler_call_is_no_per_token_figure():
+    """llama.cpp's speculative example prints its draft's "sample time = 524.95 ms / 1 runs" beside 216 eval runs
+    (ggml-org/llama.cpp#3649, kept in faq31): one call's time, not a sampler slower than the pass."""
+    _, found = judged_issue((Path(__file__).parent / "data" / "faq31" / "llamacpp3649.md").read_text())
+    assert "ticket.sampling_bound" not in found
+
+
 @pytest.mark.parametrize("text", [
     "With TP=2 on two A40s decode is an order of magnitude slower than on one A40.",
     "Decode is 10x slower on 4 GPUs than on 1 GPU with vLLM.",

@@ -3310,7 +3310,7 @@ LLAMA_TIMING = re.compile(r"\b(?:load|sampl(?:e|ing)|prompt eval|eval|total) tim
 DECODE_TIMING = re.compile(r"(?<!prompt )\beval time\s*=", re.I)
 # (hostbound36) ... and the sampler's line: "sample time = 11775.43 ms / 151 runs ( 77.98 ms per token, ...)", since
 # 2024 "llama_perf_sampler_print: sampling time = ..." (the time per token the sampler chain took on the CPU)
-SAMPLE_TIMING = re.compile(r"\bsampl(?:e|ing) time\s*=\s*[\d.]+\s*ms\s*/\s*\d+\s*(?:runs?|tokens?)\s*\(\s*"
+SAMPLE_TIMING = re.compile(r"\bsampl(?:e|ing) time\s*=\s*[\d.]+\s*ms\s*/\s*(\d+)\s*(?:runs?|tokens?)\s*\(\s*"
                            r"(\d+(?:\.\d+)?)\s*ms per token", re.I)
 PROMPT_TIMING = re.compile(r"\bprompt eval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                            r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I)
@@ -3689,8 +3689,8 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
             continue
         if (m := SAMPLE_TIMING.search(ln)) is not None:  # the sampler's time per token, on the CPU after each pass
-            out.append(Measurement(where(name, i), "sample_ms", float(m.group(1)), "ms", stat="mean",
-                                   scope="per_stream", concurrency=load))
+            out.append(Measurement(where(name, i), "sample_ms", float(m.group(2)), "ms", stat="mean",
+                                   scope="per_stream", concurrency=load, count=int(m.group(1))))
             continue
         for pattern in TIMING_LINES + END_TO_END_LINES:
             m = pattern.search(ln)
