@@ -3972,14 +3972,21 @@ def constrained_decoding(facts: Facts, predictions=None):
                refs=STRUCTURED_OUTPUTS_DOCS)
 
 
+def _line_of(source: str) -> tuple[str, int | None]:
+    """(file, line number) of a fact's source "file:line"; None where it names no line."""
+    file, _, line = source.rpartition(":")
+    return (file, int(line)) if line.isdigit() else (source, None)
+
+
 def _decode_after(facts: Facts, sample) -> list:
     """The decode rate of the timing block a sampler line belongs to: the first decode_tok_s measured after it in the
     same file, within the block's few lines (llama.cpp prints load, sample, prompt eval, eval, total)."""
-    file, _, line = sample.source.rpartition(":")
-    later = [m for m in measurements(facts, "decode_tok_s") if m.source.rpartition(":")[0] == file
-             and m.source.rpartition(":")[2].isdigit() and line.isdigit()
-             and 0 < int(m.source.rpartition(":")[2]) - int(line) <= 4]
-    return sorted(later, key=lambda m: int(m.source.rpartition(":")[2]))[:1]
+    file, line = _line_of(sample.source)
+    if line is None:
+        return []
+    later = [(n, m) for m in measurements(facts, "decode_tok_s")
+             for f, n in [_line_of(m.source)] if f == file and n is not None and 0 < n - line <= 4]
+    return [m for _, m in sorted(later, key=lambda p: p[0])[:1]]
 
 
 # (hostbound36) The sampler's time per token at or above the forward pass's: at least half of every token is the CPU's;
