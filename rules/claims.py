@@ -449,6 +449,11 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # (hostbound36) busy and idle in turn, said in words: "the GPU is either full or nothing", "GPU usage is either
+        # maxed out or idle" (GerrySant/multimodalhugs#28); not its memory
+        r"\bGPU(?:[- ]?(?:util\w*|usage|load))?\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,25}?\beither\s+(?:at\s+)?"
+        r"(?:full|busy|maxed(?: out)?|100\s*%|fully (?:used|utili[sz]ed))\s+or\s+(?:at\s+)?"
+        r"(?:nothing|idle|empty|zero|0\s*%|doing nothing)(?!\w)",
         # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's); (left26) a clause may
         # stand between: "GPU utilization does not consistently remain at 10%, but fluctuates between 0% and 10%"
         # (OpenBMB/MiniCPM-V#570)
@@ -3567,6 +3572,24 @@ _PRODUCT_FROM_TO = re.compile(
     r"v?(?P<b>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)", re.I)
 
 
+# (hostbound36) An environment listing names each release after its product's label, "- PyTorch version (GPU?): 1.3.1",
+# "Python version: 3.10", "CUDA Version : 12.1" (the Hugging Face and vLLM issue templates, collect_env): the label
+# can sit further back than the 16 characters the product is looked for right before a release, and the release under
+# it is that product's, never the engine's A/B. The label is read back to the item's start (a new line, a list dash,
+# a sentence's end) and must end in ":" or "=" after the word "version".
+_LISTED_LABEL = re.compile(r"(?:^|\n|[.;|]\s|\s-\s|^-\s)\s*(?P<label>[^\n.;|]{1,40}?\bver(?:sion)?\b[^\n:=]{0,14}"
+                           r"[:=])\s*v?$", re.I)
+
+
+def _listed_as_other(text: str, start: int) -> bool:
+    """Is the release at start listed under another product's label ("PyTorch version (GPU?): 1.3.1")?"""
+    m = _LISTED_LABEL.search(text[max(0, start - 64):start])
+    if not m or _ENGINE_VERSION.search(m.group("label")):
+        return False
+    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*\t")
+    return bool(name and _OTHER_PRODUCT.search(name + " version:"))  # (the product named as _OTHER_PRODUCT reads it)
+
+
 def _engine_versions(text: str):
     """(engine, [versions], quote, kind, good) when the text compares two releases of a serving engine ("releases"), or
     says it moved to one ("moved"; good: that release, when going back to it cured the problem)."""
@@ -3581,7 +3604,7 @@ def _engine_versions(text: str):
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v") \
-                or any(a <= v.start() < b for a, b in moved):
+                or any(a <= v.start() < b for a, b in moved) or _listed_as_other(text, v.start()):
             others = True
             continue
         number = next(g for g in v.groups() if g)
@@ -6447,6 +6470,19 @@ def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = N
     return not (after - before)
 
 
+# (hostbound36) A loss said of one stage the host runs, or of a constraint on the output, is not a loss between layouts:
+# "my sample time for creating an object is an order of magnitude slower" on two A40s (Maximilian-Winter/
+# llama-cpp-agent#36: llama.cpp's sampler, 78 against 0.7 ms a token), "10x slower when using a JSON schema". The
+# stage named before the figure, or the constraint anywhere in the sentence (constrained_slow's words).
+_HOST_STAGE = re.compile(r"\b(?:sampl(?:e|ing)\s+(?:time|step|speed)|sampling|sampler|(?:de)?tokeni[sz](?:ation|er)|"
+                         r"pre-?processing|post-?processing|(?:model\s+)?load(?:ing)?\s+time|start-?up\s+time)\b", re.I)
+
+
+def _host_stage_loss(sentence: str) -> bool:
+    """Is the loss in `sentence` said of a host stage or of a constrained output, not of the run (_HOST_STAGE)?"""
+    return bool(_HOST_STAGE.search(sentence) or re.search(_CONSTRAINED, sentence, re.I))
+
+
 def stated_losses(facts: Facts) -> list[Claim]:
     """Slowdowns the reporter measured: a speed-up below one (speedups) and the losses figures.losses reads ("fifty
     times slower", "from 40 tok/s to 1 tok/s", "10 minutes instead of 10 seconds"), data {factor (how many times as
@@ -6456,15 +6492,18 @@ def stated_losses(facts: Facts) -> list[Claim]:
     engine = _engine_mentions(facts)
     for c in speedups(facts):
         said = figure_losses(c.quote)
-        if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None):
+        if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None) \
+                and not _host_stage_loss(c.quote):
             out.append(Claim("loss", c.source, c.quote, {"factor": 1 / c.data["ratio"], "small": c.data["small"],
                                                          "large": c.data["large"]}))
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m, factor in figure_losses(sentence):
-                if not _loss_measured(sentence, m) or _against_engine(sentence, m, engine):
+                if not _loss_measured(sentence, m) or _against_engine(sentence, m, engine) \
+                        or _host_stage_loss(sentence):
                     continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower",
-                    # "2 times slower than lmdeploy" (another engine, not another layout)
+                    # "2 times slower than lmdeploy" (another engine, not another layout), "the sample time is an
+                    # order of magnitude slower" (one host stage, not the run between layouts)
                 if any(c.source == source and abs(c.data["factor"] - factor) <= 0.01 * factor for c in out):
                     continue  # the speed-up read it already
                 small, large = _span(_layout_counts(sentence))
@@ -9405,10 +9444,42 @@ _IDLE_NOT_LOAD = (r"(?!\s+(?:at|in)\s+(?:P\d|P-state|(?:power|performance)[- ]st
 _extend({"gpu_idle_words": [
     r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
     r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
+    # (hostbound36) idle said as doing nothing, or as the share of the time it does nothing: "the GPU is doing nothing
+    # most of the time", "half of the time the GPU sits doing nothing" (NVML's utilisation is that share, inverted)
+    r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|stays?|was|were)\s+(?:mostly\s+|often\s+|just\s+|basically\s+)?"
+    r"doing nothing\b" + _IDLE_NOT_LOAD,
+    r"\b(?:most|half|(?:more than |over |about )?\d{2}\s*%)\s+of\s+the\s+time\b[^.\n]{0,20}?\bGPUs?\s+"
+    r"(?:is|are|sits?|stays?|was|were)\s+(?:doing nothing|idle|empty)\b" + _IDLE_NOT_LOAD,
     r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
     r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
 ]})
 
+
+# (hostbound36) A slowdown tied to constrained decoding: a grammar (llama.cpp's GBNF), a JSON schema or JSON mode,
+# guided or structured output (vLLM, SGLang, TGI; Outlines, XGrammar). The engines build the token mask for each step
+# on the CPU (llama.cpp grammars/README.md: the grammar constrains sampling; XGrammar, arXiv 2411.15100, overlaps the
+# CPU's mask with the GPU because it costs that much), so the GPU waits for it: "the performance is affected ... the
+# RTX3080 generates at the same speed as the RTX3060" (LostRuins/koboldcpp#810), "Guided_json ~70 generation tokens per
+# second, non-guided ~800" (vllm-project/vllm#3567), "JSON-schema constrained decoding costs ~60x on decode", the
+# mask simulated over the whole vocabulary each step (ddalcu/mlx-serve#380), "the grammar FSM is host-side"
+# (kekzl/imp#651). Not the English grammar of a text ("fix the grammar", "grammar mistakes"), nor output that breaks
+# the schema without a word of speed.
+_CONSTRAINED = (r"(?:(?<!English )(?<!english )\bgrammars?\b(?!\s+(?:check\w*|correct\w*|errors?|mistakes?|fix\w*))|"
+                r"\bGBNF\b|\bguided[_ -]?(?:decoding|generation|json|regex|choice|grammar)\b|"
+                r"\bstructured[_ -](?:outputs?|generation|decoding)\b|"
+                r"\bconstrained[_ -](?:decoding|generation|sampling)\b|"
+                r"\bJSON[_ -](?:schema|mode|format)\b|\bresponse_format\b|\bformat[\"':= ]{1,4}json\b|\bxgrammar\b|"
+                r"\b(?:format|mode)\s+(?:to|as|of)\s+JSON\b)")
+_CONSTRAINED_SLOWED = (r"(?:\bslow\w*|\bslows? (?:it |things |generation )?down\b|\bdecreas\w*|\bdrops?\b|\bdropped\b|"
+                       r"\bcollaps\w*|"
+           r"\bdegrad\w*|\boverhead\b|\bbottleneck\w*|\b(?:much |far |way )?longer\b|\btenfold\b|"
+           r"\b(?:performance|speed|throughput|latency)\s+(?:is|was|gets?|got)\s+(?:\w+\s+)?(?:affected|hit|impacted|"
+           r"reduced|worse|lower|higher))")
+_extend({"constrained_slow": [
+    _CONSTRAINED + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
+    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b\s+(?:\w+\s+){0,3}?" + _CONSTRAINED,
+]}, new_kinds=True)
+_NEGATED_INSIDE_F += ("constrained_slow",)  # "guided decoding is not slower", "the grammar does not slow it down"
 
 # (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
 # podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size

@@ -896,6 +896,12 @@ _EXPECTED = re.compile(r"\b(?:should(?:n['’]t)?|ought to|supposed to|expected 
                        r"(?:have )?(?:thought|expect|expected|assumed|believed))\b|"
                        r"应该|应当|本应|理应|按理|以为|はず|べき|sollte|deber[íi]a|должн", re.I)
 # A comparison said by its verb, with no "than": "the H100 beats the A100", "A outperforms B".
+# (hostbound36) Two boards said to run at one pace: "the RTX 3080 generates tokens at the same speed as the RTX 3060",
+# "the A100 is as fast as the T4", "same tok/s on the 4090 as on the 3060" (koboldcpp#810: grammar sampling on the CPU
+# set the pace of both); "not as fast as" is slower and stays with _SLOWER's readers (_NOT_BEFORE).
+_SAME_PACE = re.compile(r"\b(?:the\s+)?same\s+(?:speed|rate|pace|throughput|performance|tokens?\s*(?:/|per)\s*s\w*|"
+                        r"tok/s|t/s|it/s|latency)\s+(?:as|than)\b|\b(?:(?:just|exactly|only)\s+)?as\s+(?:fast|quick)\s+as\b|"
+                        r"\bno\s+faster\s+than\b|跟.{0,6}一样快|和.{0,6}一样快", re.I)
 _BEATS = re.compile(r"\b(?:beats?|outperform(?:s|ed)?|outpac(?:es?|ed))\b", re.I)
 # A comparative said with a negation: "the A100 should not be slower than the A6000" expects it faster.
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+){0,2}$|不|没", re.I)
@@ -968,6 +974,14 @@ def gpus_compared(facts: Facts):
             (ma, a), (mb, b) = named[:2]
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
             after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
+            same = _SAME_PACE.search(between)
+            if same and not _NOT_BEFORE.search(between[:same.start()]) and not claims.asked(sentence) \
+                    and not claims.guessed(sentence, ma.start()):
+                # (hostbound36) "the RTX 3080 generates at the same speed as the RTX 3060": the pace does not follow
+                # the boards; the one ahead on the datasheets is the one that came out no faster (slow, fast)
+                quote = claims.one_line(sentence[max(0, ma.start() - 30):mb.end() + 40])
+                c = claims.Claim("gpus_compared", source, quote, {"expected": False, "same": True})
+                return (a, b, c) if a.hbm_gbs >= b.hbm_gbs else (b, a, c)
             if not (_THAN.search(between) or _BEATS.search(between)) \
                     or claims.guessed(sentence, ma.start()) and not claims.asked(sentence):
                 continue
@@ -1134,7 +1148,8 @@ def newer_arch_behind(facts: Facts, predictions=None):
     if old and facts.subject is not None and facts.subject.gpu is not None and facts.subject.gpu.key == slow.key:
         return  # the ticket's own GPU on a build older than it: build.cuda_before_arch says it
     sm = f"sm_{int(slow.compute_capability)}{round(slow.compute_capability * 10) % 10}"
-    said = "expected ahead, came out behind" if c.data.get("expected") else "said to be the slower one"
+    said = "expected ahead, came out behind" if c.data.get("expected") else \
+        "no faster" if c.data.get("same") else "said to be the slower one"
     evidence = [claim_ev(c, "the GPUs compared"),
                 ev("catalog:gpus.toml", f"compute capability, {slow.name} vs {fast.name}", slow.compute_capability,
                    fast.compute_capability),
@@ -1156,28 +1171,39 @@ def newer_arch_behind(facts: Facts, predictions=None):
                refs=[build_arch.ARCH_DOCS, build_arch.TORCH_INSTALL])
 
 
+# (hostbound36) Two boards said to keep one pace point past the GPUs only where their memory bandwidth, which sets a
+# decode step's time, differs by more than run-to-run and engine differences: a third (RTX 3080 against 3060, 760
+# against 360 GB/s, or A100 against A6000 qualify; RTX 4090 against 3090, 1008 against 936 GB/s, does not).
+SAME_PACE_MARGIN = 1.3
+
+
 @rule("ticket.stronger_gpu_slower", "host_bound", "launch_bound")
 def stronger_gpu_slower(facts: Facts, predictions=None):
     """'The A100 should be better than the A6000' (it came out behind), 'the H100 is slower than the A800': the board
-    ahead on both datasheet figures delivered less. A GPU's own limits cannot make it slower than a board it beats
-    on memory bandwidth and tensor rate, so something outside the GPU set the step time: most often the host thread
-    that feeds it (kernel launches and Python per token, where a desktop CPU's single core outruns a server's), else
-    a different engine build or setting between the two runs, or the stronger board held at low clocks. A weak lead
-    (0.4): the words cannot tell these apart. Silent where both boards' rates and the model are known
-    (ticket.rate_ratio judges them), where the ticket's own figures put the stronger board ahead, or on a failure."""
+    ahead on both datasheet figures delivered less; or no more ('the RTX 3080 generates at the same speed as the RTX
+    3060'), where its memory bandwidth is at least SAME_PACE_MARGIN (1.3x) the other's. A GPU's own limits cannot
+    make it slower than a board it beats on memory bandwidth and tensor rate, so something outside the GPU set the
+    step time: most often the host thread that feeds it (kernel launches and Python per token, where a desktop CPU's
+    single core outruns a server's), else a different engine build or setting between the two runs, or the stronger
+    board held at low clocks. A weak lead (0.4): the words cannot tell these apart. Silent where both boards' rates
+    and the model are known (ticket.rate_ratio judges them), where the ticket's own figures put the stronger board
+    ahead, or on a failure."""
     found = _boards_compared(facts)
     if found is None:
         return
     slow, fast, c = found
     if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)):
         return
+    if c.data.get("same") and slow.hbm_gbs < SAME_PACE_MARGIN * fast.hbm_gbs:
+        return  # boards close on bandwidth (RTX 4090 against 3090, 1008 against 936 GB/s) decode at nearly one pace
     if _only_asked(facts, c):
         return  # (review35b) a question before buying: no run came out behind, so no host to blame
     if _newer_arch_behind(facts, slow, fast, c) and build_arch.tags_below(facts, slow.compute_capability)[0]:
         return  # (newarch35) a build named that predates the newer architecture: ticket.newer_arch_behind says it
     # (s35 merge) with only the comparison said, the host stays a lead beside newer_arch_behind's build (0.45 against
     # 0.4): the words cannot tell them apart, and an H100 behind an A100 is as often the host as the build
-    said = "expected ahead, came out behind" if c.data.get("expected") else "said to be the slower one"
+    said = "expected ahead, came out behind" if c.data.get("expected") else \
+        "no faster" if c.data.get("same") else "said to be the slower one"
     yield make("ticket.stronger_gpu_slower", "host_bound", "info", 0.4,
                f"{slow.name} ({said}) leads {fast.name} on both datasheet figures: the GPU does not set this rate",
                f"Decode reads every weight once per step and prefill runs on the tensor cores, so a board with more "

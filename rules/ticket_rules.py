@@ -3944,6 +3944,83 @@ def input_starved(facts: Facts, predictions=None):
                refs=["cuda_graphs"])
 
 
+STRUCTURED_OUTPUTS_DOCS = ["https://docs.vllm.ai/en/latest/features/structured_outputs.html",
+                           "https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md",
+                           "https://docs.sglang.ai/advanced_features/structured_outputs.html"]
+
+
+@rule("ticket.constrained_decoding", "host_bound")
+def constrained_decoding(facts: Facts, predictions=None):
+    """A slowdown the reporter ties to constrained decoding (a grammar, a JSON schema or JSON mode, guided or structured
+    output): the engine builds each step's allowed-token mask on the CPU (llama.cpp's GBNF sampler, Outlines' and
+    XGrammar's automata in vLLM and SGLang), and the GPU waits for it, so the rate stops following the GPU."""
+    c = _first(facts, "constrained_slow")
+    if not c or c.guess or _cpu_only(facts):
+        return  # "could the grammar slow it?" is a question; an engine on the CPU has no GPU to wait
+    yield make("ticket.constrained_decoding", "host_bound", "warning", weight(c, 0.6),
+               "Constrained decoding costs host time every token: the GPU waits for the grammar's mask",
+               "With a grammar, JSON schema or guided output, every decode step also computes which tokens the "
+               "constraint allows, on the CPU (llama.cpp's GBNF sampler; the Outlines and XGrammar automata behind "
+               "vLLM's and SGLang's structured outputs), and applies that mask before sampling. While it runs the GPU "
+               "has nothing queued, so the rate falls by the mask's cost per token, grows with the schema and the "
+               "batch, and a faster GPU gains nothing.",
+               [claim_ev(c, "what the reporter ties the slowdown to")],
+               fix="Time the same requests with and without the constraint to size its cost. Prefer a compiled "
+               "grammar backend (vLLM and SGLang: XGrammar), keep the schema small and reuse it so its compiled form "
+               "is cached, and in llama.cpp, where the GBNF sampler runs on the CPU each token, a simpler grammar or "
+               "validating the output afterwards.",
+               refs=STRUCTURED_OUTPUTS_DOCS)
+
+
+def _line_of(source: str) -> tuple[str, int | None]:
+    """(file, line number) of a fact's source "file:line"; None where it names no line."""
+    file, _, line = source.rpartition(":")
+    return (file, int(line)) if line.isdigit() else (source, None)
+
+
+def _decode_after(facts: Facts, sample) -> list:
+    """The decode rate of the timing block a sampler line belongs to: the first decode_tok_s measured after it in the
+    same file, within the block's few lines (llama.cpp prints load, sample, prompt eval, eval, total)."""
+    file, line = _line_of(sample.source)
+    if line is None:
+        return []
+    later = [(n, m) for m in measurements(facts, "decode_tok_s")
+             for f, n in [_line_of(m.source)] if f == file and n is not None and 0 < n - line <= 4]
+    return [m for _, m in sorted(later, key=lambda p: p[0])[:1]]
+
+
+# (hostbound36) The sampler's time per token at or above the forward pass's: at least half of every token is the CPU's;
+# a mean over fewer runs than SAMPLING_RUNS is one call's time, no per-token figure (llama.cpp's speculative example
+# prints its draft's "sample time = 524.95 ms / 1 runs" beside 216 eval runs, ggml-org/llama.cpp#3649)
+SAMPLING_SHARE = 1.0
+SAMPLING_RUNS = 8
+
+
+@rule("ticket.sampling_bound", "host_bound")
+def sampling_bound(facts: Facts, predictions=None):
+    """llama.cpp's timings put the sampler's time per token at or above the forward pass's (SAMPLING_SHARE): the sampler
+    chain runs on the CPU after each step, so at least half of every token waits on the host; a grammar, top-k 0 (the
+    whole vocabulary sorted) or long penalty windows are the usual causes."""
+    pairs = [(s, d) for s in measurements(facts, "sample_ms") if (s.count or 0) >= SAMPLING_RUNS
+             for d in _decode_after(facts, s)]
+    found = [(s, d) for s, d in pairs if s.value >= SAMPLING_SHARE * 1000.0 / d.value]
+    if not found or _cpu_only(facts):
+        return
+    c, rate = max(found, key=lambda p: p[0].value * p[1].value)
+    sample, step = c.value, round(1000.0 / rate.value, 2)
+    yield make("ticket.sampling_bound", "host_bound", "warning", 0.65,
+               f"Sampling takes {sample:g} ms a token against the forward pass's {step:g} ms: the CPU sets the pace",
+               "llama.cpp samples each token on the CPU after the forward pass (its timing block reports the sampler "
+               "apart from the eval time), so the sampler's time adds to every token's and the GPU waits meanwhile. "
+               "At or above the forward pass's time it is at least half of the step.",
+               [ev(c, "sampler time per token (llama.cpp timings), against the forward pass's (its eval line's "
+                   f"{rate.value:g} tok/s)", sample, step, "ms/token")],
+               fix="Find what makes sampling slow: a grammar or JSON schema (simplify it, or validate the output "
+               "afterwards), top-k 0 or a very large top-k (the whole vocabulary sorted each token), long repetition-"
+               "penalty windows; compare the same prompt without them and watch 'sample time' fall.",
+               refs=STRUCTURED_OUTPUTS_DOCS[1:2])
+
+
 @rule("ticket.gpu_heat", "throttling")
 def gpu_heat(facts: Facts, predictions=None):
     """The reporter gives a GPU temperature at its thermal limit beside a slowdown: the clocks come down as

@@ -3308,6 +3308,10 @@ SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-
 # of the reporter's, and a prompt eval line is the prompt's (_timing_lines reads it as a block's).
 LLAMA_TIMING = re.compile(r"\b(?:load|sampl(?:e|ing)|prompt eval|eval|total) time\s*=\s*[\d.]+\s*ms\b", re.I)
 DECODE_TIMING = re.compile(r"(?<!prompt )\beval time\s*=", re.I)
+# (hostbound36) ... and the sampler's line: "sample time = 11775.43 ms / 151 runs ( 77.98 ms per token, ...)", since
+# 2024 "llama_perf_sampler_print: sampling time = ..." (the time per token the sampler chain took on the CPU)
+SAMPLE_TIMING = re.compile(r"\bsampl(?:e|ing) time\s*=\s*[\d.]+\s*ms\s*/\s*(\d+)\s*(?:runs?|tokens?)\s*\(\s*"
+                           r"(\d+(?:\.\d+)?)\s*ms per token", re.I)
 PROMPT_TIMING = re.compile(r"\bprompt eval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                            r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I)
 # ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,
@@ -3683,6 +3687,10 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
                                    scope="per_stream", concurrency=load))
             continue
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
+            continue
+        if (m := SAMPLE_TIMING.search(ln)) is not None:  # the sampler's time per token, on the CPU after each pass
+            out.append(Measurement(where(name, i), "sample_ms", float(m.group(2)), "ms", stat="mean",
+                                   scope="per_stream", concurrency=load, count=int(m.group(1))))
             continue
         for pattern in TIMING_LINES + END_TO_END_LINES:
             m = pattern.search(ln)
