@@ -7546,7 +7546,8 @@ def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
     refusal beside it?"""
     for source, text in texts(facts):
         if source == c.source:
-            sentence = _said_sentence(text, c.quote)
+            # (the quote too: a sentence cut at a decimal point, "11.7 tok/s", may hold only part of it)
+            sentence = f"{_said_sentence(text, c.quote)} {c.quote.strip('…')}"
             return bool(_ACROSS_CPUS.search(sentence)) and not _CAUSE_SWITCHED.search(sentence) \
                 and not asked(sentence)
     return False
