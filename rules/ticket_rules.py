@@ -623,7 +623,9 @@ def eager_flag(facts: Facts, predictions=None):
 @rule("ticket.p2p_refused", "p2p_disabled", "expected_physics")
 def p2p_refused(facts: Facts, predictions=None):
     """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
-    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
+    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory. Said
+    with the GPUs on different CPU sockets or NUMA nodes as the reason (SYS), it is NCCL's own policy on that path: an
+    expected_physics lead where the reporter complains, nothing refused."""
     c = _first(facts, "no_p2p")
     if not c or is_virtualized(facts):
         return  # in a VM topology.virtualization_no_p2p judges it
