@@ -7560,6 +7560,38 @@ _P2P_SET_OFF = re.compile(
     r"default|platform)|due to|because)\b)|\bNCCL_P2P_DISABLE\s*=\s*1\b", re.I)
 
 
+# (p2pline36) P2P off because the two GPUs hang off different CPUs: "P2P disabled (cards on separate NUMA nodes, SYS
+# path)", "no P2P since the GPUs sit on different sockets". NCCL chooses by the path between the GPUs how far P2P may
+# go (NCCL_P2P_LEVEL, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: SYS, the path across the
+# CPUs' SMP interconnect, is its widest level) and by default bounces traffic through host memory there: "CPUs make
+# very poor PCI switches ... we normally disable P2P and bounce the communication via Host (SHM) buffers instead"
+# (NVIDIA, https://github.com/NVIDIA/nccl/issues/1603); "recent Intel CPUs have horrible P2P performance" through the
+# CPU (https://github.com/NVIDIA/nccl/issues/428). Off there is the platform's path, nothing refused that the hardware
+# offers. The same-node wording ("even though both are on the same NUMA node") and a cause that can be switched
+# ("by the BIOS", ACS, the IOMMU, the driver) or the system's own refusal ("not supported", CNS) say otherwise.
+_ACROSS_CPUS = re.compile(
+    r"(?<!not )(?<!n't )\b(?:separate|different|two|both|other|opposite|across|cross(?:es|ing)?|spans?|spanning)"
+    r"[- ](?:the\s+)?(?:CPU\s+|NUMA\s+)?(?:sockets?|NUMA(?:\s+nodes?|\s+domains?)?|CPUs|processors|root complexes)\b"
+    r"|\bcross[- ](?:socket|NUMA|CPU)\b|\b(?-i:SYS)\s+(?:path|link|connection|topology|hop)\b|\b(?:QPI|UPI|xGMI)\b",
+    re.I)
+_CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver|hypervisor|VM|not supported|unsupported|cannot|"
+                             r"can't|unable|refus\w*|error|fail\w*|(?-i:C?NS)|same (?:NUMA|socket|CPU|switch))\b",
+                             re.I)
+
+
+def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
+    """Is the no_p2p claim `c` said with its reason, a path between the GPUs across CPU sockets or NUMA nodes, in its
+    own sentence, where NCCL keeps P2P off by its own policy (the comment above), and no switchable cause or
+    refusal beside it?"""
+    for source, text in texts(facts):
+        if source == c.source:
+            # (the quote too: a sentence cut at a decimal point, "11.7 tok/s", may hold only part of it)
+            sentence = f"{_said_sentence(text, c.quote)} {c.quote.strip('…')}"
+            return bool(_ACROSS_CPUS.search(sentence)) and not _CAUSE_SWITCHED.search(sentence) \
+                and not asked(sentence)
+    return False
+
+
 def p2p_off_by_setting(facts: Facts, c: Claim) -> bool:
     """Is the no_p2p claim `c` a run the reporter made with P2P switched off ("with P2P disabled",
     NCCL_P2P_DISABLE=1), said in the claim's own sentence, rather than the system refusing peer access?"""

@@ -620,10 +620,12 @@ def eager_flag(facts: Facts, predictions=None):
                refs=["vllm_graphs"], observed=0.5 if failed else OBSERVED)
 
 
-@rule("ticket.p2p_refused", "p2p_disabled")
+@rule("ticket.p2p_refused", "p2p_disabled", "expected_physics")
 def p2p_refused(facts: Facts, predictions=None):
     """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
-    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
+    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory. Said
+    with the GPUs on different CPU sockets or NUMA nodes as the reason (SYS), it is NCCL's own policy on that path: an
+    expected_physics lead where the reporter complains, nothing refused."""
     c = _first(facts, "no_p2p")
     if not c or is_virtualized(facts):
         return  # in a VM topology.virtualization_no_p2p judges it
@@ -644,6 +646,10 @@ def p2p_refused(facts: Facts, predictions=None):
     if claims.p2p_off_by_setting(facts, c):
         yield _p2p_off_by_setting(facts, c)
         return
+    if claims.p2p_off_across_cpus(facts, c):
+        if claims.complaint(facts):
+            yield _p2p_off_across_cpus(c)
+        return  # (p2pline36) NCCL's own policy on a path across the CPUs: nothing refused, no fault to name
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     geforce = gpu is not None and not gpu.pcie_p2p
     evidence = [claim_ev(c, "peer-to-peer refused")] + (
@@ -681,6 +687,23 @@ def _p2p_off_by_setting(facts: Facts, c: Claim):
                 "the CPUs' memory and the PCIe path to the host, not by peer-to-peer between the GPUs.",
                 [claim_ev(c, "P2P off by setting")],
                 fix=fix, refs=["nccl_env", "nccl_acs"])
+
+
+def _p2p_off_across_cpus(c: Claim):
+    """P2P off where the reporter's own sentence puts the GPUs on different CPU sockets or NUMA nodes
+    (claims.p2p_off_across_cpus): NCCL keeps P2P off across the CPUs' interconnect by its own policy and stages the
+    traffic through host memory, so the complaint is the platform's path, not a refusal to undo."""
+    return make("ticket.p2p_refused", "expected_physics", "info", 0.45,
+                "P2P is off because the GPUs hang off different CPUs: NCCL's own choice on that path",
+                "Between GPUs on different CPU sockets or NUMA nodes (SYS in `nvidia-smi topo -m`) NCCL does not use "
+                "peer-to-peer by default: the CPUs' interconnect forwards peer traffic poorly, so NCCL stages it "
+                "through host memory (SHM). Nothing the hardware offers is refused; the figures are what that path "
+                "gives.",
+                [claim_ev(c, "P2P off on a path across the CPUs")],
+                fix="Put the TP group on GPUs under one CPU (`nvidia-smi topo -m`: PIX, PXB or PHB between them, "
+                "CUDA_VISIBLE_DEVICES to choose them); compare all_reduce_perf with NCCL_P2P_LEVEL=SYS only as a "
+                "test, since P2P through the CPUs is often slower than SHM.",
+                refs=["nccl_env", "nccl_trouble"])
 
 
 @rule("ticket.p2p_level_inert", "p2p_disabled")
