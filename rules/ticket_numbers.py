@@ -191,6 +191,11 @@ def layout_gain(facts: Facts):
     return small, large, gain, evidence
 
 
+def _load(m) -> int:
+    """The requests a figure was measured with: its batch or concurrency, one where neither is said."""
+    return max(m.batch or 1, m.concurrency or 1)
+
+
 @rule("ticket.ttft_vs_expected", "expected_physics", "other")
 def ttft_vs_expected(facts: Facts, predictions=None):
     """A time to first token the reporter measured at a stated prompt length, against the prefill the
@@ -208,8 +213,10 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     for m in ttfts:
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
-        if m.tp is None and any(o.source == m.source and o.value != m.value and o.tp is None for o in ttfts):
+        if m.tp is None and any(o.source == m.source and o.value != m.value and o.tp is None
+                                and _load(o) == _load(m) for o in ttfts):
             continue  # "from 80 ms to 900 ms as the prompt grows to 16k": which figure the length belongs to is unsaid
+            # (figures told apart by their load, "60 ms with one request, 1800 ms with 64", share the length)
         tp, pp, how = assumed_layout(facts, m, 1, prompt)
         p = predict_layout(facts, tp, 1, prompt, pp=pp)
         if p is None or not (p.valid and p.fits):

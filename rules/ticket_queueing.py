@@ -13,7 +13,7 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Workload
 from rules import claims
-from rules.common import ev, make, measurements
+from rules.common import ev, make, measurements, wfield
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
 
@@ -64,3 +64,64 @@ def ttft_queueing(facts: Facts, predictions=None):
                evidence, fix="Measure TTFT at the load you serve: --max-concurrency N (or a --request-rate the server "
                "sustains); compare the median TTFT at concurrency 1 with `diagnose predict --prompt N`.",
                refs=[VLLM_BENCHMARKS])
+
+
+# The share of the whole batch's prefill a request waits on average when N prompts that arrive together are prefilled
+# first come, first served within the engine's per-step token budget (vLLM's max_num_batched_tokens, SGLang's
+# chunked_prefill_size): the i-th prompt's first token comes after i/N of the batch's prefill, so the mean is
+# (N + 1) / 2N of it and the last request waits all of it.
+def staggered_share(n: int) -> float:
+    return (n + 1) / (2 * n)
+
+
+@rule("ticket.ttft_under_load", "expected_physics")
+def ttft_under_load(facts: Facts, predictions=None):
+    """A time to first token measured with N requests at once (a batch or a concurrency of N, not every request
+    sent at t = 0: ticket.ttft_queueing's), against the prefill of N prompts: the first tokens come one prompt's
+    prefill after another, so the mean waits about half the batch's prefill and the slowest all of it. A TTFT that
+    grows with the load up to that is the prefill shared, not a fault."""
+    from rules.expectations import band_text, expectation
+    from rules.ticket_figures import assumed_layout, layout_words, unmodelled_layout
+    from rules.workload import predict_layout
+
+    if not asks_about_figures(facts) or unmodelled_layout(facts) or _burst(facts) is not None:
+        return
+    model, gpu = facts.subject.model, facts.subject.gpu
+    prompt, prompt_src = wfield(facts, "prompt_len")
+    if model is None or gpu is None or not prompt:
+        return
+    ttfts = measurements(facts, "ttft_ms")
+    for m in sorted(ttfts, key=lambda x: -x.value):
+        n = max(m.batch or 1, m.concurrency or 1)
+        if n < 2 or m.stat not in ("reported", "mean", "median", "p99", "max"):
+            continue
+        tp, pp, how = assumed_layout(facts, m, n, prompt)
+        p = predict_layout(facts, tp, n, prompt, pp=pp)
+        if p is None or not (p.valid and p.fits):
+            continue
+        e = expectation("ttft_ms", p)
+        share = 1.0 if m.stat in ("p99", "max") else staggered_share(n)
+        low, high = e.low * share, e.high
+        if not low <= m.value <= high:
+            return  # past the batch's prefill (requests beyond the batch cap, preemption) or faster: not this rule's
+        single = next((o for o in ttfts if max(o.batch or 1, o.concurrency or 1) == 1 and o.value < m.value), None)
+        evidence = [ev(m, f"{m.stat} TTFT with {n} requests at once", m.value, round(e.expected * share), "ms"),
+                    ev(prompt_src, "prompt length stated", prompt, unit="tokens"),
+                    ev(f"prediction:{model.key}@{gpu.key}", f"prefill of {n} prompts at {layout_words(p)} ({how}), "
+                       f"the last request's first token", expected=round(e.expected), unit="ms"),
+                    ev(f"prediction:{model.key}@{gpu.key}",
+                       f"first come first served: the {m.stat} waits {share:.2f} of it" if share < 1 else
+                       "the slowest request waits all of it", expected=round(e.expected * share), unit="ms")]
+        if single is not None:
+            evidence.append(ev(single, "TTFT of one request alone", single.value, unit="ms"))
+        yield make("ticket.ttft_under_load", "expected_physics", "info", 0.5,
+                   f"{m.value:g} ms to the first token with {n} requests at once is {n} prompts' prefill shared "
+                   f"(expected {band_text(low, high, m.value)} ms)",
+                   f"Prompts that arrive together are prefilled one after another within the engine's per-step "
+                   f"token budget: about two FLOPs per parameter per prompt token, {n} x {prompt} tokens here. The "
+                   "first request's token comes after one prompt's prefill and the last one's after all of them, so "
+                   "the TTFT grows with the load while the GPU works at full speed.",
+                   evidence, fix="Nothing is broken; a lower concurrency, shorter prompts, prefix caching or more "
+                   "replicas shorten the wait (`diagnose predict --batch N --prompt P` gives it).",
+                   refs=[VLLM_BENCHMARKS])
+        return

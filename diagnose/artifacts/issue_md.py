@@ -3938,7 +3938,12 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                 batch = int(b.group(1)) if b else line_batch
                 if batch is None and metric != "ttft_ms":
                     batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
+                # (healthy36) a first token's wait with the requests its own clause says were in flight ("with 32
+                # concurrent users the median TTFT is 2.1 s"): the prefills it waited behind
+                load = None
+                if metric == "ttft_ms" and (c := CONCURRENT.search(clause)):
+                    load = _count(next(g for g in c.groups() if g))
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=batch, gpu_name=clause_gpu(clause, ln),
+                                       batch=batch, concurrency=load, gpu_name=clause_gpu(clause, ln),
                                        model=clause_model(clause, ln)))
     return out
