@@ -462,11 +462,16 @@ _RATE_NAMED = re.compile(r"\b(?:theor\w*|spec\w*|datasheet|official\w*|advertis\
                          r"should|expect\w*)\b", re.I)
 
 
-def _named_before(quote: str, value: float, words) -> bool:
-    """Do `words` stand in the 30 characters before the figure in its quote ("peak bandwidth of 484GB/s",
-    "the spec says 3.35 TB/s")? The figure's own words, not a neighbour's in the same sentence."""
-    at = next((quote.find(s) for s in (f"{value:g}", f"{value / 1000:g}") if quote.find(s) >= 0), -1)
-    return at >= 0 and bool(words.search(quote[max(0, at - 30):at]))
+def _words_before(quote: str, value: float, words, span: int = 30) -> bool:
+    """Do `words` stand in the `span` characters before the figure in its quote ("peak bandwidth of 484GB/s", "the spec
+    says 3.35 TB/s", "4x 936 = 3,744 GB/s")? The figure's own words, not a neighbour's in the same sentence."""
+    forms = (f"{value:g}", f"{value:,.0f}" if value == int(value) else "", f"{value / 1000:g}")
+    at = next((quote.find(f) for f in forms if f and quote.find(f) >= 0), -1)
+    return at >= 0 and bool(words.search(quote[max(0, at - span):at]))
+
+
+# A figure that is the result of the reporter's arithmetic ("4x 936 = 3,744 GB/s" in a spec table): no measurement.
+_COMPUTED = re.compile(r"=\s*~?\s*$")
 
 
 def _device_memory_figures(facts: Facts, text: str, gpu) -> list[tuple[float, claims.Claim]]:
@@ -474,7 +479,12 @@ def _device_memory_figures(facts: Facts, text: str, gpu) -> list[tuple[float, cl
     and the reporter's figures said of device memory. A figure the datasheet rate matches, or one said as the
     specification, is the rate compared with, not a measurement; one of another GPU ("on a Fury card") is left out
     where a figure of the ticket's own GPU is given."""
+    from rules import catalog
+
     out = [(c.data["value"], c) for c in claims.bandwidth_test_rates(facts) if c.data["direction"] == "d2d"]
+    if any(measurements(facts, metric) for metric in ("decode_tok_s", "output_tok_s")):
+        return out  # a GB/s beside a decode rate is the engine's own arithmetic (gpt-fast's "Bandwidth achieved": model
+        # bytes x tok/s), judged as the rate by ticket.measured_vs_expected
     bandwidth_test = "bandwidthtest" in text.lower()
     about_memory = bool(_DEVICE_MEMORY.search(text))  # the ticket's subject ("How to achieve peak memory bandwidth?")
     said = []
@@ -485,8 +495,11 @@ def _device_memory_figures(facts: Facts, text: str, gpu) -> list[tuple[float, cl
         if not (_DEVICE_MEMORY.search(f.quote) or bandwidth_test and _DEVICE_TO_DEVICE.search(f.quote)
                 or about_memory and not f.data["copy"] and not _LINK_WORDS.search(f.quote)):
             continue
-        if _named_before(f.quote, v, _RATE_NAMED) or _other_gpu(f.data["gpu"], gpu):
+        if _words_before(f.quote, v, _RATE_NAMED) or _words_before(f.quote, v, _COMPUTED, 4):
             continue
+        named = catalog.resolve_gpu(f.data["gpu"]) if f.data["gpu"] else None
+        if named is not None and (named.key != gpu.key or abs(v - named.hbm_gbs) <= 0.03 * named.hbm_gbs):
+            continue  # another board's figure, or the datasheet rate of the board its clause names (a spec table row)
         said.append((v, f))
     own = [(v, f) for v, f in said if f.data["gpu"]]
     return out + (own or said)

@@ -146,3 +146,14 @@ def test_algbw_far_below_is_not_physics():
     verdict, found = judged_issue(text)
     assert "ticket.link_figure" not in found
     assert verdict.category == "other" and found["nccl.busbw"].severity == "warning"
+
+
+@pytest.mark.parametrize("rel", [
+    # a spec table ("4x 936 = 3,744 GB/s", "1,792 GB/s" on the RTX 5090 row): arithmetic and datasheet rates
+    "mend2_s24/near_thinksmart.md",
+    # gpt-fast's "151.52GB/s for bandwidth" beside 4.45 tokens/sec: the engine's model bytes x tok/s, judged as the rate
+    "engine31/gptfast50.md",
+])
+def test_kept_pastes_whose_gbs_is_no_memory_measurement(rel):
+    _, found = judged_issue(_paste(rel))
+    assert "ticket.device_memory_figure" not in found
