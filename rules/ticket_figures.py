@@ -1079,7 +1079,9 @@ def pcie_figure(facts: Facts, predictions=None):
 
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
-    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not _staged_by_the_sample(f)]
+    # (healthy36) a link's negotiated rate as lstopo or lspci print it is no copy's (claims.bandwidth_figures)
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not _staged_by_the_sample(f)
+               and not f.data["link_report"]]
     usable = [(per_direction(f), f) for f in figures if not f.data["spec"] and scope_known(f)]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
