@@ -287,9 +287,9 @@ def link_figure(facts: Facts, predictions=None):
     achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
     # (healthy36) an all-reduce algbw counts the data once, so it is set against the link as the busbw it makes
     # (x 2(n-1)/n, nccl-tests doc/PERFORMANCE.md), not as itself; the reporter's words for it are that figure too
-    from rules.nccl import _busbw_from_algbw
+    from rules.nccl import busbw_from_algbw
 
-    converted = _busbw_from_algbw(facts)
+    converted = busbw_from_algbw(facts)
     algbws = {m.value for m in measurements(facts, "algbw_gbs")}
     measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
                 and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())
