@@ -5578,10 +5578,15 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                       "copy": copy,
                                       "off_path": bool(_OFF_PATH.search(
                                           clause := _clause_at(part, m.start(), m.end()))),
+                                      "link_report": bool(_LINK_REPORTER.search(clause)),
                                       "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
     return out
 
 
+# (data link_report: the figure's clause names a tool that reports a link's negotiated rate, not a transfer: lstopo and
+# hwloc print each PCIe link's bandwidth from its current speed and width, lspci its LnkSta/LnkCap, and a GPU lowers its
+# link speed when idle, "lots of modern GPUs can decrease the link speed when idle", https://github.com/open-mpi/hwloc/issues/653)
+_LINK_REPORTER = re.compile(r"\b(?:lstopo|hwloc|lspci|LnkSta|LnkCap)\b", re.I)
 # (data gpu: the GPU the figure's own clause names, "on our old DGX A100 it gave 230 GB/s", else None)
 # A copy run off the GPUs' direct path, or too small to reach its bandwidth, said in the figure's own clause: "40 GB/s
 # with P2P disabled", "NCCL_P2P_DISABLE=1", "for 64 KB buffers" (off_path: no measure of the links).

@@ -454,7 +454,7 @@ def _within_noise(c, ratio: float, named: list[str]):
 # --------------------------------------------------------------------------- measured bandwidth
 
 
-def _busbw_from_algbw(facts: Facts):
+def busbw_from_algbw(facts: Facts):
     """(busbw, record, ranks, evidence) from an all-reduce algbw the reporter gives: algbw counts the
     data once, busbw the traffic each link carries (x 2(n-1)/n for all-reduce), so only busbw compares
     with a link. The rank count comes from the ticket, else the GPU's NVLink domain (8 on an HGX board)."""
@@ -677,7 +677,7 @@ def busbw(facts: Facts, predictions=None):
             judged.append((*got, row[:3]))
             own += [judged[-1]] if system is None else []
     if not judged:
-        converted = _busbw_from_algbw(facts)
+        converted = busbw_from_algbw(facts)
         got = converted and _judge_busbw(facts, (multi, links), converted[0], converted[1], converted[2], None,
                                          converted[3])
         judged = [(*got, converted[:3])] if got else []

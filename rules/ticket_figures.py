@@ -285,11 +285,19 @@ def link_figure(facts: Facts, predictions=None):
     n = gpu_count(facts) or gpu.nvlink_domain or 2
     fabric, _ = roofline.tp_fabric(gpu, max(2, min(n, gpu.nvlink_domain or n)), max(2, gpu.nvlink_domain or n))
     achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
+    # (healthy36) an all-reduce algbw counts the data once, so it is set against the link as the busbw it makes
+    # (x 2(n-1)/n, nccl-tests doc/PERFORMANCE.md), not as itself; the reporter's words for it are that figure too
+    from rules.nccl import busbw_from_algbw
+
+    converted = busbw_from_algbw(facts)
+    algbws = {m.value for m in measurements(facts, "algbw_gbs")}
     measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
-                and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())]
+                and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())
+                and not (converted and f.data["value"] in algbws)]
     measured_values = [(per_direction(f), f) for f in measured] + [
-        (m.value, m) for metric in ("busbw_gbs", "algbw_gbs") for m in measurements(facts, metric)
-        if not any(_matches(m.value, v) for v, _, _ in specs.values())]
+        (m.value, m) for metric in ("busbw_gbs",) + (() if converted else ("algbw_gbs",))
+        for m in measurements(facts, metric) if not any(_matches(m.value, v) for v, _, _ in specs.values())] + (
+        [(converted[0], converted[1])] if converted else [])
     usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= GIB_MARGIN * line
               or (GIB_MARGIN * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
     evidence = [claim_ev(spec_claim, "the figure quoted"),
@@ -332,6 +340,13 @@ def link_figure(facts: Facts, predictions=None):
                        f"busbw; the ring's {achieved:.0f} GB/s is the figure for other collectives or NCCL_ALGO=Ring.")
             title = (f"{value:g} GB/s busbw above {gpu.name}'s {line:g} GB/s line rate is NVLink SHARP's: "
                      f"{value / nvls_bus:.0%} of the ~{nvls_bus:.0f} GB/s an NVLS all-reduce reaches")
+        elif converted and rec is converted[1]:
+            evidence[1:1] = [ev(src, "the all-reduce algbw measured", rec.value, unit="GB/s"), converted[3]]
+            explain += (f" The {rec.value:g} GB/s is algbw, the data size over the time; each GPU sends and receives "
+                        f"2(n-1)/n of it, so the busbw that compares with the link is {value:.0f} GB/s at "
+                        f"{converted[2]} GPUs.")
+            title = (f"{rec.value:g} GB/s algbw is {value:.0f} GB/s busbw at {converted[2]} GPUs, what {gpu.name}'s "
+                     f"NVLink delivers: {value / line:.0%} of the per-direction line rate")
         else:
             evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
         title = title or (f"{value:g} GB/s against {spec_value:g} GB/s is what {gpu.name}'s NVLink delivers: "
@@ -1064,7 +1079,9 @@ def pcie_figure(facts: Facts, predictions=None):
 
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
-    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not _staged_by_the_sample(f)]
+    # (healthy36) a link's negotiated rate as lstopo or lspci print it is no copy's (claims.bandwidth_figures)
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not _staged_by_the_sample(f)
+               and not f.data["link_report"]]
     usable = [(per_direction(f), f) for f in figures if not f.data["spec"] and scope_known(f)]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]

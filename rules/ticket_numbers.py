@@ -191,6 +191,11 @@ def layout_gain(facts: Facts):
     return small, large, gain, evidence
 
 
+def _load(m) -> int:
+    """The requests a figure was measured with: its batch or concurrency, one where neither is said."""
+    return max(m.batch or 1, m.concurrency or 1)
+
+
 @rule("ticket.ttft_vs_expected", "expected_physics", "other")
 def ttft_vs_expected(facts: Facts, predictions=None):
     """A time to first token the reporter measured at a stated prompt length, against the prefill the
@@ -208,8 +213,10 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     for m in ttfts:
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
-        if m.tp is None and any(o.source == m.source and o.value != m.value and o.tp is None for o in ttfts):
+        if m.tp is None and any(o.source == m.source and o.value != m.value and o.tp is None
+                                and _load(o) == _load(m) for o in ttfts):
             continue  # "from 80 ms to 900 ms as the prompt grows to 16k": which figure the length belongs to is unsaid
+            # (figures told apart by their load, "60 ms with one request, 1800 ms with 64", share the length)
         tp, pp, how = assumed_layout(facts, m, 1, prompt)
         p = predict_layout(facts, tp, 1, prompt, pp=pp)
         if p is None or not (p.valid and p.fits):
@@ -427,6 +434,127 @@ def host_copy_figure(facts: Facts, predictions=None):
                   "would be slow on a healthy link, so the memory kind decides between the two."),
                evidence, fix="Compare the link's current and maximum width and generation under load (nvidia-smi -q: "
                "GPU Link Info, or lspci -vv LnkSta vs LnkCap); reseat or move the card if it trained down.")
+
+
+# A copy or read inside one GPU's own memory: CUDA's bandwidthTest device-to-device section (--dtod; its figure counts
+# every byte read and every byte written, "2.0f * memSize" in the sample's testDeviceToDeviceTransfer,
+# https://github.com/NVIDIA/cuda-samples/tree/master/Samples/1_Utilities/bandwidthTest), or a measured memory bandwidth
+# said in words (a STREAM-style copy kernel). nvbandwidth's device_to_device tests copy between two GPUs and are not
+# this: they are judged as links (ticket.copy_figure, ticket.pcie_figure).
+_DEVICE_MEMORY = re.compile(r"\b(?:(?:(?:GPU|device|global|HBM\w*|GDDR\w*|DRAM|VRAM|video)\s+)?memory\s+"
+                            r"(?:bandwidth|b/?w|throughput|copy|copies|read|write)|(?:HBM\w*|DRAM|VRAM|GDDR\w*)\s+"
+                            r"(?:bandwidth|b/?w|throughput)|(?-i:BabelStream|STREAM)\b|--dtod)", re.I)
+# A figure said of a link or a collective is no memory figure, whatever the ticket is about.
+_LINK_WORDS = re.compile(r"\b(?:NVLink|PCIe|P2P|peer|busbw|algbw|all[-_ ]?reduce|NCCL|network|IB|RDMA|NIC)\b", re.I)
+# bandwidthTest's own name for its in-GPU copy; other tools use the same words for a copy between two GPUs.
+_DEVICE_TO_DEVICE = re.compile(r"\b(?:device[-_ ]?to[-_ ]?device|D2D|DtoD)\b", re.I)
+# A streaming copy or read reaches about 80 % of the DRAM's datasheet rate (refresh, page switches and the
+# read/write turnaround of the bus): BabelStream's copy and triad kernels (Deakin et al., "GPU-STREAM v2.0", PMBS 2016,
+# https://github.com/UoB-HPC/BabelStream), a cudaMemcpy device-to-device at 813 of the RTX 3090's 936 GB/s and a read
+# kernel at 854 (https://github.com/ashalliants/ninfer-3090/pull/50), a read kernel at 231-234 of GB10's 273 GB/s
+# (https://github.com/antirez/ds4/issues/773).
+MEMORY_COPY_SHARE = 0.8
+# A figure counted as a prose number is read with the same slack as a copy over a link (ticket_figures.PHYSICS_FLOOR):
+# half the share a healthy copy reaches is the lowest that still fits.
+MEMORY_FLOOR = PHYSICS_FLOOR * MEMORY_COPY_SHARE
+# The words that make the figure after them the rate compared with: "peak bandwidth of 484GB/s", "the spec says".
+_RATE_NAMED = re.compile(r"\b(?:theor\w*|spec\w*|datasheet|official\w*|advertis\w*|nominal|peak|rated|maximum|"
+                         r"should|expect\w*)\b", re.I)
+
+
+def _words_before(quote: str, value: float, words, span: int = 30) -> bool:
+    """Do `words` stand in the `span` characters before the figure in its quote ("peak bandwidth of 484GB/s", "the spec
+    says 3.35 TB/s", "4x 936 = 3,744 GB/s")? The figure's own words, not a neighbour's in the same sentence."""
+    forms = (f"{value:g}", f"{value:,.0f}" if value == int(value) else "", f"{value / 1000:g}")
+    at = next((quote.find(f) for f in forms if f and quote.find(f) >= 0), -1)
+    return at >= 0 and bool(words.search(quote[max(0, at - span):at]))
+
+
+# A figure that is the result of the reporter's arithmetic ("4x 936 = 3,744 GB/s" in a spec table): no measurement.
+_COMPUTED = re.compile(r"=\s*~?\s*$")
+
+
+def _device_memory_figures(facts: Facts, text: str, gpu) -> list[tuple[float, claims.Claim]]:
+    """(GB/s, claim) of every rate measured in a GPU's own memory: a pasted bandwidthTest's device-to-device section,
+    and the reporter's figures said of device memory. A figure the datasheet rate matches, or one said as the
+    specification, is the rate compared with, not a measurement; one of another GPU ("on a Fury card") is left out
+    where a figure of the ticket's own GPU is given."""
+    from rules import catalog
+
+    out = [(c.data["value"], c) for c in claims.bandwidth_test_rates(facts) if c.data["direction"] == "d2d"]
+    if any(measurements(facts, metric) for metric in ("decode_tok_s", "output_tok_s")):
+        return out  # a GB/s beside a decode rate is the engine's own arithmetic (gpt-fast's "Bandwidth achieved": model
+        # bytes x tok/s), judged as the rate by ticket.measured_vs_expected
+    bandwidth_test = "bandwidthtest" in text.lower()
+    about_memory = bool(_DEVICE_MEMORY.search(text))  # the ticket's subject ("How to achieve peak memory bandwidth?")
+    said = []
+    for f in claims.bandwidth_figures(facts):
+        v = f.data["value"]
+        if f.data["question"] or _HOST_WORDS.search(f.quote) or abs(v - gpu.hbm_gbs) <= 0.03 * gpu.hbm_gbs:
+            continue
+        if not (_DEVICE_MEMORY.search(f.quote) or bandwidth_test and _DEVICE_TO_DEVICE.search(f.quote)
+                or about_memory and not f.data["copy"] and not _LINK_WORDS.search(f.quote)):
+            continue
+        if _words_before(f.quote, v, _RATE_NAMED) or _words_before(f.quote, v, _COMPUTED, 4):
+            continue
+        named = catalog.resolve_gpu(f.data["gpu"]) if f.data["gpu"] else None
+        if named is not None and (named.key != gpu.key or abs(v - named.hbm_gbs) <= 0.03 * named.hbm_gbs):
+            continue  # another board's figure, or the datasheet rate of the board its clause names (a spec table row)
+        said.append((v, f))
+    own = [(v, f) for v, f in said if f.data["gpu"]]
+    return out + (own or said)
+
+
+@rule("ticket.device_memory_figure", "healthy", "expected_physics", "other")
+def device_memory_figure(facts: Facts, predictions=None):
+    """A copy or read rate inside one GPU's memory (bandwidthTest --dtod, a copy kernel), against the GPU's datasheet
+    memory bandwidth (gpus.toml hbm_gbs): a streaming copy reaches about 80 % of it. Within the band the memory works
+    as built (expected_physics where the reporter calls the figure short, healthy where they only ask); above the
+    datasheet rate the buffer was served from the L2 cache; far below it, something held the memory back."""
+    if not asks_about_figures(facts):
+        return
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
+    if gpu is None or not gpu.hbm_gbs:
+        return
+    figures = _device_memory_figures(facts, " ".join(t for _, t in claims.texts(facts)), gpu)
+    if not figures:
+        return
+    value, c = max(figures, key=lambda x: x[0])  # the best run shows what the memory can do
+    spec = gpu.hbm_gbs
+    evidence = [claim_ev(c, "the memory rate measured"),
+                ev(c, "the rate measured", round(value, 1), round(MEMORY_COPY_SHARE * spec), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: memory bandwidth (datasheet) x {MEMORY_COPY_SHARE}, what a streaming "
+                   "copy reaches", expected=round(MEMORY_COPY_SHARE * spec), unit="GB/s")]
+    refs = ["https://github.com/UoB-HPC/BabelStream"]
+    if value > 1.05 * spec:
+        yield make("ticket.device_memory_figure", "healthy", "ok", 0.6,
+                   f"{value:g} GB/s is above {gpu.name}'s {spec:g} GB/s memory bandwidth: the copy ran in the L2 "
+                   "cache, not in DRAM",
+                   "No copy moves data through DRAM faster than its datasheet rate, so a buffer small enough to stay "
+                   "in the GPU's L2 cache (the small sizes of a sweep), or a figure counting bytes twice, gives it; "
+                   "it says nothing against the memory.", evidence,
+                   fix="Nothing to fix: measure with buffers far larger than the L2 cache (bandwidthTest --dtod with "
+                   "the default 32 MB or more, a copy of 1 GB) to see the DRAM rate.", refs=refs)
+        return
+    if value >= MEMORY_FLOOR * spec:
+        short = claims.complaint(facts)
+        yield make("ticket.device_memory_figure", *(("expected_physics", "info") if short else ("healthy", "ok")), 0.6,
+                   f"{value:g} GB/s is what {gpu.name}'s memory delivers to a copy ({value / spec:.0%} of its "
+                   f"{spec:g} GB/s datasheet rate)",
+                   f"The datasheet's {spec:g} GB/s is the memory bus's raw rate; refresh, page switches and the turn "
+                   "between reads and writes leave a streaming copy about 80 % of it, so the figure is the memory "
+                   "working as built.", evidence + ([claim_ev(short, "the shortfall")] if short else []),
+                   fix="Nothing to fix: compare copy kernels with about 80 % of the datasheet rate, not with the "
+                   "rate itself.", refs=refs)
+        return
+    yield make("ticket.device_memory_figure", "other", "warning", 0.4,
+               f"{value:g} GB/s is {value / (MEMORY_COPY_SHARE * spec):.0%} of what {gpu.name}'s memory gives a "
+               "streaming copy",
+               f"A healthy {gpu.name} copies at about {MEMORY_COPY_SHARE * spec:.0f} GB/s; a rate this far below is "
+               "not the memory's physics: the memory clock held low (power cap, an idle P-state, clocks locked), "
+               "buffers too small to stream, a MIG slice or a share of the GPU, or a kernel that does not coalesce.",
+               evidence, fix="Rerun with a large buffer while watching `nvidia-smi -q -d CLOCK,PERFORMANCE` (memory "
+               "clock at its maximum, no throttle reason) and compare with bandwidthTest --dtod.", refs=refs)
 
 
 # --------------------------------------------------------------------------- a figure nothing can judge

@@ -13,7 +13,7 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Workload
 from rules import claims
-from rules.common import ev, make, measurements
+from rules.common import ev, make, measurements, wfield
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
 
@@ -64,3 +64,64 @@ def ttft_queueing(facts: Facts, predictions=None):
                evidence, fix="Measure TTFT at the load you serve: --max-concurrency N (or a --request-rate the server "
                "sustains); compare the median TTFT at concurrency 1 with `diagnose predict --prompt N`.",
                refs=[VLLM_BENCHMARKS])
+
+
+# The share of the whole batch's prefill a request waits on average when N prompts that arrive together are prefilled
+# first come, first served within the engine's per-step token budget (vLLM's max_num_batched_tokens, SGLang's
+# chunked_prefill_size): the i-th prompt's first token comes after i/N of the batch's prefill, so the mean is
+# (N + 1) / 2N of it and the last request waits all of it.
+def staggered_share(n: int) -> float:
+    return (n + 1) / (2 * n)
+
+
+@rule("ticket.ttft_under_load", "expected_physics")
+def ttft_under_load(facts: Facts, predictions=None):
+    """A time to first token measured with N requests at once (a batch or a concurrency of N, not every request
+    sent at t = 0: ticket.ttft_queueing's), against the prefill it can wait behind: at least its own prompt's, at most
+    all N prompts' when they arrive together (first come, first served, so the mean of such a burst waits about half
+    of it). A TTFT that grows with the load within that is the prefill shared, not a fault."""
+    from rules.expectations import band_text, expectation
+    from rules.ticket_figures import assumed_layout, layout_words, unmodelled_layout
+    from rules.workload import predict_layout
+
+    if not asks_about_figures(facts) or unmodelled_layout(facts) or _burst(facts) is not None:
+        return
+    model, gpu = facts.subject.model, facts.subject.gpu
+    prompt, prompt_src = wfield(facts, "prompt_len")
+    if model is None or gpu is None or not prompt:
+        return
+    ttfts = measurements(facts, "ttft_ms")
+    for m in sorted(ttfts, key=lambda x: -x.value):
+        n = max(m.batch or 1, m.concurrency or 1)
+        if n < 2 or m.stat not in ("reported", "mean", "median", "p99", "max"):
+            continue
+        tp, pp, how = assumed_layout(facts, m, n, prompt)
+        one, every = predict_layout(facts, tp, 1, prompt, pp=pp), predict_layout(facts, tp, n, prompt, pp=pp)
+        if one is None or every is None or not (one.valid and one.fits and every.valid and every.fits):
+            continue
+        e1, en = expectation("ttft_ms", one), expectation("ttft_ms", every)
+        if not e1.low <= m.value <= en.high:
+            return  # past every prompt's prefill (requests beyond the batch, preemption) or faster than one prefill
+        where = f"prediction:{model.key}@{gpu.key}"
+        evidence = [ev(m, f"{m.stat} TTFT with {n} requests at once", m.value, unit="ms"),
+                    ev(prompt_src, "prompt length stated", prompt, unit="tokens"),
+                    ev(where, f"one prompt's prefill at {layout_words(one)} ({how}): the least a request waits",
+                       expected=round(e1.expected), unit="ms"),
+                    ev(where, f"{n} prompts' prefill: the most, when all {n} arrive together",
+                       expected=round(en.expected), unit="ms"),
+                    ev(where, f"all {n} at once, first come first served: the mean waits {staggered_share(n):.2f} "
+                       "of it", expected=round(en.expected * staggered_share(n)), unit="ms")]
+        single = next((o for o in ttfts if max(o.batch or 1, o.concurrency or 1) == 1 and o.value < m.value), None)
+        if single is not None:
+            evidence.append(ev(single, "TTFT of one request alone", single.value, unit="ms"))
+        yield make("ticket.ttft_under_load", "expected_physics", "info", 0.5,
+                   f"{m.value:g} ms to the first token with {n} requests at once is the prefill they share "
+                   f"(expected {band_text(e1.low, en.high, m.value)} ms)",
+                   f"A request's first token waits for its own prompt's prefill and for the prompts the engine "
+                   f"prefills with or before it, within its per-step token budget: about two FLOPs per parameter "
+                   f"per prompt token, up to {n} x {prompt} tokens here. The TTFT grows with the load while the GPU "
+                   "works at full speed.",
+                   evidence, fix="Nothing is broken; a lower concurrency, shorter prompts, prefix caching or more "
+                   "replicas shorten the wait (`diagnose predict --batch N --prompt P` gives it).",
+                   refs=[VLLM_BENCHMARKS])
+        return

@@ -2257,6 +2257,8 @@ GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Te
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
 # Bytes only ("GB/s", "MB/s", "GiB/s"): "only 200 Gb/s of bandwidth" is a link's bit rate.
 BYTE_RATE = r"((?-i:[KMGT]i?B)(?:/s|/S|ps|/sec)\b)"
+# A bandwidth said of a GPU's own memory ("a memory bandwidth of 780 GB/s", "HBM bandwidth"): no link's or collective's.
+MEMORY_BW = re.compile(r"\b(?:memory|HBM\w*|DRAM|VRAM|GDDR\w*)\s+(?:bandwidth|bw)\b", re.I)
 MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
                          r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + BYTE_RATE + "|"
                          r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
@@ -2372,6 +2374,8 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                  if m.start(2) not in starts] + after
         if not named:
             for m in MEASURED_BW.finditer(ln):
+                if MEMORY_BW.search(m.group(0)):
+                    continue  # (healthy36) "a memory bandwidth of 780 GB/s": one GPU's own memory, no collective
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
                 out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n))
             if not MEASURED_BW.search(ln) and re.search(RATE_UNIT, ln, re.I):
@@ -3946,7 +3950,12 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                 batch = int(b.group(1)) if b else line_batch
                 if batch is None and metric != "ttft_ms":
                     batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
+                # (healthy36) a first token's wait with the requests its own clause says were in flight ("with 32
+                # concurrent users the median TTFT is 2.1 s"): the prefills it waited behind
+                load = None
+                if metric == "ttft_ms" and (c := CONCURRENT.search(clause)):
+                    load = _count(next(g for g in c.groups() if g))
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=batch, gpu_name=clause_gpu(clause, ln),
+                                       batch=batch, concurrency=load, gpu_name=clause_gpu(clause, ln),
                                        model=clause_model(clause, ln)))
     return out
