@@ -24,13 +24,14 @@ from rules.ticket_figures import asks_about_figures
 # The factors a pair may differ in, each by how its members are named. Sources: vLLM's V1 engine is chosen by
 # VLLM_USE_V1 (docs.vllm.ai usage/v1_guide: "V1 is now enabled by default ... VLLM_USE_V1=0" to go back to V0);
 # wrappers and the engines under them (Ollama and LM Studio over llama.cpp, Xinference over vLLM/SGLang/llama.cpp,
-# llama-cpp-python over llama.cpp, text-generation-webui over its loaders), as their own docs name them.
+# llama-cpp-python over llama.cpp, text-generation-webui over its loaders), as their own docs name them. Proxies and
+# gateways (LiteLLM, Ray Serve, nginx) are no wrapper here: ticket.serving_layer answers a pair through one.
 FACTORS = {
     "engine mode": re.compile(r"^(?:vllm\s+)?(?:the\s+)?v[01](?:\s+engine)?$|^VLLM_USE_V1\s*=\s*[01]$", re.I),
     "client": re.compile(r"^(?:my\s+|our\s+|the\s+)?(?:own|custom|official|hand[- ]?written)"
                          r"(?:\s+(?:script|code|benchmark|bench\w*|client|test))?$", re.I),
     "wrapper or engine": re.compile(r"^(?:with\s+|using\s+|in\s+|on\s+)?(?:the\s+)?(?:bare\s+|plain\s+|raw\s+)?"
-                                    r"(?:ollama|xinference|lm\s?studio|llama[-_]cpp[-_]python|litellm|"
+                                    r"(?:ollama|xinference|lm\s?studio|llama[-_]cpp[-_]python|"
                                     r"text-generation-webui|oobabooga|llama\.cpp|llama-server|llama-cli|vllm|sglang|"
                                     r"exllamav2|exllama)(?:\s+(?:directly|alone|itself))?$", re.I),
 }
@@ -140,6 +141,8 @@ def software_pair_rule(facts: Facts, predictions=None):
     on two boards (ticket.rate_ratio), or where the two rates are within MIN_GAP."""
     if not asks_about_figures(facts) or _boards_named(facts) > 1:
         return
+    if claims.find(facts, "layer_slower") and claims.find(facts, "engine_direct"):
+        return  # a proxy or gateway in front of the engine: ticket.serving_layer's (its host work)
     pair = software_pair(facts)
     if pair is None or pair["ratio"] < MIN_GAP:
         return

@@ -159,7 +159,8 @@ def scaling_question(facts: Facts, predictions=None):
     """'Why is it not faster on more GPUs?' (or, before measuring, 'will it be faster on two?') asked with nothing
     broken in sight: tensor, pipeline and layer
     splits give one stream little or nothing by design, and replicas beat a sharded model when it fits (the answer,
-    too, to "replicas or TP, which should I pick?"). A weak
+    too, to "replicas or TP, which should I pick?"), while one tensor-parallel model beats its copies at low
+    concurrency (one request gets every GPU's bandwidth: "why does TP=2 beat 2x solo?"). A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
     which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
     slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""

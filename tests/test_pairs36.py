@@ -121,3 +121,9 @@ def test_a_wide_software_gap_names_the_slower_side():
                                  "llama.cpp, same GGUF, same RTX 4090. Why?")
     f = found["ticket.software_pair"]
     assert f.category == "other" and f.title.startswith("with llama.cpp 130 against with ollama 60")
+
+
+def test_a_proxy_in_front_of_the_engine_is_the_serving_layers_pair():
+    _, found = judged_issue(text="# Slow through the proxy\n\nRequests through the LiteLLM proxy are much slower: "
+                                 "calling vLLM directly gives 900 tok/s, through LiteLLM 300 tok/s. Why?")
+    assert "ticket.software_pair" not in found and found["ticket.serving_layer"].category == "host_bound"
