@@ -60,6 +60,7 @@ def test_v0_and_v1_blocks_are_read_as_one_pair():
     "One TP=4 instance outperforms four separate instances for a single user.",
     "Two independent vLLM engines are slower than one TP=2 engine at c1.",
     "DP=2 gives lower throughput than TP=2 with only a few requests.",
+    "With SGLang, --tp 2 is faster than --dp 2 for a single request.",
 ])
 def test_the_sharded_model_winning_is_read(sentence):
     assert [c.kind for c in claims.sharding_beats_replicas(_said(sentence))] == ["sharding_beats_replicas"]
@@ -105,6 +106,8 @@ def test_a_software_pair_is_read(text, factor, ratio):
     "I get 80 t/s with ollama but I want 130 t/s with llama.cpp.",  # a figure and a target
     "vLLM on the A100:\n120 tok/s\n\nSGLang on the H100:\n200 tok/s\n",  # two factors at once
     "V0:\n2.1 req/s\n\nV1:\n900 tok/s\n",  # units that differ
+    "My own script gets 40 tok/s but the official claims 80 tok/s.",  # a published figure, not a run of theirs
+    "Our own script gets 40 tok/s while the official results page lists 80 tok/s.",  # the same, in other words
 ])
 def test_no_software_pair_without_one_factor_and_one_unit(text):
     assert software_pairs.software_pair(_said(text)) is None
