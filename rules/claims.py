@@ -6890,9 +6890,15 @@ def layout_speed_asked(facts: Facts) -> list[Claim]:
 
 # One model sharded over several GPUs set against copies of it on fewer GPUs each (data parallelism, replicas,
 # separate instances, "less sharding"), the copies faster.
+# (pairs36) a copy is also named by what it is on its own: "2x Solo" (two one-node engines behind a proxy, against
+# "Cluster TP=2" on the same two nodes: forums.developer.nvidia.com t/364926), "two solo instances", "two independent
+# vLLM engines"; "solo" alone is the one-GPU arm of a scaling set, not a copy, and is not read.
+_SOLO_COPIES = (r"\b(?:[2-9]|two|three|four|eight)\s*[x×*]\s*solo\b|"
+                r"\b(?:[2-9]|two|three|four|eight|separate|independent)\s+solo\s+(?:instances|engines|servers|nodes|copies)\b")
 _FEWER_SHARDS = (r"(?:\b(?:less|no|fewer|without|smaller)\s+(?:\w+\s+)?(?:shard\w*|tensor[-_ ]parallel\w*|TP)\b|"
-                 r"\bdata[-_ ]parallel\w*|\bDP\s*=?\s*\d*\b|\breplicas?\b|"
-                 r"\b(?:separate|independent|multiple|several|\d+)\s+(?:\w+\s+)?(?:instances|servers|copies)\b)")
+                 r"\bdata[-_ ]parallel\w*|\bDP\s*=?\s*\d*\b|\breplicas?\b|" + _SOLO_COPIES + "|"
+                 r"\b(?:separate|independent|multiple|several|\d+)\s+(?:\w+\s+)?(?:instances|servers|copies|engines|"
+                 r"deployments)\b)")
 _SHARDED = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|\bshard\w*)"
 _BETTER = r"(?:\bbetter\b|\bfaster\b|\bhigher\b|\bmore (?:throughput|tok\w*)|\boutperform\w*|\bbeats?\b|\bwins?\b)"
 _WORSE = r"(?:\bworse\b|\bslower\b|\blower\b|\bless (?:throughput|tok\w*))"
@@ -6904,14 +6910,58 @@ _REPLICAS_WIN = re.compile(
 def replicas_beat_sharding(facts: Facts) -> list[Claim]:
     """Sentences where copies of a model on fewer GPUs each (data parallelism, replicas, "less sharding") beat
     one model sharded over more ("data parallel is faster than TP", "better with less sharding"). A
-    comparison ruled out ("not better with replicas") does not count."""
+    comparison ruled out ("not better with replicas") does not count, nor one where the sharded model is the one
+    that wins ("TP beats data parallel": sharding_beats_replicas)."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _REPLICAS_WIN.search(sentence)
-            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _sharding_win(sentence) \
+                    or _LAYOUT_HOPED.search(sentence, 0, m.end()):
                 continue
             out.append(Claim("replicas_beat_sharding", source, _quote(sentence, m, 60)))
+    return out
+
+
+# (pairs36) The other outcome of the same pair: one tensor-parallel group ahead of copies of the model on the same GPUs
+# ("Why does Cluster TP=2 beat 2x Solo ... at low/mid concurrency?", forums.developer.nvidia.com t/364926; "TP is faster
+# than data parallel"; "two replicas are slower than one TP=2 instance"). Physics too: a decode step reads every weight,
+# so one request on a TP group has every GPU's memory bandwidth, while a copy serves each request on its own GPUs and
+# pays off only once every copy has a full batch (vLLM's parallelism guide: TP "if the model is too large for a single
+# GPU" or for latency; data parallelism for throughput, docs.vllm.ai serving/data_parallel_deployment; SGLang's server
+# arguments: "Data parallelism is better for throughput if there is enough memory").
+_SHARDING_WIN = re.compile(
+    _SHARDED + r"(?:(?!" + _FEWER_SHARDS + r")[^.\n]){0,60}?" + _BETTER + r"[^.\n]{0,40}?" + _FEWER_SHARDS + "|"
+    + _FEWER_SHARDS + r"(?:(?!" + _SHARDED + r")[^.\n]){0,60}?" + _WORSE + r"[^.\n]{0,30}?\bthan\b[^.\n]{0,30}?"
+    + _SHARDED, re.I)
+
+
+# What the reporter expected or hoped, not what they measured: "My expectation: 2xSolo behind a proxy should always
+# produce higher total throughput than cluster TP=2" (t/364926, the sentence before the measured opposite).
+_LAYOUT_HOPED = re.compile(r"\b(?:should|would|expect\w*|supposed to|hop(?:e|ed|ing)|assum\w*|thought)\b", re.I)
+
+
+def _sharding_win(sentence: str) -> re.Match | None:
+    """The sentence's sharded-model-wins comparison (_SHARDING_WIN), unless ruled out before its speed word ("TP is
+    not faster than DP") or only expected ("TP should be faster than DP")."""
+    m = _SHARDING_WIN.search(sentence)
+    if m is None:
+        return None
+    word = re.search(_BETTER + "|" + _WORSE, m.group(0), re.I)
+    at = m.start() + (word.start() if word else 0)
+    return None if _NEGATION.search(sentence[max(0, m.start() - 30):at]) or _LAYOUT_HOPED.search(sentence, 0, at) \
+        else m
+
+
+def sharding_beats_replicas(facts: Facts) -> list[Claim]:
+    """Sentences where one model sharded by tensor parallelism beats copies of it on the same GPUs (data
+    parallelism, replicas, separate or "solo" instances): the pair's other outcome, by design at low concurrency."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _sharding_win(sentence)
+            if m:
+                out.append(Claim("sharding_beats_replicas", source, _quote(sentence, m, 60)))
     return out
 
 

@@ -112,12 +112,17 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     when nothing in the ticket
     points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
     otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
-    if not asks_about_figures(facts) or not claims.asks(facts) or fault_context(facts):
+    if not asks_about_figures(facts) or not claims.asks(facts):
+        return None
+    # (pairs36) eager mode slows the tensor-parallel side most (its launches wrap every all-reduce), so it cannot be
+    # why that side came out ahead of the copies: no fault against a sharded model that won
+    tp_won = claims.sharding_beats_replicas(facts)
+    if fault_context(facts, ("eager_flag",) if tp_won else ()):
         return None
     # a choice asked is answered as one, before what the same sentence seems to say won
     found = [c for c in claims.layout_choice_asked(facts) if c.data["tp_named"] or (gpu_count(facts) or 0) >= 2] \
-        or claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts) \
-        or claims.tp_ep_compared(facts)
+        or tp_won or claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) \
+        or claims.tp_pp_compared(facts) or claims.tp_ep_compared(facts)
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts) or claims.layout_speed_asked(facts)
@@ -154,7 +159,8 @@ def scaling_question(facts: Facts, predictions=None):
     """'Why is it not faster on more GPUs?' (or, before measuring, 'will it be faster on two?') asked with nothing
     broken in sight: tensor, pipeline and layer
     splits give one stream little or nothing by design, and replicas beat a sharded model when it fits (the answer,
-    too, to "replicas or TP, which should I pick?"). A weak
+    too, to "replicas or TP, which should I pick?"), while one tensor-parallel model beats its copies at low
+    concurrency (one request gets every GPU's bandwidth: "why does TP=2 beat 2x solo?"). A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
     which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
     slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
@@ -195,6 +201,16 @@ _SCALING_ANSWERS = {
         "communication cost (the less so with NVLink).",
         "Use the fewest GPUs per copy that hold the model and its KV cache, and serve the rest as replicas; compare "
         "the layouts with `diagnose plan` for this model and GPU."),
+    "sharding_beats_replicas": (
+        "One tensor-parallel model beats copies of it on the same GPUs at low concurrency: by design",
+        "A decode step reads every weight once, so its time is set by memory bandwidth: a model sharded over N GPUs "
+        "gives each request all N GPUs' bandwidth (less the all-reduces), while a copy serves each request on its own "
+        "GPUs at one GPU's speed. Copies only pull ahead once each has enough requests in flight to fill its own batch "
+        "(high concurrency), where they pay no all-reduce and hold more KV cache between them; below that the sharded "
+        "model wins on per-request speed and on total throughput alike.",
+        "Pick by the load: the sharded model for few concurrent requests and low latency, copies behind a load "
+        "balancer (vLLM `--data-parallel-size`, SGLang `--dp`) once each copy stays busy; `diagnose plan` compares the "
+        "layouts for this model and GPU."),
     "replicas_beat_sharding": (
         "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",
         "A sharded (tensor-parallel) model all-reduces its activations twice per layer for every step, over PCIe or "

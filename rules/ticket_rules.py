@@ -607,6 +607,15 @@ def eager_flag(facts: Facts, predictions=None):
     failed = bool(said and said[2] in FAILURES)
     if failed and not claims.complaint(facts):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
+    if claims.sharding_beats_replicas(facts):
+        # (pairs36) the tensor-parallel side came out ahead of copies of the model: eager mode costs that side most
+        # (its launches wrap every all-reduce), so it cannot be why it won; a lead that leans against itself (0.35)
+        yield _on_claim("ticket.eager_flag", "eager_mode", "info", c, "CUDA graphs off",
+                        "The engine runs without CUDA graphs (eager mode); it does not explain why the sharded "
+                        "model won", "Eager mode slows the tensor-parallel side of the comparison most, which came "
+                        "out ahead all the same.", fix="Drop --enforce-eager (vLLM) or --disable-cuda-graph "
+                        "(SGLang) on both sides and compare again.", refs=["vllm_graphs"], observed=0.35)
+        return
     # ("graph capture fails, so we run eager, and decode is only 20 tok/s": the speed is still the question, and the
     # failure beside it leaves the flag a lead, not the whole answer)
     yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",

@@ -17,7 +17,7 @@ DATA = Path(__file__).parent / "data"
 SPARK = DATA / "ut26c" / "spark_tp2_vs_2solo.md"  # forums.developer.nvidia.com/t/.../364926
 NEAR_MISSES = {
     "ut27e/lmstudio1608.md": "expected_physics",  # lmstudio-ai/lmstudio-bug-tracker#1608
-    "w3c_s24/p40_mtp29.md": "p2p_disabled",  # sudoingX/qwen38-mtp#29
+    "w3c_s24/p40_mtp29.md": "insufficient_data",  # sudoingX/qwen38-mtp#29 (settled healthy; p2pline36: no refusal)
     "ut24/besthub_nvlink.md": "insufficient_data",  # besthub.dev, NVLink on one arm only
 }
 
@@ -49,13 +49,15 @@ def test_a_question_about_the_setup_is_no_claim():
 
 
 def test_spark_before_and_after(monkeypatch):
+    # (pairs36) the set is now read: TP=2 ahead of two solo engines is physics (the settled answer), and eager mode,
+    # which costs the TP side most, is a lead below the line whether or not the shared-setup guard runs
     after = report_json("ticket", SPARK)
-    assert after["verdict"]["category"] == "insufficient_data"
+    assert after["verdict"]["category"] == "expected_physics"
     lead = finding(after, "ticket.eager_flag")
     assert lead["severity"] == "info" and lead["confidence"] < engine.LEAD_FLOOR
     monkeypatch.setattr(engine, "shared_setting_context", lambda facts, findings: findings)
     before = report_json("ticket", SPARK)
-    assert before["verdict"]["category"] == "eager_mode"
+    assert before["verdict"]["category"] == "expected_physics"
 
 
 @pytest.mark.parametrize("name,category", sorted(NEAR_MISSES.items()))
