@@ -43,14 +43,16 @@ _PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|g
                       r"(?:problem|issue|bug|error)s?\b", re.I)
 
 
-def fault_context(facts: Facts, excused: tuple[str, ...] = ()) -> claims.Claim | None:
+def fault_context(facts: Facts, excused: tuple[str, ...] = (), labels: bool = True) -> claims.Claim | None:
     """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
     a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count, nor
-    claims of the `excused` families (a caller that has explained that very observation as normal)."""
+    claims of the `excused` families (a caller that has explained that very observation as normal). `labels`: the
+    reporter calling it a problem, issue, bug or error counts too; a caller that has matched the observation to
+    documented behaviour passes False, since that label is the reporter's guess about the very thing explained."""
     found = claims.fault_claims(facts, excused)
     if found:
         return found[0]
-    for source, text in claims.texts(facts):
+    for source, text in claims.texts(facts) if labels else ():
         m = _PROBLEM.search(text)
         if m:
             return claims.Claim("problem", source, claims.one_line(text[max(0, m.start() - 40):m.end() + 40]))

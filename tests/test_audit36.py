@@ -89,8 +89,6 @@ STILL_MISSED = [
      "llama-cpp-python's Llama(...) called without n_gpu_layers (default 0: nothing offloaded) is not read"),
     ("review49/vllm22692.md", "host_bound",
      "--cpu-offload-gb 16 is read, but ticket.offload_rate needs the GPU for its band and the paste names none"),
-    ("extract35/ollama9054.md", "healthy",
-     "Ollama serves parallel requests from one loaded copy (OLLAMA_NUM_PARALLEL): no by_design row"),
     ("review50/fastchat1198.md", "healthy",
      "one GPU busy under --num-gpus 2: one_gpu_by_design stands aside when a split was asked for"),
     ("ut12x/tensorparallel117.md", "other",

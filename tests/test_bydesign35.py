@@ -151,6 +151,8 @@ REAL_DOCUMENTED = {
     "gpuoperator284.md": "container_sees_all_gpus",
     "k8sdp51.md": "gpu_not_shared_between_pods",
 }
+# (bydesign36) dcgmexp395.md, DCGM's profiling metrics on an M60, is answered by dcgm_profiling_by_architecture and
+# tested in tests/test_bydesign36.py.
 # (settled normal, answered `healthy` by rules older than this pass: the key is None)
 # (vllm10516.md: "it is loading 27GB on each gpu" read as memory per GPU since misfire35)
 REAL_HEALTHY = dict.fromkeys(("lmdeploy3043.md", "vllm43400.md", "nvdocker583.md", "nvforum_pcie_gen.md", "k8sdp76.md",
@@ -176,8 +178,6 @@ STILL_WRONG = {
                         "no row documents it (check split)",
     "exllamav3_54.md": "ExLlamaV3 allocates its working memory per forward pass rather than statically (turboderp); "
                        "the per-GPU percentages read as utilisation (ticket.busy_not_saturated, expected_physics)",
-    "dcgmexp395.md": "DCGM's profiling metrics need a Volta or newer GPU (glowkey: the M60 has none); no row documents "
-                     "which metrics each architecture supports (check split)",
 }
 
 
