@@ -9512,9 +9512,13 @@ _CONSTRAINED_SLOWED = (r"(?:\bslow\w*|\bslows? (?:it |things |generation )?down\
            r"\bdegrad\w*|\boverhead\b|\bbottleneck\w*|\b(?:much |far |way )?longer\b|\btenfold\b|"
            r"\b(?:performance|speed|throughput|latency)\s+(?:is|was|gets?|got)\s+(?:\w+\s+)?(?:affected|hit|impacted|"
            r"reduced|worse|lower|higher))")
+# (review36) A slowdown said of the run with and without the constraint alike is not tied to it: "slow with or without
+# guided decoding", "even without the grammar it is slow", "regardless of JSON mode".
+_NOT_TIED = r"(?<!without )(?<!without the )(?<!without a )(?<!regardless of )(?<!with or )(?<!with and )"
 _extend({"constrained_slow": [
-    _CONSTRAINED + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
-    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b\s+(?:\w+\s+){0,3}?" + _CONSTRAINED,
+    _NOT_TIED + _CONSTRAINED + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
+    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b(?!\s+(?:or|and)\s+without\b)"
+    r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _CONSTRAINED,
 ]}, new_kinds=True)
 _NEGATED_INSIDE_F += ("constrained_slow",)  # "guided decoding is not slower", "the grammar does not slow it down"
 
