@@ -7584,6 +7584,12 @@ _CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver|hypervisor|VM|no
                              re.I)
 
 
+# (review36) A reason someone else gave ("someone on the forum said P2P is disabled when GPUs are on different
+# sockets"): hearsay about P2P in general, not the reporter's path.
+_SAID_BY_OTHERS = re.compile(r"\b(?:someone|somebody|people|others|they|a colleague|a friend)\b[^.\n]{0,30}?"
+                             r"\b(?:said|says|say|wrote|writes|claim\w*|mention\w*)\b", re.I)
+
+
 def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
     """Is the no_p2p claim `c` said with its reason, a path between the GPUs across CPU sockets or NUMA nodes, in its
     own sentence, where NCCL keeps P2P off by its own policy (the comment above), and no switchable cause or
@@ -7593,7 +7599,7 @@ def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
             # (the quote too: a sentence cut at a decimal point, "11.7 tok/s", may hold only part of it)
             sentence = f"{_said_sentence(text, c.quote)} {c.quote.strip('…')}"
             return bool(_ACROSS_CPUS.search(sentence)) and not _CAUSE_SWITCHED.search(sentence) \
-                and not asked(sentence)
+                and not guessed(sentence) and not _SAID_BY_OTHERS.search(sentence)
     return False
 
 
@@ -9501,7 +9507,12 @@ _extend({"gpu_idle_words": [
 # mask simulated over the whole vocabulary each step (ddalcu/mlx-serve#380), "the grammar FSM is host-side"
 # (kekzl/imp#651). Not the English grammar of a text ("fix the grammar", "grammar mistakes"), nor output that breaks
 # the schema without a word of speed.
-_CONSTRAINED = (r"(?:(?<!English )(?<!english )\bgrammars?\b(?!\s+(?:check\w*|correct\w*|errors?|mistakes?|fix\w*))|"
+# (review36) nor a text's grammar fixed or judged ("I fixed the grammar of my prompt", "poor grammar"): the words
+# right before it, or "of"/"in" a text after it.
+_CONSTRAINED = (r"(?:(?<!English )(?<!english )(?<!fixed the )(?<!fix the )(?<!fixed my )(?<!corrected the )"
+                r"(?<!bad )(?<!poor )(?<!proper )(?<!spelling and )"
+                r"\bgrammars?\b(?!\s+(?:check\w*|correct\w*|errors?|mistakes?|fix\w*|and\s+spelling|"
+                r"of\s+(?:the|my|its|your|this|a)\b|in\s+(?:the|my|your|this)\s+(?:prompts?|text|sentences?|writing)\b))|"
                 r"\bGBNF\b|\bguided[_ -]?(?:decoding|generation|json|regex|choice|grammar)\b|"
                 r"\bstructured[_ -](?:outputs?|generation|decoding)\b|"
                 r"\bconstrained[_ -](?:decoding|generation|sampling)\b|"

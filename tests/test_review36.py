@@ -47,7 +47,7 @@ def test_a_factor_the_bandwidth_explains_keeps_the_physics(tmp_path):
     assert verdict.category == "expected_physics"
 
 
-# ----------------------------------------------------------------------------- _SAME_PACE: a factor said with "as fast as"
+# ----------------------------------------------------------------------------- _SAME_PACE: "N times as fast as"
 
 @pytest.mark.parametrize("text", [
     "# A100 vs A6000\n\nOur A100 is three times as fast as the RTX A6000 for Llama-2-13B decoding.",
