@@ -141,3 +141,45 @@ def test_a_bandwidth_test_five_times_low_is_a_fault(tmp_path):
     verdict, found = _judged(tmp_path, text)
     assert found["ticket.device_memory_figure"].category == "other"
     assert verdict.category == "other"
+
+
+@pytest.mark.parametrize("text", [
+    "# slow\n\nI fixed the grammar of my prompt and generation is still slow at 8 tok/s on an A100 with Llama-2-70B "
+    "TP=4.",
+    "# slow\n\nPoor grammar in the output and the generation is slow, 8 tok/s on an A100 with Llama-2-70B TP=4.",
+])
+def test_a_texts_grammar_is_no_constraint(tmp_path, text):
+    _, found = _judged(tmp_path, text)
+    assert "ticket.constrained_decoding" not in found
+
+
+def test_a_grammar_in_the_request_is_still_one(tmp_path):
+    text = ("# slow\n\nThe grammar in the request slows generation down a lot in llama.cpp on my RTX 3090, from 80 to "
+            "20 tok/s.")
+    _, found = _judged(tmp_path, text)
+    assert found["ticket.constrained_decoding"].category == "host_bound"
+
+
+def test_a_failure_beside_the_constraint_is_not_answered_host_bound(tmp_path):
+    text = ("# TP slow with JSON\n\nUsing JSON schema with vLLM TP=2 on two A100 is slower, and we get NCCL error: "
+            "unhandled system error after a few minutes.")
+    verdict, found = _judged(tmp_path, text)
+    assert "ticket.constrained_decoding" not in found
+    assert verdict.category != "host_bound"
+
+
+# ----------------------------------------------------------------------------- p2p_refused: a reason heard, not seen
+
+def test_a_cross_socket_reason_someone_else_gave_does_not_excuse_ns(tmp_path):
+    text = ("# P2P\n\nSomeone on the forum said P2P is disabled when GPUs are on different sockets. On our box both "
+            "A100 PCIe are under one CPU and nvidia-smi topo -p2p r shows NS. TP=2 slow.")
+    verdict, found = _judged(tmp_path, text)
+    assert found["ticket.p2p_refused"].category == "p2p_disabled"
+    assert verdict.category == "p2p_disabled"
+
+
+def test_the_reporters_own_cross_socket_path_stays_a_physics_lead(tmp_path):
+    text = ("# slow TP\n\nP2P is disabled because the two RTX A6000 are on different NUMA nodes (SYS path). TP=2 with "
+            "vLLM is slower than I expected.")
+    _, found = _judged(tmp_path, text)
+    assert found["ticket.p2p_refused"].category == "expected_physics"
