@@ -7634,6 +7634,12 @@ _CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver|hypervisor|VM|no
                              re.I)
 
 
+# (review36) A reason someone else gave ("someone on the forum said P2P is disabled when GPUs are on different
+# sockets"): hearsay about P2P in general, not the reporter's path.
+_SAID_BY_OTHERS = re.compile(r"\b(?:someone|somebody|people|others|they|a colleague|a friend)\b[^.\n]{0,30}?"
+                             r"\b(?:said|says|say|wrote|writes|claim\w*|mention\w*)\b", re.I)
+
+
 def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
     """Is the no_p2p claim `c` said with its reason, a path between the GPUs across CPU sockets or NUMA nodes, in its
     own sentence, where NCCL keeps P2P off by its own policy (the comment above), and no switchable cause or
@@ -7643,7 +7649,7 @@ def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
             # (the quote too: a sentence cut at a decimal point, "11.7 tok/s", may hold only part of it)
             sentence = f"{_said_sentence(text, c.quote)} {c.quote.strip('…')}"
             return bool(_ACROSS_CPUS.search(sentence)) and not _CAUSE_SWITCHED.search(sentence) \
-                and not asked(sentence)
+                and not guessed(sentence) and not _SAID_BY_OTHERS.search(sentence)
     return False
 
 
@@ -9551,7 +9557,12 @@ _extend({"gpu_idle_words": [
 # mask simulated over the whole vocabulary each step (ddalcu/mlx-serve#380), "the grammar FSM is host-side"
 # (kekzl/imp#651). Not the English grammar of a text ("fix the grammar", "grammar mistakes"), nor output that breaks
 # the schema without a word of speed.
-_CONSTRAINED = (r"(?:(?<!English )(?<!english )\bgrammars?\b(?!\s+(?:check\w*|correct\w*|errors?|mistakes?|fix\w*))|"
+# (review36) nor a text's grammar fixed or judged ("I fixed the grammar of my prompt", "poor grammar"): the words
+# right before it, or "of"/"in" a text after it.
+_CONSTRAINED = (r"(?:(?<!English )(?<!english )(?<!fixed the )(?<!fix the )(?<!fixed my )(?<!corrected the )"
+                r"(?<!bad )(?<!poor )(?<!proper )(?<!spelling and )"
+                r"\bgrammars?\b(?!\s+(?:check\w*|correct\w*|errors?|mistakes?|fix\w*|and\s+spelling|"
+                r"of\s+(?:the|my|its|your|this|a)\b|in\s+(?:the|my|your|this)\s+(?:prompts?|text|sentences?|writing)\b))|"
                 r"\bGBNF\b|\bguided[_ -]?(?:decoding|generation|json|regex|choice|grammar)\b|"
                 r"\bstructured[_ -](?:outputs?|generation|decoding)\b|"
                 r"\bconstrained[_ -](?:decoding|generation|sampling)\b|"
@@ -9562,9 +9573,13 @@ _CONSTRAINED_SLOWED = (r"(?:\bslow\w*|\bslows? (?:it |things |generation )?down\
            r"\bdegrad\w*|\boverhead\b|\bbottleneck\w*|\b(?:much |far |way )?longer\b|\btenfold\b|"
            r"\b(?:performance|speed|throughput|latency)\s+(?:is|was|gets?|got)\s+(?:\w+\s+)?(?:affected|hit|impacted|"
            r"reduced|worse|lower|higher))")
+# (review36) A slowdown said of the run with and without the constraint alike is not tied to it: "slow with or without
+# guided decoding", "even without the grammar it is slow", "regardless of JSON mode".
+_NOT_TIED = r"(?<!without )(?<!without the )(?<!without a )(?<!regardless of )(?<!with or )(?<!with and )"
 _extend({"constrained_slow": [
-    _CONSTRAINED + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
-    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b\s+(?:\w+\s+){0,3}?" + _CONSTRAINED,
+    _NOT_TIED + _CONSTRAINED + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
+    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b(?!\s+(?:or|and)\s+without\b)"
+    r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _CONSTRAINED,
 ]}, new_kinds=True)
 _NEGATED_INSIDE_F += ("constrained_slow",)  # "guided decoding is not slower", "the grammar does not slow it down"
 

@@ -39,12 +39,20 @@ _CPU_ONLY = re.compile(
     r"纯\s*CPU|只用\s*CPU|仅用\s*CPU|CPU\s*推理|没有\s*(?:GPU|显卡)|无\s*显卡", re.I)
 # A GPU the run could be using: named in the words or in a tool's output. What _CPU_ONLY matched is taken out first
 # ("no GPU" is no GPU), and so is a template's empty "### GPU" heading.
-_GPU_WORD = re.compile(r"\bGPUs?\b|\bCUDA\b|\bcuda:\d|\.cuda\(\)|nvidia-smi|显卡|\bVRAM\b", re.I)
+# (review36) Also inside an engine's option, where "_" joins it to the next word: n_gpu_layers, num_gpu, gpu_layers,
+# and llama.cpp's -ngl (its short form): offload asked for is a GPU the run should be using.
+_GPU_WORD = re.compile(r"(?<![A-Za-z])GPUs?(?![A-Za-z])|\bCUDA\b|\bcuda:\d|\.cuda\(\)|nvidia-smi|显卡|\bVRAM\b|"
+                       r"(?<![\w-])-ngl\b|\b(?:graphics|video)\s+cards?\b", re.I)
 _EMPTY_HEADING = re.compile(r"(?m)^\s*#{1,6}\s*GPU\s*$")
 # What the words say of a run on the CPU in the first place: a fallback ("falls back to the CPU"), a CPU used
 # instead of something else, or the CPU as a load ("CPU only at 50 %"): no setup of the reporter's.
 _NOT_SETUP = re.compile(r"\b(?:instead\s+of|rather\s+than|fall(?:s|ing)?\s+back|fell\s+back|switch\w*\s+to)\b|"
                         r"\b(?:usage|load|utili[sz]ation)\b|%", re.I)
+# (review36) ... nor the engine not seeing or not using a GPU ("No NVIDIA GPU detected", "no GPU is used", "the GPU is
+# not recognised"): a GPU the reporter has, which the run misses, is a fault (a container without --gpus, a build
+# without CUDA), not a CPU set up on purpose.
+_GPU_MISSED = re.compile(r"\b(?:GPUs?|graphics\s+cards?|CUDA)\b[^.\n]{0,20}?\b(?:detected|found|recogni[sz]ed|used|"
+                         r"utili[sz]ed|visible|picked\s+up|in\s+use)\b", re.I)
 _FAILURES = ("hang", "crash", "error")
 _CLAUSE_SEPS = ("，", ",", "；", ";")
 # A speed the ticket asks about: a rate or a time the run measured, or a complaint in speed words.
@@ -75,7 +83,8 @@ def cpu_only_said(facts: Facts) -> tuple[str, str] | None:
                 ends = [i for sep in _CLAUSE_SEPS if (i := sentence.find(sep, m.end())) >= 0]
                 clause = sentence[start:min(ends, default=len(sentence))]
                 if claims.negated_words(sentence, m) or claims.guessed(clause) \
-                        or claims.conditional(sentence[:m.start()]) or _NOT_SETUP.search(near):
+                        or claims.conditional(sentence[:m.start()]) or _NOT_SETUP.search(near) \
+                        or _GPU_MISSED.search(sentence):
                     continue
                 return source, claims.one_line(sentence[:240])
     return None

@@ -920,6 +920,9 @@ _EXPECTED = re.compile(r"\b(?:should(?:n['’]t)?|ought to|supposed to|expected 
 _SAME_PACE = re.compile(r"\b(?:the\s+)?same\s+(?:speed|rate|pace|throughput|performance|tokens?\s*(?:/|per)\s*s\w*|"
                         r"tok/s|t/s|it/s|latency)\s+(?:as|than)\b|\b(?:(?:just|exactly|only)\s+)?as\s+(?:fast|quick)\s+as\b|"
                         r"\bno\s+faster\s+than\b|跟.{0,6}一样快|和.{0,6}一样快", re.I)
+# (review36) ... but "twice as fast as", "three times as fast as", "3x as fast as", "half as fast as" state a factor,
+# no one pace: the words right before "as fast as".
+_MULTIPLE_BEFORE = re.compile(r"(?:\b(?:twice|thrice|half|times)|\d\s*x|×)\s*$", re.I)
 _BEATS = re.compile(r"\b(?:beats?|outperform(?:s|ed)?|outpac(?:es?|ed))\b", re.I)
 # A comparative said with a negation: "the A100 should not be slower than the A6000" expects it faster.
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+){0,2}$|不|没", re.I)
@@ -993,7 +996,8 @@ def gpus_compared(facts: Facts):
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
             after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
             same = _SAME_PACE.search(between)
-            if same and not _NOT_BEFORE.search(between[:same.start()]) and not claims.asked(sentence) \
+            if same and not _NOT_BEFORE.search(between[:same.start()]) \
+                    and not _MULTIPLE_BEFORE.search(between[:same.start()]) and not claims.asked(sentence) \
                     and not claims.guessed(sentence, ma.start()):
                 # (hostbound36) "the RTX 3080 generates at the same speed as the RTX 3060": the pace does not follow
                 # the boards; the one ahead on the datasheets is the one that came out no faster (slow, fast)
@@ -1072,6 +1076,30 @@ _COMPUTE_SAID = re.compile(r"\b(?:prompt\s+(?:processing|eval\w*|ingestion)|pref
                            r"render\w*|it/s)\b", re.I)
 
 
+# (review36) A factor the reporter states between the two boards: "5 times slower", "half the speed" (claims.
+# figure_losses), "3x faster", "twice as fast".
+_FACTOR_FASTER = re.compile(r"\b(\d+(?:\.\d+)?)\s*(?:x|×|times)\s+(?:faster|quicker|as\s+fast)\b|"
+                            r"\b(twice|thrice)\s+as\s+fast\b", re.I)
+
+
+def _stated_factor(quote: str) -> float | None:
+    """The largest factor the comparison's own words state between the boards, None where they state none."""
+    found = [f for _, f in claims.figure_losses(quote)]
+    for m in _FACTOR_FASTER.finditer(quote):
+        found.append(float(m.group(1)) if m.group(1) else {"twice": 2.0, "thrice": 3.0}[m.group(2).lower()])
+    return max(found, default=None)
+
+
+def _beyond_datasheets(facts: Facts, explained: float) -> bool:
+    """(review36) Does the ticket state a factor past what the datasheets explain (`explained`, the faster board's
+    lead) by more than catalog.UNLIKE: "5 times slower" where memory bandwidth gives 1.3x is no physics? Any sentence
+    counts (the comparison's title may hold none, its body the factor): a factor said of something else only
+    silences the datasheet answer."""
+    factors = [f for _, text in claims.texts(facts) for sentence in claims.sentences(text)
+               if (f := _stated_factor(sentence)) is not None]
+    return max(factors, default=0.0) > catalog.UNLIKE * explained
+
+
 def _generation_compared(facts: Facts) -> bool:
     """Is the ticket's comparison one of token generation: generation named in its words, and no prompt processing,
     prefill or training anywhere beside it (a ticket naming both may compare either, so it is not judged here)?"""
@@ -1098,6 +1126,11 @@ def gpu_models_compared(facts: Facts, predictions=None):
         return
     slow, fast, c = found
     behind_both = slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)
+    # (review36) the most the datasheets explain: the faster board's larger lead, or its bandwidth lead in generation
+    lead = max(fast.hbm_gbs / slow.hbm_gbs, tensor_rate(fast) / tensor_rate(slow)) if behind_both \
+        else fast.hbm_gbs / slow.hbm_gbs
+    if _beyond_datasheets(facts, lead):
+        return
     if not behind_both:
         if fast.hbm_gbs < catalog.UNLIKE * slow.hbm_gbs or not _generation_compared(facts):
             return

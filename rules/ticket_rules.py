@@ -3976,6 +3976,13 @@ def input_starved(facts: Facts, predictions=None):
                refs=["cuda_graphs"])
 
 
+def _failing(facts: Facts) -> bool:
+    """(review36) Does the ticket's symptom say the run fails (an error, a hang, a crash): a cause of slowness is then
+    no answer to it?"""
+    said = claims.symptom_quote(facts)
+    return bool(said and said[2] in FAILURES)
+
+
 STRUCTURED_OUTPUTS_DOCS = ["https://docs.vllm.ai/en/latest/features/structured_outputs.html",
                            "https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md",
                            "https://docs.sglang.ai/advanced_features/structured_outputs.html"]
@@ -3987,8 +3994,9 @@ def constrained_decoding(facts: Facts, predictions=None):
     output): the engine builds each step's allowed-token mask on the CPU (llama.cpp's GBNF sampler, Outlines' and
     XGrammar's automata in vLLM and SGLang), and the GPU waits for it, so the rate stops following the GPU."""
     c = _first(facts, "constrained_slow")
-    if not c or c.guess or _cpu_only(facts):
-        return  # "could the grammar slow it?" is a question; an engine on the CPU has no GPU to wait
+    if not c or c.guess or _cpu_only(facts) or _failing(facts):
+        return  # "could the grammar slow it?" is a question; an engine on the CPU has no GPU to wait; (review36) a
+        # CUDA or NCCL error beside the slowdown is that failure's
     yield make("ticket.constrained_decoding", "host_bound", "warning", weight(c, 0.6),
                "Constrained decoding costs host time every token: the GPU waits for the grammar's mask",
                "With a grammar, JSON schema or guided output, every decode step also computes which tokens the "
