@@ -4693,7 +4693,11 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"more\s+time\b(?!\s+to\s+(?:load|start|launch|download|initiali[sz]e|compile|build|warm))|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
-            r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
+            r"\b(?:is|are|stays?|remains?) (?:the )?same\b|"
+            # (symptom36) the scaling itself called bad: "Bad scaling with tensor-parallel" (vllm-project/vllm#6955),
+            # "poor multi-GPU scaling", "it scales poorly beyond 2 GPUs"
+            r"\b(?:bad|poor|weak|terrible|disappointing)\s+(?:multi-?GPU\s+)?scal(?:ing|ability)\b|"
+            r"\bscal(?:es|ed|ing)\s+(?:very\s+|so\s+|quite\s+|really\s+)?(?:poorly|badly)\b)")
 # (symptom36) the count also in Chinese numerals, "四卡推理比双卡还慢" (four cards slower than two,
 # chatchat-space/Langchain-Chatchat#3764); and "the more X, the slower", "机器越多耗时越大" (the more machines, the
 # longer each batch, modelscope/ms-swift#1825), "卡越多越慢"
