@@ -3222,6 +3222,12 @@ def symptom_prior(facts: Facts, predictions=None):
                        fix=fix.rstrip(".") + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=[SGLANG_DP_ATTENTION, VLLM_EP])
             return
+        if across:
+            # (s36 merge) a run across machines that does not scale: the network path between them (sockets instead of
+            # InfiniBand, no GPUDirect RDMA) is the first unknown, which the asks name; the physics of a TP group in one
+            # box (PCIe, small kernels) is not its answer (modelscope/ms-swift#1825: ZeRO-3 over 12 nodes slower than
+            # over 1, NCCL kept off InfiniBand)
+            return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
