@@ -2532,7 +2532,7 @@ def documented_behaviours() -> tuple[dict, ...]:
     gpu_fields = {f.name for f in dataclasses.fields(GpuFact)}
     for i, row in enumerate(rows):
         where = f"{path}: behaviour #{i + 1} ({row.get('key', 'no key')})"
-        for k in ("sees", "unless"):
+        for k in ("sees", "unless", "explains_failure"):
             if isinstance(row.get(k), str):
                 row[k] = expand(row[k], where)
         if isinstance(row.get("context"), list):

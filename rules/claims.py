@@ -7034,15 +7034,36 @@ def _sharding_win(sentence: str) -> re.Match | None:
         else m
 
 
+# (review36b) The load the sentence says the sharded model won at, when it is high: "high concurrency", "heavy load",
+# or a count of concurrent requests of at least HIGH_CONCURRENCY. There the copies each fill a batch and should win
+# throughput; the sharded model winning is no longer the low-load physics. HIGH_CONCURRENCY is a policy line, not a
+# measured one: forums.developer.nvidia.com t/364926 saw two copies pull ahead of TP=2 at 64 concurrent requests.
+HIGH_CONCURRENCY = 64
+_HIGH_LOAD = re.compile(r"\b(?:high|heavy|large|full|peak|max(?:imum)?)\s+(?:concurrency|load|traffic)\b|"
+                        r"(?<![\w.])(\d{1,5})\s+(?:concurrent|parallel|simultaneous)\b|"
+                        r"\b(?:concurrency|max[-_]concurrency)\s*(?:of\s+|=\s*|:\s*)?(\d{1,5})\b|\bc(\d{2,5})\b", re.I)
+
+
+def _high_load(sentence: str) -> bool:
+    """Does the sentence place its comparison at high load (_HIGH_LOAD)?"""
+    for m in _HIGH_LOAD.finditer(sentence):
+        count = next((g for g in m.groups() if g), None)
+        if count is None or int(count) >= HIGH_CONCURRENCY:
+            return True
+    return False
+
+
 def sharding_beats_replicas(facts: Facts) -> list[Claim]:
     """Sentences where one model sharded by tensor parallelism beats copies of it on the same GPUs (data
-    parallelism, replicas, separate or "solo" instances): the pair's other outcome, by design at low concurrency."""
+    parallelism, replicas, separate or "solo" instances): the pair's other outcome, by design at low concurrency.
+    data["high_load"]: the sentence says the win came at high load (_high_load), where the copies should win."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _sharding_win(sentence)
             if m:
-                out.append(Claim("sharding_beats_replicas", source, _quote(sentence, m, 60)))
+                out.append(Claim("sharding_beats_replicas", source, _quote(sentence, m, 60),
+                                 {"high_load": _high_load(sentence)}))
     return out
 
 

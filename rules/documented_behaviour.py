@@ -14,7 +14,7 @@ from diagnose.evidence import Facts, GpuFact
 from rules import catalog, claims
 from rules.common import ev, make
 from rules.engine import rule
-from rules.ticket_questions import fault_context, figures
+from rules.ticket_questions import failure_said, fault_context, figures
 
 # What makes an observation a change rather than how the software works: it was otherwise before.
 _WAS_OTHERWISE = re.compile(r"\b(?:(?:used to|no longer|(?:does|did)n['’]t any ?more)\s+"
@@ -34,7 +34,6 @@ _SET_ASIDE = re.compile(r"\b(?:that|this|it|which)(?:(?:['’]s|\s+is|\s+was)\s+
 # asks is something else.
 _KNOWN_ALREADY = re.compile(r"\b(?:I|we)\s+(?:already\s+|do\s+)?(?:know|understand|am\s+aware|are\s+aware|reali[sz]e)\b"
                             r"(?:\s+that)?[^.?!\n]{0,10}$", re.I)
-
 
 def _own_sentences(facts: Facts):
     """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
@@ -117,7 +116,8 @@ def documented_behaviour(facts: Facts, predictions=None):
     # a fault in sight: labels=False; an error line, a traceback, a hang, a crash or an OOM still shut the row
     excused = tuple(row.get("explains", ()))
     if claims.symptom(facts) in ("hang", "crash") or fault_context(facts, excused, labels=False) \
-            or claims.out_of_memory(facts) or figures(facts) or claims.find(facts, "hang"):
+            or claims.out_of_memory(facts) or figures(facts) or claims.find(facts, "hang") \
+            or failure_said(facts, row.get("explains_failure")):
         return
     if _WAS_OTHERWISE.search(" ".join(t for _, t in _own_sentences(facts))):
         return  # a change: by-design behaviour does not start with an update

@@ -20,6 +20,7 @@ from rules import claims
 from rules.common import ev, make
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
+from rules.ticket_questions import fault_context
 
 # The factors a pair may differ in, each by how its members are named. Sources: vLLM's V1 engine is chosen by
 # VLLM_USE_V1 (docs.vllm.ai usage/v1_guide: "V1 is now enabled by default ... VLLM_USE_V1=0" to go back to V0);
@@ -129,8 +130,48 @@ def software_pair(facts: Facts) -> dict | None:
 
 
 def _boards_named(facts: Facts) -> int:
-    """How many different boards the ticket's measured figures name (two: ticket.rate_ratio's pair)."""
-    return len({m.gpu_name for m in facts.of(Measurement) if m.gpu_name})
+    """How many different boards the ticket's measured figures name (two: ticket.rate_ratio's pair); a figure's
+    "3060 / A100" names two."""
+    return len({b.strip() for m in facts.of(Measurement) if m.gpu_name for b in m.gpu_name.split("/") if b.strip()})
+
+
+# (review36b) What else the two runs can differ in, each a cause the project knows on its own: the layout (tensor
+# parallel size), the weights' precision, the model's size, the load (batch, concurrency) and the context length. Two
+# different values of one of them named in the ticket mean the pair differs in more than its software, and the gap is
+# no longer the software's alone ("vllm with TP=1, sglang with --tp 2"; "bf16 weights ... FP8 quantization"; "num_ctx
+# 131072, llama.cpp at the default 4096"). Each pattern captures the value it names.
+_TP_VALUE = re.compile(r"(?:\bTP|--tp|tensor[-_ ]parallel(?:[-_ ]size)?)\s*[=:]?\s*(\d{1,2})\b", re.I)
+_PRECISION = re.compile(r"\b(bf16|bfloat16|fp16|float16|half|fp8|int8|int4|w8a8|w4a16|awq|gptq|nvfp4|mxfp4|"
+                        r"q[2-8]_k(?:_[msl])?|q[48]_0|f16)\b", re.I)
+_MODEL_SIZE = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d)?)\s?[bB]\b")
+_LOAD_VALUE = re.compile(r"\b(?:batch(?:[-_ ]size)?|concurrency|max[-_]num[-_]seqs|num[-_]prompts)\s*"
+                         r"(?:of\s+|[=:]\s*)?(\d{1,5})\b|"
+                         r"\b(\d{1,5})\s+(?:concurrent|parallel|simultaneous)\b", re.I)
+_CONTEXT_WORD = re.compile(r"\b(?:num_ctx|ctx[-_ ]size|n_ctx|max[-_]model[-_]len|"
+                           r"context(?:\s+(?:length|size|window))?)\b", re.I)
+_CONTEXT_VALUE = re.compile(r"(?<![\w.])(\d{1,3}[kK]|\d{4,7})(?!\w|\.\d)")
+_PRECISION_SAME = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "f16": "fp16"}
+
+
+def _other_difference(facts: Facts, factor: str) -> str | None:
+    """The first setting the ticket names with two different values (_TP_VALUE, _PRECISION, _MODEL_SIZE, _LOAD_VALUE,
+    context lengths in a sentence about context), as "what: a, b"; None where none is. A client's load is its own
+    doing (how it sends the requests: sgl-project/sglang#4076), so for two clients the load is not counted."""
+    seen: dict[str, set[str]] = {"tensor parallel size": set(), "precision": set(), "model size": set(),
+                                 "load": set(), "context length": set()}
+    for _, text in claims.texts(facts):
+        seen["tensor parallel size"] |= {v for v in _TP_VALUE.findall(text)}
+        seen["precision"] |= {_PRECISION_SAME.get(v.lower(), v.lower()) for v in _PRECISION.findall(text)}
+        seen["model size"] |= {v for v in _MODEL_SIZE.findall(text)}
+        if factor != "client":
+            seen["load"] |= {a or b for a, b in _LOAD_VALUE.findall(text)}
+        for sentence in claims.sentences(text):
+            if _CONTEXT_WORD.search(sentence):
+                seen["context length"] |= {v.lower() for v in _CONTEXT_VALUE.findall(sentence)}
+    for what, values in seen.items():
+        if len(values) >= 2:
+            return f"{what}: {', '.join(sorted(values))}"
+    return None
 
 
 @rule("ticket.software_pair", "other")
@@ -138,13 +179,18 @@ def software_pair_rule(facts: Facts, predictions=None):
     """Two rates of the same GPUs and model under two engine modes, two clients, or a wrapper and the bare engine
     (software_pair), the larger at least MIN_GAP times the smaller: physics predicts the same rate on both sides, so
     the gap is the slower side's software (its defaults, how it batches or drives the engine). Silent on a failure,
-    on two boards (ticket.rate_ratio), or where the two rates are within MIN_GAP."""
+    on two boards (ticket.rate_ratio), where the runs differ in more than the software (a TP size, precision, model,
+    load or context named twice), or where the two rates are within MIN_GAP."""
     if not asks_about_figures(facts) or _boards_named(facts) > 1:
         return
     if claims.find(facts, "layer_slower") and claims.find(facts, "engine_direct"):
         return  # a proxy or gateway in front of the engine: ticket.serving_layer's (its host work)
     pair = software_pair(facts)
     if pair is None or pair["ratio"] < MIN_GAP:
+        return
+    # (review36b) a fault in sight (part of the model on the CPU, a narrow PCIe link, an Xid) or a second difference
+    # between the runs (_other_difference) is a cause of its own: the gap is no longer the software's alone
+    if fault_context(facts, labels=False) or _other_difference(facts, pair["factor"]):
         return
     (na, va, unit, source, qa), (nb, vb, _, _, qb) = pair["members"]
     slow, fast = ((na, va), (nb, vb)) if va < vb else ((nb, vb), (na, va))

@@ -43,6 +43,32 @@ _PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|g
                       r"(?:problem|issue|bug|error)s?\b", re.I)
 
 
+# (review36b) A failure in the reporter's words with no error line pasted: since bydesign36 the "bug" label alone no
+# longer shuts a by-design row, so these shut documented_behaviour and nothing_broken ("after a while the server
+# crashes", "the server doesn't start at all", "the pod gets OOMKilled", "it segfaults", "dmesg shows Xid 13"): a
+# row explains the observation it matched, not a failure beside it. Ruled out ("nothing crashes") it does not count.
+_FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|core dumped|OOM-?Killed|"
+                     r"CrashLoopBackOff|keeps?\s+restarting|Xid\s*:?\s*\d+|"
+                     r"(?:gets?|got|was|were|is|being)\s+killed|"
+                     r"(?:does\s*n['’]?t|doesn['’]t|did\s*n['’]?t|won['’]?t|will\s+not|can(?:no|['’])?t|"
+                     r"fail(?:s|ed)?\s+to|unable\s+to)\s+(?:even\s+)?(?:start|launch|boot|come\s+up))\b", re.I)
+
+_NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
+
+
+def failure_said(facts: Facts, besides: str | None = None) -> str | None:
+    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word or
+    matched by `besides` (a by-design row's explains_failure: that failure is the row's own observation)."""
+    for _, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            if besides and re.search(besides, sentence, re.I):
+                continue
+            for m in _FAILED.finditer(sentence):
+                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]):
+                    return sentence
+    return None
+
+
 def fault_context(facts: Facts, excused: tuple[str, ...] = (), labels: bool = True) -> claims.Claim | None:
     """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
     a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count, nor
@@ -107,6 +133,12 @@ def figures(facts: Facts) -> bool:
     return bool(measured or said or printed or asked or cited)
 
 
+def tp_won_at_high_load(facts: Facts) -> bool:
+    """(review36b) The sharded model said to beat its copies at high load (claims.sharding_beats_replicas'
+    high_load), where the copies should win: neither physics nor 'normal', but the copies' own setup to look into."""
+    return any(c.data["high_load"] for c in claims.sharding_beats_replicas(facts))
+
+
 def scaling_asked(facts: Facts) -> claims.Claim | None:
     """The reporter's question about a layout that grows without the speed following ("why does adding GPUs not
     speed up generation?", "why are replicas faster than one sharded model?", "why is PP faster than TP here?",
@@ -121,6 +153,8 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     tp_won = claims.sharding_beats_replicas(facts)
     if fault_context(facts, ("eager_flag",) if tp_won else ()):
         return None
+    if tp_won_at_high_load(facts):
+        return None  # (review36b) copies should win at high load: the sharded model winning there is no physics
     # a choice asked is answered as one, before what the same sentence seems to say won
     found = [c for c in claims.layout_choice_asked(facts) if c.data["tp_named"] or (gpu_count(facts) or 0) >= 2] \
         or tp_won or claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) \
@@ -269,7 +303,7 @@ def nothing_broken(facts: Facts, predictions=None):
     fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
     GPUs not paying off is ticket.scaling_question's, which says why; requests that wait behind the ones served are
     ticket.requests_queued's."""
-    if scaling_asked(facts) or served_in_waves(facts):
+    if scaling_asked(facts) or served_in_waves(facts) or tp_won_at_high_load(facts):
         return
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("normal?", "other"):
@@ -279,8 +313,9 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # a report without a question: nothing is asked to be judged normal
     if len(re.findall(r"\w+", " ".join(text for _, text in claims.texts(facts)))) <= 6:
         return  # the question alone ("Is that normal?"): nothing described to call normal
-    if fault_context(facts) or figures(facts):
-        return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
+    if fault_context(facts) or figures(facts) or failure_said(facts):
+        return  # a fault in sight (or said in words: failure_said), or a figure the figure checks judge (or,
+        # unjudged, cannot be called normal)
     if claims.other_vendor(facts) and idle_reading(facts):
         return  # an idle draw is normal or not by its vendor's power management, known here for NVIDIA's only
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
