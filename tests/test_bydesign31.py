@@ -7,6 +7,7 @@ ruled out) and on near-misses, a fault that reads alike, which must neither fire
 """
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,26 @@ def test_every_row_names_its_documentation_and_compiles():
     assert len(ROWS) >= 6
     for row in ROWS.values():
         assert row["url"].startswith("https://")
-        for pattern in [row["sees"], row.get("unless", ""), *row.get("context", [])]:
+        assert row.get("unless"), row["key"]  # a fault in sight keeps every row out
+        for pattern in [row["sees"], row["unless"], *row.get("context", [])]:
             re.compile(pattern)
+
+
+# 5 kB of spaces, and of words the rows' patterns take (each repeated about 5 kB long)
+LONG_LINES = (" " * 5000, "device " * 715, "GPUs " * 1000, "nvidia-smi " * 455, "requests " * 556, "queue " * 834,
+              "DCGM_FI_PROF_X " * 334, "metrics " * 625)
+
+
+@pytest.mark.parametrize("key", sorted(ROWS))
+def test_every_row_stays_fast_on_long_lines(key):
+    """Bounded patterns: each of a row's patterns takes well under 50 ms on every long line."""
+    row = ROWS[key]
+    for pattern in [row["sees"], row["unless"], *row.get("context", [])]:
+        compiled = re.compile(pattern, re.I)
+        for text in LONG_LINES:
+            start = time.perf_counter()
+            compiled.search(text)
+            assert time.perf_counter() - start < 0.05, (key, text[:12])
 
 
 PARAPHRASES = [
