@@ -142,9 +142,15 @@ def test_a_context_notice_is_shown_and_never_the_verdict(row, line):
 
 
 def test_the_p2p_notice_on_a_pcie_box_is_no_p2p_fault():
-    """vLLM's custom all-reduce off for want of P2P prints on every consumer-GPU box: alone it is no p2p_disabled."""
-    verdict, _ = judged_issue(_log("TP 2 on 2x RTX 4090", CONTEXT_LINES[1][1]))
-    assert verdict.category != "p2p_disabled"
+    """vLLM's custom all-reduce off for want of P2P prints on every consumer-GPU box: alone it is no p2p_disabled
+    finding. (Since symptom36 reads "slower than I expected" as a complaint, not a question, the board's class gives
+    its weak p2p_disabled lead, ticket.symptom_prior, with the notice or without it: the notice adds nothing.)"""
+    verdict, rules = judged_issue(_log("TP 2 on 2x RTX 4090", CONTEXT_LINES[1][1]))
+    assert rules[CONTEXT].severity == "info" and rules[CONTEXT].confidence == 0.0
+    assert not (verdict.category == "p2p_disabled" and verdict.confidence >= 0.5)
+    without = judged_issue(_log("TP 2 on 2x RTX 4090", "INFO 05-25 00:00:25 llm_engine.py:100] Initializing an LLM "
+                                                       "engine"))[0]
+    assert (verdict.category, verdict.confidence) == (without.category, without.confidence)
 
 
 HARMLESS_LINES = [
