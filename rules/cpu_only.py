@@ -19,7 +19,7 @@ from diagnose import lazy_re as re
 from diagnose.evidence import Facts, GpuFact, Measurement, Workload
 from rules import claims
 from rules.common import ev, make
-from rules.engine import rule
+from rules.engine import FAILURES, rule
 
 VLLM_CPU = "https://github.com/vllm-project/vllm/issues/7379"
 LLAMACPP_CPU = "https://github.com/ggml-org/llama.cpp/issues/7812"
@@ -53,7 +53,6 @@ _NOT_SETUP = re.compile(r"\b(?:instead\s+of|rather\s+than|fall(?:s|ing)?\s+back|
 # without CUDA), not a CPU set up on purpose.
 _GPU_MISSED = re.compile(r"\b(?:GPUs?|graphics\s+cards?|CUDA)\b[^.\n]{0,20}?\b(?:detected|found|recogni[sz]ed|used|"
                          r"utili[sz]ed|visible|picked\s+up|in\s+use)\b", re.I)
-_FAILURES = ("hang", "crash", "error")
 _CLAUSE_SEPS = ("，", ",", "；", ";")
 # A speed the ticket asks about: a rate or a time the run measured, or a complaint in speed words.
 _SPEED_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms", "e2e_latency_ms")
@@ -97,7 +96,7 @@ def cpu_only_run(facts: Facts, predictions=None):
     (0.5): it rests on the reporter's words and the hardware class, not on a figure set against the host's
     bandwidth."""
     said = claims.symptom_quote(facts)
-    if said is None or said[2] in _FAILURES:
+    if said is None or said[2] in FAILURES:
         return  # an error, a hang or a crash on the CPU is that failure's, not the memory's
     shortfall = claims.complaint(facts)
     if not any(m.metric in _SPEED_METRICS for m in facts.of(Measurement)) \

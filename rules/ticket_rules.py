@@ -3982,13 +3982,6 @@ def input_starved(facts: Facts, predictions=None):
                refs=["cuda_graphs"])
 
 
-def _failing(facts: Facts) -> bool:
-    """(review36) Does the ticket's symptom say the run fails (an error, a hang, a crash): a cause of slowness is then
-    no answer to it?"""
-    said = claims.symptom_quote(facts)
-    return bool(said and said[2] in FAILURES)
-
-
 STRUCTURED_OUTPUTS_DOCS = ["https://docs.vllm.ai/en/latest/features/structured_outputs.html",
                            "https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md",
                            "https://docs.sglang.ai/advanced_features/structured_outputs.html"]
@@ -4000,7 +3993,7 @@ def constrained_decoding(facts: Facts, predictions=None):
     output): the engine builds each step's allowed-token mask on the CPU (llama.cpp's GBNF sampler, Outlines' and
     XGrammar's automata in vLLM and SGLang), and the GPU waits for it, so the rate stops following the GPU."""
     c = _first(facts, "constrained_slow")
-    if not c or c.guess or _cpu_only(facts) or _failing(facts):
+    if not c or c.guess or _cpu_only(facts) or claims.symptom(facts) in FAILURES:
         return  # "could the grammar slow it?" is a question; an engine on the CPU has no GPU to wait; (review36) a
         # CUDA or NCCL error beside the slowdown is that failure's
     yield make("ticket.constrained_decoding", "host_bound", "warning", weight(c, 0.6),
@@ -4018,20 +4011,15 @@ def constrained_decoding(facts: Facts, predictions=None):
                refs=STRUCTURED_OUTPUTS_DOCS)
 
 
-def _line_of(source: str) -> tuple[str, int | None]:
-    """(file, line number) of a fact's source "file:line"; None where it names no line."""
-    file, _, line = source.rpartition(":")
-    return (file, int(line)) if line.isdigit() else (source, None)
-
-
 def _decode_after(facts: Facts, sample) -> list:
     """The decode rate of the timing block a sampler line belongs to: the first decode_tok_s measured after it in the
     same file, within the block's few lines (llama.cpp prints load, sample, prompt eval, eval, total)."""
-    file, line = _line_of(sample.source)
-    if line is None:
+    line = claims.line_number(sample.source)
+    if not line:
         return []
+    file = sample.source.rpartition(":")[0]
     later = [(n, m) for m in measurements(facts, "decode_tok_s")
-             for f, n in [_line_of(m.source)] if f == file and n is not None and 0 < n - line <= 4]
+             if m.source.rpartition(":")[0] == file and 0 < (n := claims.line_number(m.source)) - line <= 4]
     return [m for _, m in sorted(later, key=lambda p: p[0])[:1]]
 
 
