@@ -710,8 +710,10 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
 
 def _ticket_order(facts, findings: list[Finding]) -> list[Finding]:
     """The findings as a ticket's verdict and report both weigh them: one reading each, a cause the figures fit first,
-    then a change between builds and a refusal before any GPU traffic above the layout the reporter chose."""
-    return shared_setting_context(facts, refusal_first(facts, change_first(fits_first(facts, one_reading(findings)))))
+    then a change between builds and a refusal before any GPU traffic above the layout the reporter chose, and a
+    limit of the boards or their path above the inventory of unlike boards."""
+    return board_limit_first(shared_setting_context(
+        facts, refusal_first(facts, change_first(fits_first(facts, one_reading(findings))))))
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
@@ -907,6 +909,34 @@ def shared_setting_context(facts, findings: list[Finding]) -> list[Finding]:
                 and f.rule not in PRIORS + CHANGE_RULES + FIGURE_AB and words_only(facts, [f], f.category))
 
     return [lead_below(f, LEAD_FLOOR) if common(f) else f for f in findings]
+
+
+# (wrong37) The inventory of unlike GPU models in one job (ticket.mixed_gpus): such a job runs at the slower board's
+# pace, a loss no larger than how far apart the boards are (the finding's own pace figure, a few x at most).
+INVENTORY_LEADS = ("ticket.mixed_gpus",)
+# Limits of the path between the boards, each able to cost far more than that pace (gap_costs.toml: 16x for a link
+# trained down, 40x for traffic staged through host memory), and of a board's own arithmetic (ticket.half_math_gpu:
+# FP16 at 1/64 of the FP32 rate on compute capability 6.1, CUDA C++ Programming Guide).
+PATH_LIMITS = ("p2p_disabled", "virtualization_no_p2p", "shm_fallback", "pcie_fallback", "nvlink_down",
+               "pcie_link_degraded")
+BOARD_LIMITS = ("ticket.half_math_gpu",)
+
+
+def board_limit_first(findings: list[Finding]) -> list[Finding]:
+    """Where a check finds a limit of the boards or of the path between them (PATH_LIMITS, BOARD_LIMITS; a prior
+    about the board class is no finding, and a suspect below RIVAL at info is too weak), the unlike boards' inventory
+    (INVENTORY_LEADS) is not the cause before it: that limit is what sets the slower board's pace, and it may cost far
+    more than the boards' difference. A suspect of the path at warning (a hang across PCIe boards) counts as well: a
+    slower board sets a pace, it stops no job. The inventory stays as an info lead below the limit
+    (oobabooga/textgen#2949: ExLlama's FP16 on a 1080 Ti + 1080; aikitoria/open-gpu-kernel-modules#13: P2P refused
+    among a 5060 Ti, 5070 Ti and 5090; sudoingX/qwen38-mtp#65: an x1 riser under an RTX 2070 beside an RTX 5060 Ti)."""
+    limits = [f.confidence for f in findings
+              if is_cause(f) and f.rule not in INVENTORY_LEADS + PRIORS
+              and (f.category in PATH_LIMITS or f.rule in BOARD_LIMITS)
+              and (SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"] or f.confidence >= RIVAL)]
+    if not limits:
+        return findings
+    return [lead_below(f, max(limits)) if f.rule in INVENTORY_LEADS and is_cause(f) else f for f in findings]
 
 
 # (review47) A hang read from a job refused before any GPU traffic is the refusal's own wait, not a collective stuck
