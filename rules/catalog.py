@@ -1547,6 +1547,16 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     return rows[0] if rows else None
 
 
+# A size stand-in's key (rules.subject: the dense row of a size, for a model the catalog lacks): its base row's key,
+# then this ('deepseek-llm-67b (stand-in for a 65B model)'); base_key undoes it.
+STAND_IN = " (stand-in for a "
+
+
+def base_key(key: str) -> str:
+    """The catalog key of the row a model key names: itself, or for a size stand-in the row it copies."""
+    return key.split(STAND_IN, 1)[0]
+
+
 def find_model(name: str) -> ModelSpec | None:
     """A catalog model by key, alias or name ('Llama 3.1 405B', 'meta-llama/...', Ollama's
     'llama3.1:8b-instruct-fp16'), or None."""

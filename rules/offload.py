@@ -184,12 +184,19 @@ def resident_layer_gb(p, model) -> float:
     return shapes.decoder_bytes_per_rank(model, 1, p.dtype, group=p.assumptions.get("quant_group")) / model.layers / 1e9
 
 
+def _model_of(p):
+    """The catalog row a prediction is of; for a size stand-in (catalog.base_key) the row it copies."""
+    from rules import catalog
+
+    return catalog.models()[catalog.base_key(p.model)]
+
+
 def layers_on_cpu(p, on_gpu: int, layers: int) -> Placement:
     """llama.cpp / Ollama: `on_gpu` of the model's repeating layers on the GPU, the rest (and the output layer unless
     every layer is offloaded, llama.cpp's n_gpu_layers > n_layer) computed on the CPU from host memory."""
-    from rules import catalog, shapes
+    from rules import shapes
 
-    model = catalog.models()[p.model]
+    model = _model_of(p)
     dtype, group = p.dtype, p.assumptions.get("quant_group")
     per_layer = shapes.decoder_bytes_per_rank(model, 1, dtype, experts_touched=model.experts_active or None,
                                               group=group) / model.layers / 1e9
@@ -203,10 +210,8 @@ def layers_on_cpu(p, on_gpu: int, layers: int) -> Placement:
 
 def share_on_cpu(p, cpu_pct: float) -> Placement:
     """Ollama's `ollama ps` split ('48%/52% CPU/GPU'): that share of the model's bytes is read by the CPU."""
-    from rules import catalog
-
     return Placement(p.streamed_gb_per_step * cpu_pct / 100, 0.0, f"{cpu_pct:g} % of the model on the CPU",
-                     "experts" if catalog.models()[p.model].is_moe else "dense", p.weights_gb_per_gpu * cpu_pct / 100)
+                     "experts" if _model_of(p).is_moe else "dense", p.weights_gb_per_gpu * cpu_pct / 100)
 
 
 def experts_on_cpu(p, first_layers: int | None = None) -> Placement | None:
@@ -214,9 +219,9 @@ def experts_on_cpu(p, first_layers: int | None = None) -> Placement | None:
     shared experts and dense layers stay on the GPU. llama.cpp's --n-cpu-moe N keeps only the MoE weights of the
     first N layers on the CPU (https://github.com/ggml-org/llama.cpp/pull/15077): `first_layers`, of which the
     model's leading dense layers hold no experts. None for a dense model."""
-    from rules import catalog, shapes
+    from rules import shapes
 
-    model = catalog.models()[p.model]
+    model = _model_of(p)
     if not model.is_moe:
         return None
 

@@ -353,7 +353,7 @@ def _stand_in(billions: float) -> ModelSpec | None:
     for pool in ([m for m in dense if _usual_block(m)], dense):
         best = min(pool, key=lambda m: round(abs(m.published_params_b - billions), 1), default=None)
         if best is not None and abs(best.published_params_b - billions) <= STAND_IN_SPREAD * billions:
-            return dataclasses.replace(best, key=f"{best.key} (stand-in for a {billions:g}B model)")
+            return dataclasses.replace(best, key=f"{best.key}{catalog.STAND_IN}{billions:g}B model)")
     return None
 
 

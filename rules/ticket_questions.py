@@ -1135,6 +1135,41 @@ def _beyond_datasheets(facts: Facts, explained: float) -> bool:
     return max(factors, default=0.0) > catalog.UNLIKE * explained
 
 
+# (ep37) Prompt processing said in words or llama-bench's units, not training or images (whose GEMMs accumulate in
+# FP32 in PyTorch whatever the board): the work a prompt-processing path's accumulate precision sets the pace of.
+_PROMPT_SAID = re.compile(r"\b(?:prompt\s+(?:processing|eval\w*|ingestion)|prefill\w*|pp\d+|TTFT|"
+                          r"time\s+to\s+first\s+token)\b", re.I)
+
+
+def _prompt_compared(facts: Facts) -> bool:
+    """Is the ticket's comparison one of prompt processing: a prompt's processing named, and neither token generation
+    nor other compute work (training, images) anywhere beside it?"""
+    said = "\n".join(text for _, text in claims.texts(facts))
+    return bool(_PROMPT_SAID.search(said)) and not _GENERATION_SAID.search(said) \
+        and not _COMPUTE_SAID.search(_PROMPT_SAID.sub(" ", said))
+
+
+def _prompt_path(facts: Facts) -> str | None:
+    """The accumulate precision of the 16-bit GEMMs a prompt is processed with: "fp16" where every engine the ticket
+    names takes FP16 accumulation (rules/catalog/engines.toml gemm_accumulate: llama.cpp's cuBLAS calls use
+    CUBLAS_COMPUTE_16F, and Ollama, LM Studio and koboldcpp embed it), "fp32" where one it names is known to accumulate
+    in FP32 (vLLM, SGLang, TensorRT-LLM, transformers ...), None where it names no engine the catalog knows."""
+    known = [e for family in claims.engines_named(facts) if (e := catalog.find_engine(family)) is not None]
+    if not known:
+        return None
+    return "fp16" if all(e.gemm_accumulate == "fp16" for e in known) else "fp32"
+
+
+def _half_accumulate_even(facts: Facts, slow, fast) -> bool:
+    """(ep37) In a comparison of prompt processing, is the board said faster at least even with the other on the tensor
+    rate of FP16 accumulation (gpus.toml fp16_acc16_tflops: GeForce boards run it at twice their FP32-accumulate rate;
+    data-centre boards run both alike), on a path that takes it or may have (no engine named)? Then a GeForce board
+    ahead of a data-centre one at processing prompts is its datasheet, not something outside the GPU."""
+    if not fast.fp16_acc16_tflops or not _prompt_compared(facts) or _prompt_path(facts) == "fp32":
+        return False
+    return fast.tflops("fp16acc16") >= slow.tflops("fp16acc16")
+
+
 def _generation_compared(facts: Facts) -> bool:
     """Is the ticket's comparison one of token generation: generation named in its words, and no prompt processing,
     prefill or training anywhere beside it (a ticket naming both may compare either, so it is not judged here)?"""
@@ -1155,11 +1190,18 @@ def gpu_models_compared(facts: Facts, predictions=None):
     in a comparison not said to be of generation (then something else holds it back, which the figures here cannot
     tell), or when the ticket measured the board the datasheets put behind at the higher rate (the figures contradict
     the datasheets: not physics), or where both boards' rates and the model are known (ticket.rate_ratio sets them
-    against the predictor's ratio)."""
+    against the predictor's ratio). (ep37) Also a board ahead at prompt processing that is at least even on the
+    FP16-accumulate tensor rate, on an engine that takes that path or none named (_half_accumulate_even: an RTX 4090's
+    330 TFLOPS against an A100's 312 in llama.cpp, where the FP32-accumulate figures say 165 against 312)."""
     found = _boards_compared(facts)
     if found is None:
         return
     slow, fast, c = found
+    if _half_accumulate_even(facts, slow, fast):
+        lead = fast.tflops("fp16acc16") / slow.tflops("fp16acc16")
+        if not _beyond_datasheets(facts, lead):
+            yield _prompt_even(facts, c, slow, fast)
+        return
     behind_both = slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)
     # (review36) the most the datasheets explain: the faster board's larger lead, or its bandwidth lead in generation
     lead = max(fast.hbm_gbs / slow.hbm_gbs, tensor_rate(fast) / tensor_rate(slow)) if behind_both \
@@ -1191,6 +1233,29 @@ def gpu_models_compared(facts: Facts, predictions=None):
                _datasheets(c, slow, fast),
                fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
                "--gpu` for each board gives the expected rate of this model on it.")
+
+
+def _prompt_even(facts: Facts, c: claims.Claim, slow, fast):
+    """gpus_compared's finding where a board ahead at prompt processing is at least even on the FP16-accumulate tensor
+    rate (_half_accumulate_even): 0.5 where the engine named takes that path, 0.4 where no engine is named."""
+    known = _prompt_path(facts) == "fp16"
+    half, other = fast.tflops("fp16acc16"), slow.tflops("fp16acc16")
+    evidence = _datasheets(c, slow, fast) + [
+        ev("catalog:gpus.toml", f"dense 16-bit tensor rate with FP16 accumulate, {slow.name} vs {fast.name}", other,
+           half, "TFLOPS")]
+    path = "the engine named takes it" if known else \
+        "llama.cpp and the programs that embed it take it; vLLM, SGLang, TensorRT-LLM and transformers do not"
+    return make("ticket.gpus_compared", "expected_physics", "info", 0.5 if known else 0.4,
+                f"{fast.name} ahead of {slow.name} at prompt processing: even or ahead on the tensor rate it runs at",
+                f"Processing a prompt runs on the tensor cores, and 16-bit GEMMs that accumulate in FP16 ({path}: "
+                f"CUBLAS_COMPUTE_16F in ggml-cuda) run on the {fast.name} at {half:g} TFLOPS, twice its "
+                f"FP32-accumulate {tensor_rate(fast):g}, against the {slow.name}'s {other:g}: at least even, and its "
+                f"higher boost clock helps short prompts. The {slow.name}'s lead in memory bandwidth ({slow.hbm_gbs:g} "
+                f"against {fast.hbm_gbs:g} GB/s) shows in token generation, not here.",
+                evidence,
+                fix=f"Nothing is broken; compare token generation (tg128 in llama-bench), where the {slow.name}'s "
+                "memory bandwidth leads, and `diagnose predict --gpu` for each board with the engine named.",
+                refs=["https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/ggml-cuda.cu"])
 
 
 def _host_said(facts: Facts) -> bool:
@@ -1273,13 +1338,16 @@ def stronger_gpu_slower(facts: Facts, predictions=None):
     single core outruns a server's), else a different engine build or setting between the two runs, or the stronger
     board held at low clocks. A weak lead (0.4): the words cannot tell these apart. Silent where both boards' rates
     and the model are known (ticket.rate_ratio judges them), where the ticket's own figures put the stronger board
-    ahead, or on a failure."""
+    ahead, on a failure, or (ep37) in prompt processing on FP16 accumulation, where the board said faster is not behind
+    (ticket.gpus_compared answers it)."""
     found = _boards_compared(facts)
     if found is None:
         return
     slow, fast, c = found
     if not (slow.hbm_gbs > fast.hbm_gbs and tensor_rate(slow) > tensor_rate(fast)):
         return
+    if _half_accumulate_even(facts, slow, fast):
+        return  # (ep37) prompt processing on FP16 accumulation: the board said faster is not behind (gpus_compared)
     if c.data.get("same") and slow.hbm_gbs < SAME_PACE_MARGIN * fast.hbm_gbs:
         return  # boards close on bandwidth (RTX 4090 against 3090, 1008 against 936 GB/s) decode at nearly one pace
     if _only_asked(facts, c):
