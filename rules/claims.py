@@ -9069,6 +9069,16 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"(?:by|on|for)\s+(?:the\s+|a\s+|some\s+)?(?:(?:CPU|host)\b" + _NOT_THE_HOST_THREAD + r"(?:[- ](?:side\s+)?"
         r"(?:work|operations?|tasks?|overhead|processing|threads?|code))?|(?:de)?token\w*\s+(?:threads?|process\w*|"
         r"workers?)|detokeni[sz]\w*|the\s+scheduler\b)",
+        # (hostbound37) the serving side's front end named as the bottleneck: the API server, the web UI or its
+        # streaming of the text ("streaming the text into the frontend becomes the bottleneck", "bottlenecked by the
+        # UI streaming process", oobabooga/textgen#4990; vLLM's API server run in the engine's process capped GPU
+        # utilisation at half, vllm-project/vllm#580, the reason for vLLM's separate API-server process and
+        # --api-server-count)
+        r"\b(?:API[- ]?server|(?:web[- ]?)?front[- ]?end|web[- ]?UI|UI|GUI|HTTP server|(?:text\s+|token\s+)?streaming)"
+        r"\b" + _AFFIRMED + r"{0,40}?\b(?:is|are|was|were|becomes?|became|being)\s+(?:the\s+|a\s+|our\s+)?"
+        r"(?:main\s+|real\s+|actual\s+)?bottleneck\b",
+        r"\bbottleneck(?:ed|s)?\s+(?:by|on)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:API[- ]?server|front[- ]?end|web[- ]?UI|"
+        r"UI|GUI|HTTP server|streaming)\b",
     ],
     "one_slow": [
         r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"

@@ -2193,7 +2193,13 @@ SEPARATE_MACHINES = re.compile(
     r"\b(?:máquinas|equipos|ordenadores|servidores)\s+(?:distint|diferent)\w*|\bdistint\w*\s+(?:máquinas|equipos)\b|"
     r"\bmachines\s+différentes\b|"
     r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
-    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
+    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)|"
+    # (hostbound37) a line that introduces a list of the setups a problem was seen on ("Reproducible on" / "Tested
+    # on:" and a list below it, oobabooga/textgen#4990: "* Ubuntu A100 80GB remote", "* Fedora 3060 12GB local"), or
+    # says it happens on every one of several machines: each item is its own machine, not one job's cards
+    r"\b(?:reproduc\w+|tested|tried|happens|occurs|seen|observed|confirmed)\s+(?:it\s+|this\s+)?on\s*:?\s*$|"
+    r"\bon\s+(?:both|all|each|every)\s+(?:of\s+(?:my|the|these|our)\s+)?(?:\w+\s+)?"
+    r"(?:machines|computers|boxes|servers|hosts|PCs|systems|setups|rigs)\b", re.I)
 # (setting30, issue 11) Two rigs of one board each, set against each other: "Dual 5090 vs Dual 3090"
 # (noonghunna/club-3090#833, another user's dual 3090 beside the reporter's dual 5090), "2x 4090 vs 2x 3090". Each side
 # names its own count of one board, so each is its own homogeneous machine: the ticket's GPUs are compared, never one
