@@ -2082,6 +2082,9 @@ _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|(?<![\w-])python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
     r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|"
+    # (hostbound37) the rest of diffusers' environment template ("- `diffusers` version: 0.12.1", "- Huggingface_hub
+    # version: 0.12.0") and the kernel in its platform string ("Platform: Linux-5.15.0-58-generic-x86_64")
+    r"diffusers|huggingface[-_ ]hub|safetensors|bitsandbytes|(?<![\w-])linux|"
     # (s27, ut27c) the AWS network stack NCCL runs over, whose releases sit beside NCCL's in a cloud ticket: "EFA
     # installer version : 1.39.0" (aws/aws-ofi-nccl#879), "Libfabric version 1.22", "aws-ofi-nccl 1.13.2"
     r"aws-ofi-nccl|ofi-nccl|libfabric|(?<![\w-])efa|"
@@ -3586,7 +3589,7 @@ def _listed_as_other(text: str, start: int) -> bool:
     m = _LISTED_LABEL.search(text[max(0, start - 64):start])
     if not m or _ENGINE_VERSION.search(m.group("label")):
         return False
-    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*\t")
+    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*`\t")
     return bool(name and _OTHER_PRODUCT.search(name + " version:"))  # (the product named as _OTHER_PRODUCT reads it)
 
 
@@ -6561,7 +6564,12 @@ def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = N
 # llama-cpp-agent#36: llama.cpp's sampler, 78 against 0.7 ms a token), "10x slower when using a JSON schema". The
 # stage named before the figure, or the constraint anywhere in the sentence (constrained_slow's words).
 _HOST_STAGE = re.compile(r"\b(?:sampl(?:e|ing)\s+(?:time|step|speed)|sampling|sampler|(?:de)?tokeni[sz](?:ation|er)|"
-                         r"pre-?processing|post-?processing|(?:model\s+)?load(?:ing)?\s+time|start-?up\s+time)\b", re.I)
+                         r"pre-?processing|post-?processing|(?:model\s+)?load(?:ing)?\s+time|start-?up\s+time)\b|"
+                         # (hostbound37) weights moved to the host, or the work run there: "from 10 seconds to 40
+                         # minutes, which leads me to believe that instead of CPU offloading, it actually just uses
+                         # the CPU" on a 10-GPU box (huggingface/diffusers#1047)
+                         r"\bCPU[-_ ]offload\w*|\boffload\w*\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:CPU|host|system\s+RAM)\b|"
+                         r"\b(?:uses?|using|runs?\s+on|running\s+on)\s+(?:only\s+)?(?:the\s+)?CPU\b", re.I)
 
 
 def _host_stage_loss(sentence: str) -> bool:
@@ -6569,24 +6577,25 @@ def _host_stage_loss(sentence: str) -> bool:
     return bool(_HOST_STAGE.search(sentence) or re.search(_CONSTRAINED, sentence, re.I))
 
 
-def stated_losses(facts: Facts) -> list[Claim]:
+def stated_losses(facts: Facts, host_stage: bool = False) -> list[Claim]:
     """Slowdowns the reporter measured: a speed-up below one (speedups) and the losses figures.losses reads ("fifty
     times slower", "from 40 tok/s to 1 tok/s", "10 minutes instead of 10 seconds"), data {factor (how many times as
     long the slower run takes), small, large (the GPU counts the sentence names; None when unstated)}. Hoped for,
-    ruled out, guessed or conditional ones are no measurement (_loss_measured)."""
+    ruled out, guessed or conditional ones are no measurement (_loss_measured). Those said of a host stage
+    (_host_stage_loss) are no loss between layouts and are left out; host_stage=True returns only them."""
     out = []
     engine = _engine_mentions(facts)
     for c in speedups(facts):
         said = figure_losses(c.quote)
         if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None) \
-                and not _host_stage_loss(c.quote):
+                and _host_stage_loss(c.quote) == host_stage:
             out.append(Claim("loss", c.source, c.quote, {"factor": 1 / c.data["ratio"], "small": c.data["small"],
                                                          "large": c.data["large"]}))
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m, factor in figure_losses(sentence):
                 if not _loss_measured(sentence, m) or _against_engine(sentence, m, engine) \
-                        or _host_stage_loss(sentence):
+                        or _host_stage_loss(sentence) != host_stage:
                     continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower",
                     # "2 times slower than lmdeploy" (another engine, not another layout), "the sample time is an
                     # order of magnitude slower" (one host stage, not the run between layouts)
@@ -8545,6 +8554,14 @@ _EXPERT_WORDS = re.compile(
 # "meta device device"), not prose that says layers went to the CPU (the words forms read that)
 _ACCELERATE_OFFLOADED = re.compile(r"\bon the meta device(?: device)? because they were offloaded to the "
                                    r"(cpu and disk|disk and cpu|cpu|disk)\b", re.I)
+# (hostbound37) diffusers' sequential CPU offload and accelerate's cpu_offload, which it calls: every submodule's weights
+# stay in host memory and are copied to the GPU when its forward runs, then dropped, on every step ("Sequential CPU
+# offloading preserves a lot of memory but it makes inference slower because submodules are moved to GPU as needed",
+# https://huggingface.co/docs/diffusers/optimization/memory; accelerate.cpu_offload, big_modeling.py). The pipeline
+# call, the bare accelerate call and the node option that front ends name after it ("sequential_cpu_offload"), not
+# enable_model_cpu_offload, whose whole-model moves the same page calls negligible in time. Data {form: 'hooks'}.
+_OFFLOAD_HOOKS = re.compile(r"\benable_sequential_cpu_offload\b|(?<![\w.])(?:accelerate\.)?cpu_offload\s*\(|"
+                            r"\bsequential[-_ ]cpu[-_ ]offload(?:ing)?\b", re.I)
 # "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
 _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s,-]{0,30}$", re.I)
 
@@ -8570,6 +8587,10 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "zero", "to": to},
                          negated=bool(_NOT_THERE.search(sentence[:m.start()])),
                          guess=prose and hypothetical(sentence, m.start())))
+    for m in _OFFLOAD_HOOKS.finditer(sentence):
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "hooks"},
+                         negated=bool(_NOT_THERE.search(sentence[:m.start()])),
+                         guess=prose and (hypothetical(sentence, m.start()) or offered(sentence, m.start()))))
     for m in _ACCELERATE_OFFLOADED.finditer(sentence):
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
                          negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
