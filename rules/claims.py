@@ -1670,7 +1670,9 @@ PATTERNS: dict[str, list[str]] = {
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
-        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?100\s*%",
+        # (hostbound37) or near it: "CPU loading: >90%" beside "GPU loading: 20%" (tensorflow/nmt#110); not a share
+        # said idle or free
+        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free))",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
         # processors" above)
@@ -3130,7 +3132,8 @@ _UTIL = re.compile(
     # (the unit said twice, "0% percentage GPU-Util": https://github.com/neptune-ai/open-solution-salt-identification/issues/21)
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:percent(?:age)?\s+)?(?:GPU[- ]?|volatile\s+)?"
     r"(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
-    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # (hostbound37) "GPU loading: 20%" beside "CPU loading: >90%" (tensorflow/nmt#110): loading is load
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load(?:ing)?|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
     # (left26) a swing's range further from its subject: "the GPU utilization is always fluctuating between 0% and 100%"
     # (keras-team/keras#7351)
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,25}?"
