@@ -449,6 +449,10 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # (hostbound37) low for long stretches, then a burst: "very low GPU memory/core usage for large periods of
+        # time, then a spike in both, followed by a batch of text" (Blair-Johnson/batch-whisper#6)
+        r"\b(?:low|no|zero)\s+GPU\b[^.\n]{0,25}?\b(?:usage|util\w*|load|activity)\s+for\s+(?:large|long|extended)\s+"
+        r"(?:periods|stretches|spans)\b[^.\n]{0,25}?\bthen\s+(?:a\s+)?(?:spike|burst|jump|peak)s?\b",
         # (hostbound36) busy and idle in turn, said in words: "the GPU is either full or nothing", "GPU usage is either
         # maxed out or idle" (GerrySant/multimodalhugs#28); not its memory
         r"\bGPU(?:[- ]?(?:util\w*|usage|load))?\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,25}?\beither\s+(?:at\s+)?"
@@ -9681,6 +9685,11 @@ _extend({"gpu_idle_words": [
     r"(?:is|are|sits?|stays?|was|were)\s+(?:doing nothing|idle|empty)\b" + _IDLE_NOT_LOAD,
     r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
     r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
+    # (hostbound37) the same share said from the busy side: "GPU utilization is only near maximum for maybe like 5%
+    # of the time the program is running" (Blair-Johnson/batch-whisper#6): busy a small share, idle the rest
+    r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,25}?\b(?:near\s+|close\s+to\s+|at\s+)?(?:max\w*|full|100\s*%|busy)"
+    r"\s+(?:only\s+)?for\s+(?:only\s+|maybe\s+|like\s+|about\s+|around\s+|roughly\s+|~\s*)*"
+    r"(?:[1-3]?\d\s*%|a\s+(?:small\s+)?fraction|a\s+few\s+percent)\s+of\s+the\s+(?:time|run)\b",
 ]})
 
 
