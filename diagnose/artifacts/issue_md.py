@@ -2858,10 +2858,11 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
     labelling a pasted block (`labels`) names the system that block was measured on: compared; so does every line
-    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES) or compares two rigs of one board
-    each (_rigs_compared)."""
+    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES), compares two rigs of one board
+    each (_rigs_compared) or heads each board's own figures (_result_headings)."""
     out = []
-    apart = any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
+    headed = _result_headings(prose)  # results set out per board: the boards are compared throughout, as apart
+    apart = bool(headed) or any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
@@ -2876,6 +2877,24 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
                         or bool(OUTCOME_LINE.match(ln)) or _outcome_clause(ln, m.start()), listed))
     return out
 
+
+
+# (hostbound37) A figure with its unit or its name before it: "First packet latency: 117 ms", "RTF: 0.44", "35 tok/s".
+_FIGURE_LINE = re.compile(r"\d[\d.,]*\s*(?:ms|s|sec|seconds|tok(?:ens)?/s|t/s|it/s|fps|%)(?!\w)|"
+                          r"\b(?:RTF|latency|throughput|speed|time)\b[^:=\n]{0,20}[:=]\s*~?\d", re.I)
+
+
+def _result_headings(prose: list[tuple[int, str]]) -> set[int]:
+    """Lines that are only a GPU's name with the next line a measured figure: each heads its own results ("Nvidia
+    4090" above "First packet latency: 117 ms", "Nvida 5090" above its own, herimor/voxtream#4), so the boards are
+    compared, not one job's cards."""
+    lines = [(i, _plain(ln).strip()) for i, ln in prose if ln.strip()]
+    out = set()
+    for (i, ln), (_, after) in zip(lines, lines[1:]):
+        m = GPU_NAME.search(ln)
+        if m and len(ln.split()) <= 4 and not _FIGURE_LINE.search(ln) and _FIGURE_LINE.search(after):
+            out.add(i)
+    return out if len(out) >= 2 else set()
 
 
 RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
