@@ -9097,6 +9097,15 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"(?:by|on|for)\s+(?:the\s+|a\s+|some\s+)?(?:(?:CPU|host)\b" + _NOT_THE_HOST_THREAD + r"(?:[- ](?:side\s+)?"
         r"(?:work|operations?|tasks?|overhead|processing|threads?|code))?|(?:de)?token\w*\s+(?:threads?|process\w*|"
         r"workers?)|detokeni[sz]\w*|the\s+scheduler\b)",
+        # (hostbound37) a container's CPU limit changing the speed: docker's --cpus / --cpu-quota / --cpu-period
+        # and Kubernetes CPU limits cap the CPU time the process gets (https://docs.docker.com/engine/containers/
+        # resource_constraints/#cpu); "with --cpu-quota=100000 ... 2 times as fast than with --cpu-quota=50000"
+        # (NVIDIA/nvidia-docker#757: the GPU job was CPU-bound)
+        r"(?:--cpu-quota|--cpus\b|--cpu-period|\bcpu[-_ ]quota\b|\bCPU\s+limits?\b|\bCPU\s+limited\s+to\b)"
+        + _AFFIRMED + r"{0,200}?\b(?:(?:\d+(?:\.\d+)?|two|three|twice)\s*(?:x|×|times)\s+(?:as\s+)?(?:fast|slow)\w*|"
+        r"(?:much\s+|far\s+)?(?:faster|slower))\b",
+        r"\b(?:slows?|slowed|slowing)\s+down\b" + _AFFIRMED + r"{0,40}?(?:--cpu-quota|--cpus\b|--cpu-period|"
+        r"\bcpu[-_ ]quota\b|\bCPU\s+limits?\b)",
         # (hostbound37) the serving side's front end named as the bottleneck: the API server, the web UI or its
         # streaming of the text ("streaming the text into the frontend becomes the bottleneck", "bottlenecked by the
         # UI streaming process", oobabooga/textgen#4990; vLLM's API server run in the engine's process capped GPU
