@@ -9737,6 +9737,24 @@ _extend({"constrained_slow": [
 ]}, new_kinds=True)
 _NEGATED_INSIDE_F += ("constrained_slow",)  # "guided decoding is not slower", "the grammar does not slow it down"
 
+# (hostbound37) A slowdown tied to a sampling option that makes the sampler work over the whole vocabulary, outside the
+# forward pass: repetition, presence or frequency penalties, top-k switched off (0 or -1: every token sorted), DRY or
+# no-repeat n-grams, log-probabilities returned. llama.cpp's sampler chain runs on the CPU after each step ("--presence-
+# penalty or --repeat-penalty ... a drop about 18-20%", ggml-org/llama.cpp#24871; "Massive generation slowdown when
+# disabling top-k sampling (--top-k 0)", #15223, "top_k <= 0 samples the whole vocab", #13171); transformers' logits
+# processors loop in Python (repetition_penalty, huggingface/transformers#5345; NoRepeatNGramLogitsProcessor, #26130);
+# vLLM builds the returned logprobs on the host (vllm-project/vllm#4699). In one sentence, as constrained_slow.
+_SAMPLER_OPTION = (r"(?:\b(?:repeat|repetition|presence|frequency)[-_ ]penalt(?:y|ies)|\bsampling\s+penalt(?:y|ies)|"
+                   r"\bno[-_ ]repeat[-_ ]ngram\w*|\btop[-_ ]?k\s*(?:=|:|of|to|at)?\s*(?:0|-1)(?![\d.])|"
+                   r"\b(?:disabl\w+|turn\w*\s+off|without)\s+top[-_ ]?k\b|\btop[-_ ]?k\s+(?:disabled|off)\b|"
+                   r"\b(?:prompt_)?logprobs\b|\bDRY\s+(?:sampler|sampling|penalty)\b)")
+_extend({"sampler_option_slow": [
+    _NOT_TIED + _SAMPLER_OPTION + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
+    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b(?!\s+(?:or|and)\s+without\b)"
+    r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _SAMPLER_OPTION,
+]}, new_kinds=True)
+_NEGATED_INSIDE_F += ("sampler_option_slow",)  # "the repetition penalty does not slow it down"
+
 # (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
 # podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size
 # nor a /dev/shm mount anywhere in the ticket. Docker gives a container 64 MB of /dev/shm; vLLM's docs ("use the
