@@ -6575,7 +6575,8 @@ _HOST_STAGE = re.compile(r"\b(?:sampl(?:e|ing)\s+(?:time|step|speed)|sampling|sa
                          # (hostbound37) weights moved to the host, or the work run there: "from 10 seconds to 40
                          # minutes, which leads me to believe that instead of CPU offloading, it actually just uses
                          # the CPU" on a 10-GPU box (huggingface/diffusers#1047)
-                         r"\bCPU[-_ ]offload\w*|\boffload\w*\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:CPU|host|system\s+RAM)\b|"
+                         r"\bCPU[-_ ]offload\w*|"
+                         r"\boffload\w*\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:CPU|host|system\s+RAM)\b|"
                          r"\b(?:uses?|using|runs?\s+on|running\s+on)\s+(?:only\s+)?(?:the\s+)?CPU\b", re.I)
 
 
@@ -8561,12 +8562,13 @@ _EXPERT_WORDS = re.compile(
 # "meta device device"), not prose that says layers went to the CPU (the words forms read that)
 _ACCELERATE_OFFLOADED = re.compile(r"\bon the meta device(?: device)? because they were offloaded to the "
                                    r"(cpu and disk|disk and cpu|cpu|disk)\b", re.I)
-# (hostbound37) diffusers' sequential CPU offload and accelerate's cpu_offload, which it calls: every submodule's weights
-# stay in host memory and are copied to the GPU when its forward runs, then dropped, on every step ("Sequential CPU
-# offloading preserves a lot of memory but it makes inference slower because submodules are moved to GPU as needed",
-# https://huggingface.co/docs/diffusers/optimization/memory; accelerate.cpu_offload, big_modeling.py). The pipeline
-# call, the bare accelerate call and the node option that front ends name after it ("sequential_cpu_offload"), not
-# enable_model_cpu_offload, whose whole-model moves the same page calls negligible in time. Data {form: 'hooks'}.
+# (hostbound37) diffusers' sequential CPU offload and accelerate's cpu_offload, which it calls: every submodule's
+# weights stay in host memory and are copied to the GPU when its forward runs, then dropped, on every step
+# ("Sequential CPU offloading preserves a lot of memory but it makes inference slower because submodules are moved to
+# GPU as needed", https://huggingface.co/docs/diffusers/optimization/memory; accelerate.cpu_offload, big_modeling.py).
+# The pipeline call, the bare accelerate call and the node option that front ends name after it
+# ("sequential_cpu_offload"), not enable_model_cpu_offload, whose whole-model moves the same page calls negligible in
+# time. Data {form: 'hooks'}.
 _OFFLOAD_HOOKS = re.compile(r"\benable_sequential_cpu_offload\b|(?<![\w.])(?:accelerate\.)?cpu_offload\s*\(|"
                             r"\bsequential[-_ ]cpu[-_ ]offload(?:ing)?\b", re.I)
 # "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
