@@ -6577,7 +6577,9 @@ _HOST_STAGE = re.compile(r"\b(?:sampl(?:e|ing)\s+(?:time|step|speed)|sampling|sa
                          # the CPU" on a 10-GPU box (huggingface/diffusers#1047)
                          r"\bCPU[-_ ]offload\w*|"
                          r"\boffload\w*\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:CPU|host|system\s+RAM)\b|"
-                         r"\b(?:uses?|using|runs?\s+on|running\s+on)\s+(?:only\s+)?(?:the\s+)?CPU\b", re.I)
+                         # (the CPU doing the work, not its load: "uses the CPU at 100 %" is a figure)
+                         r"\b(?:uses?|using|runs?\s+on|running\s+on)\s+(?:only\s+)?(?:the\s+)?CPU\b"
+                         r"(?!\s*(?:at\b|usage|load|utili|cores?\b|\d))", re.I)
 
 
 def _host_stage_loss(sentence: str) -> bool:
