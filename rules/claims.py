@@ -449,6 +449,10 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # (hostbound37) low for long stretches, then a burst: "very low GPU memory/core usage for large periods of
+        # time, then a spike in both, followed by a batch of text" (Blair-Johnson/batch-whisper#6)
+        r"\b(?:low|no|zero)\s+GPU\b[^.\n]{0,25}?\b(?:usage|util\w*|load|activity)\s+for\s+(?:large|long|extended)\s+"
+        r"(?:periods|stretches|spans)\b[^.\n]{0,25}?\bthen\s+(?:a\s+)?(?:spike|burst|jump|peak)s?\b",
         # (hostbound36) busy and idle in turn, said in words: "the GPU is either full or nothing", "GPU usage is either
         # maxed out or idle" (GerrySant/multimodalhugs#28); not its memory
         r"\bGPU(?:[- ]?(?:util\w*|usage|load))?\b(?:(?!memory|mem\b|VRAM)[^.\n]){0,25}?\beither\s+(?:at\s+)?"
@@ -1670,7 +1674,9 @@ PATTERNS: dict[str, list[str]] = {
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
-        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?100\s*%",
+        # (hostbound37) or near it: "CPU loading: >90%" beside "GPU loading: 20%" (tensorflow/nmt#110); not a share
+        # said idle or free
+        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free))",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
         # processors" above)
@@ -2082,6 +2088,9 @@ _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|(?<![\w-])python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
     r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|"
+    # (hostbound37) the rest of diffusers' environment template ("- `diffusers` version: 0.12.1", "- Huggingface_hub
+    # version: 0.12.0") and the kernel in its platform string ("Platform: Linux-5.15.0-58-generic-x86_64")
+    r"diffusers|huggingface[-_ ]hub|safetensors|bitsandbytes|(?<![\w-])linux|"
     # (s27, ut27c) the AWS network stack NCCL runs over, whose releases sit beside NCCL's in a cloud ticket: "EFA
     # installer version : 1.39.0" (aws/aws-ofi-nccl#879), "Libfabric version 1.22", "aws-ofi-nccl 1.13.2"
     r"aws-ofi-nccl|ofi-nccl|libfabric|(?<![\w-])efa|"
@@ -3127,7 +3136,8 @@ _UTIL = re.compile(
     # (the unit said twice, "0% percentage GPU-Util": https://github.com/neptune-ai/open-solution-salt-identification/issues/21)
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:percent(?:age)?\s+)?(?:GPU[- ]?|volatile\s+)?"
     r"(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
-    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # (hostbound37) "GPU loading: 20%" beside "CPU loading: >90%" (tensorflow/nmt#110): loading is load
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load(?:ing)?|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
     # (left26) a swing's range further from its subject: "the GPU utilization is always fluctuating between 0% and 100%"
     # (keras-team/keras#7351)
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,25}?"
@@ -3586,7 +3596,7 @@ def _listed_as_other(text: str, start: int) -> bool:
     m = _LISTED_LABEL.search(text[max(0, start - 64):start])
     if not m or _ENGINE_VERSION.search(m.group("label")):
         return False
-    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*\t")
+    name = re.split(r"\bver(?:sion)?\b", m.group("label"), maxsplit=1, flags=re.I)[0].strip(" -*`\t")
     return bool(name and _OTHER_PRODUCT.search(name + " version:"))  # (the product named as _OTHER_PRODUCT reads it)
 
 
@@ -6561,7 +6571,15 @@ def _against_engine(sentence: str, m: re.Match | None, named: Counter | None = N
 # llama-cpp-agent#36: llama.cpp's sampler, 78 against 0.7 ms a token), "10x slower when using a JSON schema". The
 # stage named before the figure, or the constraint anywhere in the sentence (constrained_slow's words).
 _HOST_STAGE = re.compile(r"\b(?:sampl(?:e|ing)\s+(?:time|step|speed)|sampling|sampler|(?:de)?tokeni[sz](?:ation|er)|"
-                         r"pre-?processing|post-?processing|(?:model\s+)?load(?:ing)?\s+time|start-?up\s+time)\b", re.I)
+                         r"pre-?processing|post-?processing|(?:model\s+)?load(?:ing)?\s+time|start-?up\s+time)\b|"
+                         # (hostbound37) weights moved to the host, or the work run there: "from 10 seconds to 40
+                         # minutes, which leads me to believe that instead of CPU offloading, it actually just uses
+                         # the CPU" on a 10-GPU box (huggingface/diffusers#1047)
+                         r"\bCPU[-_ ]offload\w*|"
+                         r"\boffload\w*\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:CPU|host|system\s+RAM)\b|"
+                         # (the CPU doing the work, not its load: "uses the CPU at 100 %" is a figure)
+                         r"\b(?:uses?|using|runs?\s+on|running\s+on)\s+(?:only\s+)?(?:the\s+)?CPU\b"
+                         r"(?!\s*(?:at\b|usage|load|utili|cores?\b|\d))", re.I)
 
 
 def _host_stage_loss(sentence: str) -> bool:
@@ -6569,24 +6587,25 @@ def _host_stage_loss(sentence: str) -> bool:
     return bool(_HOST_STAGE.search(sentence) or re.search(_CONSTRAINED, sentence, re.I))
 
 
-def stated_losses(facts: Facts) -> list[Claim]:
+def stated_losses(facts: Facts, host_stage: bool = False) -> list[Claim]:
     """Slowdowns the reporter measured: a speed-up below one (speedups) and the losses figures.losses reads ("fifty
     times slower", "from 40 tok/s to 1 tok/s", "10 minutes instead of 10 seconds"), data {factor (how many times as
     long the slower run takes), small, large (the GPU counts the sentence names; None when unstated)}. Hoped for,
-    ruled out, guessed or conditional ones are no measurement (_loss_measured)."""
+    ruled out, guessed or conditional ones are no measurement (_loss_measured). Those said of a host stage
+    (_host_stage_loss) are no loss between layouts and are left out; host_stage=True returns only them."""
     out = []
     engine = _engine_mentions(facts)
     for c in speedups(facts):
         said = figure_losses(c.quote)
         if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None) \
-                and not _host_stage_loss(c.quote):
+                and _host_stage_loss(c.quote) == host_stage:
             out.append(Claim("loss", c.source, c.quote, {"factor": 1 / c.data["ratio"], "small": c.data["small"],
                                                          "large": c.data["large"]}))
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m, factor in figure_losses(sentence):
                 if not _loss_measured(sentence, m) or _against_engine(sentence, m, engine) \
-                        or _host_stage_loss(sentence):
+                        or _host_stage_loss(sentence) != host_stage:
                     continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower",
                     # "2 times slower than lmdeploy" (another engine, not another layout), "the sample time is an
                     # order of magnitude slower" (one host stage, not the run between layouts)
@@ -8545,6 +8564,15 @@ _EXPERT_WORDS = re.compile(
 # "meta device device"), not prose that says layers went to the CPU (the words forms read that)
 _ACCELERATE_OFFLOADED = re.compile(r"\bon the meta device(?: device)? because they were offloaded to the "
                                    r"(cpu and disk|disk and cpu|cpu|disk)\b", re.I)
+# (hostbound37) diffusers' sequential CPU offload and accelerate's cpu_offload, which it calls: every submodule's
+# weights stay in host memory and are copied to the GPU when its forward runs, then dropped, on every step
+# ("Sequential CPU offloading preserves a lot of memory but it makes inference slower because submodules are moved to
+# GPU as needed", https://huggingface.co/docs/diffusers/optimization/memory; accelerate.cpu_offload, big_modeling.py).
+# The pipeline call, the bare accelerate call and the node option that front ends name after it
+# ("sequential_cpu_offload"), not enable_model_cpu_offload, whose whole-model moves the same page calls negligible in
+# time. Data {form: 'hooks'}.
+_OFFLOAD_HOOKS = re.compile(r"\benable_sequential_cpu_offload\b|(?<![\w.])(?:accelerate\.)?cpu_offload\s*\(|"
+                            r"\bsequential[-_ ]cpu[-_ ]offload(?:ing)?\b", re.I)
 # "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
 _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s,-]{0,30}$", re.I)
 
@@ -8570,6 +8598,10 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "zero", "to": to},
                          negated=bool(_NOT_THERE.search(sentence[:m.start()])),
                          guess=prose and hypothetical(sentence, m.start())))
+    for m in _OFFLOAD_HOOKS.finditer(sentence):
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "hooks"},
+                         negated=bool(_NOT_THERE.search(sentence[:m.start()])),
+                         guess=prose and (hypothetical(sentence, m.start()) or offered(sentence, m.start()))))
     for m in _ACCELERATE_OFFLOADED.finditer(sentence):
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
                          negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
@@ -9069,6 +9101,25 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"(?:by|on|for)\s+(?:the\s+|a\s+|some\s+)?(?:(?:CPU|host)\b" + _NOT_THE_HOST_THREAD + r"(?:[- ](?:side\s+)?"
         r"(?:work|operations?|tasks?|overhead|processing|threads?|code))?|(?:de)?token\w*\s+(?:threads?|process\w*|"
         r"workers?)|detokeni[sz]\w*|the\s+scheduler\b)",
+        # (hostbound37) a container's CPU limit changing the speed: docker's --cpus / --cpu-quota / --cpu-period
+        # and Kubernetes CPU limits cap the CPU time the process gets (https://docs.docker.com/engine/containers/
+        # resource_constraints/#cpu); "with --cpu-quota=100000 ... 2 times as fast than with --cpu-quota=50000"
+        # (NVIDIA/nvidia-docker#757: the GPU job was CPU-bound)
+        r"(?:--cpu-quota|--cpus\b|--cpu-period|\bcpu[-_ ]quota\b|\bCPU\s+limits?\b|\bCPU\s+limited\s+to\b)"
+        + _AFFIRMED + r"{0,200}?\b(?:(?:\d+(?:\.\d+)?|two|three|twice)\s*(?:x|×|times)\s+(?:as\s+)?(?:fast|slow)\w*|"
+        r"(?:much\s+|far\s+)?(?:faster|slower))\b",
+        r"\b(?:slows?|slowed|slowing)\s+down\b" + _AFFIRMED + r"{0,40}?(?:--cpu-quota|--cpus\b|--cpu-period|"
+        r"\bcpu[-_ ]quota\b|\bCPU\s+limits?\b)",
+        # (hostbound37) the serving side's front end named as the bottleneck: the API server, the web UI or its
+        # streaming of the text ("streaming the text into the frontend becomes the bottleneck", "bottlenecked by the
+        # UI streaming process", oobabooga/textgen#4990; vLLM's API server run in the engine's process capped GPU
+        # utilisation at half, vllm-project/vllm#580, the reason for vLLM's separate API-server process and
+        # --api-server-count)
+        r"\b(?:API[- ]?server|(?:web[- ]?)?front[- ]?end|web[- ]?UI|UI|GUI|HTTP server|(?:text\s+|token\s+)?streaming)"
+        r"\b" + _AFFIRMED + r"{0,40}?\b(?:is|are|was|were|becomes?|became|being)\s+(?:the\s+|a\s+|our\s+)?"
+        r"(?:main\s+|real\s+|actual\s+)?bottleneck\b",
+        r"\bbottleneck(?:ed|s)?\s+(?:by|on)\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:API[- ]?server|front[- ]?end|web[- ]?UI|"
+        r"UI|GUI|HTTP server|streaming)\b",
     ],
     "one_slow": [
         r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"
@@ -9647,6 +9698,11 @@ _extend({"gpu_idle_words": [
     r"(?:is|are|sits?|stays?|was|were)\s+(?:doing nothing|idle|empty)\b" + _IDLE_NOT_LOAD,
     r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
     r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
+    # (hostbound37) the same share said from the busy side: "GPU utilization is only near maximum for maybe like 5%
+    # of the time the program is running" (Blair-Johnson/batch-whisper#6): busy a small share, idle the rest
+    r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,25}?\b(?:near\s+|close\s+to\s+|at\s+)?(?:max\w*|full|100\s*%|busy)"
+    r"\s+(?:only\s+)?for\s+(?:only\s+|maybe\s+|like\s+|about\s+|around\s+|roughly\s+|~\s*)*"
+    r"(?:[1-3]?\d\s*%|a\s+(?:small\s+)?fraction|a\s+few\s+percent)\s+of\s+the\s+(?:time|run)\b",
 ]})
 
 
@@ -9684,6 +9740,24 @@ _extend({"constrained_slow": [
     r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _CONSTRAINED,
 ]}, new_kinds=True)
 _NEGATED_INSIDE_F += ("constrained_slow",)  # "guided decoding is not slower", "the grammar does not slow it down"
+
+# (hostbound37) A slowdown tied to a sampling option that makes the sampler work over the whole vocabulary, outside the
+# forward pass: repetition, presence or frequency penalties, top-k switched off (0 or -1: every token sorted), DRY or
+# no-repeat n-grams, log-probabilities returned. llama.cpp's sampler chain runs on the CPU after each step ("--presence-
+# penalty or --repeat-penalty ... a drop about 18-20%", ggml-org/llama.cpp#24871; "Massive generation slowdown when
+# disabling top-k sampling (--top-k 0)", #15223, "top_k <= 0 samples the whole vocab", #13171); transformers' logits
+# processors loop in Python (repetition_penalty, huggingface/transformers#5345; NoRepeatNGramLogitsProcessor, #26130);
+# vLLM builds the returned logprobs on the host (vllm-project/vllm#4699). In one sentence, as constrained_slow.
+_SAMPLER_OPTION = (r"(?:\b(?:repeat|repetition|presence|frequency)[-_ ]penalt(?:y|ies)|\bsampling\s+penalt(?:y|ies)|"
+                   r"\bno[-_ ]repeat[-_ ]ngram\w*|\btop[-_ ]?k\s*(?:=|:|of|to|at)?\s*(?:0|-1)(?![\d.])|"
+                   r"\b(?:disabl\w+|turn\w*\s+off|without)\s+top[-_ ]?k\b|\btop[-_ ]?k\s+(?:disabled|off)\b|"
+                   r"\b(?:prompt_)?logprobs\b|\bDRY\s+(?:sampler|sampling|penalty)\b)")
+_extend({"sampler_option_slow": [
+    _NOT_TIED + _SAMPLER_OPTION + r"[^.\n?]{0,80}?" + _CONSTRAINED_SLOWED,
+    _CONSTRAINED_SLOWED + r"[^.\n?]{0,60}?\b(?:when|with|using|if|once|after|for)\b(?!\s+(?:or|and)\s+without\b)"
+    r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _SAMPLER_OPTION,
+]}, new_kinds=True)
+_NEGATED_INSIDE_F += ("sampler_option_slow",)  # "the repetition penalty does not slow it down"
 
 # (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
 # podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size

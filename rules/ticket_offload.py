@@ -170,3 +170,29 @@ def offload_rate(facts: Facts, predictions=None):
                "placement, too many CPU threads (hyper-threads) or too few, swapping, or another load on the host.",
                evidence, fix=beyond_band_fix(facts) + " Check that every memory channel is populated (dmidecode -t "
                "memory), the thread count matches physical cores, and the weights are not paged from disk.")
+
+
+# A slowdown beside submodule-by-submodule offload is that offload's copies: a lead above the bare complaint, below
+# an observed fault (rules.ticket_rules.OBSERVED).
+HOOKS_WEIGHT = 0.6
+
+
+@rule("ticket.offload_hooks", "host_bound")
+def offload_hooks(facts: Facts, predictions=None):
+    """diffusers' sequential CPU offload (accelerate's cpu_offload hooks): every submodule's weights wait in host memory
+    and cross PCIe when its forward runs, every step, so the GPU waits on copies; a slowdown beside it is that cost."""
+    c = _affirmed(claims.partial_offload(facts), "hooks")
+    if c is None or not (claims.complaint(facts) or claims.stated_losses(facts)
+                         or claims.stated_losses(facts, host_stage=True)):
+        return  # the offload named with nothing called slow: a memory setting, not a question of speed
+    yield make("ticket.offload_hooks", "host_bound", "warning", HOOKS_WEIGHT,
+               "Sequential CPU offload: each submodule's weights are copied to the GPU when it runs, every step",
+               "With enable_sequential_cpu_offload (accelerate's cpu_offload hooks) the weights stay in host memory "
+               "and each submodule is moved to the GPU as its forward starts and dropped after it, on every step; the "
+               "GPU waits on those PCIe copies. The diffusers documentation says it preserves memory but makes "
+               "inference slower.",
+               [claim_ev(c, "offload in use")],
+               fix="If the model fits in VRAM, move the pipeline to the GPU (.to('cuda')) without offload; otherwise "
+               "use enable_model_cpu_offload (whole models moved, a negligible cost in time per the same page), or "
+               "a smaller dtype or quantisation so that it fits.",
+               refs=["https://huggingface.co/docs/diffusers/optimization/memory"])

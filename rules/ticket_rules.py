@@ -4011,6 +4011,31 @@ def constrained_decoding(facts: Facts, predictions=None):
                refs=STRUCTURED_OUTPUTS_DOCS)
 
 
+@rule("ticket.sampler_options", "host_bound")
+def sampler_options(facts: Facts, predictions=None):
+    """A slowdown the reporter ties to a sampling option that makes the sampler scan the whole vocabulary each token
+    (repetition, presence or frequency penalties, top-k switched off, no-repeat n-grams, returned logprobs): that work
+    runs outside the forward pass, on the CPU (llama.cpp's sampler chain) or in Python (transformers' logits
+    processors), and the GPU waits for it."""
+    c = _first(facts, "sampler_option_slow")
+    if not c or c.guess or _cpu_only(facts) or claims.symptom(facts) in FAILURES:
+        return  # a question, a run on the CPU alone, or a failure beside it
+    if _first(facts, "constrained_slow"):
+        return  # a grammar or schema named as well: ticket.constrained_decoding names the costlier host stage
+    yield make("ticket.sampler_options", "host_bound", "warning", weight(c, 0.6),
+               "A sampling option costs host time every token: the GPU waits for the sampler",
+               "Penalties, top-k switched off, no-repeat n-grams and returned logprobs make the sampler work over the "
+               "whole vocabulary after every forward pass: llama.cpp's sampler chain runs it on the CPU, transformers' "
+               "logits processors in Python. Meanwhile the GPU has nothing queued, so the rate drops by that time per "
+               "token and a faster GPU gains nothing.",
+               [claim_ev(c, "what the reporter ties the slowdown to")],
+               fix="Time the same prompt with and without the option; keep top-k on (e.g. 40) so later samplers see a "
+               "short list, order the culling samplers first (llama.cpp --samplers), bound the penalty window "
+               "(--repeat-last-n), and ask for logprobs only when needed.",
+               refs=["https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md",
+                     "https://huggingface.co/docs/transformers/main/en/internal/generation_utils"])
+
+
 def _decode_after(facts: Facts, sample) -> list:
     """The decode rate of the timing block a sampler line belongs to: the first decode_tok_s measured after it in the
     same file, within the block's few lines (llama.cpp prints load, sample, prompt eval, eval, total)."""

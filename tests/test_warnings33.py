@@ -83,6 +83,15 @@ CAUSES = [
      "bitsandbytes warns: Input type into Linear4bit is torch.float16, but bnb_4bit_compute_dtype=torch.float32 "
      "(default). This will lead to slow inference or training speed.",
      ["bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16)"]),
+    # (hostbound37) Ollama on a CPU without AVX (or a guest whose hypervisor hides it): no GPU discovery at all
+    ("ollama_no_avx_gpu_disabled",
+     "time=2024-09-16T10:21:07.811+02:00 level=WARN source=gpu.go:222 msg=\"CPU does not have minimum vector "
+     "extensions, GPU inference disabled\" required=avx detected=\"no vector extensions\"",
+     "Ollama prints \"CPU does not have AVX or AVX2, disabling GPU support.\" and every answer takes minutes on my "
+     "RTX 3070.",
+     ["time=2024-12-28T15:18:14.093-05:00 level=INFO source=common.go:131 msg=\"GPU runner incompatible with host "
+      "system, CPU does not have AVX\" runner=cuda_v12_avx",
+      "cmake -B build -DGGML_CUDA=ON -DGGML_AVX=off -DGGML_AVX2=off"]),
 ]
 
 

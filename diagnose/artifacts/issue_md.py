@@ -2193,7 +2193,13 @@ SEPARATE_MACHINES = re.compile(
     r"\b(?:máquinas|equipos|ordenadores|servidores)\s+(?:distint|diferent)\w*|\bdistint\w*\s+(?:máquinas|equipos)\b|"
     r"\bmachines\s+différentes\b|"
     r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
-    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
+    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)|"
+    # (hostbound37) a line that introduces a list of the setups a problem was seen on ("Reproducible on" / "Tested
+    # on:" and a list below it, oobabooga/textgen#4990: "* Ubuntu A100 80GB remote", "* Fedora 3060 12GB local"), or
+    # says it happens on every one of several machines: each item is its own machine, not one job's cards
+    r"\b(?:reproduc\w+|tested|tried|happens|occurs|seen|observed|confirmed)\s+(?:it\s+|this\s+)?on\s*:?\s*$|"
+    r"\bon\s+(?:both|all|each|every)\s+(?:of\s+(?:my|the|these|our)\s+)?(?:\w+\s+)?"
+    r"(?:machines|computers|boxes|servers|hosts|PCs|systems|setups|rigs)\b", re.I)
 # (setting30, issue 11) Two rigs of one board each, set against each other: "Dual 5090 vs Dual 3090"
 # (noonghunna/club-3090#833, another user's dual 3090 beside the reporter's dual 5090), "2x 4090 vs 2x 3090". Each side
 # names its own count of one board, so each is its own homogeneous machine: the ticket's GPUs are compared, never one
@@ -2852,10 +2858,11 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
     labelling a pasted block (`labels`) names the system that block was measured on: compared; so does every line
-    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES) or compares two rigs of one board
-    each (_rigs_compared)."""
+    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES), compares two rigs of one board
+    each (_rigs_compared) or heads each board's own figures (_result_headings)."""
     out = []
-    apart = any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
+    headed = _result_headings(prose)  # results set out per board: the boards are compared throughout, as apart
+    apart = bool(headed) or any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
@@ -2870,6 +2877,24 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
                         or bool(OUTCOME_LINE.match(ln)) or _outcome_clause(ln, m.start()), listed))
     return out
 
+
+
+# (hostbound37) A figure with its unit or its name before it: "First packet latency: 117 ms", "RTF: 0.44", "35 tok/s".
+_FIGURE_LINE = re.compile(r"\d[\d.,]*\s*(?:ms|s|sec|seconds|tok(?:ens)?/s|t/s|it/s|fps|%)(?!\w)|"
+                          r"\b(?:RTF|latency|throughput|speed|time)\b[^:=\n]{0,20}[:=]\s*~?\d", re.I)
+
+
+def _result_headings(prose: list[tuple[int, str]]) -> set[int]:
+    """Lines that are only a GPU's name with the next line a measured figure: each heads its own results ("Nvidia
+    4090" above "First packet latency: 117 ms", "Nvida 5090" above its own, herimor/voxtream#4), so the boards are
+    compared, not one job's cards."""
+    lines = [(i, _plain(ln).strip()) for i, ln in prose if ln.strip()]
+    out = set()
+    for (i, ln), (_, after) in zip(lines, lines[1:]):
+        m = GPU_NAME.search(ln)
+        if m and len(ln.split()) <= 4 and not _FIGURE_LINE.search(ln) and _FIGURE_LINE.search(after):
+            out.add(i)
+    return out if len(out) >= 2 else set()
 
 
 RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
