@@ -3097,6 +3097,7 @@ def claims(facts: Facts) -> list[Claim]:
                 data["low"] = float(m.group("low"))
             if pct <= 100:
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data))
+                spans.append((m.start(number), m.end(number)))  # one figure read once, whichever pattern found it
         swing = util_swing(text, busy_at)
         if swing:
             out.append(swing_claim(source, text, *swing))
