@@ -987,6 +987,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti[- ]?nodes?\b", r"\binter[- ]?node\b", r"\b(?:two|three|four|\d+)-node\b",
         r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
+        # (para37) with no count, the plural alone ("collectives between nodes", "PP across nodes", "a job across
+        # machines", "transport errors between nodes" in kept pastes); not one node's parts ("between GPUs"), nor
+        # the host beside its GPUs ("the bandwidth between hosts and GPUs")
+        r"\b(?:between|across|among) (?:the |our |different )?(?:nodes|servers|hosts|machines)\b"
+        r"(?!\s+(?:and|&)\s+(?:the\s+|their\s+|its\s+)?(?:GPU|device|card)s?\b)",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
         r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", r"\bcross-?node\b",
         r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b",
@@ -1692,8 +1697,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
         r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|"
-        r"data ?loader\w*)\b[^.\n]{0,40}?"
-        r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
+        r"data ?loader\w*)\b[^.\n]{0,60}?"
+        # (para37) the CPU with no article, as 在CPU上 above says it ("it's only running on cpu")
+        r"\b(?:bottleneck\w*|overhead|on (?:the )?CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
         r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
         r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPUs?|host|Python)\b",
@@ -2784,6 +2790,23 @@ _POWER_CAP = re.compile(r"\bSW Power Cap\b(?!\s*:\s*Not)", re.I)
 _OTHER_REASON = re.compile(r"\b(?:HW Slowdown|Thermal Slowdown|HW Power Brake)\b(?!(?: Slowdown)?\s*:\s*Not)", re.I)
 
 
+# (para37) The board's draw when the reporter sees SW Power Cap come on: "SW Power Cap will appear at about 240W"
+# (h016), "SW Power Cap shows up at around 240W", "shows SW Power Cap active once the card draws about 240 W".
+# nvidia-smi reports SW Power Cap when the power controller lowers clocks to hold the draw at the enforced limit
+# (nvidia-smi -q's Clocks Event Reasons), so a cap reached at a draw far below the limit is the board or chassis
+# limiting power, not the GPU at its rated power. Not a limit set ("power cap: 250W", "power limit set to 288 W"):
+# no draw is said.
+_CAP_DRAW = re.compile(r"\b(?:SW Power Cap|sw_power_cap)\b(?:(?!\blimit\w*\b|-pl\b)[^.\n]){0,60}?"
+                       r"\b(?:at|draws?|drawing|reach(?:es|ing)?|hits?)\s+(?:only\s+)?(?:about\s+|around\s+|"
+                       r"approximately\s+|roughly\s+|~\s*)?(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b", re.I)
+
+
+def cap_draw(text: str) -> float | None:
+    """The first draw (W) at which the reporter says SW Power Cap comes on, or None."""
+    m = _CAP_DRAW.search(text)
+    return float(m.group(1)) if m else None
+
+
 def _power_cap_only(sentence: str) -> bool:
     """Does the sentence show SW Power Cap active and no slowdown or thermal reason (what a board at its power limit
     shows by design under full load)?"""
@@ -3066,9 +3089,10 @@ def claims(facts: Facts) -> list[Claim]:
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
                     out.append(Claim("gpu_idle_words", source, _quote(text, m, 40), {"groups": []}))
         for m, later in (*((m, False) for m in _UTIL_OTHER_CARD.finditer(text)),
+                         *((m, False) for m in _UTIL_CONTRAST.finditer(text)),
                          *((m, True) for m in _UTIL_LATER.finditer(text))):
             # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
-            number = 2 if later else next(i for i in (1, 2, 3) if m.group(i))
+            number = 2 if later else next(i for i in range(1, m.re.groups + 1) if m.group(i))
             if any(a <= m.start(number) < b for a, b in spans) \
                     or _sentence_start(text, m.start()) not in util_sentences:
                 continue
@@ -3082,6 +3106,7 @@ def claims(facts: Facts) -> list[Claim]:
                 data["low"] = float(m.group("low"))
             if pct <= 100:
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data))
+                spans.append((m.start(number), m.end(number)))  # one figure read once, whichever pattern found it
         swing = util_swing(text, busy_at)
         if swing:
             out.append(swing_claim(source, text, *swing))
@@ -3109,6 +3134,9 @@ def claims(facts: Facts) -> list[Claim]:
                 sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
             _clock_figure(c, sentence, gpu)
             c.data["power_cap_only"] = _power_cap_only(sentence)
+            draw = cap_draw(by_source.get(c.source, ""))
+            if c.data["power_cap_only"] and draw:
+                c.data["cap_draw_w"] = draw
             if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
                 c.guess = True  # a figure with no top clock to set it against leaves the question open
         elif c.kind == "power_limit":
@@ -3237,6 +3265,17 @@ _UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in
                               # around 70%"
                               r"\bone\s+(?:is|was|sits\s+at|stays\s+at|runs\s+at)\s+(?:at\s+)?(?:around\s+|about\s+|~)?"
                               r"(\d{1,3}(?:\.\d+)?)\s*%(?=[^.\n]{0,40}\bthe\s+other\b)", re.I)
+# (para37) The other side of a contrast, its noun left out after the first figure named it: "the LLM class gets 90~100%
+# GPU utilization; the API server only 50%", "keeps the card 90-100% busy, but through the server it only gets to
+# about 50%", "... while with TP=2 just 40%". Read only in a sentence that already gave a GPU utilisation figure, after
+# a contrast word and "only"/"just"/"barely", with no other quantity named on the way ("but memory only 50%", "yet
+# throughput only 60% of that") and none after the figure ("only 50% of the tokens").
+_UTIL_CONTRAST = re.compile(r"(?:[;,]|\b(?:but|while|whereas|yet|vs\.?|versus))\s+"
+                            r"(?:(?!\b(?:memory|VRAM|CPU|RAM|throughput|speed|bandwidth|tok\w*|scaling|efficiency|"
+                            r"power|fan|disk|network|latency|rate)\b)[^.;\n%]){0,50}?"
+                            r"\b(?:only|just|barely)\s+(?:(?:gets?|got|reach(?:es|ed)?|hits?|hit|at|uses?|used|"
+                            r"utili[sz]es?|to)\s+){0,2}(?:about\s+|around\s+|~\s*)?(\d{1,3}(?:\.\d+)?)\s*%"
+                            r"(?!\s*(?:of|slower|faster|more|less|lower|higher)\b)", re.I)
 # (mend2_25) A later level of the same sentence's utilisation, reached by a move: "the utilization rate is around 60-70%
 # at 00:00, but it drops to 50-60% by 15:00" (a level, not "dropped by 30 %", which _CHANGE_BY leaves out).
 # (review26) and the end of a change said "from X% to Y%": "a decrease in GPU utilization from 94% to 56% when
@@ -4715,7 +4754,10 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"(?:越慢|(?:耗时|时间|延迟|时延)越(?:大|长|多|高)|(?:速度|吞吐量?)越(?:慢|低))|"
                 r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|[双两三四五六八]\s*[张块]?\s*卡|并行|tp\s*=?\s*\d)"
                 r"[^\n]{0,80}?"
+                # (para37) little gain said as such: "没快多少", "没怎么提速", "加速不明显" / "提升不明显" (kept pastes)
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
+                r"(?:没|没有|没怎么|不怎么)\s*(?:快多少|快很多|提速|加速|变快)|(?:加速|提速|提升)\s*不(?:明显|大)|"
+                r"快不了多少|"
                 # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
                 r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
@@ -5169,10 +5211,11 @@ SYMPTOMS: list[tuple[str, str]] = [
              # needed"), or the rate before a change ("was only 20 tok/s before the upgrade; now 60")
              r"(?!\s+(?:lower|higher|slower|faster|less|more|behind|apart|difference)\b|"
              r"\s+(?:is\s+|are\s+)?(?:needed|required|necessary|enough)\b|[^.;\n]{0,20}?\bbefore\b)|"
-             # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
-             r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
+             # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time; (para37) the
+             # range written close ("only 1-2 GPUs") and the verb in any tense ("run at a time", not "runs out of")
+             r"\bonly (?:one|1|two|2|a few|some|\d+(?:\s*(?:or|to|-|–|~)\s*\d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
              r"(?:GPUs?|cards?)\b[^.\n]{0,30}?"
-             r"\b(?:running|busy|work\w*|utili[sz]ed|used|active|computing)\b|"
+             r"\b(?:running|run|runs|ran|busy|work\w*|utili[sz]ed|used|active|computing)\b(?!\s+out\s+of\b)|"
              r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?"
              r"\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
 ]
@@ -9297,7 +9340,8 @@ _OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|�
 _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
                            r"(?:放不下|装不下|不够|不足)")
 # Memory left on the GPU while the engine computes on the CPU ("显存还剩几个G，但是却用CPU推理", "there's still 6 GB of
-# VRAM free but it runs on the CPU"): llama.cpp and Ollama place whole layers by an estimate of what fits (-ngl /
+# VRAM free but it runs on the CPU", "a few GB of vram are still free, but it runs inference on the cpu"):
+# llama.cpp and Ollama place whole layers by an estimate of what fits (-ngl /
 # num_gpu; Ollama's FAQ, "How can I tell if my model was loaded onto the GPU?", shows the split as "48%/52% CPU/GPU",
 # https://github.com/ollama/ollama/blob/main/docs/faq.md), so the layers that did not fit run from system memory on
 # the CPU although nvidia-smi still shows free VRAM: the same placement as partial_offload's words, said from the
@@ -9321,7 +9365,7 @@ _VRAM_LEFT_CPU = re.compile(
     # used directly ("uses the CPU") or after a verb, an object of a few words and a preposition ("runs on the CPU",
     # "is running it on CPU", "runs part of the model on the CPU", "falls back to the CPU", "processed by the CPU")
     r"\b(?:(?:still\s+)?(?:plenty\s+of|lots\s+of|(?:\d+(?:\.\d+)?\s*Gi?B|a\s+few\s+(?:GB|gigs))(?:\s+of)?)\s+|"
-    r"still\s+)(?:free\s+)?(?:VRAM|GPU\s+memory|video\s+memory)\s+(?:is\s+)?(?:still\s+)?"
+    r"still\s+)(?:free\s+)?(?:VRAM|GPU\s+memory|video\s+memory)\s+(?:(?:is|are|was|were)\s+)?(?:still\s+)?"
     r"(?:left|free|available|unused|to\s+spare)\b"
     r"(?:[^.\n]|\.(?=\w)){0,40}?\b(?:but|yet|still|however)\b(?:[^.\n]|\.(?=\w)){0,30}?"
     r"(?P<not_en>\b(?:not|never|doesn't|does\s+not|isn't|won't|didn't)\s+)?"
@@ -9492,7 +9536,8 @@ _extend(MORE_WORDS_S)
 
 # (issue 11 s) A measured rate set against a published or expected one in one sentence ("only 87 tokens/s, not the
 # 239.98 tokens/s of the README", "2000 tok/s instead of the 6552 on the performance page", "只有87tokens/s，没有239.98
-# tokens/s"): two rates of one unit, a reference word among them, the larger at least REFERENCE_GAP times the smaller.
+# tokens/s", "不是239.98 tokens/s"):
+# two rates of one unit, a reference word among them, the larger at least REFERENCE_GAP times the smaller.
 # The larger is the reference, the smaller the measurement (data {measured, reference, unit}). A question ("should I
 # get 240 tok/s rather than 87?") is no claim; "went from 40 to 20 tok/s" names no reference.
 _REFERENCE_MARK = re.compile(
@@ -9501,7 +9546,8 @@ _REFERENCE_MARK = re.compile(
     r"official\w*|published|reported|claimed|advertised|paper|blog|"
     r"perf(?:ormance)?[- ](?:page|table|overview|numbers?|docs?)|benchmark (?:page|table|results?|numbers?))\b|"
     r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
-    r"没有\s*(?:达到\s*)?(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
+    # (para37) Chinese "not" before the figure as English "not 240" above: "只有87tokens/s，不是239.98 tokens/s"
+    r"没有\s*(?:达到\s*)?(?=\d)|(?:不是|并非)\s*(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
 REFERENCE_GAP = 1.5
 # (the mark must govern the larger figure, next to it: "instead of the 5000 tok/s", "120 tok/s the README shows";
 # the larger one said to be our own earlier figure is a regression, not a reference: "not the 90 tok/s we had before")

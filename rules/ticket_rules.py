@@ -169,7 +169,10 @@ def clock_power(facts: Facts, predictions=None):
     if not c or c.guess:
         return  # a question or a hunch ("Is the GPU throttling?", "maybe the power cap") is no evidence of one
     rated = _first(facts, "power_limit_ok")
-    if rated and rated.data.get("tdp_w") and c.data.get("power_cap_only"):
+    # (para37) a cap seen at a draw far below the rated power is not the board at its limit (the fix below)
+    draw = c.data.get("cap_draw_w")
+    below = bool(draw and rated and draw < claims.LOWERED_LIMIT * (rated.data.get("tdp_w") or 0))
+    if rated and rated.data.get("tdp_w") and c.data.get("power_cap_only") and not below:
         # the board at its rated power limit: under full load the power controller caps clocks by design
         yield make("ticket.clock_power", "expected_physics", "info", weight(c, 0.5),
                    f"SW Power Cap at the rated {rated.data['tdp_w']:g} W limit: the GPU runs as designed",
