@@ -95,6 +95,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
+from rules.ticket_questions import failure_said
 from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, p2p_seen_working, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
@@ -1695,6 +1696,8 @@ def gpu_utilisation(facts: Facts, predictions=None):
     evidence = [claim_ev(u, "GPU utilisation")]
     copies = None
     if layer_split and (n or 2) >= 2:
+        if failure_said(facts):
+            return  # (risks37) the utilisation is by design, the failure beside it (wrong output, an HTTP 5xx) is not
         yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
                      "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
@@ -3076,6 +3079,8 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     if kind == "other":
         return  # (the other priors below answer a complaint about speed or scaling, or a question whether it is normal)
+    if failure_said(facts):
+        return  # (risks37) output wrong or empty, an HTTP 5xx, an exception said in words: a failure, no physics prior
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
