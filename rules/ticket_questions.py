@@ -19,6 +19,7 @@ from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
+from rules.stated_load import engine_batch_cap, one_load
 from rules.ticket_figures import asks_about_figures, training_job
 from rules.ticket_numbers import EP_TRADE
 from rules.ticket_ratio import tensor_rate
@@ -155,8 +156,16 @@ def figures(facts: Facts) -> bool:
 
 def tp_won_at_high_load(facts: Facts) -> bool:
     """(review36b) The sharded model said to beat its copies at high load (claims.sharding_beats_replicas'
-    high_load), where the copies should win: neither physics nor 'normal', but the copies' own setup to look into."""
-    return any(c.data["high_load"] for c in claims.sharding_beats_replicas(facts))
+    high_load), where the copies should win: neither physics nor 'normal', but the copies' own setup to look into.
+    (risks37) High load is also any concurrency above the batch cap the ticket's launch line sets (--max-num-seqs,
+    --max-batch-size, -np: stated_load.engine_batch_cap): the one sharded engine queues what it cannot batch, while n
+    copies admit n times the cap, so past the cap queueing dominates the sharded side and the copies should win."""
+    won = claims.sharding_beats_replicas(facts)
+    if any(c.data["high_load"] for c in won):
+        return True
+    cap = engine_batch_cap(facts)
+    load = [c.data["concurrency"] or one_load(facts) for c in won]
+    return bool(cap and any(n and n > cap[0] for n in load))
 
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:
