@@ -191,6 +191,11 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts) or claims.layout_speed_asked(facts)
+    if found and any(not c.guess for c in claims.find(facts, "multi_node")):
+        # (risks37) more GPUs over more machines: the network path between them (sockets instead of InfiniBand or
+        # RoCE, no GPUDirect RDMA: NCCL's troubleshooting guide) is the first unknown, not in-box physics; the asks
+        # name it (as ticket.symptom_prior does since the s36 merge)
+        return None
     return found[0] if found and not figures(facts) else None
 
 

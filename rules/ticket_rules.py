@@ -3199,6 +3199,13 @@ def symptom_prior(facts: Facts, predictions=None):
                        evidence, fix="Compare each figure with its own fabric's rate at large sizes (-b 1G -e 8G)"
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
             return
+        if across:
+            # (s36 merge) a run across machines that does not scale: the network path between them (sockets instead of
+            # InfiniBand, no GPUDirect RDMA) is the first unknown, which the asks name; the physics of a TP group in one
+            # box (PCIe, small kernels) is not its answer (modelscope/ms-swift#1825: ZeRO-3 over 12 nodes slower than
+            # over 1, NCCL kept off InfiniBand), nor (risks37) a data-parallel step's examples, which across machines
+            # wait on the same network path
+            return
         if training_job(facts) and not engine_of(facts) and not wfield(facts, "tp")[0]:
             # (ut26a) a training job's GPUs each run a batch of their own and all-reduce the gradients once per step
             # (PyTorch DistributedDataParallel, Horovod, tensor2tensor's --worker_gpu): a step on N GPUs is N batches,
@@ -3226,12 +3233,6 @@ def symptom_prior(facts: Facts, predictions=None):
                        evidence + [layout] + within_physics(facts),
                        fix=fix.rstrip(".") + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=[SGLANG_DP_ATTENTION, VLLM_EP])
-            return
-        if across:
-            # (s36 merge) a run across machines that does not scale: the network path between them (sockets instead of
-            # InfiniBand, no GPUDirect RDMA) is the first unknown, which the asks name; the physics of a TP group in one
-            # box (PCIe, small kernels) is not its answer (modelscope/ms-swift#1825: ZeRO-3 over 12 nodes slower than
-            # over 1, NCCL kept off InfiniBand)
             return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
