@@ -74,19 +74,23 @@ def _minutes(sentence: str) -> float:
     return longest
 
 
-def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
+def documented_behaviour_seen(facts: Facts, excluded: bool = False) -> tuple[dict, str, str] | None:
     """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
-    the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
+    the setting the row names, and that the row's `unless` does not turn into a fault; None when none is. With
+    `excluded` (risks37), the first the row's `unless` (or `unless_gpu`) does turn into one, whatever its context: the
+    catalog knows the observation and says that in this setting it is no design ("profiling metrics missing" on an
+    A100)."""
     own = list(_own_sentences(facts))
     gpus = facts.of(GpuFact)
     words = " ".join(t for _, t in own)
     for row in catalog.documented_behaviours():
-        if not all(re.search(p, words, re.I) for p in row.get("context", [])):
+        if not excluded and not all(re.search(p, words, re.I) for p in row.get("context", [])):
+            continue  # (an `unless` names the faulty settings itself: the DCGM row's Volta-or-newer boards)
+        # a GPU the ticket shows may have the setting whose absence the row explains (unless_gpu)
+        unless = bool(row.get("unless") and re.search(row["unless"], words, re.I)) \
+            or bool(row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus))
+        if unless != excluded:
             continue
-        if row.get("unless") and re.search(row["unless"], words, re.I):
-            continue
-        if row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus):
-            continue  # a GPU the ticket shows has the setting whose absence the row explains
         for i, (source, sentence) in enumerate(own):
             m = re.search(row["sees"], sentence, re.I)
             if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):

@@ -420,6 +420,9 @@ def nothing_broken(facts: Facts, predictions=None):
                    ask="the launch command with its settings (GPU count, CUDA_VISIBLE_DEVICES, device options) and "
                    "`nvidia-smi` during the run")
         return
+    from rules.documented_behaviour import documented_behaviour_seen  # (that module reads this one's gates)
+    if documented_behaviour_seen(facts, excluded=True):
+        return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "

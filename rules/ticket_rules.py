@@ -2744,6 +2744,21 @@ def init_hang_across_nodes(facts: Facts, predictions=None):
 # (review50) A hang whose GPUs are not known to reach each other over PCIe: a GPU the catalog lacks (an AMD MI355X,
 # sgl-project/sglang#39128), none named (Stephen0808/DnLUT#6), or a family word whose usual board is an SXM one on
 # NVLink ("4*A100", huggingface/transformers-bloom-inference#32). P2P over PCIe is then one suspect among several.
+# (risks37) A layer split (llama.cpp, Ollama, accelerate) on boards whose stock driver refuses PCIe peer-to-peer
+# (catalog pcie_p2p = false): the engine asks CUDA for peer access, is refused, and copies each hidden state between the
+# GPUs through host memory (cudaMemcpyPeer stages it when peers cannot reach each other: CUDA Runtime API, "Peer Device
+# Memory Access"); no NCCL collective runs. Nothing goes peer to peer, so no ACS or IOMMU block can stall it.
+P2P_NOT_USED = ("A hang in a layer split on boards without PCIe P2P: nothing goes peer to peer to be blocked",
+                "This engine splits the model by layers and hands each hidden state to the next GPU with a plain copy; "
+                "on boards whose driver refuses PCIe peer-to-peer that copy goes through host memory, and no NCCL "
+                "collective runs. ACS or an IOMMU blocking peer writes, the usual cause of a hang between PCIe GPUs, "
+                "has no peer traffic to block here; the engine, the model's memory or the driver are the suspects.",
+                "a layer split on boards without PCIe P2P",
+                "Run the same model on one GPU (or with fewer layers offloaded) to see whether the hang follows the "
+                "split, and attach the engine's log up to the hang with its version and the driver version.",
+                "the engine's log up to the hang, its version, the driver version and `nvidia-smi` during the hang")
+
+
 P2P_LINK_UNKNOWN = ("A hang across GPUs whose connection is not known: P2P is one suspect among several",
                     "A peer-to-peer path that ACS or the IOMMU blocks hangs NCCL's first collective between GPUs that "
                     "reach each other over PCIe. Nothing here says these GPUs do: no topology, no board the catalog "
@@ -2851,6 +2866,10 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if not p2p_fixed and not build:
         build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
+    gpu = facts.subject.gpu
+    no_peer = [ev(facts.subject.gpu_source, "GPU without PCIe P2P (catalog), the model split by layers", gpu.key)] \
+        if gpu is not None and not gpu.pcie_p2p and layer_split_engine(facts) and not virt and not p2p_fixed \
+        and not p2p_seen_working(facts) else []
     startup = [c for c in claims.find(facts, "startup_step_hang") if not c.guess and not c.negated]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
@@ -2864,6 +2883,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         if not p2p_fixed else None
     passed_check = p2p_seen_working(facts, delivered=True) if not p2p_fixed else []
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+        (no_peer[0], P2P_NOT_USED) if no_peer else \
         (passed_check[0], P2P_PASSED) if passed_check else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
         (startup[0], P2P_STARTUP) if startup and not p2p_fixed else \
