@@ -2520,6 +2520,13 @@ def by_compute_capability(table: dict, cc: float, exact: bool = False):
     return table[next(k for k in table if float(k) == max(keys))] if keys else None
 
 
+def by_design_unless(row: dict, words: str, gpus) -> bool:
+    """Does a by_design.toml row's `unless` match the reporter's words, or its `unless_gpu` field hold on one of the
+    GPUs the ticket shows? Either turns the row's observation into a fault in this setting."""
+    return bool(row.get("unless") and re.search(row["unless"], words, re.I)) \
+        or bool(row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus))
+
+
 @functools.lru_cache(maxsize=None)
 def documented_behaviours() -> tuple[dict, ...]:
     """rules/catalog/by_design.toml's [[behaviour]] rows: what the tools and engines document as how they work, which

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, NcclSetting, Note, PairBandwidth
 from rules import build_arch, catalog, claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
+from rules.failure_words import failure_said
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import engine_batch_cap, one_load
@@ -42,52 +43,6 @@ _PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|g
                       r"ran into|run into|running into|there is|there's)\s+"
                       r"(?:the|a|an|this|that|some|same|similar)\s+(?:\w+\s+)?"
                       r"(?:problem|issue|bug|error)s?\b", re.I)
-
-
-# (review36b) A failure in the reporter's words with no error line pasted: since bydesign36 the "bug" label alone no
-# longer shuts a by-design row, so these shut documented_behaviour and nothing_broken ("after a while the server
-# crashes", "the server doesn't start at all", "the pod gets OOMKilled", "it segfaults", "dmesg shows Xid 13"): a
-# row explains the observation it matched, not a failure beside it. Ruled out ("nothing crashes") it does not count.
-# (risks37) Failures said without those words count too, each a family the engines and their clients report: output
-# that is wrong or empty (the failure the engines' issue templates ask "incorrect / garbled output" about), an HTTP 5xx
-# status (RFC 9110 section 15.6: the server failed to fulfil a valid request), an exception raised or an assertion
-# failed (Python's and ggml's own words), a loss or output gone NaN/inf, a request that never gets an answer. A label
-# alone ("is this a bug?") still does not count (bydesign36).
-_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless|blank|"
-                 r"empty)\s+(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?|tokens|text|"
-                 r"strings?)\b|"
-                 r"\b(?:answers?|outputs?|responses?|replies|completions?|generations?)\s+(?:are|is|was|were|come\s+"
-                 r"back|comes\s+back|came\s+back|look|looks|become|becomes)\s+(?:as\s+|all\s+|just\s+|completely\s+|"
-                 r"often\s+|sometimes\s+|always\s+)?(?:an?\s+)?(?:wrong|incorrect|garbled|gibberish|nonsense|"
-                 r"garbage|corrupt\w*|meaningless|blank|empty)\b|"
-                 r"\brepeat(?:s|ing|ed)?\s+the\s+same\s+(?:word|token|phrase|sentence|character|line)s?\b")
-_FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|core dumped|OOM-?Killed|"
-                     r"CrashLoopBackOff|keeps?\s+restarting|Xid\s*:?\s*\d+|"
-                     r"(?:gets?|got|was|were|is|being)\s+killed|"
-                     r"(?:does\s*n['’]?t|doesn['’]t|did\s*n['’]?t|won['’]?t|will\s+not|can(?:no|['’])?t|"
-                     r"fail(?:s|ed)?\s+to|unable\s+to)\s+(?:even\s+)?(?:start|launch|boot|come\s+up))\b|"
-                     + _WRONG_OUTPUT + r"|\b(?:HTTP|status(?:\s+code)?|error(?:\s+code)?)\s*:?\s*5\d\d\b|"
-                     r"\b5\d\d\s+(?:Internal\s+Server\s+Error|Bad\s+Gateway|Service\s+Unavailable)\b|\bInternal\s+Server\s+Error\b|"
-                     r"\b(?:throws?|threw|thrown|raises?|raised)\s+(?:an?\s+)?(?:\w+\s+)?(?:exception|error)\b|"
-                     r"\bGGML_ASSERT\b|\bassert(?:ion)?\s+failed\b|\bAssertionError\b|"
-                     r"\b(?:loss|logits|outputs?|gradients?|values?)\s+(?:is|are|becomes?|became|turns?\s+(?:in)?to|"
-                     r"goes\s+to|went\s+to)\s+(?:NaN|inf)\b|"
-                     r"\bnever\s+(?:receive|get|gets|got)\s+(?:a|any|an|the)\s+(?:reply|response|answer)\b", re.I)
-
-_NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
-
-
-def failure_said(facts: Facts, besides: str | None = None) -> str | None:
-    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word or
-    matched by `besides` (a by-design row's explains_failure: that failure is the row's own observation)."""
-    for _, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            if besides and re.search(besides, sentence, re.I):
-                continue
-            for m in _FAILED.finditer(sentence):
-                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]):
-                    return sentence
-    return None
 
 
 def fault_context(facts: Facts, excused: tuple[str, ...] = (), labels: bool = True) -> claims.Claim | None:
@@ -331,6 +286,28 @@ def figure_meaning(facts: Facts, predictions=None):
                  0.65)
 
 
+def own_sentences(facts: Facts):
+    """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue
+        for sentence in claims.sentences(text):
+            yield source, sentence
+
+
+def by_design_fault(facts: Facts) -> dict | None:
+    """(risks37) The by_design.toml row whose observation a sentence of the reporter's describes while its `unless`
+    (or `unless_gpu`) names this setting as a fault, whatever the row's context: the catalog knows the behaviour and
+    says it is no design here (DCGM's profiling fields missing on an A100, a Volta-or-newer board); None otherwise."""
+    own = list(own_sentences(facts))
+    words = " ".join(t for _, t in own)
+    gpus = facts.of(GpuFact)
+    for row in catalog.documented_behaviours():
+        if catalog.by_design_unless(row, words, gpus) and any(re.search(row["sees"], t, re.I) for _, t in own):
+            return row
+    return None
+
+
 @rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
@@ -420,8 +397,7 @@ def nothing_broken(facts: Facts, predictions=None):
                    ask="the launch command with its settings (GPU count, CUDA_VISIBLE_DEVICES, device options) and "
                    "`nvidia-smi` during the run")
         return
-    from rules.documented_behaviour import documented_behaviour_seen  # (that module reads this one's gates)
-    if documented_behaviour_seen(facts, excluded=True):
+    if by_design_fault(facts):
         return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",

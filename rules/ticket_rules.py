@@ -68,6 +68,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
+from rules.failure_words import failure_said
 from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use
 from rules.health import FATAL_XIDS
 from rules.host import ACS_SYMPTOMS, not_size_finding, shm_reason
@@ -95,7 +96,6 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.ticket_numbers import EP_TRADE, SMALL_GAIN, layout_gain
-from rules.ticket_questions import failure_said
 from rules.topology import PCIE_LANE_GBS, no_nvswitch_board, nvswitch_by_catalog, p2p_seen_working, pcie_gbs
 from rules.workload import (
     QUANTISATION_ASK,
