@@ -18,9 +18,10 @@ from rules import claims
 # status (RFC 9110 section 15.6: the server failed to fulfil a valid request), an exception raised or an assertion
 # failed (Python's and ggml's own words), a loss or output gone NaN/inf, a request that never gets an answer. A label
 # alone ("is this a bug?") still does not count (bydesign36).
-_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless|blank|"
-                 r"empty)\s+(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?|tokens|text|"
-                 r"strings?)\b|"
+# ("empty" and "blank" only of what a model returns: "set the value to empty string" in a prompt is no failure)
+_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless)\s+"
+                 r"(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?|tokens|text|strings?)\b|"
+                 r"\b(?:empty|blank)\s+(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?)\b|"
                  r"\b(?:answers?|outputs?|responses?|replies|completions?|generations?)\s+(?:are|is|was|were|come\s+"
                  r"back|comes\s+back|came\s+back|look|looks|become|becomes)\s+(?:as\s+|all\s+|just\s+|completely\s+|"
                  r"often\s+|sometimes\s+|always\s+)?(?:an?\s+)?(?:wrong|incorrect|garbled|gibberish|nonsense|"
@@ -33,7 +34,8 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
                      r"fail(?:s|ed)?\s+to|unable\s+to)\s+(?:even\s+)?(?:start|launch|boot|come\s+up))\b|"
                      + _WRONG_OUTPUT + r"|\b(?:HTTP|status(?:\s+code)?|error(?:\s+code)?)\s*:?\s*5\d\d\b|"
                      r"\b5\d\d\s+(?:Internal\s+Server\s+Error|Bad\s+Gateway|Service\s+Unavailable)\b|\bInternal\s+Server\s+Error\b|"
-                     r"\b(?:throws?|threw|thrown|raises?|raised)\s+(?:an?\s+)?(?:\w+\s+)?(?:exception|error)\b|"
+                     # (said of a run, "throws an exception", not code's own "raise Exception()")
+                     r"\b(?:throws|threw|thrown|raises|raised)\s+(?:an?\s+)?(?:\w+\s+)?(?:exception|error)\b|"
                      r"\bGGML_ASSERT\b|\bassert(?:ion)?\s+failed\b|\bAssertionError\b|"
                      r"\b(?:loss|logits|outputs?|gradients?|values?)\s+(?:is|are|becomes?|became|turns?\s+(?:in)?to|"
                      r"goes\s+to|went\s+to)\s+(?:NaN|inf)\b|"
