@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, NcclSetting, Note, PairBandwidth
+from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
 from rules import build_arch, catalog, claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
@@ -296,16 +296,13 @@ def own_sentences(facts: Facts):
 
 
 def by_design_fault(facts: Facts) -> dict | None:
-    """(risks37) The by_design.toml row whose observation a sentence of the reporter's describes while its `unless`
-    (or `unless_gpu`) names this setting as a fault, whatever the row's context: the catalog knows the behaviour and
-    says it is no design here (DCGM's profiling fields missing on an A100, a Volta-or-newer board); None otherwise."""
-    own = list(own_sentences(facts))
-    words = " ".join(t for _, t in own)
-    gpus = facts.of(GpuFact)
-    for row in catalog.documented_behaviours():
-        if catalog.by_design_unless(row, words, gpus) and any(re.search(row["sees"], t, re.I) for _, t in own):
-            return row
-    return None
+    """(risks37) The by_design.toml row whose `fault_in` the reporter's words match: the catalog knows the observation
+    and says that in this setting it is a fault, not the documented behaviour (DCGM's profiling fields missing on an
+    A100, a board the profiling module supports); None otherwise. A row's `unless` says only that the row does not
+    apply (idle clocks said of a run under load), so it does not count here."""
+    words = " ".join(t for _, t in own_sentences(facts))
+    return next((row for row in catalog.documented_behaviours()
+                 if row.get("fault_in") and re.search(row["fault_in"], words, re.I)), None)
 
 
 @rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")

@@ -148,7 +148,7 @@ def test_new_patterns_are_bounded():
     patterns = [failure_words._FAILED, claims._HIGH_LOAD, software_pairs._TP_VALUE, software_pairs._LOAD_VALUE,
                 software_pairs._CONTEXT_VALUE, software_pairs._MODEL_SIZE, software_pairs._PRECISION]
     row = next(r for r in catalog.documented_behaviours() if r["key"] == "dcgm_profiling_by_architecture")
-    patterns.append(re.compile(row["unless"], re.I))
+    patterns += [re.compile(row["unless"], re.I), re.compile(row["fault_in"], re.I)]  # (risks37: the board clause)
     for p in patterns:
         for text in (" " * 5000, "concurrent " * 455, "A100 " * 1000, "1 " * 2500):
             start = time.perf_counter()

@@ -18,7 +18,7 @@ every probe with its verdict before and after). Real pastes first in each sectio
    the prior (nccl#1250's one-NIC-per-GPU figures are physics).
 6. 2x RTX 4090 "slower than I expected": the weak p2p_disabled lead holds (the corpus labels the host-staged all-reduce
    of boards without PCIe P2P p2p_disabled with expected_physics accepted; a figure in its band answers physics).
-7. Left from reviews: a DCGM row whose `unless` names the board (A100) now stops ticket.nothing_broken's healthy; an
+7. Left from reviews: a by_design row's new `fault_in` (DCGM fields missing on an A100) stops ticket.nothing_broken; an
    Ollama/llama.cpp hang on boards without PCIe P2P is a lead below the verdict (nothing goes peer to peer); guided
    JSON with/without holds; sampling_bound beside a CUDA OOM is left (gating it hands the verdict to a figure fit).
 """
@@ -301,7 +301,7 @@ def test_p2p_forced_off_on_4090_is_the_setting():
 # =========================================================================== 7. left from reviews
 
 def test_dcgm_fields_missing_on_a_board_that_has_them_is_not_healthy():
-    """review36b's bd_dcgm_a100: the by_design row's `unless` names the A100, so nothing_broken may not call it
+    """review36b's bd_dcgm_a100: the by_design row's `fault_in` names the A100, so nothing_broken may not call it
     normal; the P100 (the row's own setting, NVIDIA/DCGM#47) still is."""
     verdict, found = judged_issue("DCGM profiling metrics missing on A100\n\ndcgm-exporter on our A100 nodes: the "
                                   "DCGM_FI_PROF_* metrics are missing, only the basic fields are exported. Why?")
