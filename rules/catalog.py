@@ -2530,6 +2530,13 @@ def by_compute_capability(table: dict, cc: float, exact: bool = False):
     return table[next(k for k in table if float(k) == max(keys))] if keys else None
 
 
+def by_design_unless(row: dict, words: str, gpus) -> bool:
+    """Does a by_design.toml row's `unless` or `fault_in` match the reporter's words, or its `unless_gpu` field hold on
+    one of the GPUs the ticket shows? Any of them rules the row out for this ticket."""
+    return any(row.get(k) and re.search(row[k], words, re.I) for k in ("unless", "fault_in")) \
+        or bool(row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus))
+
+
 @functools.lru_cache(maxsize=None)
 def documented_behaviours() -> tuple[dict, ...]:
     """rules/catalog/by_design.toml's [[behaviour]] rows: what the tools and engines document as how they work, which
@@ -2542,7 +2549,7 @@ def documented_behaviours() -> tuple[dict, ...]:
     gpu_fields = {f.name for f in dataclasses.fields(GpuFact)}
     for i, row in enumerate(rows):
         where = f"{path}: behaviour #{i + 1} ({row.get('key', 'no key')})"
-        for k in ("sees", "unless", "explains_failure"):
+        for k in ("sees", "unless", "explains_failure", "fault_in"):
             if isinstance(row.get(k), str):
                 row[k] = expand(row[k], where)
         if isinstance(row.get("context"), list):

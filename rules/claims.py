@@ -7115,17 +7115,24 @@ def _high_load(sentence: str) -> bool:
     return False
 
 
+def _concurrency(sentence: str) -> int | None:
+    """The largest count of concurrent requests the sentence states (_HIGH_LOAD's counts), or None."""
+    counts = [int(g) for m in _HIGH_LOAD.finditer(sentence) for g in m.groups() if g]
+    return max(counts, default=None)
+
+
 def sharding_beats_replicas(facts: Facts) -> list[Claim]:
     """Sentences where one model sharded by tensor parallelism beats copies of it on the same GPUs (data
     parallelism, replicas, separate or "solo" instances): the pair's other outcome, by design at low concurrency.
-    data["high_load"]: the sentence says the win came at high load (_high_load), where the copies should win."""
+    data["high_load"]: the sentence says the win came at high load (_high_load), where the copies should win;
+    data["concurrency"]: the count of concurrent requests it states, if any."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _sharding_win(sentence)
             if m:
                 out.append(Claim("sharding_beats_replicas", source, _quote(sentence, m, 60),
-                                 {"high_load": _high_load(sentence)}))
+                                 {"high_load": _high_load(sentence), "concurrency": _concurrency(sentence)}))
     return out
 
 

@@ -41,13 +41,26 @@ _CPU_ONLY = re.compile(
 # ("no GPU" is no GPU), and so is a template's empty "### GPU" heading.
 # (review36) Also inside an engine's option, where "_" joins it to the next word: n_gpu_layers, num_gpu, gpu_layers,
 # and llama.cpp's -ngl (its short form): offload asked for is a GPU the run should be using.
+# (risks37) And offload, in either direction: llama.cpp's "offloaded 20/33 layers" go to a GPU, and vLLM's
+# --cpu-offload-gb or "the rest on the CPU" moves weights off one: either way a GPU runs part of the model.
 _GPU_WORD = re.compile(r"(?<![A-Za-z])GPUs?(?![A-Za-z])|\bCUDA\b|\bcuda:\d|\.cuda\(\)|nvidia-smi|显卡|\bVRAM\b|"
-                       r"(?<![\w-])-ngl\b|\b(?:graphics|video)\s+cards?\b", re.I)
+                       r"(?<![\w-])-ngl\b|\b(?:graphics|video)\s+cards?\b|\boffload\w*", re.I)
 _EMPTY_HEADING = re.compile(r"(?m)^\s*#{1,6}\s*GPU\s*$")
 # What the words say of a run on the CPU in the first place: a fallback ("falls back to the CPU"), a CPU used
 # instead of something else, or the CPU as a load ("CPU only at 50 %"): no setup of the reporter's.
+# (risks37) Nor one part of the work on the CPU (the tokenizer, pre- or post-processing, sampling, data loading: what
+# the engines run on the host beside a GPU's forward pass), nor a CPU build of a package (torch's "+cpu" wheel, a
+# CPU-only build: which software is installed, not a machine set up without a GPU; pip pulling it onto a GPU box is
+# the cause of the slowness, not host memory's pace).
 _NOT_SETUP = re.compile(r"\b(?:instead\s+of|rather\s+than|fall(?:s|ing)?\s+back|fell\s+back|switch\w*\s+to)\b|"
-                        r"\b(?:usage|load|utili[sz]ation)\b|%", re.I)
+                        r"\b(?:usage|load|utili[sz]ation)\b|%|"
+                        r"\b(?:tokeni[sz]\w*|detokeni[sz]\w*|pre-?process\w*|post-?process\w*|sampl(?:er|ing)|"
+                        r"data[- ]?load\w*|dataloader)\b|"
+                        r"\b(?:by\s+mistake|accidentally)\b|\+cpu\b", re.I)
+_BUILD_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:wheel|build|package|binar(?:y|ies)|version)\b", re.I)
+# (risks37) A fallback said anywhere in the ticket ("ollama runs in CPU mode ... it falls back to CPU mode"): the run
+# was meant for a GPU, whichever sentence says CPU first.
+_FALLBACK = re.compile(r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:\w+\s+){0,2}?CPU|\bCPU\s+fallback\b", re.I)
 # (review36) ... nor the engine not seeing or not using a GPU ("No NVIDIA GPU detected", "no GPU is used", "the GPU is
 # not recognised"): a GPU the reporter has, which the run misses, is a fault (a container without --gpus, a build
 # without CUDA), not a CPU set up on purpose.
@@ -73,6 +86,8 @@ def cpu_only_said(facts: Facts) -> tuple[str, str] | None:
     """(source, sentence) where the reporter says the run is set up on the CPU alone, said as fact: not negated
     ("not CPU only"), not a guess or question ("should I try CPU only?"), not a condition ("if I run CPU only"), not
     a fallback or a load figure."""
+    if any(_FALLBACK.search(text) for _, text in claims.texts(facts)):
+        return None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             for m in _CPU_ONLY.finditer(sentence):
@@ -83,6 +98,7 @@ def cpu_only_said(facts: Facts) -> tuple[str, str] | None:
                 clause = sentence[start:min(ends, default=len(sentence))]
                 if claims.negated_words(sentence, m) or claims.guessed(clause) \
                         or claims.conditional(sentence[:m.start()]) or _NOT_SETUP.search(near) \
+                        or _BUILD_AFTER.search(sentence[m.end():]) \
                         or _GPU_MISSED.search(sentence):
                     continue
                 return source, claims.one_line(sentence[:240])

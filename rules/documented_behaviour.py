@@ -14,7 +14,9 @@ from diagnose.evidence import Facts, GpuFact
 from rules import catalog, claims
 from rules.common import ev, make
 from rules.engine import rule
-from rules.ticket_questions import failure_said, fault_context, figures
+from rules.failure_words import failure_said
+from rules.ticket_questions import fault_context, figures
+from rules.ticket_questions import own_sentences as _own_sentences
 
 # What makes an observation a change rather than how the software works: it was otherwise before.
 _WAS_OTHERWISE = re.compile(r"\b(?:(?:used to|no longer|(?:does|did)n['’]t any ?more)\s+"
@@ -34,15 +36,6 @@ _SET_ASIDE = re.compile(r"\b(?:that|this|it|which)(?:(?:['’]s|\s+is|\s+was)\s+
 # asks is something else.
 _KNOWN_ALREADY = re.compile(r"\b(?:I|we)\s+(?:already\s+|do\s+)?(?:know|understand|am\s+aware|are\s+aware|reali[sz]e)\b"
                             r"(?:\s+that)?[^.?!\n]{0,10}$", re.I)
-
-def _own_sentences(facts: Facts):
-    """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
-    for source, text in claims.texts(facts):
-        if "(" in str(source):
-            continue
-        for sentence in claims.sentences(text):
-            yield source, sentence
-
 
 # A memory amount in the reporter's words: "24GB", "22.5 GiB", "15360MiB" (GB and GiB taken alike: the row explains
 # their difference).
@@ -83,10 +76,8 @@ def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
     for row in catalog.documented_behaviours():
         if not all(re.search(p, words, re.I) for p in row.get("context", [])):
             continue
-        if row.get("unless") and re.search(row["unless"], words, re.I):
-            continue
-        if row.get("unless_gpu") and any(getattr(g, row["unless_gpu"], None) for g in gpus):
-            continue  # a GPU the ticket shows has the setting whose absence the row explains
+        if catalog.by_design_unless(row, words, gpus):
+            continue  # (a GPU the ticket shows may have the setting whose absence the row explains: unless_gpu)
         for i, (source, sentence) in enumerate(own):
             m = re.search(row["sees"], sentence, re.I)
             if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):

@@ -151,15 +151,49 @@ _CONTEXT_WORD = re.compile(r"\b(?:num_ctx|ctx[-_ ]size|n_ctx|max[-_]model[-_]len
                            r"context(?:\s+(?:length|size|window))?)\b", re.I)
 _CONTEXT_VALUE = re.compile(r"(?<![\w.])(\d{1,3}[kK]|\d{4,7})(?!\w|\.\d)")
 _PRECISION_SAME = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "f16": "fp16"}
+# (risks37) The request's own lengths: a prompt of 2048 tokens against one of 128, or 1024 tokens generated against 128,
+# change the work per request (prefill grows with the prompt, decode's per-token cost with the context) whatever the
+# software, as vLLM's benchmark flags (--random-input-len, --random-output-len) and the clients' max_tokens set them.
+_LENGTH_VALUE = re.compile(r"\b(?:(?:input|output|prompt|generation|completion)[-_ ]?(?:len(?:gth)?|tokens)|"
+                           r"max[-_ ]?(?:new[-_ ])?tokens|random[-_]input[-_]len|random[-_]output[-_]len|ISL|OSL)"
+                           r"\s*(?:of\s+|[=:]\s*)?(\d{1,6}[kK]?)\b", re.I)
+# The GPUs each run used, said in words ("on a single GPU", "uses both GPUs", "across 4 GPUs").
+_GPUS_USED = re.compile(r"\b(?:on|uses?|using|used|with|across|over)\s+(?:a\s+|only\s+|just\s+)?"
+                        r"(single|one|1|both|two|2|three|3|four|4|eight|8|all\s+(?:\w+\s+)?)\s*(?:GPU|card)s?\b", re.I)
+_COUNT_WORDS = {"single": "1", "one": "1", "both": "2", "two": "2", "three": "3", "four": "4", "eight": "8"}
+# Differences one side alone carries, each a cause of its own: part of the model on the CPU (layers or weights offloaded
+# to host memory: llama.cpp's -ngl below the layer count, vLLM's --cpu-offload-gb), speculative decoding (a draft model,
+# EAGLE, Medusa, MTP: fewer target passes per token), and the runs placed on two machines.
+_ONE_SIDED = {
+    "part of the model on the CPU": re.compile(
+        r"\b(?:rest|remaining\s+layers|some\s+(?:of\s+the\s+)?layers|part\s+of\s+(?:the\s+)?(?:model|weights))\b"
+        r"[^.\n]{0,30}?\b(?:on|to|in)\s+(?:the\s+)?(?:CPU|system\s+RAM|RAM)\b|"
+        r"\bCPU[- ]offload\w*|--cpu-offload|\boffload\w*\s+(?:\w+\s+){0,3}?(?:to|on)\s+(?:the\s+)?(?:CPU|RAM)\b", re.I),
+    "speculative decoding": re.compile(r"\bspeculative\s+decod\w*|\bdraft\s+model\b|\bEAGLE-?\d?\b|\bMedusa\b|"
+                                       r"--speculative\w*", re.I),
+}
+_MACHINE = re.compile(r"\b(?:on|in|from)\s+(?:my|our|the|a|an|another|a\s+different|the\s+other)\s+(?:\w+\s+)?"
+                      r"(laptop|desktop|server|workstation|PC|computer|mac(?:book)?|cluster|VM|cloud\s+instance)\b",
+                      re.I)
 
 
 def _other_difference(facts: Facts, factor: str) -> str | None:
     """The first setting the ticket names with two different values (_TP_VALUE, _PRECISION, _MODEL_SIZE, _LOAD_VALUE,
-    context lengths in a sentence about context), as "what: a, b"; None where none is. A client's load is its own
+    context lengths in a sentence about context, request lengths, GPUs used said in words, two machines), as "what: a,
+    b", or a difference one side alone carries (_ONE_SIDED: layers on the CPU, speculative decoding); None where none
+    is. A client's load is its own
     doing (how it sends the requests: sgl-project/sglang#4076), so for two clients the load is not counted."""
     seen: dict[str, set[str]] = {"tensor parallel size": set(), "precision": set(), "model size": set(),
-                                 "load": set(), "context length": set()}
+                                 "load": set(), "context length": set(), "request length": set(), "GPUs used": set(),
+                                 "machine": set()}
     for _, text in claims.texts(facts):
+        for what, pattern in _ONE_SIDED.items():
+            if pattern.search(text):
+                return what
+        seen["request length"] |= {v.lower() for v in _LENGTH_VALUE.findall(text)}
+        seen["GPUs used"] |= {_COUNT_WORDS.get(v.lower(), "all" if v.lower().startswith("all") else v)
+                              for v in _GPUS_USED.findall(text)}
+        seen["machine"] |= {v.lower() for v in _MACHINE.findall(text)}
         seen["tensor parallel size"] |= {v for v in _TP_VALUE.findall(text)}
         seen["precision"] |= {_PRECISION_SAME.get(v.lower(), v.lower()) for v in _PRECISION.findall(text)}
         seen["model size"] |= {v for v in _MODEL_SIZE.findall(text)}
@@ -180,7 +214,8 @@ def software_pair_rule(facts: Facts, predictions=None):
     (software_pair), the larger at least MIN_GAP times the smaller: physics predicts the same rate on both sides, so
     the gap is the slower side's software (its defaults, how it batches or drives the engine). Silent on a failure,
     on two boards (ticket.rate_ratio), where the runs differ in more than the software (a TP size, precision, model,
-    load or context named twice), or where the two rates are within MIN_GAP."""
+    load, context or request length, GPU count or machine named twice; layers on the CPU or speculative decoding named),
+    or where the two rates are within MIN_GAP."""
     if not asks_about_figures(facts) or _boards_named(facts) > 1:
         return
     if claims.find(facts, "layer_slower") and claims.find(facts, "engine_direct"):

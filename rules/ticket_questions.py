@@ -17,8 +17,10 @@ from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting,
 from rules import build_arch, catalog, claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
+from rules.failure_words import failure_said
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
 from rules.reference_scaling import reference_shortfall
+from rules.stated_load import engine_batch_cap, one_load
 from rules.ticket_figures import asks_about_figures, training_job
 from rules.ticket_numbers import EP_TRADE
 from rules.ticket_ratio import tensor_rate
@@ -41,32 +43,6 @@ _PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|g
                       r"ran into|run into|running into|there is|there's)\s+"
                       r"(?:the|a|an|this|that|some|same|similar)\s+(?:\w+\s+)?"
                       r"(?:problem|issue|bug|error)s?\b", re.I)
-
-
-# (review36b) A failure in the reporter's words with no error line pasted: since bydesign36 the "bug" label alone no
-# longer shuts a by-design row, so these shut documented_behaviour and nothing_broken ("after a while the server
-# crashes", "the server doesn't start at all", "the pod gets OOMKilled", "it segfaults", "dmesg shows Xid 13"): a
-# row explains the observation it matched, not a failure beside it. Ruled out ("nothing crashes") it does not count.
-_FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|core dumped|OOM-?Killed|"
-                     r"CrashLoopBackOff|keeps?\s+restarting|Xid\s*:?\s*\d+|"
-                     r"(?:gets?|got|was|were|is|being)\s+killed|"
-                     r"(?:does\s*n['’]?t|doesn['’]t|did\s*n['’]?t|won['’]?t|will\s+not|can(?:no|['’])?t|"
-                     r"fail(?:s|ed)?\s+to|unable\s+to)\s+(?:even\s+)?(?:start|launch|boot|come\s+up))\b", re.I)
-
-_NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
-
-
-def failure_said(facts: Facts, besides: str | None = None) -> str | None:
-    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word or
-    matched by `besides` (a by-design row's explains_failure: that failure is the row's own observation)."""
-    for _, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            if besides and re.search(besides, sentence, re.I):
-                continue
-            for m in _FAILED.finditer(sentence):
-                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]):
-                    return sentence
-    return None
 
 
 def fault_context(facts: Facts, excused: tuple[str, ...] = (), labels: bool = True) -> claims.Claim | None:
@@ -135,8 +111,16 @@ def figures(facts: Facts) -> bool:
 
 def tp_won_at_high_load(facts: Facts) -> bool:
     """(review36b) The sharded model said to beat its copies at high load (claims.sharding_beats_replicas'
-    high_load), where the copies should win: neither physics nor 'normal', but the copies' own setup to look into."""
-    return any(c.data["high_load"] for c in claims.sharding_beats_replicas(facts))
+    high_load), where the copies should win: neither physics nor 'normal', but the copies' own setup to look into.
+    (risks37) High load is also any concurrency above the batch cap the ticket's launch line sets (--max-num-seqs,
+    --max-batch-size, -np: stated_load.engine_batch_cap): the one sharded engine queues what it cannot batch, while n
+    copies admit n times the cap, so past the cap queueing dominates the sharded side and the copies should win."""
+    won = claims.sharding_beats_replicas(facts)
+    if any(c.data["high_load"] for c in won):
+        return True
+    cap = engine_batch_cap(facts)
+    load = [c.data["concurrency"] or one_load(facts) for c in won]
+    return bool(cap and any(n and n > cap[0] for n in load))
 
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:
@@ -162,6 +146,11 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts) or claims.layout_speed_asked(facts)
+    if found and any(not c.guess for c in claims.find(facts, "multi_node")):
+        # (risks37) more GPUs over more machines: the network path between them (sockets instead of InfiniBand or
+        # RoCE, no GPUDirect RDMA: NCCL's troubleshooting guide) is the first unknown, not in-box physics; the asks
+        # name it (as ticket.symptom_prior does since the s36 merge)
+        return None
     return found[0] if found and not figures(facts) else None
 
 
@@ -297,6 +286,25 @@ def figure_meaning(facts: Facts, predictions=None):
                  0.65)
 
 
+def own_sentences(facts: Facts):
+    """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue
+        for sentence in claims.sentences(text):
+            yield source, sentence
+
+
+def by_design_fault(facts: Facts) -> dict | None:
+    """(risks37) The by_design.toml row whose `fault_in` the reporter's words match: the catalog knows the observation
+    and says that in this setting it is a fault, not the documented behaviour (DCGM's profiling fields missing on an
+    A100, a board the profiling module supports); None otherwise. A row's `unless` says only that the row does not
+    apply (idle clocks said of a run under load), so it does not count here."""
+    words = " ".join(t for _, t in own_sentences(facts))
+    return next((row for row in catalog.documented_behaviours()
+                 if row.get("fault_in") and re.search(row["fault_in"], words, re.I)), None)
+
+
 @rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
@@ -386,6 +394,8 @@ def nothing_broken(facts: Facts, predictions=None):
                    ask="the launch command with its settings (GPU count, CUDA_VISIBLE_DEVICES, device options) and "
                    "`nvidia-smi` during the run")
         return
+    if by_design_fault(facts):
+        return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
@@ -698,7 +708,7 @@ def one_gpu_by_design(facts: Facts, predictions=None):
     c = one_gpu_in_use(facts)
     if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
             or figures(facts) or claims.complaint(facts, skip=ONE_GPU_USED) or sharding_asked(facts) \
-            or claims.out_of_memory(facts):
+            or claims.out_of_memory(facts) or failure_said(facts):
         return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved; out of
         # memory on the one GPU: the model did not fit where it was put, ticket.memory_unsplit's lead, not healthy)
     fits = _fits_one(facts)

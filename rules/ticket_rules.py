@@ -68,6 +68,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
+from rules.failure_words import failure_said
 from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use
 from rules.health import FATAL_XIDS
 from rules.host import ACS_SYMPTOMS, not_size_finding, shm_reason
@@ -1698,6 +1699,8 @@ def gpu_utilisation(facts: Facts, predictions=None):
     evidence = [claim_ev(u, "GPU utilisation")]
     copies = None
     if layer_split and (n or 2) >= 2:
+        if failure_said(facts):
+            return  # (risks37) the utilisation is by design, the failure beside it (wrong output, an HTTP 5xx) is not
         yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
                      "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
@@ -2744,6 +2747,21 @@ def init_hang_across_nodes(facts: Facts, predictions=None):
 # (review50) A hang whose GPUs are not known to reach each other over PCIe: a GPU the catalog lacks (an AMD MI355X,
 # sgl-project/sglang#39128), none named (Stephen0808/DnLUT#6), or a family word whose usual board is an SXM one on
 # NVLink ("4*A100", huggingface/transformers-bloom-inference#32). P2P over PCIe is then one suspect among several.
+# (risks37) A layer split (llama.cpp, Ollama, accelerate) on boards whose stock driver refuses PCIe peer-to-peer
+# (catalog pcie_p2p = false): the engine asks CUDA for peer access, is refused, and copies each hidden state between the
+# GPUs through host memory (cudaMemcpyPeer stages it when peers cannot reach each other: CUDA Runtime API, "Peer Device
+# Memory Access"); no NCCL collective runs. Nothing goes peer to peer, so no ACS or IOMMU block can stall it.
+P2P_NOT_USED = ("A hang in a layer split on boards without PCIe P2P: nothing goes peer to peer to be blocked",
+                "This engine splits the model by layers and hands each hidden state to the next GPU with a plain copy; "
+                "on boards whose driver refuses PCIe peer-to-peer that copy goes through host memory, and no NCCL "
+                "collective runs. ACS or an IOMMU blocking peer writes, the usual cause of a hang between PCIe GPUs, "
+                "has no peer traffic to block here; the engine, the model's memory or the driver are the suspects.",
+                "a layer split on boards without PCIe P2P",
+                "Run the same model on one GPU (or with fewer layers offloaded) to see whether the hang follows the "
+                "split, and attach the engine's log up to the hang with its version and the driver version.",
+                "the engine's log up to the hang, its version, the driver version and `nvidia-smi` during the hang")
+
+
 P2P_LINK_UNKNOWN = ("A hang across GPUs whose connection is not known: P2P is one suspect among several",
                     "A peer-to-peer path that ACS or the IOMMU blocks hangs NCCL's first collective between GPUs that "
                     "reach each other over PCIe. Nothing here says these GPUs do: no topology, no board the catalog "
@@ -2851,6 +2869,10 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if not p2p_fixed and not build:
         build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
+    gpu = facts.subject.gpu
+    no_peer = [ev(facts.subject.gpu_source, "GPU without PCIe P2P (catalog), the model split by layers", gpu.key)] \
+        if gpu is not None and not gpu.pcie_p2p and layer_split_engine(facts) and not virt and not p2p_fixed \
+        and not p2p_seen_working(facts) else []
     startup = [c for c in claims.find(facts, "startup_step_hang") if not c.guess and not c.negated]
     # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
     done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
@@ -2864,6 +2886,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         if not p2p_fixed else None
     passed_check = p2p_seen_working(facts, delivered=True) if not p2p_fixed else []
     against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+        (no_peer[0], P2P_NOT_USED) if no_peer else \
         (passed_check[0], P2P_PASSED) if passed_check else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
         (startup[0], P2P_STARTUP) if startup and not p2p_fixed else \
@@ -3079,6 +3102,8 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     if kind == "other":
         return  # (the other priors below answer a complaint about speed or scaling, or a question whether it is normal)
+    if failure_said(facts):
+        return  # (risks37) output wrong or empty, an HTTP 5xx, an exception said in words: a failure, no physics prior
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
@@ -3197,6 +3222,13 @@ def symptom_prior(facts: Facts, predictions=None):
                        evidence, fix="Compare each figure with its own fabric's rate at large sizes (-b 1G -e 8G)"
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
             return
+        if across:
+            # (s36 merge) a run across machines that does not scale: the network path between them (sockets instead of
+            # InfiniBand, no GPUDirect RDMA) is the first unknown, which the asks name; the physics of a TP group in one
+            # box (PCIe, small kernels) is not its answer (modelscope/ms-swift#1825: ZeRO-3 over 12 nodes slower than
+            # over 1, NCCL kept off InfiniBand), nor (risks37) a data-parallel step's examples, which across machines
+            # wait on the same network path
+            return
         if training_job(facts) and not engine_of(facts) and not wfield(facts, "tp")[0]:
             # (ut26a) a training job's GPUs each run a batch of their own and all-reduce the gradients once per step
             # (PyTorch DistributedDataParallel, Horovod, tensor2tensor's --worker_gpu): a step on N GPUs is N batches,
@@ -3224,12 +3256,6 @@ def symptom_prior(facts: Facts, predictions=None):
                        evidence + [layout] + within_physics(facts),
                        fix=fix.rstrip(".") + _still_to_attach(facts, "to rule out a transport problem") + ".",
                        refs=[SGLANG_DP_ATTENTION, VLLM_EP])
-            return
-        if across:
-            # (s36 merge) a run across machines that does not scale: the network path between them (sockets instead of
-            # InfiniBand, no GPUDirect RDMA) is the first unknown, which the asks name; the physics of a TP group in one
-            # box (PCIe, small kernels) is not its answer (modelscope/ms-swift#1825: ZeRO-3 over 12 nodes slower than
-            # over 1, NCCL kept off InfiniBand)
             return
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",

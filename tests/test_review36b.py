@@ -10,7 +10,7 @@ import pytest
 from conftest import judged_issue
 from test_ticket_numbers import _said
 
-from rules import catalog, claims, software_pairs, ticket_questions
+from rules import catalog, claims, failure_words, software_pairs, ticket_questions
 
 DATA = Path(__file__).parent / "data"
 
@@ -145,10 +145,10 @@ def test_failure_words_ruled_out_do_not_count():
 
 
 def test_new_patterns_are_bounded():
-    patterns = [ticket_questions._FAILED, claims._HIGH_LOAD, software_pairs._TP_VALUE, software_pairs._LOAD_VALUE,
+    patterns = [failure_words._FAILED, claims._HIGH_LOAD, software_pairs._TP_VALUE, software_pairs._LOAD_VALUE,
                 software_pairs._CONTEXT_VALUE, software_pairs._MODEL_SIZE, software_pairs._PRECISION]
     row = next(r for r in catalog.documented_behaviours() if r["key"] == "dcgm_profiling_by_architecture")
-    patterns.append(re.compile(row["unless"], re.I))
+    patterns += [re.compile(row["unless"], re.I), re.compile(row["fault_in"], re.I)]  # (risks37: the board clause)
     for p in patterns:
         for text in (" " * 5000, "concurrent " * 455, "A100 " * 1000, "1 " * 2500):
             start = time.perf_counter()

@@ -1,0 +1,57 @@
+"""A failure said in the reporter's own words, with no error line pasted: the gate that keeps the answers resting on
+nothing seen broken (rules.documented_behaviour's rows, ticket.nothing_broken, the physics priors) off a ticket that
+reports one. It reads sentences only, so the rules of every layer above the claims can ask it."""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Facts
+from rules import claims
+
+# (review36b) A failure in the reporter's words with no error line pasted: since bydesign36 the "bug" label alone no
+# longer shuts a by-design row, so these shut documented_behaviour and nothing_broken ("after a while the server
+# crashes", "the server doesn't start at all", "the pod gets OOMKilled", "it segfaults", "dmesg shows Xid 13"): a
+# row explains the observation it matched, not a failure beside it. Ruled out ("nothing crashes") it does not count.
+# (risks37) Failures said without those words count too, each a family the engines and their clients report: output
+# that is wrong or empty (the failure the engines' issue templates ask "incorrect / garbled output" about), an HTTP 5xx
+# status (RFC 9110 section 15.6: the server failed to fulfil a valid request), an exception raised or an assertion
+# failed (Python's and ggml's own words), a loss or output gone NaN/inf, a request that never gets an answer. A label
+# alone ("is this a bug?") still does not count (bydesign36).
+# ("empty" and "blank" only of what a model returns: "set the value to empty string" in a prompt is no failure)
+_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless)\s+"
+                 r"(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?|tokens|text|strings?)\b|"
+                 r"\b(?:empty|blank)\s+(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?)\b|"
+                 r"\b(?:answers?|outputs?|responses?|replies|completions?|generations?)\s+(?:are|is|was|were|come\s+"
+                 r"back|comes\s+back|came\s+back|look|looks|become|becomes)\s+(?:as\s+|all\s+|just\s+|completely\s+|"
+                 r"often\s+|sometimes\s+|always\s+)?(?:an?\s+)?(?:wrong|incorrect|garbled|gibberish|nonsense|"
+                 r"garbage|corrupt\w*|meaningless|blank|empty)\b|"
+                 r"\brepeat(?:s|ing|ed)?\s+the\s+same\s+(?:word|token|phrase|sentence|character|line)s?\b")
+_FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|core dumped|OOM-?Killed|"
+                     r"CrashLoopBackOff|keeps?\s+restarting|Xid\s*:?\s*\d+|"
+                     r"(?:gets?|got|was|were|is|being)\s+killed|"
+                     r"(?:does\s*n['’]?t|doesn['’]t|did\s*n['’]?t|won['’]?t|will\s+not|can(?:no|['’])?t|"
+                     r"fail(?:s|ed)?\s+to|unable\s+to)\s+(?:even\s+)?(?:start|launch|boot|come\s+up))\b|"
+                     + _WRONG_OUTPUT + r"|\b(?:HTTP|status(?:\s+code)?|error(?:\s+code)?)\s*:?\s*5\d\d\b|"
+                     r"\b5\d\d\s+(?:Internal\s+Server\s+Error|Bad\s+Gateway|Service\s+Unavailable)\b|\bInternal\s+Server\s+Error\b|"
+                     # (said of a run, "throws an exception", not code's own "raise Exception()")
+                     r"\b(?:throws|threw|thrown|raises|raised)\s+(?:an?\s+)?(?:\w+\s+)?(?:exception|error)\b|"
+                     r"\bGGML_ASSERT\b|\bassert(?:ion)?\s+failed\b|\bAssertionError\b|"
+                     r"\b(?:loss|logits|outputs?|gradients?|values?)\s+(?:is|are|becomes?|became|turns?\s+(?:in)?to|"
+                     r"goes\s+to|went\s+to)\s+(?:NaN|inf)\b|"
+                     r"\bnever\s+(?:receive|get|gets|got)\s+(?:a|any|an|the)\s+(?:reply|response|answer)\b", re.I)
+
+_NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
+
+
+def failure_said(facts: Facts, besides: str | None = None) -> str | None:
+    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word or
+    matched by `besides` (a by-design row's explains_failure: that failure is the row's own observation)."""
+    for _, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            if besides and re.search(besides, sentence, re.I):
+                continue
+            for m in _FAILED.finditer(sentence):
+                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]):
+                    return sentence
+    return None
