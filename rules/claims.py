@@ -1668,7 +1668,8 @@ PATTERNS: dict[str, list[str]] = {
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b(?![ _-]?affinit)",
-        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)\s+(?:v?CPUs?|CPU cores|processors?)\b|"
+        # (review37) on one line: a title ending "slow" above a body opening "CPU RAM usage" is no slow CPU
+        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)[ \t]+(?:v?CPUs?|CPU cores|processors?)\b|"
         r"\b(?:v?CPUs?|processors?)\b[^.\n]{0,15}?\b(?:is|are) (?:much |a lot |far )?(?:slower|weaker|older)\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
@@ -1676,7 +1677,9 @@ PATTERNS: dict[str, list[str]] = {
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
         # (hostbound37) or near it: "CPU loading: >90%" beside "GPU loading: 20%" (tensorflow/nmt#110); not a share
         # said idle or free
-        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free))",
+        # (review37) nor the host's memory, fan or temperature between ("CPU RAM usage is 95%"): no load of the cores
+        r"\bCPU\b(?:(?!\bGPU|\b(?:RAM|memory|mem|swap|fans?|temp\w*)\b)[^.\n%]){0,40}?(?:>\s*|over |above )?"
+        r"(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free|fans?\b|RAM|memory))",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
         # processors" above)
@@ -2719,7 +2722,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
-                if kind in _OPTION_SLOW_KINDS and _OTHER_SLOWDOWN.search(m.group(0)):
+                if kind in _TIED_SLOWDOWN_KINDS and _OTHER_SLOWDOWN.search(sentence, m.start(),
+                                                                           min(len(sentence), m.end() + 40)):
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
@@ -9776,8 +9780,9 @@ _NEGATED_INSIDE_F += ("sampler_option_slow",)  # "the repetition penalty does no
 # (review37) A slowdown tied to a decoding option (constrained_slow, sampler_option_slow) is not that option's where the
 # words set it against another layout ("TP=2 is slower than TP=1 with top_k=-1": the option is common to both runs) or
 # say that taking the option away changed nothing ("Removing the repetition penalty made no difference, it is still
-# slow"): the slowdown is someone else's to explain.
-_OPTION_SLOW_KINDS = frozenset({"constrained_slow", "sampler_option_slow"})
+# slow"): the slowdown is someone else's to explain. So for a host change said beside a slowdown (cpu_ab: "We start the
+# container with --cpus 32 and TP=2 is much slower than TP=1", the limit common to both layouts).
+_TIED_SLOWDOWN_KINDS = frozenset({"constrained_slow", "sampler_option_slow", "cpu_ab"})
 _OTHER_SLOWDOWN = re.compile(
     r"\b(?:slow\w*|faster)\s+than\s+(?:with\s+|on\s+|using\s+)?(?:TP|PP|tensor[-_ ]parallel\w*|pipeline[-_ ]parallel\w*|"
     r"DP|data[-_ ]parallel\w*|\d+\s*(?:x\s*)?(?:GPUs?|cards?)\b|(?:one|a\s+single|two|four|eight)\s+(?:GPU|card)s?\b)|"

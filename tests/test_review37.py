@@ -100,3 +100,17 @@ def test_sampler_option_tied_to_the_slowdown_kept():
                                   "20 tok/s.")
     assert "ticket.sampler_options" in found
     assert verdict.category == "host_bound"
+
+
+@pytest.mark.parametrize("text", [
+    # a CPU limit common to both layouts compared
+    "# TP=2 slower than TP=1\n\nWe start the container with --cpus 32 and TP=2 is much slower than TP=1 on 2x L40S: "
+    "30 tok/s against 45 tok/s for Llama 3 8B.",
+    # a title ending "slow" above a body opening with the host's memory
+    "# TP=4 slow\n\nCPU RAM usage is 95% while loading, then TP=4 on 4x A10G decodes at 9 tok/s on Llama 2 70B AWQ, "
+    "people get 15.",
+])
+def test_host_words_that_are_no_host_limit(text):
+    verdict, found = judged_issue(text)
+    assert "ticket.cpu_bound" not in found
+    assert verdict.category != "host_bound"
