@@ -2722,8 +2722,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
-                if kind in _TIED_SLOWDOWN_KINDS and _OTHER_SLOWDOWN.search(sentence, m.start(),
-                                                                           min(len(sentence), m.end() + 40)):
+                if kind in _TIED_SLOWDOWN_KINDS and _slowdown_elsewhere(sentence, m):
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
@@ -9784,10 +9783,21 @@ _NEGATED_INSIDE_F += ("sampler_option_slow",)  # "the repetition penalty does no
 # container with --cpus 32 and TP=2 is much slower than TP=1", the limit common to both layouts).
 _TIED_SLOWDOWN_KINDS = frozenset({"constrained_slow", "sampler_option_slow", "cpu_ab"})
 _OTHER_SLOWDOWN = re.compile(
-    r"\b(?:slow\w*|faster)\s+than\s+(?:with\s+|on\s+|using\s+)?(?:TP|PP|tensor[-_ ]parallel\w*|pipeline[-_ ]parallel\w*|"
-    r"DP|data[-_ ]parallel\w*|\d+\s*(?:x\s*)?(?:GPUs?|cards?)\b|(?:one|a\s+single|two|four|eight)\s+(?:GPU|card)s?\b)|"
+    r"\b(?:slow\w*|faster)\s+than\s+(?:with\s+|on\s+|using\s+)?(?:TP|PP|tensor[-_ ]parallel\w*|"
+    r"pipeline[-_ ]parallel\w*|DP|data[-_ ]parallel\w*|\d+\s*(?:x\s*)?(?:GPUs?|cards?)\b|"
+    r"(?:one|a\s+single|two|four|eight)\s+(?:GPU|card)s?\b)|"
     r"\b(?:made|makes|make)\s+no\s+(?:real\s+|noticeable\s+)?difference\b|"
-    r"\b(?:did(?:n't| not)|does(?:n't| not)|won't|will not)\s+(?:help|change\s+(?:it|anything|the\s+speed)|matter)\b", re.I)
+    r"\b(?:did(?:n't| not)|does(?:n't| not)|won't|will not)\s+(?:help|change\s+(?:it|anything|the\s+speed)|"
+    r"matter)\b", re.I)
+
+
+def _slowdown_elsewhere(sentence: str, m: re.Match) -> bool:
+    """Do the words the match reads as its slowdown belong elsewhere (_OTHER_SLOWDOWN starting inside the match, read
+    on past its end: "... much slower| than TP=1")? A layout comparison after the match ("the CPU is at 100 %; TP=2 is
+    slower than TP=1") leaves the match standing."""
+    o = _OTHER_SLOWDOWN.search(sentence, m.start(), min(len(sentence), m.end() + 40))
+    return bool(o and o.start() < m.end())
+
 
 # (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
 # podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size
