@@ -9,8 +9,9 @@ the merged readings answered wrongly, beside the near-miss or real paste that mu
 - "Reproducible on:" above a single item is one box, whose cards may be one job's (issue_md._setups_listed);
 - a notice denied with a determiner before its quote ("it's not the 'CPU does not have AVX ...' issue"), and what
   someone else said, are not the reporter's observations (claims._QUOTE_DENIED, _GUESS);
-- a sampling option common to two layouts compared, or one whose removal changed nothing, is not the slowdown's cause
-  (claims._OTHER_SLOWDOWN).
+- a sampling option or a container CPU limit common to two layouts compared, or an option whose removal changed
+  nothing, is not the slowdown's cause (claims._slowdown_elsewhere); a title's "slow" is not the body's "CPU", and the
+  host's RAM at 95 % is no load.
 """
 
 from pathlib import Path
