@@ -115,3 +115,9 @@ def test_host_words_that_are_no_host_limit(text):
     verdict, found = judged_issue(text)
     assert "ticket.cpu_bound" not in found
     assert verdict.category != "host_bound"
+
+
+def test_layout_comparison_after_a_host_load_keeps_the_lead():
+    _, found = judged_issue("# TP=2 slower than TP=1\n\nOne CPU core is at 100% and the GPUs sit at 40%; TP=2 is "
+                            "slower than TP=1 for Llama 3 8B on 2x A10G, 35 vs 50 tok/s.")
+    assert "ticket.cpu_bound" in found
