@@ -1673,7 +1673,8 @@ PATTERNS: dict[str, list[str]] = {
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b(?![ _-]?affinit)",
-        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)\s+(?:v?CPUs?|CPU cores|processors?)\b|"
+        # (review37) on one line: a title ending "slow" above a body opening "CPU RAM usage" is no slow CPU
+        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)[ \t]+(?:v?CPUs?|CPU cores|processors?)\b|"
         r"\b(?:v?CPUs?|processors?)\b[^.\n]{0,15}?\b(?:is|are) (?:much |a lot |far )?(?:slower|weaker|older)\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
@@ -1681,7 +1682,9 @@ PATTERNS: dict[str, list[str]] = {
         # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
         # (hostbound37) or near it: "CPU loading: >90%" beside "GPU loading: 20%" (tensorflow/nmt#110); not a share
         # said idle or free
-        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free))",
+        # (review37) nor the host's memory, fan or temperature between ("CPU RAM usage is 95%"): no load of the cores
+        r"\bCPU\b(?:(?!\bGPU|\b(?:RAM|memory|mem|swap|fans?|temp\w*)\b)[^.\n%]){0,40}?(?:>\s*|over |above )?"
+        r"(?:100|9\d(?:\.\d+)?)\s*%(?!\s*(?:idle|free|fans?\b|RAM|memory))",
         r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         # ("one of the processor cores is always at 100 %": "processor" is the CPU's other name, as in "slower
         # processors" above)
@@ -1900,7 +1903,9 @@ _GUESS = re.compile(
     # (not the bare passive: "it was recommended for V100 and we kept it" says what is in use)
     r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
     r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
-    r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
+    r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me|"
+    # (review37) or said: "Someone on reddit said frequency_penalty makes vLLM slower" is their claim, not a run seen
+    r"said|says|claim(?:s|ed))|(?:was|were|been) suggested to (?:try|use|set)|"
     # (issue 11, paraphrase audit) advice in the second person: "Otherwise you could set NCCL_IB_DISABLE=1 to use
     # sockets but it will be much slower" (https://github.com/NVIDIA/nccl-tests/issues/188)
     r"you (?:could|can|should|may) (?:also |just |simply )?(?:set|try|use|add|export|disable|enable|pass)|"
@@ -2723,6 +2728,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
+                if kind in _TIED_SLOWDOWN_KINDS and _slowdown_elsewhere(sentence, m):
+                    continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
                 stated = stated_before_question(sentence, m.start())
@@ -2731,6 +2738,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                                          or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
                     (kind in _READ_IN_SUPPOSITIONS and conditional(sentence[:m.start()], when=False)) or \
+                    (kind in _STATE_IN_SUPPOSITIONS and _SUPPOSED_STATE.search(m.group(0))
+                     and conditional(sentence[:m.start()], when=False)) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
                 claim = Claim(kind, "", _quote(sentence, m),
@@ -8010,6 +8019,12 @@ _READ_IN_CONDITIONS = frozenset(MORE_WORDS_K) | WORKING_KINDS | {"tp_size_error"
 # the reporter has. "When" stays a report ("when I run with --enforce-eager, it is slow" is the reporter's run), as
 # conditional(when=False) reads it.
 _READ_IN_SUPPOSITIONS = frozenset({"eager_flag"})
+# (review37) A host state under a supposition is supposed, not seen: "If streaming were the bottleneck I would see the
+# CPU busy", "If the CPU were the bottleneck I would see one core at 100%". A change tried under "if" stays the
+# reporter's run ("if I give the container --cpus=2 it is 3 times slower"), so only the state's words (a bottleneck
+# named, a load figure) are read this way.
+_STATE_IN_SUPPOSITIONS = frozenset({"cpu_ab"})
+_SUPPOSED_STATE = re.compile(r"\bbottleneck|\d\s*%")
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
@@ -8107,8 +8122,11 @@ def _said_not(sentence: str, start: int) -> bool:
 # subprocess' error", "I don't see \"no socket interface found\"", "never got 'Address already in use'". Only the
 # negation next to the quote, or one verb of seeing between: in 'doesn't have NCCL "Distributed package doesn't have
 # NCCL built in"' the "doesn't" is the words before's, and the quote is the message shown.
+# (review37) A determiner may stand between: "it's not the 'CPU does not have AVX ...' issue", "I don't get the 'X'
+# error".
 _QUOTE_DENIED = re.compile(r"(?:\b(?:no|not|never|without|nor)|n't)(?:\s+(?:see|seen|saw|get|gets|got|getting|find|"
-                           r"found|show|shows|showed|hit|hitting))?\s*['\"`\u2018\u201c]\s*$", re.I)
+                           r"found|show|shows|showed|hit|hitting))?(?:\s+(?:the|that|this|any))?\s*['\"`\u2018\u201c]\s*$",
+                           re.I)
 # "Can't reach 100% CPU load" (https://github.com/opendreamnet/dreampower/issues/90): a level not reached, as
 # _UTIL_BOUND reads a utilisation's "will not reach 100 %".
 _CANNOT_REACH = re.compile(r"\b(?:can't|cannot|can not|couldn't|could not|unable to)\s+(?:ever\s+)?"
@@ -9811,6 +9829,28 @@ _extend({"sampler_option_slow": [
     r"\s+(?:\w+\s+){0,3}?" + _NOT_TIED + _SAMPLER_OPTION,
 ]}, new_kinds=True)
 _NEGATED_INSIDE_F += ("sampler_option_slow",)  # "the repetition penalty does not slow it down"
+# (review37) A slowdown tied to a decoding option (constrained_slow, sampler_option_slow) is not that option's where the
+# words set it against another layout ("TP=2 is slower than TP=1 with top_k=-1": the option is common to both runs) or
+# say that taking the option away changed nothing ("Removing the repetition penalty made no difference, it is still
+# slow"): the slowdown is someone else's to explain. So for a host change said beside a slowdown (cpu_ab: "We start the
+# container with --cpus 32 and TP=2 is much slower than TP=1", the limit common to both layouts).
+_TIED_SLOWDOWN_KINDS = frozenset({"constrained_slow", "sampler_option_slow", "cpu_ab"})
+_OTHER_SLOWDOWN = re.compile(
+    r"\b(?:slow\w*|faster)\s+than\s+(?:with\s+|on\s+|using\s+)?(?:TP|PP|tensor[-_ ]parallel\w*|"
+    r"pipeline[-_ ]parallel\w*|DP|data[-_ ]parallel\w*|\d+\s*(?:x\s*)?(?:GPUs?|cards?)\b|"
+    r"(?:one|a\s+single|two|four|eight)\s+(?:GPU|card)s?\b)|"
+    r"\b(?:made|makes|make)\s+no\s+(?:real\s+|noticeable\s+)?difference\b|"
+    r"\b(?:did(?:n't| not)|does(?:n't| not)|won't|will not)\s+(?:help|change\s+(?:it|anything|the\s+speed)|"
+    r"matter)\b", re.I)
+
+
+def _slowdown_elsewhere(sentence: str, m: re.Match) -> bool:
+    """Do the words the match reads as its slowdown belong elsewhere (_OTHER_SLOWDOWN starting inside the match, read
+    on past its end: "... much slower| than TP=1")? A layout comparison after the match ("the CPU is at 100 %; TP=2 is
+    slower than TP=1") leaves the match standing."""
+    o = _OTHER_SLOWDOWN.search(sentence, m.start(), min(len(sentence), m.end() + 40))
+    return bool(o and o.start() < m.end())
+
 
 # (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
 # podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size

@@ -1364,6 +1364,11 @@ def idle_poll(facts: Facts, predictions=None):
                refs=[VLLM_ENVS, SGLANG_ARGS])
 
 
+# (review37) nvidia-smi's utilisation is the share of the sample period in which a kernel ran (nvidia-smi(1),
+# "utilization.gpu"): at 90 % or more the GPU had work queued nearly all the time, so the host was not starving it.
+BUSY_GPU_PCT = 90
+
+
 @rule("ticket.cpu_bound", "host_bound")
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
@@ -1385,6 +1390,10 @@ def cpu_bound(facts: Facts, predictions=None):
         return  # the core spins waiting for a busy GPU: the GPU is the limit
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
+    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= BUSY_GPU_PCT and not u.guess]
+    if busy and not low and not _first(facts, "gpu_idle_words") and not _CPU_AB.search(c.quote):
+        return  # (review37) "GPU utilization 100% and CPU 100%": a GPU kept busy is not waiting on the host; the CPU's
+        # load alone (no change that moved the speed, no wait named) is no lead against it
     hang = claims.symptom_quote(facts)
     if hang and hang[2] == "hang":
         return  # (ut25) a core at 100 % in a job that stopped is a process spinning in its wait, not a host limit

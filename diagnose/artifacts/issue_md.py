@@ -2194,12 +2194,34 @@ SEPARATE_MACHINES = re.compile(
     r"\bmachines\s+différentes\b|"
     r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
     r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)|"
-    # (hostbound37) a line that introduces a list of the setups a problem was seen on ("Reproducible on" / "Tested
-    # on:" and a list below it, oobabooga/textgen#4990: "* Ubuntu A100 80GB remote", "* Fedora 3060 12GB local"), or
-    # says it happens on every one of several machines: each item is its own machine, not one job's cards
-    r"\b(?:reproduc\w+|tested|tried|happens|occurs|seen|observed|confirmed)\s+(?:it\s+|this\s+)?on\s*:?\s*$|"
+    # (hostbound37) a line that says it happens on every one of several machines: each is its own machine, not one
+    # job's cards (a list of setups under "Reproducible on:" is SETUPS_LISTED's)
     r"\bon\s+(?:both|all|each|every)\s+(?:of\s+(?:my|the|these|our)\s+)?(?:\w+\s+)?"
     r"(?:machines|computers|boxes|servers|hosts|PCs|systems|setups|rigs)\b", re.I)
+# (hostbound37) A line that introduces a list of the setups a problem was seen on ("Reproducible on:" / "Tested on:"
+# and a list below it, oobabooga/textgen#4990: "* Ubuntu A100 80GB remote", "* Fedora 3060 12GB local"). (review37)
+# Only two items or more are machines apart: one item ("* my workstation with an RTX 3090 and an RTX 3060") is one
+# box, whose cards may be one job's (_setups_listed).
+SETUPS_LISTED = re.compile(r"\b(?:reproduc\w+|tested|tried|happens|occurs|seen|observed|confirmed)\s+(?:it\s+|this\s+)?"
+                           r"on\s*(?::\s*)?$", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\S")
+
+
+def _setups_listed(prose: list[tuple[int, str]]) -> bool:
+    """Does a line introduce a list of setups (SETUPS_LISTED) with two items or more under it?"""
+    lines = [ln for _, ln in prose if ln.strip()]
+    for k, ln in enumerate(lines):
+        if SETUPS_LISTED.search(ln):
+            items = 0
+            for after in lines[k + 1:]:
+                if not _LIST_ITEM.match(after):
+                    break
+                items += 1
+            if items >= 2:
+                return True
+    return False
+
+
 # (setting30, issue 11) Two rigs of one board each, set against each other: "Dual 5090 vs Dual 3090"
 # (noonghunna/club-3090#833, another user's dual 3090 beside the reporter's dual 5090), "2x 4090 vs 2x 3090". Each side
 # names its own count of one board, so each is its own homogeneous machine: the ticket's GPUs are compared, never one
@@ -2862,7 +2884,8 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
     each (_rigs_compared) or heads each board's own figures (_result_headings)."""
     out = []
     headed = _result_headings(prose)  # results set out per board: the boards are compared throughout, as apart
-    apart = bool(headed) or any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln) for _, ln in prose)
+    apart = bool(headed) or _setups_listed(prose) or any(SEPARATE_MACHINES.search(ln) or _rigs_compared(ln)
+                                                         for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
