@@ -5385,6 +5385,9 @@ def _said(kind: str, pattern: str, text: str):
                 _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                 or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
             continue  # "no errors", "does not hang"
+        if kind in ("hang", "crash", "error") and \
+                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
+            continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind == "error" and _remedy_failed(text, m):
             continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
         if kind == "slow" and _other_regression(text, m):
@@ -5471,6 +5474,15 @@ def _other_regression(text: str, m: re.Match) -> bool:
 _REMEDY = re.compile(r"(?:\b[A-Z][A-Z0-9_]{2,}=\S*|\b(?:prefix|workaround|work-around|fix|solution|suggestion|trick|"
                      r"tip|advice|hack)(?:es|s)?\b)(?:\s+(?:also|either|too|still|did|does|do|has|have|had|is|was|were))*\s*$")
 _DOES_NOT_WORK = re.compile(r"(?:does ?n[o']t|did ?n[o']t|not) work", re.I)
+
+
+# (review37) A failure someone else warns of, under a modal ("someone said it might also hang with mixed cards", "the
+# docs say it can crash on Pascal", "people claim it may hang without NCCL_P2P_DISABLE"): a possibility reported second
+# hand, not this run's symptom. The reporter's own "it may hang after a few hours" (no one else's word) stays a symptom.
+_HEARSAY_POSSIBLE = re.compile(
+    r"\b(?:someone|somebody|people|others|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?|readme))\b"
+    r"[^.\n]{0,40}?\b(?:said|says|say|claim(?:s|ed)?|warn(?:s|ed)?|mention(?:s|ed)?|report(?:s|ed)?|wrote)\b"
+    r"[^.\n]{0,40}?\b(?:might|may|could|can|would|will)\s+(?:\w+\s+){0,2}$", re.I)
 
 
 def _remedy_failed(text: str, m: re.Match) -> bool:
