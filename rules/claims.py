@@ -1697,7 +1697,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
         r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|"
-        r"data ?loader\w*)\b[^.\n]{0,60}?"
+        # (review37b) with no word between that rules the part out ("the tokenizer is fast and not the bottleneck",
+        # "the scheduler overhead is small", "it doesn't matter that it happens on cpu")
+        r"data ?loader\w*)\b(?:(?!\b(?:not|no|never|small|negligible|minor|tiny|fast|matter)\b|n['’]t\b)[^.\n]){0,60}?"
         # (para37) the CPU with no article, as 在CPU上 above says it ("it's only running on cpu")
         r"\b(?:bottleneck\w*|overhead|on (?:the )?CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
@@ -4793,8 +4795,11 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"[^\n]{0,80}?"
                 # (para37) little gain said as such: "没快多少", "没怎么提速", "加速不明显" / "提升不明显" (kept pastes)
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
-                r"(?:没|没有|没怎么|不怎么)\s*(?:快多少|快很多|提速|加速|变快)|(?:加速|提速|提升)\s*不(?:明显|大)|"
-                r"快不了多少|"
+                # (review37b) said of the speed, not of another quantity just before it ("CPU占用提升不明显",
+                # "功耗提升不大", "内存没有变快多少")
+                r"(?=[没不快加提])(?<!占用)(?<!功耗)(?<!功率)(?<!内存)(?<!显存)(?<!温度)(?<!利用率)(?<!CPU)(?<!带宽)"
+                r"(?:(?:没|没有|没怎么|不怎么)\s*(?:快多少|快很多|提速|加速|变快)|(?:加速|提速|提升)\s*不(?:明显|大)|"
+                r"快不了多少)|"
                 # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
                 r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"

@@ -64,8 +64,8 @@ _BUILD_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:wheel|build|package|binar(?:y|ies)
 # (risks37) A fallback said anywhere in the ticket ("ollama runs in CPU mode ... it falls back to CPU mode"): the run
 # was meant for a GPU, whichever sentence says CPU first.
 _FALLBACK = re.compile(r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:\w+\s+){0,2}?CPU|\bCPU\s+fallback\b", re.I)
-# (review37b) ... said of the reporter's run: not someone else's ("in another thread someone said it falls back to CPU"),
-# not asked ("does it fall back to CPU?") nor supposed ("if the driver is missing it falls back to CPU").
+# (review37b) ... said of the reporter's run: not someone else's ("in another thread someone said it falls back to
+# CPU"), not asked ("does it fall back to CPU?") nor supposed ("if the driver is missing it falls back to CPU").
 _ELSEWHERE = re.compile(r"\b(?:someone|somebody|others|other\s+(?:people|users)|(?:another|other)\s+(?:thread|issue|"
                         r"post))\b", re.I)
 

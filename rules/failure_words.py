@@ -65,7 +65,8 @@ def _set_aside(sentence: str, m: re.Match) -> bool:
     NaN?", "if the output is wrong ..."), someone else's or an old release's (_ELSEWHERE, _FIXED_SINCE), no reply
     because the client gave up waiting (_WAITED_OUT), or a 5xx while the server loads (_LOADING)?"""
     before = sentence[:m.start()]
-    return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) or bool(_ELSEWHERE.search(before)) \
+    return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) \
+        or bool(_ELSEWHERE.search(before)) \
         or bool(_FIXED_SINCE.search(sentence, m.end())) \
         or bool(_NO_REPLY.search(m.group(0)) and _WAITED_OUT.search(sentence)) \
         or bool(re.search(r"5\d\d|Server\s+Error|Gateway|Unavailable", m.group(0)) and _LOADING.search(sentence))
