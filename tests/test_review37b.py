@@ -173,7 +173,10 @@ def test_symptom_readings(text, symptom):
 @pytest.mark.parametrize("text,read", [
     ("The tokenizer is fast and not the bottleneck; the model runs on the GPU.", False),
     ("Tokenization takes 2 ms, so it doesn't matter that it happens on cpu.", False),
+    ("The tokenizer isn't the bottleneck.", False),
     ("The tokenizer is slow because it's only running on cpu.", True),
+    # para37/u414 b's words: a negation elsewhere in the clause does not rule the CPU out
+    ("the tokenization doesn't seem to touch the gpu, it's only running on cpu.", True),
 ])
 def test_a_host_part_ruled_out_is_not_read(text, read):
     assert bool(_kind(text, "cpu_ab")) == read
