@@ -1700,9 +1700,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
         r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|"
-        r"data ?loader\w*)\b[^.\n]{0,60}?"
+        # (review37b) with no word between that calls the part quick ("the tokenizer is fast", "it doesn't matter
+        # that it happens on cpu"), and not ruled out right before ("not the bottleneck", "no overhead")
+        r"data ?loader\w*)\b(?:(?!\b(?:small|negligible|minor|tiny|fast|matter)\b)[^.\n]){0,60}?"
         # (para37) the CPU with no article, as 在CPU上 above says it ("it's only running on cpu")
-        r"\b(?:bottleneck\w*|overhead|on (?:the )?CPU|CPU[- ]bound)\b",
+        r"(?<!not )(?<!not the )(?<!n't )(?<!no )\b(?:bottleneck\w*|overhead|on (?:the )?CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
         r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
         r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPUs?|host|Python)\b",
@@ -2605,6 +2607,30 @@ _CLUSTER_TICKET = re.compile(r"\b(?:clusters?|RDMA|thunderbolt[-_ ]?(?:net\w*|br
                              r"mac\s*(?:studios?|minis?))\b", re.I)
 
 
+# (review37b) The plural with no count ("across servers", "between machines") names one job over several machines only
+# when the sentence says what spans them: a parallel layout, the collectives or the link between them ("PP across
+# nodes", "all-reduce between nodes", "a job across machines", "400 Gb/s between the machines"). Machines compared or
+# each working alone ("a load balancer across servers, each runs its own vLLM", "consistent across machines", "latency
+# differs between machines", "replicas across our servers") are no multi-node run: nothing crosses between them.
+_NODES_NO_COUNT = re.compile(r"(?:between|across|among)\s+(?:the\s+|our\s+|different\s+)?"
+                             r"(?:nodes|servers|hosts|machines)\b", re.I)
+_SPANS_MACHINES = re.compile(r"\b(?:parallel\w*|TP\d*|PP\d*|tensor|pipeline|NCCL|all[- ]?reduce|all[- ]?to[- ]?all|"
+                             r"all[- ]?gather|collectives?|broadcast|communicat\w*|transport|InfiniBand|IB|RoCE\w*|"
+                             r"RDMA|GDR|GPUDirect|network\w*|bandwidth|busbw|links?|NICs?|Gb/s|GB/s|Gbps|ethernet|"
+                             r"thunderbolt|TB\d|jobs?|train\w*|shard\w*|split\w*|span\w*|Ray|MPI|torchrun|deepspeed|"
+                             r"deploy\w*|speed\s+between)\b", re.I)
+_MACHINES_APART = re.compile(r"\b(?:each|every|independent\w*|separate\w*|replicas?|load[- ]?balanc\w*|consistent\w*|"
+                             r"differ\w*|var(?:y|ies|ied)|compar\w*)\b|\b(?:its|their)\s+own\b", re.I)
+
+
+def _machines_apart(sentence: str, m) -> bool:
+    """Is a count-less "across/between machines" match (_NODES_NO_COUNT) no multi-node job: nothing in the sentence
+    spans the machines, or the sentence sets them apart (_MACHINES_APART)?"""
+    if not _NODES_NO_COUNT.fullmatch(m.group(0)):
+        return False
+    return not _SPANS_MACHINES.search(sentence) or bool(_MACHINES_APART.search(sentence))
+
+
 def _machines_linked(sentence: str, m, text: str) -> bool:
     """Is this Thunderbolt or USB4 match a cable between computers (a cluster's network), not a GPU's attachment?"""
     return bool(_TB_WORD.search(m.group(0))) and not _GPU_HELD.search(sentence) and \
@@ -2720,6 +2746,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "pcie_slot" and _machines_linked(sentence, m, text):
                     continue
+                if kind == "multi_node" and _machines_apart(sentence, m):
+                    continue
                 if kind == "slowdown_over_time" and _trend_against_growth(sentence, m):
                     continue
                 if kind == "startup_step_hang" and _step_passed(sentence, m):
@@ -2810,10 +2838,18 @@ _CAP_DRAW = re.compile(r"\b(?:SW Power Cap|sw_power_cap)\b(?:(?!\blimit\w*\b|-pl
                        r"approximately\s+|roughly\s+|~\s*)?(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b", re.I)
 
 
+# (review37b) ... said of the reporter's own board: not of another card, machine or person's ("on my other machine, a
+# 3060, SW Power Cap appears at 170W", "someone said SW Power Cap hits at 200 W on their 3080").
+_CAP_ELSEWHERE = re.compile(r"\b(?:other|another|someone|somebody|their|his|her|forum|thread)\b", re.I)
+
+
 def cap_draw(text: str) -> float | None:
-    """The first draw (W) at which the reporter says SW Power Cap comes on, or None."""
-    m = _CAP_DRAW.search(text)
-    return float(m.group(1)) if m else None
+    """The first draw (W) at which the reporter says SW Power Cap comes on on their own board, or None."""
+    for sentence in sentences(text):
+        m = _CAP_DRAW.search(sentence)
+        if m and not _CAP_ELSEWHERE.search(sentence, 0, m.end()) and not asked(sentence):
+            return float(m.group(1))
+    return None
 
 
 def _power_cap_only(sentence: str) -> bool:
@@ -3281,7 +3317,10 @@ _UTIL_OTHER_CARD = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:on|for|in
 # throughput only 60% of that") and none after the figure ("only 50% of the tokens").
 _UTIL_CONTRAST = re.compile(r"(?:[;,]|\b(?:but|while|whereas|yet|vs\.?|versus))\s+"
                             r"(?:(?!\b(?:memory|VRAM|CPU|RAM|throughput|speed|bandwidth|tok\w*|scaling|efficiency|"
-                            r"power|fan|disk|network|latency|rate)\b)[^.;\n%]){0,50}?"
+                            # (review37b) and the other measures engines and profilers give as a share: the KV
+                            # cache's usage, SM occupancy or activity, MFU/MBU, a batch's fill, a hit or acceptance rate
+                            r"power|fan|disk|network|latency|rate|usage|cache|KV|occupancy|SM|MFU|MBU|batch\w*|"
+                            r"tensor\s+cores?|hit|acceptance|share)\b)[^.;\n%]){0,50}?"
                             r"\b(?:only|just|barely)\s+(?:(?:gets?|got|reach(?:es|ed)?|hits?|hit|at|uses?|used|"
                             r"utili[sz]es?|to)\s+){0,2}(?:about\s+|around\s+|~\s*)?(\d{1,3}(?:\.\d+)?)\s*%"
                             r"(?!\s*(?:of|slower|faster|more|less|lower|higher)\b)", re.I)
@@ -4765,8 +4804,11 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"[^\n]{0,80}?"
                 # (para37) little gain said as such: "没快多少", "没怎么提速", "加速不明显" / "提升不明显" (kept pastes)
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
-                r"(?:没|没有|没怎么|不怎么)\s*(?:快多少|快很多|提速|加速|变快)|(?:加速|提速|提升)\s*不(?:明显|大)|"
-                r"快不了多少|"
+                # (review37b) said of the speed, not of another quantity just before it ("CPU占用提升不明显",
+                # "功耗提升不大", "内存没有变快多少")
+                r"(?=[没不快加提])(?<!占用)(?<!功耗)(?<!功率)(?<!内存)(?<!显存)(?<!温度)(?<!利用率)(?<!CPU)(?<!带宽)"
+                r"(?:(?:没|没有|没怎么|不怎么)\s*(?:快多少|快很多|提速|加速|变快)|(?:加速|提速|提升)\s*不(?:明显|大)|"
+                r"快不了多少)|"
                 # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
                 r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
@@ -5224,7 +5266,10 @@ SYMPTOMS: list[tuple[str, str]] = [
              # range written close ("only 1-2 GPUs") and the verb in any tense ("run at a time", not "runs out of")
              r"\bonly (?:one|1|two|2|a few|some|\d+(?:\s*(?:or|to|-|–|~)\s*\d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
              r"(?:GPUs?|cards?)\b[^.\n]{0,30}?"
-             r"\b(?:running|run|runs|ran|busy|work\w*|utili[sz]ed|used|active|computing)\b(?!\s+out\s+of\b)|"
+             # (review37b) not one GPU meant ("only one GPU ran, as intended", "... used on purpose")
+             r"\b(?:running|run|runs|ran|busy|work\w*|utili[sz]ed|used|active|computing)\b(?!\s+out\s+of\b)"
+             r"(?![^.\n]{0,30}?\b(?:as\s+intended|on\s+purpose|as\s+(?:I\s+|we\s+)?(?:expected|configured|set)|"
+             r"by\s+design|deliberately)\b)|"
              r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?"
              r"\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
 ]

@@ -46,6 +46,9 @@ _CPU_ONLY = re.compile(
 _GPU_WORD = re.compile(r"(?<![A-Za-z])GPUs?(?![A-Za-z])|\bCUDA\b|\bcuda:\d|\.cuda\(\)|nvidia-smi|显卡|\bVRAM\b|"
                        r"(?<![\w-])-ngl\b|\b(?:graphics|video)\s+cards?\b|\boffload\w*", re.I)
 _EMPTY_HEADING = re.compile(r"(?m)^\s*#{1,6}\s*GPU\s*$")
+# (review37b) Offload ruled out ("I offload nothing", "no offloading", "without offload", "-ngl 0") names no GPU.
+_NO_OFFLOAD = re.compile(r"\b(?:no|not|without|never|nothing\s+to)\s+(?:\w+\s+)?offload\w*|"
+                         r"\boffload\w*\s+(?:nothing|no\s+layers|0\s+layers)\b|(?<![\w-])-ngl\s+0\b", re.I)
 # What the words say of a run on the CPU in the first place: a fallback ("falls back to the CPU"), a CPU used
 # instead of something else, or the CPU as a load ("CPU only at 50 %"): no setup of the reporter's.
 # (risks37) Nor one part of the work on the CPU (the tokenizer, pre- or post-processing, sampling, data loading: what
@@ -61,6 +64,18 @@ _BUILD_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:wheel|build|package|binar(?:y|ies)
 # (risks37) A fallback said anywhere in the ticket ("ollama runs in CPU mode ... it falls back to CPU mode"): the run
 # was meant for a GPU, whichever sentence says CPU first.
 _FALLBACK = re.compile(r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:\w+\s+){0,2}?CPU|\bCPU\s+fallback\b", re.I)
+# (review37b) ... said of the reporter's run: not someone else's ("in another thread someone said it falls back to
+# CPU"), not asked ("does it fall back to CPU?") nor supposed ("if the driver is missing it falls back to CPU").
+_ELSEWHERE = re.compile(r"\b(?:someone|somebody|others|other\s+(?:people|users)|(?:another|other)\s+(?:thread|issue|"
+                        r"post))\b", re.I)
+
+
+def _fallback_said(sentence: str) -> bool:
+    m = _FALLBACK.search(sentence)
+    return bool(m) and not (_ELSEWHERE.search(sentence[:m.start()]) or claims.asked_at(sentence, m.start())
+                            or claims.conditional(sentence[:m.start()], when=False))
+
+
 # (review36) ... nor the engine not seeing or not using a GPU ("No NVIDIA GPU detected", "no GPU is used", "the GPU is
 # not recognised"): a GPU the reporter has, which the run misses, is a fault (a container without --gpus, a build
 # without CUDA), not a CPU set up on purpose.
@@ -79,14 +94,15 @@ def _gpu_named(facts: Facts) -> bool:
         return True
     if any(w.gpu or w.gpu_count for w in facts.of(Workload)):
         return True
-    return any(_GPU_WORD.search(_EMPTY_HEADING.sub("", _CPU_ONLY.sub(" ", text))) for _, text in claims.texts(facts))
+    return any(_GPU_WORD.search(_NO_OFFLOAD.sub(" ", _EMPTY_HEADING.sub("", _CPU_ONLY.sub(" ", text))))
+               for _, text in claims.texts(facts))
 
 
 def cpu_only_said(facts: Facts) -> tuple[str, str] | None:
     """(source, sentence) where the reporter says the run is set up on the CPU alone, said as fact: not negated
     ("not CPU only"), not a guess or question ("should I try CPU only?"), not a condition ("if I run CPU only"), not
     a fallback or a load figure."""
-    if any(_FALLBACK.search(text) for _, text in claims.texts(facts)):
+    if any(_fallback_said(sentence) for _, text in claims.texts(facts) for sentence in claims.sentences(text)):
         return None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):

@@ -42,16 +42,45 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
                      r"\bnever\s+(?:receive|get|gets|got)\s+(?:a|any|an|the)\s+(?:reply|response|answer)\b", re.I)
 
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
+# (review37b) A failure that is not the reporter's now: someone else's, another thread's or an old release's ("I read
+# in #1234 that someone got wrong answers", "unlike issue #500 where the output was garbled", "earlier versions had
+# garbage outputs; that was fixed in 0.5").
+_ELSEWHERE = re.compile(r"\b(?:someone|somebody|others|other\s+(?:people|users)|unlike|earlier\s+versions?|"
+                        r"older\s+versions?|in\s+the\s+past)\b|#\d+|\bissue\s+\d+", re.I)
+_FIXED_SINCE = re.compile(r"\b(?:was|were|has\s+been|have\s+been|got|is)\s+(?:since\s+)?fixed\b", re.I)
+# An empty reply or none at all where the sentence says the client gave up waiting ("the client times out and returns
+# an empty response", "some clients never get a response because the queue is so long"): that is the slowness itself,
+# the time-out a client sets (OpenAI's client, curl --max-time), not a failure beside it.
+_NO_REPLY = re.compile(r"\b(?:empty|blank|never)\b", re.I)
+_WAITED_OUT = re.compile(r"\btime[ds]?[- ]?outs?\b|\btim(?:es|ed|ing)\s+out\b|\btoo\s+long\b|\bso\s+long\b|"
+                         r"\bqueue[ds]?\b", re.I)
+# An HTTP 5xx while the model loads ("503 until the model has loaded"): the server's readiness answer (vLLM's and
+# TGI's health routes answer 503 before the engine is up), not a request failed.
+_LOADING = re.compile(r"\b(?:while|until|during|before)\s+(?:the\s+)?(?:model|server|engine|weights)?\s*"
+                      r"(?:is\s+|has\s+|was\s+)?(?:load\w*|start\w*|warm\w*|ready)\b|\bat\s+start-?up\b", re.I)
+
+
+def _set_aside(sentence: str, m: re.Match) -> bool:
+    """(review37b) Is the failure `m` not one the reporter has now: asked about or supposed ("Does the loss become
+    NaN?", "if the output is wrong ..."), someone else's or an old release's (_ELSEWHERE, _FIXED_SINCE), no reply
+    because the client gave up waiting (_WAITED_OUT), or a 5xx while the server loads (_LOADING)?"""
+    before = sentence[:m.start()]
+    return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) \
+        or bool(_ELSEWHERE.search(before)) \
+        or bool(_FIXED_SINCE.search(sentence, m.end())) \
+        or bool(_NO_REPLY.search(m.group(0)) and _WAITED_OUT.search(sentence)) \
+        or bool(re.search(r"5\d\d|Server\s+Error|Gateway|Unavailable", m.group(0)) and _LOADING.search(sentence))
 
 
 def failure_said(facts: Facts, besides: str | None = None) -> str | None:
-    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word or
-    matched by `besides` (a by-design row's explains_failure: that failure is the row's own observation)."""
+    """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word,
+    set aside (_set_aside) or matched by `besides` (a by-design row's explains_failure: that failure is the row's own
+    observation)."""
     for _, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             if besides and re.search(besides, sentence, re.I):
                 continue
             for m in _FAILED.finditer(sentence):
-                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]):
+                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
                     return sentence
     return None

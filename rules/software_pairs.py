@@ -157,6 +157,9 @@ _PRECISION_SAME = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "f16":
 _LENGTH_VALUE = re.compile(r"\b(?:(?:input|output|prompt|generation|completion)[-_ ]?(?:len(?:gth)?|tokens)|"
                            r"max[-_ ]?(?:new[-_ ])?tokens|random[-_]input[-_]len|random[-_]output[-_]len|ISL|OSL)"
                            r"\s*(?:of\s+|[=:]\s*)?(\d{1,6}[kK]?)\b", re.I)
+# (review37b) which length a match names: a prompt's and a generation's lengths are two settings, not one set twice
+# ("input len 512 and output len 256" is no difference between the runs)
+_INPUT_SIDE = re.compile(r"input|prompt|ISL", re.I)
 # The GPUs each run used, said in words ("on a single GPU", "uses both GPUs", "across 4 GPUs").
 _GPUS_USED = re.compile(r"\b(?:on|uses?|using|used|with|across|over)\s+(?:a\s+|only\s+|just\s+)?"
                         r"(single|one|1|both|two|2|three|3|four|4|eight|8|all\s+(?:\w+\s+)?)\s*(?:GPU|card)s?\b", re.I)
@@ -177,6 +180,17 @@ _MACHINE = re.compile(r"\b(?:on|in|from)\s+(?:my|our|the|a|an|another|a\s+differ
                       re.I)
 
 
+def _said_of_a_run(sentence: str, m: re.Match) -> bool:
+    """(review37b) Is a one-sided difference (_ONE_SIDED) said of a run, not ruled out ("neither uses speculative
+    decoding", "no CPU offload on either side"), asked or offered ("should I try a draft model?") or supposed?"""
+    return not (claims.negated_words(sentence, m) or _NEITHER.search(sentence[:m.start()])
+                or claims.asked_at(sentence, m.start()) or claims.guessed(sentence, m.start())
+                or claims.conditional(sentence[:m.start()]))
+
+
+_NEITHER = re.compile(r"\b(?:neither|none)\b[^.;\n]{0,30}$", re.I)
+
+
 def _other_difference(facts: Facts, factor: str) -> str | None:
     """The first setting the ticket names with two different values (_TP_VALUE, _PRECISION, _MODEL_SIZE, _LOAD_VALUE,
     context lengths in a sentence about context, request lengths, GPUs used said in words, two machines), as "what: a,
@@ -188,9 +202,11 @@ def _other_difference(facts: Facts, factor: str) -> str | None:
                                  "machine": set()}
     for _, text in claims.texts(facts):
         for what, pattern in _ONE_SIDED.items():
-            if pattern.search(text):
+            if any(_said_of_a_run(sentence, m) for sentence in claims.sentences(text)
+                   for m in pattern.finditer(sentence)):
                 return what
-        seen["request length"] |= {v.lower() for v in _LENGTH_VALUE.findall(text)}
+        seen["request length"] |= {("input " if _INPUT_SIDE.search(m.group(0)) else "output ") + m.group(1).lower()
+                                   for m in _LENGTH_VALUE.finditer(text)}
         seen["GPUs used"] |= {_COUNT_WORDS.get(v.lower(), "all" if v.lower().startswith("all") else v)
                               for v in _GPUS_USED.findall(text)}
         seen["machine"] |= {v.lower() for v in _MACHINE.findall(text)}
@@ -202,6 +218,9 @@ def _other_difference(facts: Facts, factor: str) -> str | None:
         for sentence in claims.sentences(text):
             if _CONTEXT_WORD.search(sentence):
                 seen["context length"] |= {v.lower() for v in _CONTEXT_VALUE.findall(sentence)}
+    lengths = seen["request length"]  # a difference only between two values of the same side
+    seen["request length"] = next((vals for side in ("input ", "output ")
+                                   if len(vals := {v for v in lengths if v.startswith(side)}) >= 2), set())
     for what, values in seen.items():
         if len(values) >= 2:
             return f"{what}: {', '.join(sorted(values))}"
