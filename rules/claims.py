@@ -1308,7 +1308,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\bthrottl\w+\b(?!\s+duration\b)(?!\s+reasons?\b[^.\n]{0,40}?\bNot Active\b)",
         r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b",
-        r"\b(?:stuck|stays|remains|locked|held|kept) (?:in|at) (?:the )?P[3-8]\b",
+        # (para37b) not a state held above the idle one it should drop to: "stays at P2, never back to P8" says the
+        # GPU does not go down to idle (ticket.idle_reading), not that its clocks are held down
+        r"\b(?:stuck|stays|remains|locked|held|kept) (?:in|at) (?:the )?P[2-8]\b"
+        r"(?![^.\n]{0,40}?(?:\b(?:never|not|won't|instead of)|n't)\b[^.\n]{0,25}?\bP(?:[5-9]|1[0-2])\b)",
         # the board drawing far less than its limit under full load: the power controller holds it back
         r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?"
         r"\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|limited to|tops out at)\b",

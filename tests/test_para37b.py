@@ -35,7 +35,7 @@ FIXED = {
     "u11a02-nccl-219-alltoall-hang-16-h100-nodes-218-fine/b": "'换成 nccl 2.18.6 就没问题' against '卡住'",
     "u406-nccl-22907-symmetric-memory-regression/a": "an NCCL issue form filled in tersely was no issue_md at all",
     "u6a07-lmdeploy-qwen14b-tp2-vs-tp4-concurrency-1-no-gain/b": "'没有明显收益' (no clear gain)",
-    "u8b09-tgi-a4000-idles-at-p2-38w/a": "'stays at P2' read as a throttle: P2 is the compute state",
+    "u8b09-tgi-a4000-idles-at-p2-38w/a": "'stays at P2, never back to P8' read as a throttle: it never idles",
     "u8c09-localscore-dual-xeon-5218-cpu-4-tps-one-socket-8/a": "numactl wrapping the other sentence's command",
 }
 # the rewordings still answered differently, and why (the original's answer is the right one)
@@ -140,8 +140,10 @@ def test_gdr_not_work(tmp_path, text, off):
 
 
 @pytest.mark.parametrize("text,state", [
-    ("After a few generations the state stays at P2, never back to P8.", False),  # the compute state
+    ("After a few generations the state stays at P2, never back to P8.", False),  # held above idle
+    ("It stays at P2 and doesn't go down to P8 between requests.", False),
     ("Under full load the GPU stays at P8 and the clocks never go up.", True),
+    ("Maxwell GPU may get locked in P2 state when running mcx", True),  # fangq/mcx#18 (paraphrases_20)
 ])
 def test_p_state_stuck(tmp_path, text, state):
     _, found = _said(tmp_path, f"# p-state\n\n{text}\n")
