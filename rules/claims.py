@@ -951,6 +951,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
         r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
+        r"虚拟机",  # (para37b) "virtual machine" in Chinese
         # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
         # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none, nor WSL
         # ruled out ("Windows 10 (non-WSL) with CUDA", oobabooga/text-generation-webui#1220, tests/data/ut12x)
@@ -1307,7 +1308,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\bthrottl\w+\b(?!\s+duration\b)(?!\s+reasons?\b[^.\n]{0,40}?\bNot Active\b)",
         r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b",
-        r"\b(?:stuck|stays|remains|locked|held|kept) (?:in|at) (?:the )?P[2-8]\b",
+        # (para37b) not a state held above the idle one it should drop to: "stays at P2, never back to P8" says the
+        # GPU does not go down to idle (ticket.idle_reading), not that its clocks are held down
+        r"\b(?:stuck|stays|remains|locked|held|kept) (?:in|at) (?:the )?P[2-8]\b"
+        r"(?![^.\n]{0,40}?(?:\b(?:never|not|won't|instead of)|n't)\b[^.\n]{0,25}?\bP(?:[5-9]|1[0-2])\b)",
         # the board drawing far less than its limit under full load: the power controller holds it back
         r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?"
         r"\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|limited to|tops out at)\b",
@@ -1447,6 +1451,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:two|multiple|several|\d+) (?:docker|containers|pods)\b[^.\n]{0,40}?"
         r"\b(?:same|one) (?:host|node|machine|server)\b",
         r"--gpus-per-task\b|\bgpus-per-task\b",
+        # (para37b) the first reading in Chinese: "每个 rank 只能看到自己那张 GPU"
+        r"(?:每个|每一个)\s*(?:rank|进程|任务|容器|pod)[^\n。，,]{0,10}?(?:看到|看见|分到|拿到)[^\n。，,]{0,6}?"
+        r"(?:自己(?:的|那张|那块)?|一张|一块)\s*(?:GPU|卡|显卡)",
     ],
     # Wrong numbers out of a collective or a multi-GPU run: corrupted peer transfers.
     "wrong_results": [
@@ -1511,6 +1518,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
         r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[\s\S]{0,300}?"
         r"\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b",
+        # (para37b) in Chinese: 物理机 / 裸机 / 裸金属 "bare metal" and 虚拟机 "virtual machine", either first
+        r"(?:物理机|裸机|裸金属)[\s\S]{0,300}?(?:虚拟机|\bVMs?\b)|(?:虚拟机|\bVMs?\b)[\s\S]{0,300}?(?:物理机|裸机|裸金属)",
     ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
@@ -1603,7 +1612,10 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
-        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%"
+        # (para37b) not a share said of the GPU in between: "nccl waiting but gpu show 100%" is its utilisation
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b"
+        r"(?:(?!\bGPUs?\s+(?:usage\s+|util\w*\s+)?(?:shows?|showed|shown|is|are|was|were|at|reach\w*|hits?|goes|went)\b)"
+        r"[^.\n%]){0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%"
         r"(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))"
         r"(?!\s*(?:slower|faster|lower|higher|less|more|worse|better|drop|increase|decrease|improvement|regression|"
         r"of (?:the )?(?:bandwidth|peak|line rate)))",
@@ -1785,6 +1797,8 @@ PATTERNS: dict[str, list[str]] = {
     "gdr_off": [
         r"\b(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b[^.\n?]{0,40}?"
         r"\b(?:(?:is |was )?not (?:enabled|working|used|active|supported)|"
+        # (para37b) the auxiliary dropped, as non-native reporters write it: "turn on GDR ... but it not work"
+        r"(?<=\bit )not work|"
         r"disabled|unavailable|fail\w*|(?:does|did)(?:n't| not) work)\b",
         r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+"
         r"(?:enabl\w*|turn\w* on|us\w*|get)\s+"
@@ -2814,7 +2828,9 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
                          # "my idle RTX 3090", "when nothing runs", "while the server waits for requests", "sits idle"
                          r"\b(?:my|an?|the|our|its)\s+idle\b(?!-)|\bnothing\s+(?:is\s+)?(?:runs|running|loaded)\b|"
                          r"\bwait(?:s|ing)?\s+for\s+(?:new\s+|incoming\s+)?(?:requests|work|jobs|input|prompts)\b|"
-                         r"\b(?:sits?|sitting|stays?|staying|idles?)\s+(?:idle|at\s+idle)\b|空闲|闲置|待机",
+                         r"\b(?:sits?|sitting|stays?|staying|idles?)\s+(?:idle|at\s+idle)\b|"
+                         # (para37b) not a level likened to idle: "停在接近空闲的频率" (clocks held near idle ones)
+                         r"(?<!接近)(?<!近乎)(?<!类似)(?:空闲|闲置|待机)(?!的?(?:频率|时钟|主频))",
                          re.I)
 
 
@@ -3359,7 +3375,9 @@ _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?arou
                     # (review50) what made the stuck job run: "the only one that made it run was setting
                     # NCCL_P2P_DISABLE=1" (tests/data/paraphrases n021 -e); not what made it hang or fail
                     r"(?:made|makes|make|got|gets)\s+(?:it|the\s+(?:job|training|run|test|server))\s+(?:to\s+)?"
-                    r"(?:run|work|start|running|working)\b)\b", re.I)
+                    r"(?:run|work|start|running|working)\b)\b|"
+                    # (para37b) in Chinese: 就能跑 / 才能正常运行 "then it runs", 就好了 "then it is fine"
+                    r"(?:就|才)(?:能|可以)(?:正常)?(?:跑|运行|训练|推理)|就好了", re.I)
 # "did not help", "didn't fix", "didnt work"
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|" + NOT_ENDING + r")\s+$", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
@@ -4494,11 +4512,16 @@ _RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 # on the other. A negator before a word turns it over ("no problems", "not normal", "doesn't work"), and so does
 # a word after it saying it went away ("the hang is gone").
 _WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succe(?:ed|ss)\w*|passe[sd]|normal(?:ly)?|as expected|"
-                    r"good|correct(?:ly)?)\b", re.I)
+                    r"good|correct(?:ly)?)\b|"
+                    # (para37b) in Chinese: 没(有)问题 "no problem", 正常 "normal", 能跑/跑通 "runs"
+                    r"(?<!有)没有?问题|(?<!不)正常|能跑|跑通", re.I)
 _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*|freez\w*|froze|broken|"
                     r"problems?|issues?|bugs?|"
                     r"slow(?:er|s|ed|ing|ly)?|poor(?:ly)?|worse|degrad\w*|regress\w*|drop(?:s|ped)?|"
-                    r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b", re.I)
+                    r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b|"
+                    # (para37b) in Chinese: 卡住/卡死 "hangs", 报错 "errors out", 失败 "fails", 崩溃 "crashes",
+                    # 变慢 "slower"
+                    r"卡住|卡死|报错|失败|崩溃|变慢", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 # (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
 _GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
@@ -4811,7 +4834,8 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"快不了多少)|"
                 # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
                 r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
-                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
+                # (para37b) "没有明显收益/提升" no clear gain, "吞吐上不去" the throughput will not go up
+                r"没有(?:很大|明显|太大)?(?:区别|差别|差异|收益|提升)|(?:吞吐量?|速度|性能)\S{0,3}?上不去)|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
                 # a latency that grows with the cards: "首token延迟 800ms，TP=4 比 TP=2 还高"
                 r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)(?:(?!" + _OTHER_CAUSE
                 + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)|"
@@ -5254,7 +5278,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\b(?:un|not\s+)satisf\w*|\bdisappoint\w*|\bunderwhelm\w*|"
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
-             r"慢|天花板|速度只有|下降|"
+             r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
              # (title34) the rate said with "only", as 速度只有 says it: "throughput only 8t/s", "speed is only 5 tok/s"
              r"\b(?:speed|throughput|bandwidth|performance|rate)\s+(?:is\s+|was\s+|of\s+)?only\s+(?:about\s+|around\s+|~)?"
              r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)"
@@ -9291,6 +9315,16 @@ _AB_UNBOUND = re.compile(r"\b(?:plain|by default|default (?:settings|launch|run|
 _AB_SAME_RUN = re.compile(r"\bsame\s+(?:test|command|run|benchmark|bench|setup|job|script|workload|launch|"
                           r"config\w*)\b", re.I)
 _AB_BATCH = re.compile(r"\b(?:batch(?:[- ]?size)?|bs|concurrency)\s*(?:of\s+|=\s*|:\s*)?(\d+)\b", re.I)
+# (para37b) The bound run's own command line says it is the same run: the program numactl or taskset starts ("numactl
+# --cpunodebind=1 --membind=1 ./bench --cpu") is the command of the other sentence ("./bench --cpu: ~4 t/s").
+_AB_WRAPPED = re.compile(r"\b(?:numactl|taskset)(?:\s+-{1,2}[\w-]+(?:[ =](?!\.?/)[\w,.:-]+)?)*\s+"
+                         r"([^\s`:,;]+(?:\s+[^\s`:,;]+){0,2})", re.I)
+
+
+def _same_command(bound: str, free: str) -> bool:
+    """Does the program the binder starts in `bound`, with its first arguments, appear in `free`?"""
+    m = _AB_WRAPPED.search(bound)
+    return bool(m and len(m.group(1)) >= 8 and " " in m.group(1) and m.group(1) in free)
 
 
 def _ab_unit(unit: str) -> str:
@@ -9310,12 +9344,13 @@ def binding_ab(text: str) -> Claim | None:
         batch = {m.group(1) for m in _AB_BATCH.finditer(sentence)}
         b = _AB_BINDER.search(sentence)
         if not b or _NO_BINDING.search(sentence[:b.start()]):
-            free.append((rates[0], batch, bool(b) or bool(_AB_UNBOUND.search(sentence))))
+            free.append((rates[0], batch, bool(b) or bool(_AB_UNBOUND.search(sentence)), sentence))
         elif not hypothetical(sentence, b.start()):
             bound.append((rates[0], sentence, b, batch, bool(_AB_SAME_RUN.search(sentence))))
     for (value, unit), sentence, b, batch, same_run in bound:
-        others = [v for (v, u), fb, said in free
-                  if u == unit and (said or same_run) and not (batch and fb and batch != fb)]
+        others = [v for (v, u), fb, said, text in free
+                  if u == unit and (said or same_run or _same_command(sentence, text))
+                  and not (batch and fb and batch != fb)]
         if others and value >= AB_GAIN * max(others):
             return Claim("numa_words", "", _quote(sentence, b, 80),
                          {"groups": [], "bound": value, "unbound": max(others), "unit": unit, "origin": "figures"})
@@ -9406,7 +9441,8 @@ def profiler_busy(facts: Facts) -> list[Claim]:
 _ZH_NOT = "".join(f"(?<!{w}{s})" for w in ("没有", "没", "未", "不", "无", "不是", "并非", "并不是") for s in ("", " "))
 MORE_WORDS_N4: dict[str, list[str]] = {
     "one_slow": [
-        r"(?:其中|有)?(?:一|某一?|某个|1)\s*(?:张|块|个|台)\s*(?:卡|GPU|显卡|节点|机器)[^\n。，,]{0,12}?"
+        # (para37b) also one process or rank ("总有一个进程比其他的慢"), as the English readings take "one process"
+        r"(?:其中|有)?(?:一|某一?|某个|1)\s*(?:张|块|个|台)\s*(?:卡|GPU|显卡|节点|机器|进程|rank)[^\n。，,]{0,12}?"
         r"(?:明显|总是|一直|特别)?\s*(?:比(?:其他|其它|别的)[^\n。，,]{0,6}?)?" + _ZH_NOT + r"(?:慢|拖后腿|落后)",
         r"(?:每次|每一步|每个step)[^\n。]{0,20}?(?:都要|总要|都得)\s*等(?:它|这张卡|这个节点|那张卡|那个节点)",
     ],

@@ -84,7 +84,10 @@ TITLE = re.compile(r"^#\s+\S")
 ISSUE_HEADINGS = re.compile(
     r"^(?:#{2,4}\s*|\*\*)(?:your current environment|describe the bug|bug description|system info|environment|"
     r"reproduction|to reproduce|steps to reproduce|expected behavio(?:u)?r|🐛 describe the bug|information|"
-    r"motivation|what happened|issue description|details|question)\b", re.I | re.M)
+    r"motivation|what happened|issue description|details|question|"
+    # (para37b) NVIDIA/nccl's issue form (.github/ISSUE_TEMPLATE), as its kept issues show it
+    r"how is this issue impacting you|share your debug logs|nccl version|your platform details|"
+    r"error message (?:&|and) behavio(?:u)?r|minimal reproduction)\b", re.I | re.M)
 # nccl-tests' own comment lines: its output starts with "#" too, but is no issue title
 NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
                              r"Collective test|Check|$)", re.M | re.I)
@@ -123,6 +126,8 @@ def detect(text: str) -> float:
         return 0.95  # "# slow" over "Llama-3-70B on 8x H100 SXM ... gets 12 tokens/s. Is this normal?"
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
+    if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and len(ISSUE_HEADINGS.findall(head)) >= 2:
+        return 0.9  # (para37b) an issue form's title over two of its sections, filled in tersely (no long sentence)
     if (titled and title_words >= 2 and not COMMAND_TITLE.search(first)
             and len(FORM_FIELD.findall("\n".join(prose_lines))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
