@@ -105,8 +105,8 @@ def test_since_a_release_negations(text):
 def test_chinese_gain_too_small_is_a_scaling_question():
     r = report("vllmforum2096.md")
     assert r["verdict"]["category"] == "expected_physics"
-    # since para37 reads "吞吐量提升不明显" as the scaling symptom itself, the symptom's own prior gives the physics answer
-    # and ticket.scaling_question gives way to it (rules.engine.quiet_priors); one of the two answers
+    # since para37 reads "吞吐量提升不明显" as the scaling symptom itself, the symptom's own prior gives the
+    # physics answer and ticket.scaling_question gives way to it (rules.engine.quiet_priors); one of the two answers
     assert finding(r, "ticket.scaling_question") or finding(r, "ticket.symptom_prior")
 
 
