@@ -1,9 +1,10 @@
 """Worst-case time of every regex the ticket path runs, on long single lines (bad input must never hang the tool).
 
-Regexes timed: each `pattern` / `context` field of rules/catalog/*.toml (compiled case-blind, as rules/catalog.py
-does), and each module-level pattern of rules/*.py and diagnose/artifacts/*.py: compiled patterns (lazy_re's too),
-alone or inside module-level lists, tuples and dicts, and the string phrasings of rules.claims' PATTERNS and SYMPTOMS
-(matched case-blind there). Regexes built inside functions are not seen.
+Regexes timed: each regex field of rules/catalog/*.toml (REGEX_FIELDS, lists of them too; compiled case-blind with
+their `{name}` fragments written out, as rules/catalog.py does), and each module-level pattern of rules/*.py and
+diagnose/artifacts/*.py: compiled patterns (lazy_re's too), alone or inside module-level lists, tuples and dicts, and
+the string phrasings of rules.claims' PATTERNS and SYMPTOMS (matched case-blind there).
+Regexes built inside functions are not seen.
 
 Each one is run, at each --sizes length, on lines of:
   real line   the first kept-paste line (tests/data/**/*.md, not tickets/) the regex matches, repeated; the largest
@@ -50,15 +51,25 @@ from diagnose.inputs import tomllib  # noqa: E402
 SKIP_PASTES = {"SOURCES.md", "AUDIT.md", "README.md", "NOTES.md"}
 
 
+# The catalog fields that hold regexes (rules/catalog.py compiles them case-blind, `{name}` fragments written out):
+# engine_errors/host_memory/engines/engine_notices `pattern`, `context`, `unless`; by_design `sees`, `unless`,
+# `fault_in`, `explains_failure` and its list of `context` patterns; serving_tradeoffs `feature`, `cost`, `unless`.
+REGEX_FIELDS = ("pattern", "context", "unless", "sees", "fault_in", "explains_failure", "feature", "cost")
+
+
 def catalog_regexes() -> dict[str, tuple[str, int]]:
-    """label -> (pattern, flags) of every pattern/context field under rules/catalog/."""
+    """label -> (pattern, flags) of every regex field under rules/catalog/ (a string, or each string of a list)."""
+    from rules.catalog import expand
+
     found = {}
 
     def walk(node, where):
         if isinstance(node, dict):
             for key, value in node.items():
-                if key in ("pattern", "context") and isinstance(value, str):
-                    found[f"{where}.{key}"] = (value, re.I)
+                if key in REGEX_FIELDS and isinstance(value, str):
+                    found[f"{where}.{key}"] = (expand(value, where), re.I)
+                elif key in REGEX_FIELDS and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                    found.update({f"{where}.{key}[{i}]": (expand(v, where), re.I) for i, v in enumerate(value)})
                 else:
                     walk(value, f"{where}.{key}")
         elif isinstance(node, list):
@@ -110,81 +121,144 @@ def module_regexes() -> dict[str, tuple[str, int]]:
 
 # A chain: two unbounded repeats that can both match whitespace with only optional items between (`\s*\s*`,
 # `\s+(?:is)?\s*`). On a run of n spaces a match tries every split of the run between them, n squared steps at one
-# position, and a search that starts at each of the n positions makes it n cubed.
-_SPACE_CLASSES = {sre_constants.CATEGORY_SPACE: True, sre_constants.CATEGORY_NOT_SPACE: False,
-                  sre_constants.CATEGORY_DIGIT: False, sre_constants.CATEGORY_NOT_DIGIT: True,
-                  sre_constants.CATEGORY_WORD: False, sre_constants.CATEGORY_NOT_WORD: True}
+# position, and a search that starts at each of the n positions makes it n cubed. The same holds for any character a
+# run is made of (letters: `\w*[a-z]*`; newlines: a `\s*` that crosses blank lines).
+_CATEGORIES = {sre_constants.CATEGORY_SPACE: r"\s", sre_constants.CATEGORY_NOT_SPACE: r"\S",
+               sre_constants.CATEGORY_DIGIT: r"\d", sre_constants.CATEGORY_NOT_DIGIT: r"\D",
+               sre_constants.CATEGORY_WORD: r"\w", sre_constants.CATEGORY_NOT_WORD: r"\W"}
 
 
-def _takes_space(body) -> bool:
-    """Does a one-character body (a literal, a class, '.') accept ' '?"""
+def _takes(body, char: str, flags: int) -> bool:
+    """Does a one-character body (a literal, a class, '.') accept `char`?"""
     if len(body) != 1:
         return False
     op, av = body[0]
+    code = ord(char)
+    same = (lambda a: a == code or chr(a).lower() == char.lower()) if flags & re.I else (lambda a: a == code)
     if op is sre_constants.ANY:
-        return True
+        return char != "\n" or bool(flags & re.S)
     if op in (sre_constants.LITERAL, sre_constants.NOT_LITERAL):
-        return (av == 32) == (op is sre_constants.LITERAL)
+        return same(av) == (op is sre_constants.LITERAL)
     if op is not sre_constants.IN:
         return False
     negate = any(o is sre_constants.NEGATE for o, _ in av)
-    hit = any(o is sre_constants.LITERAL and a == 32 or o is sre_constants.RANGE and a[0] <= 32 <= a[1]
-              or o is sre_constants.CATEGORY and _SPACE_CLASSES.get(a, False) for o, a in av)
+    hit = any(o is sre_constants.LITERAL and same(a) or o is sre_constants.RANGE and a[0] <= code <= a[1]
+              or o is sre_constants.CATEGORY and a in _CATEGORIES and re.match(_CATEGORIES[a], char) for o, a in av)
     return hit != negate
 
 
-def _unbounded_space(item) -> bool:
+def _unbounded(item, char: str, flags: int) -> bool:
     op, av = item
     return op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and av[1] == sre_constants.MAXREPEAT \
-        and _takes_space(av[2])
+        and _takes(av[2], char, flags)
 
 
 def _nullable(item, state) -> bool:
     return sre_parse.SubPattern(state, [item]).getwidth()[0] == 0
 
 
-def _ends_open(items, state) -> bool:
-    """Can this sequence end in an unbounded whitespace repeat with only optional items after it?"""
+def _ends_open(items, state, char: str = " ", flags: int = 0) -> bool:
+    """Can this sequence end in an unbounded repeat of `char` with only optional items after it?"""
     for op, av in reversed(list(items)):
-        if _unbounded_space((op, av)):
+        if _unbounded((op, av), char, flags):
             return True
-        if op is sre_constants.SUBPATTERN and _ends_open(av[-1], state) \
-                or op is sre_constants.BRANCH and any(_ends_open(b, state) for b in av[1]) \
-                or op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and _ends_open(av[2], state):
+        if op is sre_constants.SUBPATTERN and _ends_open(av[-1], state, char, flags) \
+                or op is sre_constants.BRANCH and any(_ends_open(b, state, char, flags) for b in av[1]) \
+                or op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) \
+                and _ends_open(av[2], state, char, flags):
             return True
         if not _nullable((op, av), state):
             return False
     return False
 
 
-def whitespace_chains(source: str, flags: int = 0) -> list[str]:
-    """Each unbounded whitespace repeat that follows another with only optional items between (inside a group or
-    branch too: `\\s*(?:,?\\s*where)`); [] when the regex has none."""
+def _made_of(item, char: str, flags: int, state) -> bool:
+    """Can this item match a run of `char` alone (or nothing)? Anchors and lookarounds count as yes (the cautious
+    answer)."""
+    op, av = item
+    if _nullable(item, state) or _takes([item], char, flags):
+        return True
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+        return all(_made_of(i, char, flags, state) for i in av[2])
+    if op is sre_constants.SUBPATTERN:
+        return all(_made_of(i, char, flags, state) for i in av[-1])
+    if op is sre_constants.BRANCH:
+        return any(all(_made_of(i, char, flags, state) for i in b) for b in av[1])
+    return False
+
+
+def _chains(source: str, flags: int, char: str, from_run: bool) -> list[str]:
+    """Each unbounded repeat of `char` that follows another with only optional items between; with `from_run`, only
+    those a run of `char` alone reaches from where the match starts (none after a required word: `Ctrl\\s*\\+?\\s*`)."""
     parsed = sre_parse.parse(source, flags)
     state = parsed.state
     found = []
 
-    def walk(items, open_: bool) -> None:
+    def walk(items, open_: bool, reach: bool) -> None:
         for item in items:
             op, av = item
-            if _unbounded_space(item) and open_:
+            if _unbounded(item, char, flags) and open_ and (reach or not from_run):
                 found.append(str(item)[:60])
             if op is sre_constants.SUBPATTERN:
-                walk(av[-1], open_)
+                walk(av[-1], open_, reach)
             elif op is sre_constants.BRANCH:
                 for branch in av[1]:
-                    walk(branch, open_)
-            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and not _unbounded_space(item):
-                walk(av[2], open_)
+                    walk(branch, open_, reach)
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and not _unbounded(item, char, flags):
+                walk(av[2], open_, reach)
             elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
-                walk(av[1], False)
-            if _unbounded_space(item) or _ends_open([item], state):
+                walk(av[1], False, reach)
+            if _unbounded(item, char, flags) or _ends_open([item], state, char, flags):
                 open_ = True
             elif not _nullable(item, state):
                 open_ = False
+            reach = reach and _made_of(item, char, flags, state)
 
-    walk(parsed, False)
+    walk(parsed, False, True)
     return found
+
+
+def whitespace_chains(source: str, flags: int = 0) -> list[str]:
+    """Each unbounded whitespace repeat that follows another with only optional items between (inside a group or
+    branch too: `\\s*(?:,?\\s*where)`); [] when the regex has none."""
+    return _chains(source, flags, " ", from_run=False)
+
+
+def _nested_unbounded(source: str, flags: int) -> list[str]:
+    """Each unbounded repeat inside another (`(?:\\w+\\s*)*`): the ways to split a run between them grow
+    exponentially."""
+    found = []
+
+    def walk(items, inside: bool) -> None:
+        for op, av in items:
+            if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+                unbounded = av[1] == sre_constants.MAXREPEAT
+                if unbounded and inside:
+                    found.append(str((op, av))[:60])
+                walk(av[2], inside or unbounded)
+            elif op is sre_constants.SUBPATTERN:
+                walk(av[-1], inside)
+            elif op is sre_constants.BRANCH:
+                for branch in av[1]:
+                    walk(branch, inside)
+            elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+                walk(av[1], inside)
+
+    walk(sre_parse.parse(source, flags), False)
+    return found
+
+
+RUNS = " \t\na1"  # the characters a long bad line is a run of: blanks, newlines (blank lines), letters, digits
+
+
+def runaway_repeats(source: str, flags: int = 0, runs: str = RUNS, nested: bool = True) -> list[str]:
+    """What lets a regex take time growing faster than the line on a long run of one character of `runs` (blanks,
+    blank lines, one letter, one digit) or of words repeated: a chain of unbounded repeats of that character that the
+    run alone reaches, or (with `nested`) an unbounded repeat nested in another; [] when none. A deterministic
+    stand-in for timing the regex on such lines; a chain behind a required word costs only where the word is, and the
+    timed scan below reports it."""
+    return [f"{c!r}: {chain}" for c in runs for chain in _chains(source, flags, c, from_run=True)] \
+        + (_nested_unbounded(source, flags) if nested else [])
 
 
 def grown(text: str, size: int) -> str:
@@ -310,7 +384,9 @@ def main() -> int:
         print(f"{shown} {ratio:>8}  {kind:<20} {label}{where}")
     slow = [r for r in rows if r[1] or r[0] > args.limit]
     chained = [label for label, source, flags in regexes if whitespace_chains(source, flags)]
-    print(f"regexes with a chain of unbounded whitespace repeats: {len(chained)}")
+    runaway = [label for label, source, flags in regexes if runaway_repeats(source, flags)]
+    print(f"regexes with a chain of unbounded whitespace repeats: {len(chained)}; with one a run of one character "
+          f"alone reaches, or an unbounded repeat nested in another (runaway_repeats): {len(runaway)}")
     one_match = [r for r in slow if r[2].endswith("match")]
     print(f"over the {args.limit:g} s limit: {len(slow)}, {len(one_match)} of them on one .match (slow wherever "
           f"they are used), the others on finditer (slow only where a caller searches a long text)")

@@ -3,13 +3,13 @@ found before this pass (tests/data/review36b/NOTES.md lists every probe and its 
 real first posts the fixes must keep answering as their threads settled."""
 
 import re
-import time
 from pathlib import Path
 
 import pytest
 from conftest import judged_issue
 from test_ticket_numbers import _said
 
+from benchmarks.regex_worst_case import runaway_repeats
 from rules import catalog, claims, failure_words, software_pairs, ticket_questions
 
 DATA = Path(__file__).parent / "data"
@@ -150,7 +150,4 @@ def test_new_patterns_are_bounded():
     row = next(r for r in catalog.documented_behaviours() if r["key"] == "dcgm_profiling_by_architecture")
     patterns += [re.compile(row["unless"], re.I), re.compile(row["fault_in"], re.I)]  # (risks37: the board clause)
     for p in patterns:
-        for text in (" " * 5000, "concurrent " * 455, "A100 " * 1000, "1 " * 2500):
-            start = time.perf_counter()
-            p.search(text)
-            assert time.perf_counter() - start < 0.05, (p.pattern[:30], text[:12])
+        assert runaway_repeats(p.pattern, p.flags) == [], p.pattern[:30]

@@ -361,15 +361,11 @@ def test_sampling_time_beside_an_oom_answers_the_oom():
 
 
 def test_new_patterns_are_bounded():
-    """The patterns this pass added or widened answer long runs of their own words in bounded time."""
-    import re
-    import time
-
+    """The patterns this pass added or widened chain no unbounded repeats a long run of one character alone can take,
+    nor nest one in another."""
+    from benchmarks.regex_worst_case import runaway_repeats
     from rules import failure_words
     patterns = [failure_words._FAILED, software_pairs._LENGTH_VALUE, software_pairs._GPUS_USED, software_pairs._MACHINE,
                 *software_pairs._ONE_SIDED.values(), cpu_only._NOT_SETUP, cpu_only._FALLBACK, cpu_only._GPU_WORD]
     for p in patterns:
-        for text in (" " * 5000, "the rest " * 500, "output tokens " * 400, "on my " * 800, "1 " * 2500):
-            start = time.perf_counter()
-            re.compile(p.pattern, p.flags).search(text)
-            assert time.perf_counter() - start < 0.05, (p.pattern[:30], text[:12])
+        assert runaway_repeats(p.pattern, p.flags) == [], p.pattern[:30]

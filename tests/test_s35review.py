@@ -171,18 +171,16 @@ def test_a_caller_changing_its_claims_changes_nobody_elses():
     assert again[0].data["error"] is not None and not again[0].negated
 
 
-def test_the_new_patterns_stay_fast_on_long_lines():
-    """Bounded patterns: each under 50 ms on 5 kB of spaces and on its own words repeated."""
+def test_the_new_patterns_stay_bounded_on_long_lines():
+    """Bounded patterns: no chain of unbounded repeats a long run of one character alone can take, nor one nested in
+    another."""
     import re
-    import time
 
+    from benchmarks.regex_worst_case import runaway_repeats
     from rules.documented_behaviour import _KNOWN_ALREADY, _SET_ASIDE
     from rules.ticket_rules import _SPEED_VERB
 
     pods = next(r for r in catalog.documented_behaviours() if r["key"] == "gpu_not_shared_between_pods")
     patterns = [_SPEED_VERB, _SET_ASIDE, _KNOWN_ALREADY, re.compile(pods["unless"], re.I)]
     for pattern in patterns:
-        for text in (" " * 5000, "we know " * 600, "not scale " * 500, "accelerate " * 450, "node has 8 " * 450):
-            start = time.perf_counter()
-            pattern.search(text)
-            assert time.perf_counter() - start < 0.05, (pattern.pattern[:40], text[:12])
+        assert runaway_repeats(pattern.pattern, pattern.flags) == [], pattern.pattern[:40]
