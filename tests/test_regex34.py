@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.regex_worst_case import whitespace_chains
+from benchmarks.regex_worst_case import runaway_repeats, whitespace_chains
 from diagnose.artifacts import figures, issue_md, serving_bench, smi_query
 from rules import claims, common, ticket_questions
 
@@ -222,3 +222,15 @@ print(len(claims._CLAUSES.split("works" + gap + "but hangs")), len(claims._CLAUS
 def test_long_run_of_blanks_searched():
     done = subprocess.run([sys.executable, "-c", _LONG_SEARCH, str(REPO)], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["2", "1", "2", "1", "True", "False"], done.stderr
+
+
+# The structural check the tests of other passes assert in place of timings (timed37): it flags a nested unbounded
+# repeat and two unbounded repeats a run of one character can both feed, and passes the linear forms.
+@pytest.mark.parametrize("source", [r"(?:\s*\w*\s*)*x", r"\d+\d+$", r"(?:a+)+b", r"^\s*-?\s*name:"])
+def test_runaway_repeats_flags_the_backtracking_shapes(source):
+    assert runaway_repeats(source)
+
+
+@pytest.mark.parametrize("source", [r"\bfoo\s+bar\b", r"\d+(?:\.\d+)?\s*GB/s", r"[^.\n]{0,40}?\bslow\b"])
+def test_runaway_repeats_passes_the_linear_shapes(source):
+    assert runaway_repeats(source) == []
