@@ -1388,6 +1388,9 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<!\bin )(?<!\bon )(?<!\bwith )(?<!\bwithin )(?<!\binside )(?<!\busing )(?<!\bfrom )(?<!\bacross )"
         r"\b(?:one|a single|(?<=\bno )single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
+        # (para37c) not the layout itself, a host with its GPUs counted: "one machine, 2 GPUs: inference got slower",
+        # "a single node with 8 GPUs is slower than ..." (单机2卡)
+        r"(?!\s*[,:]?\s*(?:with\s+|of\s+|and\s+)?(?:\d+|two|three|four|eight)\s*[x×]?\s*(?:[\w-]+\s+)?(?:GPUs|cards)\b)"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
         # whatever the preposition, one of them set against the others or lagging is a straggler ("On one GPU the
         # all-reduce is always slower than on the other seven", "with one rank always lagging behind"); "on a single
@@ -5113,7 +5116,10 @@ _RATE_WORSENED = (r"\b" + _RATE_NOUN + r"\s+(?:(?:is|was|are|were|gets?|got|gett
 # falls short of what the reporter expected (the shortfall of "slow"; "error" leaves "failed to meet" alone).
 _BELOW_EXPECTATIONS = (r"\b(?:fail(?:s|ed|ing)? to|does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never)\s+"
                        r"(?:meet|match|reach|live up to)\s+(?:the\s+|our\s+|my\s+|their\s+)?expectations?\b|"
-                       r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b")
+                       r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b|"
+                       # (para37c) the same in Chinese: "吞吐比预期低", "低于预期", "达不到预期" (not "比预期快", "没有低于预期")
+                       r"(?<!没有)(?<!并未)(?<!不)(?:比\s*(?:预期|期望|预想)(?:的)?\s*(?:要|还|更)?(?:低|慢|差|少)|"
+                       r"(?:低于|不及|达不到|没达到|未达到|没有达到)\s*(?:预期|期望|预想))")
 # (symptom34) A wish for a named rate that says the present one is too low: "Any ideas to reach >1 token/s on a 8vCPU
 # machine? now I am at roughly 30s per token" (karpathy/llama2.c#184), "how can I get more than 20 tokens/s",
 # "is there a way to achieve 100 t/s". The target must be a rate with its unit: "how to reach 4 GPUs" is a count.
