@@ -4533,7 +4533,10 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
                     r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b|"
                     # (para37b) in Chinese: 卡住/卡死 "hangs", 报错 "errors out", 失败 "fails", 崩溃 "crashes",
                     # 变慢 "slower"
-                    r"卡住|卡死|报错|失败|崩溃|变慢", re.I)
+                    r"卡住|卡死|报错|失败|崩溃|变慢|"
+                    # (para37c) and "很慢" slow, "很低" low (as slow / low above), 崩 "crashes" for short ("会崩"); not
+                    # 不慢 / 不会崩 / 没崩, nor "低于" a comparison
+                    r"(?<![不没])(?:很|非常|特别|极|太|比较)?慢|(?:很|非常|特别|极|太|比较)低(?!于)|(?<!不会)(?<![不没])崩", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 # (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
 _GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
@@ -4578,9 +4581,10 @@ _ALIKE = re.compile(r"\b(?:(?:both|either|neither)\b" + _NOT_RELEASES + r"|all (
                     re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works". A mark's
 # blanks start at the first of their run ((?<!\s)): a search would otherwise try each blank of a long run to its end.
-_CLAUSES = re.compile(r"[,;]\s*|(?<!\s)\s+(?:while|whereas|but|and|although)\s+", re.I)
+# (para37c) and the Chinese clause marks, as _CLAUSE_END reads them: "带宽很慢，2.21版本是正常的", "但(是)" but
+_CLAUSES = re.compile(r"[,;，；]\s*|(?<!\s)\s+(?:while|whereas|but|and|although)\s+|但是?|而", re.I)
 # Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
-_RELEASE_CONTRAST = re.compile(r";\s*|,?\s+(?:while|whereas|but|although|however)\s+", re.I)
+_RELEASE_CONTRAST = re.compile(r"[;；]\s*|,?\s+(?:while|whereas|but|although|however)\s+|[，,]?\s*但是?", re.I)
 
 
 # A release named as a bound ("releases newer than v2.11.4", "since 2.19", ">= 2.5.6") is where a change starts,
