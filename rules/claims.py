@@ -4536,7 +4536,8 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
                     r"卡住|卡死|报错|失败|崩溃|变慢|"
                     # (para37c) and "很慢" slow, "很低" low (as slow / low above), 崩 "crashes" for short ("会崩"); not
                     # 不慢 / 不会崩 / 没崩, nor "低于" a comparison
-                    r"(?<![不没])(?:很|非常|特别|极|太|比较)?慢|(?:很|非常|特别|极|太|比较)低(?!于)|(?<!不会)(?<![不没])崩", re.I)
+                    r"(?<![不没])(?:很|非常|特别|极|太|比较)?慢|(?:很|非常|特别|极|太|比较)低(?!于)|"
+                    r"(?<!不会)(?<![不没])崩", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 # (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
 _GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
@@ -5121,7 +5122,8 @@ _RATE_WORSENED = (r"\b" + _RATE_NOUN + r"\s+(?:(?:is|was|are|were|gets?|got|gett
 _BELOW_EXPECTATIONS = (r"\b(?:fail(?:s|ed|ing)? to|does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never)\s+"
                        r"(?:meet|match|reach|live up to)\s+(?:the\s+|our\s+|my\s+|their\s+)?expectations?\b|"
                        r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b|"
-                       # (para37c) the same in Chinese: "吞吐比预期低", "低于预期", "达不到预期" (not "比预期快", "没有低于预期")
+                       # (para37c) the same in Chinese: "吞吐比预期低", "低于预期", "达不到预期"
+                       # (not "比预期快", "没有低于预期")
                        r"(?<!没有)(?<!并未)(?<!不)(?:比\s*(?:预期|期望|预想)(?:的)?\s*(?:要|还|更)?(?:低|慢|差|少)|"
                        r"(?:低于|不及|达不到|没达到|未达到|没有达到)\s*(?:预期|期望|预想))")
 # (symptom34) A wish for a named rate that says the present one is too low: "Any ideas to reach >1 token/s on a 8vCPU
@@ -5219,8 +5221,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
               + _MISPLACED + "|"
-              # (para37c) 错误的 before a place is the adjective "wrong" ("分配在错误的NUMA节点上": the wrong node), no error
-              r"\bWARN\b|报错|错误(?!\s*的\s*(?:NUMA|节点|socket|插槽|CPU|位置|设备|卡|GPU))|失败|启动不了|无法启动"),
+              # (para37c) 错误的 before a place is the adjective "wrong" ("分配在错误的NUMA节点上": the wrong
+              # node), no error
+              r"\bWARN\b|报错|错误(?!\s*的\s*(?:NUMA|节点|socket|插槽|CPU|位置|设备|卡|GPU))|失败|"
+              r"启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
