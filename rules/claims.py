@@ -570,7 +570,9 @@ MORE_WORDS_F: dict[str, list[str]] = {
     "clock_power": [r"(?:频率|主频|核心频率)[^\n]{0,10}?(?:锁在|只有|卡在|降到)\s*\d{2,4}\s*MHz"],
     "pcie_degraded": [r"(?:跑在|运行在|插在|只有|降到了?|降为)\s*PCIe\s*(?:\d\.\d\s*)?(?:x[148]\b|Gen\s?[12]\b)|"
                       r"(?:链路|带宽)\s*(?:降到了?|降为|只有)\s*(?:PCIe\s*)?(?:Gen\s?[12]\b|x[148]\b)"],
-    "numa_words": [r"不在同一(?:个)?\s*NUMA"],
+    "numa_words": [r"不在同一(?:个)?\s*NUMA",
+                   # (para37c) the English "wrong/remote/cross NUMA" in Chinese: "分配在错误的NUMA节点上", "跨NUMA访问"
+                   r"(?:错误|远端|远程|另一个|另一颗|对面)\s*(?:的)?\s*(?:NUMA|CPU\s*插槽|socket)|跨\s*NUMA"],
     # (left26) "GPU利用率一直在跳 ... 一下100% 一下 0%" (hiyouga/LlamaFactory#8958): 一直在跳 "keeps jumping",
     # 一下 ... 一下 "one moment ... the next"
     "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低|一直在跳|来回跳)",
@@ -1220,8 +1222,10 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<!= )(?<!multi-)(?<!multi )(?<!multi)\bGPU not supported\b[^.\n]{0,40}?\b(?:P2P|peer|topo)\b",
         # (and CUDA's peer access by its Chinese name, 对等访问 "peer access", or 点对点 "point to point": "启动服务报
         # `不支持对等访问`错误", PaddlePaddle/FastDeploy#4588)
-        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",
-        r"(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
+        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用|打开|开)\s*(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)",
+        # (para37c) the state after its subject with the everyday verb: "p2p没开" (the wording the question reading
+        # below quotes, "p2p没开会影响速度吗？"), "P2P没有打开"
+        r"(?:P2P|p2p|对等访问|点对点(?:访问|通信|传输)?)\s*(?:未|没有|没|不|无法)(?:开启|启用|支持|使用|打开|开)",
         # the board or driver said not to support it, the verb first as the Chinese above ("2080 Ti does not support
         # p2p access without NVLink bridge", https://github.com/tensorflow/tensorflow/issues/24677)
         r"\b(?:does|do|did)\s*(?:not|n't)\s+support\s+(?:the\s+)?(?:P2P|peer[- ]to[- ]peer|peer)\b",
@@ -1384,6 +1388,9 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<!\bin )(?<!\bon )(?<!\bwith )(?<!\bwithin )(?<!\binside )(?<!\busing )(?<!\bfrom )(?<!\bacross )"
         r"\b(?:one|a single|(?<=\bno )single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
+        # (para37c) not the layout itself, a host with its GPUs counted: "one machine, 2 GPUs: inference got slower",
+        # "a single node with 8 GPUs is slower than ..." (单机2卡)
+        r"(?!\s*[,:]?\s*(?:with\s+|of\s+|and\s+)?(?:\d+|two|three|four|eight)\s*[x×]?\s*(?:[\w-]+\s+)?(?:GPUs|cards)\b)"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
         # whatever the preposition, one of them set against the others or lagging is a straggler ("On one GPU the
         # all-reduce is always slower than on the other seven", "with one rank always lagging behind"); "on a single
@@ -1761,6 +1768,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\bpipeline[- _]?(?:model[- _]?)?parallel(?:ism|i[sz]ed|i[sz]ation)?(?:[- _](?:size|degree))?\b",
         r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
+        # (para37c) its Chinese name, as in tests/data/ut17/deepseekv2_35.md and u19b04's "流水线并行"
+        r"流水线并行",
     ],
     # One request (stream) at a time, or a small batch: nothing to overlap or split.
     # The GPU mostly idle, said without a figure ("GPU utilization is very low", "GPU usage stays near zero",
@@ -1791,6 +1800,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",
+        # (para37c) the same said in Chinese: "batch size(running请求数)小的时候", "并发数很少时" (not "不小", "小于 8")
+        r"(?:\bbatch(?:[ _-]?size)?|批大小|并发(?:数|量)?|running\s*(?:req\w*|请求数?))[^。\n，,高大多]{0,20}?"
+        r"(?<![不没])(?:很|比较|较|太)?(?:小|少)(?![于了点些])",
         r"#running-req: 1\b|\bRunning: 1 reqs\b",
     ],
     # GPUDirect RDMA (NCCL's "GDRDMA") off or sought: the NIC reads GPU memory through host memory.
@@ -4521,7 +4533,11 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
                     r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b|"
                     # (para37b) in Chinese: 卡住/卡死 "hangs", 报错 "errors out", 失败 "fails", 崩溃 "crashes",
                     # 变慢 "slower"
-                    r"卡住|卡死|报错|失败|崩溃|变慢", re.I)
+                    r"卡住|卡死|报错|失败|崩溃|变慢|"
+                    # (para37c) and "很慢" slow, "很低" low (as slow / low above), 崩 "crashes" for short ("会崩"); not
+                    # 不慢 / 不会崩 / 没崩, nor "低于" a comparison
+                    r"(?<![不没])(?:很|非常|特别|极|太|比较)?慢|(?:很|非常|特别|极|太|比较)低(?!于)|"
+                    r"(?<!不会)(?<![不没])崩", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
 # (regex34: a search starts the gap at its first blank only, (?<!\s), so a long run of spaces is not re-read from each)
 _GONE_AFTER = re.compile(r"(?<!\s)\s+(?:\w+\s+){0,2}?(?:(?:is|are|was|were)\s*)?(?:gone|went away|disappear\w*|"
@@ -4566,9 +4582,10 @@ _ALIKE = re.compile(r"\b(?:(?:both|either|neither)\b" + _NOT_RELEASES + r"|all (
                     re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works". A mark's
 # blanks start at the first of their run ((?<!\s)): a search would otherwise try each blank of a long run to its end.
-_CLAUSES = re.compile(r"[,;]\s*|(?<!\s)\s+(?:while|whereas|but|and|although)\s+", re.I)
+# (para37c) and the Chinese clause marks, as _CLAUSE_END reads them: "带宽很慢，2.21版本是正常的", "但(是)" but
+_CLAUSES = re.compile(r"[,;，；]\s*|(?<!\s)\s+(?:while|whereas|but|and|although)\s+|但是?|而", re.I)
 # Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
-_RELEASE_CONTRAST = re.compile(r";\s*|,?\s+(?:while|whereas|but|although|however)\s+", re.I)
+_RELEASE_CONTRAST = re.compile(r"[;；]\s*|,?\s+(?:while|whereas|but|although|however)\s+|[，,]?\s*但是?", re.I)
 
 
 # A release named as a bound ("releases newer than v2.11.4", "since 2.19", ">= 2.5.6") is where a change starts,
@@ -5104,7 +5121,11 @@ _RATE_WORSENED = (r"\b" + _RATE_NOUN + r"\s+(?:(?:is|was|are|were|gets?|got|gett
 # falls short of what the reporter expected (the shortfall of "slow"; "error" leaves "failed to meet" alone).
 _BELOW_EXPECTATIONS = (r"\b(?:fail(?:s|ed|ing)? to|does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never)\s+"
                        r"(?:meet|match|reach|live up to)\s+(?:the\s+|our\s+|my\s+|their\s+)?expectations?\b|"
-                       r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b")
+                       r"\b(?:below|under|short of|lower than)\s+(?:the\s+|our\s+|my\s+)?expectations?\b|"
+                       # (para37c) the same in Chinese: "吞吐比预期低", "低于预期", "达不到预期"
+                       # (not "比预期快", "没有低于预期")
+                       r"(?<!没有)(?<!并未)(?<!不)(?:比\s*(?:预期|期望|预想)(?:的)?\s*(?:要|还|更)?(?:低|慢|差|少)|"
+                       r"(?:低于|不及|达不到|没达到|未达到|没有达到)\s*(?:预期|期望|预想))")
 # (symptom34) A wish for a named rate that says the present one is too low: "Any ideas to reach >1 token/s on a 8vCPU
 # machine? now I am at roughly 30s per token" (karpathy/llama2.c#184), "how can I get more than 20 tokens/s",
 # "is there a way to achieve 100 t/s". The target must be a rate with its unit: "how to reach 4 GPUs" is a count.
@@ -5200,7 +5221,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"initiali[sz]e|launch|create|use|do)\b|"
               r"\bnot supported\b|\binvalid\b|"
               + _MISPLACED + "|"
-              r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
+              # (para37c) 错误的 before a place is the adjective "wrong" ("分配在错误的NUMA节点上": the wrong
+              # node), no error
+              r"\bWARN\b|报错|错误(?!\s*的\s*(?:NUMA|节点|socket|插槽|CPU|位置|设备|卡|GPU))|失败|"
+              r"启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
@@ -5279,6 +5303,9 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
+             # (para37c) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低", "带宽很低"
+             # (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a comparison)
+             r"(?:吞吐量?|速度|带宽|性能|速率)\s*(?:也|都|一直|还是)?\s*(?:很|极|极其|非常|特别|比较|太|偏)?(?<![不没])低(?![于])|"
              # (title34) the rate said with "only", as 速度只有 says it: "throughput only 8t/s", "speed is only 5 tok/s"
              r"\b(?:speed|throughput|bandwidth|performance|rate)\s+(?:is\s+|was\s+|of\s+)?only\s+(?:about\s+|around\s+|~)?"
              r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)"
@@ -9132,6 +9159,9 @@ MORE_WORDS_N: dict[str, list[str]] = {
         r"documents?|videos?)\b",
         r"\b(?:one|a single)\s+(?:audio(?: file| clip)?|utterance|image|picture|frame|sample|input|prompt|query|"
         r"sentence|sequence|example)\s+at a time\b",
+        # (para37c) the same in Chinese: "只解码一条音频", "只推理一张图片", "每次只输入一句"
+        r"只\s*(?:解码|推理|处理|识别|输入|跑|测|送入|生成)?\s*(?:一|1|单)\s*(?:条|张|个|段|句|幅|帧)\s*"
+        r"(?:音频|语音|图片|图像|图|句子|样本|输入|请求|文本|视频|prompt)",
     ],
     "gpu_build_slower": [
         # "the GPU build is slower than the CPU build", "cuda version runs slower than the CPU one",
@@ -9139,7 +9169,8 @@ MORE_WORDS_N: dict[str, list[str]] = {
         # (a tool's GPU variant by name, "whisper-gpu", "batched-...-cuda", CUDAExecutionProvider, against any other;
         # "the GPU build/version/backend" only against the CPU one: "my GPU is slower than my old one" is no such pair)
         r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+|\bCUDAExecutionProvider)\s+"
-        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b"
+        r"(?:(?:is|was|runs?|ran|gets?|got)\s+)?(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b"
+        # (para37c: the verb left out, as a terse title writes it: "batched-wav-nnet3-cuda slower than ...?")
         # (against another GPU set-up, "multi-gpu is slower than single-gpu", it is no GPU-against-CPU pair)
         r"(?!\s+(?:[\w.]+\s+){0,2}?[\w-]*(?:gpu|cuda))",
         r"\b(?:GPU|CUDA)\s+(?:build|version|backend|decoder|inference|path|mode|binary|provider)\s+"
@@ -9148,6 +9179,10 @@ MORE_WORDS_N: dict[str, list[str]] = {
         r"\b(?:slower|longer)\s+(?:on|with)\s+(?:the\s+)?GPU\s+than\s+(?:on|with)\s+(?:the\s+)?CPU\b",
         r"\bCPU\b[^.\n]{0,20}?\b(?:is|was|runs?|ran)\s+(?:much\s+|even\s+|a lot\s+)?faster\s+than\s+(?:the\s+)?"
         r"(?:GPU|CUDA)\b",
+        # (para37c) the same pairs in Chinese: "batched-wav-nnet3-cuda 比 nnet3-latgen-faster 还慢", "GPU版比CPU版还慢"
+        r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+)\s*比\s*(?![\w-]*(?:gpu|cuda))[\w.-]+\s*"
+        r"(?:还|更|要)?慢",
+        r"(?:GPU|CUDA|显卡)\s*(?:版本?|推理)?\s*比\s*CPU\s*(?:版本?|推理)?\s*(?:还|更|要)?慢",
     ],
 }
 _NEGATED_INSIDE_F += ("gpu_build_slower",)
@@ -9623,6 +9658,13 @@ MORE_WORDS_R: dict[str, list[str]] = {
         # (the work named: "首次部署后很慢", "처음 사용해보는데 느려요" are a first use, slow ever since)
         r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)"
         r"(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
+        # (para37c) "为什么最开始几次 ncclSendRecv 很慢", "前几次每次要10到100 ms": the first few named by the API
+        # call, or by a time each, the counterpart of _FIRST_WORK's "the first few ncclSendRecv take 10 to 100 ms"
+        r"(?:前几次|头几次|(?:最|刚)?开始(?:的)?几次|最初(?:的)?几次)\s*(?:[A-Za-z_][\w.]*\s*)?"
+        r"(?:推理|请求|调用|运行|通信)?(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])"
+        r"(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
+        r"(?:前几次|头几次|(?:最|刚)?开始(?:的)?几次|最初(?:的)?几次)[^。\n]{0,10}?(?:要|需要|花了?|耗时|用了)\s*"
+        r"\d+(?:\.\d+)?\s*(?:(?:到|至|-|~)\s*\d+(?:\.\d+)?\s*)?(?:ms|s|秒|毫秒)",
         r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)[^。\n]{0,20}?"
         r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
         r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
@@ -10651,6 +10693,10 @@ _OFF_VERB = (r"(?:power(?:s|ed|ing)?\s+(?:itself\s+)?off|shut(?:s|ting)?\s*-?\s*
              r"turn(?:s|ed|ing)?\s+(?:itself\s+)?off|cuts?\s+(?:the\s+)?power)")
 _ON_ITS_OWN = r"(?:just|instantly|immediately|suddenly|randomly|completely|hard|then|simply|always|will|would|\w+ly)"
 _extend({"power_loss": [
+    # (para37c) the same in Chinese, the machine as the subject: "整台机器立刻关机", "电脑直接断电", "主机突然重启"
+    # (not "重启后" / "重启一下": after or as the reporter's restart; not "不会关机")
+    r"(?:整台|整个|整)?(?:机器|电脑|主机|整机|工作站|服务器)\s*(?:(?:会|就|直接|立刻|立即|马上|突然|自动|瞬间|都)\s*){0,3}"
+    r"(?<![不没])(?:关机|断电|掉电|重启)(?!\s*(?:后|之后|以后|一下|才))",
     # "the PC shuts down", "the whole rig instantly powers off", "the computer restarts", "my desktop reboots"
     r"(?<!\bI\s)(?<!\bwe\s)\b(?:(?:the|my|our|whole|entire|this)\s+)?(?:whole\s+|entire\s+)?" + _MACHINE
     + r"\s+(?:" + _ON_ITS_OWN + r"\s+){0,2}(?:" + _OFF_VERB + r"(?!\s+(?:scripts?|commands?|buttons?|signals?|hooks?|"

@@ -22,6 +22,9 @@ ONE_GPU_USED = re.compile(
     # "it now always loads onto a single GPU" (ollama/ollama#4198's wording)
     r"\b(?:automatically|always|now)\s+(?:uses?|using|loads?(?:\s+(?:it|the model))?\s+(?:on|into|onto)|runs?\s+on|"
     r"goes\s+(?:on|to))\s+(?:one|1|a single|the first)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
+    # (para37c) the same choice with "by itself" / "on its own" after it: "the model loads onto one card by itself"
+    r"\b(?:uses?|loads?(?:\s+(?:it|the model))?\s+(?:on|into|onto)|runs?\s+on|goes\s+(?:on|to))\s+"
+    r"(?:one|1|a single|the first)\s+(?:\w+\s+)?(?:GPU|card|device)\s+(?:by itself|on its own)\b|"
     r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
     r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
     r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -29,6 +32,8 @@ ONE_GPU_USED = re.compile(
     # (review35) "只用到了其中1张卡" (one of them: hpcaitech/Open-Sora#216), "只有一张卡被利用推理" (put to use:
     # OpenMOSS/MOSS#151)
     r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:其中(?:的)?)?\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
+    # (para37c) the engine's own choice in Chinese, as "automatically use one card" above: "加载模型时自动只用一张卡"
+    r"自动\s*(?:只)?\s*(?:用|使用|加载到|加载在|跑在|放在|分配到)\s*(?:了)?\s*(?:一|1|单)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|"
     r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在|被)?\s*(?:用|工作|跑|使用|利用)|"
     r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
     # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)

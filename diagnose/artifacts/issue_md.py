@@ -371,13 +371,24 @@ CHANGE_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(\s*https?://(github\.com/[\w.-]
                          r"[^)\s]*\s*\)")
 
 
+# An HTML tag as GitHub renders it: a bare name ("<br>", "</details>"), a comment, a known element with attributes
+# ("<img width=...>", "<details open>"), or any name followed by an attribute with a value. Words in angle brackets
+# with spaces and no attribute are prose (para37c): an issue template's filled-in placeholder ("[REQUEST] - <one
+# machine, 2 GPUs: inference got slower>"), "<see below>", "<Kimi K2.6-NVFP4>" in kept pastes under tests/data.
+_HTML_ELEMENTS = ("a|b|i|p|br|hr|img|div|span|sub|sup|kbd|pre|code|details|summary|table|thead|tbody|tr|td|th|ul|ol|li|"
+                  "em|strong|h[1-6]|blockquote|video|picture|source|center|font|u|s|del|ins|small|big|tt|dl|dt|dd")
+HTML_TAG = re.compile(r"<!--[^<>\n]{0,200}?-->|</?(?!inactive>)[A-Za-z][\w:-]*/?>|"
+                      r"</?(?:" + _HTML_ELEMENTS + r")\b[^<>\n]{0,200}>|"
+                      r"</?[A-Za-z][\w:-]*\s[^<>\n]{0,200}?=[^<>\n]{0,200}>|<![^<>\n]{0,200}>", re.I)
+
+
 def _plain(text: str) -> str:
     """Markdown markup off the prose: images, link targets (but a pull request's or commit's), HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
     text = CHANGE_LINK.sub(lambda m: m.group(1) if m.group(2) in m.group(1) else f"{m.group(1)} ({m.group(2)})", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     # a tag starts with a name: "<3B ... >7B" is prose; nvidia-smi's "<inactive>" (nvlink -s) is no tag
-    text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
+    text = HTML_TAG.sub(" ", text)
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
 
