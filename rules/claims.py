@@ -1768,7 +1768,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\bpipeline[- _]?(?:model[- _]?)?parallel(?:ism|i[sz]ed|i[sz]ation)?(?:[- _](?:size|degree))?\b",
         r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
-        # (para37c) its Chinese name, as in tests/data/ut17/deepseekv2_35.md and u19b04's "流水线并行"
+        # (para37c, para37d, each from its own rewordings) its Chinese name, as in tests/data/ut17/deepseekv2_35.md;
+        # already a multi-GPU word in symptom_prior's list
         r"流水线并行",
     ],
     # One request (stream) at a time, or a small batch: nothing to overlap or split.
@@ -5125,7 +5126,12 @@ _BELOW_EXPECTATIONS = (r"\b(?:fail(?:s|ed|ing)? to|does ?n[o']t|did ?n[o']t|do ?
                        # (para37c) the same in Chinese: "吞吐比预期低", "低于预期", "达不到预期"
                        # (not "比预期快", "没有低于预期")
                        r"(?<!没有)(?<!并未)(?<!不)(?:比\s*(?:预期|期望|预想)(?:的)?\s*(?:要|还|更)?(?:低|慢|差|少)|"
-                       r"(?:低于|不及|达不到|没达到|未达到|没有达到)\s*(?:预期|期望|预想))")
+                       r"(?:低于|不及|达不到|没达到|未达到|没有达到)\s*(?:预期|期望|预想))|"
+                       # (para37d) far under a baseline or an expected figure: "far below expected under load",
+                       # "much slower than baseline" said as "far under baseline", "well below spec"; a shortfall
+                       # word first (a time below its reference is no shortfall: "TTFT is below the expected 53.72 ms")
+                       r"(?<!latency )(?<!TTFT )(?<!time )\b(?:far|well|way|much|a lot|significantly)\s+"
+                       r"(?:below|under)\s+(?:the\s+|our\s+|my\s+)?(?:baseline|expected|advertised|spec)\b")
 # (symptom34) A wish for a named rate that says the present one is too low: "Any ideas to reach >1 token/s on a 8vCPU
 # machine? now I am at roughly 30s per token" (karpathy/llama2.c#184), "how can I get more than 20 tokens/s",
 # "is there a way to achieve 100 t/s". The target must be a rate with its unit: "how to reach 4 GPUs" is a count.
@@ -5303,9 +5309,10 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
-             # (para37c) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低", "带宽很低"
-             # (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a comparison)
-             r"(?:吞吐量?|速度|带宽|性能|速率)\s*(?:也|都|一直|还是)?\s*(?:很|极|极其|非常|特别|比较|太|偏)?(?<![不没])低(?![于])|"
+             # (para37c, para37d) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低",
+             # "带宽很低", "吞吐低得离谱" (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a
+             # comparison)
+             r"(?:吞吐量?|速度|带宽|性能|速率)\s*(?:也|都|一直|还是)?\s*(?:很|极|极其|非常|特别|比较|较|太|偏)?(?<![不没])低(?![于])|"
              # (title34) the rate said with "only", as 速度只有 says it: "throughput only 8t/s", "speed is only 5 tok/s"
              r"\b(?:speed|throughput|bandwidth|performance|rate)\s+(?:is\s+|was\s+|of\s+)?only\s+(?:about\s+|around\s+|~)?"
              r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)"
@@ -5960,7 +5967,11 @@ _ASKS = re.compile(
     r"(?:です|ます|でしょう)か|なぜ|どうして|(?:까요|나요|니까|는지)\s*[.?？]?\s*$|왜\b|"
     r"\bпочему\b|\bли\b|\bкак (?:ускорить|сделать|заставить)\b|"
     r"\b(?:warum|wieso|weshalb)\b|\bgibt es (?:eine|einen)\b|\bpor qu[eé]\b|\bhay (?:alguna|algún) (?:forma|manera)\b|"
-    r"吗|是否|为什么|为何", re.I | re.M)
+    r"吗|是否|为什么|为何|"
+    # (para37d) Chinese: 有没有办法 ("is there a way", as "is there a way" above), and the full-width question mark
+    # with the next sentence written on without a space, as Chinese runs on (not 请问 "may I ask" alone: it opens
+    # reports as a courtesy, "请问大佬，为啥同一张图片推理时间波动很明显", whose complaint is the fluctuation)
+    r"有没有(?:什么)?(?:办法|方法)|？(?=[\u4e00-\u9fff])", re.I | re.M)
 # A complaint: something is called slow, low, poor or worse than a figure it is held against. The
 # symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.
 _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + "|" + _NO_GAIN + r"|"
@@ -8349,16 +8360,18 @@ _TORCH_RELEASE = re.compile(r"(?<![A-Za-z])(?:torch|pytorch)(?![A-Za-z_])[\s=~:v
 _TORCH_FROM_TO = re.compile(r"(?:\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+|\bfrom\s+(?:torch|pytorch)[\s=~:v]{0,4})"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+(?:(?:torch|pytorch)[\s=~:v]{0,4})?"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
-_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:after|since|newer than|above)\s+"
-                          r"v?(\d\.\d{1,2})\b", re.I)
-_SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad\w*)\b", re.I)
+# (para37d) also with the nouns left out, "slower on torch > 2.1", "torch newer than 2.1 runs slower": in a sentence
+# that compares speed (_SPEED_COMPARED) the bound names the releases used, not a requirement's floor
+_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:(?:versions?|releases?)\s+(?:after|since|newer than|above)\s+|"
+                          r"(?:newer than|after|>)(?!=)\s*)v?(\d\.\d{1,2})\b", re.I)
+_SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|slowdowns?|regress\w*|degrad\w*)\b", re.I)
 
 
 # Which way a release comparison goes: "X is slower than Y", "moving to 2.3 made it slower", "downgrading makes it
 # faster" (the newer release slower).
 # (issue 11 n) and the rate said lower or higher: "with 2.3 the throughput is lower", "lower tok/s on 2.4"
 _RATE_NAMES = r"(?:throughput|tok\w*/s|tok(?:en)?s? per second|speed|performance|bandwidth|samples/s|it/s|QPS)"
-_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b|"
+_SLOWER = re.compile(r"\b(?:slower|slowdowns?|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b|"
                      r"\b(?:lower|less|reduced)\s+" + _RATE_NAMES + r"|\b" + _RATE_NAMES + r"\s+(?:is|was|gets|got|"
                      r"becomes|became|goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:lower|down)\b",
                      re.I)
@@ -9159,18 +9172,15 @@ MORE_WORDS_N: dict[str, list[str]] = {
         r"documents?|videos?)\b",
         r"\b(?:one|a single)\s+(?:audio(?: file| clip)?|utterance|image|picture|frame|sample|input|prompt|query|"
         r"sentence|sequence|example)\s+at a time\b",
-        # (para37c) the same in Chinese: "只解码一条音频", "只推理一张图片", "每次只输入一句"
-        r"只\s*(?:解码|推理|处理|识别|输入|跑|测|送入|生成)?\s*(?:一|1|单)\s*(?:条|张|个|段|句|幅|帧)\s*"
-        r"(?:音频|语音|图片|图像|图|句子|样本|输入|请求|文本|视频|prompt)",
     ],
     "gpu_build_slower": [
         # "the GPU build is slower than the CPU build", "cuda version runs slower than the CPU one",
         # "batched-wav-nnet3-cuda is slower than nnet3-latgen-faster" (a tool's CUDA variant against its other)
         # (a tool's GPU variant by name, "whisper-gpu", "batched-...-cuda", CUDAExecutionProvider, against any other;
         # "the GPU build/version/backend" only against the CPU one: "my GPU is slower than my old one" is no such pair)
+        # (para37d: the verb may be left out, as terse titles do: "batched-...-cuda slower than nnet3-...?")
         r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+|\bCUDAExecutionProvider)\s+"
         r"(?:(?:is|was|runs?|ran|gets?|got)\s+)?(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b"
-        # (para37c: the verb left out, as a terse title writes it: "batched-wav-nnet3-cuda slower than ...?")
         # (against another GPU set-up, "multi-gpu is slower than single-gpu", it is no GPU-against-CPU pair)
         r"(?!\s+(?:[\w.]+\s+){0,2}?[\w-]*(?:gpu|cuda))",
         r"\b(?:GPU|CUDA)\s+(?:build|version|backend|decoder|inference|path|mode|binary|provider)\s+"
@@ -9179,10 +9189,12 @@ MORE_WORDS_N: dict[str, list[str]] = {
         r"\b(?:slower|longer)\s+(?:on|with)\s+(?:the\s+)?GPU\s+than\s+(?:on|with)\s+(?:the\s+)?CPU\b",
         r"\bCPU\b[^.\n]{0,20}?\b(?:is|was|runs?|ran)\s+(?:much\s+|even\s+|a lot\s+)?faster\s+than\s+(?:the\s+)?"
         r"(?:GPU|CUDA)\b",
-        # (para37c) the same pairs in Chinese: "batched-wav-nnet3-cuda 比 nnet3-latgen-faster 还慢", "GPU版比CPU版还慢"
-        r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+)\s*比\s*(?![\w-]*(?:gpu|cuda))[\w.-]+\s*"
-        r"(?:还|更|要)?慢",
-        r"(?:GPU|CUDA|显卡)\s*(?:版本?|推理)?\s*比\s*CPU\s*(?:版本?|推理)?\s*(?:还|更|要)?慢",
+        # (para37c, para37d) the same pairs in Chinese, "A 比 B (还/更)慢": a tool's CUDA/GPU variant or the GPU build
+        # against any other not itself a GPU one ("...-cuda 比 nnet3-latgen-faster 还慢", "GPU版本比CPU版本还慢",
+        # "显卡推理比CPU还慢"), or "CPU 比 GPU 还快"; not "不比 ... 慢" (said not)
+        r"(?<!不)(?:\b[\w-]*(?:cuda|gpu)[\w-]*|GPU|CUDA|显卡)\s*(?:版本?|推理|解码|模式)?\s*比\s*"
+        r"(?![^\s，。,]*(?:cuda|gpu|GPU|CUDA|显卡|单卡|多卡))[^\s，。,]{1,40}\s*(?:版本?)?\s*(?:还|更|要)?慢",
+        r"(?<!不)\bCPU\s*(?:版本?|推理|模式)?\s*比\s*(?:GPU|CUDA|显卡)\s*(?:版本?)?\s*(?:还|更|要)?快",
     ],
 }
 _NEGATED_INSIDE_F += ("gpu_build_slower",)
@@ -9289,6 +9301,12 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         # and Kubernetes CPU limits cap the CPU time the process gets (https://docs.docker.com/engine/containers/
         # resource_constraints/#cpu); "with --cpu-quota=100000 ... 2 times as fast than with --cpu-quota=50000"
         # (NVIDIA/nvidia-docker#757: the GPU job was CPU-bound)
+        # (para37d) the work itself said to run on the CPU, the GPU holding the model: "the processing seems to be
+        # mostly on CPU" (ollama/ollama#4668), "inference runs mostly on the CPU" (not the host's memory: "the
+        # weights are mostly in CPU RAM" is an offload, partial_offload's)
+        r"\b(?:processing|computing|computation|compute|inference|workload|work|generation|decoding)\s+"
+        r"(?:(?!not\b|never\b)\w+\s+){0,3}?(?:mostly|mainly|largely|entirely)\s+(?:on|by)\s+(?:the\s+)?CPU\b"
+        r"(?!\s*(?:RAM|memory|mem)\b)",
         r"(?:--cpu-quota|--cpus\b|--cpu-period|\bcpu[-_ ]quota\b|\bCPU\s+limits?\b|\bCPU\s+limited\s+to\b)"
         + _AFFIRMED + r"{0,200}?\b(?:(?:\d+(?:\.\d+)?|two|three|twice)\s*(?:x|×|times)\s+(?:as\s+)?(?:fast|slow)\w*|"
         r"(?:much\s+|far\s+)?(?:faster|slower))\b",
@@ -9690,6 +9708,16 @@ MORE_WORDS_S: dict[str, list[str]] = {
         r"(?:request|prompt|query|sequence|input|sample)\b",
         r"单并发|并发(?:数|量)?\s*(?:为|=|是|设为|设置为)?\s*1(?![\d.])|单(?:个|次)?请求|单条(?:请求|输入|数据|样本|prompt|query)|"
         r"(?:测试?|测了|跑了?)\s*单条|(?:一次|每次)只(?:发|跑|推理|处理|测)?\s*一(?:个|条)(?:请求|输入|数据|样本)?",
+        # (para37d) one item of what the job processes, as few_requests reads "only one audio" in English: "只解码一条
+        # 音频", "只处理一张图片"; and "decode/process one audio" with the verb in English
+        # (para37d) a small batch or few requests in Chinese, as "batch size is small" above: "batch 小", "请求少",
+        # "并发很少" (not "不少": the adverbs allowed between are the degree words only)
+        r"\bbatch(?:[ _-]?size)?\s*(?:很|较|比较|太|非常|偏)?小|(?:请求|并发)(?:数|量)?\s*(?:很|较|比较|太|非常|偏)?少",
+        # (para37c found the same reading in its own rewordings: "只推理一张图片", "每次只输入一句"; not "不只")
+        r"(?<!不)只\s*(?:解码|处理|推理|识别|跑|输入|测|送入|生成)?\s*(?:一|1|单)\s*(?:条|张|个|段|句|路|幅|帧)\s*"
+        r"(?:音频|语音|图片|图像|图|样本|句子|视频|输入|请求|文本|prompt)",
+        r"\b(?:decod|process|transcrib|infer|classif|recogni[sz])\w*\s+(?:only\s+)?(?:one|a single|1)\s+"
+        r"(?:audio(?: file| clip)?|utterance|image|picture|photo|frame|sample|sentence|video)\b(?!\s+(?:per|of|at)\b)",
     ],
 }
 _extend(MORE_WORDS_S)
@@ -10714,6 +10742,15 @@ _extend({"power_loss": [
     r"(?:reboots?|restarts?|shut-?downs?|power[- ]?offs?)\b",
     r"\b(?:sudden|instant|immediate|unexpected|spontaneous|random)\s+(?:(?:system|machine|PC|computer)\s+)?"
     r"(?:shut-?downs?|reboots?|restarts?|power[- ]?offs?|power loss)\b",
+    # (para37d) the particle after its object, as English separates it: "any request powers the whole rig off",
+    # "it shuts the machine down" (not the reporter's own act: "I powered the box off")
+    r"(?<!\bI\s)(?<!\bwe\s)(?<!\bto\s)\b(?:power(?:s|ed)?|shuts?|turn(?:s|ed)?)\s+(?:the|my|our)\s+"
+    r"(?:whole\s+|entire\s+)?" + _MACHINE + r"\s+(?:off|down)\b",
+    # (para37d) in Chinese: the machine (整机, 机器, 电脑, 主机) "关机" (shuts down), "断电" (loses power), "重启"
+    # (restarts), with at most an adverb between ("直接", "立刻"); not "不会关机" (does not), not "重启后" (after
+    # a restart: the remedy), and not the reporter restarting it ("重启机器": the verb before the noun)
+    r"(?:整机|整台(?:机器|电脑|主机)|机器|电脑|主机|服务器)(?:(?:会|就|也)?(?:直接|立刻|立即|马上|突然|自动|瞬间|随机)){0,2}"
+    r"(?:关机|断电|掉电|重启)(?!后|之后|以后|一下|就好)",
 ]}, new_kinds=True)
 # "my PC doesn't shut down", "the machine never reboots": a negation inside the match rules it out
 _NEGATED_ANYWHERE_INSIDE = _NEGATED_ANYWHERE_INSIDE + ("power_loss",)

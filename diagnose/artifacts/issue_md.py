@@ -2400,11 +2400,15 @@ def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | No
     return before[-1] if before else (after[0] if after else None)
 
 
+SOURCE_LINE = re.compile(r"\b[\w/.-]+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp|py)(?::\d+)+\b")
+
+
 def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
     runs = [(j, r) for j, ln in code_lines if (r := _run_ranks(ln))]
-    # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures
-    plain = {i: re.sub(r"\bhttps?://\S+", " ", _plain(ln)) for i, ln in prose}
+    # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures; nor
+    # does a source file's line in an error ("NCCL failure all_reduce.cu:95", "ProcessGroupNCCL.cpp:290")
+    plain = {i: SOURCE_LINE.sub(" ", re.sub(r"\bhttps?://\S+", " ", _plain(ln))) for i, ln in prose}
     named_values = set()
     for i, ln in plain.items():
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
