@@ -6,21 +6,16 @@ each was traced to a reading that knew one spelling of a fact, widened from docu
 in kept pastes, and is checked below with near-misses and negations.
 """
 
-import functools
-import re
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 from diagnose.bundle import read_bundle
-from diagnose.commands.ticket import ticket_predictions
 from rules import claims
-from rules.engine import evaluate, ticket_verdict
+from tests.rewordings import TICKETS, fences_missing, original, original_verdict, text_of, verdict
 
 PARA = REPO / "tests" / "data" / "para37"
-TICKETS = REPO / "tests" / "data" / "tickets"
-FENCE = re.compile(r"^[ \t]*```.*?^[ \t]*```[^\n]*$", re.M | re.S)
 
 # the rewordings that flipped on main (36aa278f) and what they were missing
 FIXED = {
@@ -41,19 +36,10 @@ def _paths(case: Path, name: str) -> list[Path]:
     return [md if md.exists() else case / name]
 
 
-def _original(case: Path) -> list[Path]:
-    src = TICKETS / case.name
-    return [src / "issue.md"] if (src / "issue.md").exists() else [src]
 
 
-def _verdict(paths: list[Path]) -> str:
-    facts = read_bundle(paths)
-    return ticket_verdict(facts, evaluate(facts, ticket_predictions(facts))).category
 
 
-@functools.cache
-def _original_verdict(name: str) -> str:
-    return _verdict(_original(PARA / name))
 
 
 CASES = sorted(p for p in PARA.iterdir() if p.is_dir())
@@ -70,18 +56,14 @@ def test_set_is_as_described():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_artifacts_unchanged(case):
     """Only the prose is reworded: every fenced block of the original is in both rewordings, byte for byte."""
-    original = _original(case)[0]
-    text = (original if original.is_file() else original / "ticket.toml").read_text()
+    text = text_of(original(case.name)[0])
     for name in ("a", "b"):
-        path = _paths(case, name)[0]
-        reworded = (path if path.is_file() else path / "ticket.toml").read_text()
-        for block in FENCE.findall(text):
-            assert block in reworded, (name, block[:60])
+        assert not fences_missing(text, text_of(_paths(case, name)[0])), name
 
 
 @pytest.mark.parametrize("name,which", REWORDINGS)
 def test_rewording_keeps_verdict(name, which):
-    assert _verdict(_paths(PARA / name, which)) == _original_verdict(name)
+    assert verdict(_paths(PARA / name, which)) == original_verdict(name)
 
 
 # --------------------------------------------------------------------------- the widened readings, one by one
@@ -126,9 +108,9 @@ def test_power_cap_at_the_rated_limit_stays_expected(tmp_path):
     path = tmp_path / "issue.md"
     path.write_text("# SW Power Cap on A100\n\nA100 SXM4 80GB. I set the power limit to 400W. At full load the "
                     "clocks drop and SW Power Cap shows up at around 395W.\n")
-    assert _verdict([path]) == "expected_physics"
+    assert verdict([path]) == "expected_physics"
     path.write_text(path.read_text().replace("395W", "240W"))
-    assert _verdict([path]) == "throttling"
+    assert verdict([path]) == "throttling"
 
 
 def test_few_gpus_running(tmp_path):
