@@ -67,9 +67,12 @@ def test_an_error_in_the_forked_read_is_the_one_line_input_error(monkeypatch):
 # the command, its NVTX read forked; in the child it is held up argv[3] seconds, then returns 8 MB
 # (more than a pipe buffer holds, as a large --stats read pickles), or "kill": the child dies of
 # SIGKILL, as the OOM killer ends it. The file argv[2] appears once the parent's own reads have
-# started (after the fork)
+# started (after the fork). SIGINT is set to Python's own handler first, as in a terminal: a test
+# run started in the background of a shell without job control inherits SIGINT ignored, and
+# Python then installs no handler, so the command would never see the Ctrl-C this file sends
 HELD_CHILD = textwrap.dedent("""
     import os, pathlib, signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from diagnose.capture import facts, forked
     from diagnose.cli import cli
     forked.MIN_ROWS = 1

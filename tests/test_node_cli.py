@@ -146,7 +146,10 @@ def test_ctrl_c_stops_cleanly_with_the_partial_report():
     import time
 
     proc = subprocess.Popen([sys.executable, "-m", "diagnose", "node", "--full", "--cpu-ranks", "2", "--json",
-                             "--fail-on", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--fail-on", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # SIGINT at its default, as in a terminal: a test run started in the background
+                            # of a shell without job control would hand the command SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Interrupt as soon as the gloo sweep's rank processes exist: they still have to import torch and
     # meet, so the sweep cannot be over yet (a fixed sleep here raced the sweep's end under load; a
     # count of any children also caught the host checks' own subprocesses, before the sweep began).
