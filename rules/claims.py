@@ -33,6 +33,7 @@ from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNI
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, NcclEvent, Note, Workload
+from rules import hearsay
 from rules.offload import GIB, engine_family, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -1924,17 +1925,14 @@ ACROSS_SENTENCES = ("vm_vs_bare_metal", "build_hang")
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
-    # what the reporter read or heard, not what they saw
-    r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper)|"
+    # what the reporter read or heard, and a suggestion or claim someone else made ("someone suggested
+    # --enforce-eager", "Someone on reddit said frequency_penalty makes vLLM slower"): another's word, not a run seen
+    # (rules/hearsay.py owns the reading; not the bare passive: "it was recommended for V100 and we kept it" says what
+    # is in use)
+    + hearsay.SAID_BY_OTHERS + r"|"
     # (issue 11 j) what the reporter wants to find out, or would do, is no observation either
     r"(?:want|like|need) to know (?:if|whether)|wondering (?:if|whether)|"
-    # a suggestion someone else made ("someone suggested --enforce-eager"): advice, not the setting in use
-    # (not the bare passive: "it was recommended for V100 and we kept it" says what is in use)
-    r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
-    r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
-    r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me|"
-    # (review37) or said: "Someone on reddit said frequency_penalty makes vLLM slower" is their claim, not a run seen
-    r"said|says|claim(?:s|ed))|(?:was|were|been) suggested to (?:try|use|set)|"
+    r"(?:was|were|been) suggested to (?:try|use|set)|"
     # (issue 11, paraphrase audit) advice in the second person: "Otherwise you could set NCCL_IB_DISABLE=1 to use
     # sockets but it will be much slower" (https://github.com/NVIDIA/nccl-tests/issues/188)
     r"you (?:could|can|should|may) (?:also |just |simply )?(?:set|try|use|add|export|disable|enable|pass)|"
@@ -2008,6 +2006,10 @@ def _condition_before(sentence: str, opens: list[re.Match]) -> int:
     return start
 
 
+_HEARSAY_OPENS = re.compile(hearsay.SAID_BY_OTHERS, re.I)
+_SET_AGAINST_HEARSAY = re.compile(r"\b(?:but|however|whereas|although|though|yet)\b", re.I)
+
+
 def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, int]]:
     """The spans of `sentence` its guess words (claims._GUESS, or `words`) govern: each from the opening of the word's
     clause to the next semicolon or the sentence's end; from the sentence's start where nothing follows the word before
@@ -2016,6 +2018,10 @@ def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, in
     for g in words.finditer(sentence):
         start = _condition_before(sentence, list(_CLAUSE_OPENS.finditer(sentence, 0, g.start())))
         end = next((c.start() for c in _SCOPE_ENDS.finditer(sentence, g.end())), len(sentence))
+        if _HEARSAY_OPENS.match(sentence, g.start()):
+            # (review38) another's word ends where the reporter sets their own against it: "The docs say TP=2 should
+            # be faster, but P2P is disabled on this board" reports the P2P state
+            end = next((c.start() for c in _SET_AGAINST_HEARSAY.finditer(sentence, g.end(), end)), end)
         rest = sentence[g.end():next((c.start() for c in _CLAUSE_PUNCT.finditer(sentence, g.end())), end)]
         spans.append((0 if not re.search(r"\w", rest) else start, end))
     return spans
@@ -5582,10 +5588,7 @@ _DOES_NOT_WORK = re.compile(r"(?:does ?n[o']t|did ?n[o']t|not) work", re.I)
 # (review37) A failure someone else warns of, under a modal ("someone said it might also hang with mixed cards", "the
 # docs say it can crash on Pascal", "people claim it may hang without NCCL_P2P_DISABLE"): a possibility reported second
 # hand, not this run's symptom. The reporter's own "it may hang after a few hours" (no one else's word) stays a symptom.
-_HEARSAY_POSSIBLE = re.compile(
-    r"\b(?:someone|somebody|people|others|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?|readme))\b"
-    r"[^.\n]{0,40}?\b(?:said|says|say|claim(?:s|ed)?|warn(?:s|ed)?|mention(?:s|ed)?|report(?:s|ed)?|wrote)\b"
-    r"[^.\n]{0,40}?\b(?:might|may|could|can|would|will)\s+(?:\w+\s+){0,2}$", re.I)
+_HEARSAY_POSSIBLE = hearsay.POSSIBLE  # (rules/hearsay.py owns the reading)
 
 
 def _remedy_failed(text: str, m: re.Match) -> bool:

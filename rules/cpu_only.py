@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, GpuFact, Measurement, Workload
-from rules import claims
+from rules import claims, hearsay
 from rules.common import ev, make
 from rules.engine import FAILURES, rule
 
@@ -66,13 +66,12 @@ _BUILD_AFTER = re.compile(r"^\s*(?:\w+\s+)?(?:wheel|build|package|binar(?:y|ies)
 _FALLBACK = re.compile(r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:\w+\s+){0,2}?CPU|\bCPU\s+fallback\b", re.I)
 # (review37b) ... said of the reporter's run: not someone else's ("in another thread someone said it falls back to
 # CPU"), not asked ("does it fall back to CPU?") nor supposed ("if the driver is missing it falls back to CPU").
-_ELSEWHERE = re.compile(r"\b(?:someone|somebody|others|other\s+(?:people|users)|(?:another|other)\s+(?:thread|issue|"
-                        r"post))\b", re.I)
+# (rules/hearsay.py reads whose it is)
 
 
 def _fallback_said(sentence: str) -> bool:
     m = _FALLBACK.search(sentence)
-    return bool(m) and not (_ELSEWHERE.search(sentence[:m.start()]) or claims.asked_at(sentence, m.start())
+    return bool(m) and not (hearsay.elsewhere(sentence[:m.start()]) or claims.asked_at(sentence, m.start())
                             or claims.conditional(sentence[:m.start()], when=False))
 
 

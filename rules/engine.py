@@ -801,6 +801,12 @@ def _before_change(findings: list[Finding]) -> set:
             for e in f.evidence if e.measured is not None and e.detail.endswith(RELEASE_BEFORE)}
 
 
+# (review38) A catalog error message the ticket quotes (rules/catalog/engine_errors.toml) is the failure itself, not a
+# keyword: a figure that fits its band says the run was as fast as it should be while it ran, not why it stopped
+# ("slow, then CUDA error: out of memory" is answered by the out-of-memory, not by the speed that fits).
+FAILURE_MESSAGES = ("ticket.known_error",)
+
+
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
     reporter's prose (a keyword, an inventory line, a guess), and a weaker prior about the layout: such a cause stays
@@ -819,6 +825,7 @@ def fits_first(facts, findings: list[Finding]) -> list[Finding]:
 
     def outranks_on_words(f: Finding) -> bool:
         return (is_cause(f) and f.category not in CONCLUSIONS and f.rule not in FIGURE_FITS and not _figure_ab(f)
+                and f.rule not in FAILURE_MESSAGES
                 and (SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] or f.confidence >= best)
                 and (words_only(facts, [f], f.category) or prior_below(f)) and not accounts_for_shortfall(f))
 

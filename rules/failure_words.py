@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import Facts
-from rules import claims
+from rules import claims, hearsay
 
 # (review36b) A failure in the reporter's words with no error line pasted: since bydesign36 the "bug" label alone no
 # longer shuts a by-design row, so these shut documented_behaviour and nothing_broken ("after a while the server
@@ -44,9 +44,7 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
 # (review37b) A failure that is not the reporter's now: someone else's, another thread's or an old release's ("I read
 # in #1234 that someone got wrong answers", "unlike issue #500 where the output was garbled", "earlier versions had
-# garbage outputs; that was fixed in 0.5").
-_ELSEWHERE = re.compile(r"\b(?:someone|somebody|others|other\s+(?:people|users)|unlike|earlier\s+versions?|"
-                        r"older\s+versions?|in\s+the\s+past)\b|#\d+|\bissue\s+\d+", re.I)
+# garbage outputs; that was fixed in 0.5"): rules/hearsay.py reads it.
 _FIXED_SINCE = re.compile(r"\b(?:was|were|has\s+been|have\s+been|got|is)\s+(?:since\s+)?fixed\b", re.I)
 # An empty reply or none at all where the sentence says the client gave up waiting ("the client times out and returns
 # an empty response", "some clients never get a response because the queue is so long"): that is the slowness itself,
@@ -62,11 +60,11 @@ _LOADING = re.compile(r"\b(?:while|until|during|before)\s+(?:the\s+)?(?:model|se
 
 def _set_aside(sentence: str, m: re.Match) -> bool:
     """(review37b) Is the failure `m` not one the reporter has now: asked about or supposed ("Does the loss become
-    NaN?", "if the output is wrong ..."), someone else's or an old release's (_ELSEWHERE, _FIXED_SINCE), no reply
+    NaN?", "if the output is wrong ..."), someone else's or an old release's (hearsay.elsewhere, _FIXED_SINCE), no reply
     because the client gave up waiting (_WAITED_OUT), or a 5xx while the server loads (_LOADING)?"""
     before = sentence[:m.start()]
     return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) \
-        or bool(_ELSEWHERE.search(before)) \
+        or hearsay.elsewhere(before) \
         or bool(_FIXED_SINCE.search(sentence, m.end())) \
         or bool(_NO_REPLY.search(m.group(0)) and _WAITED_OUT.search(sentence)) \
         or bool(re.search(r"5\d\d|Server\s+Error|Gateway|Unavailable", m.group(0)) and _LOADING.search(sentence))

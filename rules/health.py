@@ -7,6 +7,8 @@ settings are not throttling.
 
 from __future__ import annotations
 
+import re
+
 from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, Note, XidEvent
 from rules import claims
 from rules.catalog import fatal_xids
@@ -87,6 +89,9 @@ def _slowdown_over_time(facts: Facts, readings):
         return  # clocks were read and are fine: heat is not it
     if claims.find(facts, "clock_power", negated=True) or claims.find(facts, "clock_at_max"):
         return  # the reporter read the clocks and rules a throttle out ("no throttling in nvidia-smi -q")
+    if _hang_seen(facts):
+        return  # (review38) lower clocks make every step slower, never stop one: a hang (a collective's watchdog
+        # timing out, "after a few minutes all ranks hang") has another cause, whatever slowed before it
     yield make(
         "health.throttling", "throttling", "warning", 0.55 if series else 0.5,
         "Throughput falls over time under a constant load: likely thermal throttling",
@@ -102,6 +107,18 @@ def _slowdown_over_time(facts: Facts, readings):
                "Throttling is suspected from the trend alone.",
                "`nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER,CLOCK` taken while the run has slowed down "
                "(or `nvidia-smi dmon -s pct` for the whole run)")
+
+
+def _hang_seen(facts: Facts) -> bool:
+    """Does the ticket show a hang: an NCCL or watchdog timeout parsed from its output, or a hang said and not offered
+    or asked ("Gets slower and then hangs?", "would it hang?"); a why- or how-question presupposes the hang it asks
+    about ("Why does it hang after an hour?")."""
+    if any(e.kind == "timeout" for e in facts.of(NcclEvent)):
+        return True
+    return any(not c.guess and (not claims.asked(c.quote) or _WHY.match(c.quote)) for c in claims.find(facts, "hang"))
+
+
+_WHY = re.compile(r"\W*(?:why|how)\b", re.I)
 
 
 def _declining_series(facts: Facts):

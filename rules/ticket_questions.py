@@ -590,6 +590,10 @@ def serving_tradeoff(facts: Facts, predictions=None):
     rates = found[0].data if found[0].kind == "phases_compared" else {}
     if rates and rates["prefill"] < MANY_TIMES * rates["decode"]:
         return  # the figures quoted do not show the contrast the explanation states: prefill itself is slow
+    if found[0].kind == "phases_compared" and gpus_compared(facts) is not None:
+        return  # (review38) each phase quoted for two boards ("A100: pp 6100, tg 70; 4090: pp 5200, tg 85"): the ask
+        # is which board is slower, judged per board against its own expected figures (ticket.rate_ratio,
+        # ticket.gpus_compared), not the prefill/decode contrast both boards share
     title, summary, fix = TRADEOFFS[found[0].kind]
     yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
                [claim_ev(found[0], "what the reporter sees")], fix=fix,
@@ -1151,10 +1155,17 @@ _PROMPT_SAID = re.compile(r"\b(?:prompt\s+(?:processing|eval\w*|ingestion)|prefi
                           r"time\s+to\s+first\s+token)\b", re.I)
 
 
+# (review38) Ollama's `--verbose` prints the prompt's rate and the generation's apart, each in tokens/s: "prompt eval
+# rate: 2500 tokens/s" (PromptEvalCount over PromptEvalDuration) then "eval rate: 120 tokens/s" (Metrics.Summary in
+# https://github.com/ollama/ollama/blob/main/api/types.go; a kept paste: tests/data/ut7/t19_ollama11676.md). The unit
+# after "prompt eval rate" is the prompt's: no generation said.
+_PROMPT_RATE = re.compile(r"\bprompt[ _]eval(?:uation)?[ _]rate\b[^\n\d]{0,20}?[\d.,]+\s*(?:tok(?:en)?s?|t)/s\b", re.I)
+
+
 def _prompt_compared(facts: Facts) -> bool:
     """Is the ticket's comparison one of prompt processing: a prompt's processing named, and neither token generation
-    nor other compute work (training, images) anywhere beside it?"""
-    said = "\n".join(text for _, text in claims.texts(facts))
+    nor other compute work (training, images) anywhere beside it (a prompt's own rate unit, _PROMPT_RATE, is none)?"""
+    said = _PROMPT_RATE.sub(" prompt eval ", "\n".join(text for _, text in claims.texts(facts)))
     return bool(_PROMPT_SAID.search(said)) and not _GENERATION_SAID.search(said) \
         and not _COMPUTE_SAID.search(_PROMPT_SAID.sub(" ", said))
 

@@ -4105,7 +4105,10 @@ def sampling_bound(facts: Facts, predictions=None):
         return
     c, rate = max(found, key=lambda p: p[0].value * p[1].value)
     sample, step = c.value, round(1000.0 / rate.value, 2)
-    yield make("ticket.sampling_bound", "host_bound", "warning", 0.65,
+    # (review38) beside a failure (a CUDA out-of-memory, a crash, a hang) the sampler's share of a token is a lead
+    # below it: a slow sampler delays every token, it stops none
+    failed = claims.symptom(facts) in FAILURES or bool(claims.known_errors(facts))
+    yield make("ticket.sampling_bound", "host_bound", "info" if failed else "warning", 0.4 if failed else 0.65,
                f"Sampling takes {sample:g} ms a token against the forward pass's {step:g} ms: the CPU sets the pace",
                "llama.cpp samples each token on the CPU after the forward pass (its timing block reports the sampler "
                "apart from the eval time), so the sampler's time adds to every token's and the GPU waits meanwhile. "

@@ -131,10 +131,9 @@ KNOWN = {
 }
 
 # -f tickets whose verdict differs from the hand-worked label, and why (strict: a fix makes them pass loudly)
-KNOWN_F = {
-    "f30-docs-say-90-we-see-35-f": "latency_bound_small_batch rather than other: 35 tok/s is read (the docs' 90 is "
-                                   "not), the rule that names a cause for a slow single stream differs",
-}
+# (review38: f30-docs-say-90-we-see-35-f now answers its label, other: "The docs say it should do 90 tok/s for a single
+# request" is the docs' word, rules/hearsay.py)
+KNOWN_F: dict[str, str] = {}
 
 
 def original(bundle: Path) -> Path | None:

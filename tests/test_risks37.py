@@ -20,7 +20,8 @@ every probe with its verdict before and after). Real pastes first in each sectio
    of boards without PCIe P2P p2p_disabled with expected_physics accepted; a figure in its band answers physics).
 7. Left from reviews: a by_design row's new `fault_in` (DCGM fields missing on an A100) stops ticket.nothing_broken; an
    Ollama/llama.cpp hang on boards without PCIe P2P is a lead below the verdict (nothing goes peer to peer); guided
-   JSON with/without holds; sampling_bound beside a CUDA OOM is left (gating it hands the verdict to a figure fit).
+   JSON with/without holds; sampling_bound beside a CUDA OOM is left (gating it hands the verdict to a figure fit;
+   review38 fixed it).
 """
 
 from pathlib import Path
@@ -347,9 +348,9 @@ def test_guided_json_with_and_without_names_the_host_cost(text):
     assert verdict.category in ("host_bound", "expected_physics")
 
 
-@pytest.mark.xfail(strict=True, reason="open: beside a CUDA OOM the verdict is a figure fit's or the sampler's; a "
-                   "figure that fits outranks a failure's known error said in a pasted line (rules.engine.fits_first)")
 def test_sampling_time_beside_an_oom_answers_the_oom():
+    """(review38, fixed) the catalog's message outranks a figure fit (engine.FAILURE_MESSAGES) and the sampler's share
+    is a lead below the failure (ticket_rules.sampling_bound)."""
     text = ("llama.cpp slow, then CUDA out of memory\n\nOn an RTX 3090 with a 13B Q4_K_M model.\n\n```\n"
             "llama_print_timings:      sample time =  6000.00 ms /   100 runs   (   60.00 ms per token,    "
             "16.67 tokens "
