@@ -2664,6 +2664,22 @@ _ONE_THE_OTHER = re.compile(r"^[^.\n]{0,40}?\bone(?:'s|\s+(?:has|had|with|is|was
                             r"\b(?:the other|the second|another)\b", re.I)
 
 
+# (para38) A question that offers layouts to choose from, in the clause that asks: "对于并行方式，推理是选择张量并行还是
+# 流水线并行？" (deepseek-ai/DeepSeek-V2#35: which to pick, neither in use), "For inference, should I choose tensor
+# parallel or pipeline parallel?". A layout said in a clause before the question stays observed ("我用的是流水线并行，
+# 吞吐很低，是 batch 太小还是配置问题？").
+_ALTERNATIVES = re.compile(r"还是|\bor\b|\bversus\b|\bvs\.?(?=\s)", re.I)
+
+
+def _choice_asked(sentence: str, at: int) -> bool:
+    """Is position `at` inside the last clause of a question (ending in ? or ？) that offers alternatives?"""
+    if not re.search(r"[?？]\s*$", sentence):
+        return False
+    ends = [c.end() for c in _CLAUSE_END.finditer(sentence, 0, at)]
+    clause = sentence[ends[-1] if ends else 0:]
+    return not _CLAUSE_END.search(clause) and bool(_ALTERNATIVES.search(clause))
+
+
 def _machines_apart(sentence: str, m) -> bool:
     """Is a count-less "across/between machines" match (_NODES_NO_COUNT) no multi-node job: nothing in the sentence
     spans the machines, or the sentence sets them apart (_MACHINES_APART)? Or two machines counted and told apart,
@@ -2804,8 +2820,10 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
-                stated = stated_before_question(sentence, m.start())
-                guess = (not stated and (_guessed(sentence, m.start())
+                # one of the layouts a question offers to choose from is not one in use (_choice_asked)
+                choice = kind == "pipeline_parallel" and _choice_asked(sentence, m.start())
+                stated = stated_before_question(sentence, m.start()) and not choice
+                guess = choice or (not stated and (_guessed(sentence, m.start())
                                          or ((kind in MORE_WORDS_K or kind in WORKING_KINDS) and asked(sentence))
                                          or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \

@@ -271,9 +271,24 @@ def test_full_width_question_mark_run_on(tmp_path, text, asks):
     assert (claims.asks(_facts(tmp_path, text)) is not None) is asks
 
 
+@pytest.mark.parametrize("text,guess", [
+    ("对于并行方式，推理是选择张量并行还是流水线并行？", True),          # DeepSeek-V2#35: which to choose
+    ("For inference, should I choose tensor parallel or pipeline parallel?", True),
+    ("我用的是流水线并行，吞吐很低，是 batch 太小还是配置问题？", False),   # in use, said before the question
+    ("We use pipeline parallelism or tensor parallelism depending on the model, and both are slow.", False),
+])
+def test_layouts_offered_to_choose_are_not_in_use(tmp_path, text, guess):
+    """(sweep) reading "最多只能达到1500tokens/s" as a shortfall let ticket.pp_bubble answer DeepSeek-V2#35 from the
+    question "张量并行还是流水线并行？", which names no layout in use."""
+    found = [c for c in claims.claims(_facts(tmp_path, f"vllm on 8 H800 gives 1500 tok/s. {text}"))
+             if c.kind == "pipeline_parallel"]
+    assert found and found[0].guess is guess
+
+
 def test_new_patterns_bounded():
     """What this pass added has no nested unbounded repeat (benchmarks/regex_worst_case.py)."""
     for pattern in (claims._HELD_BACK_BY.pattern, claims._ONE_THE_OTHER.pattern, claims._UTIL.pattern,
+                    claims._ALTERNATIVES.pattern,
                     claims._ASKS.pattern, claims._GAP_SLOWER, claims._NO_GAIN, claims._CJK_SCALING,
                     _REQUESTS_RATE.pattern, *claims.PATTERNS["isolated_ranks"],
                     *claims.PATTERNS["small_collective_slow"],
