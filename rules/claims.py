@@ -1456,12 +1456,18 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:each|every) (?:rank|process|task|worker|container|pod)\b[^.\n]{0,30}?\b(?:only )?(?:sees?|has|gets)\b"
         r"[^.\n]{0,20}?\b(?:its own|one|a single) GPU\b",
         r"\b(?:across|between) (?:two |multiple |different |\d+ )?(?:docker|containers?|pods)\b",
-        r"\b(?:two|multiple|several|\d+) (?:docker|containers|pods)\b[^.\n]{0,40}?"
+        # (para38) "dockers" as reporters write the plural ("two dockers on one host")
+        r"\b(?:two|multiple|several|\d+) (?:docker|dockers|(?:docker )?containers|pods)\b[^.\n]{0,40}?"
         r"\b(?:same|one) (?:host|node|machine|server)\b",
         r"--gpus-per-task\b|\bgpus-per-task\b",
         # (para37b) the first reading in Chinese: "每个 rank 只能看到自己那张 GPU"
         r"(?:每个|每一个)\s*(?:rank|进程|任务|容器|pod)[^\n。，,]{0,10}?(?:看到|看见|分到|拿到)[^\n。，,]{0,6}?"
         r"(?:自己(?:的|那张|那块)?|一张|一块)\s*(?:GPU|卡|显卡)",
+        # (para38) the ranks in separate containers, in Chinese as the English "between two containers" / "two
+        # containers on the same host": "两个 docker 之间跑 NCCL", "同一台机器上的两个容器", "跨容器"
+        r"(?:两个|多个|几个|[2-9]\s*个)\s*(?:docker|容器|pod)\s*(?:之间|间)|跨\s*(?:docker|容器|pod)|"
+        r"(?:同一台?|一台)\s*(?:机器|服务器|主机|节点)\s*(?:上|里|内)?\s*的?\s*(?:两个|多个|[2-9]\s*个)\s*"
+        r"(?:docker|容器|pod)",
     ],
     # Wrong numbers out of a collective or a multi-GPU run: corrupted peer transfers.
     "wrong_results": [
@@ -1824,7 +1830,8 @@ PATTERNS: dict[str, list[str]] = {
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
     "small_collective_slow": [
         r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|broadcast\w*|collective\w*)\b[^.\n]{0,60}?"
-        r"\b(\d+(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
+        # (para38: the size as a compound adjective, "a 228-byte tensor takes ~4ms")
+        r"\b(\d+(?:\.\d+)?)(?:\s*|-)(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
     ],
     # The host launching kernels too slowly for the GPU: the words of the CUDA-graphs documentation
     # ("CPU launch overhead", the GPU idle between kernels) and of profilers' step breakdowns (the
@@ -2656,9 +2663,35 @@ _MACHINES_APART = re.compile(r"\b(?:each|every|independent\w*|separate\w*|replic
                              r"differ\w*|var(?:y|ies|ied)|compar\w*)\b|\b(?:its|their)\s+own\b", re.I)
 
 
+# (para38) Two machines counted and then told apart, one against the other: "ran llama.cpp on two machines, one's got
+# 4xA100, the other 8xH100", "two servers: one with ..., the other with ..." (s007's "two systems, one with 4xA100 and
+# the other with 8xH100"): two setups compared, no job across them.
+_ONE_THE_OTHER = re.compile(r"^[^.\n]{0,40}?\bone(?:'s|\s+(?:has|had|with|is|was|of them|got|runs?))\b[^.\n]{0,80}?"
+                            r"\b(?:the other|the second|another)\b", re.I)
+
+
+# (para38) A question that offers layouts to choose from, in the clause that asks: "对于并行方式，推理是选择张量并行还是
+# 流水线并行？" (deepseek-ai/DeepSeek-V2#35: which to pick, neither in use), "For inference, should I choose tensor
+# parallel or pipeline parallel?". A layout said in a clause before the question stays observed ("我用的是流水线并行，
+# 吞吐很低，是 batch 太小还是配置问题？").
+_ALTERNATIVES = re.compile(r"还是|\bor\b|\bversus\b|\bvs\.?(?=\s)", re.I)
+
+
+def _choice_asked(sentence: str, at: int) -> bool:
+    """Is position `at` inside the last clause of a question (ending in ? or ？) that offers alternatives?"""
+    if not re.search(r"[?？]\s*$", sentence):
+        return False
+    ends = [c.end() for c in _CLAUSE_END.finditer(sentence, 0, at)]
+    clause = sentence[ends[-1] if ends else 0:]
+    return not _CLAUSE_END.search(clause) and bool(_ALTERNATIVES.search(clause))
+
+
 def _machines_apart(sentence: str, m) -> bool:
     """Is a count-less "across/between machines" match (_NODES_NO_COUNT) no multi-node job: nothing in the sentence
-    spans the machines, or the sentence sets them apart (_MACHINES_APART)?"""
+    spans the machines, or the sentence sets them apart (_MACHINES_APART)? Or two machines counted and told apart,
+    one against the other (_ONE_THE_OTHER)?"""
+    if _ONE_THE_OTHER.search(sentence[m.end():]):
+        return True
     if not _NODES_NO_COUNT.fullmatch(m.group(0)):
         return False
     return not _SPANS_MACHINES.search(sentence) or bool(_MACHINES_APART.search(sentence))
@@ -2793,8 +2826,10 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
-                stated = stated_before_question(sentence, m.start())
-                guess = (not stated and (_guessed(sentence, m.start())
+                # one of the layouts a question offers to choose from is not one in use (_choice_asked)
+                choice = kind == "pipeline_parallel" and _choice_asked(sentence, m.start())
+                stated = stated_before_question(sentence, m.start()) and not choice
+                guess = choice or (not stated and (_guessed(sentence, m.start())
                                          or ((kind in MORE_WORDS_K or kind in WORKING_KINDS) and asked(sentence))
                                          or (kind == "tp_size_error" and _heads_asked(sentence)))) or \
                     (kind in _READ_IN_CONDITIONS and conditional(sentence[:m.start()])) or \
@@ -3255,7 +3290,8 @@ _UTIL = re.compile(
     # quietly", https://github.com/karpathy/char-rnn/issues/232; "GPU-0 runs at 100% ... while GPU-1 is idle",
     # https://github.com/ollama/ollama/issues/11917)
     r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
-    r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
+    # (para38) nor its clock said as a frequency: "warming up GPU until SM frequency is 100%"
+    r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*|freq\w*)\b)[^.\n%]{0,20}?"
     # (mend2_25: the past tense and a range, "the GPUs stayed at 2-5%": _util_range reads its low end)
     r"\b(?:uses?|used|using|is(?: at)?|are(?: at)?|was(?: at)?|were(?: at)?|runs? at|"
     r"(?:sits?|sat|stays?|stayed|remains?|remained|"
@@ -3265,7 +3301,8 @@ _UTIL = re.compile(
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
     # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")
     r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
-    r"(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
+    # (para38) and its load, as "GPU load" above: "GPU 负载率最高只能到 50%" (GPU-Z's "GPU 负载"; not "CPU负载")
+    r"(?:利用率|使用率|GPU\s*占用率?|(?:GPU|显卡)\s*负载率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A change, not a level: "dropped by 30 %", "went up by 20 %", Chinese "下降了 30%", "提高了 20%" (but "dropped to
 # 30 %" is the level it reached).
@@ -4820,6 +4857,11 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"\b(?:latency|time|TTFT|ITL)\b[^.\n]{0,25}?\b(?:does ?n[o']t|did ?n[o']t|not)\s+"
             r"(?:shorten|drop|go down|decrease|improve)\w*|"
             r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
+            # (para38) the gain named first, then called small: "the boost I get is very small or nothing", "the
+            # speed-up was negligible" (as "very little or no boost" above)
+            r"\b(?:gain|improvement|speed-?up|acceleration|benefit|boost|uplift)\b[^.?\n]{0,20}?\b(?:is|was|are|were|"
+            r"seems?|looks?)\s+(?:very\s+|quite\s+|really\s+|too\s+|so\s+|pretty\s+)?(?:small|little|tiny|"
+            r"negligible|minimal|marginal|nothing|zero|none|non-?existent)\b|"
             r"\b(?:TTFT|ITL|TPOT|time to first token)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?"
             r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b"
             r"(?!\s+" + _OTHER_CAUSE + r")|"
@@ -4850,7 +4892,13 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|[双两三四五六八]\s*[张块]?\s*卡|并行|tp\s*=?\s*\d)"
                 r"[^\n]{0,80}?"
                 # (para37) little gain said as such: "没快多少", "没怎么提速", "加速不明显" / "提升不明显" (kept pastes)
-                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
+                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|"
+                # (para38: not as expected, "速度和预期一样": praise)
+                r"(?:速度|吞吐量?|性能)(?!\s*(?:和|跟|与)\s*(?:预期|期望|预想|文档|官方))\S{0,4}?(?:差不多|相当|一样)|"
+                # (para38) the speed set beside fewer cards: "速度和 1 张 H100 一样", "速度跟单卡差不多" (spaced CJK
+                # leaves blanks between; not "和预期一样", no count of cards named)
+                r"(?:速度|吞吐量?|性能)\s*(?:和|跟|与)\s*(?:单卡|单张|一张|一块|单个?\s*GPU|1\s*(?:张|块|卡|个))"
+                r"[^\n，,。]{0,12}?(?:差不多|相当|一样|持平)|"
                 # (review37b) said of the speed, not of another quantity just before it ("CPU占用提升不明显",
                 # "功耗提升不大", "内存没有变快多少")
                 r"(?=[没不快加提])(?<!占用)(?<!功耗)(?<!功率)(?<!内存)(?<!显存)(?<!温度)(?<!利用率)(?<!CPU)(?<!带宽)"
@@ -5174,7 +5222,8 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b|\bunresponsive\b|"
              # a server that takes requests and never answers them: a hang seen from the client
              # (not "never answered more than 20 tok/s": a rate)
-             r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b"
+             # (para38) and with the requests as its object: "takes the requests and never answers them"
+             r"\bnever (?:respond(?:s|ed)?|answer(?:s|ed)?|repl(?:y|ies|ied))\b(?:\s+(?:them|it|any of them))?"
              r"(?=\s*(?:[.,;:!?)]|$|to\b|at all\b|back\b|anymore\b|and\b|but\b|while\b|once\b|when\b|after\b|since\b))|"
              # (symptom36) the same said with "not": "the request does not respond, and the service cannot handle new
              # request" (triton-inference-server/tensorrtllm_backend#110), "the server is not responding"
@@ -5207,6 +5256,8 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # (s27, ut27c) a link or GPU used below its rate: "NCCL unable to use full TCP bandwidth in Azure"
               # (NVIDIA/nccl-tests#83), "can't saturate the full 100Gbps bandwidth"
+              # (para38) with the subject asked between: "why can't one request use the maximum bandwidth?"
+              r"(?:(?:one|a|the|my|our|single|this|that|it|we|I)\s+(?:\w+\s+)?)?"
               r"(?:use|utili[sz]e|saturate|reach|get)\s+(?:the\s+)?(?:full|max\w*|all\s+(?:the\s+)?(?:available\s+)?)"
               r"\s*(?:[\w/.-]+\s+){0,2}?(?:bandwidth|throughput|speed|performance|line[- ]rate)\b|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
@@ -5263,6 +5314,13 @@ SYMPTOMS: list[tuple[str, str]] = [
                 # (NVIDIA/nccl#465), "is it possible that something isn't working correctly?" (LostRuins/koboldcpp#642)
                 r"\bis (?:this|it) (?:possible(?!\s+that\b)|using)\b|"
                 r"正常的?[吗么]|是否(?:是)?正常|正常不|合理的?吗|是否合理|符合预期|理论值|"
+                # (para38) the noun after it ("这种情况正常吗", "这是正常现象吗", "这个是正常情况吗"), the A-not-A
+                # question ("不知道正不正常", "是不是正常"), the either-or question ("这是正常现象，还是我哪里用错了？")
+                # and "did I set something wrong" ("是我哪里没有设置对吗？", "我哪里用错了") as "am I doing something
+                # wrong?" above; not "理解错" (a meaning asked: ticket.figure_meaning)
+                r"正常的?\s*(?:现象|情况|表现|水平|速度)\s*[吗么嘛]|正不正常|是不是正常|"
+                r"正常的?\s*(?:现象|情况)?\s*[，,]\s*还是[^。？?\n]{0,30}[？?]|"
+                r"哪里\s*(?:(?:做|用|设置?|配置?|弄|搞|写)\s*错|没有?\s*(?:做|用|设置?|配置?|弄|搞|写)\s*对)\s*了?\s*[吗么]?\s*[？?]|"
                 # ja / ko / ru / de / es: "正常ですか", "仕様ですか", "정상인가요", "это нормально", "zu erwarten",
                 # "es lo esperado" (issue 11 r)
                 r"正常(?:です|でしょう)か|普通(?:です|でしょう)か|仕様(?:です|でしょう)か|想定(?:通り|内)|こんなもの(?:です)?か|"
@@ -5315,6 +5373,11 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
+             # (para38) the rate called unsatisfactory, as "not satisfactory" above ("速度不太理想", "效果不理想",
+             # "不尽如人意"), the rate that fell ("性能掉得很厉害", "带宽掉了一半"), and a ceiling said with "only can
+             # reach", as "can only reach" above ("GPU 负载最高只能到 50%"); not "没有不理想", "满意"
+             r"(?<![没並并])不(?:太|是很|够|怎么|大)?理想|不尽如人意|"
+             r"(?:性能|速度|带宽|吞吐量?|速率|tok\w*/s)\s*(?:也|都|就|直接)?\s*掉|只能\s*(?:跑)?\s*(?:到|达到)|"
              # (para37c, para37d) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低",
              # "带宽很低", "吞吐低得离谱" (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a
              # comparison)
@@ -5369,6 +5432,10 @@ _A_RATE_STUCK = re.compile(
     r"(?:stuck|stall\w*|plateau\w*)\b|\b(?:stuck|stall\w*)\s+(?:at|around|near|below|under)\s+~?\d+(?:\.\d+)?\s*"
     r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
 
+
+# (para38) 卡住 after 被 ("held back by") in its clause is the passive "blocked by": "多卡推理速度被单个 CPU 核心的性能
+# 卡住了" (the speed limited by one CPU core), "被 PCIe 带宽卡住", as "bottlenecked by"; the hang is "程序卡住了".
+_HELD_BACK_BY = re.compile(r"被(?:(?!之后|以后|后|时)[^，,。；;！!？?\n]){1,25}$")  # (not "被 kill 之后程序卡住了")
 
 # (s22) Stuck in a state a scheduler gives before any GPU work starts: "The model instance gets stuck in the analyzing
 # state" (gpustack/gpustack#907), "The model instance is stuck in the Analyzing state" (gpustack/gpustack#1650), "The
@@ -5492,8 +5559,10 @@ def _said(kind: str, pattern: str, text: str):
     for m in re.finditer(pattern, text, re.I):
         if kind in ("hang", "crash", "error") and (
                 _NEGATION.search(text[max(0, m.start() - 30):m.start()])
-                or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
-            continue  # "no errors", "does not hang"
+                or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])
+                # (para38) a count of none: "comes up with zero errors", "zero crashes so far"
+                or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
+            continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
@@ -5522,6 +5591,9 @@ def _said(kind: str, pattern: str, text: str):
         if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                 _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
             continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
+        if kind == "hang" and m.group(0) in ("卡住", "卡死") and \
+                _HELD_BACK_BY.search(text[max(0, m.start() - 30):m.start()]):
+            continue  # "速度被单个 CPU 核心的性能卡住了": held back by the CPU (a bottleneck), not a hang
         if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
@@ -5956,7 +6028,9 @@ def collective_timings(facts: Facts) -> list[Claim]:
 # me understand"). CJK question marks and particles count too.
 _ASKS = re.compile(
     # (a question mark closed by Markdown emphasis asks too: "*Is V1 expected to consume more memory?*")
-    r"[?？]\s*$|[?？](?=\s)|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
+    # (para38) the full-width mark asks wherever it stands: Chinese runs the next sentence on with no blank
+    # ("帮助不大？...", "是正常的吗？我用的是...")
+    r"[?？]\s*$|[?？](?=\s)|？|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
@@ -8155,7 +8229,9 @@ _SUPPOSED_STATE = re.compile(r"\bbottleneck|\d\s*%")
 # the Chinese words for several cards: 多卡 (multi-card: "单卡可以，多卡就卡住了", opendatalab/DocLayout-YOLO#172),
 # 双卡 (two cards: "单机双卡训练时总是卡住", Tencent-Hunyuan/SRPO#19), a count of cards ("两张卡", "4块显卡").
 # 单卡 is one card.
+# (para38: "several" said as "a bunch of", "a couple of", "a few", "various": "tried it on a bunch of different GPUs")
 _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|both|two|three|four|2|3|4|more than one|"
+                           r"a bunch of|a couple of|a few|various|"
                            r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b|"
                            r"(?:\btp|\bTP|tensor[-_ ]parallel(?:[-_ ]size)?|tp[-_]size)`?\s*"
                            r"(?:(?:≥|>=|=>)\s*(?:[2-9]|[1-9]\d)|>\s*(?:[1-9]|[1-9]\d))(?![\d.])|"
@@ -9152,7 +9228,9 @@ _GAP_PAUSE = r"(?:sleeps?|pauses?|delays?|waits?|breaks?|gaps?|idle(?:\s+(?:time
 _GAP_NEXT = (r"\b(?:next|following|subsequent|first)\s+(?:\w+\s+)?(?:frames?|calls?|requests?|inferences?|runs?|"
               r"iterations?|predictions?|queries|query|generations?|batch(?:es)?|images?|steps?|prompts?|forward)\b")
 # (a higher time, not any higher figure: "higher throughput" after a pause is the opposite)
+# (para38: the time "becomes much bigger", a growth intensified: "time cost of next frame often becomes much bigger")
 _GAP_SLOWER = (r"\b(?:slow\w*|longer|increas\w*|higher\s+(?:latenc\w+|times?|TTFT|ITL|TPOT)|spikes?|jumps?|worse|"
+               r"(?:much|far|a lot|significantly|way)\s+(?:bigger|larger|greater)|"
                r"\d+(?:\.\d+)?\s*(?:x|×)\s*(?:slower|longer)?|twice as (?:slow|long))\b")
 MORE_WORDS_N: dict[str, list[str]] = {
     "idle_gap_slow": [
@@ -9214,7 +9292,9 @@ _VRAM = (r"(?:the\s+|my\s+|its\s+|our\s+|a\s+|each\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)
 _OVER_VRAM = re.compile(
     r"\b(?:model|weights|it|(?:total\s+)?(?:graphics|GPU|video)\s+memory\s+(?:usage|use|needed|required)|"
     r"memory\s+(?:usage|use|footprint|needed|required))\b(?P<gap>[^.;\n]{0,40}?)"
-    r"(?P<verb>\b(?:exceed(?:s|ed|ing)?|(?:is|are|was|were|gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bigger|larger)\s+"
+    # (para38: "exceeds" said as "goes beyond", "gets past", "surpasses")
+    r"(?P<verb>\b(?:exceed(?:s|ed|ing)?|surpass(?:es|ed|ing)?|(?:goes|go|went|gets?|got)\s+(?:beyond|past|over)|"
+    r"(?:is|are|was|were|gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bigger|larger)\s+"
     r"than|(?:does|did|do)(?:n't| not)\s+fit\s+(?:in|into|on)|won't\s+fit\s+(?:in|into|on)|(?:is|was)\s+too\s+"
     r"(?:big|large)\s+for|overflow(?:s|ed|ing)?)\s+)" + _VRAM +
     r"|\b(?:uses?|using|used|spills?\s+(?:over\s+)?(?:in)?to|spilled\s+(?:over\s+)?(?:in)?to|goes\s+(?:in)?to|"

@@ -1468,7 +1468,9 @@ def rate_ratio(facts: Facts, predictions=None):
 _COUNT_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                 "eight": 8, "ten": 10, "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4}
 _REQUESTS_RATE = re.compile(
-    r"(?<![\w.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
+    # (para38) a Chinese count right after a Chinese word ("只有一个请求的时候"): Python's \w holds CJK, so the guard
+    # against a count inside a word is for Latin letters and digits only
+    r"(?<![A-Za-z0-9_.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
     r"(?:(?:concurrent|parallel|simultaneous)\s+)?(?:个\s*)?(?P<what>requests?|users?|streams?|sequences?|prompts?|"
     r"clients?|请求|并发|路)(?![a-z])"
     r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])"

@@ -44,8 +44,7 @@ FIGURES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir() and p.name.endsw
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
 KNOWN = {
     # third set (-c): measured once when written, before the second pass; never used to change code
-    "t011-nccl-20node-a100-small-allreduce-4ms-c":
-        "paraphrase expected_physics, original straggler ('20 machines' for '20 nodes', 'costs around 4 ms')",
+    # (t011-...-c passes since para38: "a 228-byte tensor" is read as a small collective's size)
     "t015-nccl-b200-allreduce-830-vs-900-c":
         "paraphrase healthy, original expected_physics (the 830-vs-900 question asked first and tersely)",
     # (u308-...-c passes since symptom34: "the bandwidth falls step by step" is read as a rate's fall, _RATE_WORSENED)
