@@ -294,11 +294,12 @@ def _wheel_finding(c: claims.Claim, cc: float, wheel: dict, row: dict, gpu: str)
                     "holds.", refs=[ARCH_DOCS, TORCH_INSTALL])
 
 
-# (insuff38) "Does it support 5070ti?", "Blackwell support / rtx 50xx series", "Could you please add support for
-# blackwell GPUs?" (Comfy-Org/ComfyUI#7159, oobabooga/textgen#6828, jhj0517/Whisper-WebUI#614): whether software runs a
-# GPU, asked with no message, build or figure. Where PyTorch's CUDA wheel lines differ on that GPU's architecture
-# (one holds it, the other not: torch_wheel_archs.toml against gpu_archs.toml), the answer each thread settled is the
-# build: the GPU runs once the framework (and the libraries with their own kernels) come from a line that holds it.
+# (insuff38) "ComfyUI does not support the 50XX series?", "Would be great if blackwell was supported", "Could you please
+# add support for blackwell GPUs?" (Comfy-Org/ComfyUI#7816, oobabooga/textgen#6828, jhj0517/Whisper-WebUI#614): a GPU
+# said unsupported, or its support asked for, with no message, build or figure. Where PyTorch's CUDA wheel lines differ
+# on that GPU's architecture (one holds it, the other not: torch_wheel_archs.toml against gpu_archs.toml), the answer
+# each thread settled is the build: the GPU runs once the framework (and the libraries with their own kernels) come
+# from a line that holds it.
 # The GPU as named: a catalog GPU ("5070ti", "RTX 5090"), a GeForce series ("RTX 50xx", "50 series", "5000 series":
 # one architecture a series, as NVIDIA's CUDA GPUs page lists them), or an architecture's name (gpu_archs.toml).
 _SERIES = re.compile(r"\b(?:RTX|GTX)\s?(\d{2})(?:xx|x0|\s?series)\b|\b(\d{2})(?:xx|\s?series|00\s?series)\b", re.I)
@@ -379,10 +380,11 @@ def _older_wheels(cc: float) -> str:
 
 @rule("build.support_asked", "other")
 def support_question(facts: Facts, predictions=None):
-    """Whether software supports a GPU, asked with nothing run to judge (no build message, no figure, no hang or
-    crash), for a GPU whose architecture one PyTorch CUDA wheel line holds and another does not: a lead to the build,
-    with what to install. Silent where a build's message or a named build already answers (build.arch_missing,
-    build.cuda_before_arch) and where the question is about a feature (P2P, FP8, NVLink, tensor parallelism)."""
+    """Software said not to support a GPU, or asked to add it, with nothing run to judge (no build message, no figure,
+    no error, hang or crash), for a GPU whose architecture one PyTorch CUDA wheel line holds and another does not: a
+    lead to the build, with what to install. Silent for a bare "is it supported?" (settled every way), where a build's
+    message or a named build already answers (build.arch_missing, build.cuda_before_arch) and where the question is
+    about a feature (P2P, FP8, NVLink, tensor parallelism)."""
     if arch_messages(facts) or facts.of(Measurement) or claims.symptom(facts) in ("hang", "crash", "slow", "scaling"):
         return
     if any(_FAILED.search(text) for _, text in claims.texts(facts) + claims.pasted_blocks(facts)):
