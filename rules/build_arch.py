@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, Note
+from diagnose.evidence import Facts, Measurement, Note
 from rules import catalog, claims
 from rules.common import claim_ev, ev, make
 from rules.engine import rule
@@ -292,3 +292,124 @@ def _wheel_finding(c: claims.Claim, cc: float, wheel: dict, row: dict, gpu: str)
                     f"https://download.pytorch.org/whl/{wheel['instead']}`), whose list still holds {_sm(cc)}; "
                     "`python -c \"import torch; print(torch.cuda.get_arch_list())\"` shows the architectures a build "
                     "holds.", refs=[ARCH_DOCS, TORCH_INSTALL])
+
+
+# (insuff38) "ComfyUI does not support the 50XX series?", "Would be great if blackwell was supported", "Could you please
+# add support for blackwell GPUs?" (Comfy-Org/ComfyUI#7816, oobabooga/textgen#6828, jhj0517/Whisper-WebUI#614): a GPU
+# said unsupported, or its support asked for, with no message, build or figure. Where PyTorch's CUDA wheel lines differ
+# on that GPU's architecture (one holds it, the other not: torch_wheel_archs.toml against gpu_archs.toml), the answer
+# each thread settled is the build: the GPU runs once the framework (and the libraries with their own kernels) come
+# from a line that holds it.
+# The GPU as named: a catalog GPU ("5070ti", "RTX 5090"), a GeForce series ("RTX 50xx", "50 series", "5000 series":
+# one architecture a series, as NVIDIA's CUDA GPUs page lists them), or an architecture's name (gpu_archs.toml).
+_SERIES = re.compile(r"\b(?:RTX|GTX)\s?(\d{2})(?:xx|x0|\s?series)\b|\b(\d{2})(?:xx|\s?series|00\s?series)\b", re.I)
+_BOARD = re.compile(r"\b(?:(?:GeForce|NVIDIA)\s+)?(?:(?:RTX|GTX)\s?(?:PRO\s?)?)?\d{4}(?:\s?(?:Ti|Super|D))?\b", re.I)
+# Asked or said of the GPU: "support(s|ed) (for) X", "X support", "X (is) (currently|still) not supported (yet)",
+# "compatible with X", "X 不支持".
+_SUPPORT_BEFORE = re.compile(r"\b(?:support(?:s|ed|ing)?|compatib(?:le|ility))\s{1,3}(?:(?:for|with)\s{1,3})?"
+                             r"(?:(?:the|my|a|an|new|newer)\s{1,3})?$", re.I)
+_SUPPORT_AFTER = re.compile(r"^\s{0,3}(?:(?:(?:graphics\s)?cards?|GPUs?|series|architecture)\s{0,3})?"
+                            r"(?:support\b|(?:(?:is|are)\s)?(?:(?:currently|still|officially)\s)?(?:not\s|n't\s)?"
+                            r"(?:yet\s)?(?:supported|compatible)\b|"
+                            r"(?:was|were|be)\s(?:fully\s)?supported\b|\S{0,4}\s{0,3}(?:不)?支持)", re.I)
+# ... said to be lacking or asked to be added ("ComfyUI does not support the 50XX series?", "please add support",
+# "would be great if ... was supported", "不支持"): a bare "Is X supported?" is left alone, its threads settle it every
+# way ("Yes", ModelCloud/GPTQModel#1793; "no plans", GeeeekExplorer/nano-vllm#7; a cu128 build, Comfy-Org/ComfyUI#7159).
+_WANTED = re.compile(r"\b(?:not|no|n't|without|cannot|can't|unable|missing|lack\w*|add|adding|please)\b|"
+                     r"\bwould be (?:great|nice|good) if\b|不支持|不支援", re.I)
+# ... not a feature of the GPU ("P2P is not supported on the 5090", "FP8 support on Ada"): another question.
+_FEATURE = re.compile(r"\b(?:P2P|peer|NVLink|NVLS|MIG|vGPU|SLI|FP8|FP4|NVFP4|MXFP4|ECC|multi-?GPU|"
+                      r"tensor[- ]parallel\w*|TP\s?=?\s?\d|NCCL)\b", re.I)
+
+
+# An error the ticket quotes or names: what it says decides, not the support question beside it.
+_FAILED = re.compile(r"\b(?:errors?|exceptions?|Traceback|out of memory|OOM|illegal|segfault|core dumped)\b", re.I)
+
+
+def _architectures(span: str) -> list[float]:
+    """The compute capabilities a GPU name, series or architecture word stands for (empty when none)."""
+    archs = catalog.gpu_archs()
+    if m := _SERIES.search(span):  # a series' top board stands for its architecture: "RTX 50xx" -> RTX 5090
+        n = m.group(1) or m.group(2)
+        gpu = catalog.resolve_gpu(f"RTX {n}90") or catalog.resolve_gpu(f"GTX {n}80")
+        return [gpu.compute_capability] if gpu is not None else []
+    if (gpu := catalog.resolve_gpu(span)) is not None and gpu.compute_capability > 0:
+        return [gpu.compute_capability]
+    word = span.strip().lower()
+    return [cc for cc, row in archs.items() if row["name"].split()[0].lower() == word]
+
+
+def build_lines_differ(cc: float) -> bool:
+    """Do PyTorch's CUDA wheel lines differ on this architecture (torch_wheel_archs.toml): too old for a line's oldest,
+    or first built by a CUDA newer than the line its rows point older GPUs to ('instead')?"""
+    row = catalog.gpu_archs().get(round(cc, 1))
+    return row is not None and any(
+        cc < w["oldest"] or _version(row["min_cuda"]) > _version(f"{w['instead'][2:-1]}.{w['instead'][-1]}")
+        for w in catalog.torch_wheel_archs())
+
+
+def support_asked(facts: Facts) -> tuple[claims.Claim, list[float]] | None:
+    """(claim, compute capabilities) where the reporter's own words ask or say whether a GPU is supported, of an
+    architecture PyTorch's wheel lines differ on; None otherwise."""
+    names = [a["name"].split()[0] for a in catalog.gpu_archs().values()]
+    mention = re.compile(_SERIES.pattern + "|" + _BOARD.pattern + r"|\b(?:" + "|".join(map(re.escape, names)) + r")\b",
+                         re.I)
+    for source, text in claims.texts(facts):
+        if "(" in str(source):
+            continue  # a framework or interconnect field, not a sentence of theirs
+        for sentence in claims.sentences(text):
+            if _FEATURE.search(sentence) or not _WANTED.search(sentence):
+                continue
+            for m in mention.finditer(sentence):
+                if not (_SUPPORT_BEFORE.search(sentence[:m.start()]) or _SUPPORT_AFTER.search(sentence[m.end():])):
+                    continue
+                named = [cc for cc in _architectures(m.group(0)) if build_lines_differ(cc)]
+                if named:
+                    return claims.Claim("support_asked", source, _quote(sentence, m, 50)), named
+    return None
+
+
+def _older_wheels(cc: float) -> str:
+    """The PyTorch wheel lines that leave this architecture out as too old, and the line to take instead ('')."""
+    rows = [w for w in catalog.torch_wheel_archs() if cc < w["oldest"]]
+    if not rows:
+        return ""
+    return (f" PyTorch's {'/'.join(w['variant'] for w in rows)} wheels hold compute capability {rows[0]['oldest']:g} "
+            f"and newer only: take the {rows[0]['instead']} wheels for {_sm(cc)}.")
+
+
+@rule("build.support_asked", "other")
+def support_question(facts: Facts, predictions=None):
+    """Software said not to support a GPU, or asked to add it, with nothing run to judge (no build message, no figure,
+    no error, hang or crash), for a GPU whose architecture one PyTorch CUDA wheel line holds and another does not: a
+    lead to the build, with what to install. Silent for a bare "is it supported?" (settled every way), where a build's
+    message or a named build already answers (build.arch_missing, build.cuda_before_arch) and where the question is
+    about a feature (P2P, FP8, NVLink, tensor parallelism)."""
+    if arch_messages(facts) or facts.of(Measurement) or claims.symptom(facts) in ("hang", "crash", "slow", "scaling"):
+        return
+    if any(_FAILED.search(text) for _, text in claims.texts(facts) + claims.pasted_blocks(facts)):
+        return  # an error quoted or said: its own message decides
+    found = support_asked(facts)
+    if found is None:
+        return
+    c, named = found
+    gpu = facts.subject.gpu if facts.subject is not None else None
+    if gpu is not None and gpu.compute_capability > 0:
+        if gpu.compute_capability not in named:
+            return  # the ticket's own GPU is another architecture: the question is about some other board
+        named = [gpu.compute_capability]
+    cc, row = named[0], catalog.gpu_archs()[round(named[0], 1)]
+    label = row["name"] if len(named) == 1 else row["name"].split()[0]
+    sms = ", ".join(_sm(x) for x in named)
+    yield make("build.support_asked", "other", "warning", 0.45,
+               f"Whether it runs on {label} ({sms}) depends on the build installed",
+               f"CUDA code runs on a GPU only from a build that holds its architecture. {label} GPUs are first "
+               f"compiled for by CUDA {row['min_cuda']}" + (f" and last by CUDA {row['last_cuda']}" if "last_cuda" in
+                                                            row else "")
+               + ", and PyTorch's CUDA wheel lines differ on it, so the same software runs or fails on this GPU by "
+               "which line it (and each library with its own CUDA kernels) was installed from.",
+               [claim_ev(c, "the question"),
+                ev("catalog:gpu_archs.toml", f"first CUDA for {_sm(cc)} ({row['source']})", float(row["min_cuda"]))],
+               fix=build_fix(cc, row) + _older_wheels(cc),
+               ask="the error or warning printed at start-up and `python -c \"import torch; "
+               "print(torch.__version__, torch.cuda.get_arch_list())\"`", refs=[ARCH_DOCS, TORCH_INSTALL])
