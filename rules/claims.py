@@ -5158,6 +5158,18 @@ _GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?
                     r"(?:is|are|were|was)\s+(?:(?:being|all|both)\s+)*(?:correctly|properly|actually|really|fully|"
                     r"effectively)\s+(?:being\s+)?(?:used|utili[sz]ed|in use)\b")
 
+# (cn38) The other ways Chinese threads say a run hangs, beside 卡住/卡死/无响应: 卡着 (stays stuck:
+# "使用第2第3块gpu启动时，卡着不动", lm-sys/FastChat#2833; "yiz一直卡着不动，已经半小时了",
+# hiyouga/LlamaFactory#4971), 卡在 + where it stopped ("两个节点都卡在了init nccl后", PaddlePaddle/Paddle#51096;
+# "有时候就卡在那边", modelscope/ms-swift#6544; "卡在pipeline函数这一块", InternLM/lmdeploy#1712; "一直卡在训练阶段",
+# shibing624/MedicalGPT#330) and 没反应 / 无反应 / 没响应 (no response: "8卡推理llama7-70b-instruct无反应",
+# InternLM/lmdeploy#1712). Not 卡在 before a figure, a level a reading is held at ("频率卡在1200MHz",
+# "功耗读数卡在一个…固定值", "速度卡在20 tokens/s"), nor a setting with no effect ("设置了也没反应" says 没用, not a
+# hang: _zh_not_observed).
+_HANG_ZH = (r"卡着|"
+            r"卡在了?\s*(?![\d约大一]|[^，。；,;\n]{0,12}?\d+(?:\.\d+)?\s*(?:%|％|MHz|GHz|W\b|瓦|GB|G/s|MB|tok|token|"
+            r"it/s|度|℃))|"
+            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)")
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
@@ -5179,7 +5191,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"clients?|calls?|curl|API|prompts?|health)\b|at all\b|back\b|anymore\b|and\b|but\b|while\b|once\b|"
              r"when\b|after\b|since\b))|"
              r"\bno (?:response|reply|answer) (?:ever )?(?:comes?|came|is|was) (?:back|returned)\b|"
-             r"一直(?:没有|没)(?:响应|返回|回复)"),
+             r"一直(?:没有|没)(?:响应|返回|回复)|" + _HANG_ZH),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|(?<!PCIe )\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
@@ -5491,6 +5503,8 @@ def _said(kind: str, pattern: str, text: str):
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
+        if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
+            continue  # "不会卡住", "听说多卡会卡住", "会不会卡住", "设置了也没反应": not a hang seen
         if kind == "error" and _remedy_failed(text, m):
             continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
         if kind == "slow" and _other_regression(text, m):
@@ -5586,6 +5600,35 @@ _HEARSAY_POSSIBLE = re.compile(
     r"\b(?:someone|somebody|people|others|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?|readme))\b"
     r"[^.\n]{0,40}?\b(?:said|says|say|claim(?:s|ed)?|warn(?:s|ed)?|mention(?:s|ed)?|report(?:s|ed)?|wrote)\b"
     r"[^.\n]{0,40}?\b(?:might|may|could|can|would|will)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+# (cn38) What keeps a Chinese hang, crash or error word from being one seen: a negation with one helping word
+# between ("不会卡住" won't hang, "没再卡住" didn't hang again, "不是卡住" is no hang), hearsay ("听说多卡会卡住",
+# "网上有人说会报错"), a possibility or worry asked about ("会不会卡住", "可能会崩溃", "担心会卡死"), and 没反应
+# said of a setting that changed nothing ("设置了NCCL_P2P_DISABLE也没反应": 没用, not a hang).
+_ZH_NEGATED_AUX = re.compile(r"(?:没有|没|无|不|未|别|并非)\s?(?:会|再|是|有|曾|能)?\s?$")
+_ZH_HEARSAY = re.compile(r"听说|据说|传闻|(?:别人|有人|网上|大家|官方|文档|同事|朋友)(?:都|也)?(?:说|提到|反映|反馈)")
+_ZH_POSSIBLE = re.compile(r"(?:可能会?|会不会|是否会?|能不能|担心会?|害怕会?|怕会?|以防)\s*$")
+_ZH_SETTING_BEFORE = re.compile(r"设置|加了|改了|修改|调整|参数|环境变量|export|配置")
+
+
+def zh_not_seen(sentence: str, m: re.Match) -> bool:
+    """Is the Chinese statement `m` matched in `sentence` denied ("并不是只有一张卡被占用", "不会卡住"), heard
+    from others ("听说…") or only feared or asked about ("会不会卡住"), rather than seen? False for a match that does
+    not start with a CJK letter (the English readings have their own checks)."""
+    if not re.match(r"[\u4e00-\u9fff]", m.group(0)):
+        return False
+    before = sentence[:m.start()]
+    return bool(_ZH_NEGATED_AUX.search(before[-5:]) or _ZH_HEARSAY.search(before) or _ZH_POSSIBLE.search(before[-6:]))
+
+
+def _zh_not_observed(text: str, m: re.Match) -> bool:
+    """zh_not_seen over the sentence of `text` that holds `m`, and (没反应) a setting said to have had no effect."""
+    start = _sentence_start(text, m.start())
+    local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
+    clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+    return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
+                                                            and _ZH_SETTING_BEFORE.search(clause))
 
 
 def _remedy_failed(text: str, m: re.Match) -> bool:
@@ -10045,8 +10088,11 @@ _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|I
 # "显存会不会超出", a question (no 不 may stand between).
 # (left28b) ... and "OOMs", the noun's plural or the verb: "leads to OOMs" (pollockjj/ComfyUI-MultiGPU#13), "recovery
 # from CUDA OOMs" (pytorch/pytorch#18853), "it OOMs at the latest GPU" (ikawrakow/ik_llama.cpp#1821).
+# (cn38) and memory said to grow until it overflows: "发现第一张卡的显存增加直到溢出" (QwenLM/Qwen#870),
+# "显存一直涨到爆".
 _OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOMs?|OutOfMemoryError)(?![A-Za-z])|"
                         r"显存\s*(?:会|就|又|直接)?\s*(?:溢出|不足|不够|不夠|超出|超了|爆了|爆掉)|爆显存|"
+                        r"显存\s*(?:占用)?\s*(?:一直|不断)?\s*(?:增加|增长|上涨|涨)\s*(?:直到|到|至)\s*(?:溢出|爆|满)|"
                         r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
 
 
