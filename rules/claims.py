@@ -5166,10 +5166,17 @@ _GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?
 # InternLM/lmdeploy#1712). Not 卡在 before a figure, a level a reading is held at ("频率卡在1200MHz",
 # "功耗读数卡在一个…固定值", "速度卡在20 tokens/s"), nor a setting with no effect ("设置了也没反应" says 没用, not a
 # hang: _zh_not_observed).
-_HANG_ZH = (r"卡着|"
-            r"卡在了?\s*(?![\d约大一]|[^，。；,;\n]{0,12}?\d+(?:\.\d+)?\s*(?:%|％|MHz|GHz|W\b|瓦|GB|G/s|MB|tok|token|"
-            r"it/s|度|℃))|"
-            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)")
+# 卡 is also the noun card: "两张卡在同一个NUMA上", "显卡在跑" (a card, then 在) are no hang, so a count, 显 or a card's
+# word before 卡 rules it out, and 卡在 needs the place it stopped at (不动, 那里, 这一步/这块, 阶段, 初始化/init, 加载,
+# 后): "瓶颈卡在通信上" (bottlenecked on communication) names a limit, not a hang, and so does where the time mostly
+# goes ("耗时主要卡在prefill阶段"). 没有反应 before 出/到/在 is 反映 miswritten ("优势没有反应出来": not reflected),
+# and 没有响应 before 时间/速度/延迟 is a response time that did not improve ("并没有响应时间上的提升").
+_NOT_CARD_NOUN = r"(?<![张块个显单双多两\d一二三四五六七八九十板])"
+_HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
+            + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
+            r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
+            r"后(?![面续])|之后)|"
+            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)(?![出到在时速延上的])")
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
@@ -5622,8 +5629,17 @@ def zh_not_seen(sentence: str, m: re.Match) -> bool:
     return bool(_ZH_NEGATED_AUX.search(before[-5:]) or _ZH_HEARSAY.search(before) or _ZH_POSSIBLE.search(before[-6:]))
 
 
+# (cn38) 卡在 and 没反应 are the weaker hang words: 卡在 also says where the time goes ("推理时间主要卡在
+# decode"), 没反应 that something had no effect ("速度没有反应出提升"). In a post that speaks of speed they yield to
+# that complaint (the scaling or slowness SYMPTOMS read); 卡住/卡死/卡着 and 无响应 keep their sense everywhere.
+_ZH_SPEED_WORDS = re.compile(r"慢|快|速度|吞吐|提升|加速|耗时|延迟|时延|tokens?\s*/\s*s|tok/s|it/s", re.I)
+
+
 def _zh_not_observed(text: str, m: re.Match) -> bool:
-    """zh_not_seen over the sentence of `text` that holds `m`, and (没反应) a setting said to have had no effect."""
+    """zh_not_seen over the sentence of `text` that holds `m`; (没反应) a setting said to have had no effect; (卡在,
+    没反应) a post that speaks of speed."""
+    if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text):
+        return True
     start = _sentence_start(text, m.start())
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
     clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]

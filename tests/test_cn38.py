@@ -113,9 +113,17 @@ def answer_of(tmp_path, body: str):
     "两张4090用vllm，频率卡在1200MHz，速度很慢。",  # a level held, not a hang
     "两张4090用vllm，速度卡在20 tokens/s上不去，很慢。",  # a rate held
     "两张4090设置了NCCL_P2P_DISABLE=1也没反应，速度还是很慢。",  # a setting that changed nothing
+    "两张4090跑tp=2，推理时间主要卡在decode阶段，速度比单卡还慢。",  # where the time goes, in a post about speed
+    "两张卡在同一个NUMA节点上，tp=2速度比单卡慢。",  # 卡 the card, then 在
 ])
 def test_no_hang_from_negation_hearsay_question_level_or_setting(tmp_path, body):
     assert claims.symptom(facts_of(tmp_path, body)) != "hang"
+
+
+def test_stuck_stays_a_hang_in_a_post_that_also_speaks_of_speed(tmp_path):
+    """卡住 / 卡着 keep their sense where the post also complains of speed; only 卡在 and 没反应 yield there."""
+    assert claims.symptom(facts_of(tmp_path, "两张4090跑tp=2，之前速度就很慢，今天启动时直接卡住了。")) == "hang"
+    assert claims.symptom(facts_of(tmp_path, "两张4090跑tp=2，之前速度就很慢，今天启动后一直卡着不动。")) == "hang"
 
 
 # ----------------------------------------------------------------------------------------- one card, in Chinese
