@@ -5212,6 +5212,25 @@ _GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?
                     r"(?:is|are|were|was)\s+(?:(?:being|all|both)\s+)*(?:correctly|properly|actually|really|fully|"
                     r"effectively)\s+(?:being\s+)?(?:used|utili[sz]ed|in use)\b")
 
+# (cn38) The other ways Chinese threads say a run hangs, beside 卡住/卡死/无响应: 卡着 (stays stuck:
+# "使用第2第3块gpu启动时，卡着不动", lm-sys/FastChat#2833; "yiz一直卡着不动，已经半小时了",
+# hiyouga/LlamaFactory#4971), 卡在 + where it stopped ("两个节点都卡在了init nccl后", PaddlePaddle/Paddle#51096;
+# "有时候就卡在那边", modelscope/ms-swift#6544; "卡在pipeline函数这一块", InternLM/lmdeploy#1712; "一直卡在训练阶段",
+# shibing624/MedicalGPT#330) and 没反应 / 无反应 / 没响应 (no response: "8卡推理llama7-70b-instruct无反应",
+# InternLM/lmdeploy#1712). Not 卡在 before a figure, a level a reading is held at ("频率卡在1200MHz",
+# "功耗读数卡在一个…固定值", "速度卡在20 tokens/s"), nor a setting with no effect ("设置了也没反应" says 没用, not a
+# hang: _zh_not_observed).
+# 卡 is also the noun card: "两张卡在同一个NUMA上", "显卡在跑" (a card, then 在) are no hang, so a count, 显 or a card's
+# word before 卡 rules it out, and 卡在 needs the place it stopped at (不动, 那里, 这一步/这块, 阶段, 初始化/init, 加载,
+# 后): "瓶颈卡在通信上" (bottlenecked on communication) names a limit, not a hang, and so does where the time mostly
+# goes ("耗时主要卡在prefill阶段"). 没有反应 before 出/到/在 is 反映 miswritten ("优势没有反应出来": not reflected),
+# and 没有响应 before 时间/速度/延迟 is a response time that did not improve ("并没有响应时间上的提升").
+_NOT_CARD_NOUN = r"(?<![张块个显单双多两\d一二三四五六七八九十板])"
+_HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
+            + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
+            r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
+            r"后(?![面续])|之后)|"
+            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)(?![出到在时速延上的])")
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
@@ -5234,7 +5253,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"clients?|calls?|curl|API|prompts?|health)\b|at all\b|back\b|anymore\b|and\b|but\b|while\b|once\b|"
              r"when\b|after\b|since\b))|"
              r"\bno (?:response|reply|answer) (?:ever )?(?:comes?|came|is|was) (?:back|returned)\b|"
-             r"一直(?:没有|没)(?:响应|返回|回复)"),
+             r"一直(?:没有|没)(?:响应|返回|回复)|" + _HANG_ZH),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|(?<!PCIe )\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
@@ -5566,6 +5585,8 @@ def _said(kind: str, pattern: str, text: str):
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
+        if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
+            continue  # "不会卡住", "听说多卡会卡住", "会不会卡住", "设置了也没反应": not a hang seen
         if kind == "error" and _remedy_failed(text, m):
             continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
         if kind == "slow" and _other_regression(text, m):
@@ -5661,6 +5682,44 @@ _DOES_NOT_WORK = re.compile(r"(?:does ?n[o']t|did ?n[o']t|not) work", re.I)
 # docs say it can crash on Pascal", "people claim it may hang without NCCL_P2P_DISABLE"): a possibility reported second
 # hand, not this run's symptom. The reporter's own "it may hang after a few hours" (no one else's word) stays a symptom.
 _HEARSAY_POSSIBLE = hearsay.POSSIBLE  # (rules/hearsay.py owns the reading)
+
+
+# (cn38) What keeps a Chinese hang, crash or error word from being one seen: a negation with one helping word
+# between ("不会卡住" won't hang, "没再卡住" didn't hang again, "不是卡住" is no hang), hearsay ("听说多卡会卡住",
+# "网上有人说会报错"), a possibility or worry asked about ("会不会卡住", "可能会崩溃", "担心会卡死"), and 没反应
+# said of a setting that changed nothing ("设置了NCCL_P2P_DISABLE也没反应": 没用, not a hang).
+_ZH_NEGATED_AUX = re.compile(r"(?:没有|没|无|不|未|别|并非)\s?(?:会|再|是|有|曾|能)?\s?$")
+_ZH_HEARSAY = re.compile(r"听说|据说|传闻|(?:别人|有人|网上|大家|官方|文档|同事|朋友)(?:都|也)?(?:说|提到|反映|反馈)")
+_ZH_POSSIBLE = re.compile(r"(?:可能会?|会不会|是否会?|能不能|担心会?|害怕会?|怕会?|以防)\s*$")
+_ZH_SETTING_BEFORE = re.compile(r"设置|加了|改了|修改|调整|参数|环境变量|export|配置")
+
+
+def zh_not_seen(sentence: str, m: re.Match) -> bool:
+    """Is the Chinese statement `m` matched in `sentence` denied ("并不是只有一张卡被占用", "不会卡住"), heard
+    from others ("听说…") or only feared or asked about ("会不会卡住"), rather than seen? False for a match that does
+    not start with a CJK letter (the English readings have their own checks)."""
+    if not re.match(r"[\u4e00-\u9fff]", m.group(0)):
+        return False
+    before = sentence[:m.start()]
+    return bool(_ZH_NEGATED_AUX.search(before[-5:]) or _ZH_HEARSAY.search(before) or _ZH_POSSIBLE.search(before[-6:]))
+
+
+# (cn38) 卡在 and 没反应 are the weaker hang words: 卡在 also says where the time goes ("推理时间主要卡在
+# decode"), 没反应 that something had no effect ("速度没有反应出提升"). In a post that speaks of speed they yield to
+# that complaint (the scaling or slowness SYMPTOMS read); 卡住/卡死/卡着 and 无响应 keep their sense everywhere.
+_ZH_SPEED_WORDS = re.compile(r"慢|快|速度|吞吐|提升|加速|耗时|延迟|时延|tokens?\s*/\s*s|tok/s|it/s", re.I)
+
+
+def _zh_not_observed(text: str, m: re.Match) -> bool:
+    """zh_not_seen over the sentence of `text` that holds `m`; (没反应) a setting said to have had no effect; (卡在,
+    没反应) a post that speaks of speed."""
+    if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text):
+        return True
+    start = _sentence_start(text, m.start())
+    local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
+    clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+    return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
+                                                            and _ZH_SETTING_BEFORE.search(clause))
 
 
 def _remedy_failed(text: str, m: re.Match) -> bool:
@@ -10128,8 +10187,11 @@ _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|I
 # "显存会不会超出", a question (no 不 may stand between).
 # (left28b) ... and "OOMs", the noun's plural or the verb: "leads to OOMs" (pollockjj/ComfyUI-MultiGPU#13), "recovery
 # from CUDA OOMs" (pytorch/pytorch#18853), "it OOMs at the latest GPU" (ikawrakow/ik_llama.cpp#1821).
+# (cn38) and memory said to grow until it overflows: "发现第一张卡的显存增加直到溢出" (QwenLM/Qwen#870),
+# "显存一直涨到爆".
 _OOM_WORLD = re.compile(r"(?<![A-Za-z])(?:OOMs?|OutOfMemoryError)(?![A-Za-z])|"
                         r"显存\s*(?:会|就|又|直接)?\s*(?:溢出|不足|不够|不夠|超出|超了|爆了|爆掉)|爆显存|"
+                        r"显存\s*(?:占用)?\s*(?:一直|不断)?\s*(?:增加|增长|上涨|涨)\s*(?:直到|到|至)\s*(?:溢出|爆|满)|"
                         r"(?:GPU|VRAM|显存)?\s*メモリ(?:ー)?\s*不足|(?:GPU\s*)?메모리\s*(?:가\s*)?부족")
 
 

@@ -34,7 +34,19 @@ ONE_GPU_USED = re.compile(
     r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:其中(?:的)?)?\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
     # (para37c) the engine's own choice in Chinese, as "automatically use one card" above: "加载模型时自动只用一张卡"
     r"自动\s*(?:只)?\s*(?:用|使用|加载到|加载在|跑在|放在|分配到)\s*(?:了)?\s*(?:一|1|单)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|"
-    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在|被)?\s*(?:用|工作|跑|使用|利用)|"
+    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在|被)?\s*(?:用|工作|跑|使用|利用|占用|运行|启动|加载)|"
+    # (cn38) 占用 (taken, as nvidia-smi's process list shows a card held), 仅 (only, the written form of 只),
+    # and where the model sits: "实际上只有一张显卡被占用" and "显示仅单卡运行"
+    # (chatchat-space/Langchain-Chatchat#3202), "推理时只占用一张卡显存" (QwenLM/Qwen3-VL#561),
+    # "好像还是在一张卡上" (OpenBMB/MiniCPM-V#476), "本地启动会在第一张卡上启动" (xusenlinzy/api-for-open-llm#218);
+    # not a part placed on purpose ("把视觉部分放在第一张卡上": 放 is no verb here)
+    r"(?:只|仅)\s*(?:占用|占)了?\s*(?:其中(?:的)?)?\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
+    # (a run that works only on one card is no such observation: "仅单卡运行正常", "只在单卡上测试过")
+    r"(?:只|仅)\s*(?:有\s*)?(?:单卡|单张卡|一张卡)\s*(?:在)?\s*(?:运行|跑|工作|被占用|被使用)"
+    r"(?!\s*(?:正常|没问题|可以|成功|时|的时候|过))|"
+    r"(?:还是|只|仅|都|全都|全部|仍然?|依然|始终|一直)\s*(?:跑|运行|加载|启动)?\s*在\s*(?:一|1|第一|单)\s*(?:张|块|个)?\s*"
+    r"(?:卡|GPU|显卡)\s*上(?!\s*(?:测|试|验证|跑过|运行过|做过|正常|没问题|可以))|"
+    r"在\s*第一\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*上\s*(?:启动|运行|加载)|"
     r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
     # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)
     r"有\s*(?:一|1)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?"
@@ -87,7 +99,8 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
             habit = _HABIT_WOULD.search(sentence[:m.start()]) if m.group(0)[:1].lower() == "a" else None
             at = habit.start() if habit else m.start()
             if _IN_TURN.search(sentence) or claims.offered(sentence, m.start()) \
-                    or claims.conditional(sentence[:at]) or claims.negated_words(sentence, m):
+                    or claims.conditional(sentence[:at]) or claims.negated_words(sentence, m) \
+                    or claims.zh_not_seen(sentence, m):
                 continue
             quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
             return claims.Claim("one_gpu_in_use", source, quote)

@@ -757,6 +757,10 @@ _MEMORY_UNSPLIT = re.compile(
     r"(?:其余|其他|其它|另外的?|另一张|后\s*(?:两|二|三|\d)\s*张)\s*(?:的)?\s*(?:卡|GPU|显卡)?\s*(?:的)?\s*"
     r"(?:显存)?\s*(?:占用|使用)?\s*(?:极少|很少|几乎(?:无|没有|为\s*0|不)(?:占用|变化)?|基本(?:上)?(?:无|没有)(?:占用)?|"
     r"为\s*0|没有变化|无变化)|"
+    # (cn38) the cards' memory "不变" / "没变" (unchanged): "发现第一张卡的显存增加直到溢出，其他卡的显存不变"
+    # (QwenLM/Qwen#870); the cards and their memory both named, not "其他不变" (everything else kept, an A/B's words)
+    r"(?:其余|其他|其它|另外的?|另一张)\s*(?:的)?\s*(?:卡|GPU|显卡)\s*(?:的)?\s*显存\s*(?:占用)?\s*"
+    r"(?:基本|一直|始终)?(?:不变|没变|没有变)|"
     # (review35) "一张卡显存占用越来越多，直接蹦了，另一张卡还空着" (the other card still empty: OpenMOSS/MOSS#151);
     # "只有一张卡的显存被占满了" (only one card's memory filled: InternLM/lmdeploy#1130)
     r"(?:其余|其他|其它|另外的?|另一张)\s*(?:的)?\s*(?:卡|GPU|显卡)?\s*(?:还|仍然?|都|却)?\s*(?:空着|是空的)|"
@@ -785,7 +789,8 @@ def memory_unsplit(facts: Facts) -> claims.Claim | None:
         for sentence in claims.sentences(text):
             m = _MEMORY_UNSPLIT.search(sentence)
             if not m or claims.offered(sentence, m.start()) or claims.conditional(sentence[:m.start()]) \
-                    or (m.group(0)[:1].isascii() and claims.negated_words(sentence, m)):
+                    or (m.group(0)[:1].isascii() and claims.negated_words(sentence, m)) \
+                    or claims.zh_not_seen(sentence, m):
                 continue
             return claims.Claim("memory_unsplit", source,
                                 claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40]))
