@@ -10760,9 +10760,9 @@ _NEGATED_ANYWHERE_INSIDE = _NEGATED_ANYWHERE_INSIDE + ("power_loss",)
 # v2" (older releases print the full form "0000:...:ffff:c800:d106, RoCE v1"); Mellanox's `show_gids`: "mlx5_0  1  3
 # 0000:0000:0000:0000:0000:ffff:0b00:0048  11.0.0.72  v2  ens3np0" (DEV PORT INDEX GID IPv4 VER DEV). A GID is an IPv6
 # address: fe80:: ones are link-local, ::ffff:a.b.c.d ones carry the NIC's IPv4 address.
-_GID_DEVINFO = re.compile(r"^\s*GID\[\s*(?P<index>\d+)\]\s*:\s*(?P<gid>[0-9a-f:.]+)\s*,\s*RoCE\s*(?P<ver>v[12])\b",
+_GID_DEVINFO = re.compile(r"^[ \t]*GID\[\s*(?P<index>\d+)\]\s*:\s*(?P<gid>[0-9a-f:.]+)\s*,\s*RoCE\s*(?P<ver>v[12])\b",
                           re.I | re.M)
-_GID_SHOW = re.compile(r"^\s*(?P<dev>[\w.\-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
+_GID_SHOW = re.compile(r"^[ \t]*(?P<dev>[\w.\-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
                        r"(?P<gid>[0-9a-f]{4}(?::[0-9a-f]{0,4})+)\s+(?:(?P<ip>\d{1,3}(?:\.\d{1,3}){3})\s+)?"
                        r"(?P<ver>v[12])\b", re.I | re.M)
 
