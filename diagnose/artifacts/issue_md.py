@@ -2402,7 +2402,9 @@ def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | No
     return before[-1] if before else (after[0] if after else None)
 
 
-SOURCE_LINE = re.compile(r"\b[\w/.-]+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp|py)(?::\d+)+\b")
+# (from the path's first character, `(?<![\w/.-])`: tried from each of its characters, a long token of digits and dots
+# cost n squared steps)
+SOURCE_LINE = re.compile(r"(?<![\w/.-])[\w/.-]+\.(?:cu|cuh|cc|cpp|cxx|c|h|hpp|py)(?::\d+)+\b")
 
 
 def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
