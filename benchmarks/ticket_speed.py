@@ -3,7 +3,9 @@
 A support engineer pastes a whole NCCL_DEBUG=INFO log or a long issue thread. Each input is read at 1x and grown to
 each --sizes factor by repeating its body, as a user pasting a longer log would (an issue's title stays once, its
 body is repeated; a log is repeated whole; a ticket folder has each attachment grown, its ticket.toml kept). Inputs:
-the two largest kept pastes (tests/data/fa24), an NCCL debug log and a small ticket from ../shared/tickets.
+the two largest kept pastes (tests/data/fa24), an NCCL debug log and a small ticket from ../shared/tickets; and a
+small kept paste with one run of a single kind of character after it (RUNS: spaces, tabs, blank lines, digits, a
+letter), 2 kB at x1, the run grown with the size factor.
 
 Each size is read in ONE process of its own (`diagnose ticket --json`, the command's whole path), so the fixed cost
 of that process is paid once and printed apart: the import, and the regexes compiled (time inside re's compiler,
@@ -39,6 +41,12 @@ INPUTS = {  # name -> path (a file, or a ticket folder)
     "small ticket (shared 030)": SHARED / "030-nccl-451-docker-ibv-open-device-failed-socket",
 }
 NOT_READ = {"expected.toml"}  # a shared ticket's answer, not part of the ticket
+# A small real issue with one run of a single kind of character added after it, 2 kB at x1 and grown with the size
+# factor: aligned output pasted with its padding, a log with its blank lines, a hex dump. A pattern that tries a run
+# from each of its characters costs the run's length squared here (20 kB of spaces took 408 s before the clause
+# splitter was bounded); linear reading keeps the ratio near the size factor.
+RUN_BASE = REPO / "tests/data/insuff32/djl1798.md"
+RUNS = {"spaces": " ", "tabs": "\t", "blank lines": "\n", "digits and dots": "3.14.159.2", "one letter": "a"}
 
 
 def grown(path: Path, times: int, into: Path) -> Path:
@@ -62,6 +70,14 @@ def grown(path: Path, times: int, into: Path) -> Path:
         text = "\n".join([text.rstrip("\n")] * times) + "\n"
     out = into / path.name
     out.write_text(text)
+    return out
+
+
+def with_run(unit: str, times: int, into: Path) -> Path:
+    """RUN_BASE with one run of `unit`, 2 kB a size step, on a line of its own after it."""
+    out = into / RUN_BASE.name
+    run = unit * (2000 * times // len(unit))
+    out.write_text(RUN_BASE.read_text() + "\n" + run + "\n")
     return out
 
 
@@ -119,7 +135,9 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, default=REPO, help="the checkout whose code is timed")
     args = parser.parse_args()
     sizes = sorted({1, *(int(s) for s in args.sizes.split(","))})
-    inputs = {name: path for name, path in INPUTS.items() if args.only.lower() in name.lower() and path.exists()}
+    inputs: dict[str, Path | str] = {name: path for name, path in INPUTS.items() if path.exists()}
+    inputs |= {f"run of {name} ({RUN_BASE.stem})": unit for name, unit in RUNS.items() if RUN_BASE.exists()}
+    inputs = {name: item for name, item in inputs.items() if args.only.lower() in name.lower()}
     times: dict[str, dict[int, float]] = {name: {} for name in inputs}
     warm_up = INPUTS["small ticket (shared 030)"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,7 +149,8 @@ def main() -> None:
             paths = {}
             for k, (name, path) in enumerate(inputs.items()):
                 (into / str(k)).mkdir()
-                paths[name] = grown(path, size, into / str(k))
+                paths[name] = with_run(path, size, into / str(k)) if isinstance(path, str) else \
+                    grown(path, size, into / str(k))
             started = time.perf_counter()
             result = run_size(args.repo, [warm_up, *paths.values()])
             wall = time.perf_counter() - started

@@ -1125,6 +1125,9 @@ PATTERNS: dict[str, list[str]] = {
         + r"|\bget(?:s|ting)? stuck\b|\bstuck(?:ed)?\b|\btakes? forever\b)",
     ],
     "profiler_hang": [
+        # (the profiler's name looked for first: the 400-character look-ahead tried at every position cost 400 steps
+        # a character of any long text)
+        r"(?=\bncu\b|\bnv-nsight-cu|\bnsight[- ]?compute\b|==PROF==)"
         r"(?=[\s\S]{0,400}?(?:\bnccl\w*|all[-_ ]?reduce|multi[- ]?GPU|\b\d+\s*GPUs?\b|mpirun|\branks?\b))"
         r"(?:\bncu\b|\bnv-nsight-cu(?:-cli)?\b|\bnsight[- ]?compute\b|==PROF==)[\s\S]{0,200}?"
         r"(?:" + _STOPS + r"|\bget(?:s|ting)? stuck\b)",
@@ -1333,7 +1336,9 @@ PATTERNS: dict[str, list[str]] = {
         # thermal 0x20/0x40, power brake 0x80; 0x0 is none and 0x1 only idle
         r"\bclocks_(?:event|throttle)_reasons\.active\b[^\n]{0,80}?\b0x0*(?:[48c]|[2-9a-f][0-9a-f])\b",
         # (an idle GPU's clocks drop by design: a sentence about idle clocks is no claim)
-        r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?"
+        # (the clock word looked for first: the look-ahead to the line's end tried at every position cost n squared
+        # steps on a long line)
+        r"(?=\b(?:SM |graphics |GPU )?clocks?\b)(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?"
         r"\b(?:stuck|stays?|only|locked|capped|drops?)\b"
         r"[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
         r"降频|功耗墙|温度墙|过热|锁频",
@@ -9381,7 +9386,7 @@ def over_vram(sentence: str, on_gpu) -> list[tuple[re.Match, bool, bool]]:
 # A pasted `top` / `htop` process row (PID USER PR|PRI NI VIRT RES SHR S %CPU|CPU% %MEM TIME+ COMMAND, procps and htop
 # manuals) with the serving process at one core's worth, 95-105 %: a single-threaded Python engine loop (the GIL keeps
 # one process on one core) at its limit. Over 105 % is several threads busy, under 95 % a core with time to spare.
-_TOP_ROW = (r"(?m)^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+[\d.,]+[kmgtpKMGTP]?\s+"
+_TOP_ROW = (r"(?m)^[ \t]*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+[\d.,]+[kmgtpKMGTP]?\s+"
             r"[\d.,]+[kmgtpKMGTP]?\s+[RSDITZ]\s+(?:9[5-9]|10[0-4])(?:[.,]\d)?\s+[\d.,]+\s+[\d:.]+\s+(?:\S*/)?"
             r"(?:python\S*|vllm\S*|VLLM\S*|sglang\S*|ollama\S*|llama-server|llama-cli|text-generation\S*|tritonserver|"
             r"trtllm\S*|torchrun|uvicorn|lmdeploy\S*)")
@@ -10905,9 +10910,9 @@ _NEGATED_ANYWHERE_INSIDE = _NEGATED_ANYWHERE_INSIDE + ("power_loss",)
 # v2" (older releases print the full form "0000:...:ffff:c800:d106, RoCE v1"); Mellanox's `show_gids`: "mlx5_0  1  3
 # 0000:0000:0000:0000:0000:ffff:0b00:0048  11.0.0.72  v2  ens3np0" (DEV PORT INDEX GID IPv4 VER DEV). A GID is an IPv6
 # address: fe80:: ones are link-local, ::ffff:a.b.c.d ones carry the NIC's IPv4 address.
-_GID_DEVINFO = re.compile(r"^\s*GID\[\s*(?P<index>\d+)\]\s*:\s*(?P<gid>[0-9a-f:.]+)\s*,\s*RoCE\s*(?P<ver>v[12])\b",
+_GID_DEVINFO = re.compile(r"^[ \t]*GID\[\s*(?P<index>\d+)\]\s*:\s*(?P<gid>[0-9a-f:.]+)\s*,\s*RoCE\s*(?P<ver>v[12])\b",
                           re.I | re.M)
-_GID_SHOW = re.compile(r"^\s*(?P<dev>[\w.\-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
+_GID_SHOW = re.compile(r"^[ \t]*(?P<dev>[\w.\-]+)\s+(?P<port>\d+)\s+(?P<index>\d+)\s+"
                        r"(?P<gid>[0-9a-f]{4}(?::[0-9a-f]{0,4})+)\s+(?:(?P<ip>\d{1,3}(?:\.\d{1,3}){3})\s+)?"
                        r"(?P<ver>v[12])\b", re.I | re.M)
 

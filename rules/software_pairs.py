@@ -46,7 +46,7 @@ _RATE = re.compile(r"(?<![\w.])(?P<v>\d+(?:\.\d+)?)\s*(?P<u>" + _UNIT + r")(?![\
 # A label line: the member's name alone, then its block ("V0:" then the run's output lines).
 _LABEL = re.compile(r"^\s*(?:#+\s*|\*\*)?(?P<label>[A-Za-z][\w .=+-]{0,30}?)(?:\*\*)?\s*:\s*(?:\*\*)?\s*$")
 # In one sentence: a member, a verb or colon, its rate; the second member after a contrast word.
-_MEMBER = (r"(?P<{n}>(?:[\w.+-]+\s+){{0,2}}?[\w.+-]+)\s+(?:got|gets|gives|gave|does|did|reach\w*|achiev\w*|"
+_MEMBER = (r"(?<![\w.+-])(?P<{n}>(?:[\w.+-]+\s+){{0,2}}?[\w.+-]+)\s+(?:got|gets|gives|gave|does|did|reach\w*|achiev\w*|"
            r"runs? at|at|:)?\s*")
 _VALUE = r"(?P<v{n}>\d+(?:\.\d+)?)\s*(?P<u{n}>" + _UNIT + ")"
 _CONTRAST = r"[^.\n]{0,20}?\b(?:but|while|whereas|vs\.?|versus|against|compared (?:to|with)|and)\s+(?:the\s+)?"

@@ -38,7 +38,7 @@ _OFF_BUS_SPLIT = re.compile(_OFF_BUS_FIRST.pattern + r"(?:\n[^\n]*){0,2}?fallen 
 _BDF = r"(?:[0-9a-fA-F]{4,5}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 # "nvidia 0000:01:00.0: " / "pcieport 0000:00:01.1: ": the driver and the device that logged the line (optional: a
 # line quoted without it still says what happened)
-_DEVICE = (r"(?:(?P<driver>[A-Za-z][\w-]*)\s+(?P<bdf>" + _BDF + r")"
+_DEVICE = (r"(?:(?<![\w-])(?P<driver>[A-Za-z][\w-]*)\s+(?P<bdf>" + _BDF + r")"
            r"\s*:\s*)?(?:AER:\s*)?")  # newer kernels put "AER:" before every line of a report
 _BUS_ERROR = re.compile(_DEVICE + r"PCIe Bus Error:\s*se(?:r)?verity=(?P<severity>[^,]+),\s*type=(?P<layer>[^,]+)",
                         re.I)

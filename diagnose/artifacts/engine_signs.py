@@ -18,7 +18,7 @@ import re
 
 # (engine, sign). Anchored where a sign is a line's start (an import, a log prefix), so a sentence that quotes the
 # word ("I did not import vllm") is none.
-_IMPORT = r"^\s*(?:>>>\s*)?(?:from\s+{0}(?:\.[\w.]+)?\s+import\b|import\s+{0}\b)"
+_IMPORT = r"^[ \t]*(?:>>>[ \t]*)?(?:from\s+{0}(?:\.[\w.]+)?\s+import\b|import\s+{0}\b)"
 # A file of the installed package, as a traceback or a warning prints its path (pip installs into site-packages,
 # Debian's and NVIDIA's container Pythons into dist-packages).
 _PACKAGE_PATH = r"[/\\](?:site|dist)-packages[/\\]{0}[/\\]"
@@ -76,7 +76,7 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     # llama.cpp's own log functions, printed at load and after a run (ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_init,
     # earlier ggml_init_cublas; src/llama-model-loader.cpp; llama_print_timings, later llama_perf_context_print), its
     # programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) and llama-bench's Markdown table header.
-    ("llama.cpp", r"^\s*(?:\S+\s+)?(?:ggml_cuda_init|ggml_init_cublas|llama_model_loader|llm_load_tensors|"
+    ("llama.cpp", r"^[ \t]*(?:\S+[ \t]+)?(?:ggml_cuda_init|ggml_init_cublas|llama_model_loader|llm_load_tensors|"
                   r"llm_load_print_meta|llama_new_context_with_model|llama_print_timings|llama_perf_context_print|"
                   r"llama_kv_cache_init|llama_model_load_from_file(?:_impl)?):", re.M),
     ("llama.cpp", r"(?:^|[\s/\\`])llama-(?:server|cli|bench|batched-bench)(?:\.exe)?\s+-", re.M),

@@ -106,7 +106,7 @@ OFF_AFTER = re.compile(r"^[\"'`]?" + _OTHER_SETTINGS + r"(?:\s*[,;]\s*|\s+|\.\s+
 # (the indent is whitespace of the name's own line, [^\S\n]: a \s that crossed lines found the same names, from the
 # first of the blank lines above, but tried every blank line against all those below it; the sections of a pasted
 # issue keep the lines before them blank, and a 1,500-line one took seconds)
-YAML_NAME = re.compile(r"^[^\S\n]*-?[^\S\n]*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
+YAML_NAME = re.compile(r"^[^\S\n]*(?:-[^\S\n]*)?name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
 PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
 # Ollama's requests decoded together per model (docs/faq.md, "How does Ollama handle concurrent requests?"), set as

@@ -347,12 +347,16 @@ def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, flo
     k = 0
     while k < len(lines):
         head = table_cells(lines[k][1])
-        caption = next((ln for _, ln in reversed(lines[:k]) if ln.strip()), "")
-        caption = "" if "|" in caption else caption
         k += 1
         dtypes = {j: d for j, c in enumerate(head) if (d := weight_dtype_named(c))}
+        if len(set(dtypes.values())) < 2:
+            continue
+        # (looked up only for a header that sets formats side by side: a look-back from every line cost n squared
+        # steps over a run of blank lines)
+        caption = next((ln for _, ln in reversed(lines[:k - 1]) if ln.strip()), "")
+        caption = "" if "|" in caption else caption
         said = [*head, caption]
-        if len(set(dtypes.values())) < 2 or not any(HEADER_RATE.search(c) for c in said) \
+        if not any(HEADER_RATE.search(c) for c in said) \
                 or any(MEMORY_UNIT.search(c) for c in head):  # (a caption may name the board's memory)
             continue
         while k < len(lines) and "|" in lines[k][1]:
