@@ -1480,6 +1480,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:is|are|was|were)?\s*(?:all )?"
         r"(?:incorrect|corrupt\w*|wrong|garbage|NaNs?|nan)\b",
         r"\b#?\s*wrong\b[^\n]{0,20}\b[1-9]\d*\b", r"\bOut of bounds values\s*:\s*[1-9]",
+        # (para38b) the same in Chinese: "通信数据全都是错的", "结果不正确", "输出乱码", as the first reading above;
+        # nothing denying between ("数据没有错误", "结果是不是错的" asks) and not "不对劲" (something feels off)
+        r"(?:数据|结果|输出|数值|梯度)(?:(?![没不无])[^。\n，,？?]){0,8}?(?:错的|错误|不正确|不对(?!劲)|乱码)",
         r"\baccuracy (?:does ?n[o']t|would ?n[o']t|did ?n[o']t|never) (?:go up|improve|increase)\b",
         # A copy from one GPU to another that lands zeros or wrong values (a copy through the host is right): the
         # peer DMA is redirected or faulted (NCCL troubleshooting, "PCI Access Control Services"; CUDA's simpleP2P
@@ -1794,7 +1797,9 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
-        r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        # (para38b) and the degree said as "so", "too", "rather": "利用率这么低", "使用率太低" (kept paste), "偏低"
+        r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*"
+        r"(?:很|非常|极|比较|这么|那么|太|特别|偏|有点|有些)?(?:低|为\s*0|是\s*0)|"
         # ("GPU利用率也不高", "利用率一直不高": not high, the same low share said the other way; GPT-SoVITS#779)
         r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率)\s*(?:也|都|并|一直|始终)?\s*(?:不高|上不去)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
@@ -3206,6 +3211,9 @@ def claims(facts: Facts) -> list[Claim]:
                 # "never reaches 100 %" rules a reading out; "never goes above 20" is a ceiling far below full, a low
                 # share affirmed as "stays below 20 %" is (mend2_25)
                 never = bool(bound and bound.group("not")) and pct >= 80
+                # (para38b) a bound at full said without "not", "stays under 100 %", "below 100%": the same ceiling
+                # short of full ("will not reach 100 %", s018), not a reading of 100 %
+                never = never or bool(bound) and pct >= 90
                 data = {"percent": pct, "below": bool(bound)}
                 if low is not None:
                     data["low"] = low
@@ -4877,7 +4885,9 @@ _NO_GAIN = (r"(?:\bslow\w*|" + _SLOW_WORDS +
             r"\b(?:TTFT|ITL|TPOT|time to first token)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?"
             r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b"
             r"(?!\s+" + _OTHER_CAUSE + r")|"
-            r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
+            # (para38b) not a lower time, which is the gain: "do you get lower latency out of the extra parallelism?"
+            r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|"
+            r"\blower\b(?!\s+(?:latency|latencies|TTFT|ITL|TPOT|time|delay|response time))|"
             r"\b(?:latency|time)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?\b(?:greater|higher|longer|increase\w*)\b"
             r"(?!\s+" + _OTHER_CAUSE + r")|"
             # (ut22a) "more" as the comparative of a time, as people write it: "Predict latency is more with 4 GPUs
@@ -4904,7 +4914,8 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|[双两三四五六八]\s*[张块]?\s*卡|并行|tp\s*=?\s*\d)"
                 r"[^\n]{0,80}?"
                 # (para37) little gain said as such: "没快多少", "没怎么提速", "加速不明显" / "提升不明显" (kept pastes)
-                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|"
+                # (para38b) and "no speed-up at all": "没有任何加速效果", "没有任何提升" (kept paste), "毫无提升"
+                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:没有任何|毫无)(?:加速|提升)|"
                 # (para38: not as expected, "速度和预期一样": praise)
                 r"(?:速度|吞吐量?|性能)(?!\s*(?:和|跟|与)\s*(?:预期|期望|预想|文档|官方))\S{0,4}?(?:差不多|相当|一样)|"
                 # (para38) the speed set beside fewer cards: "速度和 1 张 H100 一样", "速度跟单卡差不多" (spaced CJK
@@ -5247,7 +5258,8 @@ SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
-             r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时|"
+             # (para38b) 死锁, "deadlock" in Chinese, as \bdeadlock\w* beside it
+             r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|死锁|无响应|超时|"
              # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
              # (review26) "silently stops processing requests" (sgl-project/sglang#22779)
              r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b|\bunresponsive\b|"
@@ -7283,6 +7295,11 @@ def _boards_compared(sentence: str) -> re.Match | None:
     return m if m and _SEVERAL_BOARDS.search(sentence, 0, m.start()) else None
 
 
+# (para38b) The speed effect named as a purpose, why someone chose a layout: "for latency gains from the extra
+# parallelism?", "is it because of the performance gain?" asks the motive, not what a layout would do to the speed.
+_FOR_THE_GAIN = re.compile(r"\b(?:for|because of|due to)\s+(?:the\s+|any\s+|its\s+)?$", re.I)
+
+
 def layout_speed_asked(facts: Facts) -> list[Claim]:
     """A question about what a larger layout does to the speed, asked before or instead of measuring it ("would
     multiple GPUs be faster than a single GPU?", "can anyone confirm the performance impact?" under a title about
@@ -7302,7 +7319,8 @@ def layout_speed_asked(facts: Facts) -> list[Claim]:
                     or _boards_compared(sentence)
                 at = m.start() + re.search(_SPEED_CHANGE + "|" + _SPEED_EFFECT, m.group(0), re.I).start() \
                     if m else 0  # where the speed word starts: "2 GPUs, I don't care if it gets slower" rules it out
-                if m and not _NEGATION.search(sentence[max(0, at - 30):at]):
+                if m and not _NEGATION.search(sentence[max(0, at - 30):at]) \
+                        and not _FOR_THE_GAIN.search(sentence[max(0, at - 20):at]):
                     out.append(Claim("layout_speed_asked", source, _quote(sentence, m, 60)))
     return out
 

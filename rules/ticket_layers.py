@@ -23,7 +23,10 @@ LAYER = (r"(?:\bLiteLLM(?:\s+proxy)?|(?<!NCCL )(?<!NCCL's )\b(?:reverse\s+)?prox
          r"(?:\s+(?:server|layer|pods?))?|\bAPI\s+gateway|\bgateway|\bload[- ]balancer|\bRay\s+Serve(?:\s+LLM)?|"
          r"\bserve\.llm\b|\bServe\s+LLM|\bnginx|\bEnvoy|\bKong|\b(?:Triton(?:'s)?\s+)?python[_ ]backend|\bBLS\b)")
 # (NCCL's proxy threads are NCCL's own, not a serving layer)
-_SLOWER = (r"(?:slow(?:er|s|ed|down)?\b|latency\s+(?:spike|increase|jump|grow)\w*|(?:higher|increased|extra|more|"
+# (para38b) the latency's rise in other verbs: "latency rises", "latency goes up", "TTFT climbs" (kept pastes:
+# "latency increased", "TTFT explodes")
+_SLOWER = (r"(?:slow(?:er|s|ed|down)?\b|(?:latency|TTFT)\s+(?:spike|increase|jump|grow|rise|rose|climb|soar|explod|"
+           r"balloon|skyrocket)\w*|(?:latency|TTFT)\s+(?:goes|went|shoots|shot)\s+up\b|(?:higher|increased|extra|more|"
            r"additional)\s+(?:latency|TTFT|ITL|overhead|delay)|overhead\b|adds?\s+(?:~\s*)?(?:\d[\d.]*\s*(?:ms|s)\b|"
            r"latency|overhead|delay)|(?:lower|reduced|less)\s+(?:throughput|tok\w*/s)|(?:throughput|tok\w*/s)\s+"
            r"(?:drops?|decrease\w*|falls?)|\d[\d.]*\s*x\s+slower)")

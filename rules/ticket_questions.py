@@ -956,8 +956,9 @@ def idle_state(facts: Facts, predictions=None):
 # "The 4090 answers 5x faster than the V100", "A10 比 A100 慢": two GPU products set against each other. Decode streams
 # the weights through HBM and prefill runs on the tensor cores, so a board behind the other on both datasheet figures
 # (memory bandwidth and 16-bit tensor rate, rules/catalog/gpus.toml with its sources) is slower by design.
-_FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|速い|빠르|schneller|быстрее|"
-                     r"m[aá]s r[aá]pid[oa]", re.I)
+# (para38b) "stronger" and "better" in Chinese with their comparative 更: "A100 理应比 A6000 更强", "比 V100 更好"
+_FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|更强|更好|速い|빠르|schneller|"
+                     r"быстрее|m[aá]s r[aá]pid[oa]", re.I)
 _SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
 _CLAUSE_END = re.compile(r"\b(?:and|but|while|whereas)\b|[,;:，；。、]|但|而|が、|그런데|aber|pero|но\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)

@@ -120,7 +120,10 @@ def detect(text: str) -> float:
     titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
         title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)) or (said and terms >= 2))
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
-    if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
+    # (para38b) or the title alone, an issue filed with an empty body ("# [Bug]: ncclAllReduce deadlock, 2x RTX 5880
+    # Ada, PCIe PHB, no NVLink"): nothing else in the paste, several words, no command line
+    alone = len(lines) == 1 and title_words >= 3 and not COMMAND_TITLE.search(first)
+    if titled and (prose or said or asked or alone or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
     if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and any(_names_a_figure(ln) for ln in body):
         return 0.95  # "# slow" over "Llama-3-70B on 8x H100 SXM ... gets 12 tokens/s. Is this normal?"
