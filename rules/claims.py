@@ -8257,13 +8257,21 @@ _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|b
                            re.I)
 
 
+# (review38b) Boards tried each by itself, not one job across them: "I tried a bunch of different GPUs (a 3090, a 4090),
+# each one alone", "tested on various GPUs separately", "逐个测试". "each GPU uses 20 GB" (a share of one job) says
+# nothing of the kind, nor "one at a time" (a layer split's GPUs work one at a time, in one job).
+_EACH_BY_ITSELF = re.compile(r"\b(?:one\s+by\s+one|separately|(?:each|every)\s+(?:one\s+|card\s+|GPU\s+|board\s+)?"
+                            r"(?:alone|on\s+its\s+own|by\s+itself))\b|逐个|挨个", re.I)
+
+
 def several_gpus(facts: Facts) -> bool:
-    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs?"""
+    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs, and
+    not that the boards ran each by itself (_EACH_BY_ITSELF)?"""
     for _, text in texts(facts):
         for sentence in sentences(text):
             for m in _SEVERAL_GPUS.finditer(sentence):
                 if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and \
-                        not _guessed(sentence, m.start()):
+                        not _guessed(sentence, m.start()) and not _EACH_BY_ITSELF.search(sentence):
                     return True
     return False
 
@@ -10751,8 +10759,11 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
 # "Same error as #1234: ...") or taken up after it ("..., and I get it too").
 _MEETS = (r"(?:\s+[\w#@'./-]+){0,6}?\s+(?:got|gets|saw|sees|hit|hits|had|has|reported|reports|encountered|encounters|"
           r"ran\s+into|runs\s+into|faced|mentioned|mentions|posted|describe[sd]?|(?:was|is|were)\s+getting)\b")
+# (review38b) and whoever rules/hearsay.py names as another's voice ("in #4512 people got 'CUDA out of memory'; I
+# don't", "the docs mention ..."): one list of others for every hearsay reading
 _ANOTHER_PERSON = re.compile(r"\b(?:someone|somebody|another\s+(?:user|person|reporter|poster|team)|other\s+(?:users|"
-                             r"people|teams)|others)\b" + _MEETS + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
+                             r"people|teams)|others|" + hearsay.OTHERS + r")\b" + _MEETS
+                             + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
 # "they", "he", "the reporter" are another person's only beside another thread named ("in #1234 they got ..."): in a
 # ticket filed for a customer ("the user reports CUDA out of memory on our cluster") they are the ticket's own.
 _THREAD_NAMED = re.compile(r"#\d{2,6}\b|\b(?:issue|thread|post|discussion)\b", re.I)

@@ -1,0 +1,126 @@
+"""Precision review of the readings merged in session 38 (pass review38b).
+
+Each probe (tests/data/review38b/NOTES.md lists them all, with the verdict before and after) sets one of the new or
+widened readings (para38's, review38's, insuff38's) beside something that must decide instead: boards tried each by
+itself, another thread's error, a hang only feared, the driver said not to support a GPU, a prompt budget set low.
+"""
+
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from diagnose.bundle import read_bundle
+from diagnose.commands.ticket import ticket_predictions
+from rules import claims
+from rules.engine import evaluate, is_cause, ticket_verdict
+
+
+def _facts(tmp_path: Path, text: str):
+    path = tmp_path / "ticket.md"
+    path.write_text(text + "\n")
+    return read_bundle([path])
+
+
+def _judge(facts) -> tuple[str, set[str]]:
+    """(verdict, the rules of the cause findings)."""
+    findings = evaluate(facts, ticket_predictions(facts))
+    return ticket_verdict(facts, findings).category, {f.rule for f in findings if is_cause(f)}
+
+
+# --- several GPUs (para38 widened it to "a bunch of / a few / various GPUs"): boards tried each by itself are no job
+# across GPUs, and the layer-split prior must not answer them
+
+BUNCH_ALONE = ("I tried a bunch of different GPUs (a 3090, a 4090, an A6000), each one alone, and the 7B model always "
+               "gives about 40 tok/s with llama.cpp. Is this expected?")
+
+
+@pytest.mark.parametrize("text,several", [
+    (BUNCH_ALONE, False),
+    ("We benchmarked llama.cpp on various GPUs separately.", False),
+    ("逐个测试了几张不同的显卡：3090、4090。", False),
+    # still several: para38's own sentence, and a layer split whose GPUs work one at a time in one job
+    ("I tried the image on a bunch of different GPUs and it hangs.", True),
+    ("I split the 70B over a few GPUs with llama.cpp and they work one at a time.", True),
+    ("Running one vLLM job on both GPUs, each GPU uses 20 GB and decode runs at 30 tok/s.", True),
+])
+def test_boards_each_by_itself_are_not_several(tmp_path, text, several):
+    assert claims.several_gpus(_facts(tmp_path, text)) is several
+
+
+def test_boards_each_by_itself_get_no_layer_split_prior(tmp_path):
+    verdict, rules = _judge(_facts(tmp_path, BUNCH_ALONE))
+    assert verdict != "expected_physics" and "ticket.symptom_prior" not in rules
+
+
+# --- a quoted catalog error (review38 made it outrank a fitting figure): not when it is another thread's
+
+OLD_OOM = ('In #4512 people got "CUDA error: out of memory" with this model; I don\'t. My problem is that tp=4 on '
+           "4xL40S only does 25 tok/s decode for Llama-3-70B fp16.")
+
+
+@pytest.mark.parametrize("text,quoted", [
+    (OLD_OOM, False),
+    ('The docs mention "CUDA error: out of memory" for long prompts. Mine runs fine.', False),
+    ('People got "CUDA error: out of memory" in #4512, and I get it too on tp=4.', True),
+    ('I get "CUDA error: out of memory" with tp=4 on 4xL40S.', True),
+])
+def test_another_threads_error_is_not_the_tickets(tmp_path, text, quoted):
+    assert bool(claims.known_errors(_facts(tmp_path, text))) is quoted
+
+
+def test_another_threads_error_leaves_the_fitting_figure(tmp_path):
+    verdict, rules = _judge(_facts(tmp_path, OLD_OOM))
+    assert verdict == "expected_physics" and "ticket.known_error" not in rules
+
+
+# --- health._hang_seen (review38): a hang feared is not seen; a question of how to fix or find it presupposes one
+
+@pytest.mark.parametrize("text,throttling", [
+    ("Throughput drops over time from 2000 tok/s to 1400 tok/s after 30 minutes on 8x H100 under constant load. "
+     "How can I avoid a hang if it keeps getting slower?", True),
+    ("Throughput drops over time from 2000 tok/s to 1400 tok/s after 30 minutes on 8x H100 under constant load. "
+     "How do I debug the hang that follows?", False),
+    ("Throughput drops over time from 2000 tok/s to 1400 tok/s after 30 minutes on 8x H100 under constant load, "
+     "and then all ranks hang.", False),
+])
+def test_a_hang_feared_leaves_the_throttling_lead(tmp_path, text, throttling):
+    _, rules = _judge(_facts(tmp_path, text))
+    assert ("health.throttling" in rules) is throttling
+
+
+# --- build.support_asked (insuff38): the driver said not to support a GPU is no build question
+
+@pytest.mark.parametrize("text,fires", [
+    ('My RTX 5090 is not supported by the driver, nvidia-smi says "No devices were found" with driver 550.', False),
+    ("驱动不支持 5090 吗？装了 550 驱动，nvidia-smi 看不到卡。", False),
+    ("Would be great if the 50 series was supported, I have an RTX 5080.", True),
+])
+def test_driver_said_unsupported_is_no_build_question(tmp_path, text, fires):
+    _, rules = _judge(_facts(tmp_path, text))
+    assert ("build.support_asked" in rules) is fires
+
+
+# --- "is this normal?" (para38 widened it to "请问这个是正常情况吗"): a first token asked about beside a step token
+# budget set below the engine's own is a setting, not physics
+
+QWEN3VL = REPO / "tests" / "data" / "extract32" / "qwen3vl1566.md"
+LAUNCH = ("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 4 "
+          "--max-num-batched-tokens {budget}")
+
+
+def test_real_paste_small_prompt_budget_is_not_physics():
+    verdict, rules = _judge(read_bundle([QWEN3VL]))
+    assert verdict != "expected_physics" and "ticket.symptom_prior" not in rules
+
+
+@pytest.mark.parametrize("budget,ask,prior", [
+    (128, "4 张 A100 部署，首token 大约 1.5s，请问这个是正常情况吗？", False),
+    (256, "On 4x A100 the TTFT is about 1.5 s for a 3000-token prompt. Is this normal?", False),
+    (16384, "On 4x A100 the TTFT is about 1.5 s for a 3000-token prompt. Is this normal?", True),
+    (128, "On 4x A100 the decode speed is 30 tokens/s for one request. Is this normal?", True),
+])
+def test_prompt_budget_below_the_engines_own(tmp_path, budget, ask, prior):
+    facts = _facts(tmp_path, f"{ask}\n\n```\n{LAUNCH.format(budget=budget)}\n```")
+    _, rules = _judge(facts)
+    assert ("ticket.symptom_prior" in rules) is prior
