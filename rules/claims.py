@@ -1465,7 +1465,8 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:自己(?:的|那张|那块)?|一张|一块)\s*(?:GPU|卡|显卡)",
         # (para38) the ranks in separate containers, in Chinese as the English "between two containers" / "two
         # containers on the same host": "两个 docker 之间跑 NCCL", "同一台机器上的两个容器", "跨容器"
-        r"(?:两个|多个|几个|[2-9]\s*个)\s*(?:docker|容器|pod)\s*(?:之间|间)|跨\s*(?:docker|容器|pod)|"
+        # (review38b: not "不是跨容器", "没有跨容器")
+        r"(?:两个|多个|几个|[2-9]\s*个)\s*(?:docker|容器|pod)\s*(?:之间|间)|(?<![不没非])(?<!不是)(?<!没有)跨\s*(?:docker|容器|pod)|"
         r"(?:同一台?|一台)\s*(?:机器|服务器|主机|节点)\s*(?:上|里|内)?\s*的?\s*(?:两个|多个|[2-9]\s*个)\s*"
         r"(?:docker|容器|pod)",
     ],
@@ -2670,6 +2671,13 @@ _ONE_THE_OTHER = re.compile(r"^[^.\n]{0,40}?\bone(?:'s|\s+(?:has|had|with|is|was
                             r"\b(?:the other|the second|another)\b", re.I)
 
 
+# (review38b) ... unless the sentence runs one job over both, or names the collective or fabric between them ("we run
+# one job across two machines, one with 8xA100 and the other with 8xA100 too, over 100G RoCE").
+_ONE_RUN_ACROSS = re.compile(r"\b(?:NCCL|all[- ]?reduce\w*|all[- ]?gather\w*|busbw|InfiniBand|RoCE\w*|RDMA|GPUDirect|"
+                             r"torchrun|MPI)\b|\b(?:one|a|single|the\s+same)\s+(?:job|run|training|TP\s+group)\s+"
+                             r"(?:across|over|spanning)\b", re.I)
+
+
 # (para38) A question that offers layouts to choose from, in the clause that asks: "对于并行方式，推理是选择张量并行还是
 # 流水线并行？" (deepseek-ai/DeepSeek-V2#35: which to pick, neither in use), "For inference, should I choose tensor
 # parallel or pipeline parallel?". A layout said in a clause before the question stays observed ("我用的是流水线并行，
@@ -2690,7 +2698,7 @@ def _machines_apart(sentence: str, m) -> bool:
     """Is a count-less "across/between machines" match (_NODES_NO_COUNT) no multi-node job: nothing in the sentence
     spans the machines, or the sentence sets them apart (_MACHINES_APART)? Or two machines counted and told apart,
     one against the other (_ONE_THE_OTHER)?"""
-    if _ONE_THE_OTHER.search(sentence[m.end():]):
+    if _ONE_THE_OTHER.search(sentence[m.end():]) and not _ONE_RUN_ACROSS.search(sentence):
         return True
     if not _NODES_NO_COUNT.fullmatch(m.group(0)):
         return False
@@ -2761,6 +2769,16 @@ _GPU_SHARED = re.compile(r"\bshar(?:e|es|ed|ing)\s+(?:an?|one|the|single|same|my
                          r"(?:[A-Z]{1,2}\d{2,4}|\d{4})\w{0,4})\b|\bGPUs?[- ]shar\w*|"
                          r"\btime[- ]slic\w*|\bMPS\b|\b(?:one|a|single|the same)\s+GPU\s+(?:between|among)\b", re.I)
 
+# (review38b) Containers that run jobs of their own, no collective between them: "two containers on the same host
+# run separate vLLM servers that do not talk to each other", "同一台机器上的两个容器...分别跑推理服务，互不通信".
+# Ranks isolated from each other (isolated_ranks) are ranks of one job; these are two jobs.
+_CONTAINERS_APART = re.compile(r"\bseparate\s+(?:\w+\s+)?(?:services?|servers?|jobs?|instances?|deployments?)\b|"
+                               r"\bindependent(?:ly)?\b|\b(?:do|does|did)\s*(?:n't|\s+not)\s+(?:talk|communicate)\b|"
+                               r"\bno\s+(?:communication|collectives?|NCCL)\s+between\b|"
+                               r"互不通信|(?:不|无)(?:需要)?(?:相互|互相)?通信|各自独立|"
+                               r"独立(?:的)?(?:服务|任务|实例|部署)", re.I)
+
+
 # (misfire35) "when the GPU is idle" before a reading the driver lowers at idle (the PCIe link generation, clocks,
 # P-state): the state the reading was taken in, not an observation that the GPU idles during the work. (Not a power
 # draw: "the CPU is at 100 % while the GPU is idle, drawing 30 W" is the starved GPU itself.)
@@ -2818,7 +2836,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "startup_step_hang" and _step_passed(sentence, m):
                     continue
-                if kind == "isolated_ranks" and _GPU_SHARED.search(sentence):
+                if kind == "isolated_ranks" and (_GPU_SHARED.search(sentence) or _CONTAINERS_APART.search(sentence)):
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
@@ -4898,7 +4916,8 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 # (para38) the speed set beside fewer cards: "速度和 1 张 H100 一样", "速度跟单卡差不多" (spaced CJK
                 # leaves blanks between; not "和预期一样", no count of cards named)
                 r"(?:速度|吞吐量?|性能)\s*(?:和|跟|与)\s*(?:单卡|单张|一张|一块|单个?\s*GPU|1\s*(?:张|块|卡|个))"
-                r"[^\n，,。]{0,12}?(?:差不多|相当|一样|持平)|"
+                # (review38b: not "和一张卡不一样")
+                r"[^\n，,。]{0,12}?(?<![不没])(?:差不多|相当|一样|持平)|"
                 # (review37b) said of the speed, not of another quantity just before it ("CPU占用提升不明显",
                 # "功耗提升不大", "内存没有变快多少")
                 r"(?=[没不快加提])(?<!占用)(?<!功耗)(?<!功率)(?<!内存)(?<!显存)(?<!温度)(?<!利用率)(?<!CPU)(?<!带宽)"
@@ -5376,7 +5395,8 @@ SYMPTOMS: list[tuple[str, str]] = [
              # (para38) the rate called unsatisfactory, as "not satisfactory" above ("速度不太理想", "效果不理想",
              # "不尽如人意"), the rate that fell ("性能掉得很厉害", "带宽掉了一半"), and a ceiling said with "only can
              # reach", as "can only reach" above ("GPU 负载最高只能到 50%"); not "没有不理想", "满意"
-             r"(?<![没並并])不(?:太|是很|够|怎么|大)?理想|不尽如人意|"
+             # (review38b: a rate's, not the memory's: "显存占用不理想")
+             r"(?<![没並并])(?<!显存)(?<!内存)(?<!占用)(?<!功耗)不(?:太|是很|够|怎么|大)?理想|不尽如人意|"
              r"(?:性能|速度|带宽|吞吐量?|速率|tok\w*/s)\s*(?:也|都|就|直接)?\s*掉|只能\s*(?:跑)?\s*(?:到|达到)|"
              # (para37c, para37d) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低",
              # "带宽很低", "吞吐低得离谱" (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a

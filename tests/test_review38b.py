@@ -124,3 +124,52 @@ def test_prompt_budget_below_the_engines_own(tmp_path, budget, ask, prior):
     facts = _facts(tmp_path, f"{ask}\n\n```\n{LAUNCH.format(budget=budget)}\n```")
     _, rules = _judge(facts)
     assert ("ticket.symptom_prior" in rules) is prior
+
+
+# --- isolated ranks (para38 read the Chinese "两个 docker 之间", "跨容器", "同一台机器上的两个容器"): not ruled out,
+# and not containers that run jobs of their own
+
+@pytest.mark.parametrize("text,isolated", [
+    ("两个 docker 之间跑 NCCL，每个容器一张 A100，all_reduce busbw 只有 8 GB/s。", True),
+    ("We run NCCL between two containers on the same host, one GPU each; all_reduce busbw is 8 GB/s.", True),
+    ("不是跨容器的问题，我们两个 rank 在同一个容器里，8 卡 A100 all_reduce busbw 只有 20 GB/s。", False),
+    ("同一台机器上的两个容器各用 4 张卡，分别跑推理服务，互不通信，每个服务 decode 30 tokens/s，正常吗？", False),
+    ("Two containers on the same host each use 4 GPUs and run separate vLLM servers that do not talk to each other; "
+     "each serves decode at 30 tokens/s. Is that normal?", False),
+])
+def test_isolated_ranks_not_ruled_out_nor_separate_jobs(tmp_path, text, isolated):
+    _, rules = _judge(_facts(tmp_path, text))
+    assert ("ticket.isolated_ranks" in rules) is isolated
+
+
+# --- two machines told apart, "one with ..., the other with ..." (para38): not when one job runs over both
+
+@pytest.mark.parametrize("text,across", [
+    ("We run one job across two machines, one with 8xA100 and the other with 8xA100 too, over 100G RoCE; "
+     "all_reduce busbw is 3 GB/s.", True),
+    ("I ran llama.cpp on two machines, one with 4xA100 and the other with 8xH100, and the 8xH100 box is slower.",
+     False),
+])
+def test_one_against_the_other_unless_one_job_spans(tmp_path, text, across):
+    facts = _facts(tmp_path, text)
+    assert any(not c.guess for c in claims.find(facts, "multi_node")) is across
+
+
+# --- Chinese readings para38 widened: "速度和一张卡一样" (not "不一样"), "不理想" (a rate's, not the memory's)
+
+@pytest.mark.parametrize("text,flat", [
+    ("两张卡的速度和一张卡不一样，快了 1.8 倍，4090 tp=2。正常吗？", False),
+    ("两张 4090 tp=2，速度和一张卡差不多，正常吗？", True),
+])
+def test_speed_unlike_one_card_is_no_flat_scaling(tmp_path, text, flat):
+    said = claims.symptom_quote(_facts(tmp_path, text))
+    assert (said is not None and said[2] == "scaling") is flat
+
+
+@pytest.mark.parametrize("text,slow", [
+    ("显存占用不理想，能不能降低一点？现在单卡 A100 跑 Qwen2.5-14B 占了 70GB。", False),
+    ("两张 A100 跑 Qwen2.5-72B，速度不太理想，只有 10 tokens/s。", True),
+])
+def test_unsatisfactory_said_of_a_rate(tmp_path, text, slow):
+    said = claims.symptom_quote(_facts(tmp_path, text))
+    assert (said is not None and said[2] in ("slow", "scaling")) is slow
