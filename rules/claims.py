@@ -10766,11 +10766,21 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         plain = _TORCH_ASYNC_HEDGE.sub(" ", upto.string) if upto else ""
         if upto and not (negated_words(upto.string, upto) or _guessed(plain) or asked(plain)
+                         or _RESOLVED_AFTER.search("".join(lines[i:])[m.end():])
                          or _ADVICE_IF.search(upto.string[:upto.start()])
                          or _MAY_CAUSE.search(upto.string[:upto.start()])
                          or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
             return upto
     return None
+
+
+# (review38b) A quoted message the reporter then says is over: 'The "CUDA error: out of memory" is gone after I set
+# --max-model-len', "之前报 CUDA out of memory，调小 max-model-len 后已经解决了": what ran before, not the failure now
+# (engine.FAILURE_MESSAGES lets a current one outrank a fitting figure). Not "is not fixed", "还没解决".
+_RESOLVED_AFTER = re.compile(
+    r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
+    r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
+    r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)", re.I)
 
 
 # (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me
