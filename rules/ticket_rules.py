@@ -3344,8 +3344,7 @@ def _prompt_budget_lowered(facts: Facts) -> bool:
     tokens per step (engines.toml activation_tokens), with the first token's time asked about? With chunked prefill a
     prompt longer than the budget takes one step a chunk, so a lower budget raises the time to first token by design
     (https://docs.vllm.ai/en/latest/configuration/optimization.html#chunked-prefill: "smaller values achieve better
-    ITL", higher ones better TTFT): a setting, not physics, sets the figure asked about (extract32/qwen3vl1566's
-    --max-num-batched-tokens 128 beside a first token of 1.2-1.6 s)."""
+    ITL", higher ones better TTFT): a setting, not physics, sets the figure asked about."""
     budgets = [str(w.extra["max_num_batched_tokens"]) for w in facts.of(Workload)
                if w.extra.get("max_num_batched_tokens")]
     if not budgets or not any(_FIRST_TOKEN.search(t) for _, t in claims.texts(facts)):
