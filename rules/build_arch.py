@@ -322,6 +322,11 @@ _FEATURE = re.compile(r"\b(?:P2P|peer|NVLink|NVLS|MIG|vGPU|SLI|FP8|FP4|NVFP4|MXF
                       r"tensor[- ]parallel\w*|TP\s?=?\s?\d|NCCL)\b", re.I)
 
 
+# (review38b) ... nor the driver's ("my RTX 5090 is not supported by driver 550", "驱动不支持 5090"): a driver older
+# than the GPU is another layer than the build, and no wheel line fixes it.
+_DRIVER = re.compile(r"\bdrivers?\b|驱动", re.I)
+
+
 # An error the ticket quotes or names: what it says decides, not the support question beside it.
 _FAILED = re.compile(r"\b(?:errors?|exceptions?|Traceback|out of memory|OOM|illegal|segfault|core dumped)\b", re.I)
 
@@ -358,7 +363,7 @@ def support_asked(facts: Facts) -> tuple[claims.Claim, list[float]] | None:
         if "(" in str(source):
             continue  # a framework or interconnect field, not a sentence of theirs
         for sentence in claims.sentences(text):
-            if _FEATURE.search(sentence) or not _WANTED.search(sentence):
+            if _FEATURE.search(sentence) or _DRIVER.search(sentence) or not _WANTED.search(sentence):
                 continue
             for m in mention.finditer(sentence):
                 if not (_SUPPORT_BEFORE.search(sentence[:m.start()]) or _SUPPORT_AFTER.search(sentence[m.end():])):
@@ -383,8 +388,8 @@ def support_question(facts: Facts, predictions=None):
     """Software said not to support a GPU, or asked to add it, with nothing run to judge (no build message, no figure,
     no error, hang or crash), for a GPU whose architecture one PyTorch CUDA wheel line holds and another does not: a
     lead to the build, with what to install. Silent for a bare "is it supported?" (settled every way), where a build's
-    message or a named build already answers (build.arch_missing, build.cuda_before_arch) and where the question is
-    about a feature (P2P, FP8, NVLink, tensor parallelism)."""
+    message or a named build already answers (build.arch_missing, build.cuda_before_arch), where the question is
+    about a feature (P2P, FP8, NVLink, tensor parallelism) and where the driver is what is said not to support it."""
     if arch_messages(facts) or facts.of(Measurement) or claims.symptom(facts) in ("hang", "crash", "slow", "scaling"):
         return
     if any(_FAILED.search(text) for _, text in claims.texts(facts) + claims.pasted_blocks(facts)):

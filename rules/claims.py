@@ -1470,7 +1470,8 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:自己(?:的|那张|那块)?|一张|一块)\s*(?:GPU|卡|显卡)",
         # (para38) the ranks in separate containers, in Chinese as the English "between two containers" / "two
         # containers on the same host": "两个 docker 之间跑 NCCL", "同一台机器上的两个容器", "跨容器"
-        r"(?:两个|多个|几个|[2-9]\s*个)\s*(?:docker|容器|pod)\s*(?:之间|间)|跨\s*(?:docker|容器|pod)|"
+        # (review38b: not "不是跨容器", "没有跨容器")
+        r"(?:两个|多个|几个|[2-9]\s*个)\s*(?:docker|容器|pod)\s*(?:之间|间)|(?<![不没非])(?<!不是)(?<!没有)跨\s*(?:docker|容器|pod)|"
         r"(?:同一台?|一台)\s*(?:机器|服务器|主机|节点)\s*(?:上|里|内)?\s*的?\s*(?:两个|多个|[2-9]\s*个)\s*"
         r"(?:docker|容器|pod)",
     ],
@@ -2687,6 +2688,13 @@ _ONE_THE_OTHER = re.compile(r"^[^.\n]{0,40}?\bone(?:'s|\s+(?:has|had|with|is|was
                             r"\b(?:the other|the second|another)\b", re.I)
 
 
+# (review38b) ... unless the sentence runs one job over both, or names the collective or fabric between them ("we run
+# one job across two machines, one with 8xA100 and the other with 8xA100 too, over 100G RoCE").
+_ONE_RUN_ACROSS = re.compile(r"\b(?:NCCL|all[- ]?reduce\w*|all[- ]?gather\w*|busbw|InfiniBand|RoCE\w*|RDMA|GPUDirect|"
+                             r"torchrun|MPI)\b|\b(?:one|a|single|the\s+same)\s+(?:job|run|training|TP\s+group)\s+"
+                             r"(?:across|over|spanning)\b", re.I)
+
+
 # (para38) A question that offers layouts to choose from, in the clause that asks: "对于并行方式，推理是选择张量并行还是
 # 流水线并行？" (deepseek-ai/DeepSeek-V2#35: which to pick, neither in use), "For inference, should I choose tensor
 # parallel or pipeline parallel?". A layout said in a clause before the question stays observed ("我用的是流水线并行，
@@ -2707,7 +2715,7 @@ def _machines_apart(sentence: str, m) -> bool:
     """Is a count-less "across/between machines" match (_NODES_NO_COUNT) no multi-node job: nothing in the sentence
     spans the machines, or the sentence sets them apart (_MACHINES_APART)? Or two machines counted and told apart,
     one against the other (_ONE_THE_OTHER)?"""
-    if _ONE_THE_OTHER.search(sentence[m.end():]):
+    if _ONE_THE_OTHER.search(sentence[m.end():]) and not _ONE_RUN_ACROSS.search(sentence):
         return True
     if not _NODES_NO_COUNT.fullmatch(m.group(0)):
         return False
@@ -2778,6 +2786,16 @@ _GPU_SHARED = re.compile(r"\bshar(?:e|es|ed|ing)\s+(?:an?|one|the|single|same|my
                          r"(?:[A-Z]{1,2}\d{2,4}|\d{4})\w{0,4})\b|\bGPUs?[- ]shar\w*|"
                          r"\btime[- ]slic\w*|\bMPS\b|\b(?:one|a|single|the same)\s+GPU\s+(?:between|among)\b", re.I)
 
+# (review38b) Containers that run jobs of their own, no collective between them: "two containers on the same host
+# run separate vLLM servers that do not talk to each other", "同一台机器上的两个容器...分别跑推理服务，互不通信".
+# Ranks isolated from each other (isolated_ranks) are ranks of one job; these are two jobs.
+_CONTAINERS_APART = re.compile(r"\bseparate\s+(?:\w+\s+)?(?:services?|servers?|jobs?|instances?|deployments?)\b|"
+                               r"\bindependent(?:ly)?\b|\b(?:do|does|did)\s*(?:n't|\s+not)\s+(?:talk|communicate)\b|"
+                               r"\bno\s+(?:communication|collectives?|NCCL)\s+between\b|"
+                               r"互不通信|(?:不|无)(?:需要)?(?:相互|互相)?通信|各自独立|"
+                               r"独立(?:的)?(?:服务|任务|实例|部署)", re.I)
+
+
 # (misfire35) "when the GPU is idle" before a reading the driver lowers at idle (the PCIe link generation, clocks,
 # P-state): the state the reading was taken in, not an observation that the GPU idles during the work. (Not a power
 # draw: "the CPU is at 100 % while the GPU is idle, drawing 30 W" is the starved GPU itself.)
@@ -2835,7 +2853,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "startup_step_hang" and _step_passed(sentence, m):
                     continue
-                if kind == "isolated_ranks" and _GPU_SHARED.search(sentence):
+                if kind == "isolated_ranks" and (_GPU_SHARED.search(sentence) or _CONTAINERS_APART.search(sentence)):
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
@@ -4921,7 +4939,8 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 # (para38) the speed set beside fewer cards: "速度和 1 张 H100 一样", "速度跟单卡差不多" (spaced CJK
                 # leaves blanks between; not "和预期一样", no count of cards named)
                 r"(?:速度|吞吐量?|性能)\s*(?:和|跟|与)\s*(?:单卡|单张|一张|一块|单个?\s*GPU|1\s*(?:张|块|卡|个))"
-                r"[^\n，,。]{0,12}?(?:差不多|相当|一样|持平)|"
+                # (review38b: not "和一张卡不一样")
+                r"[^\n，,。]{0,12}?(?<![不没])(?:差不多|相当|一样|持平)|"
                 # (review37b) said of the speed, not of another quantity just before it ("CPU占用提升不明显",
                 # "功耗提升不大", "内存没有变快多少")
                 r"(?=[没不快加提])(?<!占用)(?<!功耗)(?<!功率)(?<!内存)(?<!显存)(?<!温度)(?<!利用率)(?<!CPU)(?<!带宽)"
@@ -5419,7 +5438,8 @@ SYMPTOMS: list[tuple[str, str]] = [
              # (para38) the rate called unsatisfactory, as "not satisfactory" above ("速度不太理想", "效果不理想",
              # "不尽如人意"), the rate that fell ("性能掉得很厉害", "带宽掉了一半"), and a ceiling said with "only can
              # reach", as "can only reach" above ("GPU 负载最高只能到 50%"); not "没有不理想", "满意"
-             r"(?<![没並并])不(?:太|是很|够|怎么|大)?理想|不尽如人意|"
+             # (review38b: a rate's, not the memory's: "显存占用不理想")
+             r"(?<![没並并])(?<!显存)(?<!内存)(?<!占用)(?<!功耗)不(?:太|是很|够|怎么|大)?理想|不尽如人意|"
              r"(?:性能|速度|带宽|吞吐量?|速率|tok\w*/s)\s*(?:也|都|就|直接)?\s*掉|只能\s*(?:跑)?\s*(?:到|达到)|"
              # (para37c, para37d) the rate called low in Chinese, as "throughput is very low" above: "吞吐极低",
              # "带宽很低", "吞吐低得离谱" (a rate's noun: "延迟很低" is a good latency; not "不低", nor "低于" a
@@ -8346,13 +8366,21 @@ _SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|b
                            re.I)
 
 
+# (review38b) Boards tried each by itself, not one job across them: "I tried a bunch of different GPUs (a 3090, a 4090),
+# each one alone", "tested on various GPUs separately", "逐个测试". "each GPU uses 20 GB" (a share of one job) says
+# nothing of the kind, nor "one at a time" (a layer split's GPUs work one at a time, in one job).
+_EACH_BY_ITSELF = re.compile(r"\b(?:one\s+by\s+one|separately|(?:each|every)\s+(?:one\s+|card\s+|GPU\s+|board\s+)?"
+                            r"(?:alone|on\s+its\s+own|by\s+itself))\b|逐个|挨个", re.I)
+
+
 def several_gpus(facts: Facts) -> bool:
-    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs?"""
+    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs, and
+    not that the boards ran each by itself (_EACH_BY_ITSELF)?"""
     for _, text in texts(facts):
         for sentence in sentences(text):
             for m in _SEVERAL_GPUS.finditer(sentence):
                 if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and \
-                        not _guessed(sentence, m.start()):
+                        not _guessed(sentence, m.start()) and not _EACH_BY_ITSELF.search(sentence):
                     return True
     return False
 
@@ -10830,11 +10858,21 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         plain = _TORCH_ASYNC_HEDGE.sub(" ", upto.string) if upto else ""
         if upto and not (negated_words(upto.string, upto) or _guessed(plain) or asked(plain)
+                         or _RESOLVED_AFTER.search("".join(lines[i:])[m.end():])
                          or _ADVICE_IF.search(upto.string[:upto.start()])
                          or _MAY_CAUSE.search(upto.string[:upto.start()])
                          or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
             return upto
     return None
+
+
+# (review38b) A quoted message the reporter then says is over: 'The "CUDA error: out of memory" is gone after I set
+# --max-model-len', "之前报 CUDA out of memory，调小 max-model-len 后已经解决了": what ran before, not the failure now
+# (engine.FAILURE_MESSAGES lets a current one outrank a fitting figure). Not "is not fixed", "还没解决".
+_RESOLVED_AFTER = re.compile(
+    r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
+    r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
+    r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)", re.I)
 
 
 # (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me
@@ -10843,8 +10881,11 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
 # "Same error as #1234: ...") or taken up after it ("..., and I get it too").
 _MEETS = (r"(?:\s+[\w#@'./-]+){0,6}?\s+(?:got|gets|saw|sees|hit|hits|had|has|reported|reports|encountered|encounters|"
           r"ran\s+into|runs\s+into|faced|mentioned|mentions|posted|describe[sd]?|(?:was|is|were)\s+getting)\b")
+# (review38b) and whoever rules/hearsay.py names as another's voice ("in #4512 people got 'CUDA out of memory'; I
+# don't", "the docs mention ..."): one list of others for every hearsay reading
 _ANOTHER_PERSON = re.compile(r"\b(?:someone|somebody|another\s+(?:user|person|reporter|poster|team)|other\s+(?:users|"
-                             r"people|teams)|others)\b" + _MEETS + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
+                             r"people|teams)|others|" + hearsay.OTHERS + r")\b" + _MEETS
+                             + r"|(?<![\w@])@[\w-]+" + _MEETS, re.I)
 # "they", "he", "the reporter" are another person's only beside another thread named ("in #1234 they got ..."): in a
 # ticket filed for a customer ("the user reports CUDA out of memory on our cluster") they are the ticket's own.
 _THREAD_NAMED = re.compile(r"#\d{2,6}\b|\b(?:issue|thread|post|discussion)\b", re.I)

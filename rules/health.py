@@ -118,7 +118,10 @@ def _hang_seen(facts: Facts) -> bool:
     return any(not c.guess and (not claims.asked(c.quote) or _WHY.match(c.quote)) for c in claims.find(facts, "hang"))
 
 
-_WHY = re.compile(r"\W*(?:why|how)\b", re.I)
+# (review38b) "how" presupposes the hang only when it asks the cause or the cure of it ("How do I find out why it
+# hangs?", "how to fix this hang"); "How can I avoid a hang if it keeps getting slower?" fears one that has not come.
+_WHY = re.compile(r"\W*(?:why|how\s+come|how\s+(?:(?:do|can|should|could)\s+(?:I|we)\s+|to\s+)"
+                  r"(?:fix|debug|solve|resolve|find|diagnose|troubleshoot|investigate|track|trace)\w*)\b", re.I)
 
 
 def _declining_series(facts: Facts):

@@ -3166,6 +3166,8 @@ def symptom_prior(facts: Facts, predictions=None):
             if decided:
                 yield decided
                 return
+            if _prompt_budget_lowered(facts):
+                return  # a setting shows: the first token's time is the budget's, not physics (the ask answers)
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics"
                        + (f" (its own figures not judged: {flag} is not modelled)" if option else ""),
@@ -3330,6 +3332,25 @@ def _slower_card_pace(facts: Facts, evidence: list):
                 "pair's ceiling; give the weaker card less work where the engine allows it (llama.cpp "
                 "--tensor-split, a layer split) or keep it out of the tensor-parallel group.",
                 refs=["vllm_parallel"])
+
+
+# (review38b) The first token's time asked about: "TTFT", "time to first token", "首token", "首字延迟", prefill.
+_FIRST_TOKEN = re.compile(r"\bTTFT\b|\btime\s+to\s+first\s+token\b|\bfirst[- ]token\b|\bprefill\w*|"
+                          r"首\s*(?:token|字|词)", re.I)
+
+
+def _prompt_budget_lowered(facts: Facts) -> bool:
+    """Does a launch line set the step's token budget (vLLM --max-num-batched-tokens) below the engine profile's own
+    tokens per step (engines.toml activation_tokens), with the first token's time asked about? With chunked prefill a
+    prompt longer than the budget takes one step a chunk, so a lower budget raises the time to first token by design
+    (https://docs.vllm.ai/en/latest/configuration/optimization.html#chunked-prefill: "smaller values achieve better
+    ITL", higher ones better TTFT): a setting, not physics, sets the figure asked about."""
+    budgets = [str(w.extra["max_num_batched_tokens"]) for w in facts.of(Workload)
+               if w.extra.get("max_num_batched_tokens")]
+    if not budgets or not any(_FIRST_TOKEN.search(t) for _, t in claims.texts(facts)):
+        return False
+    default = catalog.engine(engine_of(facts)).activation_tokens
+    return any(b.isdigit() and int(b) < default for b in budgets)
 
 
 def _physics_decides(facts: Facts, said):
