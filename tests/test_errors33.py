@@ -164,14 +164,15 @@ def test_each_row_on_two_pastes_a_near_miss_and_a_denial(row, first, second, nea
     assert _row(denied) != row
 
 
-@pytest.mark.xfail(strict=True, reason="rules.claims._error_said weighs the words before a quoted message with "
-                   "negated_words, which reads neither a denial after it ('... error is gone') nor 'no longer fails "
-                   "with' (shared machinery, not this pass)")
 @pytest.mark.parametrize("text", [
+    # (review38b reads a denial after the message: "... is gone", "已经解决了")
     "# vLLM TP 2 slow\n\nThe old 'No CUDA GPUs are available' error is gone since I set num_gpus=2 on the actor; TP 2 "
     "is slow on 2x L4.\n",
-    "# TP 2 slow\n\nThe kernel no longer fails with 'too many resources requested for launch'; TP 2 on 2x V100 is "
-    "slow.\n",
+    pytest.param("# TP 2 slow\n\nThe kernel no longer fails with 'too many resources requested for launch'; TP 2 on "
+                 "2x V100 is slow.\n",
+                 marks=pytest.mark.xfail(strict=True, reason="rules.claims._error_said weighs the words before a "
+                                         "quoted message with negated_words, which does not read 'no longer fails "
+                                         "with' (shared machinery, not this pass)")),
 ])
 def test_a_message_denied_in_other_words_is_no_finding(text):
     assert _row(text) is None
