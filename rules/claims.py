@@ -1483,7 +1483,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\b#?\s*wrong\b[^\n]{0,20}\b[1-9]\d*\b", r"\bOut of bounds values\s*:\s*[1-9]",
         # (para38b) the same in Chinese: "通信数据全都是错的", "结果不正确", "输出乱码", as the first reading above;
         # nothing denying between ("数据没有错误", "结果是不是错的" asks) and not "不对劲" (something feels off)
-        r"(?:数据|结果|输出|数值|梯度)(?:(?![没不无])[^。\n，,？?]){0,8}?(?:错的|错误|不正确|不对(?!劲)|乱码)",
+        # (review38c) not a step on the data that failed, an error the program raised: "数据格式错误" (KeyError),
+        # "数据加载错误" (FileNotFoundError), "数据集路径错误", "数据类型错误"
+        r"(?:数据|结果|输出|数值|梯度)(?!集)(?:(?![没不无]|格式|加载|读取|路径|类型|处理|解析|文件|维度|形状|长度)"
+        r"[^。\n，,？?]){0,8}?(?:错的|错误|不正确|不对(?!劲)|乱码)",
         r"\baccuracy (?:does ?n[o']t|would ?n[o']t|did ?n[o']t|never) (?:go up|improve|increase)\b",
         # A copy from one GPU to another that lands zeros or wrong values (a copy through the host is right): the
         # peer DMA is redirected or faulted (NCCL troubleshooting, "PCI Access Control Services"; CUDA's simpleP2P
@@ -5435,6 +5438,12 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
+             # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
+             # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
+             r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"
+             r"(?:速度|吞吐量?|性能|带宽|速率)|"
+             r"(?:速度|吞吐量?|性能|带宽|速率)\s*(?:也|都)?\s*(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?"
+             r"(?:一半|三分之一|四分之一|1/[234])|"
              # (para38) the rate called unsatisfactory, as "not satisfactory" above ("速度不太理想", "效果不理想",
              # "不尽如人意"), the rate that fell ("性能掉得很厉害", "带宽掉了一半"), and a ceiling said with "only can
              # reach", as "can only reach" above ("GPU 负载最高只能到 50%"); not "没有不理想", "满意"
