@@ -2040,13 +2040,13 @@ def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, in
     for g in words.finditer(sentence):
         start = _condition_before(sentence, list(_CLAUSE_OPENS.finditer(sentence, 0, g.start())))
         end = next((c.start() for c in _SCOPE_ENDS.finditer(sentence, g.end())), len(sentence))
-        if _HEARSAY_OPENS.match(sentence, g.start()):
+        hearsay = bool(_HEARSAY_OPENS.match(sentence, g.start()))
+        if hearsay:
             # (review38) another's word ends where the reporter sets their own against it: "The docs say TP=2 should
             # be faster, but P2P is disabled on this board" reports the P2P state
             end = next((c.start() for c in _SET_AGAINST_HEARSAY.finditer(sentence, g.end(), end)), end)
         rest = sentence[g.end():next((c.start() for c in _CLAUSE_PUNCT.finditer(sentence, g.end())), end)]
-        if not re.search(r"\w", rest) and _HEARSAY_OPENS.match(sentence, g.start()) \
-                and _RIGHT_AFTER_A_WORD.search(sentence, 0, g.start()):
+        if hearsay and not re.search(r"\w", rest) and _RIGHT_AFTER_A_WORD.search(sentence, 0, g.start()):
             # (s38) another's word closing a noun phrase with nothing between ("much slower than the 20 seconds others
             # report", "slower than the docs say"): it names where that figure comes from, not the sentence's claim
             spans.append((g.start(), end))
