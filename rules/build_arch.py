@@ -6,6 +6,7 @@ compatible with the current PyTorch installation") or runs slowly on older kerne
 is `other` (DESIGN.md has none for software builds; the fix is the build, not the links, the layout or the host)."""
 from __future__ import annotations
 
+import functools
 import re
 
 from diagnose.evidence import Facts, Measurement, Note
@@ -353,12 +354,18 @@ def build_lines_differ(cc: float) -> bool:
         for w in catalog.torch_wheel_archs())
 
 
+@functools.cache
+def _mention() -> re.Pattern:
+    """A GPU as named: a series, a board, or an architecture's name from gpu_archs.toml (built once, not per ticket)."""
+    names = [a["name"].split()[0] for a in catalog.gpu_archs().values()]
+    return re.compile(_SERIES.pattern + "|" + _BOARD.pattern + r"|\b(?:" + "|".join(map(re.escape, names)) + r")\b",
+                      re.I)
+
+
 def support_asked(facts: Facts) -> tuple[claims.Claim, list[float]] | None:
     """(claim, compute capabilities) where the reporter's own words ask or say whether a GPU is supported, of an
     architecture PyTorch's wheel lines differ on; None otherwise."""
-    names = [a["name"].split()[0] for a in catalog.gpu_archs().values()]
-    mention = re.compile(_SERIES.pattern + "|" + _BOARD.pattern + r"|\b(?:" + "|".join(map(re.escape, names)) + r")\b",
-                         re.I)
+    mention = _mention()
     for source, text in claims.texts(facts):
         if "(" in str(source):
             continue  # a framework or interconnect field, not a sentence of theirs
