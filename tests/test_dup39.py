@@ -61,8 +61,10 @@ def test_nvidia_smi_device_handle_line_is_the_evidence():
 
 
 @pytest.mark.parametrize("text", [
-    "After an hour on 4 GPUs nvidia-smi says: Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error",
-    "nvidia-smi\nUnable to determine the device handle for GPU0000:17:00.0: Unknown Error\nthe other three GPUs still run",
+    "After an hour on 4 GPUs nvidia-smi says: Unable to determine the device handle for GPU 0000:0B:00.0: "
+    "Unknown Error",
+    "nvidia-smi\nUnable to determine the device handle for GPU0000:17:00.0: Unknown Error\n"
+    "the other three GPUs still run",
     "训练中途显卡掉了，输入nvidia-smi出现Unable to determine the device handle for GPU 0000:05:00.0: Unknown Error",
 ])
 def test_device_handle_unknown_error_is_a_hardware_claim(text):
@@ -141,26 +143,27 @@ def test_member_without_the_deciding_fact_is_not_confidently_wrong(name):
 
 
 @pytest.mark.xfail(strict=True, reason="rapidsai/dask-cuda#639: the settled answer is P2P refused between separately "
-                   "launched workers (peer access not supported, NCCL_P2P_DISABLE), but the post's 'not reproducible on "
-                   "regular clusters like 2x GTX8000 with nvlink' puts NVLink on this ticket (rules.common.nvlink_evidence "
-                   "reads any NVLink word in prose), so ticket.p2p_refused stands down. One real thread says NVLink of "
-                   "the comparison systems this way; not widened on one wording")
+                   "launched workers (peer access not supported, NCCL_P2P_DISABLE), but the post's 'not reproducible "
+                   "on regular clusters like 2x GTX8000 with nvlink' puts NVLink on this ticket "
+                   "(rules.common.nvlink_evidence reads any NVLink word in prose), so ticket.p2p_refused stands down. "
+                   "One real thread says NVLink of the comparison systems this way; not widened on one wording")
 def test_nvlink_of_the_comparison_systems():
     verdict, _ = _verdict("rayipc_5.md")
     assert verdict.category in ("p2p_disabled", "shm_fallback")
 
 
-@pytest.mark.xfail(strict=True, reason="huggingface/transformers#11658: settled /dev/shm too small; the title says 'NCLL "
-                   "No space left on device Error' (NCCL misspelt) and the log shows only the SHM transport. ENOSPC beside "
-                   "an SHM transport line is one real wording here; not widened on it")
+@pytest.mark.xfail(strict=True, reason="huggingface/transformers#11658: settled /dev/shm too small; the title says "
+                   "'NCLL No space left on device Error' (NCCL misspelt) and the log shows only the SHM transport. "
+                   "ENOSPC beside an SHM transport line is one real wording here; not widened on it")
 def test_no_space_left_beside_the_shm_transport():
     verdict, _ = _verdict("shmspace_2.md")
     assert verdict.category == "shm_too_small"
 
 
-@pytest.mark.xfail(strict=True, reason="sgl-project/sglang#836: settled network interface selection (other); the post "
-                   "says only 'seeing some issues related to ProcessGroupGloo', so no failure is read and TP=4 over two "
-                   "nodes (workload.cross_node_tp, a speed cause) becomes the verdict of a job that never started")
+@pytest.mark.xfail(strict=True, reason="sgl-project/sglang#836: settled network interface selection (other); the "
+                   "post says only 'seeing some issues related to ProcessGroupGloo', so no failure is read and TP=4 "
+                   "over two nodes (workload.cross_node_tp, a speed cause) becomes the verdict of a job that never "
+                   "started")
 def test_gloo_issue_words_are_a_start_up_failure():
     verdict, _ = _verdict("gloo_3.md")
     assert verdict.category == "other"
