@@ -1353,6 +1353,12 @@ PATTERNS: dict[str, list[str]] = {
         r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b",
         r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b(?!\s*:\s*(?:No|N/A)\b)|\brequires? (?:a )?(?:GPU )?reset\b",
         r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b",
+        # (dup39) nvidia-smi's line for a GPU that stopped answering the driver (NVML cannot open its handle: the Xid 79
+        # state, "fallen off the bus", https://docs.nvidia.com/deploy/xid-errors/): "Unable to determine the device
+        # handle for GPU 0000:0B:00.0: Unknown Error" (NVIDIA/open-gpu-kernel-modules#387, fixed by reseating the
+        # card; liucongg/ChatGLM-Finetuning#95; rwth-i6/returnn#1486 beside PCIe AER errors; NVIDIA/dcgm-exporter#604;
+        # NVIDIA/nvidia-docker#1553). Not another status on that line ("Insufficient Permissions", "Not Supported").
+        r"\bUnable to determine the device handle for GPU\s*[0-9A-Fa-f:.]{0,20}:\s*Unknown Error\b",
         r"\bretired pages? pending\b",
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").

@@ -949,10 +949,26 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
         return v.version, v
     for source, text in claims.texts(facts):
         named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]
-        if len(named) == 1:
+        if len(named) == 1 and _named_as_nccls(text, named[0]):
             return named[0], source
     v = _from_tag(facts)
     return (v.version, v) if v else None
+
+
+# (dup39) A release the text gives as NCCL's own: right after NCCL's name, its package's or its word for a version
+# ("NCCL 2.18.1", "NCCL version 2.7.8", "NCCL v2.21", "nccl==2.20.5", glued "nccl2.21", "libnccl2=2.20.5-1+cuda12.4",
+# "nvidia-nccl-cu12 2.21.5", an NGC image's NCCL_VERSION=2.8.4). A number elsewhere in a text that mentions NCCL is
+# another product's: "torch 1.8.1 ... (note that this works with 1.6 and 0.7.0 - ... the CUDA and NCCL version bundled
+# with torch)" gives torch releases (ray-project/ray#15495), not an NCCL that predates NCCL 2.
+_NCCL_NAME_BEFORE = re.compile(r"(?:nvidia-nccl(?:-cu\d+)?|libnccl\d?(?:-dev)?|\bNCCL_VERSION|"
+                               r"(?<![A-Za-z_])NCCL(?![A-Za-z_]))\s{0,3}"
+                               r"(?:(?:version|ver\.?|release)\s{0,3})?(?:[:=]{1,2}\s{0,3})?v?$", re.I)
+
+
+def _named_as_nccls(text: str, version: str) -> bool:
+    """Does the text name `version` as NCCL's release (_NCCL_NAME_BEFORE right before one of its mentions)?"""
+    return any(_NCCL_NAME_BEFORE.search(text, max(0, m.start() - 40), m.start())
+               for m in re.finditer(r"(?<![\d.])" + re.escape(version) + r"(?!\d)", text))
 
 
 def _in_use_text(source) -> str:
