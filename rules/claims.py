@@ -5288,6 +5288,13 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              # (para38b) 死锁, "deadlock" in Chinese, as \bdeadlock\w* beside it
              r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|死锁|无响应|超时|"
+             # (fault39) a process that even SIGKILL does not end: it waits inside a kernel call (the GPU driver's),
+             # the state ps(1) shows as D, "uninterruptible sleep", and no signal is delivered until that call returns
+             # (signal(7)): "freeze and is not killable" (pytorch/pytorch#24081), "the suspended process could not
+             # be killed by ctrl-c" (OpenNMT/CTranslate2#665), "I could not `sudo kill` the training processes"
+             # (pytorch/pytorch#1656), "the GPU process can not be killed" (alibaba/cascade-stereo#7)
+             r"\b(?:can\s?not|can['’]?t|could\s?not|could\s?n['’]?t|won['’]?t|will not|unable to)\s+(?:even\s+)?"
+             r"(?:be\s+)?[`'\"]?(?:sudo\s+)?kill(?:ed)?\b|\b(?:not\s+|un)killable\b|"
              # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
              # (review26) "silently stops processing requests" (sgl-project/sglang#22779)
              r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b|\bunresponsive\b|"
