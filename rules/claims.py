@@ -10938,9 +10938,9 @@ _RESOLVED_AFTER = re.compile(
     r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
     r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)|"
     # (review39s) what cured it as the subject: "but a reboot fixed that", "updating the driver solved it"; not
-    # "nothing fixed it", "no reboot has fixed it", "neither ... nor ... fixed it"
-    r"^(?![^.?!\n]{0,80}?\b(?:nothing|none|neither|nor|never|not|no)\b)[^.?!\n]{0,80}?\b(?:fixed|solved|resolved|"
-    r"cured)\s+(?:it|that|this|the\s+(?:issue|problem|error|message))\b", re.I)
+    # "nothing fixed it", "no reboot has fixed it", "a reboot hasn't fixed it", "neither ... nor ... fixed it"
+    r"^(?![^.?!\n]{0,80}?(?:\b(?:nothing|nobody|none|neither|nor|never|not|no)\b|n['’]t\b))[^.?!\n]{0,80}?"
+    r"\b(?:fixed|solved|resolved|cured)\s+(?:it|that|this|the\s+(?:issue|problem|error|message))\b", re.I)
 
 
 # (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me

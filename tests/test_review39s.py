@@ -168,3 +168,15 @@ def test_heard_half_speed_before_buying_is_nothing_run():
 ])
 def test_chinese_untried(text, untried):
     assert (claims.untried(said(text)) is not None) is untried
+
+
+@pytest.mark.parametrize("text, current", [
+    ("nvidia-smi says 'Failed to initialize NVML: Driver/library version mismatch' and a reboot hasn't fixed it.",
+     True),
+    ("nvidia-smi says 'Failed to initialize NVML: Driver/library version mismatch'; nobody fixed it so far.", True),
+    ("nvidia-smi said 'Failed to initialize NVML: Driver/library version mismatch'; updating the driver solved it.",
+     False),
+])
+def test_a_cure_said_is_read_only_as_said(text, current):
+    found = [c for c in claims.known_errors(said(text)) if c.data["error"].id == "driver_library_mismatch"]
+    assert bool(found) is current
