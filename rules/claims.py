@@ -858,6 +858,16 @@ _NOT_A_COMPONENT = (r"(?:(?:tensor|pipeline|expert|data|model|sequence)[- ]?)?pa
 _ARTICLE = r"(?:the|a|an|any|our|my|its)"
 _WITHOUT_COMPONENT = (r"\bwithout\s+(?:" + _ARTICLE + r"\s+)?(?!" + _ARTICLE + r"\s|" + _NOT_A_COMPONENT
                       + r")[`'\"]?[A-Za-z][\w./@-]*")
+# (review39s) For own_code_hang: a host-side synchronisation primitive of the reporter's own program: one of Python's
+# standard library by the name its docs use (threading.Lock/Condition/Semaphore, queue.Queue.get, concurrent.futures'
+# executors, a coroutine's "async def"), or threads, locks, queues, pipes, asyncio or an event loop said to be the
+# reporter's ("my worker threads", "our event loop", "我自己的多线程代码"). Not the words alone: an engine's
+# multiprocessing backend or its asyncio server ("hangs with the multiprocessing backend", "an asyncio TimeoutError")
+# wait on a stuck collective like any other caller, and py-spy prints "threading.py" frames for every waiting process.
+_HOST_SYNC = (r"(?:\bthreading\.(?:R?Lock|Condition|Semaphore|Event)\b|\bqueue\.get\b|"
+              r"\b(?:Thread|Process)PoolExecutor\b|\basync\s+def\b|\b(?:my|our)\s+(?:own\s+)?(?:\w+\s+){0,2}?(?:threads?|locks?|mutex(?:es)?|semaphores?|"
+              r"queues?|pipes?|asyncio|event[- ]loop|coroutines?|multiprocessing|(?:worker|process)\s+pools?)\b|"
+              r"我(?:们)?(?:自己)?的?[^。，,\n]{0,6}?(?:多线程|线程|协程|事件循环|互斥锁|队列))")
 # (mend44) For build_hang: a build of the software, by its image tag or a component's release ("nvidia/cuda:12.9.X-...",
 # "PyTorch 0.3.1", "vLLM v0.6.3", "the previous image"), not a GPU or a machine.
 _BUILD = (r"(?:`?[\w.-]+/[\w.-]+:\d[\w.-]*|`?(?:vllm|sglang|pytorch|torch|nccl|cuda|tensorrt[- _]?llm|trt[- _]?llm|tgi|"
@@ -882,6 +892,7 @@ _OPTION_ON = (r"\b(?:pass(?:ing)?|add(?:ing)?|enabl(?:e|ing)|set(?:ting)?|turn(?
 _STOPS = (r"(?:" + _HANG + r"|\bstucks?\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
           r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
+_HOST_STOPS = r"(?:" + _STOPS + r"|死锁|卡住|卡死|阻塞)"
 # (startup34) The start-up steps that compile, build or load, by the words the engines print for them.
 _STARTUP_STEP = (r"(?:torch\.compile\b|(?:Dynamo|Inductor)\b|compil\w+\s+(?:a\s+|the\s+)?(?:graphs?|model|kernels?|"
                  r"extensions?|ops?)\b|(?:Building|Loading)\s+extension\s+module\b|build\w*\s+(?:the\s+)?(?:\w+\s+)?"
@@ -1146,6 +1157,15 @@ PATTERNS: dict[str, list[str]] = {
         + r"\s+(?:[^.\n]{0,40}?\s)?" + _WITHOUT_COMPONENT,
         _WITHOUT_COMPONENT + r"[^.\n]{0,60}?\b(?:works?|worked|runs?|ran|starts?|started|loads?|loaded|serves?|"
         r"served)\s+(?:up\s+)?" + _FINE,
+    ],
+    # (review39s) A hang in the reporter's own process's synchronisation, not in a collective: "my worker threads
+    # deadlock on a threading.Lock I hold while calling generate()", "my asyncio event loop deadlocks when I call
+    # llm.generate synchronously", "我自己的多线程代码在 queue.get() 上死锁了". A lock, queue or event loop that
+    # never returns stops a process whatever path the GPUs share (Python docs: threading, asyncio "Developing with
+    # asyncio": a blocking call inside a coroutine stalls the loop).
+    "own_code_hang": [
+        _HOST_SYNC + r"[^.\n。]{0,80}?" + _HOST_STOPS,
+        _HOST_STOPS + r"[^.\n。]{0,60}?" + _HOST_SYNC,
     ],
     # (mend44) A hang that one build of the software has and another build, on the same GPUs, does not: "when I use
     # `nvidia/cuda:13.0.X-...` with `tp > 1`, it gets stuck ... But it works fine with `nvidia/cuda:12.9.X-...`"
@@ -5668,6 +5688,8 @@ def _said(kind: str, pattern: str, text: str):
         if kind == "scaling" and (_gain_ruled_out(text, m) or _one_card_slower(text, m)):
             continue  # "that is not slow", "1 GPU is 23% slower than TP=2", "单卡...比 2 卡慢": the larger layout is
             # not the slow one
+        if kind in ("scaling", "slow") and _zh_not_own(text, m):
+            continue  # "听说 tp=2 在 4090 上没有加速", "担心开 tp=4 没有提升": another's word or a worry, not seen
         if kind == "scaling" and _other_upgrade(text, m):
             continue  # "we doubled the network bandwidth but tokens/s did not change": that upgrade's
         if kind == "scaling" and _HALF_VALUE.search(m.group(0)) and \
@@ -5774,18 +5796,35 @@ def zh_not_seen(sentence: str, m: re.Match) -> bool:
 # decode"), 没反应 that something had no effect ("速度没有反应出提升"). In a post that speaks of speed they yield to
 # that complaint (the scaling or slowness SYMPTOMS read); 卡住/卡死/卡着 and 无响应 keep their sense everywhere.
 _ZH_SPEED_WORDS = re.compile(r"慢|快|速度|吞吐|提升|加速|耗时|延迟|时延|tokens?\s*/\s*s|tok/s|it/s", re.I)
+# (review39s) ... but not where the rate fell to zero ("速度从 20 tokens/s 掉到 0"): that is the hang itself. (Tried and
+# not kept: yielding only to a complaint (_COMPLAINT), so that "之前单卡速度还可以" beside 没反应 keeps the hang; it
+# turned one fresh-split case wrong, 73% -> 72%, as cn38's first reading had.)
+_ZH_RATE_TO_ZERO = re.compile(r"(?:掉|降|跌|变)(?:到|至|为|成)\s*0(?![.\d])")
 
 
 def _zh_not_observed(text: str, m: re.Match) -> bool:
     """zh_not_seen over the sentence of `text` that holds `m`; (没反应) a setting said to have had no effect; (卡在,
-    没反应) a post that speaks of speed."""
-    if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text):
+    没反应) a post that speaks of speed, unless its rate fell to zero."""
+    if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
+            not _ZH_RATE_TO_ZERO.search(text):
         return True
     start = _sentence_start(text, m.start())
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
     clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
                                                             and _ZH_SETTING_BEFORE.search(clause))
+
+
+# (review39s) A Chinese no-gain or slowness another person reports or the reporter only fears, in the clause before it:
+# "听说 tp=2 在 4090 上没有加速，是真的吗？" (heard), "担心开 tp=4 没有提升" (worried), "网上说多卡没有加速" (others
+# say); the reporter's own "我试了，确实没有加速" after them is a clause of its own and stays.
+_ZH_WORRY = re.compile(r"担心|担忧|害怕|生怕|顾虑|(?<!恐)怕(?!是)")  # (怕是, 恐怕: "probably", a guess at a cause)
+
+
+def _zh_not_own(text: str, m: re.Match) -> bool:
+    """Is the match heard from others (_ZH_HEARSAY) or feared (_ZH_WORRY) in the clause just before it?"""
+    clause = re.split(r"[，,；;：:。！？!?\n]", text[max(0, m.start() - 40):m.start()])[-1]
+    return bool(_ZH_HEARSAY.search(clause) or _ZH_WORRY.search(clause))
 
 
 def _remedy_failed(text: str, m: re.Match) -> bool:
@@ -6265,11 +6304,18 @@ def meaning_asked(facts: Facts) -> Claim | None:
 
 
 # The reporter has run nothing yet ("I have not tried yet", "haven't tested it so far", "we didn't run it yet", "before
-# buying"): a figure they quote is someone else's, and no behaviour of theirs is there to call normal.
+# buying"; "我还没试", "打算买"): a figure they quote is someone else's, and no behaviour of theirs is there to call
+# normal.
 _UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+not|didn't|can't|cannot)\s+"
                       r"(?:\w+\s+)?(?:tried|tested|run|ran|measured|benchmarked|bought|got)\b[^.?!\n]{0,30}?"
                       r"\b(?:yet|so far|still)\b|\bnot (?:tried|tested|measured|run)\s+(?:it\s+|this\s+)?yet\b|"
-                      r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*", re.I)
+                      r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*|"
+                      # (review39s) in Chinese: "我还没试" with nothing after the verb (not "还没试过
+                      # NCCL_P2P_DISABLE", a remedy not tried after a run), "还没买第二张", and buying planned,
+                      # "打算买两张 4090"
+                      r"(?:还|尚|暂时)\s*(?:没有?|未)\s*(?:(?:试|测|跑|部署)过?(?:呢)?(?=\s*(?:[，。,.！!；;]|$))|"
+                      r"买|购买)|"
+                      r"(?:打算|准备|计划|考虑)\s*(?:再)?\s*(?:买|购买|入手|采购)", re.I)
 
 
 # (issue 11, ut20a) The reporter's own A/B of CUDA graphs: the engine's switch set to keep graphs on (vLLM's
@@ -6830,6 +6876,11 @@ _WORDED_RATIOS = (
     *((1 / factor, r"\b(?:" + words + r")\s+as\s+slow\b") for factor, words in FACTOR_WORDS),
     (0.5, r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+|gets\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?"
           r"halved\b|\b" + _SPEED_NOUNS + r"\s+(?:is|was)\s+(?:only\s+|just\s+|about\s+|roughly\s+)?half\b"),
+    # (review39s) a share of one card's rate in Chinese, as "half the speed of one GPU" above: "速度只有单卡的一半",
+    # "还不到一张卡的三分之一"; the share of one card only (a share of two cards, "单卡是双卡的一半", states the gain)
+    *((share, r"(?:单卡|单张卡?|一张卡|一块卡|单块卡|单\s*GPU|一个\s*GPU|1\s*张卡)\s*的?\s*(?:推理)?\s*"
+              r"(?:速度|性能|吞吐量?)?\s*的?\s*" + words)
+      for share, words in ((0.5, "(?:一半|1/2)"), (1 / 3, "(?:三分之一|1/3)"), (0.25, "(?:四分之一|1/4)"))),
     (2.0, r"\bdoubl(?:es|ed)\s+(?:the\s+)?" + _SPEED_NOUNS + r"\b|"
           r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?doubled\b"),
     (1.0, r"\b(?:" + _NEARLY + r"\s+)?(?:the\s+)?same\s+" + _SPEED_NOUNS + r"\b|\b" + _NEARLY + r"\s+the\s+same\b|"
@@ -6839,8 +6890,9 @@ _WORDED_RATIOS = (
           r"\b(?:no|zero)\s+(?:speed-?up|gain|difference|improvement)\b|\bas\s+(?:fast|slow|quick)\s+as\b"),
 )
 _WORDED = [(ratio, re.compile(p, re.I)) for ratio, p in _WORDED_RATIOS]
-# Not the decode rate the ratio is judged against: a time to first token or a memory figure.
-_NOT_DECODE = re.compile(r"\b(?:TTFT|time to first token|prefill|memory|VRAM|KV[- ]?cache)\b", re.I)
+# Not the decode rate the ratio is judged against: a time to first token or a memory figure (显存, 首字/首 token).
+_NOT_DECODE = re.compile(r"\b(?:TTFT|time to first token|prefill|memory|VRAM|KV[- ]?cache)\b|显存|首\s*(?:字|token)",
+                         re.I)
 
 
 # The other layout said without its noun, the comparison carrying it: "no faster than using 2", "nearly identical to
@@ -6871,16 +6923,19 @@ def worded_speedup(sentence: str) -> Claim | None:
         for m in pattern.finditer(sentence):
             before = sentence[:m.start()]
             clause = re.split(r"[,;:—–]\s*", before)[-1] + sentence[m.start():]
-            if _guessed(clause):  # "would TP4 be no faster?" asks, "I think it is about the same" guesses; "why is
-                return None  # TP4 no faster than TP2?" reports, and "I suspect X is flawed—TP4 is no faster" too
+            # (review39s: not a ratio stated in a clause before the question that closes the sentence, "速度只有单卡的
+            # 一半，这正常吗？", whose 吗 would scope the whole sentence)
+            if _guessed(clause) and not stated_before_question(sentence, m.start()):
+                # "would TP4 be no faster?" asks, "I think it is about the same" guesses; "why is TP4 no faster than
+                return None  # TP2?" reports, and "I suspect X is flawed—TP4 is no faster" too
             if _RATIO_HOPED.search(before) or _NEGATION.search(before[-15:]) or conditional(before, when=False):
                 return None  # "should be about the same", "it is not half the speed", "if TP4 were no faster"
             if _setting_toggled(_CLAUSES.split(before)[-1]):
                 return None  # a setting's A/B on one layout
             said_of = re.split(r"[,;:—–]\s*|\s+(?:but|while|whereas|only)\s+", clause)
             said_of = next((c for c in said_of if m.group(0) in c), clause)
-            if not re.search(r"\b" + _SPEED_NOUNS + r"\b|\b(?:fast|faster|quick|quicker|slow|slower|speed-?up)\b",
-                             said_of, re.I):
+            if not re.search(r"\b" + _SPEED_NOUNS + r"\b|\b(?:fast|faster|quick|quicker|slow|slower|speed-?up)\b|"
+                             r"速度|性能|吞吐|[快慢]", said_of, re.I):
                 return None  # "the output is almost the same, but slower": the same what is not the speed
             subject = _compared_counts(before)
             if ratio != 1.0 and subject and subject[-1] == small and not _BASELINE_FIRST.search(before):
@@ -10894,7 +10949,11 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
 _RESOLVED_AFTER = re.compile(
     r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
     r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
-    r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)", re.I)
+    r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)|"
+    # (review39s) what cured it as the subject: "but a reboot fixed that", "updating the driver solved it"; not
+    # "nothing fixed it", "no reboot has fixed it", "a reboot hasn't fixed it", "neither ... nor ... fixed it"
+    r"^(?![^.?!\n]{0,80}?(?:\b(?:nothing|nobody|none|neither|nor|never|not|no)\b|n['’]t\b))[^.?!\n]{0,80}?"
+    r"\b(?:fixed|solved|resolved|cured)\s+(?:it|that|this|the\s+(?:issue|problem|error|message))\b", re.I)
 
 
 # (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me
@@ -10913,7 +10972,9 @@ _ANOTHER_PERSON = re.compile(r"\b(?:someone|somebody|another\s+(?:user|person|re
 _THREAD_NAMED = re.compile(r"#\d{2,6}\b|\b(?:issue|thread|post|discussion)\b", re.I)
 _THEY = re.compile(r"\b(?:they|he|she|the\s+(?:reporter|poster|author|OP))\b" + _MEETS, re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e|[Mm]e|[Mm]y|[Oo]ur|[Uu]s)\b")
-_TAKEN_UP = re.compile(r"\b(?:I|we)\s+(?:\w+\s+)?(?:get|got|see|saw|hit|have|had)\s+(?:it|this|that|the\s+same)\b|"
+# (review39s: not denied, "but I never saw it", "we have not seen that")
+_TAKEN_UP = re.compile(r"\b(?:I|we)\s+(?:(?!(?:never|not|rarely|hardly)\b)\w+\s+)?(?:get|got|see|saw|hit|have|had)\s+"
+                       r"(?:it|this|that|the\s+same)\b|"
                        r"\b(?:me|us)\s+too\b|\bfor\s+(?:me|us)\s+(?:too|as\s+well)\b|\bsame\s+(?:here|for\s+(?:me|us))\b",
                        re.I)
 

@@ -2608,6 +2608,21 @@ P2P_COMPONENT = ("A hang that goes away without a software component: a blocked 
                  "a `py-spy dump` of each stuck process")
 
 
+# (review39s) the hang is in the reporter's own process's synchronisation (a threading lock, an asyncio event loop, a
+# queue or pipe between their own processes): such a wait never returns whatever path the GPUs share
+P2P_OWN_CODE = ("A hang in the program's own locks, threads or event loop: a blocked P2P path is unlikely",
+                "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, NCCL's first collective hangs. "
+                "Here the reporter places the wait in their own code's synchronisation: a lock held across a call "
+                "that needs it, a blocking call inside an asyncio coroutine (it stops the event loop), or a queue or "
+                "pipe nobody reads. Those stop the process on any GPUs, one included, so the code is the suspect, "
+                "not the path between the GPUs.",
+                "the hang in the program's own synchronisation",
+                "Take a `py-spy dump --pid <pid>` of the stuck process: a thread waiting on the lock, queue or event "
+                "loop names the cycle. Do not hold a lock across the engine's call; in asyncio use the engine's async "
+                "API (or run the blocking call in an executor) instead of calling it inside the coroutine.",
+                "a `py-spy dump` of each stuck process")
+
+
 # (ut25) the hang comes when one option of the job is turned on: a path that never delivers would not need it
 # (NVIDIA/TensorRT-LLM#716: run.py hung with --streaming under mpirun -n 4, fixed in 0.7.1)
 # How to see collectives' time without the hang ncu's serialization causes (NVIDIA Nsight Compute Profiling Guide,
@@ -2869,6 +2884,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
+    own_code = [c for c in claims.find(facts, "own_code_hang") if not c.guess and not c.negated]
     option = [c for c in claims.find(facts, "option_hang") if not c.guess]
     # (mend44) not where turning peer-to-peer off is what made it work: that is the P2P path's own test
     p2p_fixed = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "fixes"
@@ -2901,6 +2917,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         (startup[0], P2P_STARTUP) if startup and not p2p_fixed else \
         (rank_error, P2P_RANK_ERROR) if rank_error else \
         (late[0], P2P_LATE) if late else (shared[0], P2P_SHARED) if shared else \
+        (own_code[0], P2P_OWN_CODE) if own_code else \
         (component[0], P2P_COMPONENT) if component else (option[0], P2P_OPTION) if option else \
         (build[0], P2P_BUILD) if build else \
         (done[0], P2P_LATE) if done else \
