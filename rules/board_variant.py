@@ -41,7 +41,9 @@ FORM_SAID = re.compile(
     r"\b(?:the|our|my|these|those)\s+" + _FORM + r"[\s-]+(?:versions?|variants?|editions?|form[\s-]factor|cards?|"
     r"boards?|GPUs?|ones?)\b|" + _FORM + r"\s*(?:版本?|款)|"
     # in brackets after the name, before a size or alone: "A100 (PCIe, 80GB)", "H100 (SXM)"
-    r"(?<=[\w\s])\(\s*" + _FORM + r"(?=\s*[,;/)])",
+    r"(?<=[\w\s])\(\s*" + _FORM + r"(?=\s*[,;/)])|"
+    # as a form's or a table's field: "Form factor: PCIe", "| form factor | SXM5 |"
+    r"\bform[\s-]?factor\s{0,3}(?:[:=|]\s{0,3})?" + _FORM + r"\b",
     re.I)
 # Any form word, to tell a sentence that sets two against each other ("SXM or PCIe?", "SXM vs PCIe").
 _ANY_FORM = re.compile(r"\b" + _FORM + r"\b" + _LINK_AFTER, re.I)
@@ -55,7 +57,7 @@ SIZE_SAID = re.compile(r"\b(?:the|our|my|these|those)\s+(\d{2,3})\s?G(?:i?B)?[\s
                        r"ones)\b|(?<![\w.])(\d{2,3})\s?G(?:i?B)?\s*(?:的\s*)?(?:版本?|款)|"
                        r"\(\s*(?:SXM[2-6]?|PCI-?e|NVL)\s*,\s*(\d{2,3})\s?G(?:i?B)?\s*\)", re.I)
 # The variant said as what the board is not: "not SXM", "isn't the PCIe version", "non-SXM".
-_DENIED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnon)[\s-]+(?:\w+\s+){0,2}$", re.I)
+_DENIED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnon)[\s-]{1,3}(?:\w{1,20}\s{1,3}){0,2}$", re.I)
 # A clause about the link between the GPUs: "the interconnect is PCIe" says how they talk, not which board they are.
 _LINK_SUBJECT = re.compile(r"\b(?:interconnect\w*|links?|connection\w*|connected|bus|topology|traffic|communicat\w*|"
                            r"slots?|lanes?|riser\w*)\b", re.I)
@@ -112,8 +114,9 @@ def said(facts: Facts) -> dict[str, Variant]:
     sizes: dict[str, dict[float, tuple[str, str]]] = {}
     bridged: dict[str, dict[str, tuple[str, str]]] = {}
     for n in facts.of(Note):
-        if n.kind not in _TEXT_KINDS or not n.text:
-            continue
+        if n.kind not in _TEXT_KINDS or not n.text or not any(p.search(n.text) for p in (FORM_SAID, SIZE_SAID,
+                                                                                              BRIDGE_SAID)):
+            continue  # (most tickets say no variant: the GPU names are then not looked up here at all)
         whole = _products(n.text)
         lines = n.data.get("prose_sources") or ()
         at = 0

@@ -42,6 +42,7 @@ def _board(text: str) -> str | None:
     ("We run vLLM on 4x H100 (the PCIe version) with TP4 and get 20 tok/s.", "h100-pcie"),
     ("vLLM TP4 on 4 H100. The GPUs are PCIe, no NVLink bridge. 20 tok/s.", "h100-pcie"),
     ("A100 (PCIe, 80GB) TP2 20 tok/s", "a100-80gb-pcie"),
+    ("| GPU | 4x H100 |\n|---|---|\n| Form factor | PCIe |\n| Engine | vLLM TP4 |", "h100-pcie"),
     # a memory size said apart ("the 40GB version")
     ("8x A100 (the 40GB version), Llama-2-70B TP8, 30 tok/s.", "a100-40gb-sxm"),
     # an NVLink bridge, there or not: only the PCIe cards take one

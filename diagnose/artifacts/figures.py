@@ -523,7 +523,7 @@ MORE_LOSS = re.compile(
 # 2.1x, lower than the 3.6x in the paper"): a scaling figure (speed-up = the multi-GPU rate over the one-GPU rate,
 # efficiency = speed-up / GPUs), not a loss.
 SPEEDUP_VERB = re.compile(r"\b(?:accelerat(?:es|ed|ing|ion)|speed(?:s|ed)?[- ]?ups?|scal(?:es|ed|ing))"
-                          r"(?:\s+(?:by|of|is|was|only|just|about|around|roughly))*\s*$", re.I)
+                          r"(?:\s{1,3}(?:by|of|is|was|only|just|about|around|roughly)){0,3}\s*$", re.I)
 
 
 def _more_losses(text: str) -> list[tuple[re.Match, float]]:
