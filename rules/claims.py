@@ -6716,9 +6716,9 @@ _CJK_PERCENT = re.compile(r"(?P<dir>快|慢|提升|提高|增加|下降|降低)\
 _CJK_SPEED_NOUN = re.compile(r"速度|吞吐|性能|速率|加速|tok\w*/s|t/s", re.I)
 _CJK_TIME_NOUN = re.compile(r"延迟|时延|耗时|时间|显存|内存")
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
-_SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
-                          r"t/s|tokens? per second|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐|性能",
-                          re.I)
+_SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|accelerat\w*|throughput|perf\w*|scal\w*|"
+                          r"tok\w*/s|t/s|tokens? per second|latency|better|as (?:fast|quick) as)\b|"
+                          r"加速|速度|快|慢|吞吐|性能", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
 # ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
 _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
@@ -6730,7 +6730,8 @@ _RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theor
 _LAYOUT_COUNT = re.compile(
     r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|"
     r"\b(\d{1,2})[- ]way\b(?!\s+(?:concurren\w*|batch\w*|requests?|streams?|users?)\b)|"
-    r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
+    # (variant39: "on 4 A100 GPUs", a board's name between the count and its noun)
+    r"\b(\d{1,2})\s*(?:x\s*)?(?:(?-i:[A-Z]{1,3}\d{2,4}[A-Z]{0,3})\s+)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(one|single|two|dual|three|four|six|eight|sixteen)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)|" + GLUED_COUNT + "|"
     # Chinese counts of cards: "4 张 L40S", "双卡", "单卡", "8卡"
@@ -6838,6 +6839,10 @@ def speedups(facts: Facts) -> list[Claim]:
                     after = sentence[m.end():m.end() + 20]
                     if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
                         ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
+                    elif re.match(r"\s*(?:lower|less)\b", after, re.I) and ratio > 1 and any(
+                            f.start() <= m.start() < f.end() for f, _ in figure_losses(sentence)):
+                        ratio = 1 / ratio  # (variant39) "the throughput is 3x lower on 4 GPUs": a loss, as
+                        # figures.losses reads it; "accelerates 3.54x less than 3.8" is none (a speed-up's size)
                 small, large = _span(_layout_counts(sentence))
                 subject = _layout_counts(before)
                 if small and large and subject and subject[-1] == small and ratio > 0 \

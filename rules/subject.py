@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass
 
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
-from rules import catalog
+from rules import board_variant, catalog
+from rules.board_variant import Variant
+from rules.board_variant import product as _product
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
 from rules.common import (
     engine_builds,
@@ -40,6 +42,7 @@ class Subject:
     model_source: str | None = None
     engine: EngineSpec | None = None
     gpu_by_family: bool = False
+    variants: dict[str, Variant] = dataclasses.field(default_factory=dict)
 
     def said_of(self, names: str | None) -> bool:
         """Is a figure said of this GPU? True where it names no GPU, or only this product (any memory size or form
@@ -63,19 +66,22 @@ class Subject:
         clause names several or one nothing places, so no rule guesses."""
         return figure_model(names) if names else self.model
 
+    def board(self, name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
+        """The catalog row of a GPU name a figure is said of, with the variant the reporter states apart from the name
+        for its product ("H100 used is of type PCI-e": "H100" is the H100 PCIe); None for a name no row has."""
+        spec = _known(catalog.resolve_gpu, text=name, nvlink=nvlink) if name else None
+        said = self.variants.get(_product(spec)) if spec else None
+        return (_known(catalog.resolve_gpu, text=said.applied(name), nvlink=nvlink) or spec) if said else spec
+
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
-        gpu, gpu_source, by_family = _gpu(facts)
+        variants = board_variant.said(facts)
+        gpu, gpu_source, by_family = _gpu(facts, variants)
         gpu, gpu_source = _with_stated_memory(facts, gpu, gpu_source)
         fa, server = engine_flash_attn(facts)
         engine = catalog.run_engine(key, gpu, builds=engine_builds(facts), fa=fa, server=server) if key else None
-        return cls(gpu, gpu_source, *_model(facts), engine, by_family)
-
-
-def _product(spec: GpuSpec | None) -> str | None:
-    """A catalog row's product without its memory size or form factor ("a100-80gb-sxm" -> "a100")."""
-    return re.sub(r"-(?:\d+gb|sxm\d*|pcie|nvl)\b", "", spec.key) if spec else None
+        return cls(gpu, gpu_source, *_model(facts), engine, by_family, variants)
 
 
 def _form(spec: GpuSpec) -> str | None:
@@ -84,9 +90,10 @@ def _form(spec: GpuSpec) -> str | None:
     return m.group(1) if m else None
 
 
-def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
+def _gpu(facts: Facts, variants: dict[str, Variant]) -> tuple[GpuSpec | None, str | None, bool]:
     """(GpuSpec, source, read from a family word) of the GPUs in the facts, from NVML/nvidia-smi names
-    first, then the reporter's `[hardware] gpu`; (None, None, False) when no catalog row matches."""
+    first, then the reporter's `[hardware] gpu`; (None, None, False) when no catalog row matches. A family word
+    takes the variant the reporter states apart from it (`variants`, rules.board_variant)."""
     for g in facts.of(GpuFact):
         if g.name or g.pci_device_id:
             spec = _known(catalog.find_gpu, name=g.name, pci_device_id=g.pci_device_id)
@@ -104,6 +111,10 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
     system = _system_gpu(facts)
     for name in names:
         spec = _known(catalog.resolve_gpu, text=name, nvlink=_nvlink_hint(facts))
+        said = variants.get(_product(spec)) if spec else None
+        if said and (board := _known(catalog.resolve_gpu, text=said.applied(name), nvlink=_nvlink_hint(facts))):
+            src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
+            return board, f"{src} (GPU family '{name}' read as {board.key}: '{said.quote}' at {said.source})", True
         if spec:
             # "A100" on a p4de.24xlarge: its A100 80GB SXM; a memory size the reporter states ("A100 80GB" on a
             # p4d.24xlarge, whose A100s have 40) is their reading of the board and is kept

@@ -1037,13 +1037,12 @@ def gpus_compared(facts: Facts):
     missed, so A came out behind: data["expected"]; borne out, "and it is", A came out ahead); None when no sentence
     does, a name is not in the catalog, or the direction is not said."""
     from diagnose.artifacts.issue_md import GPU_NAME, gpu_as_written
-    from rules import catalog
 
     for source, text in claims.texts(facts):
         said_all = claims.sentences(text)
         for i, sentence in enumerate(said_all):
             # (a laptop part, "my laptop RTX 4090", is its own row or none: never the desktop card, review35b)
-            names = [(m, catalog.resolve_gpu(gpu_as_written(sentence, m))) for m in GPU_NAME.finditer(sentence)]
+            names = [(m, facts.subject.board(gpu_as_written(sentence, m))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
                 continue
@@ -1086,11 +1085,10 @@ def gpus_compared(facts: Facts):
 def _best_rate(facts: Facts, board) -> float | None:
     """The highest tokens/s the ticket reports for one board: figures its clause says of that board, or naming
     no board where the ticket's GPU is it."""
-    from rules import catalog
 
     own = facts.subject is not None and facts.subject.gpu is not None and facts.subject.said_of(board.key)
     rates = [m.value for m in facts.of(Measurement) if m.unit == "tok/s" and m.stat == "reported"
-             and (getattr(catalog.resolve_gpu(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
+             and (getattr(facts.subject.board(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
     return max(rates, default=None)
 
 

@@ -29,13 +29,12 @@ def rated_boards(facts: Facts):
     ticket's figures name, or None: a rate naming no board, or a third board (a results table:
     ticket.comparison_set), leaves no pair. Each rate is of the model its own clause names ("13B on the 4090 does
     30"), else the ticket's; a rate whose model is ambiguous ("7B / 13B") or unknown leaves no pair: no guess."""
-    from rules import catalog
 
     best: dict[str, tuple] = {}
     for m in facts.of(Measurement):
         if m.metric != "decode_tok_s" or m.unit != "tok/s" or not m.gpu_name:
             continue
-        board = catalog.resolve_gpu(m.gpu_name)
+        board = facts.subject.board(m.gpu_name)  # with a variant said apart ("H100 used is of type PCI-e")
         model = facts.subject.model_of(m.model)
         if board is None or model is None:
             return None

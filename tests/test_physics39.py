@@ -62,12 +62,19 @@ def test_a_reservation_said_with_with():
     assert verdict.category == "healthy"
 
 
-@pytest.mark.xfail(strict=True, reason="Wan-Video/Wan2.1#433 (settled healthy: 3.54x on 4 A100s against 3.8x "
-                   "published is within host differences): 'accelerates 3.54x less than 3.8' is read as a 3.54x "
-                   "slowdown (ticket.loss_beyond_physics); no other kept paste says a speed-up that way")
 def test_a_speedup_is_not_a_loss():
-    verdict, findings = _judged("wan433.md")
+    """Wan-Video/Wan2.1#433: 'accelerates 3.54x less than 3.8' states a speed-up, not a 3.54x slowdown (variant39:
+    figures.SPEEDUP_VERB; tests/test_variant39.py reads it as x3.54 on 4 GPUs)."""
+    _, findings = _judged("wan433.md")
     assert "ticket.loss_beyond_physics" not in findings
+
+
+@pytest.mark.xfail(strict=True, reason="Wan-Video/Wan2.1#433 (settled healthy: 3.54x on 4 A100s against 3.8x "
+                   "published is within host differences): the speed-up is read (x3.54 on 4 GPUs, variant39) but "
+                   "ticket.speedup_vs_expected prices a speed-up only for a model the catalog knows, and I2V-14B (a "
+                   "video diffusion model) is none, so the verdict is insufficient_data")
+def test_a_speedup_near_the_published_one_is_healthy():
+    verdict, _ = _judged("wan433.md")
     assert verdict.category in ("healthy", "expected_physics")
 
 

@@ -518,6 +518,14 @@ MORE_LOSS = re.compile(
     r"\b(?P<half>" + _FRACTION + r")\s+(?:as\s+fast|(?:the|its)\s+(?:speed|throughput|tok/s|performance|rate))\b", re.I)
 
 
+# (variant39) A speed-up's verb just before "N x less/lower": the figure is how much faster the larger layout runs,
+# set against another speed-up ("4 A100 GPUs accelerates 3.54x less than 3.8", Wan-Video/Wan2.1#433; "it only scales
+# 2.1x, lower than the 3.6x in the paper"): a scaling figure (speed-up = the multi-GPU rate over the one-GPU rate,
+# efficiency = speed-up / GPUs), not a loss.
+SPEEDUP_VERB = re.compile(r"\b(?:accelerat(?:es|ed|ing|ion)|speed(?:s|ed)?[- ]?ups?|scal(?:es|ed|ing))"
+                          r"(?:\s{1,3}(?:by|of|is|was|only|just|about|around|roughly)){0,3}\s*$", re.I)
+
+
 def _more_losses(text: str) -> list[tuple[re.Match, float]]:
     """(match, factor) of each slowdown MORE_LOSS reads; "N times lower" only of a speed said before it."""
     out = []
@@ -526,6 +534,8 @@ def _more_losses(text: str) -> list[tuple[re.Match, float]]:
             said = re.split(r"[,;:]\s|\s(?:and|but)\s", text[:m.start()])[-1]
             if not SPEED.search(said) or re.search(r"\b(?:latency|time|ms|seconds?)\b", said, re.I):
                 continue  # "latency is 3x lower" is faster
+            if SPEEDUP_VERB.search(said):
+                continue  # "accelerates 3.54x less than 3.8": a speed-up's size, compared with another speed-up
             factor = number(m["lo"] or m["n"]) if m["lo"] or m["n"] else number_word(m["w"])
         elif m["mult"]:
             factor = _MULTIPLIED[m["mult"].lower()]
