@@ -1042,7 +1042,7 @@ def gpus_compared(facts: Facts):
         said_all = claims.sentences(text)
         for i, sentence in enumerate(said_all):
             # (a laptop part, "my laptop RTX 4090", is its own row or none: never the desktop card, review35b)
-            names = [(m, facts.subject.board(gpu_as_written(sentence, m))) for m in GPU_NAME.finditer(sentence)]
+            names = [(m, _board_named(facts, gpu_as_written(sentence, m))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
                 continue
@@ -1082,13 +1082,24 @@ def gpus_compared(facts: Facts):
     return None
 
 
+def _board_named(facts: Facts, name: str | None):
+    """A GPU name's catalog row, with the variant the reporter states apart from the name (rules.subject.Subject.board)
+    once the subject is resolved (rules.engine.evaluate does it before any rule); from the name alone for a caller that
+    asks this question of facts read but not evaluated."""
+    if facts.subject is not None:
+        return facts.subject.board(name)
+    from rules import catalog
+
+    return catalog.resolve_gpu(name) if name else None
+
+
 def _best_rate(facts: Facts, board) -> float | None:
     """The highest tokens/s the ticket reports for one board: figures its clause says of that board, or naming
     no board where the ticket's GPU is it."""
 
     own = facts.subject is not None and facts.subject.gpu is not None and facts.subject.said_of(board.key)
     rates = [m.value for m in facts.of(Measurement) if m.unit == "tok/s" and m.stat == "reported"
-             and (getattr(facts.subject.board(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
+             and (getattr(_board_named(facts, m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
     return max(rates, default=None)
 
 
