@@ -3572,7 +3572,12 @@ _CARDS_CONTRASTED = re.compile(r"\b(?:other|another|second|first|remaining|each|
                                r"\bthe other\b|\bone\s+(?:GPU|card|device)\b|"
                                r"\b(?:two|2|dual|both|several|multiple)\s+(?:GPUs|cards)\b|"
                                r"\b(?:GPU|card|device)\s*#?\d\b|"
-                               r"一张|另外|另一|两张|双卡|多卡|其他|其余|第[一二]|每张", re.I)
+                               # (s39) part of the set against the rest: "a few of the GPUs show 0% while the others
+                               # are at 100%", "half the cards idle, the rest busy", "3 of the 8 GPUs"
+                               r"\bthe\s+(?:others|rest)\b|"
+                               r"\b(?:some|a\s+few|few|half|most|all\s+but\s+(?:one|two))\s+(?:of\s+)?(?:the\s+|my\s+|our\s+)?"
+                               r"(?:GPUs|cards)\b|\b\d\s+of\s+(?:the|my|our)\s+(?:\d\s+)?(?:GPUs|cards)\b|"
+                               r"一张|另外|另一|两张|双卡|多卡|其他|其余|第[一二]|每张|部分卡|有的卡|有些卡", re.I)
 SWING_SPAN = 60  # the idle share within this many characters of the busy one
 _STARTING = re.compile(r"\b(?:start\w*|launch\w*|begin\w*|boot\w*|load(?:s|ed|ing)?)\b|开始|启动|加载", re.I)
 
@@ -3597,6 +3602,14 @@ def util_swing(text: str, read: list[tuple[int, int, float]]) -> tuple[int, int,
             idle, busy = sorted((pct, float(m.group(1))))
             return min(start, m.start()), max(end, m.end()), idle, busy
     return None
+
+
+def cards_split_busy_idle(quote: str) -> bool:
+    """A sentence that sets some cards at work against others ("half the cards sit at 0% while the rest are at 100%"):
+    a busy share (not the CPU's or memory's, _OTHER_SHARE) beside words that tell cards apart (_CARDS_CONTRASTED), so
+    its idle share is a card's, not a swing."""
+    return bool(_CARDS_CONTRASTED.search(quote)) and any(
+        not _OTHER_SHARE.search(quote[max(0, m.start() - 30):m.start()]) for m in _BUSY_SHARE.finditer(quote))
 
 
 def swing_claim(source: str, text: str, start: int, end: int, idle: float, busy: float) -> Claim:

@@ -1715,6 +1715,12 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
+    elif pct is not None and pct <= claims.SWING_IDLE and any(claims.cards_split_busy_idle(r.quote) for r in readings):
+        # (s39) cards idle beside busy ones ("a few of the GPUs show 0% while the others are at 100%"): a TP rank that
+        # waits on its peers spins in NCCL's kernel and reads busy (spinning_gpus, below), and a host that starves the
+        # job starves every card alike, so a card at zero next to busy ones takes no part in the step (fewer ranks than
+        # cards, another job's card); neither a wait nor the host, and this figure alone does not say which
+        return
     elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")) \
             and not (training_job(facts) and (wfield(facts, "tp")[0] or 0) < 2) \
             and not (copies := _copies_not_shards(facts)):
