@@ -874,7 +874,7 @@ _HOST_SYNC = (r"(?:\bthreading\.(?:R?Lock|Condition|Semaphore|Event)\b|\bqueue\.
 # in NCCL"): a stuck collective stops every thread that waits on its result, the reporter's included.
 _OWN_WAIT_ELSEWHERE = re.compile(
     r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|reduce[-_ ]?scatter\w*|broadcast\w*|all[-_ ]?to[-_ ]?all|"
-    r"send[-_ ]?recv|collective\w*|barrier|nccl\w*)\b|\btoo\b|\bas well\b|\balong\b|"
+    r"send[-_ ]?recv|collective\w*|(?<!threading\.)barrier|nccl\w*)\b|\btoo\b|\bas well\b|\balong\b|"
     r"跟着|也(?=[^。，,\n]{0,4}?(?:卡|死锁|阻塞))|"
     r"\b(?:is|are|was|were)\s+(?:fine|ok|okay|not\s+(?:the\s+)?(?:problem|cause|issue|culprit))\b", re.I)
 # (mend44) For build_hang: a build of the software, by its image tag or a component's release ("nvidia/cuda:12.9.X-...",
