@@ -61,6 +61,12 @@ _DENIED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnon)[\s-]{1,3}(?:\w{1,20}\s{1
 # A clause about the link between the GPUs: "the interconnect is PCIe" says how they talk, not which board they are.
 _LINK_SUBJECT = re.compile(r"\b(?:interconnect\w*|links?|connection\w*|connected|bus|topology|traffic|communicat\w*|"
                            r"slots?|lanes?|riser\w*)\b", re.I)
+# A variant only supposed: "if these were the PCIe version", "assuming the 40GB ones", "如果是 PCIe 版".
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppos\w*|assum\w*|imagine)\b|如果|假如|要是|假设", re.I)
+# Another person's board: "someone on the forum said their H100s are the PCIe version" (not "they": the reporter's
+# own cards are "they" as often, "they are SXM").
+_OTHERS = re.compile(r"\b(?:their|his|her|someone|somebody|another\s+(?:user|person|team)|"
+                     r"other\s+(?:users|people|teams)|people)\b|别人|其他人|有人|他们的", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
@@ -102,6 +108,19 @@ def _products(text: str) -> set[str]:
     return out
 
 
+def _nvl_named(text: str) -> set[str]:
+    """The products whose NVL board `text` names inline ("H100 NVL")."""
+    out = set()
+    for m in GPU_NAME.finditer(text):
+        try:
+            spec = catalog.resolve_gpu(m.group(1))
+        except catalog.UnknownName:
+            spec = None
+        if spec and spec.key.endswith("-nvl"):
+            out.add(product(spec))
+    return out
+
+
 def _form(word: str) -> str:
     word = word.lower().replace("-", "")
     return "pcie" if word.startswith("pci") else "sxm" if word.startswith("sxm") else "nvl"
@@ -113,11 +132,13 @@ def said(facts: Facts) -> dict[str, Variant]:
     forms: dict[str, dict[str, tuple[str, str]]] = {}
     sizes: dict[str, dict[float, tuple[str, str]]] = {}
     bridged: dict[str, dict[str, tuple[str, str]]] = {}
+    nvl_named: set[str] = set()
     for n in facts.of(Note):
         if n.kind not in _TEXT_KINDS or not n.text or not any(p.search(n.text) for p in (FORM_SAID, SIZE_SAID,
                                                                                               BRIDGE_SAID)):
             continue  # (most tickets say no variant: the GPU names are then not looked up here at all)
         whole = _products(n.text)
+        nvl_named |= _nvl_named(n.text)
         lines = n.data.get("prose_sources") or ()
         at = 0
         for sentence in _SENTENCE_END.split(n.text):
@@ -130,11 +151,12 @@ def said(facts: Facts) -> dict[str, Variant]:
             stated = {_form(f.group(1)) for f in _ANY_FORM.finditer(sentence) if not _denied(sentence, f)}
             for m in FORM_SAID.finditer(sentence):
                 owned = _owner(sentence, m, whole)
-                if owned and len(stated) == 1 and not _denied(sentence, m) and not _about_link(sentence, m):
+                if owned and len(stated) == 1 and not _denied(sentence, m) and not _about_link(sentence, m) \
+                        and not _supposed(sentence, m):
                     value = _form(next(g for g in m.groups() if g))
                     forms.setdefault(owned, {}).setdefault(value, (quote, where))
             for m in SIZE_SAID.finditer(sentence):
-                if (owned := _owner(sentence, m, whole)) and not _denied(sentence, m):
+                if (owned := _owner(sentence, m, whole)) and not _denied(sentence, m) and not _supposed(sentence, m):
                     sizes.setdefault(owned, {}).setdefault(float(next(g for g in m.groups() if g)), (quote, where))
             for m in BRIDGE_SAID.finditer(sentence):
                 if owned := _owner(sentence, m, whole):
@@ -142,6 +164,11 @@ def said(facts: Facts) -> dict[str, Variant]:
     out = {}
     for p in set(forms) | set(sizes) | set(bridged):
         form = forms.get(p) or bridged.get(p, {})
+        if p in nvl_named:
+            # the H100 NVL is a PCIe card its bridge joins to its partner (https://www.nvidia.com/en-us/data-center/h100/,
+            # "H100 NVL": PCIe Gen5, "NVIDIA NVLink: 600GB/s" over 2- or 4-way bridges): "PCIe" or a bridge said in a
+            # text that names it is that board, not the H100 PCIe
+            form = {("nvl" if f == "pcie" else f): q for f, q in form.items()}
         size = sizes.get(p, {})
         one_form = next(iter(form)) if len(form) == 1 else None
         one_size = next(iter(size)) if len(size) == 1 else None
@@ -166,6 +193,13 @@ def _owner(sentence: str, m: re.Match, whole: set[str]) -> str | None:
 def _denied(sentence: str, m: re.Match) -> bool:
     """Is the variant `m` said as what the board is not ("not SXM", "isn't the PCIe version", "non-SXM")?"""
     return bool(_DENIED.search(sentence[max(0, m.start() - 20):m.start()]))
+
+
+def _supposed(sentence: str, m: re.Match) -> bool:
+    """Is the variant `m` only supposed in its clause ("if these were the PCIe version"), or another person's board
+    in its sentence ("someone said their H100s are the PCIe version")?"""
+    before = sentence[:m.start()]
+    return bool(_SUPPOSED.search(re.split(r"[,;:，；]", before)[-1]) or _OTHERS.search(before))
 
 
 def _about_link(sentence: str, m: re.Match) -> bool:

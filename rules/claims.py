@@ -868,6 +868,15 @@ _HOST_SYNC = (r"(?:\bthreading\.(?:R?Lock|Condition|Semaphore|Event)\b|\bqueue\.
               r"\b(?:Thread|Process)PoolExecutor\b|\basync\s+def\b|\b(?:my|our)\s+(?:own\s+)?(?:\w+\s+){0,2}?(?:threads?|locks?|mutex(?:es)?|semaphores?|"
               r"queues?|pipes?|asyncio|event[- ]loop|coroutines?|multiprocessing|(?:worker|process)\s+pools?)\b|"
               r"我(?:们)?(?:自己)?的?[^。，,\n]{0,6}?(?:多线程|线程|协程|事件循环|互斥锁|队列))")
+# (review39b) Not an own-code hang where its sentence places the wait in a collective ("py-spy shows my worker
+# threads waiting in all_reduce", "一到 all_reduce 就卡住，我的线程也跟着卡死了"), has the reporter's threads only hang
+# along with the job ("my threads hang too"), or says their code is fine ("my queue of batches is fine; the hang is
+# in NCCL"): a stuck collective stops every thread that waits on its result, the reporter's included.
+_OWN_WAIT_ELSEWHERE = re.compile(
+    r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|reduce[-_ ]?scatter\w*|broadcast\w*|all[-_ ]?to[-_ ]?all|"
+    r"send[-_ ]?recv|collective\w*|(?<!threading\.)barrier|nccl\w*)\b|\btoo\b|\bas well\b|\balong\b|"
+    r"跟着|也(?=[^。，,\n]{0,4}?(?:卡|死锁|阻塞))|"
+    r"\b(?:is|are|was|were)\s+(?:fine|ok|okay|not\s+(?:the\s+)?(?:problem|cause|issue|culprit))\b", re.I)
 # (mend44) For build_hang: a build of the software, by its image tag or a component's release ("nvidia/cuda:12.9.X-...",
 # "PyTorch 0.3.1", "vLLM v0.6.3", "the previous image"), not a GPU or a machine.
 _BUILD = (r"(?:`?[\w.-]+/[\w.-]+:\d[\w.-]*|`?(?:vllm|sglang|pytorch|torch|nccl|cuda|tensorrt[- _]?llm|trt[- _]?llm|tgi|"
@@ -2886,6 +2895,12 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
+                if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
+                    continue
+                if kind == "hardware_error" and (_RESOLVED_AFTER.search(sentence[m.end():])
+                                                 or anothers_report(sentence[:m.start()], sentence[m.end():])):
+                    continue  # (review39b) "... Xid 79 last week, but reseating the card fixed it", "in #1234 someone
+                    # got Xid 79": no failing GPU now, nor the reporter's, as a quoted catalog error (_error_said)
                 if kind in _TIED_SLOWDOWN_KINDS and _slowdown_elsewhere(sentence, m):
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
@@ -5327,7 +5342,9 @@ SYMPTOMS: list[tuple[str, str]] = [
              # be killed by ctrl-c" (OpenNMT/CTranslate2#665), "I could not `sudo kill` the training processes"
              # (pytorch/pytorch#1656), "the GPU process can not be killed" (alibaba/cascade-stereo#7)
              r"\b(?:can\s?not|can['’]?t|could\s?not|could\s?n['’]?t|won['’]?t|will not|unable to)\s+(?:even\s+)?"
-             r"(?:be\s+)?[`'\"]?(?:sudo\s+)?kill(?:ed)?\b|\b(?:not\s+|un)killable\b|"
+             # (review39b: not "can't be killed cleanly": a shutdown that leaves a worker behind, which SIGKILL ends)
+             r"(?:be\s+)?[`'\"]?(?:sudo\s+)?kill(?:ed)?\b(?!\s+(?:cleanly|gracefully|properly|nicely))|"
+             r"\b(?:not\s+|un)killable\b|"
              # (ut25) the GPUs or processes stop answering: "those GPUs stopped responding" (pytorch/pytorch#1656)
              # (review26) "silently stops processing requests" (sgl-project/sglang#22779)
              r"\bstop(?:s|ped)? (?:responding|processing|serving|answering)\b|\bunresponsive\b|"

@@ -12,6 +12,7 @@ import itertools
 import re
 from dataclasses import replace
 
+from diagnose.artifacts.nccl_tests import nccl_version_from_code
 from diagnose.evidence import (
     CollectiveResult,
     Facts,
@@ -949,7 +950,8 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
         return v.version, v
     for source, text in claims.texts(facts):
         named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]
-        if len(named) == 1 and _named_as_nccls(text, named[0]):
+        named += [v for v in _nccl_call_values(text) if v not in named]
+        if len(named) == 1 and (_named_as_nccls(text, named[0]) or named[0] in _nccl_call_values(text)):
             return named[0], source
     v = _from_tag(facts)
     return (v.version, v) if v else None
@@ -962,7 +964,28 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
 # with torch)" gives torch releases (ray-project/ray#15495), not an NCCL that predates NCCL 2.
 _NCCL_NAME_BEFORE = re.compile(r"(?:nvidia-nccl(?:-cu\d+)?|libnccl\d?(?:-dev)?|\bNCCL_VERSION|"
                                r"(?<![A-Za-z_])NCCL(?![A-Za-z_]))\s{0,3}"
-                               r"(?:(?:version|ver\.?|release)\s{0,3})?(?:[:=]{1,2}\s{0,3})?v?$", re.I)
+                               r"(?:(?:version|ver\.?|release)\s{0,3})?(?:[:=]{1,2}\s{0,3})?v?$|"
+                               # (review39b) or a few words after NCCL's name in the same clause, none a number (a
+                               # number between is the one named): "NCCL is 2.18.1", "the NCCL version we use is
+                               # 2.18.1", "NCCL (2.18.1)", "upgraded NCCL to 2.18.1", "NCCL版本 2.18.1"; not
+                               # "NCCL-tests 2.13.9"
+                               r"(?<![A-Za-z_])NCCL(?![A-Za-z_-])(?:[\s:=(（]{0,3}[^\W\d_]{1,12}){0,5}"
+                               r"[\s:=(（]{0,3}v?$", re.I)
+# (review39b) torch.cuda.nccl.version()'s own answer, a tuple "(2, 18, 1)" (torch >= 1.13) or the integer
+# NCCL_VERSION_CODE "21801" (older torch; NCCL's nccl.h: major*10000 + minor*100 + patch from 2.9), and a log's
+# "nccl_version=21801": NCCL's release with its name right before it, though not written "2.18.1".
+_NCCL_CALL_VALUE = re.compile(r"\bnccl[._]version(?:_code)?\b(?:\(\))?[^\n\d]{0,24}?"
+                              r"(?:\((\d),\s?(\d{1,2}),\s?(\d{1,2})\)|(?<![\d.])(\d{4,5})(?![\d.]))", re.I)
+
+
+def _nccl_call_values(text: str) -> list[str]:
+    """The NCCL releases `text` quotes as torch.cuda.nccl.version()'s or a log's nccl_version value, as "2.18.1"."""
+    out = []
+    for m in _NCCL_CALL_VALUE.finditer(text):
+        v = ".".join(m.group(1, 2, 3)) if m.group(1) else nccl_version_from_code(int(m.group(4)))
+        if v not in out:
+            out.append(v)
+    return out
 
 
 def _named_as_nccls(text: str, version: str) -> bool:
