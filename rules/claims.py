@@ -3591,9 +3591,14 @@ _CARDS_CONTRASTED = re.compile(r"\b(?:other|another|second|first|remaining|each|
                                r"\b(?:GPU|card|device)\s*#?\d\b|"
                                # (s39) part of the set against the rest: "a few of the GPUs show 0% while the others
                                # are at 100%", "half the cards idle, the rest busy", "3 of the 8 GPUs"
-                               r"\bthe\s+(?:others|rest)\b|"
+                               # (review39c: not the rest of the time, "100% for a second, then 0% the rest of the
+                               # time", "0% half the time and 100% the rest": a swing; "others" bare with a card's
+                               # state after it, "others are at 100%"; "3 out of 8 GPUs")
+                               r"\bthe\s+others\b|\bthe\s+rest\b(?!\s+of\s+(?:the\s+|my\s+|its\s+)?(?:time|run|step|"
+                               r"epoch|batch|generation|request|process|day|while|way)\b|\s*(?:[.,;!?]|$))|"
+                               r"\bothers\s+(?:are|were|at|show\w*|stay\w*|sit\w*|remain\w*|idle|run\w*)\b|"
                                r"\b(?:some|a\s+few|few|half|most|all\s+but\s+(?:one|two))\s+(?:of\s+)?(?:the\s+|my\s+|our\s+)?"
-                               r"(?:GPUs|cards)\b|\b\d\s+of\s+(?:the|my|our)\s+(?:\d\s+)?(?:GPUs|cards)\b|"
+                               r"(?:GPUs|cards)\b|\b\d\s+(?:out\s+)?of\s+(?:the\s+|my\s+|our\s+)?(?:\d\s+)?(?:GPUs|cards)\b|"
                                r"一张|另外|另一|两张|双卡|多卡|其他|其余|第[一二]|每张|部分卡|有的卡|有些卡", re.I)
 SWING_SPAN = 60  # the idle share within this many characters of the busy one
 _STARTING = re.compile(r"\b(?:start\w*|launch\w*|begin\w*|boot\w*|load(?:s|ed|ing)?)\b|开始|启动|加载", re.I)
