@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from diagnose.artifacts.issue_md import GPU_NAME
 from diagnose.evidence import Facts, Note
-from rules import catalog
+from rules import catalog, claims, hearsay
 
 # The reporter's own text: the description and the free-text hardware fields, not pasted tool output (whose GPU names
 # the parsers read exactly).
@@ -57,7 +57,8 @@ SIZE_SAID = re.compile(r"\b(?:the|our|my|these|those)\s+(\d{2,3})\s?G(?:i?B)?[\s
                        r"ones)\b|(?<![\w.])(\d{2,3})\s?G(?:i?B)?\s*(?:的\s*)?(?:版本?|款)|"
                        r"\(\s*(?:SXM[2-6]?|PCI-?e|NVL)\s*,\s*(\d{2,3})\s?G(?:i?B)?\s*\)", re.I)
 # The variant said as what the board is not: "not SXM", "isn't the PCIe version", "non-SXM".
-_DENIED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnon)[\s-]{1,3}(?:\w{1,20}\s{1,3}){0,2}$", re.I)
+_DENIED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnon)[\s-]{1,3}(?:\w{1,20}\s{1,3}){0,2}$|"
+                     r"(?:不是|并非|并不是|而非)\s*$", re.I)  # (review39c) "我们的 H100 不是 PCIe 版"
 # A clause about the link between the GPUs: "the interconnect is PCIe" says how they talk, not which board they are.
 _LINK_SUBJECT = re.compile(r"\b(?:interconnect\w*|links?|connection\w*|connected|bus|topology|traffic|communicat\w*|"
                            r"slots?|lanes?|riser\w*)\b", re.I)
@@ -67,6 +68,14 @@ _SUPPOSED = re.compile(r"\b(?:if|unless|whether|suppos\w*|assum\w*|imagine)\b|�
 # own cards are "they" as often, "they are SXM").
 _OTHERS = re.compile(r"\b(?:their|his|her|someone|somebody|another\s+(?:user|person|team)|"
                      r"other\s+(?:users|people|teams)|people)\b|别人|其他人|有人|他们的", re.I)
+# (review39c) A board of another time, said in the variant's own clause: "The 40GB version of the same box we had last
+# year", "We previously ran the 80GB version", "以前用的是 40G 版本"; not "Our H100s are the PCIe version (we bought
+# them last year)", whose time is the purchase's, in a clause of its own.
+_ANOTHER_TIME = re.compile(r"\b(?:last|previous|prior)\s+(?:year|month|week|time|gen\w*|cluster|box|server|machine|"
+                           r"node|setup)s?\b|\b(?:previously|formerly|used\s+to|in\s+the\s+past|years?\s+ago|"
+                           r"(?:our|my|the)\s+old(?:er)?\s+(?:\w+\s+)?(?:cluster|box|server|machine|node|setup|GPUs?|"
+                           r"cards?)|(?:we|I)\s+(?:had|used\s+to\s+have))\b|去年|以前|之前|原来|上一代", re.I)
+_CLAUSE_CUT = re.compile(r"[,;:()，；：（）]|\s(?:and|but|while|whereas)\s|现在|如今")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
@@ -145,17 +154,21 @@ def said(facts: Facts) -> dict[str, Variant]:
             at = n.text.find(sentence, at)
             k = n.text.count("\n", 0, at)
             where = lines[k] if k < len(lines) else n.source  # the line of the issue it was said on
-            if sentence.rstrip().endswith(("?", "？")):
-                continue  # asked, not stated: "is it the SXM or the PCIe version?"
             quote = sentence.strip()
-            stated = {_form(f.group(1)) for f in _ANY_FORM.finditer(sentence) if not _denied(sentence, f)}
+            stated = {_form(f.group(1)) for f in _ANY_FORM.finditer(sentence)
+                      if not _denied(sentence, f) and not claims.asked_at(sentence, f.start())}
             for m in FORM_SAID.finditer(sentence):
+                if claims.asked_at(sentence, m.start()):
+                    continue  # asked, not stated: "is it the SXM or the PCIe version?" (review39c: the question's
+                    # own clause only: "我们的 H100 是 PCIe 版，..., 正常吗？" states the board before it asks)
                 owned = _owner(sentence, m, whole)
                 if owned and len(stated) == 1 and not _denied(sentence, m) and not _about_link(sentence, m) \
                         and not _supposed(sentence, m):
                     value = _form(next(g for g in m.groups() if g))
                     forms.setdefault(owned, {}).setdefault(value, (quote, where))
             for m in SIZE_SAID.finditer(sentence):
+                if claims.asked_at(sentence, m.start()):
+                    continue
                 if (owned := _owner(sentence, m, whole)) and not _denied(sentence, m) and not _supposed(sentence, m):
                     sizes.setdefault(owned, {}).setdefault(float(next(g for g in m.groups() if g)), (quote, where))
             for m in BRIDGE_SAID.finditer(sentence):
@@ -196,10 +209,15 @@ def _denied(sentence: str, m: re.Match) -> bool:
 
 
 def _supposed(sentence: str, m: re.Match) -> bool:
-    """Is the variant `m` only supposed in its clause ("if these were the PCIe version"), or another person's board
-    in its sentence ("someone said their H100s are the PCIe version")?"""
+    """Is the variant `m` only supposed in its clause ("if these were the PCIe version"), another person's board
+    in its sentence ("someone said their H100s are the PCIe version", "in #1234 ..."), or a board of another time
+    in its clause (_ANOTHER_TIME)?"""
     before = sentence[:m.start()]
-    return bool(_SUPPOSED.search(re.split(r"[,;:，；]", before)[-1]) or _OTHERS.search(before))
+    cuts = [c.start() for c in _CLAUSE_CUT.finditer(sentence)]
+    clause = sentence[max([c for c in cuts if c < m.start()], default=0):
+                      min([c for c in cuts if c >= m.end()], default=len(sentence))]
+    return bool(_SUPPOSED.search(re.split(r"[,;:，；]", before)[-1]) or _OTHERS.search(before)
+                or _ANOTHER_TIME.search(clause) or hearsay.elsewhere(before))
 
 
 def _about_link(sentence: str, m: re.Match) -> bool:

@@ -2898,7 +2898,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
                 if kind == "hardware_error" and (_RESOLVED_AFTER.search(sentence[m.end():])
-                                                 or anothers_report(sentence[:m.start()], sentence[m.end():])):
+                                                 or anothers_report(sentence[:m.start()], sentence[m.end():])
+                                                 or hearsay.advised(sentence, m.start(), m.end())):
                     continue  # (review39b) "... Xid 79 last week, but reseating the card fixed it", "in #1234 someone
                     # got Xid 79": no failing GPU now, nor the reporter's, as a quoted catalog error (_error_said)
                 if kind in _TIED_SLOWDOWN_KINDS and _slowdown_elsewhere(sentence, m):
@@ -3212,14 +3213,15 @@ def claims(facts: Facts) -> list[Claim]:
             off = setting_off(text, m.start(), m.end())
             at = sentence.find(m.group(0))
             line_handed = text.count("\n", 0, m.start()) + 1 in handed
-            advised = line_handed or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
+            ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
+            advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
             effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0)))
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
             # (s21) nor one supposed: "if NCCL_P2P_DISABLE is set to 1, communication ... uses shared memory"
             # (NVIDIA/nccl#631) says what the setting would do, not that it is set ("when X=1 it hangs" is seen)
-            supposed = at >= 0 and bool(_IF_CLAUSE.search(sentence[:at]))
+            supposed = ordered or (at >= 0 and bool(_IF_CLAUSE.search(sentence[:at])))
             tried = removed or off or line_handed or tried_only(sentence, effect) or (
                 effect != "fixes" and (guessed(sentence, at) or supposed
                                        or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
@@ -3589,9 +3591,14 @@ _CARDS_CONTRASTED = re.compile(r"\b(?:other|another|second|first|remaining|each|
                                r"\b(?:GPU|card|device)\s*#?\d\b|"
                                # (s39) part of the set against the rest: "a few of the GPUs show 0% while the others
                                # are at 100%", "half the cards idle, the rest busy", "3 of the 8 GPUs"
-                               r"\bthe\s+(?:others|rest)\b|"
+                               # (review39c: not the rest of the time, "100% for a second, then 0% the rest of the
+                               # time", "0% half the time and 100% the rest": a swing; "others" bare with a card's
+                               # state after it, "others are at 100%"; "3 out of 8 GPUs")
+                               r"\bthe\s+others\b|\bthe\s+rest\b(?!\s+of\s+(?:the\s+|my\s+|its\s+)?(?:time|run|step|"
+                               r"epoch|batch|generation|request|process|day|while|way)\b|\s*(?:[.,;!?]|$))|"
+                               r"\bothers\s+(?:are|were|at|show\w*|stay\w*|sit\w*|remain\w*|idle|run\w*)\b|"
                                r"\b(?:some|a\s+few|few|half|most|all\s+but\s+(?:one|two))\s+(?:of\s+)?(?:the\s+|my\s+|our\s+)?"
-                               r"(?:GPUs|cards)\b|\b\d\s+of\s+(?:the|my|our)\s+(?:\d\s+)?(?:GPUs|cards)\b|"
+                               r"(?:GPUs|cards)\b|\b\d\s+(?:out\s+)?of\s+(?:the\s+|my\s+|our\s+)?(?:\d\s+)?(?:GPUs|cards)\b|"
                                r"一张|另外|另一|两张|双卡|多卡|其他|其余|第[一二]|每张|部分卡|有的卡|有些卡", re.I)
 SWING_SPAN = 60  # the idle share within this many characters of the busy one
 _STARTING = re.compile(r"\b(?:start\w*|launch\w*|begin\w*|boot\w*|load(?:s|ed|ing)?)\b|开始|启动|加载", re.I)
@@ -5689,6 +5696,15 @@ def _symptom_said(source: str, text: str) -> tuple[str, str, str]:
     return source, one_line(text[:120]), "other"  # a question or report of another kind
 
 
+# (review39c) "Nothing" as the subject of the failure word itself: "Nothing hangs.", "nothing crashed", "nothing has
+# ever hung", "Nothing hangs or crashes". Only right before the word, in its own clause: "Nothing happens, it just
+# hangs" is a hang (a comma between), and so are "nothing in the logs, the process freezes" and "nothing happens and
+# it hangs" (only another failure word may stand between).
+_NOTHING_BEFORE = re.compile(r"\bnothing\s+(?:(?:ever|really|actually|else|is|was|has|had|got|gets|seems\s+to|"
+                             r"appears\s+to)\s+){0,2}(?:(?:hangs?|hung|crash\w*|freez\w*|froze|stall\w*|fail\w*|"
+                             r"errors?|errored)\s*(?:,|\bor\b|\bnor\b)\s*){0,2}$", re.I)
+
+
 def _said(kind: str, pattern: str, text: str):
     """The matches of one SYMPTOMS kind in the text that do say it (not negated, not a remedy, a gain, ...)."""
     for m in re.finditer(pattern, text, re.I):
@@ -5703,6 +5719,9 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
             continue  # "不会卡住", "听说多卡会卡住", "会不会卡住", "设置了也没反应": not a hang seen
+        if kind in ("hang", "crash", "error") and (hearsay.advised(text, m.start(), m.end())
+                                                   or _NOTHING_BEFORE.search(text[max(0, m.start() - 40):m.start()])):
+            continue  # "if it hangs, set NCCL_P2P_DISABLE=1": advice under a condition; "Nothing hangs.": none
         if kind == "error" and _remedy_failed(text, m):
             continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
         if kind == "slow" and _other_regression(text, m):

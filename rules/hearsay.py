@@ -53,3 +53,69 @@ def elsewhere(before: str) -> bool:
     """Do the words `before` a failure or a fallback make it someone else's, read of, or another thread's or release's
     (_NOT_OURS), not the reporter's now?"""
     return bool(_NOT_OURS.search(before))
+
+
+# (review39c) Advice under a condition: a failure named only in the condition whose main clause tells the reader what
+# to do. "If nvidia-smi ever says 'Unable to determine the device handle', reseat the card", "if it hangs, set
+# NCCL_P2P_DISABLE=1", "Should the run stall, kill it and restart", "Reseat the card if nvidia-smi says ...",
+# "如果出现卡住，就设置 NCCL_P2P_DISABLE=1", "万一出现 Xid 79，请重新插拔 GPU": a rule of thumb handed on (a README, a
+# colleague, the reporter's own notes), no run seen to fail. "In case ..." is a precaution whatever follows. The
+# reporter's own conditional keeps its failure in the main clause ("if I run TP=2 it hangs", "如果用 tp=2 就卡住") or
+# has no order after it ("if the batch is larger than 8 it hangs, so please check ..."); "when" is left out: "when it
+# hangs, run py-spy" is a reproduction step of a hang that happens.
+_ORDER = (r"(?:(?:please|just|then|simply|first|immediately)\s+)*(?:set|unset|export|try|use|re-?seat|reboot|restart|"
+          r"reset|kill|check|disable|enable|re-?run|retry|re-?try|add|remove|update|upgrade|downgrade|re-?install|"
+          r"install|switch|replace|contact|make\s+sure|ensure|increase|decrease|lower|raise|reduce|terminate|drain|"
+          r"swap|power[\s-]cycle|turn\s+(?:off|on))\b"
+          # (not the noun or gerund a reporter's sentence goes on with: "reboot is the only way", "restart helped")
+          r"(?!\s+(?:is|was|does|did|helps?|helped|works?|worked|fixe[sd]|doesn't|didn't|made|makes)\b)|"
+          r"you\s+(?:should|must|need\s+to|have\s+to|(?:may|might)\s+want\s+to)\b")
+# (请 alone is an order, "请先 kill 掉进程"; not 请问, "may I ask")
+_ORDER_ZH = (r"(?:就|则|那么|那就|那)?\s*(?:请(?!问)|(?:可以|需要)?\s*(?:先\s*)?(?:设置|设|重启|重新|重装|插拔|"
+             r"检查|试试|尝试|改|换|更换|加上?|关闭|关掉|打开|禁用|启用|升级|降级|执行|使用|杀掉|联系|排查|export|kill|"
+             r"reboot))")
+# (a clause runs to a comma or semicolon; a dot or colon inside it is a bus id's or a quote's: "0000:0B:00.0: ...")
+_IN_CLAUSE = r"(?:[^,;.!?]|\.(?!\s))*$"
+_CONDITION = re.compile(r"\b(?:if|in\s+case|unless)\b" + _IN_CLAUSE + r"|^[\s*>#-]*should\b" + _IN_CLAUSE, re.I)
+_IN_CASE = re.compile(r"\bin\s+case\b" + _IN_CLAUSE, re.I)
+# (就, 则, 便 open the main clause: "如果用 tp=2 就卡住" has its failure there)
+_CONDITION_ZH = re.compile(r"(?:如果|假如|假设|要是|若是?|万一|一旦)[^，,。；;！!？?\n就则便]*$")
+_MAIN_AFTER = re.compile(r"(?:[^,;，；。.!?！？\n]|\.(?!\s))*?(?:,\s*|，\s*|\s+then\s+)", re.I)
+_ORDER_FIRST = re.compile(r"^[\s*>#-]*(?:" + _ORDER + r")(?:[^.!?。！？\n]|\.(?!\s))*?\b(?:if|in\s+case|unless)\b"
+                          + _IN_CLAUSE, re.I)
+_SENTENCE_BOUND = re.compile(r"[.!?。！？](?=\s|$)|\n")
+
+
+def advised(text: str, start: int, end: int) -> bool:
+    """Is the failure at text[start:end] named only in the condition of advice (see _ORDER): "if it hangs, set ...",
+    "in case you see Xid 79, ...", "Reseat the card if ...", "如果出现卡住，就设置 ..."?"""
+    bounds = [m.end() for m in _SENTENCE_BOUND.finditer(text, 0, start)]
+    before = text[bounds[-1] if bounds else 0:start]
+    if _ORDER_FIRST.search(before) or _IN_CASE.search(before):
+        return True
+    english, chinese = _CONDITION.search(before), _CONDITION_ZH.search(before)
+    if not (english or chinese):
+        return False
+    main = _MAIN_AFTER.match(text, end)
+    if not main:
+        return False
+    return bool(re.match(r"\s*(?:" + _ORDER + ")", text[main.end():], re.I) or
+                (chinese and re.match(r"\s*" + _ORDER_ZH, text[main.end():], re.I)))
+
+
+_CLAUSES = re.compile(r"[,;，；]\s*")
+
+
+def ordered(sentence: str, at: int) -> bool:
+    """Is the text at `at` part of the order that advice under a condition gives ("if it hangs, set
+    NCCL_P2P_DISABLE=1", "Set NCCL_P2P_DISABLE=1 if it hangs", "如果出现卡住，就设置 NCCL_P2P_DISABLE=1"): a switch only
+    recommended, not in use?"""
+    cuts = [m for m in _CLAUSES.finditer(sentence, 0, at)]
+    clause = sentence[cuts[-1].end() if cuts else 0:at]
+    if not re.match(r"[\s*>#-]*(?:" + _ORDER + "|" + _ORDER_ZH + ")", clause, re.I):
+        return False
+    if cuts:  # the condition in the clause before the order
+        before = sentence[cuts[-2].end() if len(cuts) > 1 else 0:cuts[-1].start()]
+        return bool(_CONDITION.search(before) or _CONDITION_ZH.search(before)) and not cuts[-1].group().startswith(";")
+    # the order first, its condition after it in the sentence: "Set NCCL_P2P_DISABLE=1 if it hangs"
+    return bool(re.search(r"\b(?:if|in\s+case|unless)\b", sentence[at:], re.I))

@@ -757,10 +757,28 @@ def advised_lines(text: str) -> set[int]:
     return out
 
 
+# (review39c) A setting ordered under a condition: "if it hangs, set NCCL_P2P_DISABLE=1", "In case of a hang, export
+# ...", "如果出现卡住，就设置 NCCL_P2P_DISABLE=1" (rules.hearsay.advised reads the failure in the same words), or the
+# order first and its condition after ("Set NCCL_P2P_DISABLE=1 if it hangs"): a remedy handed on, not what runs. The
+# writer's own "if I set X=1 it works" has no order before the setting.
+_ORDER_WORDS = r"(?:set|export|use|add|try|disable|enable|pass)"
+ORDERED_IF_BEFORE = re.compile(r"(?:\b(?:if|in\s+case|unless)\b|^\W*should\b)[^,;.\n]{1,80}?,\s*(?:then\s+)?"
+                               r"(?:please\s+|just\s+|simply\s+)?(?:" + _ORDER_WORDS + r"|re-?start|re-?run|run|"
+                               r"re-?launch|launch|kill|reboot)\b[^,;.\n]{0,40}?\s[\"'`]?$|"
+                               r"(?:如果|假如|要是|万一|一旦)[^，,。；;\n]{1,60}[，,]\s*(?:就|请|那就|则|那么)?\s*(?:请\s*)?"
+                               r"(?:设置|设|export|使用|加上?|禁用|关闭)\s*[\"'`]?$", re.I)
+ORDER_OPENS = re.compile(r"(?:^|[.!?]\s+)[\s*>-]*(?:please\s+)?" + _ORDER_WORDS + r"\s+[\"'`]?$", re.I)
+CONDITION_AFTER = re.compile(r"^[\"'`]?\s+(?:if|in\s+case|unless|whenever)\b", re.I)
+
+
 def setting_off(text: str, start: int, end: int) -> bool:
     """Does the prose around the setting at text[start:end] say it is not in use (its own line only)?"""
     before = text[max(0, start - 40):start].rsplit("\n", 1)[-1]
-    return bool(OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]))
+    if OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]):
+        return True
+    before = text[max(0, start - 120):start].rsplit("\n", 1)[-1]
+    return bool(ORDERED_IF_BEFORE.search(before) or (ORDER_OPENS.search(before)
+                                                      and CONDITION_AFTER.match(text[end:end + 20])))
 
 
 # TGI's launcher takes each flag from the environment too: --num-shard is "[env: NUM_SHARD=]", the shards being the
