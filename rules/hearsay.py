@@ -68,20 +68,43 @@ _ORDER = (r"(?:(?:please|just|then|simply|first|immediately)\s+)*(?:set|unset|ex
           r"install|switch|replace|contact|make\s+sure|ensure|increase|decrease|lower|raise|reduce|terminate|drain|"
           r"swap|power[\s-]cycle|turn\s+(?:off|on))\b"
           # (not the noun or gerund a reporter's sentence goes on with: "reboot is the only way", "restart helped")
-          r"(?!\s+(?:is|was|does|did|helps?|helped|works?|worked|fixe[sd]|doesn't|didn't|made|makes)\b)|"
-          r"you\s+(?:should|must|need\s+to|have\s+to|(?:may|might)\s+want\s+to)\b")
-# (请 alone is an order, "请先 kill 掉进程"; not 请问, "may I ask")
-_ORDER_ZH = (r"(?:就|则|那么|那就|那)?\s*(?:请(?!问)|(?:可以|需要)?\s*(?:先\s*)?(?:设置|设|重启|重新|重装|插拔|"
-             r"检查|试试|尝试|改|换|更换|加上?|关闭|关掉|打开|禁用|启用|升级|降级|执行|使用|杀掉|联系|排查|export|kill|"
-             r"reboot))")
+          r"(?!\s+(?:is|was|does|did|helps?|helped|works?|worked|fixe[sd]|doesn't|didn't|made|makes)\b)"
+          # (review39d: nor a header, "Update: if I run with tp=2 it hangs")
+          r"(?!\s*:)|"
+          # (review39d: not "you have to": "If it hangs, you have to reboot the node to get the GPUs back" tells what
+          # a hang costs the writer, not what the reader should do)
+          r"you\s+(?:should|must|need\s+to|(?:may|might)\s+want\s+to)\b")
+# (请 alone is an order, "请先 kill 掉进程"; not 请问, "may I ask"; nor what it takes to recover,
+# "需要重启机器才能恢复", the cost of a hang the writer had: 才 "only then")
+_ORDER_ZH = (r"(?:就|则|那么|那就|那)?\s*(?:你们?|您)?\s*(?:请(?!问)|(?:可以|需要)?\s*(?:先\s*)?"
+             r"(?:设置|设|重启|重新|重装|插拔|检查|试试|尝试|改|换|更换|加上?|关闭|关掉|打开|禁用|启用|升级|降级|执行|使用|杀掉|联系|排查|export|kill|"
+             r"reboot))(?![^，,。；;！!？?\n]{0,30}才)")
 # (a clause runs to a comma or semicolon; a dot or colon inside it is a bus id's or a quote's: "0000:0B:00.0: ...")
 _IN_CLAUSE = r"(?:[^,;.!?]|\.(?!\s))*$"
 _CONDITION = re.compile(r"\b(?:if|in\s+case|unless)\b" + _IN_CLAUSE + r"|^[\s*>#-]*should\b" + _IN_CLAUSE, re.I)
-_IN_CASE = re.compile(r"\bin\s+case\b" + _IN_CLAUSE, re.I)
+# (review39d: not "Just in case:" opening a report, nor "in case of" as "in the case of" with the failure said of a
+# subject after it, "In case of TP=2 the server hangs" (non-native English; NCCL's release notes write "in case of weak
+# failure which was causing a hang"): there the failure is seen. "in case of a hang" names the failure itself.)
+_IN_CASE = re.compile(r"\bin\s+case\b(?!\s*[:,\u2014-])" + _IN_CLAUSE, re.I)
+_IN_CASE_OF_SUBJECT = re.compile(r"\bin\s+case\s+of\b(?:[^,;.!?]|\.(?!\s))*?\s(?:it|this|that|everything|the\s+[\w-]+)"
+                                 r"(?:\s+(?:also|still|just|always|then))?\s+$", re.I)
+# (review39d) The writer as the condition's subject: "if I unset it the run hangs", "If we enable TP=2 it hangs at init,
+# check the log below", "如果我用 tp=2 就会卡住": the writer's own trial and its result, whatever words follow (a
+# repro); advice speaks of "it", "you", the job.
+_WRITERS_CONDITION = re.compile(r"(?:\bif\s+(?:I|we)\b|如果我)(?:[^,;.!?]|\.(?!\s))*$", re.I)
+# (review39d) A reproduction section: "Steps to reproduce: ... 2. if it hangs, check nvidia-smi" is the writer's
+# failure, expected on every run, not a rule of thumb.
+_REPRO_BEFORE = re.compile(r"\b(?:steps?\s+to\s+reproduce|to\s+reproduce|reproduc(?:e|tion)\s+steps?|repro\s*:)|"
+                           r"复现步骤|复现方法|如何复现|重现步骤|复现[:：]", re.I)
+REPRO_SPAN = 400  # a reproduction heading this many characters before the failure covers it
 # (就, 则, 便 open the main clause: "如果用 tp=2 就卡住" has its failure there)
 _CONDITION_ZH = re.compile(r"(?:如果|假如|假设|要是|若是?|万一|一旦)[^，,。；;！!？?\n就则便]*$")
 _MAIN_AFTER = re.compile(r"(?:[^,;，；。.!?！？\n]|\.(?!\s))*?(?:,\s*|，\s*|\s+then\s+)", re.I)
-_ORDER_FIRST = re.compile(r"^[\s*>#-]*(?:" + _ORDER + r")(?:[^.!?。！？\n]|\.(?!\s))*?\b(?:if|in\s+case|unless)\b"
+# (review39d: in Chinese 就/则 opens the main clause with no comma, "如果卡住就设置 NCCL_P2P_DISABLE=1")
+_MAIN_ZH_AFTER = re.compile(r"了?\s*(?=就|则|那就)")
+# (review39d: the condition in the order's own clause; after a colon it opens what follows, "Please try TP=2 on 2
+# cards: if it hangs, that is the bug" is a repro)
+_ORDER_FIRST = re.compile(r"^[\s*>#-]*(?:" + _ORDER + r")(?:[^.!?。！？:;\n]|\.(?!\s))*?\b(?:if|in\s+case|unless)\b"
                           + _IN_CLAUSE, re.I)
 _SENTENCE_BOUND = re.compile(r"[.!?。！？](?=\s|$)|\n")
 
@@ -91,12 +114,14 @@ def advised(text: str, start: int, end: int) -> bool:
     "in case you see Xid 79, ...", "Reseat the card if ...", "如果出现卡住，就设置 ..."?"""
     bounds = [m.end() for m in _SENTENCE_BOUND.finditer(text, 0, start)]
     before = text[bounds[-1] if bounds else 0:start]
-    if _ORDER_FIRST.search(before) or _IN_CASE.search(before):
+    if _WRITERS_CONDITION.search(before) or _REPRO_BEFORE.search(text[max(0, start - REPRO_SPAN):start]):
+        return False
+    if _ORDER_FIRST.search(before) or (_IN_CASE.search(before) and not _IN_CASE_OF_SUBJECT.search(before)):
         return True
     english, chinese = _CONDITION.search(before), _CONDITION_ZH.search(before)
     if not (english or chinese):
         return False
-    main = _MAIN_AFTER.match(text, end)
+    main = _MAIN_AFTER.match(text, end) or (chinese and _MAIN_ZH_AFTER.match(text, end))
     if not main:
         return False
     return bool(re.match(r"\s*(?:" + _ORDER + ")", text[main.end():], re.I) or
