@@ -3211,11 +3211,21 @@ def claims(facts: Facts) -> list[Claim]:
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
             off = setting_off(text, m.start(), m.end())
-            at = sentence.find(m.group(0))
+            at = sentence.find(m.group(0).rstrip(".:"))  # (tried39) "set X=1." ends a sentence: its period is not in it
             line_handed = text.count("\n", 0, m.start()) + 1 in handed
             ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
             advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
-            effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0)))
+            effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0))) or \
+                _effect(_clause_of(_sentence_through_dots(text, m.start()), m.group(0)))
+            even = _EVEN_WITH.search(text[max(0, m.start() - 60):m.start()])
+            if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
+                effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
+            # advice, a supposition or a suggestion, answered in the next sentence ("I did and it still hangs")
+            told = advised or at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+            answer = _answered_advice(text, m.start()) if told and not removed else None
+            if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
+                effect = _effect(answer)
+                advised = line_handed = ordered = False
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -3705,8 +3715,56 @@ _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no diffe
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
-_SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome)\s+"
-                        r"(?:with|when|after|using|if)\b", re.I)
+_SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome|"
+                        r"hang|error|issue|problem|crash|failure|symptoms?)\s+(?:with|when|after|using|if)\b", re.I)
+# (tried39) The failure told again after the setting, not only with "still": "Even with NCCL_P2P_DISABLE=1 it hangs the
+# same way", "... it fails again", "hangs anyway", "the same hang", and in Chinese "设置了 X 还是卡住"
+# (still stuck), "依然/仍然/依旧报错" (still errors), "加了 X 也没用" (of no use), "不起作用" / "没有效果"
+# (no effect). A symptom that changed ("no longer hangs but is slow") is a fix of the failure, read by _FIXES first.
+_FAILS_AGAIN = re.compile(r"\b(?:hangs?|hung|fails?|failed|crash(?:es|ed)?|freez(?:es|ed)?|froze|"
+                          r"(?:gets?|got|is|was)\s+stuck|errors?\s+out|times?\s+out)\s+(?:(?:in|at)\s+)?(?:(?:exactly\s+)?the\s+same\b|"
+                          r"again\b|as\s+before\b|anyway\b|regardless\b)|"
+                          r"\b(?:the\s+)?(?:exact\s+)?same\s+(?:hang|error|crash|failure|freeze|timeout)\b"
+                          r"(?!\s+(?:as|with|when|if)\b)|"
+                          r"(?:还是|依然|仍然|依旧|照样|照旧)(?:会)?"
+                          r"(?:卡住|卡死|卡|挂|hang|报错|失败|超时|崩|不行|一样)|"
+                          r"(?:也?没(?:有)?用|不起作用|没(?:有)?(?:效果|作用)|无效)(?!的)", re.I)
+# (tried39) The reporter's answer to advice in the sentence before: "The maintainer said: if it hangs, set
+# NCCL_P2P_DISABLE=1. I did and it still hangs", "Tried that, same hang", "我照做了，还是卡住" (I did as told, still
+# stuck): what the advised setting did, read from this sentence.
+_DID_AS_TOLD = re.compile(r"[\s*>-]*(?:(?:so|and|then|ok|okay)[\s,]+)?(?:(?:I|we)\s+(?:have\s+|also\s+)?)?(?:did|done|"
+                          r"tried|set|added|exported|applied|followed)\b(?:\s+(?:it|that|this|so|as\s+(?:suggested|"
+                          r"advised|told|instructed)|the\s+(?:advice|suggestion))\b)?"
+                          r"(?=\s*(?:[,;:!-]|and\b|but\b|still\b|same\b|$))|"
+                          r"\s*(?:我|我们)?(?:照做了|试了|试过了?|设置了|加了|按照?(?:建议|说的)(?:做|设置)了)", re.I)
+
+
+# (tried39) "Even with X=1 ...", "... even with X=1", "even after setting X=1", "即使/哪怕设置了 X": the setting
+# was made and what the sentence says held anyway; read with a failure in the sentence (_FAILURE_WORDS), since "even
+# with X it is fast" is praise, not a remedy tried.
+_EVEN_WITH = re.compile(r"(?:\beven\s+(?:with|when|after|using|if\s+(?:I|we)\s+(?:set|use|export)|"
+                        r"though\s+(?:I|we)\s+set)(?:\s+(?:setting|exporting|adding|I\s+set|we\s+set))?|"
+                        r"(?:即使|哪怕|就算)(?:我)?(?:设置了?|加了|用了)?)\W{0,3}(?:export\s+)?$", re.I)
+_FAILURE_WORDS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|time[sd]?\s+out|timeout|freez\w*|froze|"
+                            r"forever|deadlock\w*|illegal\s+memory)\b|卡住|卡死|报错|失败|超时", re.I)
+
+
+def _sentence_through_dots(text: str, pos: int) -> str:
+    """The sentence around `pos` with only a period before white space or the end as its bounds: "using
+    `NCCL_IB_DISABLE=1 python tune.py` does not help" reads past the file name's dot (_sentence_at stops there)."""
+    starts = [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", text[:pos])]
+    end = re.compile(r"[.!?](?=\s|$)|\n").search(text, pos)
+    return text[starts[-1] if starts else 0:end.start() if end else len(text)]
+
+
+def _answered_advice(text: str, pos: int) -> str | None:
+    """The sentence after the one at `pos` when it opens as the reporter doing what that sentence advised
+    (_DID_AS_TOLD); None otherwise."""
+    end = min((i for i in (text.find(".", pos), text.find("\n", pos), text.find("。", pos)) if i >= 0),
+              default=len(text))
+    after = text[end + 1:]
+    nxt = re.split(r"[.\n。]", after.lstrip(), maxsplit=1)[0]
+    return nxt if nxt and _DID_AS_TOLD.match(nxt) else None
 
 
 def _effect(sentence: str) -> str | None:
@@ -3715,7 +3773,8 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
-    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence):
+    if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
+            or any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FAILS_AGAIN.finditer(sentence)):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
@@ -8436,6 +8495,23 @@ _WORKING_CONTRARY = {
     "pcie": re.compile(r"\bx(?:1|2|4|8)\b|\bGen\s?[12]\b|\bdowngraded\b", re.I),
     "shm": re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*[MK](?:i?B)?\b", re.I),
 }
+
+
+# (tried39) The NCCL settings that switch one path off, by the path: NCCL's environment variables
+# (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html) and the workarounds its troubleshooting page
+# offers for each. A setting tried with no effect on the failure (effect "no_help") rules its path out: the path was
+# off and the job failed the same way.
+PATH_SETTINGS = {
+    "p2p": ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL"),
+    "shm": ("NCCL_SHM_DISABLE",),
+}
+
+
+def tried_without_effect(facts: Facts, path: str) -> list[Claim]:
+    """The reporter's settings that switched `path` (PATH_SETTINGS) off and did not change the failure ("I set
+    NCCL_P2P_DISABLE=1 and it still hangs", "even with X=1 it hangs the same way", "设置了 X 还是卡住")."""
+    return [c for c in find(facts, "setting") if c.data.get("effect") == "no_help" and not c.guess
+            and c.data["name"] in PATH_SETTINGS[path]]
 
 
 def said_working(facts: Facts, subject: str) -> list[Claim]:

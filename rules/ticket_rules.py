@@ -1050,9 +1050,10 @@ def system_error_in_container(facts: Facts, predictions=None):
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
             or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts) \
-            or claims.said_working(facts, "shm"):
+            or claims.said_working(facts, "shm") or claims.tried_without_effect(facts, "shm"):
         return  # between nodes the failing call is as often the network's; a known message names the call; a
-        # /dev/shm the reporter sized in gigabytes, shared with the host or ruled out is no suspect (ruledout34)
+        # /dev/shm the reporter sized in gigabytes, shared with the host or ruled out is no suspect (ruledout34), nor
+        # NCCL's SHM transport where switching it off (NCCL_SHM_DISABLE=1) left the failure as it was (tried39)
     yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
                "NCCL fails a system call inside a container: /dev/shm is the first suspect",
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
@@ -2885,8 +2886,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     virt = is_virtualized(facts)
     evidence = virt + [ev(hang[0], f'the symptom: "{hang[1]}"')]
     # P2P switched off and the job still hangs: evidence against the P2P path, which lowers this lead
-    tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
-             and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
+    tried = claims.tried_without_effect(facts, "p2p")
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
     shared = [c for c in claims.find(facts, "shared_gpu_hang") if not c.guess]
     component = [c for c in claims.find(facts, "component_hang") if not c.guess]
@@ -3818,12 +3818,17 @@ def pcie_redirect(facts: Facts, predictions=None):
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ACS_SYMPTOMS:
         return
-    yield make("ticket.pcie_redirect", "p2p_disabled", "warning", weight(c, 0.55),
+    # (tried39) P2P switched off and the job failed the same way: ACS redirect, which only breaks peer traffic, is not
+    # what fails; a lead below the line (as ticket.hang_on_pcie weighs the same words)
+    tried = claims.tried_without_effect(facts, "p2p")
+    yield make("ticket.pcie_redirect", "p2p_disabled", "info" if tried else "warning",
+               0.25 if tried else weight(c, 0.55),
                "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",
                "With Access Control Services redirect enabled on the PCIe bridges, or the IOMMU translating DMA, every "
                "peer-to-peer request between GPUs is sent up to the CPU's root complex instead of across the switch: "
                "NCCL's P2P transport then hangs or runs far below the link rate, while each GPU alone is fine.",
-               [claim_ev(c, "ACS / IOMMU on the PCIe path")],
+               [claim_ev(c, "ACS / IOMMU on the PCIe path")]
+               + [claim_ev(t, "P2P switched off, and the failure stayed") for t in tried[:1]],
                fix="Disable ACS on bare metal (BIOS 'ACS' / 'PCIe ACS control', or `setpci` on the bridges as NCCL's "
                "troubleshooting guide shows) and boot with iommu=pt (or the IOMMU off); check that `sudo lspci -vvv | "
                "grep ACSCtl` shows SrcValid-, then rerun all_reduce_perf.", refs=["nccl_acs"])
