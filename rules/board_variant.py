@@ -108,10 +108,7 @@ def _products(text: str) -> set[str]:
     """The catalog products the GPU names in `text` resolve to (names the catalog lacks left out)."""
     out = set()
     for m in GPU_NAME.finditer(text):
-        try:
-            p = product(catalog.resolve_gpu(m.group(1)))
-        except catalog.UnknownName:
-            p = None
+        p = product(catalog.resolve_gpu(m.group(1)))  # (resolve_gpu answers None for a name no row has)
         if p:
             out.add(p)
     return out
@@ -121,10 +118,7 @@ def _nvl_named(text: str) -> set[str]:
     """The products whose NVL board `text` names inline ("H100 NVL")."""
     out = set()
     for m in GPU_NAME.finditer(text):
-        try:
-            spec = catalog.resolve_gpu(m.group(1))
-        except catalog.UnknownName:
-            spec = None
+        spec = catalog.resolve_gpu(m.group(1))
         if spec and spec.key.endswith("-nvl"):
             out.add(product(spec))
     return out

@@ -3225,7 +3225,8 @@ def claims(facts: Facts) -> list[Claim]:
             answer = _answered_advice(text, m.start()) if told and not removed else None
             if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
                 effect = _effect(answer)
-                advised = line_handed = ordered = False
+                # the advice was followed: the setting was in use ("I did and it works now" keeps its "fixes")
+                off = line_handed = ordered = False
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -6991,8 +6992,8 @@ _WORDED_RATIOS = (
           r"halved\b|\b" + _SPEED_NOUNS + r"\s+(?:is|was)\s+(?:only\s+|just\s+|about\s+|roughly\s+)?half\b"),
     # (review39s) a share of one card's rate in Chinese, as "half the speed of one GPU" above: "速度只有单卡的一半",
     # "还不到一张卡的三分之一"; the share of one card only (a share of two cards, "单卡是双卡的一半", states the gain)
-    *((share, r"(?:单卡|单张卡?|一张卡|一块卡|单块卡|单\s*GPU|一个\s*GPU|1\s*张卡)\s*的?\s*(?:推理)?\s*"
-              r"(?:速度|性能|吞吐量?)?\s*的?\s*" + words)
+    *((share, r"(?:单卡|单张卡?|一张卡|一块卡|单块卡|单\s*GPU|一个\s*GPU|1\s*张卡)\s*(?:的\s*)?(?:推理\s*)?"
+              r"(?:(?:速度|性能|吞吐量?)\s*)?(?:的\s*)?" + words)
       for share, words in ((0.5, "(?:一半|1/2)"), (1 / 3, "(?:三分之一|1/3)"), (0.25, "(?:四分之一|1/4)"))),
     (2.0, r"\bdoubl(?:es|ed)\s+(?:the\s+)?" + _SPEED_NOUNS + r"\b|"
           r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?doubled\b"),

@@ -76,7 +76,7 @@ _ORDER = (r"(?:(?:please|just|then|simply|first|immediately)\s+)*(?:set|unset|ex
           r"you\s+(?:should|must|need\s+to|(?:may|might)\s+want\s+to)\b")
 # (请 alone is an order, "请先 kill 掉进程"; not 请问, "may I ask"; nor what it takes to recover,
 # "需要重启机器才能恢复", the cost of a hang the writer had: 才 "only then")
-_ORDER_ZH = (r"(?:就|则|那么|那就|那)?\s*(?:你们?|您)?\s*(?:请(?!问)|(?:可以|需要)?\s*(?:先\s*)?"
+_ORDER_ZH = (r"(?:(?:就|则|那么|那就|那)\s*)?(?:(?:你们?|您)\s*)?(?:请(?!问)|(?:(?:可以|需要)\s*)?(?:先\s*)?"
              r"(?:设置|设|重启|重新|重装|插拔|检查|试试|尝试|改|换|更换|加上?|关闭|关掉|打开|禁用|启用|升级|降级|执行|使用|杀掉|联系|排查|export|kill|"
              r"reboot))(?![^，,。；;！!？?\n]{0,30}才)")
 # (a clause runs to a comma or semicolon; a dot or colon inside it is a bus id's or a quote's: "0000:0B:00.0: ...")

@@ -950,8 +950,9 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
         return v.version, v
     for source, text in claims.texts(facts):
         named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]
-        named += [v for v in _nccl_call_values(text) if v not in named]
-        if len(named) == 1 and (_named_as_nccls(text, named[0]) or named[0] in _nccl_call_values(text)):
+        called = _nccl_call_values(text)
+        named += [v for v in called if v not in named]
+        if len(named) == 1 and (_named_as_nccls(text, named[0]) or named[0] in called):
             return named[0], source
     v = _from_tag(facts)
     return (v.version, v) if v else None

@@ -1088,8 +1088,6 @@ def _board_named(facts: Facts, name: str | None):
     asks this question of facts read but not evaluated."""
     if facts.subject is not None:
         return facts.subject.board(name)
-    from rules import catalog
-
     return catalog.resolve_gpu(name) if name else None
 
 

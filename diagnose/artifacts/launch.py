@@ -763,7 +763,7 @@ def advised_lines(text: str) -> set[int]:
 # writer's own "if I set X=1 it works" has no order before the setting.
 _ORDER_WORDS = r"(?:set|export|use|add|try|disable|enable|pass)"
 ORDERED_IF_BEFORE = re.compile(r"(?:\b(?:if|in\s+case|unless)\b|^\W*should\b)[^,;.\n]{1,80}?,\s*(?:then\s+)?"
-                               r"(?:please\s+|just\s+|simply\s+|you\s+(?:should|must|need\s+to|have\s+to)\s+)?"
+                               r"(?:please\s+|just\s+|simply\s+|you\s+(?:should|must|need\s+to)\s+)?"
                                r"(?:" + _ORDER_WORDS + r"|re-?start|re-?run|run|"
                                r"re-?launch|launch|kill|reboot)\b[^,;.\n]{0,40}?\s[\"'`]?$|"
                                r"(?:如果|假如|要是|万一|一旦)[^，,。；;\n]{1,60}[，,]\s*(?:就|请|那就|则|那么)?\s*(?:请\s*)?"
