@@ -70,8 +70,7 @@ class Subject:
         """The catalog row of a GPU name a figure is said of, with the variant the reporter states apart from the name
         for its product ("H100 used is of type PCI-e": "H100" is the H100 PCIe); None for a name no row has."""
         spec = _known(catalog.resolve_gpu, text=name, nvlink=nvlink) if name else None
-        said = self.variants.get(_product(spec)) if spec else None
-        return (_known(catalog.resolve_gpu, text=said.applied(name), nvlink=nvlink) or spec) if said else spec
+        return _variant_board(name, spec, self.variants, nvlink)[0] or spec
 
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
@@ -88,6 +87,15 @@ def _form(spec: GpuSpec) -> str | None:
     """A catalog row's form factor as its key says it (SXM, PCIe, NVL), or None."""
     m = re.search(r"-(sxm|pcie|nvl)", spec.key)
     return m.group(1) if m else None
+
+
+def _variant_board(name: str | None, spec: GpuSpec | None, variants: dict[str, Variant],
+                   nvlink: bool | None) -> tuple[GpuSpec | None, Variant | None]:
+    """(the board `name` is with the variant the reporter states apart from its product, that statement); (None, None)
+    where none is said of the product or the catalog has no such board."""
+    said = variants.get(_product(spec)) if spec else None
+    board = _known(catalog.resolve_gpu, text=said.applied(name), nvlink=nvlink) if said else None
+    return (board, said) if board else (None, None)
 
 
 def _gpu(facts: Facts, variants: dict[str, Variant]) -> tuple[GpuSpec | None, str | None, bool]:
@@ -109,10 +117,11 @@ def _gpu(facts: Facts, variants: dict[str, Variant]) -> tuple[GpuSpec | None, st
     # read their --gpu; the links seen pick SXM or PCIe
     names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
     system = _system_gpu(facts)
+    nvlink = _nvlink_hint(facts)
     for name in names:
-        spec = _known(catalog.resolve_gpu, text=name, nvlink=_nvlink_hint(facts))
-        said = variants.get(_product(spec)) if spec else None
-        if said and (board := _known(catalog.resolve_gpu, text=said.applied(name), nvlink=_nvlink_hint(facts))):
+        spec = _known(catalog.resolve_gpu, text=name, nvlink=nvlink)
+        board, said = _variant_board(name, spec, variants, nvlink)
+        if board:
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
             return board, f"{src} (GPU family '{name}' read as {board.key}: '{said.quote}' at {said.source})", True
         if spec:
