@@ -5431,7 +5431,15 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\bno (?:response|reply|answer) (?:ever )?(?:comes?|came|is|was) (?:back|returned)\b|"
              r"一直(?:没有|没)(?:响应|返回|回复)|" + _HANG_ZH),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|(?<!PCIe )\bbus error\b|"
-              r"\billegal memory access\b|崩溃|段错误"),
+              r"\billegal memory access\b|崩溃|段错误|"
+              # (lang40) the process killed, said in Chinese: passive 被 + kill/杀 ("跑起来后 莫名的被kill了",
+              # PaddlePaddle/PaddleOCR#1846; "内存不够，被系统杀掉了", hiyouga/LlamaFactory#6964; "就会被Killed掉",
+              # EOA-AILab/NER-Chinese#5), "Killed" with a Chinese particle after it, where \b finds no edge
+              # ("推理时模型加载Killed了", ssbuild/chatglm_finetuning#75), and bash's zh_CN message for SIGKILL, 已杀死
+              # ("ETA: 2621s已杀死", open-mmlab/mmdetection#5263). Not the reporter killing it ("手动执行 kill -9",
+              # "只能kill掉进程": no 被), and not "kill" before a noun ("被kill进程": no such form read)
+              r"被\s*(?:(?:系统|操作系统|OOM\s*killer|OOM|内核|linux)\s*)?(?:kill(?:ed)?|杀)(?![A-Za-z])|"
+              r"killed(?=[了掉])|已杀死"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
     # (s25) an exception named by its class, as Python prints it ("AssertionError: 25 is not divisible by 4",

@@ -47,6 +47,13 @@ ONE_GPU_USED = re.compile(
     r"(?:还是|只|仅|都|全都|全部|仍然?|依然|始终|一直)\s*(?:跑|运行|加载|启动)?\s*在\s*(?:一|1|第一|单)\s*(?:张|块|个)?\s*"
     r"(?:卡|GPU|显卡)\s*上(?!\s*(?:测|试|验证|跑过|运行过|做过|正常|没问题|可以))|"
     r"在\s*第一\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*上\s*(?:启动|运行|加载)|"
+    # (lang40) the program's default said: "我有8张2080Ti，默认是单卡运行" (opendatalab/MinerU#2718),
+    # "如何指定多张GPU卡跑，默认用一张" (zai-org/CogVLM2#208); READMEs say it the same way ("训练脚本默认单卡运行",
+    # "单个进程默认只用一张卡（model.tensor_parallel_size: 1）"). Not a default that works ("默认单卡运行正常"), nor a
+    # config's name ("默认单卡配置" is a file, not what ran)
+    r"默认\s*(?:(?:是|只|就|仅)\s*)?(?:只\s*)?(?:(?:用|使用|跑|在|运行在|加载到|加载在)\s*)?"
+    r"(?:单卡|单张卡|单\s*GPU|(?:一|1)\s*(?:张|块)\s*(?:卡|GPU|显卡|(?=[，,。；;]))|(?:一|1)\s*(?:个)\s*GPU)"
+    r"(?!\s*(?:(?:运行|跑)\s*)?(?:正常|没问题|可以|成功|配置|时|的时候))|"
     r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
     # "双卡4090推理时有一卡一直没有用上" (one of the two cards never used, chatchat-space/Langchain-Chatchat#3002)
     r"有\s*(?:一|1)\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)\s*(?:一直|始终)?\s*(?:都)?(?:没有|没|未)(?:被)?"
@@ -83,6 +90,10 @@ def _one_index_busy(sentence: str, text: str) -> re.Match | None:
 
 
 _HABIT_WOULD = re.compile(r"\bwould\s+$", re.I)
+# (lang40) Advice in Chinese before the words, in their clause: "建议默认单卡运行", "可以试试只用一张卡",
+# "最好只占用一张卡" recommend a placement, they do not report one (claims._GUESS reads the English "you could ...");
+# not what was tried ("尝试了只用一张卡": 了 or 过 after it reports the trial)
+_ADVICE_ZH_BEFORE = re.compile(r"(?:建议|推荐|不妨|可以试试|试试|尝试(?![了过])|最好|应该)[^，,。；;！!？?\n]{0,12}$")
 
 
 def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
@@ -100,7 +111,7 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
             at = habit.start() if habit else m.start()
             if _IN_TURN.search(sentence) or claims.offered(sentence, m.start()) \
                     or claims.conditional(sentence[:at]) or claims.negated_words(sentence, m) \
-                    or claims.zh_not_seen(sentence, m):
+                    or claims.zh_not_seen(sentence, m) or _ADVICE_ZH_BEFORE.search(sentence[:m.start()]):
                 continue
             quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
             return claims.Claim("one_gpu_in_use", source, quote)
