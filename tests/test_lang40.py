@@ -152,3 +152,20 @@ def test_real_killed_in_chinese_is_a_crash(text):
 @pytest.mark.parametrize("text", PROBE_KILLED_NOT)
 def test_killed_near_misses_are_no_crash(text):
     assert not crash(text)
+
+
+# ------------------------------------------------------------------------------- kept after the readings (blind)
+def test_unhandled_cuda_error_under_tp_asks_the_nccl_log_and_versions():
+    """InternLM/lmdeploy#1267: `lmdeploy serve api_server ... --tp 2` on two V100 fails with NCCL's "unhandled cuda
+    error". The maintainer asked for NCCL_DEBUG=INFO and the versions; that log named the driver too old for the CUDA
+    runtime. The first post holds nothing more, so the tool asks the same (ticket.ambiguous_error)."""
+    verdict, findings = answer(DATA / "lmdeploy1267.md")
+    assert verdict.category == "insufficient_data"
+    assert "ticket.ambiguous_error" in rules_of(findings)
+
+
+@pytest.mark.xfail(strict=True, reason="the cause (driver older than the pip CUDA runtime) is in the NCCL_DEBUG "
+                   "output asked for, not in the first post")
+def test_unhandled_cuda_error_thread_settles_as_other():
+    verdict, _ = answer(DATA / "lmdeploy1267.md")
+    assert verdict.category == "other"
