@@ -5438,7 +5438,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               # ("推理时模型加载Killed了", ssbuild/chatglm_finetuning#75), and bash's zh_CN message for SIGKILL, 已杀死
               # ("ETA: 2621s已杀死", open-mmlab/mmdetection#5263). Not the reporter killing it ("手动执行 kill -9",
               # "只能kill掉进程": no 被), and not "kill" before a noun ("被kill进程": no such form read)
-              r"被\s*(?:(?:系统|操作系统|OOM\s*killer|OOM|内核|linux)\s*)?(?:kill(?:ed)?|杀)(?![A-Za-z])|"
+              r"被\s*(?:(?:系统|操作系统|OOM\s*killer|OOM|内核|linux)\s*)?(?:kill(?:ed)?|杀(?!毒))(?![A-Za-z])|"
               r"killed(?=[了掉])|已杀死"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
     # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
