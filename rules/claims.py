@@ -3712,6 +3712,91 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
+# (healthy40) The reporter's own word that the job itself works and only a message is in question: "When using nodes
+# connected by IPv6, training proceeds correctly, but emits these misleading messages" (pytorch/pytorch#128998), "tests
+# do not fail, just a ton of warnings" (helmholtz-analytics/heat#1003), "The issue is limited to the log message logic
+# and does not affect actual execution correctness" (vllm-project/vllm#31005). What runs is named (training, the job,
+# the tests, it, everything), then how it does: proceeds/runs/works/completes correctly, fine, normally, as expected;
+# does not fail; or the message's effect denied ("does not affect the execution / correctness / results"), or the
+# trouble bounded to the log ("limited to the log message").
+_RUN_SAID = (r"(?:training|inference|generation|execution|everything|it|(?:the|my|our)\s+(?:\w+\s+)?"
+             r"(?:job|run|training|model|server|program|script|code|process|test|benchmark|service)s?|(?:the\s+)?tests?)")
+_RUN_OK = re.compile(
+    r"\b" + _RUN_SAID + r"\s+(?:still\s+|actually\s+|otherwise\s+)?"
+    r"(?:proceeds?|runs?|ran|works?|worked|completes?|completed|finish(?:es|ed)?|succeeds?|succeeded|goes|went|"
+    r"is\s+(?:running|working|progressing)|are\s+(?:running|working|passing)|pass(?:es|ed)?)\s+"
+    r"(?:just\s+|perfectly\s+|totally\s+)?(?:correctly|fine|normally|as\s+expected|successfully|ok(?:ay)?|"
+    r"without\s+(?:any\s+)?(?:issues?|problems?|errors?))\b|"
+    r"\b" + _RUN_SAID + r"\s+(?:do|does|did)(?:\s*n['’]t|\s+not)\s+fail\b|"
+    r"\b(?:does|do|did)(?:\s*n['’]t|\s+not)\s+(?:seem\s+to\s+|appear\s+to\s+)?(?:affect|impact|break)\s+(?:the\s+)?"
+    r"(?:actual\s+)?(?:execution|correctness|results?|outputs?|training|inference|functionality|run)\b|"
+    r"\b(?:limited|confined)\s+to\s+(?:the\s+)?(?:log(?:ging)?|warning|message)", re.I)
+# ... in a sentence that names the message: a warning, a message, a log line, their noise
+_MESSAGE_WORD = re.compile(r"\bwarn(?:ing|ings|s)?\b|\bmessages?\b|\blog(?:s|ged|ging)?\b|\bspam\w*|\bnoise\b|"
+                           r"\bemits?\b|\bprints?\b|\bprinted\b", re.I)
+# ... not a time gone or a part of the runs: "it worked fine before the upgrade", "training proceeds correctly until
+# step 500", "works fine on one GPU"
+_RUN_OK_BOUNDED = re.compile(r"\s{0,3}(?:\w+\s{1,3})?(?:before|until|till|previously|yesterday|earlier|at\s+first|"
+                             r"in\s+the\s+past|on\s+(?:a\s+)?(?:one|single|1)\s+(?:GPU|card|node)|"
+                             r"with\s+(?:a\s+)?(?:one|single|1)\s+(?:GPU|card)|for\s+(?:a\s+)?(?:while|few))\b", re.I)
+
+
+def run_unaffected(facts: Facts) -> Claim | None:
+    """The reporter's own sentence that the job works and only a message (a warning, an error line in the log) is in
+    question (_RUN_OK with _MESSAGE_WORD in the same sentence): what is asked about is the message, not a failure. Not
+    asked, guessed or supposed, not another's word (hearsay.elsewhere), not bounded to a time or part (_RUN_OK_BOUNDED),
+    and not where the same text says something is still wrong."""
+    for source, text in texts(facts):
+        if "(" in str(source):
+            continue  # a pasted output's own words are not the reporter's
+        for sentence in sentences(text):
+            if not _MESSAGE_WORD.search(sentence):
+                continue
+            for m in _RUN_OK.finditer(sentence):
+                before = sentence[:m.start()]
+                # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
+                asks = asked(sentence) and not stated_before_question(sentence, m.start())
+                if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
+                        or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
+                    continue
+                return Claim("run_unaffected", source, _quote(sentence, m, 60))
+    return None
+
+
+# (healthy40) The reporter asks whether a message matters, with nothing said to fail: "do I need to deal with such
+# warnings? Or just ignore it?" (zengxianyu/crfill#8), "Will this warning affect the accuracy of training?"
+# (gaopengcuhk/SMCA-DETR#6), "I don't know whether this warning will affect the output of the program"
+# (pytorch/pytorch#69200). Asked of a warning or message: can it be ignored, must it be dealt with, does it affect the
+# run, is it harmless.
+_MESSAGE_NOUN = r"(?:warn(?:ing|ings)?|messages?|logs?|(?:error\s+)?lines?)"
+_IGNORE_ASKED = re.compile(
+    r"\b(?:can|could|should|may|shall)\s+(?:I|we|one)\s+(?:just\s+|simply\s+|safely\s+)?ignore\b|"
+    r"\b(?:or|just)\s+(?:just\s+|simply\s+)?ignore\s+(?:it|them|this|these|that)\b|"
+    r"\b(?:safe|ok(?:ay)?|fine)\s+to\s+ignore\b|"
+    r"\b(?:do|should|must)\s+(?:I|we)\s+(?:need\s+to\s+|have\s+to\s+)?(?:deal\s+with|worry\s+about|care\s+about|fix)\s+"
+    r"(?:such|this|these|that|the|those)\s+(?:\w+\s+)?" + _MESSAGE_NOUN + r"\b|"
+    r"\b(?:will|would|does|do|can|could)\s+(?:this|these|the|such|that|those)\s+(?:\w+\s+)?" + _MESSAGE_NOUN +
+    r"\s+(?:\w+\s+)?(?:affect|impact|harm|hurt|matter|influence)\w*\b|"
+    r"\b(?:is|are)\s+(?:this|these|the|that|those|it)\s+(?:\w+\s+)?(?:" + _MESSAGE_NOUN + r"\s+)?"
+    r"(?:harmless|benign|safe\s+to\s+ignore|something\s+to\s+worry\s+about)\b", re.I)
+
+
+def ignore_asked(facts: Facts) -> Claim | None:
+    """The reporter's own question whether a warning or message matters or can be ignored (_IGNORE_ASKED), in a
+    sentence that names the message (_MESSAGE_WORD: "can I ignore the last layer?" asks about no message); None where
+    it is not asked (a statement, "I ignored it") or is another's word."""
+    for source, text in texts(facts):
+        if "(" in str(source):
+            continue
+        for sentence in sentences(text):
+            m = _IGNORE_ASKED.search(sentence)
+            if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
+                    or hearsay.elsewhere(sentence[:m.start()]):
+                continue
+            return Claim("ignore_asked", source, _quote(sentence, m, 60))
+    return None
+
+
 _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
 _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when

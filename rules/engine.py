@@ -567,6 +567,7 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "topology.pair_bandwidth",
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
 SYMPTOM_PRIOR = "ticket.symptom_prior"
 FIGURE_UNJUDGED = "ticket.figure_unjudged"  # a reporter's figure no expected figure could be set against
+MESSAGE_ONLY = "ticket.message_only"  # the run said to work, only a message asked about (rules.ticket_questions)
 LOSS_BEYOND_PHYSICS = "ticket.loss_beyond_physics"  # a stated loss larger than the worst healthy layout gives
 PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken", "ticket.scaling_question")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
@@ -675,6 +676,10 @@ def _weighed(findings: list[Finding], symptom: str | None) -> tuple[list[Finding
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
     passed = [f for f in findings if f.severity == "ok"]
+    if any(f.rule == MESSAGE_ONLY for f in passed):
+        # (healthy40) the reporter says the run works and asks about a message, with no speed called short and no
+        # figure: a cause that only explains speed (read off the launch settings) answers a question no one asked
+        causes = [f for f in causes if f.category not in PERFORMANCE_ONLY or f.severity == "critical"]
     if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
         passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
     if symptom in NEVER_HEALTHY:  # links up or a setting fine does not explain a hang or a crash away

@@ -403,6 +403,47 @@ def nothing_broken(facts: Facts, predictions=None):
                  evidence, NOTHING_BROKEN + 0.05)
 
 
+# The weight of the reporter's own word that the run works and only a message is in question: their word, not an
+# artifact showing the run (NOTHING_BROKEN's weakness), a little more than a question alone, since it says the outcome.
+RUN_UNAFFECTED = NOTHING_BROKEN + 0.1
+
+
+@rule("ticket.message_only", "healthy")
+def message_only(facts: Facts, predictions=None):
+    """(healthy40) The reporter says the job itself works and only a message is in question ("training proceeds
+    correctly, but emits these misleading messages", pytorch/pytorch#128998; "tests do not fail, just a ton of
+    warnings", helmholtz-analytics/heat#1003; "does not affect actual execution correctness", vllm-project/vllm#31005):
+    a warning or log line whose run succeeds is no fault of the system. Weaker, where the quoted warning made the ticket
+    read as an error report: the reporter only asks whether the message matters ("do I need to deal with such
+    warnings? Or just ignore it?", zengxianyu/crfill#8). Not where anything is said to hang, crash or fail, nor called
+    slow, nor a figure to judge: those are the ticket's question, whatever the log says."""
+    said = claims.run_unaffected(facts)
+    asked_only = None if said else claims.ignore_asked(facts)
+    if (said or asked_only) is None or claims.symptom(facts) in ("hang", "crash"):
+        return
+    if failure_said(facts) or claims.complaint(facts) or figures(facts):
+        return
+    if said:
+        yield passed("ticket.message_only",
+                     "The reporter says the run itself works: only the message is in question",
+                     "The reporter states that the job runs as it should and asks about a warning or log line it "
+                     "prints; a message beside a run that succeeds points at no fault of the GPUs, links or settings "
+                     "(at most at the message's wording, for its authors).",
+                     [claim_ev(said, "the run said to work")], RUN_UNAFFECTED)
+        return
+    if claims.symptom(facts) != "error" or fault_context(facts):
+        # the question form fills one gap: the quoted warning made the ticket read as an error report (a question
+        # read as "normal?" is ticket.nothing_broken's); a question about a message beside a fault in sight is the
+        # fault's ticket
+        return
+    yield passed("ticket.message_only",
+                 "Only whether a message matters is asked: nothing is said to fail",
+                 "The reporter asks whether a warning or message can be ignored or affects the run, and says nothing "
+                 "failed, hung or ran slow; with no fault in sight the message is taken as what it says, a notice "
+                 "(weakly: the message's own meaning is not looked up here).",
+                 [claim_ev(asked_only, "the question about the message")], NOTHING_BROKEN + 0.05)
+
+
 # (review50) The reporter asks how to cure what they see: "How to solve the problem?", "how can I fix this", 怎么解决.
 _CURE_ASKED = re.compile(r"\bhow\s+(?:(?:can|do|should|could|would|to)\s+(?:I\s+|we\s+|one\s+)?)(?:solve|fix|resolve)\b"
                          r"|(?:怎么|如何)解决", re.I)
