@@ -8,6 +8,10 @@ os.environ.setdefault("DIAGNOSE_STRICT", "1")
 # No analysis read back from ~/.cache: a test must run the code it tests (tests/test_capture_cache.py
 # turns the cache on, in a folder of its own).
 os.environ["DIAGNOSE_CACHE"] = "off"
+# The reports are tested as a pipe lays them out (120 columns) unless a test sets a width: a terminal's COLUMNS, or
+# the 80 x 24 that pytest-xdist's workers inherit, would lay the tables out otherwise.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
