@@ -3211,21 +3211,9 @@ def claims(facts: Facts) -> list[Claim]:
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
             off = setting_off(text, m.start(), m.end())
-            at = sentence.find(m.group(0).rstrip(".:"))  # (tried39) "set X=1." ends a sentence: its period is not in it
-            line_handed = text.count("\n", 0, m.start()) + 1 in handed
-            ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
-            advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
-            effect = None if removed or advised else _effect(_clause_of(sentence, m.group(0))) or \
-                _effect(_clause_of(_sentence_through_dots(text, m.start()), m.group(0)))
-            even = _EVEN_WITH.search(text[max(0, m.start() - 60):m.start()])
-            if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
-                effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
-            # advice, a supposition or a suggestion, answered in the next sentence ("I did and it still hangs")
-            told = advised or at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
-            answer = _answered_advice(text, m.start()) if told and not removed else None
-            if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
-                effect = _effect(answer)
-                # the advice was followed: the setting was in use ("I did and it works now" keeps its "fixes")
+            at, line_handed, ordered, advised = _advice_at(text, m.start(), m.group(0), sentence, handed)
+            effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, removed)
+            if answered:  # the advice was followed: the setting was in use ("I did and it works now" keeps "fixes")
                 off = line_handed = ordered = False
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
@@ -3238,6 +3226,7 @@ def claims(facts: Facts) -> list[Claim]:
                                        or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
+        out += remedies(source, text, handed)
         m = _SMI_SLOW.search(text)
         # (negated inside, "nvidia-smi does not take 30 s", or before it as any claim is: "It is not true that ...")
         if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
@@ -3853,6 +3842,46 @@ def _answered_advice(text: str, pos: int) -> str | None:
     return nxt if nxt and _DID_AS_TOLD.match(nxt) else None
 
 
+# (tried40) No change told without a verb before it: "disabled IOMMU in BIOS and in GRUB kernel arguments but no luck -
+# results isn't changed", "also disabled SVM MODE in BIOS but no effect", "just tried old driver ... - result are the
+# same" (aikitoria/open-gpu-kernel-modules#25): "no luck/effect/difference" after "but" or a dash, or the result(s)
+# said the same or unchanged.
+_NO_LUCK = re.compile(r"\b(?:continues?|continued|keeps?|kept)\s+(?:to\s+)?(?:hang|fail|crash|freez)\w*|"
+                      r"(?:\bbut|[-–—,])\s+(?:with\s+)?no\s+(?:luck|effect|difference|change|improvement|success)\b|"
+                      r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same|unchanged)\b|"
+                      r"\bresults?\s+(?:is|are|was|were)(?:n't|\s+not)\s+changed\b", re.I)
+
+
+def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) -> tuple[int, bool, bool, bool]:
+    """(at, line_handed, ordered, advised) of what is said at text[pos] (a setting, a flag, a platform change) in its
+    sentence: where it sits, whether its line is under advice ("you may:"), ordered ("if it hangs, set X=1") or
+    advised ("you could add --ipc=host")."""
+    at = sentence.find(said.rstrip(".:"))  # (tried39) "set X=1." ends a sentence: its period is not in it
+    line_handed = text.count("\n", 0, pos) + 1 in handed
+    ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
+    advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
+    return at, line_handed, ordered, advised
+
+
+def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advised: bool,
+                  removed: bool) -> tuple[str | None, bool]:
+    """(effect, answered): what a remedy said at text[pos] did, as its clause says (_effect: "fixes", "no_help",
+    "worse", None), "no_help" for "it hangs even with X" (tried39), and, for advice or a supposition, what the next
+    sentence says when it answers it ("... set X=1. I did and it still hangs"; answered True: the advice was followed).
+    One reading for NCCL settings (tried39) and for flags, platform changes and releases (tried40, remedies)."""
+    effect = None if removed or advised else _effect(_clause_of(sentence, said)) or \
+        _effect(_clause_of(_sentence_through_dots(text, pos), said))
+    even = _EVEN_WITH.search(text[max(0, pos - 60):pos])
+    if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
+        effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
+    # advice, a supposition or a suggestion, answered in the next sentence ("I did and it still hangs")
+    told = advised or at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+    answer = _answered_advice(text, pos) if told and not removed else None
+    if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
+        return _effect(answer), True
+    return effect, False
+
+
 def _effect(sentence: str) -> str | None:
     """'fixes' when the sentence says the setting made the problem go away, 'no_help' when it says it did not ("did
     not help", "still hangs"), 'worse' when it hurt."""
@@ -3860,6 +3889,7 @@ def _effect(sentence: str) -> str | None:
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
+            or _NO_LUCK.search(sentence) \
             or any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FAILS_AGAIN.finditer(sentence)):
         return "no_help"
     if _WORSENS.search(sentence):
@@ -8601,11 +8631,78 @@ PATH_SETTINGS = {
 }
 
 
+# (tried40) The other remedies experts read the same way, by the cause each one takes away: an engine flag, a container
+# option, a platform change or a release moved to. Each is the documented workaround or test for its cause:
+# - "custom_ar": the engine's own all-reduce over CUDA IPC (vLLM/SGLang --disable-custom-all-reduce, vLLM's
+#   disable_custom_all_reduce=True, TensorRT-LLM's use_custom_all_reduce; vLLM debugging guide, engine_errors.toml);
+# - "cuda_graphs": CUDA graph capture and replay (vLLM --enforce-eager / enforce_eager=True, SGLang
+#   --disable-cuda-graph);
+# - "dev_shm": the container's /dev/shm size (docker --shm-size / --ipc=host, compose "ipc: host"; NCCL troubleshooting,
+#   "Docker"; vLLM's docker deployment page);
+# - "acs": PCIe ACS redirect and a translating IOMMU (ACS disabled, pci=noacs, iommu=pt, intel_iommu=off, VT-d off;
+#   NCCL troubleshooting, "PCI Access Control Services" and "IO virtualization");
+# - "nccl_release", "driver_release", "torch_release": a release of NCCL, the GPU driver or PyTorch moved to or back.
+# A reboot is read too ("reboot") but rules out no cause on its own. Each name is matched in prose (not in a code
+# block's launch line: remedies() reads the reporter's sentences) and its effect read as a setting's (_tried_effect).
+_NOT_PART = r"(?<![\w-])"  # not inside a longer name (\b fails after CJK: "设置了shm-size也没用")
+_OFF = r"(?:disabl\w*|turn\w*\s+off|switch\w*\s+off)\s+(?:the\s+)?"
+REMEDIES = {
+    "disable_custom_all_reduce": ("custom_ar", re.compile(
+        _NOT_PART + r"(?:--)?disable[-_]custom[-_]all[-_]?reduce\b(?!\s*=\s*False)|"
+        r"\b" + _OFF + r"(?:engine's\s+)?`?(?:use_)?custom[ _-]?all[ _-]?reduce\b", re.I)),
+    "enforce_eager": ("cuda_graphs", re.compile(
+        _NOT_PART + r"(?:--)?enforce[-_]eager\b(?!\s*=\s*False)|--disable[-_]cuda[-_]graph\b", re.I)),
+    "shm_size": ("dev_shm", re.compile(_NOT_PART + r"(?:--)?shm[-_]size\b|--ipc[= ]host\b|\bipc:\s?host\b", re.I)),
+    "acs_off": ("acs", re.compile(
+        r"\b" + _OFF + r"(?:PCIe\s+)?(?:ACS|IOMMU|VT-?d)\b|\b(?:ACS|IOMMU|VT-?d)\s+(?:is\s+|was\s+)?(?:disabled|off)\b|"
+        r"\bpci=noacs\b|\biommu=(?:pt|off|soft)\b|\b(?:intel|amd)_iommu=off\b", re.I)),
+    "nccl_release": ("nccl_release", re.compile(
+        r"\b(?:upgrad|updat|downgrad)\w*\s+(?:(?:to|the|my|our)\s+){0,2}NCCL\b|\bNCCL\s+(?:upgrade|update|downgrade)s?\b|"
+        r"\b(?:tried|tested|with)\s+(?:an?\s+|the\s+)?(?:newer|older|later|earlier|latest|different)\s+NCCL\b", re.I)),
+    "driver_release": ("driver_release", re.compile(
+        r"\b(?:upgrad|updat|downgrad|reinstall)\w*\s+(?:(?:to|the|my|our|nvidia|gpu)\s+){0,3}drivers?\b|"
+        r"\bdriver\s+(?:upgrade|update|downgrade)s?\b|"
+        r"\b(?:tried|tested|with)\s+(?:an?\s+|the\s+)?(?:newer|older|old|later|earlier|latest|different)\s+"
+        r"(?:nvidia\s+|gpu\s+)?drivers?\b", re.I)),
+    "torch_release": ("torch_release", re.compile(
+        r"\b(?:upgrad|updat|downgrad)\w*\s+(?:(?:to|the|my|our)\s+){0,2}(?:py)?torch\b|"
+        r"\b(?:py)?torch\s+(?:upgrade|update|downgrade)s?\b", re.I)),
+    "reboot": ("reboot", re.compile(r"\breboot(?:ed|ing)?\b|\brestart(?:ed|ing)?\s+(?:the\s+|my\s+|our\s+)?"
+                                    r"(?:machine|server|host|node|system|computer|box)\b", re.I)),
+}
+# A release moved to and the failure "again" is the regression back ("since upgrading the driver it fails again"), not
+# a remedy without effect; only words that the failure stayed read that way for a release.
+_STAYED = re.compile(r"\b(?:still|same|anyway|regardless|continues?|persists?)\b|n't\b|\bnot?\b|"
+                     r"还是|依然|仍然|依旧|照样|也没用|没(?:有)?(?:效果|作用)|不起作用", re.I)
+
+
+def remedies(source, text: str, handed: set[int]) -> list[Claim]:
+    """The remedies of REMEDIES the reporter's `text` says were tried, each a claim "remedy" with data {name, path,
+    effect}: effect as a setting's (_tried_effect: "fixes", "no_help", "worse", None); advice not answered has none,
+    and a remedy supposed or guessed ("if I add --ipc=host ...", "maybe --enforce-eager helps?") is a guess."""
+    out = []
+    for name, (path, pattern) in REMEDIES.items():
+        for m in pattern.finditer(text):
+            sentence = _sentence_at(text, m.start())
+            at, _, _, advised = _advice_at(text, m.start(), m.group(0), sentence, handed)
+            effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
+            if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
+                effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
+            if effect == "no_help" and path.endswith("_release") \
+                    and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
+                effect = None
+            supposed = not answered and at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+            out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},
+                             guess=supposed or (advised and not answered)))
+    return out
+
+
 def tried_without_effect(facts: Facts, path: str) -> list[Claim]:
-    """The reporter's settings that switched `path` (PATH_SETTINGS) off and did not change the failure ("I set
-    NCCL_P2P_DISABLE=1 and it still hangs", "even with X=1 it hangs the same way", "设置了 X 还是卡住")."""
-    return [c for c in find(facts, "setting") if c.data.get("effect") == "no_help" and not c.guess
-            and c.data["name"] in PATH_SETTINGS[path]]
+    """The reporter's settings (PATH_SETTINGS) and remedies (REMEDIES) that switched `path` off or moved it and did not
+    change the failure ("I set NCCL_P2P_DISABLE=1 and it still hangs", "even with X=1 it hangs the same way",
+    "设置了 X 还是卡住", "I added --shm-size 16g and it still hangs", "upgrading the driver did not help")."""
+    return [c for c in find(facts, "setting") + find(facts, "remedy") if c.data.get("effect") == "no_help"
+            and not c.guess and (c.data["name"] in PATH_SETTINGS.get(path, ()) or c.data.get("path") == path)]
 
 
 def said_working(facts: Facts, subject: str) -> list[Claim]:

@@ -1050,10 +1050,12 @@ def system_error_in_container(facts: Facts, predictions=None):
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
             or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts) \
-            or claims.said_working(facts, "shm") or claims.tried_without_effect(facts, "shm"):
+            or claims.said_working(facts, "shm") or claims.tried_without_effect(facts, "shm") \
+            or claims.tried_without_effect(facts, "dev_shm"):
         return  # between nodes the failing call is as often the network's; a known message names the call; a
         # /dev/shm the reporter sized in gigabytes, shared with the host or ruled out is no suspect (ruledout34), nor
-        # NCCL's SHM transport where switching it off (NCCL_SHM_DISABLE=1) left the failure as it was (tried39)
+        # NCCL's SHM transport where switching it off (NCCL_SHM_DISABLE=1) left the failure as it was (tried39), nor
+        # /dev/shm once --shm-size / --ipc=host left it as it was (tried40)
     yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
                "NCCL fails a system call inside a container: /dev/shm is the first suspect",
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
@@ -1597,7 +1599,8 @@ def explained(facts: Facts, predictions=None):
                      "for module loading and allocation; later calls run at the steady rate. Time after warm-up.",
                      [claim_ev(c, "first calls slow")], 0.65)
     c = _first(facts, "graph_capture_time")
-    if c and not failed and not claims.find(facts, "hang"):
+    # (tried40) not where running without graphs (--enforce-eager) left the time as it was: capture is not what it is
+    if c and not failed and not claims.find(facts, "hang") and not claims.tried_without_effect(facts, "cuda_graphs"):
         # (s29, ut29a) vLLM records a CUDA graph per batch size at start-up (67 shapes by default, "can take more
         # than 10s": vllm-project/vllm#20098), SGLang logs "Capture cuda graph begin. This can take up to several
         # minutes"; a one-off start-up cost, not a fault (vllm-project/vllm#16716, a maintainer: "Yes")
@@ -3820,7 +3823,8 @@ def pcie_redirect(facts: Facts, predictions=None):
         return
     # (tried39) P2P switched off and the job failed the same way: ACS redirect, which only breaks peer traffic, is not
     # what fails; a lead below the line (as ticket.hang_on_pcie weighs the same words)
-    tried = claims.tried_without_effect(facts, "p2p")
+    # (tried40) and the same where ACS or the IOMMU was switched off (ACS disabled, iommu=pt, VT-d off) to no effect
+    tried = claims.tried_without_effect(facts, "p2p") or claims.tried_without_effect(facts, "acs")
     yield make("ticket.pcie_redirect", "p2p_disabled", "info" if tried else "warning",
                0.25 if tried else weight(c, 0.55),
                "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",
@@ -3900,11 +3904,20 @@ def numa_words(facts: Facts, predictions=None):
                refs=["numa", "nccl_env"])
 
 
+_RELEASE_PATHS = {"nccl_upgrade": "nccl_release", "driver_change": "driver_release"}  # claims.REMEDIES' paths
+_MOVED_BACK = re.compile(r"\bdowngrad\w*|\broll\w*\s?back\b|\brevert\w*|\bwent\s+back\b|"
+                         r"\b(?:old(?:er)?|previous)\s+(?:\w+\s+)?(?:driver|NCCL|release|version)s?\b", re.I)
+
+
 def _release_change(facts: Facts, kind: str) -> Claim | None:
     """The reporter's claim of a release change of its kind, unless a move forward is what cured it ("upgrading NCCL
     fixed it", "updating the driver fixed it": the new release is the cure, not the cause); moving back that cured it
     ("downgrading ... fixed it") stays."""
     c = _first(facts, kind)
+    if any(_MOVED_BACK.search(t.quote) for t in claims.tried_without_effect(facts, _RELEASE_PATHS[kind])):
+        return None  # (tried40) "downgrading NCCL made no difference, it still hangs": back on the release before,
+        # the failure stayed, so the change of release is not its cause (a later release that still fails may carry
+        # the same regression: only a move back rules it out)
     if c and c.data.get("how") and not c.guess:  # (s24) the releases read say which one works: they decide
         return None if c.data["how"] == "forward" else c
     if not c or c.guess or (claims.fixed_by(c.quote)
