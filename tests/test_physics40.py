@@ -156,3 +156,55 @@ def test_verdict_on_a_size_only_ticket_is_not_insufficient(tmp_path):
                   "request. Is that normal for this VM?")
     verdict = ticket_verdict(facts, evaluate(facts, ticket_predictions(facts)))
     assert verdict.category != "insufficient_data"
+
+
+# ----------------------------------------------------------------------------- a batch said with a Chinese copula
+
+
+def _batches(text: str) -> list[int]:
+    from diagnose.artifacts import issue_md
+
+    return [r.batch for r in issue_md.parse("# q\n\n" + text + "\n", "issue.md")
+            if type(r).__name__ == "Workload" and r.batch]
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("用的是batch inference，batch size 为8", 8),                                   # Liuziyu77/Visual-RFT#175
+    ("我使用vllm推理最多只能达到1500tokens/s，batch_size为1024，请问怎样才能达到论文里说的50000多tokens？", 1024),
+    # deepseek-ai/DeepSeek-V2#35 (ut17/deepseekv2_35.md)
+    ("博主您好，请问我在训练时GPU利用率只能维持在10%左右，对应的batch_size是64，num_workers是8。", 64),
+    # weiaicunzai/pytorch-cifar100#14 (review26/util_complaint.toml)
+    ("在对比实验中，6机 (单卡batchsize为8)训练同样数据量的耗时几乎相同", 8),  # modelscope/ms-swift#1825, one clause
+    # probes
+    ("batch size：16 的时候速度很慢", 16),
+    ("batchsize为32时吞吐只有200 tokens/s", 32),
+])
+def test_a_batch_said_with_a_copula(text, batch):
+    assert _batches(text) == [batch]
+
+
+@pytest.mark.parametrize("text", [
+    "batch size是多少比较合适？",        # a question, no figure
+    "max_batch_size为64",                # the limit, not the batch (as --max-batch-size)
+    "minibatch 8",                       # another word
+    "batch 8x faster",                   # a factor
+    "batch size 8k tokens",              # a token budget
+    "batch为8k",                         # the same, Chinese
+])
+def test_near_misses_read_no_batch(text):
+    assert _batches(text) == []
+
+
+def test_english_forms_unchanged():
+    assert _batches("batch size = 8 on 2 GPUs") == [8] and _batches("with a batch size of 8") == [8]
+    assert _batches("batch size 8x") == []
+
+
+@pytest.mark.xfail(strict=True, reason="Liuziyu77/Visual-RFT#175 (settled a fault: generation ran without the KV "
+                   "cache; use_cache=True cut a batch from ~9 min to under 30 s, the reporter): the post names no "
+                   "model and no use_cache, so the layer split over 2 A100 is read as the cause (ticket.symptom_prior, "
+                   "expected_physics 0.69); the batch of 8 is now read, the 9 minutes a batch is not a figure the tool "
+                   "prices")
+def test_a_missing_kv_cache_is_not_physics():
+    verdict, _ = _judged("visualrft175.md")
+    assert verdict.category != "expected_physics"
