@@ -1354,15 +1354,20 @@ _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
+# (physics40) Chinese writes the batch with a copula or a full-width colon and no space from the words around it:
+# "batch size 为8" (Liuziyu77/Visual-RFT#175), "batch_size为1024" (deepseek-ai/DeepSeek-V2#35), "对应的batch_size是64"
+# (weiaicunzai/pytorch-cifar100#14), "单卡batchsize为8" (modelscope/ms-swift#1825): a Han character is a word character
+# to \b, so the edges are ASCII ones here ("minibatch 8", "8x" and "8k" stay unread).
+_CJK_EDGE = r"(?<![A-Za-z0-9_])"
 # (extract35: nor the limit flag that ends in "batch-size", TGI's and LMDeploy's --max-batch-size, as BATCH_ONLY)
-BATCH = re.compile(r"\b(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])batch|--batch-size|--max-num-seqs|"
-                   r"concurrency)\s*(?:=|:|of)?\s*"
-                   r"(\d{1,4})\b" + _NOT_TOKENS, re.I)
+BATCH = re.compile(_CJK_EDGE + r"(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])batch|--batch-size|"
+                   r"--max-num-seqs|concurrency)\s*(?:=|:|：|of|为|是)?\s*"
+                   r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
 # (extract35) not a limit's flag, TGI's and LMDeploy's --max-batch-size 32 (the largest batch, not the one decoded:
 # https://huggingface.co/docs/text-generation-inference/reference/launcher)
-BATCH_ONLY = re.compile(r"\b(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|of)?\s*(\d{1,4})\b"
-                        + _NOT_TOKENS, re.I)
+BATCH_ONLY = re.compile(_CJK_EDGE + r"(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:=|:|：|of|为|是)?\s*"
+                        r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 # (extract35b) The English forms take the count as a word too ("with two concurrency", "eight parallel requests", "four
