@@ -3545,7 +3545,7 @@ def tried_only(sentence: str, effect: str | None) -> bool:
 
 
 # A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
-_TAKEN_OFF = re.compile(r"\s+(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|taken out|commented out)\b", re.I)
+_TAKEN_OFF = re.compile(r"(?<!\s)\s+(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|taken out|commented out)\b", re.I)
 
 
 def _clause_of(sentence: str, said: str) -> str:
