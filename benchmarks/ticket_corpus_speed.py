@@ -23,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-NOT_PASTES = {"SOURCES.md", "NOTES.md", "README.md"}
+NOT_PASTES = {"SOURCES.md", "NOTES.md", "README.md", "AUDIT.md"}
 
 
 def pastes(only: str | None) -> list[Path]:

@@ -1555,7 +1555,10 @@ PATTERNS: dict[str, list[str]] = {
         # frames as several print at once ("Process Process-1:", the elastic agent's "WARNING:..." lines,
         # hpcaitech/ColossalAI#5179), and the elastic agent raises the Ctrl-C as SignalException (_SIGINT_RAISED).
         r"\bTraceback \(most recent call last\)(?=:?[ \t]*(?:\n|$))"
-        r"(?!:?[ \t]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n|(?:Process [\w-]+:|WARNING:|INFO:)[^\n]*\n)*"
+        # Each frame line is read one way only (a line opening with a blank, an empty line, another process's line):
+        # "[ \t]+[^\n]*" split each indented line at any of its blanks, and a traceback not ending in Ctrl-C tried
+        # every split of every frame (a 1.4 kB JAX traceback, tests/data/dup39/fm802_1.md, took 8 s)
+        r"(?!:?[ \t]*\n(?:[ \t][^\n]*\n|\n|(?:Process [\w-]+:|WARNING:|INFO:)[^\n]*\n)*"
         r"(?:KeyboardInterrupt\b|[\w.]*" + _SIGINT_RAISED + r"))",
         _CUDA_CHECK_LINE,
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
