@@ -3215,6 +3215,8 @@ def claims(facts: Facts) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, removed)
             if answered:  # the advice was followed: the setting was in use ("I did and it works now" keeps "fixes")
                 off = line_handed = ordered = False
+            elif effect == "no_help" and _not_in_use(text, m.start(), sentence):
+                effect = None
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -3864,6 +3866,14 @@ def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) 
     ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
     advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
     return at, line_handed, ordered, advised
+
+
+def _not_in_use(text: str, pos: int, sentence: str) -> bool:
+    """(review40) Is the setting or remedy at text[pos] said not in use before it on its line ("we are not using
+    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.OFF_BEFORE, as setting_off reads it) or not
+    tried yet in its sentence ("I haven't tried --enforce-eager yet")? Then "... and it still hangs" rules nothing
+    out. OFF_BEFORE only: setting_off's words after it ("X=1, but it did not help") say it was tried."""
+    return bool(OFF_BEFORE.search(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or _NOT_TRIED_YET.search(sentence))
 
 
 def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advised: bool,
@@ -8691,11 +8701,8 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
-            if effect == "no_help" and not answered and (
-                    OFF_BEFORE.search(text[max(0, m.start() - 40):m.start()].rsplit("\n", 1)[-1])
-                    or _NOT_TRIED_YET.search(sentence)):
-                effect = None  # (review40) "we are not using --ipc=host and it still hangs", "I did not disable ACS",
-                # "I haven't tried --enforce-eager yet, it still hangs": not in use, so nothing ruled out
+            if effect == "no_help" and not answered and _not_in_use(text, m.start(), sentence):
+                effect = None
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
                 effect = None

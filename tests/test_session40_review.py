@@ -28,6 +28,21 @@ def test_a_remedy_not_in_use_rules_nothing_out(sentence, path):
     assert not claims.tried_without_effect(said(HANG + sentence), path)
 
 
+@pytest.mark.parametrize("sentence", [
+    # the same defect in the NCCL settings' reading (tried39), one helper for both (claims._not_in_use)
+    "I haven't tried NCCL_P2P_DISABLE=1 yet, it still hangs.",
+    "We don't set NCCL_P2P_DISABLE=1 and it still hangs.",
+])
+def test_a_setting_not_in_use_rules_nothing_out(sentence):
+    assert not claims.tried_without_effect(said(HANG + sentence), "p2p")
+
+
+@pytest.mark.parametrize("sentence", ["I set NCCL_P2P_DISABLE=1, but it did not help.",
+                                      "NCCL_P2P_DISABLE=1 did not help."])
+def test_a_setting_in_use_that_did_not_help_is_still_read(sentence):
+    assert claims.tried_without_effect(said(HANG + sentence), "p2p")
+
+
 @pytest.mark.parametrize("sentence,path", [
     # the same remedies in use and the failure stayed: still read (guards for the check above)
     ("I added --shm-size 16g and it still hangs.", "dev_shm"),
