@@ -3853,7 +3853,9 @@ def _answered_advice(text: str, pos: int) -> str | None:
 # said the same or unchanged.
 _NO_LUCK = re.compile(r"\b(?:continues?|continued|keeps?|kept)\s+(?:to\s+)?(?:hang|fail|crash|freez)\w*|"
                       r"(?:\bbut|[-–—,])\s+(?:with\s+)?no\s+(?:luck|effect|difference|change|improvement|success)\b|"
-                      r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same|unchanged)\b|"
+                      # (review40) not "the same as on a single GPU": the same as a reference is a right result
+                      r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same"
+                      r"(?!\s+as\s+(?!before|earlier|previously|without))|unchanged)\b|"
                       r"\bresults?\s+(?:is|are|was|were)(?:n't|\s+not)\s+changed\b", re.I)
 
 

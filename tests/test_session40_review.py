@@ -63,6 +63,28 @@ def test_a_failure_that_no_longer_repeats_is_not_no_effect(sentence):
     assert not claims.tried_without_effect(said(HANG + sentence), "p2p")
 
 
+@pytest.mark.parametrize("sentence", [
+    "With NCCL_P2P_DISABLE=1 the results are the same as on a single GPU.",
+    "I set NCCL_P2P_DISABLE=1 and the results were the same as with one GPU.",
+])
+def test_results_the_same_as_a_reference_are_no_no_effect(sentence):
+    # claims._NO_LUCK's "results are the same" (tried40) is the result unchanged, not equal to another run's
+    assert not claims.tried_without_effect(said(HANG + sentence), "p2p")
+
+
+@pytest.mark.parametrize("sentence", ["Set NCCL_P2P_DISABLE=1, the results are the same as before.",
+                                      "Set NCCL_P2P_DISABLE=1 - result are the same."])
+def test_results_unchanged_still_read(sentence):
+    assert claims.tried_without_effect(said(HANG + sentence), "p2p")
+
+
+def test_garbage_output_fixed_by_p2p_off_keeps_the_p2p_lead(tmp_path):
+    path = tmp_path / "issue.md"
+    path.write_text("# Garbage output with TP=2\n\nvLLM with tensor_parallel_size=2 on two RTX 4090 gives garbage "
+                    "output. With NCCL_P2P_DISABLE=1 the results are the same as on a single GPU.\n")
+    assert report_json("ticket", str(path))["verdict"]["category"] == "p2p_disabled"
+
+
 def test_docker_system_error_keeps_shm_when_ipc_host_is_not_used(tmp_path):
     # before review40 the shm lead was dropped: "not using --ipc=host ... still fails" read as --ipc=host tried
     path = tmp_path / "issue.md"
