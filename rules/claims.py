@@ -28,7 +28,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import advised_lines, setting_off
+from diagnose.artifacts.launch import OFF_BEFORE, advised_lines, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -3218,6 +3218,8 @@ def claims(facts: Facts) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, removed)
             if answered:  # the advice was followed: the setting was in use ("I did and it works now" keeps "fixes")
                 off = line_handed = ordered = False
+            elif effect == "no_help" and _not_in_use(text, m.start(), sentence):
+                effect = None
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -3736,8 +3738,8 @@ _RUN_OK_BOUNDED = re.compile(r"\s{0,3}(?:\w+\s{1,3})?(?:before|until|till|previo
 def run_unaffected(facts: Facts) -> Claim | None:
     """The reporter's own sentence that the job works and only a message (a warning, an error line in the log) is in
     question (_RUN_OK with _MESSAGE_WORD in the same sentence): what is asked about is the message, not a failure. Not
-    asked, guessed or supposed, not another's word (hearsay.elsewhere), not bounded to a time or part (_RUN_OK_BOUNDED),
-    and not where the same text says something is still wrong."""
+    asked, guessed, supposed or negated ("I don't think it works"), not another's word (hearsay.elsewhere), not bounded
+    to a time or part (_RUN_OK_BOUNDED), and not where the same text says something is still wrong."""
     for source, text in texts(facts):
         if "(" in str(source):
             continue  # a pasted output's own words are not the reporter's
@@ -3748,7 +3750,10 @@ def run_unaffected(facts: Facts) -> Claim | None:
                 before = sentence[:m.start()]
                 # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
                 asks = asked(sentence) and not stated_before_question(sentence, m.start())
+                # (review40) nor ruled out or doubted before it: "I'm not sure it runs correctly", "I don't think it
+                # works correctly" (negated_words)
                 if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
+                        or negated_words(sentence, m)
                         or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
                     continue
                 return Claim("run_unaffected", source, _quote(sentence, m, 60))
@@ -3851,7 +3856,9 @@ def _answered_advice(text: str, pos: int) -> str | None:
 # said the same or unchanged.
 _NO_LUCK = re.compile(r"\b(?:continues?|continued|keeps?|kept)\s+(?:to\s+)?(?:hang|fail|crash|freez)\w*|"
                       r"(?:\bbut|[-–—,])\s+(?:with\s+)?no\s+(?:luck|effect|difference|change|improvement|success)\b|"
-                      r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same|unchanged)\b|"
+                      # (review40) not "the same as on a single GPU": the same as a reference is a right result
+                      r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same"
+                      r"(?!\s+as\s+(?!before|earlier|previously|without))|unchanged)\b|"
                       r"\bresults?\s+(?:is|are|was|were)(?:n't|\s+not)\s+changed\b", re.I)
 
 
@@ -3864,6 +3871,14 @@ def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) 
     ordered = at >= 0 and hearsay.ordered(sentence, at)  # (review39c) "if it hangs, set X=1": advice
     advised = line_handed or ordered or any(a <= at < b for a, b in guess_scope(sentence, _ADVISED))
     return at, line_handed, ordered, advised
+
+
+def _not_in_use(text: str, pos: int, sentence: str) -> bool:
+    """(review40) Is the setting or remedy at text[pos] said not in use before it on its line ("we are not using
+    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.OFF_BEFORE, as setting_off reads it) or not
+    tried yet in its sentence ("I haven't tried --enforce-eager yet")? Then "... and it still hangs" rules nothing
+    out. OFF_BEFORE only: setting_off's words after it ("X=1, but it did not help") say it was tried."""
+    return bool(OFF_BEFORE.search(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or _NOT_TRIED_YET.search(sentence))
 
 
 def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advised: bool,
@@ -3892,8 +3907,8 @@ def _effect(sentence: str) -> str | None:
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
-            or _NO_LUCK.search(sentence) \
-            or any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FAILS_AGAIN.finditer(sentence)):
+            or any(not _NOT_BEFORE.search(sentence[:m.start()])  # (review40) "it does not keep crashing": fixed
+                   for m in (*_NO_LUCK.finditer(sentence), *_FAILS_AGAIN.finditer(sentence))):
         return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
@@ -8691,6 +8706,8 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
+            if effect == "no_help" and not answered and _not_in_use(text, m.start(), sentence):
+                effect = None
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
                 effect = None
