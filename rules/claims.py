@@ -3218,8 +3218,6 @@ def claims(facts: Facts) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, removed)
             if answered:  # the advice was followed: the setting was in use ("I did and it works now" keeps "fixes")
                 off = line_handed = ordered = False
-            elif effect == "no_help" and _not_in_use(text, m.start(), sentence):
-                effect = None
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -3885,7 +3883,8 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
                   removed: bool) -> tuple[str | None, bool]:
     """(effect, answered): what a remedy said at text[pos] did, as its clause says (_effect: "fixes", "no_help",
     "worse", None), "no_help" for "it hangs even with X" (tried39), and, for advice or a supposition, what the next
-    sentence says when it answers it ("... set X=1. I did and it still hangs"; answered True: the advice was followed).
+    sentence says when it answers it ("... set X=1. I did and it still hangs"; answered True: the advice was followed);
+    never "no_help" for one said not in use or not tried yet (_not_in_use).
     One reading for NCCL settings (tried39) and for flags, platform changes and releases (tried40, remedies)."""
     effect = None if removed or advised else _effect(_clause_of(sentence, said)) or \
         _effect(_clause_of(_sentence_through_dots(text, pos), said))
@@ -3897,6 +3896,8 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     answer = _answered_advice(text, pos) if told and not removed else None
     if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
         return _effect(answer), True
+    if effect == "no_help" and _not_in_use(text, pos, sentence):
+        effect = None  # (review40) "we are not using --ipc=host and it still hangs": nothing was tried
     return effect, False
 
 
@@ -8706,8 +8707,6 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
-            if effect == "no_help" and not answered and _not_in_use(text, m.start(), sentence):
-                effect = None
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
                 effect = None
@@ -8717,12 +8716,13 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
     return out
 
 
-def tried_without_effect(facts: Facts, path: str) -> list[Claim]:
-    """The reporter's settings (PATH_SETTINGS) and remedies (REMEDIES) that switched `path` off or moved it and did not
-    change the failure ("I set NCCL_P2P_DISABLE=1 and it still hangs", "even with X=1 it hangs the same way",
+def tried_without_effect(facts: Facts, *paths: str) -> list[Claim]:
+    """The reporter's settings (PATH_SETTINGS) and remedies (REMEDIES) that switched one of `paths` off or moved it and
+    did not change the failure ("I set NCCL_P2P_DISABLE=1 and it still hangs", "even with X=1 it hangs the same way",
     "设置了 X 还是卡住", "I added --shm-size 16g and it still hangs", "upgrading the driver did not help")."""
+    names = {name for path in paths for name in PATH_SETTINGS.get(path, ())}
     return [c for c in find(facts, "setting") + find(facts, "remedy") if c.data.get("effect") == "no_help"
-            and not c.guess and (c.data["name"] in PATH_SETTINGS.get(path, ()) or c.data.get("path") == path)]
+            and not c.guess and (c.data["name"] in names or c.data.get("path") in paths)]
 
 
 def said_working(facts: Facts, subject: str) -> list[Claim]:

@@ -1050,8 +1050,7 @@ def system_error_in_container(facts: Facts, predictions=None):
     container = _first(facts, "container") or facts.host("container")
     if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
             or _first(facts, "net_socket") or _first(facts, "module_missing") or claims.known_errors(facts) \
-            or claims.said_working(facts, "shm") or claims.tried_without_effect(facts, "shm") \
-            or claims.tried_without_effect(facts, "dev_shm"):
+            or claims.said_working(facts, "shm") or claims.tried_without_effect(facts, "shm", "dev_shm"):
         return  # between nodes the failing call is as often the network's; a known message names the call; a
         # /dev/shm the reporter sized in gigabytes, shared with the host or ruled out is no suspect (ruledout34), nor
         # NCCL's SHM transport where switching it off (NCCL_SHM_DISABLE=1) left the failure as it was (tried39), nor
@@ -3824,7 +3823,7 @@ def pcie_redirect(facts: Facts, predictions=None):
     # (tried39) P2P switched off and the job failed the same way: ACS redirect, which only breaks peer traffic, is not
     # what fails; a lead below the line (as ticket.hang_on_pcie weighs the same words)
     # (tried40) and the same where ACS or the IOMMU was switched off (ACS disabled, iommu=pt, VT-d off) to no effect
-    tried = claims.tried_without_effect(facts, "p2p") or claims.tried_without_effect(facts, "acs")
+    tried = claims.tried_without_effect(facts, "p2p", "acs")
     yield make("ticket.pcie_redirect", "p2p_disabled", "info" if tried else "warning",
                0.25 if tried else weight(c, 0.55),
                "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",
