@@ -5531,6 +5531,15 @@ _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
             r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
             r"后(?![面续])|之后)|"
             r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)(?![出到在时速延上的])")
+# (physics41) A time said to rise, in Chinese, as "latency increases" is read in English: 耗时/延迟/时延/延时/响应时间/
+# 推理时间 and then 增加/上升/升高/变长/翻倍 in the same clause ("模型推理的耗时随着并发数增加而显著增加",
+# PaddlePaddle/Paddle#74043; "并发的耗时也在上升", PaddlePaddle/PaddleX#4668; "突然有新请求也会响应时间变长",
+# jina-ai/clip-as-service#539). A negation between them rules it out ("耗时没有增加", "延迟不会变长"); a bare 时间 (load
+# time, training time, the date) is not read.
+_TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)(?:(?![没不未无])[^\n，,。；;]){0,20}?"
+                 r"(?:增加|上升|升高|变长|翻倍)")
+
+
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
@@ -5709,7 +5718,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\b(?:un|not\s+)satisf\w*|\bdisappoint\w*|\bunderwhelm\w*|"
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
-             r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|"
+             r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|" + _TIME_ROSE_ZH + "|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"
@@ -7947,17 +7956,39 @@ _EACH_SLOWER = re.compile(r"\b(?:per[- ](?:request|user|sequence|stream)|each (?
                           r"each (?:request|user)|latency)\b", re.I)
 
 
+# (physics41) The same in Chinese: more in flight as a count of concurrent requests, instances or processes that
+# grows ("并发数增加", "随着进程数的增加", "实例数量增加"), a time tied to that count ("耗时跟并发的数量正比上升"),
+# or several of them at once ("多个并发", "4 实例", "多个triton instance"); each one slower as a time that rises
+# (_TIME_ROSE_ZH) or a speed that falls ("速度变慢"). The threads: PaddlePaddle/Paddle#74043 and
+# PaddlePaddle/PaddleX#4668 (read; the maintainer of the second: instances on one card contend, "导致耗时上升"),
+# PaddlePaddle/PaddleOCR#9124 ("随着进程数的增加时间也会增加": a bare 时间, not read), qi-hua/async_cosyvoice#63
+# (the verb before the noun, "增加合成的总时长": not read). Processes that share one GPU take turns on it (CUDA's MPS
+# overview: without MPS, work from different processes is time-sliced); requests in one engine share its steps
+# (vLLM's optimization guide): either way each one waits longer as more run. Cards (卡, GPU) are not in flight: more
+# of them is scaling, not this.
+_MORE_IN_FLIGHT_ZH = re.compile(
+    r"(?:并发|进程|实例|请求|instances?)[\s的]{0,3}(?:数|数量|个数|数目)?[\s的]{0,3}"
+    r"(?:增加|增大|增多|变多|上升|提高|翻倍|越多|越大)|"
+    r"(?:随着|跟|与)\s{0,2}[^\s，,。；]{0,4}?(?:并发|进程数|实例数|请求数)|"
+    r"(?:\d+|[两二三四五六七八九十]|多)\s{0,2}个?\s{0,2}(?:并发|实例|(?:triton\s{1,3})?instances?)", re.I)
+_EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?![没不未无])[^\n，,。；;]){0,10}?(?:变慢|越慢)")
+
+
 def batch_tradeoff(facts: Facts) -> list[Claim]:
     """Sentences where more requests in flight make each one slower ("with 32 concurrent requests each request gets
-    slower", "tokens/s per request drops as I raise the batch size"): the batch's trade of latency for total
-    throughput. Ruled out ("latency does not increase") it does not count."""
+    slower", "tokens/s per request drops as I raise the batch size", "耗时随着并发数增加而显著增加"): the batch's trade
+    of latency for total throughput. Ruled out ("latency does not increase", "耗时没有增加") it does not count."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
-            if not slower or _slowdown_denied(sentence, slower):
+            if not slower and _MORE_IN_FLIGHT_ZH.search(sentence):
+                slower = _EACH_SLOWER_ZH.search(sentence)  # the Chinese forms rule out a negation by their shape
+            elif slower and _slowdown_denied(sentence, slower):
                 continue  # "the latency does not increase": ruled out
+            if not slower:
+                continue
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
     return out
 
