@@ -8561,6 +8561,27 @@ MORE_WORDS_K["p2p_passed"] = [
     r"\b(?:P2P|peer[- ]to[- ]peer)(?:\s+(?:access|transfers?|copies|communication))?\s+(?:works|is working|"
     r"(?:is|was)\s+(?:fully\s+)?(?:functional|working))\b(?!\s+(?:only|except|but|on some))",
 ]
+# (p2p41) The host's own P2P check said to fail, hang or crash: NCCL's troubleshooting guide has p2pBandwidthLatencyTest
+# "run to completion and report good performance between GPUs", and ACS or the IOMMU redirecting peer traffic causes "a
+# significant performance reduction or even a hang". Said "I'm able to reproduce a crash with the p2p samples"
+# (NVIDIA/cuda-samples#48, IOMMU off let them run), "Everything looks fine but fails simpleP2P test"
+# (aikitoria/open-gpu-kernel-modules#8), "simpleP2P failing on 4x3090" (#22 there, the BAR too small),
+# "p2pBandwithLatencyTest gives me the following output and then hangs" (pytorch/pytorch#1637, IOMMU). Not the sample
+# failing to build, nor another step ("the p2p test passes but training hangs": nothing passing, denying or starting
+# another clause between the check and the verb), nor vLLM's routine notice on every PCIe box without P2P ("Custom
+# allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed"), which says either.
+_P2P_CHECK = (r"(?:simpleP2P|p2pBandwid?thLatencyTest|p2p[_ ]?(?:bandwidth[_ ]?latency[_ ]?)?(?:tests?|samples?)|"
+              r"P2P (?:access )?checks?)")
+_CHECK_BROKE = (r"(?:fail(?:s|ed|ing)?|hangs?|hung|freez(?:es|ing)|froze|crash(?:es|ed|ing)?|segfaults?|"
+                r"gets stuck|stuck)")
+_CHECK_GAP = (r"(?:(?!\b(?:not|no|never|pass\w*|succeed\w*|works?|worked|OK|fine|but|while|though|although|"
+              r"whereas|yet|if|when|unless)\b|\band\b(?!\s+then\b)|n't\b)[^.\n,;])")
+MORE_WORDS_K["p2p_check_failed"] = [
+    r"(?<!capability or )\b" + _P2P_CHECK + r"\b" + _CHECK_GAP + r"{0,50}?\b" + _CHECK_BROKE + r"\b"
+    r"(?!\s+to\s+(?:compile|build|make|link|install|load|open|find))",
+    r"(?<!\bnot )\b" + _CHECK_BROKE + r"\s+(?:with|in|on|running|when running|at)?\s*(?:the\s+|my\s+|both\s+)?"
+    r"(?:CUDA\s+)?" + _P2P_CHECK + r"\b",
+]
 _extend(MORE_WORDS_K, new_kinds=True)
 # (review34) A P2P check said to pass of another host, run or pair is no check of this one: someone else's ("in #1234
 # someone's p2p test passed", "other users report P2P works"), a time before the problem ("P2P was working before the

@@ -531,11 +531,24 @@ _ASKS_ABOUT = re.compile(r"^\s*(?:(?:so|and|but|then|also)\s+)?(?:do|does|did|is
                          re.I)
 
 
+# (p2p41) NVLink named as what a program needs, not what the host has: "requires NVLink", "needs NVLink", "the
+# NVLink/full-mesh P2P requirement isn't met" (deepseek-ai/DeepEP#584, on an 8-GPU PCIe-only host), "NVLink is
+# required". Said the same way of hosts without it in public text: "Multi-GPU inference via llama.cpp requires NVLink,
+# which the 1650 lacks", "NVLink SHARP requires NVLink; H20 has none".
+_NVLINK_NEEDED_BEFORE = re.compile(r"\b(?:requires?|required|requiring|needs?|needed|needing)\s+(?:an?\s+|the\s+)?$",
+                                   re.I)
+_NVLINK_NEEDED_AFTER = re.compile(r"(?:\s?/\s?[\w-]+|\s+or\s+[\w-]+){0,2}(?:\s+(?:P2P|bandwidth|support))?\s+"
+                                  r"(?:requirements?|(?:is|are)\s+(?:required|needed)|required)\b", re.I)
+
+
 def _nvlink_denied(text: str, m: re.Match) -> bool:
-    """Is this NVLink mention one the reporter rules out or only asks about ("Do I need NVLink?")?"""
+    """Is this NVLink mention one the reporter rules out, only asks about ("Do I need NVLink?") or names as a
+    program's requirement ("DeepEP requires NVLink")?"""
     before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
     rest = re.match(r"[^.!?。！？\n]*[.!?。！？]?", text[m.end():]).group(0)  # the sentence's end: a question?
     clause = re.split(r"[,;:.!?，；：。！？\n]", text[max(0, m.start() - 80):m.start()])[-1]  # its words before it
+    if _NVLINK_NEEDED_BEFORE.search(before) or _NVLINK_NEEDED_AFTER.match(text, m.end()):
+        return True
     return bool(_NVLINK_ABSENT.search(before) or _NVLINK_NONE_AFTER.match(text, m.end())
                 or _claims.ruled_out(text, m) or (_claims.asked(rest) and _ASKS_ABOUT.search(clause)))
 

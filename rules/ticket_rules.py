@@ -988,21 +988,31 @@ def isolated_ranks(facts: Facts, predictions=None):
 
 @rule("ticket.p2p_corrupts", "p2p_disabled", "virtualization_no_p2p")
 def p2p_corrupts(facts: Facts, predictions=None):
-    """Wrong results or IOMMU page faults from GPU DMA: peer-to-peer transfers broken by the IOMMU/ACS."""
+    """Wrong results or IOMMU page faults from GPU DMA: peer-to-peer transfers broken by the IOMMU/ACS. Also the host's
+    own check failing, said (claims p2p_check_failed: simpleP2P or p2pBandwidthLatencyTest failing, hanging or
+    crashing) or shown: CUDA's simpleP2P copies a buffer between two GPUs with peer access enabled, reads it back and
+    prints `Verification error @ element ...` and `Test failed!` when the data is wrong (simpleP2P.cu), a peer path
+    that the driver grants and that does not deliver."""
     fault = _first(facts, "iommu_fault")
     wrong = _first(facts, "wrong_results")
-    if not (fault or wrong):
+    failed = next((p for p in facts.of(P2PStatus) if p.capability == "transfer" and not p.ok and p.a != p.b), None)
+    broke = next(iter(claims.p2p_check_said(facts, "p2p_check_failed")), None)  # the host's P2P check said failing
+    if not (fault or wrong or failed or broke):
         return
     # Wrong results alone point to the peer path only in a job with peers: a copy from one GPU to another (it names
     # two GPUs itself: "between devices", "cuda:0 to cuda:1"), two or more GPUs, or a job across nodes.
     peer = bool(wrong and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
-    if not fault and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
+    if not (fault or failed or broke) and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
         return
     virt = is_virtualized(facts)
-    evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]
-    confidence = 0.75 if fault else 0.55
+    evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results"),
+                                                  (broke, "the host's P2P check fails")) if c]
+    if failed:
+        evidence.append(ev(failed, f"simpleP2P's GPU{failed.a}<->GPU{failed.b} peer copy read back wrong",
+                           failed.status))
+    confidence = 0.75 if fault or failed else 0.55
     yield make("ticket.p2p_corrupts", "virtualization_no_p2p" if virt else "p2p_disabled",
-               "critical" if fault else "warning", confidence,
+               "critical" if fault or failed else "warning", confidence,
                "Peer-to-peer transfers between GPUs are blocked or corrupted (IOMMU / ACS)",
                "When the IOMMU (AMD-Vi, Intel VT-d) or PCIe ACS sits between GPUs, their direct DMA is faulted or "
                "redirected: collectives hang, return wrong data, or training stops converging, while single-GPU runs "

@@ -47,6 +47,12 @@ _SIMPLE_COPY = re.compile(r"cudaMemcpyPeer\s*/\s*cudaMemcpy between GPU(\d+) and
                           re.I)
 _SIMPLE_ENABLE = re.compile(r"Enabling peer access between GPU(\d+) and GPU(\d+)", re.I)
 _SIMPLE_RESULT = re.compile(r"^\W*(Test passed|Test failed!?)\s*$", re.I)
+# simpleP2P's kernel step names the pair it copies through ("Run kernel on GPU1, taking source data from GPU0 and
+# writing to GPU1..."), and the check of the buffer read back prints one line per wrong element ("Verification error @
+# element 0: val = nan, ref = 0.000000") before `Test failed!` (simpleP2P.cu): a paste cut before its last line
+# still shows the copy failing.
+_SIMPLE_KERNEL = re.compile(r"Run kernel on GPU(\d+), taking source data from GPU(\d+)", re.I)
+_SIMPLE_VERIFY = re.compile(r"^\W*Verification error @ element \d+", re.I)
 _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d+(?:\.\d+)?)", re.I)
 
 
@@ -56,7 +62,8 @@ def detect(text: str) -> float:
         return 0.95
     if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
         return 0.9
-    if _ACCESS.search(head) or _NHC.search(head) or _SIMPLE_ACCESS.search(head) or _SIMPLE_COPY.search(head):
+    if (_ACCESS.search(head) or _NHC.search(head) or _SIMPLE_ACCESS.search(head) or _SIMPLE_COPY.search(head)
+            or _SIMPLE_KERNEL.search(head)):
         return 0.7
     return 0.2 if "p2pBandwidthLatencyTest" in head else 0.0  # named in prose, no output
 
@@ -72,11 +79,14 @@ def parse(text: str, name: str) -> list:
         enabling = _SIMPLE_ENABLE.search(line)
         if enabling:
             enabled_pair = (int(enabling.group(1)), int(enabling.group(2)))
-        result = _SIMPLE_RESULT.match(line) if enabled_pair else None
+        kernel = _SIMPLE_KERNEL.search(line)
+        if kernel and not enabled_pair:  # the enabling line cut off: the kernel step names the pair
+            enabled_pair = (int(kernel.group(2)), int(kernel.group(1)))
+        result = _SIMPLE_RESULT.match(line) or _SIMPLE_VERIFY.match(line) if enabled_pair else None
         if result:  # simpleP2P verified (or not) the buffer it copied peer-to-peer
-            records.append(P2PStatus(src, *enabled_pair, "transfer", result.group(1),
-                                     result.group(1).lower() == "test passed"))
-            enabled_pair = None
+            said = result.group(0).strip() if result.re is _SIMPLE_VERIFY else result.group(1)
+            records.append(P2PStatus(src, *enabled_pair, "transfer", said, said.lower() == "test passed"))
+            enabled_pair = None  # one record per run: the later error lines and `Test failed!` say the same
             continue
         if "GPU Bandwidth Latency Test" in line:
             access = {}  # a second run (another node) reports its own pairs
