@@ -1,0 +1,43 @@
+"""tidy41: one helper for "the reporter's own words" (claims.own_words / own_texts), and the other tidy-ups of the
+pass (issue_md's BATCH pattern linear on long blank runs). Real bundles are pastes under tests/data (their URLs in
+each folder's SOURCES.md); short strings are probes."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from diagnose.bundle import read_bundle
+from diagnose.evidence import Facts, Note, Workload
+from rules import claims
+
+DATA = Path(__file__).parent / "data"
+
+
+def _paste(tmp_path, rel: str) -> Facts:
+    dst = tmp_path / "issue.md"
+    shutil.copy(DATA / rel, dst)
+    return read_bundle([dst])
+
+
+@pytest.mark.parametrize("rel", ["hostbound37/vllmforum1876.md", "hostbound37/llamacpp24871.md"])
+def test_an_issues_prose_is_own_words_and_a_parsed_framework_is_not(tmp_path, rel):
+    sources = [(str(s), claims.own_words(s)) for s, _ in claims.texts(_paste(tmp_path, rel))]
+    assert ("issue.md:1", True) in sources
+    assert any(s.endswith("(framework)") and not own for s, own in sources)
+    assert all(own == (not s.endswith(")")) for s, own in sources)
+
+
+def test_a_ticket_tomls_description_is_own_words_and_its_tables_are_not():
+    facts = read_bundle([DATA / "para37/u316-nccltests-a100-nvlink3-235-vs-300-or-600/a"])
+    own = {str(s): claims.own_words(s) for s, _ in claims.texts(facts)}
+    assert own == {"ticket.toml:2": True, "ticket.toml:13 (software)": False, "ticket.toml:8 (interconnect)": False,
+                   "ticket.toml:13 (framework)": False}
+    assert [str(s) for s, _ in claims.own_texts(facts)] == ["ticket.toml:2"]
+
+
+def test_own_texts_keeps_the_prose_and_drops_every_field():
+    facts = Facts()  # probe
+    facts.add(Note("issue.md:1", "description", "we see 3 GB/s between the two cards"),
+              Note("issue.md:30", "software", "nccl-tests 2.13.8"),
+              Workload("issue.md:12", framework="vllm", interconnect="PCIe"))
+    assert [(str(s), t) for s, t in claims.own_texts(facts)] == [("issue.md:1", "we see 3 GB/s between the two cards")]
