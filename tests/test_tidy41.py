@@ -2,10 +2,12 @@
 pass (issue_md's BATCH pattern linear on long blank runs). Real bundles are pastes under tests/data (their URLs in
 each folder's SOURCES.md); short strings are probes."""
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
+from diagnose.artifacts import issue_md
 from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Note, Workload
 from rules import claims
@@ -41,3 +43,28 @@ def test_own_texts_keeps_the_prose_and_drops_every_field():
               Note("issue.md:30", "software", "nccl-tests 2.13.8"),
               Workload("issue.md:12", framework="vllm", interconnect="PCIe"))
     assert [(str(s), t) for s, t in claims.own_texts(facts)] == [("issue.md:1", "we see 3 GB/s between the two cards")]
+
+
+# Real lines (the first two from the threads physics40 cites beside _CJK_EDGE, modelscope/ms-swift#1825 and
+# deepseek-ai/DeepSeek-V2#35) and probes: the separator's blanks now belong to it; what is read is unchanged.
+@pytest.mark.parametrize("text, batch", [
+    ("单卡batchsize为8", "8"), ("batch_size为1024", "1024"), ("batch size 为8", "8"), ("--batch-size   32", "32"),
+    ("batch of  16 prompts", "16"), ("batch size: \t 4", "4"), ("batch 8 tokens", None), ("max-batch-size 32", None),
+    ("batch   ", None)])
+def test_the_batch_patterns_read_as_before(text, batch):
+    for pattern in (issue_md.BATCH, issue_md.BATCH_ONLY):
+        m = pattern.search(text)
+        assert (m.group(1) if m else None) == batch
+
+
+@pytest.mark.parametrize("pattern, words", [("BATCH", "batch size"), ("BATCH_ONLY", "batch size"),
+                                            ("ONE_AT_A_TIME", "batch size"), ("ONE_AT_A_TIME", "requests"),
+                                            ("ONE_AT_A_TIME", "requests were")])
+@pytest.mark.parametrize("blanks", [" ", "\t", "\n"])
+def test_a_long_blank_run_after_the_words_is_linear(pattern, words, blanks):
+    """Probe: 50,000 blanks after "batch size" or "requests" took 20-40 s before (quadratic); now milliseconds."""
+    text = words + blanks * 50_000 + "x"
+    start = time.perf_counter()
+    assert getattr(issue_md, pattern).search(text) is None
+    assert time.perf_counter() - start < 0.5
+
