@@ -3901,13 +3901,20 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
         effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
     # advice, a supposition or a suggestion, answered in the next sentence ("I did and it still hangs")
-    told = advised or at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+    told = advised or _supposed_at(sentence, at)
     answer = _answered_advice(text, pos) if told and not removed else None
     if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
         return _effect(answer), True
     if effect == "no_help" and _not_in_use(text, pos, sentence):
         effect = None  # (review40) "we are not using --ipc=host and it still hangs": nothing was tried
     return effect, False
+
+
+def _supposed_at(sentence: str, at: int) -> bool:
+    """Is the remedy said at sentence[at] (at -1: none found in it) only supposed or guessed: an "if" clause before it
+    ("if I add --ipc=host ...") or a guess (guessed: "maybe --enforce-eager helps?")? _tried_effect then looks for the
+    answer in the next sentence, and remedies keeps one left unanswered as a guess."""
+    return at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
 
 
 def _effect(sentence: str) -> str | None:
@@ -8719,7 +8726,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
                 effect = None
-            supposed = not answered and at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+            supposed = not answered and _supposed_at(sentence, at)
             out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},
                              guess=supposed or (advised and not answered)))
     return out

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import said
 
 from diagnose.artifacts import issue_md
 from diagnose.bundle import read_bundle
@@ -68,3 +69,17 @@ def test_a_long_blank_run_after_the_words_is_linear(pattern, words, blanks):
     assert getattr(issue_md, pattern).search(text) is None
     assert time.perf_counter() - start < 0.5
 
+
+# One reading of "supposed or guessed" (claims._supposed_at) for a setting's advice and a remedy's guess. The first
+# sentence is real (vllm-project/vllm#17167's title, also in test_tried40); the rest are probes.
+@pytest.mark.parametrize("text, guess, effect", [
+    ("VLLM will hang during multiple node startup, but if ‘--enforce-eager’ configuration is enabled, it can start "
+     "normally.", True, "fixes"),
+    ("Maybe --enforce-eager helps?", True, "fixes"),
+    ("Perhaps --disable-custom-all-reduce would fix it.", True, "fixes"),
+    ("I added --ipc=host and it still hangs.", False, "no_help"),
+    ("You could try --ipc=host. I did and it still hangs.", False, "no_help"),
+])
+def test_a_remedy_supposed_is_a_guess_unless_answered(text, guess, effect):
+    (c,) = claims.find(said("Our job hangs at the first all-reduce. " + text), "remedy")
+    assert (c.guess, c.data["effect"]) == (guess, effect)
