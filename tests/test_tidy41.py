@@ -1,6 +1,7 @@
 """tidy41: one helper for "the reporter's own words" (claims.own_words / own_texts), and the other tidy-ups of the
 pass (issue_md's BATCH pattern linear on long blank runs). Real bundles are pastes under tests/data (their URLs in
 each folder's SOURCES.md); short strings are probes."""
+import math
 import shutil
 import time
 from pathlib import Path
@@ -83,3 +84,20 @@ def test_a_long_blank_run_after_the_words_is_linear(pattern, words, blanks):
 def test_a_remedy_supposed_is_a_guess_unless_answered(text, guess, effect):
     (c,) = claims.find(said("Our job hangs at the first all-reduce. " + text), "remedy")
     assert (c.guess, c.data["effect"]) == (guess, effect)
+
+
+# rules.loss_bound prices thousands of catalog pairs and reads only the decode step: predict(decode_only=True) gives
+# the same step, band and fit without the prefill, TTFT and end-to-end figures (NaN), as predict_any_build passes it on.
+@pytest.mark.parametrize("model, gpu, engine, tp, pp, interconnect", [
+    ("opt-125m", "h200-nvl", "vllm", 2, 1, "pcie5-x8"), ("qwen3-0.6b", "gb200", "llamacpp", 1, 2, None),
+    ("llama-2-13b", "rtx-3090", "sglang", 2, 1, None), ("yi-1.5-9b", "a100-80gb-sxm", "generic", 4, 1, None),
+    ("llama-3-8b", "l4", None, 1, 1, None)])
+def test_a_decode_only_prediction_prices_the_same_step(model, gpu, engine, tp, pp, interconnect):
+    from rules import catalog, roofline
+
+    args = (catalog.model(model), catalog.gpu(gpu), roofline.Layout(tp=tp, pp=pp))
+    kw = {"engine": catalog.engine(engine) if engine else None, "build_stated": False, "interconnect": interconnect}
+    full, step = roofline.predict_any_build(*args, **kw), roofline.predict_any_build(*args, decode_only=True, **kw)
+    for name in ("decode_step_ms_expected", "band_low", "band_high", "valid", "fits", "decode_step_ms"):
+        assert getattr(step, name) == getattr(full, name), name
+    assert full.ttft_ms_expected > 0 and math.isnan(step.ttft_ms_expected) and math.isnan(step.e2e_latency_ms_expected)
