@@ -366,9 +366,7 @@ def support_asked(facts: Facts) -> tuple[claims.Claim, list[float]] | None:
     """(claim, compute capabilities) where the reporter's own words ask or say whether a GPU is supported, of an
     architecture PyTorch's wheel lines differ on; None otherwise."""
     mention = _mention()
-    for source, text in claims.texts(facts):
-        if "(" in str(source):
-            continue  # a framework or interconnect field, not a sentence of theirs
+    for source, text in claims.own_texts(facts):  # not a framework or interconnect field
         for sentence in claims.sentences(text):
             if _FEATURE.search(sentence) or _DRIVER.search(sentence) or not _WANTED.search(sentence):
                 continue

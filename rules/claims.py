@@ -103,6 +103,19 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
     return out
 
 
+def own_words(source: str) -> bool:
+    """Is a texts() source the reporter's own prose (the description or an issue's text: "issue.md:1"), not a field
+    read beside it? texts() names every field by the kind it appends in parentheses: a framework or interconnect a
+    parser found ("issue.md:12 (framework)", often in a pasted tool output), a ticket.toml table's values
+    ("ticket.toml:4 (software)"). Those are a tool's or a form's words, not a sentence the reporter wrote."""
+    return "(" not in str(source)
+
+
+def own_texts(facts: Facts) -> list[tuple[str, str]]:
+    """texts() of the reporter's own prose only (own_words): the fields a parser or a form supplied left out."""
+    return [(source, text) for source, text in texts(facts) if own_words(source)]
+
+
 def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
     """Does the reporter quote NCCL's own lines showing InfiniBand in use (nccl_log.quotes_ib reads them; `opened`:
     the init line naming the HCAs it opened)?"""
@@ -3738,9 +3751,7 @@ def run_unaffected(facts: Facts) -> Claim | None:
     question (_RUN_OK with _MESSAGE_WORD in the same sentence): what is asked about is the message, not a failure. Not
     asked, guessed, supposed or negated ("I don't think it works"), not another's word (hearsay.elsewhere), not bounded
     to a time or part (_RUN_OK_BOUNDED), and not where the same text says something is still wrong."""
-    for source, text in texts(facts):
-        if "(" in str(source):
-            continue  # a pasted output's own words are not the reporter's
+    for source, text in own_texts(facts):
         for sentence in sentences(text):
             if not _MESSAGE_WORD.search(sentence):
                 continue
@@ -3780,9 +3791,7 @@ def ignore_asked(facts: Facts) -> Claim | None:
     """The reporter's own question whether a warning or message matters or can be ignored (_IGNORE_ASKED), in a
     sentence that names the message (_MESSAGE_WORD: "can I ignore the last layer?" asks about no message); None where
     it is not asked (a statement, "I ignored it") or is another's word."""
-    for source, text in texts(facts):
-        if "(" in str(source):
-            continue
+    for source, text in own_texts(facts):
         for sentence in sentences(text):
             m = _IGNORE_ASKED.search(sentence)
             if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
@@ -3892,13 +3901,20 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
         effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
     # advice, a supposition or a suggestion, answered in the next sentence ("I did and it still hangs")
-    told = advised or at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+    told = advised or _supposed_at(sentence, at)
     answer = _answered_advice(text, pos) if told and not removed else None
     if answer:  # (tried39) "... set NCCL_P2P_DISABLE=1. I did and it still hangs": done, with this effect
         return _effect(answer), True
     if effect == "no_help" and _not_in_use(text, pos, sentence):
         effect = None  # (review40) "we are not using --ipc=host and it still hangs": nothing was tried
     return effect, False
+
+
+def _supposed_at(sentence: str, at: int) -> bool:
+    """Is the remedy said at sentence[at] (at -1: none found in it) only supposed or guessed: an "if" clause before it
+    ("if I add --ipc=host ...") or a guess (guessed: "maybe --enforce-eager helps?")? _tried_effect then looks for the
+    answer in the next sentence, and remedies keeps one left unanswered as a guess."""
+    return at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
 
 
 def _effect(sentence: str) -> str | None:
@@ -8762,7 +8778,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
                 effect = None
-            supposed = not answered and at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+            supposed = not answered and _supposed_at(sentence, at)
             out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},
                              guess=supposed or (advised and not answered)))
     return out

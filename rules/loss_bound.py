@@ -92,7 +92,7 @@ def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bo
 
     def priced(m, gpu, e, n, **kw):
         return roofline.predict_any_build(m, gpu, roofline.Layout(**_layout(n, split)), batch=batch, engine=e,
-                                          build_stated=False, **kw)
+                                          build_stated=False, decode_only=True, **kw)
 
     def worst(g):
         try:

@@ -477,7 +477,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             engine: EngineSpec | None = None,
             output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5,
             memory_share: tuple[float, str, str] | None = None, ring_path: str = "",
-            ring_cpu: str = "", nccl_release: str = "") -> Prediction:
+            ring_cpu: str = "", nccl_release: str = "", decode_only: bool = False) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds at the end of its reply (default prompt + output, output 256): the memory
@@ -498,6 +498,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     pinned one (rules/catalog/nccl_tuning.toml).
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
+    decode_only: price the decode step, the memory fit and the band only; the prefill, TTFT, ITL and end-to-end
+    figures are NaN (rules.loss_bound prices thousands of catalog pairs and reads only the step).
     """
     eng = catalog.split_twin(engine or catalog.engine(None), layout.pp)
     cal = catalog.calibration()
@@ -583,45 +585,51 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     exp_share = exp.scaled(m_e / pp)
     bubble = step_exp - host_step - exp_share.total_ms
 
-    # prefill: TTFT of one prompt alone; throughput of the whole batch of prompts
-    one = prefill_work(model, tp, 1, prompt, dtype, kv_dtype, quant_group)
-    many = prefill_work(model, tp, mb, prompt, dtype, kv_dtype, quant_group)
-    psr_roof = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
-    ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, 1, psr_roof,
-                      one_shot=True)
-    # an engine whose decode step runs the prompt's last token (first_token_step) prefills the rest, then takes a step
-    ctx = prompt - 1 if eng.first_token_step else prompt
-    psr_ctx = handover_ms(ctx, False)
-    m_p = engine_microbatches(eng, batch, ctx, pp)
-    mb_p = math.ceil(batch / m_p)
-
-    def prefill_at(sequences: int, microbatches: int) -> float:
-        """The engine's prefill of `sequences` prompts a microbatch, up to the step that samples the first token."""
-        if not ctx:
-            return 0.0
-        terms = step_model.pass_terms(setting, sequences=sequences, tokens_per_seq=ctx, context=ctx, prefill=True)
-        return _pipelined(terms.total_ms, pp, microbatches, psr_ctx * sequences, one_shot=True)
-
-    ttft_exp = prefill_at(1, 1) + eng.host_ms_per_request
-    prefill_ms_exp = prefill_at(mb_p, m_p)
-    if eng.first_token_step:
-        ttft_exp += step_at(prompt, 1, 1, handover_ms(1, eng.cuda_graphs))[1]
-        prefill_ms_exp += step_at(prompt)[1]
-    many_roof = roofline_pass(many, gpu, fabric, tp, nodes, roof_dtype)
-    prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
-    prompt_tokens = batch * prompt
-
-    # one request batch end to end: prefill, then output - 1 steps at the average context
-    mid = itl_context(prompt, output, itl_share)
-    if mid == step_ctx:  # the mean ITL (itl_share 0.5) within `context`: the judged step, priced above
-        mid_roof, mid_step_exp = step, step_exp
+    if decode_only:  # nothing below the decode step: the figures are NaN, no prefill pass priced
+        ttft = ttft_exp = prefill_ms = prefill_ms_exp = mid_roof = mid_step_exp = e2e = e2e_exp = math.nan
+        prefill_bound, prompt_tokens, m_p, mid = "", batch * prompt, 0, itl_context(prompt, output, itl_share)
     else:
-        mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
-        mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m,
-                              sendrecv_roof, one_shot=False)
-        mid_step_exp = step_at(mid)[1]
-    e2e = prefill_ms + (output - 1) * mid_roof
-    e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
+        # prefill: TTFT of one prompt alone; throughput of the whole batch of prompts
+        one = prefill_work(model, tp, 1, prompt, dtype, kv_dtype, quant_group)
+        many = prefill_work(model, tp, mb, prompt, dtype, kv_dtype, quant_group)
+        psr_roof = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
+        ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, 1, psr_roof,
+                          one_shot=True)
+        # an engine whose decode step runs the prompt's last token (first_token_step) prefills the rest, then takes a
+        # step
+        ctx = prompt - 1 if eng.first_token_step else prompt
+        psr_ctx = handover_ms(ctx, False)
+        m_p = engine_microbatches(eng, batch, ctx, pp)
+        mb_p = math.ceil(batch / m_p)
+
+        def prefill_at(sequences: int, microbatches: int) -> float:
+            """The engine's prefill of `sequences` prompts a microbatch, up to the step that samples the first token."""
+            if not ctx:
+                return 0.0
+            terms = step_model.pass_terms(setting, sequences=sequences, tokens_per_seq=ctx, context=ctx, prefill=True)
+            return _pipelined(terms.total_ms, pp, microbatches, psr_ctx * sequences, one_shot=True)
+
+        ttft_exp = prefill_at(1, 1) + eng.host_ms_per_request
+        prefill_ms_exp = prefill_at(mb_p, m_p)
+        if eng.first_token_step:
+            ttft_exp += step_at(prompt, 1, 1, handover_ms(1, eng.cuda_graphs))[1]
+            prefill_ms_exp += step_at(prompt)[1]
+        many_roof = roofline_pass(many, gpu, fabric, tp, nodes, roof_dtype)
+        prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
+        prompt_tokens = batch * prompt
+
+        # one request batch end to end: prefill, then output - 1 steps at the average context
+        mid = itl_context(prompt, output, itl_share)
+        if mid == step_ctx:  # the mean ITL (itl_share 0.5) within `context`: the judged step, priced above
+            mid_roof, mid_step_exp = step, step_exp
+        else:
+            mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
+            mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m,
+                                  sendrecv_roof, one_shot=False)
+            mid_step_exp = step_at(mid)[1]
+        e2e = prefill_ms + (output - 1) * mid_roof
+        e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
+        prefill_bound = many_roof.bound
 
     lo, hi = cal.band
     streamed = (dw.weights_bytes + dw.kv_bytes) * tp * m
@@ -658,7 +666,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         decode_tok_s_total_expected=_r(1e3 / step_exp * batch * layout.dp),
         allreduce_share_expected=_r(exp_share.allreduce_ms / step_exp, 3),
         mbu_implied=_r(streamed / tp / m * share / (step_exp / 1e3) / (gpu.hbm_gbs * 1e9), 3),
-        prefill_bound=many_roof.bound, ttft_ms=_r(ttft, 3), ttft_ms_expected=_r(ttft_exp, 3),
+        prefill_bound=prefill_bound, ttft_ms=_r(ttft, 3), ttft_ms_expected=_r(ttft_exp, 3),
         prefill_tok_s=_r(prompt_tokens / prefill_ms * 1e3),
         prefill_tok_s_expected=_r(prompt_tokens / prefill_ms_exp * 1e3),
         prefill_tok_s_total_expected=_r(prompt_tokens / prefill_ms_exp * 1e3 * layout.dp),

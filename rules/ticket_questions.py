@@ -288,9 +288,7 @@ def figure_meaning(facts: Facts, predictions=None):
 
 def own_sentences(facts: Facts):
     """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
-    for source, text in claims.texts(facts):
-        if "(" in str(source):
-            continue
+    for source, text in claims.own_texts(facts):
         for sentence in claims.sentences(text):
             yield source, sentence
 
@@ -451,9 +449,7 @@ _CURE_ASKED = re.compile(r"\bhow\s+(?:(?:can|do|should|could|would|to)\s+(?:I\s+
 
 def _asks_cure(facts: Facts) -> tuple[str, str] | None:
     """(source, words) where the reporter's own text (not a pasted output) asks how to solve or fix what they see."""
-    for source, text in claims.texts(facts):
-        if "(" in str(source):
-            continue
+    for source, text in claims.own_texts(facts):
         if m := _CURE_ASKED.search(text):
             return source, text[max(0, m.start() - 40):m.end() + 30].strip()
     return None
@@ -919,9 +915,7 @@ def cuda_versions_compared(facts: Facts) -> tuple[str, str, dict, dict] | None:
     beside the word version; None when none does, or when the driver's stated release is the lower: a driver too old
     for the toolkit is a fault, not a reading."""
     rows = catalog.cuda_version_sources()
-    for source, text in claims.texts(facts):
-        if "(" in str(source):
-            continue  # a pasted output: an environment dump names both tools without comparing them
+    for source, text in claims.own_texts(facts):  # an environment dump names both tools without comparing them
         for paragraph in re.split(r"\n\s*\n", text):
             if not re.search(r"\bversions?\b|版本", paragraph, re.I):
                 continue

@@ -331,8 +331,7 @@ def _no_nvlink_here(facts: Facts) -> bool:
     spec = facts.subject.gpu
     if spec is not None and not spec.nvlink_gbs and not spec.nvlink_bridged:
         return True
-    return any(_NO_NVLINK_SYSTEM.search(text) for source, text in claims.texts(facts)
-               if "(" not in str(source))  # the reporter's description, not a pasted output
+    return any(_NO_NVLINK_SYSTEM.search(text) for _, text in claims.own_texts(facts))
 
 
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
@@ -2833,7 +2832,7 @@ def _pcie_link(facts: Facts) -> list[Evidence]:
     board = no_nvswitch_board(facts) if spec is None else None  # a GeForce card no catalog row names
     if board is not None:
         return [ev(board.source, board.detail, board.interconnect)]
-    said = next(((source, m.group(0)) for source, text in claims.texts(facts) if "(" not in str(source)
+    said = next(((source, m.group(0)) for source, text in claims.own_texts(facts)
                  for m in [_NO_NVLINK_SYSTEM.search(text) or _PCIE_SAID.search(text)] if m), None)
     return [ev(said[0], f'the reporter: "{said[1]}"')] if said else []
 
