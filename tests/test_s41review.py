@@ -1,0 +1,90 @@
+"""Review of session s41's merged work (errors41, physics41, p2p41, tidy41): the defects found, each proven by a probe
+(my own short sentences, labelled probes: negations, near misses, another subject) and fixed here.
+
+- claims p2p_check_failed's second pattern ("fails with simpleP2P") had "\\s+(?:with|...)?\\s*": two unbounded blank
+  runs side by side, quadratic on a long run of blanks after a failure word (1.5 s on 5,000).
+- p2p_check_said filtered the failure kind with the words that keep a PASS of part of the GPUs from clearing the host
+  ("only between", "but not"): a failure of some pairs was dropped, though it is this host's failure.
+- p2p_check_failed's gap between the check and the verb let another subject own the verb ("Even with simpleP2P showing
+  peer access the training hangs").
+- physics41's Chinese time-rise reading: its gap took 不断/不停 ("keeps") for a negation and crossed a time that fell
+  ("延迟降低而吞吐量增加"); batch_tradeoff's Chinese path had no negation before the time ("不会导致耗时增加") as the
+  English one has (_slowdown_denied); "several in flight" read one ("1 个实例"), a card's name ("A100 实例") and an
+  ordinal ("第二个实例"), and a time said to be unrelated to the count ("耗时增加跟并发无关").
+"""
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from conftest import report_json
+from test_ticket_numbers import _said
+
+from rules import claims
+
+
+def _ticket(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "ticket.md"
+    path.write_text(text, encoding="utf-8")
+    return report_json("ticket", str(path))
+
+
+# ----------------------------------------------------------------------------- p2p_check_failed: backtracking
+
+
+def test_a_long_blank_run_after_a_failure_word_is_linear():
+    text = "fails" + " " * 5000 + "x"
+    start = time.perf_counter()
+    for pattern in claims.MORE_WORDS_K["p2p_check_failed"]:
+        re.search(pattern, text, re.I)
+    assert time.perf_counter() - start < 0.2
+
+
+@pytest.mark.parametrize("said", ["It fails with simpleP2P.", "hangs in the p2p test", "crashed when running  the CUDA "
+                                  "p2pBandwidthLatencyTest", "I keep getting stuck at simpleP2P"])
+def test_the_failure_before_the_check_still_reads(said):  # probes: the second pattern's forms, blanks as written
+    assert claims.p2p_check_said(_said(said), "p2p_check_failed")
+
+
+# ----------------------------------------------------------------------------- p2p_check_failed: part of the GPUs
+
+
+@pytest.mark.parametrize("said, kept", [
+    # probes: a failure of some pairs is still a failure here; another's word or an earlier time is not
+    ("simpleP2P fails only between GPU 0 and GPU 2.", True),
+    ("simpleP2P fails between GPU0 and GPU2 but not between GPU0 and GPU1.", True),
+    ("Someone in #123 said simpleP2P fails on this board.", False),
+    ("simpleP2P failed before I disabled ACS.", False),
+])
+def test_a_check_failing_on_some_pairs_is_this_hosts_failure(said, kept):
+    assert bool(claims.p2p_check_said(_said(said), "p2p_check_failed")) is kept
+
+
+@pytest.mark.parametrize("said", ["P2P works between GPU0 and GPU1 but not GPU2.", "The p2p test passed only on GPU0."])
+def test_a_pass_of_some_pairs_still_clears_nothing(said):  # probes: the pass kinds keep the part filter
+    assert not claims.p2p_check_said(_said(said), "p2p_passed")
+
+
+def test_a_failing_pair_said_reaches_the_rule(tmp_path):
+    # probe: before the fix no ticket.p2p_corrupts (only the failure of "only between" pairs is said)
+    report = _ticket(tmp_path, "P2P question\n\nFour RTX 4090 on a Threadripper board, vLLM tensor parallel 4. "
+                     "simpleP2P fails only between GPU 0 and GPU 2. Why is it so slow?\n")
+    assert "ticket.p2p_corrupts" in [f["rule"] for f in report["findings"]]
+
+
+# ----------------------------------------------------------------------------- p2p_check_failed: another subject
+
+
+@pytest.mark.parametrize("said, fires", [
+    # probes: another subject between the check and the verb owns the failure
+    ("Even with simpleP2P showing peer access the training hangs.", False),
+    ("simpleP2P shows 25 GB/s between all pairs so vLLM hangs for some other reason.", False),
+    ("I ran the p2p test to confirm NCCL hangs.", False),
+    # the check's own failure, words between as people write them
+    ("p2pBandwithLatencyTest gives me the following output and then hangs.", True),
+    ("simpleP2P on my server fails.", True),
+    ("The p2pBandwidthLatencyTest sample hangs after the first matrix.", True),
+])
+def test_another_subjects_failure_is_not_the_checks(said, fires):
+    assert bool(claims.p2p_check_said(_said(said), "p2p_check_failed")) is fires
