@@ -5552,7 +5552,11 @@ _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
 # PaddlePaddle/Paddle#74043; "并发的耗时也在上升", PaddlePaddle/PaddleX#4668; "突然有新请求也会响应时间变长",
 # jina-ai/clip-as-service#539). A negation between them rules it out ("耗时没有增加", "延迟不会变长"); a bare 时间 (load
 # time, training time, the date) is not read.
-_TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)(?:(?![没不未无])[^\n，,。；;]){0,20}?"
+# (s41review) Only a negation: 不断/不停 ("耗时不断增加", the time keeps rising) say the opposite of one. Nor may the
+# gap hold a time falling or a rate, whose own verb the rise then is ("延迟降低而吞吐量增加": latency fell, throughput
+# rose).
+_ZH_RISE_GAP = r"(?:(?!没|不(?![断停])|未|无|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
+_TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)" + _ZH_RISE_GAP + r"{0,20}?"
                  r"(?:增加|上升|升高|变长|翻倍)")
 
 
@@ -7981,13 +7985,19 @@ _EACH_SLOWER = re.compile(r"\b(?:per[- ](?:request|user|sequence|stream)|each (?
 # (the verb before the noun, "增加合成的总时长": not read). Processes that share one GPU take turns on it (CUDA's MPS
 # overview: without MPS, work from different processes is time-sliced); requests in one engine share its steps
 # (vLLM's optimization guide): either way each one waits longer as more run. Cards (卡, GPU) are not in flight: more
-# of them is scaling, not this.
+# of them is scaling, not this. (s41review) Several means more than one: not "1 个实例", nor a card's name ("A100 实例")
+# or an ordinal ("第二个实例"); and a time tied to the count is not one said to be unrelated to it ("跟并发无关").
 _MORE_IN_FLIGHT_ZH = re.compile(
     r"(?:并发|进程|实例|请求|instances?)[\s的]{0,3}(?:数|数量|个数|数目)?[\s的]{0,3}"
     r"(?:增加|增大|增多|变多|上升|提高|翻倍|越多|越大)|"
-    r"(?:随着|跟|与)\s{0,2}[^\s，,。；]{0,4}?(?:并发|进程数|实例数|请求数)|"
-    r"(?:\d+|[两二三四五六七八九十]|多)\s{0,2}个?\s{0,2}(?:并发|实例|(?:triton\s{1,3})?instances?)", re.I)
-_EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?![没不未无])[^\n，,。；;]){0,10}?(?:变慢|越慢)")
+    r"(?:随着|跟|与)\s{0,2}[^\s，,。；]{0,4}?(?:并发|进程数|实例数|请求数)(?![^\s，,。；]{0,4}?(?:无关|没有?关系|不相关))|"
+    r"(?<![A-Za-z0-9_.第])(?:(?!0*1(?!\d))\d+|[两二三四五六七八九十]|多)\s{0,2}个?\s{0,2}"
+    r"(?:并发|实例|(?:triton\s{1,3})?instances?)", re.I)
+_EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?!没|不(?![断停])|未|无)[^\n，,。；;]){0,10}?"
+                             r"(?:变慢|越慢)")
+# (s41review) ... and a negation just before the time or speed rules it out as the English _slowdown_denied does:
+# "并发数增加不会导致耗时增加", "并没有让延迟上升" (a negation, an auxiliary, a verb of causing).
+_ZH_SLOWDOWN_DENIED = re.compile(r"(?:没有|没|不(?![断停同])|未|并非)\s?(?:会|能)?\s?(?:导致|使得?|让|造成|引起)?\s?$")
 
 
 def batch_tradeoff(facts: Facts) -> list[Claim]:
@@ -8000,7 +8010,9 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
             if not slower and _MORE_IN_FLIGHT_ZH.search(sentence):
-                slower = _EACH_SLOWER_ZH.search(sentence)  # the Chinese forms rule out a negation by their shape
+                slower = _EACH_SLOWER_ZH.search(sentence)  # a negation inside ruled out by the forms' shape
+                if slower and _ZH_SLOWDOWN_DENIED.search(sentence[max(0, slower.start() - 8):slower.start()]):
+                    continue  # "不会导致耗时增加": ruled out before it
             elif slower and _slowdown_denied(sentence, slower):
                 continue  # "the latency does not increase": ruled out
             if not slower:

@@ -88,3 +88,34 @@ def test_a_failing_pair_said_reaches_the_rule(tmp_path):
 ])
 def test_another_subjects_failure_is_not_the_checks(said, fires):
     assert bool(claims.p2p_check_said(_said(said), "p2p_check_failed")) is fires
+
+
+# ----------------------------------------------------------------------------- Chinese: a time that rises
+
+
+@pytest.mark.parametrize("said, slow", [
+    ("耗时不断增加", True),             # probe: 不断, "keeps", is no negation
+    ("延迟不停地上升", True),           # probe: 不停, likewise
+    ("耗时不会增加", False),            # probe: a negation between
+    ("耗时没有增加", False),
+    ("延迟降低而吞吐量增加了", False),  # probe: the time fell; the rise is the throughput's
+    ("延迟缩短，吞吐增加", False),
+])
+def test_a_time_said_to_rise(said, slow):
+    assert (claims.symptom(_said(said)) == "slow") is slow
+
+
+@pytest.mark.parametrize("said, tradeoff", [
+    ("耗时随着并发数增加而显著增加", True),          # PaddlePaddle/Paddle#74043's sentence (physics41)
+    ("随着并发数增加，耗时不断增加", True),          # probe
+    ("4 个实例同时跑，耗时也在上升", True),          # probe
+    ("并发数增加不会导致耗时增加", False),           # probe: a negation before the time
+    ("并发数增加并没有让延迟上升", False),           # probe
+    ("并发数增加后，延迟降低而吞吐量增加了", False),  # probe: the time fell
+    ("耗时增加跟并发无关", False),                   # probe: unrelated to the count
+    ("1个实例的时候耗时也增加", False),              # probe: one instance is not several
+    ("在A100实例上耗时增加了", False),               # probe: a card's name, no count
+    ("第二个实例的耗时增加了", False),               # probe: an ordinal
+])
+def test_each_slower_as_more_run_in_chinese(said, tradeoff):
+    assert bool(claims.batch_tradeoff(_said(said))) is tradeoff
