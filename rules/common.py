@@ -535,8 +535,11 @@ _ASKS_ABOUT = re.compile(r"^\s*(?:(?:so|and|but|then|also)\s+)?(?:do|does|did|is
 # NVLink/full-mesh P2P requirement isn't met" (deepseek-ai/DeepEP#584, on an 8-GPU PCIe-only host), "NVLink is
 # required". Said the same way of hosts without it in public text: "Multi-GPU inference via llama.cpp requires NVLink,
 # which the 1650 lacks", "NVLink SHARP requires NVLink; H20 has none".
-_NVLINK_NEEDED_BEFORE = re.compile(r"\b(?:requires?|required|requiring|needs?|needed|needing)\s+(?:an?\s+|the\s+)?$",
-                                   re.I)
+# (s41review) Not the participle as an adjective after an article or possessive: "with the required NVLink bridge
+# installed", "I installed the needed NVLink bridge" say the host has it.
+_NVLINK_NEEDED_BEFORE = re.compile(r"\b(?:requires?|requiring|needs?|needing|"
+                                   r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bmy )(?<!\bour )(?:required|needed))"
+                                   r"\s+(?:an?\s+|the\s+)?$", re.I)
 _NVLINK_NEEDED_AFTER = re.compile(r"(?:\s?/\s?[\w-]+|\s+or\s+[\w-]+){0,2}(?:\s+(?:P2P|bandwidth|support))?\s+"
                                   r"(?:requirements?|(?:is|are)\s+(?:required|needed)|required)\b", re.I)
 

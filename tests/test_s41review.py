@@ -119,3 +119,18 @@ def test_a_time_said_to_rise(said, slow):
 ])
 def test_each_slower_as_more_run_in_chinese(said, tradeoff):
     assert bool(claims.batch_tradeoff(_said(said))) is tradeoff
+
+
+# ----------------------------------------------------------------------------- NVLink named as a requirement
+
+
+@pytest.mark.parametrize("said, nvlink", [
+    # probes: the participle as an adjective says the host has the bridge; the verb names a program's need
+    ("Two RTX 3090 with the required NVLink bridge installed.", True),
+    ("I installed the needed NVLink bridge between the two A6000.", True),
+    ("DeepEP requires NVLink between the GPUs.", False),
+    ("This mode required NVLink, which we lack.", False),
+])
+def test_nvlink_as_a_requirement_or_as_the_hosts_bridge(said, nvlink):
+    from rules import common
+    assert bool(common.nvlink_evidence(_said(said))) is nvlink
