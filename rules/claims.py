@@ -1996,6 +1996,12 @@ ACROSS_SENTENCES = ("vm_vs_bare_metal", "build_hang")
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
+    # (words41) a doubt is the reporter's opinion that the words are not so, neither an observation nor an assurance:
+    # "to doubt" is "to consider unlikely" (Merriam-Webster), and reporters write it so: "I doubt it is a driver
+    # issue", "I doubt that's the case here", "I doubt that you would see monotonicity with any GPU arrangement"
+    # (facebookresearch/fastMRI#112). Only the reporter's own "I doubt": "no doubt", "without a doubt" affirm.
+    r"I (?:really |highly |strongly |seriously )?doubt\b|(?:I'm|I am) (?:a bit |somewhat |"
+    r"quite )?(?:doubtful|skeptical|sceptical)\b|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
     # what the reporter read or heard, and a suggestion or claim someone else made ("someone suggested
     # --enforce-eager", "Someone on reddit said frequency_penalty makes vLLM slower"): another's word, not a run seen
@@ -3222,7 +3228,7 @@ def claims(facts: Facts) -> list[Claim]:
         handed = advised_lines(text)  # (left27) exports under "you may:" / "试试...": advice, not in use
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
-            sentence = _sentence_at(text, m.start())
+            sentence = _asked_apart(text, m.start())  # (words41) a question is its own sentence
             removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
@@ -3847,13 +3853,32 @@ def _sentence_through_dots(text: str, pos: int) -> str:
     return text[starts[-1] if starts else 0:end.start() if end else len(text)]
 
 
+# (words41) A question ends its sentence as a period does (a "?" before white space or the end, or a full-width "？"):
+# "If I add --ipc=host, does it help? I did and it still hangs." asks, then answers; the answer is the next sentence.
+# (Not a "?" inside a URL's query, "...?id=3", which has no blank after it.)
+_QUESTION_END = re.compile(r"\?(?=\s|$)|？")
+
+
+def _asked_apart(text: str, pos: int) -> str:
+    """The sentence around `pos` (_sentence_at), cut at its question marks (_QUESTION_END): the question that holds
+    `pos`, or the statement after it ("..., does it help? I did and it still hangs" gives "I did and it still
+    hangs" to a remedy said there)."""
+    a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
+    sentence = _sentence_at(text, pos)
+    cuts = [m.end() for m in _QUESTION_END.finditer(sentence)]
+    start = max((c for c in cuts if a + c <= pos), default=0)
+    end = min((c for c in cuts if a + c > pos), default=len(sentence))
+    return sentence[start:end]
+
+
 def _answered_advice(text: str, pos: int) -> str | None:
-    """The sentence after the one at `pos` when it opens as the reporter doing what that sentence advised
-    (_DID_AS_TOLD); None otherwise."""
-    end = min((i for i in (text.find(".", pos), text.find("\n", pos), text.find("。", pos)) if i >= 0),
-              default=len(text))
+    """The sentence after the one at `pos` (a period, a line's end or a question mark closing it) when it opens as
+    the reporter doing what that sentence advised (_DID_AS_TOLD); None otherwise."""
+    question = _QUESTION_END.search(text, pos)
+    end = min((i for i in (text.find(".", pos), text.find("\n", pos), text.find("。", pos),
+                           question.start() if question else -1) if i >= 0), default=len(text))
     after = text[end + 1:]
-    nxt = re.split(r"[.\n。]", after.lstrip(), maxsplit=1)[0]
+    nxt = re.split(r"[.\n。]|\?(?=\s|$)|？", after.lstrip(), maxsplit=1)[0]
     return nxt if nxt and _DID_AS_TOLD.match(nxt) else None
 
 
@@ -8792,7 +8817,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
     out = []
     for name, (path, pattern) in REMEDIES.items():
         for m in pattern.finditer(text):
-            sentence = _sentence_at(text, m.start())
+            sentence = _asked_apart(text, m.start())  # (words41) a question is its own sentence
             at, _, _, advised = _advice_at(text, m.start(), m.group(0), sentence, handed)
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):

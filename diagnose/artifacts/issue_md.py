@@ -1351,6 +1351,13 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
+# (words41) nor a count of cards: a number with the measure word of cards or a GPU noun after it is how many GPUs ran,
+# as Chinese and English owners write a GPU count ("8卡A800", zai-org/CogVLM#183; "16张V100显卡",
+# IDEA-Research/GroundingDINO#198; "用的8张24G的3090", ibid.; "4卡batchsize 为2", LiheYoung/UniMatch#81; "with 8 GPUs"):
+# "我的batch是8张卡" names eight cards, not a batch of eight. Images stay a batch ("8张图" is eight images).
+# (A GPU name counts only after a measure word, "8张3090"; a plural noun in English: "batch 8 GPU memory" is no count.)
+_NOT_CARDS = (r"(?!\s{0,2}(?:卡|显卡)|\s{0,2}(?:张|块|个|片|台)\s{0,2}(?:卡|显卡|GPU|(?:NVIDIA\s)?"
+              r"(?:[AHVLT]\d{2,3}|RTX|\d{4})(?!\d))|\s{0,2}(?:GPUs|gpus|cards|devices)\b)")
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
@@ -1365,12 +1372,12 @@ _CJK_EDGE = r"(?<![A-Za-z0-9_])"
 # ONE_AT_A_TIME's "requests sent sequentially" and its "bs=1".)
 BATCH = re.compile(_CJK_EDGE + r"(?:(?<!max[-_])batch[-_ ]?size|" + _BS + r"|(?<!max[-_])batch|--batch-size|"
                    r"--max-num-seqs|concurrency)\s*(?:(?:=|:|：|of|为|是)\s*)?"
-                   r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS, re.I)
+                   r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS + _NOT_CARDS, re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
 # (extract35) not a limit's flag, TGI's and LMDeploy's --max-batch-size 32 (the largest batch, not the one decoded:
 # https://huggingface.co/docs/text-generation-inference/reference/launcher)
 BATCH_ONLY = re.compile(_CJK_EDGE + r"(?<!max[-_])(?:batch[-_ ]?size|batch|" + _BS + r")\s*(?:(?:=|:|：|of|为|是)\s*)?"
-                        r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS, re.I)
+                        r"(\d{1,4})(?![A-Za-z0-9_])" + _NOT_TOKENS + _NOT_CARDS, re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 # (extract35b) The English forms take the count as a word too ("with two concurrency", "eight parallel requests", "four
