@@ -2000,7 +2000,7 @@ _GUESS = re.compile(
     # "to doubt" is "to consider unlikely" (Merriam-Webster), and reporters write it so: "I doubt it is a driver
     # issue", "I doubt that's the case here", "I doubt that you would see monotonicity with any GPU arrangement"
     # (facebookresearch/fastMRI#112). Only the reporter's own "I doubt": "no doubt", "without a doubt" affirm.
-    r"I (?:really |highly |strongly |seriously )?doubt\b|(?:I'm|I am) (?:a bit |somewhat |"
+    r"I (?:really |highly |strongly |seriously )?doubt\b|(?:I['’]m|I am) (?:a bit |somewhat |"
     r"quite )?(?:doubtful|skeptical|sceptical)\b|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
     # what the reporter read or heard, and a suggestion or claim someone else made ("someone suggested
@@ -3228,7 +3228,7 @@ def claims(facts: Facts) -> list[Claim]:
         handed = advised_lines(text)  # (left27) exports under "you may:" / "试试...": advice, not in use
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
-            sentence = _asked_apart(text, m.start())  # (words41) a question is its own sentence
+            sentence = _sentence_at(text, m.start())
             removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
@@ -3859,18 +3859,6 @@ def _sentence_through_dots(text: str, pos: int) -> str:
 _QUESTION_END = re.compile(r"\?(?=\s|$)|？")
 
 
-def _asked_apart(text: str, pos: int) -> str:
-    """The sentence around `pos` (_sentence_at), cut at its question marks (_QUESTION_END): the question that holds
-    `pos`, or the statement after it ("..., does it help? I did and it still hangs" gives "I did and it still
-    hangs" to a remedy said there)."""
-    a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
-    sentence = _sentence_at(text, pos)
-    cuts = [m.end() for m in _QUESTION_END.finditer(sentence)]
-    start = max((c for c in cuts if a + c <= pos), default=0)
-    end = min((c for c in cuts if a + c > pos), default=len(sentence))
-    return sentence[start:end]
-
-
 def _answered_advice(text: str, pos: int) -> str | None:
     """The sentence after the one at `pos` (a period, a line's end or a question mark closing it) when it opens as
     the reporter doing what that sentence advised (_DID_AS_TOLD); None otherwise."""
@@ -3937,9 +3925,11 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
 
 def _supposed_at(sentence: str, at: int) -> bool:
     """Is the remedy said at sentence[at] (at -1: none found in it) only supposed or guessed: an "if" clause before it
-    ("if I add --ipc=host ...") or a guess (guessed: "maybe --enforce-eager helps?")? _tried_effect then looks for the
-    answer in the next sentence, and remedies keeps one left unanswered as a guess."""
-    return at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at))
+    ("if I add --ipc=host ..."), a guess (guessed: "maybe --enforce-eager helps?") or a question after it (words41:
+    "NCCL_P2P_DISABLE=1? Tried it, still hangs"; not one before it, "Maybe it is P2P? X=1 fixes it")? _tried_effect
+    then looks for the answer in the next sentence, and remedies keeps one left unanswered as a guess."""
+    return at >= 0 and (bool(_IF_CLAUSE.search(sentence[:at])) or guessed(sentence, at)
+                        or bool(_QUESTION_END.search(sentence, at)))
 
 
 def _effect(sentence: str) -> str | None:
@@ -8625,21 +8615,30 @@ MORE_WORDS_K["p2p_passed"] = [
 # allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed"), which says either.
 _P2P_CHECK = (r"(?:simpleP2P|p2pBandwid?thLatencyTest|p2p[_ ]?(?:bandwidth[_ ]?latency[_ ]?)?(?:tests?|samples?)|"
               r"P2P (?:access )?checks?)")
+# (s41 final read) not the check switched off: "vLLM still fails with the P2P check disabled", "It hangs with the P2P
+# check skipped (VLLM_SKIP_P2P_CHECK=1)"
+_CHECK_ON = r"\b(?!\s+(?:disabled|skipped|bypassed|(?:turned|switched)\s+off|off)\b)"
 _CHECK_BROKE = (r"(?:fail(?:s|ed|ing)?|hangs?|hung|freez(?:es|ing)|froze|crash(?:es|ed|ing)?|segfaults?|"
                 r"gets stuck|stuck)")
 # (s41review) Nor another subject's failure after the check, without a clause between: "After running simpleP2P the
 # training hangs", "Even with simpleP2P showing peer access vLLM hangs": a job, an engine or a library named between
 # the check and the verb owns the verb.
+# (s41 final read) Unless the noun only says where the check ran: "simpleP2P inside the pytorch container fails",
+# "simpleP2P on the inference node hangs" (a preposition, with or without a determiner, just before it).
+_CHECK_PLACE = "".join(rf"(?<!\b{prep} {det})"
+                       for prep in ("in", "inside", "on", "within", "from", "under", "of", "for")
+                       for det in ("", "the ", "a ", "an ", "my ", "our ", "this "))
 _CHECK_GAP = (r"(?:(?!\b(?:not|no|never|pass\w*|succeed\w*|works?|worked|OK|fine|but|while|though|although|"
-              r"whereas|yet|if|when|unless|training|inference|vllm|sglang|nccl|deepspeed|megatron|pytorch|torch|"
-              r"models?|jobs?|engines?|all-?reduce)\b|\band\b(?!\s+then\b)|n't\b)[^.\n,;])")
+              r"whereas|yet|if|when|unless)\b|"
+              r"(?=\b(?:training|inference|vllm|sglang|nccl|deepspeed|megatron|pytorch|torch|models?|jobs?|engines?|"
+              r"all-?reduce)\b)" + _CHECK_PLACE + r"|\band\b(?!\s+then\b)|n't\b)[^.\n,;])")
 MORE_WORDS_K["p2p_check_failed"] = [
-    r"(?<!capability or )\b" + _P2P_CHECK + r"\b" + _CHECK_GAP + r"{0,50}?\b" + _CHECK_BROKE + r"\b"
+    r"(?<!capability or )\b" + _P2P_CHECK + _CHECK_ON + _CHECK_GAP + r"{0,50}?\b" + _CHECK_BROKE + r"\b"
     r"(?!\s+to\s+(?:compile|build|make|link|install|load|open|find))",
     # (s41review) the blanks after the preposition belong to it: "\s+(?:with|...)?\s*" split a long run of blanks every
     # way before failing (1.5 s on 5,000 after "fails"); same matches
     r"(?<!\bnot )\b" + _CHECK_BROKE + r"\s+(?:(?:with|in|on|running|when running|at)\s*)?(?:the\s+|my\s+|both\s+)?"
-    r"(?:CUDA\s+)?" + _P2P_CHECK + r"\b",
+    r"(?:CUDA\s+)?" + _P2P_CHECK + _CHECK_ON,
 ]
 _extend(MORE_WORDS_K, new_kinds=True)
 # (review34) A P2P check said to pass of another host, run or pair is no check of this one: someone else's ("in #1234
@@ -8817,7 +8816,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
     out = []
     for name, (path, pattern) in REMEDIES.items():
         for m in pattern.finditer(text):
-            sentence = _asked_apart(text, m.start())  # (words41) a question is its own sentence
+            sentence = _sentence_at(text, m.start())
             at, _, _, advised = _advice_at(text, m.start(), m.group(0), sentence, handed)
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, False)
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):

@@ -516,7 +516,10 @@ def nvlink_evidence(facts: Facts) -> list[Evidence]:
 _NVLINK_WORD = re.compile(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", re.I)
 # NVLink said absent: "no NVLink", "without NVLink", "non-NVLink", "lacks NVLink", "doesn't have NVLink", "NVLink-less",
 # a spec list's "NVLink: None" / "NVLink bridge: N/A", "NVLink is not installed", "无 nvlink"; or only asked.
+# (s41 final read) and a requirement said missing: "lacks the required NVLink bridge", "without the needed NVLink"
 _NVLINK_ABSENT = re.compile(r"(?:\b(?:non|no)[- ]|\black(?:s|ing)?\s+(?:an?\s+)?|"
+                            r"\b(?:lack(?:s|ing)?|without|no\s+support\s+for|missing)\s+(?:the|an?)\s+"
+                            r"(?:required|needed)\s+|"
                             r"\b(?:don't|doesn't|do not|does not)\s+have\s+(?:an?\s+)?|"
                             r"(?:无|没有|没|不带|未)\s*)$", re.I)
 _NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:(?:bridge|links?)\s*)?[:=]\s*|\s+(?:is|are)\s+)"

@@ -134,3 +134,65 @@ def test_each_slower_as_more_run_in_chinese(said, tradeoff):
 def test_nvlink_as_a_requirement_or_as_the_hosts_bridge(said, nvlink):
     from rules import common
     assert bool(common.nvlink_evidence(_said(said))) is nvlink
+
+
+# ----------------------------------------------------------------------------- the session's final read (probes)
+
+
+@pytest.mark.parametrize("said, nvlink", [
+    # probes: a requirement said missing is a host without the bridge
+    ("This box lacks the required NVLink bridge.", False),
+    ("P2P fails because the 4090 has no support for the required NVLink bridge.", False),
+    ("We have the required NVLink bridge installed.", True),
+])
+def test_a_required_bridge_said_missing(said, nvlink):
+    from rules import common
+    assert common.has_nvlink(_said(said)) is nvlink
+
+
+@pytest.mark.parametrize("said, batch", [
+    ("batch_size=16卡死", 16),              # probe: 卡死 is "stuck", not cards
+    ("bs=32 卡在第一个step", 32),           # probe
+    ("batch为4张1024x1024的图片", 4),       # probe: an image size, not a GeForce number
+    ("batch为8个1024长度的序列", 8),        # probe: a length
+    ("bs=32 显卡占用20G", 32),              # probe: the card's memory after a batch
+    ("我的batch是8张卡", None),             # probe: eight cards
+    ("batch为8张4090显卡", None),           # probe
+    ("batch 8卡", None),                    # probe
+])
+def test_a_batch_before_chinese_card_words(said, batch):
+    from diagnose.artifacts import issue_md
+    m = issue_md.BATCH.search(said)
+    assert (int(m.group(1)) if m else None) == batch
+
+
+@pytest.mark.parametrize("said", [
+    "NCCL_P2P_DISABLE=1? Tried it, still hangs.",                   # probe: a bare question, answered
+    "What about NCCL_P2P_DISABLE=1? Tried it, still hangs.",        # probe
+    "If I set NCCL_P2P_DISABLE=1, does it help? I did and it still hangs.",
+])
+def test_a_setting_asked_about_then_answered(said):
+    assert claims.tried_without_effect(_said(said), "p2p")
+
+
+def test_a_remedy_asked_about_then_answered():
+    said = _said("If I add --ipc=host, does it help? I did and it still hangs.")  # probe (words41's form)
+    assert [c.data["effect"] for c in claims.find(said, "remedy")] == ["no_help"]
+
+
+@pytest.mark.parametrize("said, fires", [
+    ("simpleP2P inside the pytorch container fails.", True),        # probes: the noun says where the check ran
+    ("simpleP2P on the inference node hangs.", True),
+    ("the p2p test on our training server fails", True),
+    ("After running simpleP2P the training hangs.", False),          # probes: the noun owns the verb
+    ("Even with simpleP2P showing peer access vLLM hangs.", False),
+    ("vLLM still fails with the P2P check disabled.", False),        # probes: the check switched off
+    ("It hangs with the P2P check skipped (VLLM_SKIP_P2P_CHECK=1).", False),
+])
+def test_the_check_where_it_ran_or_switched_off(said, fires):
+    assert bool(claims.p2p_check_said(_said(said), "p2p_check_failed")) is fires
+
+
+def test_a_doubt_with_a_typographic_apostrophe_is_a_guess():
+    said = "I’m doubtful that P2P is the problem."  # probe
+    assert claims.guessed(said, said.find("P2P"))

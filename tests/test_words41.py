@@ -5,7 +5,7 @@
 2. A number with a count of cards after it ("8张卡", "8卡", "8个GPU", "8 GPUs") is a GPU count, not a batch
    (issue_md.BATCH, BATCH_ONLY); the batch said beside a GPU count still reads.
 3. A question ends its sentence: "If I add --ipc=host, does it help? I did and it still hangs." asks, then answers; the
-   answer is what the remedy did (claims._asked_apart, _answered_advice).
+   answer is what the remedy did (claims._answered_advice).
 
 Sentences quoted with their thread are real; the rest are probes (short sentences testing a reading, with negations,
 hearsay, guesses, advice and near-misses that must not fire).
@@ -116,7 +116,7 @@ def _remedy(text: str):
     # probes that must not become a trial: left unanswered, answered with hearsay or with nothing done
     ("If I add --ipc=host, does it help?", True, "fixes"),
     ("Does --enforce-eager help? I haven't tried yet.", True, "fixes"),
-    ("Should I add --ipc=host? Someone said it helps.", True, None),
+    ("Should I add --ipc=host? Someone said it helps.", True, "fixes"),  # hearsay: a guess that it fixes
     # a statement before a question keeps its own effect
     ("I added --ipc=host and it still hangs. Any idea?", False, "no_help"),
 ])
@@ -133,5 +133,5 @@ def test_a_setting_asked_about_then_answered_rules_it_out():
 
 def test_a_question_mark_inside_a_url_ends_nothing():
     # probe: "?" without a blank after it is a URL's query, not a sentence's end
-    text = "See https://example.com/x?id=3 and set --ipc=host. I did and it still hangs."
-    assert "x?id=3 and set --ipc=host" in claims._asked_apart(text, text.find("--ipc"))
+    text = "Did --ipc=host help? See https://example.com/x?id=3 I did and it still hangs."
+    assert claims._answered_advice(text, text.find("--ipc")) is None  # the answer is not the URL's tail
