@@ -3910,6 +3910,11 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     One reading for NCCL settings (tried39) and for flags, platform changes and releases (tried40, remedies)."""
     effect = None if removed or advised else _effect(_clause_of(sentence, said)) or \
         _effect(_clause_of(_sentence_through_dots(text, pos), said))
+    asked = _QUESTION_END.search(sentence, at) if at >= 0 else None
+    if asked and sentence[asked.end():].strip() and not (removed or advised):
+        # (s41) a question about it answered in the same sentence: the answer says what it did, not the question's
+        # "help" ("Does NCCL_P2P_DISABLE=1 help? No, it still hangs." is no_help)
+        effect = _effect(sentence[asked.end():])
     even = _EVEN_WITH.search(text[max(0, pos - 60):pos])
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
         effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed

@@ -196,3 +196,13 @@ def test_the_check_where_it_ran_or_switched_off(said, fires):
 def test_a_doubt_with_a_typographic_apostrophe_is_a_guess():
     said = "I’m doubtful that P2P is the problem."  # probe
     assert claims.guessed(said, said.find("P2P"))
+
+
+@pytest.mark.parametrize("said, effect", [
+    ("Does NCCL_P2P_DISABLE=1 help? No, it still hangs.", "no_help"),   # probes: the answer, not the question's "help"
+    ("Does NCCL_P2P_DISABLE=1 help? It still hangs.", "no_help"),
+    ("Should I set NCCL_P2P_DISABLE=1? It works with it.", "fixes"),
+    ("Maybe it is P2P? Setting NCCL_P2P_DISABLE=1 fixes it.", "fixes"),  # the question is before the setting
+])
+def test_a_setting_asked_about_answered_in_the_same_sentence(said, effect):
+    assert [c.data["effect"] for c in claims.find(_said(said), "setting")] == [effect]

@@ -115,7 +115,7 @@ def _remedy(text: str):
     ("Should I add --ipc=host? I did and it still hangs.", False, "no_help"),
     # probes that must not become a trial: left unanswered, answered with hearsay or with nothing done
     ("If I add --ipc=host, does it help?", True, "fixes"),
-    ("Does --enforce-eager help? I haven't tried yet.", True, "fixes"),
+    ("Does --enforce-eager help? I haven't tried yet.", True, None),  # the answer says nothing was done
     ("Should I add --ipc=host? Someone said it helps.", True, "fixes"),  # hearsay: a guess that it fixes
     # a statement before a question keeps its own effect
     ("I added --ipc=host and it still hangs. Any idea?", False, "no_help"),
