@@ -5575,7 +5575,8 @@ _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
 # (s41review) Only a negation: 不断/不停 ("耗时不断增加", the time keeps rising) say the opposite of one. Nor may the
 # gap hold a time falling or a rate, whose own verb the rise then is ("延迟降低而吞吐量增加": latency fell, throughput
 # rose).
-_ZH_RISE_GAP = r"(?:(?!没|不(?![断停])|未|无|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
+_ZH_NEGATION = r"没|不(?![断停])|未|无"  # a negation, not 不断/不停 ("keeps")
+_ZH_RISE_GAP = r"(?:(?!" + _ZH_NEGATION + r"|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
 _TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)" + _ZH_RISE_GAP + r"{0,20}?"
                  r"(?:增加|上升|升高|变长|翻倍)")
 
@@ -8013,7 +8014,7 @@ _MORE_IN_FLIGHT_ZH = re.compile(
     r"(?:随着|跟|与)\s{0,2}[^\s，,。；]{0,4}?(?:并发|进程数|实例数|请求数)(?![^\s，,。；]{0,4}?(?:无关|没有?关系|不相关))|"
     r"(?<![A-Za-z0-9_.第])(?:(?!0*1(?!\d))\d+|[两二三四五六七八九十]|多)\s{0,2}个?\s{0,2}"
     r"(?:并发|实例|(?:triton\s{1,3})?instances?)", re.I)
-_EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?!没|不(?![断停])|未|无)[^\n，,。；;]){0,10}?"
+_EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?!" + _ZH_NEGATION + r")[^\n，,。；;]){0,10}?"
                              r"(?:变慢|越慢)")
 # (s41review) ... and a negation just before the time or speed rules it out as the English _slowdown_denied does:
 # "并发数增加不会导致耗时增加", "并没有让延迟上升" (a negation, an auxiliary, a verb of causing).

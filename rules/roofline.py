@@ -585,9 +585,11 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     exp_share = exp.scaled(m_e / pp)
     bubble = step_exp - host_step - exp_share.total_ms
 
+    prompt_tokens = batch * prompt
+    mid = itl_context(prompt, output, itl_share)  # one request batch end to end: output - 1 steps at this context
     if decode_only:  # nothing below the decode step: the figures are NaN, no prefill pass priced
         ttft = ttft_exp = prefill_ms = prefill_ms_exp = mid_roof = mid_step_exp = e2e = e2e_exp = math.nan
-        prefill_bound, prompt_tokens, m_p, mid = "", batch * prompt, 0, itl_context(prompt, output, itl_share)
+        prefill_bound, m_p = "", 0  # no prefill pass, no prefill microbatches
     else:
         # prefill: TTFT of one prompt alone; throughput of the whole batch of prompts
         one = prefill_work(model, tp, 1, prompt, dtype, kv_dtype, quant_group)
@@ -616,10 +618,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             prefill_ms_exp += step_at(prompt)[1]
         many_roof = roofline_pass(many, gpu, fabric, tp, nodes, roof_dtype)
         prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
-        prompt_tokens = batch * prompt
 
         # one request batch end to end: prefill, then output - 1 steps at the average context
-        mid = itl_context(prompt, output, itl_share)
         if mid == step_ctx:  # the mean ITL (itl_share 0.5) within `context`: the judged step, priced above
             mid_roof, mid_step_exp = step, step_exp
         else:
