@@ -164,12 +164,16 @@ def test_nccl_tests_ranks_are_processes_threads_and_gpus(line, gpus):
     assert (w.framework, w.gpu_count) == ("nccl-tests", gpus)
 
 
-# (issue 11) a setting at a sentence's end: the full stop, comma or bracket is prose, not the value.
+# (issue 11) a setting at a sentence's end: the full stop, comma, bracket, question or exclamation mark is prose,
+# not the value.
 @pytest.mark.parametrize("line, value", [
     ("We already export NCCL_CUMEM_ENABLE=0.", "0"),
     ("(we run with NCCL_NVLS_ENABLE=0), and it still fails", "0"),
     ("export NCCL_SOCKET_IFNAME=eth0; then start the server", "eth0"),
     ("export NCCL_IB_HCA=mlx5_0:1", "mlx5_0:1"),
+    # probes: a question or an exclamation ends at the value too
+    ("Should I set NCCL_P2P_DISABLE=1? It is slow.", "1"),
+    ("It works with NCCL_P2P_LEVEL=NVL!", "NVL"),
 ])
 def test_setting_value_without_sentence_punctuation(line, value):
     settings = of(launch.parse(line, "p"), NcclSetting)

@@ -798,8 +798,9 @@ def _assignments(line: str, src: str) -> list:
     if said and int(said.group(1) or said.group(2)) >= 1:
         flag = "OLLAMA_NUM_PARALLEL" if said.group(1) else "runner.parallel"
         out.append(Workload(src, extra={"parallel": int(said.group(1) or said.group(2)), "parallel_flag": flag}))
-    # prose ends a sentence after the value ("export NCCL_CUMEM_ENABLE=0."): the punctuation is not the value
-    found = [(var, value.rstrip(".,;:)")) for var, value in found]
+    # prose ends a sentence or a question after the value ("export NCCL_CUMEM_ENABLE=0.", "should I set
+    # NCCL_P2P_DISABLE=1?"): the punctuation is not the value
+    found = [(var, value.rstrip(".,;:)?!")) for var, value in found]
     for var, value in found:
         if var in TGI_SHARD_ENV and (shards := to_int(value.strip("'\""))) and shards >= 1:
             out.append(Workload(src, tp=shards))
