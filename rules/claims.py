@@ -3808,7 +3808,9 @@ def ignore_asked(facts: Facts) -> Claim | None:
 
 
 _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
-_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+# ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse)
+_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out|"
+                          r"(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?)\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
 _SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome|"
@@ -3914,7 +3916,12 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     if asked and sentence[asked.end():].strip() and not (removed or advised):
         # (s41) a question about it answered in the same sentence: the answer says what it did, not the question's
         # "help" ("Does NCCL_P2P_DISABLE=1 help? No, it still hangs." is no_help)
-        effect = _effect(sentence[asked.end():])
+        answer = sentence[asked.end():]
+        effect = _effect(answer)
+        if effect and not hearsay.elsewhere(answer):
+            # answered from the reporter's own run: it was tried ("Does --enforce-eager help? Yes, it works now." is
+            # no guess; "Should I add --ipc=host? Someone said it helps." stays one)
+            return effect, True
     even = _EVEN_WITH.search(text[max(0, pos - 60):pos])
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
         effect = "no_help"  # (tried39) "it hangs even with NCCL_P2P_DISABLE=1": the failure stayed
