@@ -781,7 +781,7 @@ def contested(findings: list[Finding], category: str) -> Finding | None:
 FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.link_figure",
                "ticket.bridge_figure", "ticket.pcie_figure", "ticket.layer_split_rate", "ticket.speedup_vs_expected",
                "ticket.ttft_vs_expected", "ticket.copy_figure", "ticket.host_copy_figure",
-               "ticket.device_memory_figure", "ticket.ttft_under_load")
+               "ticket.device_memory_figure", "ticket.ttft_under_load", "ticket.sparse_peak")
 
 
 # (issue 11 s) Checks that set two of the reporter's own runs against each other on the same system (two releases

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
-from rules import build_arch, catalog, claims, ticket_ratio
+from rules import build_arch, catalog, claims, hearsay, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.failure_words import failure_said
@@ -1658,6 +1658,68 @@ def memory_bound_decode(facts: Facts, predictions=None):
                "read (throughput grows almost in step until compute or the KV cache limits it); for one stream, "
                "quantised weights or more memory bandwidth make each step shorter.",
                refs=[INFERENCE_OPTIMIZATION])
+
+
+# ------------------------------------------------------------------------ a sparse peak as the denominator (healthy42)
+# "the util of GPU is 420/1979, that is very small" (NVIDIA/Megatron-LM#1565, H200): NVIDIA's datasheets print Hopper's
+# 16-bit tensor rate with 2:4 structured sparsity (H100 SXM / H200 "BF16 Tensor Core 1,979 teraFLOPS*", "* With
+# sparsity"; https://www.nvidia.com/en-us/data-center/h100/), twice the dense rate a training or inference GEMM runs at
+# (rules/catalog/gpus.toml bf16_tflops, dense). The same misreading, answered the same way, in NVIDIA/Megatron-LM#1565
+# ("1979 TFLOPS defined in H200 spec is with sparsity ... the actual MFU should be 420/(1979/2)=42.45%"),
+# NVIDIA/Megatron-LM#1276 ("the MFU should be 400 / 2000 = 20%" -> "the denominator ... is 989 TFLOPS"),
+# karpathy/nanoGPT#464 ("nvidia claims 1,979tflops but that is for 2:4 sparsity") and karpathy/nanochat#60.
+# The reporter's rate over the sparse figure ("A/B", or "A TFLOPS ... B TFLOPS"), B within SPARSE_MATCH of twice the
+# board's dense rate and A at most the dense rate.
+SPARSE_MATCH = 0.02
+_RATE_OVER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s*(?:T(?:FLOPS?|flops?)\s*)?(?:/|out of|of|vs\.?|against)\s*"
+                        r"(?:\(\s*)?(\d[\d,]{2,5}(?:\.\d+)?)(?![\d.])", re.I)
+
+
+def sparse_peak_quoted(facts: Facts):
+    """(the claim, the rate, the sparse figure) where the reporter sets a compute rate (TFLOPS, MFU, the GPU's
+    utilisation) against the board's 2:4-sparse 16-bit figure; None otherwise."""
+    gpu = facts.subject.gpu
+    dense = gpu and tensor_rate(gpu)
+    if not dense:
+        return None
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            if not (_COMPUTE.search(sentence) or re.search(r"\butil\w*|利用率", sentence, re.I)):
+                continue
+            for m in _RATE_OVER.finditer(sentence):
+                if hearsay.elsewhere(sentence[:m.start()]):
+                    continue  # someone else's ratio, or one read of ("I read that ...")
+                rate, peak = float(m.group(1)), float(m.group(2).replace(",", ""))
+                if abs(peak - 2 * dense) <= SPARSE_MATCH * 2 * dense and 0.05 * dense <= rate <= 1.05 * dense:
+                    return claims.Claim("sparse_peak", source, claims.one_line(sentence)[:200]), rate, peak
+    return None
+
+
+@rule("ticket.sparse_peak", "expected_physics")
+def sparse_peak(facts: Facts, predictions=None):
+    """A compute rate set against the board's datasheet figure with 2:4 structured sparsity (H100 / H200 1,979
+    TFLOPS): dense GEMMs run at half of it, so the utilisation is twice the reporter's ratio."""
+    if not asks_about_figures(facts) or fault_context(facts):
+        return
+    found = sparse_peak_quoted(facts)
+    if found is None:
+        return
+    said, rate, peak = found
+    gpu = facts.subject.gpu
+    dense = tensor_rate(gpu)
+    yield make("ticket.sparse_peak", "expected_physics", "info", 0.6,
+               f"{peak:g} TFLOPS is {gpu.name}'s rate with 2:4 sparsity: {rate:g} TFLOPS is {rate / dense:.0%} of "
+               f"the dense {dense:g}",
+               f"NVIDIA's datasheet prints the 16-bit tensor rate with 2:4 structured sparsity ({peak:g} TFLOPS, "
+               f"footnoted 'with sparsity'); dense matrix multiplies, which training and inference run, peak at half "
+               f"of it, {dense:g} TFLOPS. {rate:g} TFLOPS is {rate / dense:.0%} of that: the usual range of model "
+               "FLOPs utilisation for large-model training, not a fault.",
+               [claim_ev(said, "the rate and the figure it is set against"),
+                ev(facts.subject.gpu_source, f"catalog {gpu.key}: dense 16-bit tensor rate (the datasheet's sparse "
+                   "figure halved)", rate, dense, "TFLOPS")],
+               fix="Nothing to fix: compute MFU against the dense rate (the datasheet figure without sparsity).",
+               refs=["https://www.nvidia.com/en-us/data-center/h100/",
+                     "https://github.com/NVIDIA/Megatron-LM/issues/1565"])
 
 
 # GPUs without NVLink exchange data over PCIe: a PCIe 4.0 x16 link carries about 32 GB/s each way, NVLink 3 on an

@@ -621,7 +621,16 @@ EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r"(?:\
 CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器|主机|节点|機器|伺服器)?|"
                                  r"个\s*(?:机器|服务器|主机|节点)|(?:机器|服务器|主机|节点|節點))\s*(?:上|里|中)?\s*"
                                  r"(?:都|各)?\s*"
+                                 r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$|"
+                                 # (healthy42) ... or 各 "each" right after the machines counted: "双机各2卡" (two
+                                 # machines, 2 cards each: aliyun/aicb#8), "双机各8卡，共16卡", "两机各8卡使用 NNODES=2
+                                 # GPUS_PER_NODE=8", "双机各 16 卡的场景" (launch notes in public repositories)
+                                 r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*"
                                  r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
+# ... and the machines counted just before that 各 are the nodes: 双机 / 两机 / 两台机器 / 2台服务器 各 N 卡
+CJK_NODES_EACH = re.compile(r"(双|两|二|三|四|五|六|七|八|\d{1,4})\s*(?:台|个)?\s*"
+                            r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
+CJK_DIGITS = {"双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
 # (review27b) ... or "each of them" back to nodes named just before: "I have 2 nodes and each of them has 2 v100"
 # (vllm-project/vllm#7837), "on two nodes, both of which have 8 A100 80GB gpus" (NVIDIA/nccl-tests#150); "them"
 # after GPUs named ("4 A100s and each of them has 80GB") is no node.
@@ -2180,6 +2189,8 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
             m := NODES_THEN_COUNT.search(before)) or (
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
+    elif m := CJK_NODES_EACH.search(before):
+        n = CJK_DIGITS.get(m.group(1)) or int(m.group(1))
     elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before) or CJK_EACH_THEN_COUNT.search(before) or \
             EACH_OF_NODES.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
@@ -2324,10 +2335,13 @@ GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Te
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
 # Bytes only ("GB/s", "MB/s", "GiB/s"): "only 200 Gb/s of bandwidth" is a link's bit rate.
+# (healthy42) "see how" / "get how" is understanding, not observing: "I can see how this gives rise to 600 GB/s
+# bandwidth between any given pair of GPU's" (forums.developer.nvidia.com/t/224173) works out a datasheet figure.
 BYTE_RATE = r"((?-i:[KMGT]i?B)(?:/s|/S|ps|/sec)\b)"
 # A bandwidth said of a GPU's own memory ("a memory bandwidth of 780 GB/s", "HBM bandwidth"): no link's or collective's.
 MEMORY_BW = re.compile(r"\b(?:memory|HBM\w*|DRAM|VRAM|GDDR\w*)\s+(?:bandwidth|bw)\b", re.I)
-MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
+MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|(?:get|got|gets|see|saw)\b(?!\s+how\b)|achiev\w*|reach\w*|only)\b"
+                         r"[^.\n]{0,25}?"
                          r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + BYTE_RATE + "|"
                          r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
