@@ -1750,6 +1750,14 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:intermediate_size|hidden_size|in_features|out_features|ffn_hidden_size|moe_intermediate_size)\b\W{0,4}"
         r"\s*(\d{3,6})\s*[,，]?\s*(?:(?:is\s+)?not\s+divisible\s+by|(?:can\s?not|can't)\s+be\s+divided\s+by|"
         r"无法整除|不能整除|不整除|除不尽)\s*(\d{1,3})\s*[*x×]\s*(\d{1,4})\b",
+        # (cn42) the same refusal worked through in Chinese, the width divided by the group first and the groups left
+        # that the TP sizes cannot share: "intermediate_size为29568，除以groupsize(128)后剩下的231无法被2或4或8整除"
+        # (QwenLM/Qwen3-VL#231; vllm-project/vllm#21695 answers the same checkpoint "29568/128 = 231, which means TP is
+        # currently limited to 1"). data.groups: the width, the group, the first TP size named; not "可以被2，4，8整除"
+        r"\b(?:intermediate_size|hidden_size|in_features|out_features|ffn_hidden_size|moe_intermediate_size)\b\W{0,4}"
+        r"\s{0,3}(?:为|是|=|:|：)?\s{0,3}(\d{3,6})\s{0,3}[,，]?\s{0,3}(?:除以|/)\s{0,3}(?:group_?size|组大小|分组大小)?"
+        r"\s{0,3}[(（]?\s{0,3}(\d{2,4})\s{0,3}[)）]?[^\n。]{0,16}?(?:无法|不能|没法)\s{0,3}被\s{0,3}(\d{1,2})"
+        r"(?:\s{0,3}(?:或者?|、|,|，)\s{0,3}\d{1,2}){0,3}\s{0,3}整除",
         # (s29, ut29f) a quantised kernel's tile refusing one rank's shard: vLLM's Marlin check ("Weight
         # input_size_per_partition = 14784 is not divisible by min_thread_k = 128. Consider reducing
         # tensor_parallel_size", vllm/model_executor/layers/quantization/utils/marlin_utils.py; vllm#13640) and its
@@ -5266,7 +5274,15 @@ _CJK_SCALING = (r"(?:(?:卡|GPU|显卡|机器?|节点)数?量?越多[^\n。]{0,1
                 # not as fast as two)
                 r"(?:多卡|多张|多块|多个?GPU|[两双三四五六八]\s*[张块]?\s*卡|[两三四五六八]\s*[张块]|[2-9]\s*(?:张|卡|块)|"
                 r"[1-9]\d\s*(?:张|卡|块))[^\n，,。]{0,12}?不如\s*(?:单卡|单张|单块|单个?GPU|一张|一块|1\s*[张卡块])"
-                r"[^\n，,。]{0,8}?快)")
+                r"[^\n，,。]{0,8}?快|"
+                # (cn42) ... and X 没有 Y 快, the same comparison with 没有 ("X is not as fast as Y"), of cards or of
+                # machines: "使用多机训的速度没有单机快" (CodeGoat24/Pref-GRPO#16),
+                # "在多卡中开启图模式没有单卡推理速度快" (DeepLink-org/dlinfer#109); not denied ("并不是没有单卡快"),
+                # not the fewer side first ("单卡没有双卡快")
+                r"(?:多卡|多张|多块|多个?GPU|[两双三四五六八]\s*[张块]?\s*卡|[两三四五六八]\s*[张块]|[2-9]\s*(?:张|卡|块)|"
+                r"[1-9]\d\s*(?:张|卡|块)|多机|多节点|多台|[2-9两三四八]\s*(?:机|台|个?节点))[^\n，,。]{0,12}?"
+                r"(?<!并不是)(?<!并非)(?<!不是)没有\s*(?:单卡|单张|单块|单个?GPU|一张|一块|1\s*[张卡块]|单机|单节点|单台|"
+                r"一台|1\s*台)[^\n，,。]{0,8}?快)")
 
 # (issue 11 r) More GPUs and no speed-up as Japanese, Korean, German, Russian and Spanish threads say it:
 # "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
@@ -10244,10 +10260,17 @@ def profiler_busy(facts: Facts) -> list[Claim]:
 # the GPU's memory ("显存放不下").
 # (the text is spaced between Chinese and Latin letters, "没有 ECC 错误": each negation is looked for with a space too)
 _ZH_NOT = "".join(f"(?<!{w}{s})" for w in ("没有", "没", "未", "不", "无", "不是", "并非", "并不是") for s in ("", " "))
+# (cn42) The count as a place or a means, not one of several: "只能在第一个GPU图像生成很慢" (only on the first
+# GPU, generating is slow: Tencent-Hunyuan/HunyuanDiT#36, the app puts one image on one GPU), "一个请求的 attention
+# 压在一张卡上算得太慢" (crammed onto one card), "用一张卡跑很慢": the layout, as the English reading leaves "on one
+# GPU it is slower" and "with one GPU" alone. 在/用/到 just before the count (or its ordinal 第) mark it.
+_ZH_ON = "".join(f"(?<!{w}{o}{s})" for w in ("在", "用", "到") for o in ("", "第") for s in ("", " "))
 MORE_WORDS_N4: dict[str, list[str]] = {
     "one_slow": [
         # (para37b) also one process or rank ("总有一个进程比其他的慢"), as the English readings take "one process"
-        r"(?:其中|有)?(?:一|某一?|某个|1)\s*(?:张|块|个|台)\s*(?:卡|GPU|显卡|节点|机器|进程|rank)[^\n。，,]{0,12}?"
+        # (cn42) not one denied to exist: "没有一张卡很慢" (no card is slow)
+        r"(?<!没)(?<!没 )(?:其中|有)?" + _ZH_ON + r"(?<!没有)(?<!没有 )(?<!无)(?:一|某一?|某个|1)\s*(?:张|块|个|台)"
+        r"\s*(?:卡|GPU|显卡|节点|机器|进程|rank)[^\n。，,]{0,12}?"
         r"(?:明显|总是|一直|特别)?\s*(?:比(?:其他|其它|别的)[^\n。，,]{0,6}?)?" + _ZH_NOT + r"(?:慢|拖后腿|落后)",
         r"(?:每次|每一步|每个step)[^\n。]{0,20}?(?:都要|总要|都得)\s*等(?:它|这张卡|这个节点|那张卡|那个节点)",
     ],
