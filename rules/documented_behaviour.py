@@ -15,6 +15,7 @@ from rules import catalog, claims
 from rules.common import ev, make
 from rules.engine import rule
 from rules.failure_words import failure_said
+from rules.phase_times import minutes as _minutes
 from rules.ticket_questions import fault_context, figures
 from rules.ticket_questions import own_sentences as _own_sentences
 
@@ -47,24 +48,6 @@ def _amounts_apart(quote: str, within: float) -> bool:
     belongs to another card) further apart than `within` (the smaller below that share of the larger)?"""
     sizes = [float(n) / (1024 if unit.lower() in ("mib", "mb") else 1) for n, unit in _AMOUNT.findall(quote)][-2:]
     return len(sizes) == 2 and min(sizes) < within * max(sizes)
-
-
-# A time in the reporter's words: "8 minutes", "~8 min", "1.5 hours", "880s", "half an hour", "an hour".
-_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|"
-                   r"\b(half an hour|an hour)\b", re.I)
-
-
-def _minutes(sentence: str) -> float:
-    """The longest time the sentence names, in minutes (0 when it names none)."""
-    longest = 0.0
-    for number, unit, words in _TIME.findall(sentence):
-        if words:
-            longest = max(longest, 30.0 if words.lower().startswith("half") else 60.0)
-            continue
-        unit = unit.lower()
-        scale = 1 / 60 if unit.startswith("s") else 60 if unit.startswith("h") else 1
-        longest = max(longest, float(number) * scale)
-    return longest
 
 
 def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:

@@ -19,6 +19,7 @@ from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.failure_words import failure_said
 from rules.gpus_in_use import ONE_GPU_USED, one_gpu_in_use, sharding_asked
+from rules.phase_times import phase_past_documented
 from rules.reference_scaling import reference_shortfall
 from rules.stated_load import engine_batch_cap, one_load
 from rules.ticket_figures import asks_about_figures, training_job
@@ -394,6 +395,8 @@ def nothing_broken(facts: Facts, predictions=None):
         return
     if by_design_fault(facts):
         return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
+    if phase_past_documented(facts):
+        return  # (physics42) a documented slow phase, but past its row's longest_minutes: not the design
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "

@@ -1,0 +1,49 @@
+"""(physics42) How long a documented slow phase took, in the reporter's words, against the most its by_design.toml row
+allows (longest_minutes): reading the weights, building an engine, compiling, starting up. Below the row's figure the
+phase is the documented behaviour (rules.documented_behaviour answers it); past it, the row itself says the phase is
+not the design ("90 minutes is a 100 GB checkpoint at under 20 MB/s, a broken or throttled disk"), so no rule may
+call it normal ("It took me over 120 minutes to load the 67B DeepSeek model. Is this normal?", vllm-project/vllm#2233:
+a failing drive, 2-3 minutes once replaced)."""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Facts, GpuFact
+from rules import catalog, claims
+
+# A time in the reporter's words: "8 minutes", "~8 min", "1.5 hours", "880s", "half an hour", "an hour".
+_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|"
+                   r"\b(half an hour|an hour)\b", re.I)
+
+
+def minutes(sentence: str) -> float:
+    """The longest time the sentence names, in minutes (0 when it names none)."""
+    longest = 0.0
+    for number, unit, words in _TIME.findall(sentence):
+        if words:
+            longest = max(longest, 30.0 if words.lower().startswith("half") else 60.0)
+            continue
+        unit = unit.lower()
+        scale = 1 / 60 if unit.startswith("s") else 60 if unit.startswith("h") else 1
+        longest = max(longest, float(number) * scale)
+    return longest
+
+
+def phase_past_documented(facts: Facts) -> tuple[dict, str, str] | None:
+    """(catalog row, source, quote) for the first sentence of the reporter's that describes a by_design.toml phase with
+    a longest_minutes, in the row's setting and not turned into a fault by its `unless`, and names a time past that
+    figure; None when none does."""
+    own = [(source, s) for source, text in claims.own_texts(facts) for s in claims.sentences(text)]
+    words = " ".join(t for _, t in own)
+    gpus = facts.of(GpuFact)
+    for row in catalog.documented_behaviours():
+        if "longest_minutes" not in row or not all(re.search(p, words, re.I) for p in row.get("context", [])) \
+                or catalog.by_design_unless(row, words, gpus):
+            continue
+        for source, sentence in own:
+            m = re.search(row["sees"], sentence, re.I)
+            if m and minutes(sentence) > row["longest_minutes"] \
+                    and not claims.conditional(sentence[:m.start()], when=False):
+                return row, source, claims._quote(sentence, m, 60)
+    return None
