@@ -172,7 +172,7 @@ def test_nccl_tests_ranks_are_processes_threads_and_gpus(line, gpus):
     ("export NCCL_SOCKET_IFNAME=eth0; then start the server", "eth0"),
     ("export NCCL_IB_HCA=mlx5_0:1", "mlx5_0:1"),
     # probes: a question or an exclamation ends at the value too
-    ("Should I set NCCL_P2P_DISABLE=1? It is slow.", "1"),
+    ("Is it normal to be this slow with NCCL_P2P_DISABLE=1? It is a 4090 box.", "1"),
     ("It works with NCCL_P2P_LEVEL=NVL!", "NVL"),
 ])
 def test_setting_value_without_sentence_punctuation(line, value):

@@ -3,7 +3,9 @@ with the near-misses that must not change)."""
 
 import pytest
 
+from diagnose.artifacts import launch
 from diagnose.bundle import read_bundle
+from diagnose.evidence import NcclSetting
 from rules import claims
 
 
@@ -19,7 +21,7 @@ def _claims(tmp_path, text, kind):
     ("Does --enforce-eager help? Yes, it works now.", "fixes", False),
     ("Does --enforce-eager help? No, still slow.", "no_help", False),
     ("Does --enforce-eager help? I am on 2 GPUs.", None, True),
-    ("Should I add --enforce-eager? Someone said it helps.", "fixes", True),
+    ("Should I add --enforce-eager? Someone said it helps.", None, True),
 ])
 def test_remedy_asked_and_answered(tmp_path, text, effect, guess):
     [remedy] = _claims(tmp_path, text, "remedy")
@@ -37,3 +39,17 @@ def test_remedy_asked_and_answered(tmp_path, text, effect, guess):
 def test_still_slow_is_no_help(tmp_path, text, effect):
     [remedy] = _claims(tmp_path, text, "remedy")
     assert remedy.data["effect"] == effect
+
+
+# The writer asking whether to set something is no setting in use (the NCCL_CROSS_NIC=1 a rule would otherwise take as
+# the known regression's trigger); a "why do I need to set" and the writer's own statements run with it.
+@pytest.mark.parametrize("line, in_use", [
+    ("Should we try NCCL_CROSS_NIC=1? The busbw dropped.", False),
+    ("Do I need to set NCCL_P2P_DISABLE=1 on 4090s?", False),
+    ("Can we use NCCL_P2P_LEVEL=NVL here?", False),
+    ("Why do I need to set NCCL_P2P_DISABLE=1 for it to work?", True),
+    ("We do use NCCL_P2P_DISABLE=1 on all nodes.", True),
+    ("I can set NCCL_P2P_DISABLE=1 and it works.", True),
+])
+def test_setting_asked_about_is_not_in_use(line, in_use):
+    assert bool([r for r in launch.parse(line, "p") if isinstance(r, NcclSetting)]) is in_use

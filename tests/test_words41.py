@@ -116,7 +116,9 @@ def _remedy(text: str):
     # probes that must not become a trial: left unanswered, answered with hearsay or with nothing done
     ("If I add --ipc=host, does it help?", True, "fixes"),
     ("Does --enforce-eager help? I haven't tried yet.", True, None),  # the answer says nothing was done
-    ("Should I add --ipc=host? Someone said it helps.", True, "fixes"),  # hearsay: a guess that it fixes
+    # hearsay: a guess, and (s42: the writer asking whether to add it, launch.ADVISING) not what runs, so the effect
+    # someone else had is not this run's, as "someone suggested --ipc=host, it works for them"
+    ("Should I add --ipc=host? Someone said it helps.", True, None),
     # a statement before a question keeps its own effect
     ("I added --ipc=host and it still hangs. Any idea?", False, "no_help"),
 ])

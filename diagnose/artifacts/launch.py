@@ -68,10 +68,15 @@ CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:�
 # (left27) Words that advise the reader to set something, not the writer's own setting: a request ("please set"), the
 # second person with its verb ("you can set", "you could also try"; not "as you can see"), an imperative "try" opening
 # its clause, and the Chinese (CJK_ADVICE). "I tried X=1" (a past attempt) and "I have to add X=1" (the writer's own)
-# are not advice.
+# are not advice. The writer asking whether to set it is no setting in use either.
 ADVISING = (r"please\s+(?:set|export|add|use|try)|you\s+(?:could|can|should|may|might)(?:\s+(?:also|just|simply))?"
             r"\s+(?:set|try|use|add|export|disable|pass)|(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
-            r"exporting|adding|using))?|" + CJK_ADVICE)
+            r"exporting|adding|using))?|"
+            # (s42) the writer asking whether to: "Should we try NCCL_CROSS_NIC=1?", "do I need to set X=1", "can we
+            # use X=1": a setting wondered about, not one in use ("why do I need to set X=1 for it to work" runs with
+            # it)
+            r"(?<!\bwhy\s)(?:should|shall|can|could|do|must)\s+(?:I|we)(?:\s+(?:also|just|first|still))?"
+            r"(?:\s+need\s+to)?\s+(?:set|try|use|add|export|disable|pass)|" + CJK_ADVICE)
 # A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
 # "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
 # (README, claims).
