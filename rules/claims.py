@@ -5604,12 +5604,33 @@ _TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)" + 
                  r"(?:增加|上升|升高|变长|翻倍)")
 
 
+# (lang42) The timeout in Korean and Japanese, the loanword of the English "timeout" the hang family reads:
+# "NCCL ALLREDUCE 타임아웃이 발생하면서 학습이 죽어버리는 문제" (9566.tistory.com/568),
+# "멀티 GPU NCCL 타임아웃 - 이 환경에서는 불안정", "분산 학습 시 NCCL 타임아웃은 대부분 네트워크 문제입니다";
+# "NCCL watchdogタイムアウト（rank0が10分停止）が1回発生", "NFS I/Oが重い場合にタイムアウトする可能性がある"
+# (Korean and Japanese training READMEs and notes in public repositories).
+# Not the timeout as a setting or a remedy ("NCCL 타임아웃 값 증가", "타임아웃을 늘리", "NCCLタイムアウトを延長",
+# "NCCLタイムアウトを回避します", "NCCLタイムアウト7200秒"), denied ("타임아웃이 발생하지 않", "타임아웃 없이",
+# "タイムアウトしない", "タイムアウトは発生しなかった"), heard or guessed ("타임아웃이 난다고",
+# "タイムアウトするらしい")
+# or under a condition ("타임아웃이 발생하면" but not "발생하면서", "while it occurs";
+# "タイムアウトする可能性", "タイムアウトしたら", "タイムアウトする場合").
+_HANG_KO_JA = (r"타임\s?아웃(?!\s?(?:값|시간|설정|을\s*(?:늘|증가|연장|설정|조정|올)|"
+               r"(?:이|가|은|는)?\s?(?:(?:발생|생기|나|뜨)(?:하|되)?지\s*않|없|발생하면(?!서)|나면(?!서)|뜨면|"
+               r"(?:발생할|날|생길)\s*(?:경우|수|때)|(?:발생한다|난다|뜬다)(?:고|는)|"
+               r"(?:발생하|나|뜨)는\s*(?:것\s*같|듯))))|"
+               r"タイムアウト(?!\s?(?:値|時間|設定|\d|を(?:延長|設定|伸ば|長く|回避|防)|の(?:設定|延長|値|回避)|"
+               r"(?:し|する|して)?(?:な[いかく]|ません|たら|ると|る場合|る可能性|る恐れ|るかも|るらしい|るそう)|"
+               r"(?:は|が)?\s?(?:発生|起き)?(?:し|す)?(?:な[いかく]|ませ|る場合|る可能性|たら)|なし|対策))")
+
+
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              # (para38b) 死锁, "deadlock" in Chinese, as \bdeadlock\w* beside it
              r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|死锁|无响应|超时|"
+             + _HANG_KO_JA + r"|"
              # (fault39) a process that even SIGKILL does not end: it waits inside a kernel call (the GPU driver's),
              # the state ps(1) shows as D, "uninterruptible sleep", and no signal is delivered until that call returns
              # (signal(7)): "freeze and is not killable" (pytorch/pytorch#24081), "the suspended process could not
@@ -10496,6 +10517,27 @@ MORE_WORDS_S: dict[str, list[str]] = {
     ],
 }
 _extend(MORE_WORDS_S)
+
+# (lang42) GPU peer-to-peer refused, in the words no_p2p reads in English:
+# - `nvidia-smi topo -p2p` glossed by its own legend ("NS = Not supported"): a cell written "NS (Not Supported)"
+#   away from the command line ("GPU0 ↔ GPU1 : NS (Not Supported)", 9566.tistory.com/567);
+# - Korean "P2P를 지원하지 않다" ("does not support P2P"), the English "doesn't support ... P2P": said of a machine in
+#   9566.tistory.com/567 ("서로 직접 접근(P2P, peer-to-peer)을 지원하지 않는 구조였다"), and in Korean write-ups of
+#   the mechanism ("PCIe 토폴로지가 P2P를 지원하지 않으면, NCCL은 SHM으로 폴백합니다"; "일부 system은 P2P를 지원하지
+#   않거나 ACS/IOMMU 설정으로 redirect될 수 있다"; a Korean ML-engineering guide: "L4 예처럼 P2P를 지원하지 않을 수
+#   있다"). Those three are conditions or possibilities ("않으면" if not, "않을 수" may not, "않거나" or may not):
+#   only the stated forms read ("않는", "않습니다", "않아", "않았"), never "않는지"/"않나요" (whether ... ?).
+_KO_P2P = r"(?:\bP2P|\bpeer[- ]to[- ]peer|피어\s?투\s?피어|GPU\s*간\s*직접\s*(?:접근|통신))\)?"
+MORE_WORDS_L42: dict[str, list[str]] = {
+    "no_p2p": [
+        r"(?<![\w-])(?-i:NS)\s*\(\s*not\s+supported\s*\)",
+        _KO_P2P + r"\s?(?:를|을|가|이|는|은)?\s?(?:지원하지\s*않(?:는(?!지|다고|다는|다더|\s*(?:것\s*같|듯))|"
+        r"습니다|아(?!요\?)|았)|"
+        r"지원(?:이|을)?\s*안\s*(?:됨|됩니다|된다|돼(?!요\?)|되는(?!지))|지원되지\s*않(?:는(?!지)|습니다|아|았)|"
+        r"(?:사용|지원)\s*불가(?!능한지))",
+    ],
+}
+_extend(MORE_WORDS_L42)
 
 # (issue 11 s) A measured rate set against a published or expected one in one sentence ("only 87 tokens/s, not the
 # 239.98 tokens/s of the README", "2000 tok/s instead of the 6552 on the performance page", "只有87tokens/s，没有239.98
