@@ -1,0 +1,32 @@
+"""The s42 review's fixes to this session's merged readings (probes: short sentences testing one reading, with the
+near-misses that must keep their reading)."""
+
+import pytest
+
+from diagnose.artifacts import issue_md
+from diagnose.evidence import Facts, Workload
+
+
+def _facts(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+def _nodes(text: str):
+    return next((w.nodes for w in _facts(f"# 问题\n\n{text}\n").of(Workload) if w.nodes), None)
+
+
+# issue_md.CJK_NODES_EACH: the machines counted before 各 are a whole number. A GPU model's digits before 服务器 are
+# no machine count (it read "两台 H800 服务器各 8 卡" as 800 machines), nor is the ones digit of a Chinese numeral
+# ("十二台" read as 2).
+@pytest.mark.parametrize("text, nodes", [
+    ("环境：两台 H800 服务器各 8 卡，用 vLLM 跑 TP=16。", None),  # probe: no 800 machines
+    ("环境：A100 机器各 8 卡，TP=8。", None),  # probe
+    ("环境：十二台服务器各 8 卡，TP=16。", None),  # probe: twelve, not two
+    ("环境：双机各 8 卡，TP=16。", 2),  # probe: still read
+    ("2台服务器各8张卡，测试 nccl。", 2),  # probe: still read
+    ("用两台机器各4卡，tp=4。", 2),  # probe: still read after another Chinese character
+])
+def test_machines_counted_before_each_are_whole(text, nodes):
+    assert _nodes(text) == nodes
