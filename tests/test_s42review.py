@@ -5,6 +5,7 @@ import pytest
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Facts, Workload
+from rules import ticket_questions
 
 
 def _facts(text: str) -> Facts:
@@ -30,3 +31,22 @@ def _nodes(text: str):
 ])
 def test_machines_counted_before_each_are_whole(text, nodes):
     assert _nodes(text) == nodes
+
+
+def _sparse(text: str):
+    from rules.subject import Subject
+
+    facts = _facts(f"# MFU\n\n{text}\n")
+    facts.subject = Subject.of(facts)
+    return ticket_questions.sparse_peak_quoted(facts)
+
+
+# ticket_questions._RATE_OVER: the sparse figure may end its sentence; a period after it is no decimal point (it read
+# "400/1979," but not "400/1979.").
+@pytest.mark.parametrize("text, found", [
+    ("Training on 8x H100 SXM. The MFU is only 400/1979. Is this expected?", True),  # probe
+    ("Training on 8x H100 SXM. The util is 420 of 1,979. Is this expected?", True),  # probe
+    ("Training on 8x H100 SXM. The MFU is only 400/19790. Is this expected?", False),  # probe: a longer number
+])
+def test_sparse_figure_ending_a_sentence(text, found):
+    assert (_sparse(text) is not None) is found
