@@ -3926,9 +3926,10 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
         # "help" ("Does NCCL_P2P_DISABLE=1 help? No, it still hangs." is no_help)
         answer = sentence[asked.end():]
         effect = _effect(answer)
-        if effect and not hearsay.elsewhere(answer):
+        if effect and not hearsay.elsewhere(answer) and not guessed(answer):
             # answered from the reporter's own run: it was tried ("Does --enforce-eager help? Yes, it works now." is
-            # no guess; "Should I add --ipc=host? Someone said it helps." stays one)
+            # no guess; "Should I add --ipc=host? Someone said it helps." and (s42review) "Does it help? I think it
+            # fixes it." stay one)
             return effect, True
     even = _EVEN_WITH.search(text[max(0, pos - 60):pos])
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):

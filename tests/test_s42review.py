@@ -50,3 +50,25 @@ def _sparse(text: str):
 ])
 def test_sparse_figure_ending_a_sentence(text, found):
     assert (_sparse(text) is not None) is found
+
+
+def _remedies(tmp_path, text: str):
+    from diagnose.bundle import read_bundle
+    from rules import claims
+
+    path = tmp_path / "issue.md"
+    path.write_text("Slow TP=2 on 2x RTX 4090 with vLLM. " + text)
+    return [(c.data["effect"], c.guess) for c in claims.find(read_bundle([path]), "remedy")]
+
+
+# claims._tried_effect: a remedy asked about and answered in the same sentence was tried only where the answer is the
+# reporter's run; a guess for an answer ("I think it fixes it") keeps it a guess, as hearsay does.
+@pytest.mark.parametrize("text, guess", [
+    ("Does --enforce-eager help? I think it fixes it.", True),  # probe: a guess
+    ("Does --enforce-eager help? Maybe, it seems to work now.", True),  # probe: a guess
+    ("Does --enforce-eager help? Yes, it works now.", False),  # probe: the reporter's run
+    ("Does --enforce-eager help? No, it still hangs.", False),  # probe: the reporter's run
+])
+def test_remedy_answered_by_a_guess_stays_a_guess(tmp_path, text, guess):
+    [(_, was_guess)] = _remedies(tmp_path, text)
+    assert was_guess is guess
