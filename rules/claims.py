@@ -3343,7 +3343,7 @@ def claims(facts: Facts) -> list[Claim]:
         if n.kind != OUTPUT_KIND or not n.text:
             continue
         for kind in OUTPUT_FAMILIES:
-            c = _first(kind, PATTERNS[kind], spaced(n.text))
+            c = _first(kind, PATTERNS[kind], spaced(_one_gpu_waivers_out(n.text) if kind == "no_p2p" else n.text))
             if c and not c.negated:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
@@ -3890,6 +3890,20 @@ _NO_LUCK = re.compile(r"\b(?:continues?|continued|keeps?|kept)\s+(?:to\s+)?(?:ha
                       r"\bresults?\s+(?:is|are|was|were)\s+(?:(?:the\s+)?same"
                       r"(?!\s+as\s+(?!before|earlier|previously|without))|unchanged)\b|"
                       r"\bresults?\s+(?:is|are|was|were)(?:n't|\s+not)\s+changed\b", re.I)
+
+
+# (s42review) nvbandwidth waives its peer tests where no GPU pair passes cuDeviceCanAccessPeer, and a run that sees
+# one GPU has no pair at all (Testcase::filterHasAccessiblePeerPairs loops over the pairs of cuDeviceGetCount's
+# devices): its "Waiving device_to_device_..." lines say nothing of P2P where the device list it prints ("Device 0:
+# NVIDIA ...", one line a GPU: NVIDIA/nvbandwidth#13, #15, #34) names device 0 alone.
+_NVBW_DEVICE = re.compile(r"^Device (\d{1,3}): ", re.M)
+_NVBW_WAIVER = re.compile(r"^Waiving (?:device_to_device|all_to_one|one_to_all)_[a-z_]+\.[^\S\n]*$", re.M)
+
+
+def _one_gpu_waivers_out(text: str) -> str:
+    """The output without nvbandwidth's peer-test waivers where the run it prints saw a single GPU."""
+    devices = {int(d) for d in _NVBW_DEVICE.findall(text)}
+    return _NVBW_WAIVER.sub("", text) if devices == {0} else text
 
 
 def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) -> tuple[int, bool, bool, bool]:

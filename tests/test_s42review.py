@@ -72,3 +72,37 @@ def _remedies(tmp_path, text: str):
 def test_remedy_answered_by_a_guess_stays_a_guess(tmp_path, text, guess):
     [(_, was_guess)] = _remedies(tmp_path, text)
     assert was_guess is guess
+
+
+# claims._one_gpu_waivers_out: nvbandwidth waives its peer tests on a run that sees one GPU (no pair to test,
+# Testcase::filterHasAccessiblePeerPairs), so there the "Waiving device_to_device_..." lines are no P2P refusal; with a
+# second device listed (NVIDIA/nvbandwidth#13's two RTX 2080 Ti) they still are.
+_NVBW = """# host_to_device bandwidth on {title}
+
+Host to device copies look slow to me, is that normal?
+
+```
+nvbandwidth Version: v0.2
+
+Device 0: NVIDIA GeForce RTX 4090
+{second}
+Running host_to_device_memcpy_ce.
+memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)
+          0
+0     12.10
+
+Waiving device_to_device_memcpy_read_ce.
+Waiving all_to_one_write_ce.
+```
+"""
+
+
+@pytest.mark.parametrize("title, second, refused", [
+    ("a single RTX 4090", "", False),  # probe: one device, no pair
+    ("two RTX 4090", "Device 1: NVIDIA GeForce RTX 4090\n", True),  # probe: a pair, waived
+])
+def test_nvbandwidth_waivers_on_one_gpu_are_no_p2p_refusal(title, second, refused):
+    from conftest import judged_issue
+
+    verdict, _ = judged_issue(_NVBW.format(title=title, second=second))
+    assert (verdict.category == "p2p_disabled") is refused
