@@ -3816,9 +3816,11 @@ def ignore_asked(facts: Facts) -> Claim | None:
 
 
 _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
-# ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse)
-_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out|"
-                          r"(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?)\b", re.I)
+_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+# ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse. (s42review) Not
+# where the same sentence says it got faster: "it got much faster, though still slower than TP=1" helped, in part)
+_NO_BEFORE = re.compile(r"\bno\s+$", re.I)
+_STILL_SLOW = re.compile(r"\bstill\s+(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
 _SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome|"
@@ -3973,10 +3975,16 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
+    still_slow = _STILL_SLOW.search(sentence)
+    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre))
+                                for m in _IMPROVED.finditer(sentence))  # "no faster", "did not improve": not faster
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
+            or (still_slow and not faster) \
             or any(not _NOT_BEFORE.search(sentence[:m.start()])  # (review40) "it does not keep crashing": fixed
                    for m in (*_NO_LUCK.finditer(sentence), *_FAILS_AGAIN.finditer(sentence))):
         return "no_help"
+    if faster:
+        return None  # faster, though still slow: it helped in part, neither a fix nor no help nor worse
     if _WORSENS.search(sentence):
         return "worse"
     return None

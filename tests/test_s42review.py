@@ -106,3 +106,17 @@ def test_nvbandwidth_waivers_on_one_gpu_are_no_p2p_refusal(title, second, refuse
 
     verdict, _ = judged_issue(_NVBW.format(title=title, second=second))
     assert (verdict.category == "p2p_disabled") is refused
+
+
+# claims._effect: "still slow" after a remedy is no help only where the sentence does not say it got faster; "much
+# faster, though still slower than TP=1" helped in part (it was no_help, which rules the remedy's cause out).
+@pytest.mark.parametrize("text, effect", [
+    ("I added --enforce-eager and it got much faster, though still slower than TP=1.", None),  # probe
+    ("I added --enforce-eager and it improved, but the first request is still slow.", None),  # probe
+    ("I added --enforce-eager and it did not improve, still very slow.", "no_help"),  # probe: negated
+    ("I added --enforce-eager and it is still very slow.", "no_help"),  # probe
+    ("I added --enforce-eager and it got slower.", "worse"),  # probe
+])
+def test_faster_but_still_slow_is_no_no_help(tmp_path, text, effect):
+    [(found, _)] = _remedies(tmp_path, text)
+    assert found == effect
