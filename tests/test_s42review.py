@@ -120,3 +120,23 @@ def test_nvbandwidth_waivers_on_one_gpu_are_no_p2p_refusal(title, second, refuse
 def test_faster_but_still_slow_is_no_no_help(tmp_path, text, effect):
     [(found, _)] = _remedies(tmp_path, text)
     assert found == effect
+
+
+# ticket_rules._tp_error: a width worked through against the quantisation group whose groups every TP size the ticket
+# runs divides is no refusal of that TP ("232 groups ... 不能被 3 整除" beside TP=8 made tp_not_dividing_heads at 0.8).
+@pytest.mark.parametrize("text, refused", [
+    # probe: TP 8 in use, 232 groups split 8 ways
+    ("# TP=8 推理速度慢\n\n用 vLLM 在 8 张 A100 上跑 GPTQ-Int4 模型，tensor_parallel_size=8，吞吐只有 10 tokens/s，"
+     "比预期慢很多。\n\nintermediate_size 为 29696，除以 128 后为 232，不能被 3 整除，但 TP=8 没问题。\n", False),
+    # probe: TP 3 in use, refused
+    ("# TP=3 启动报错\n\n用 vLLM 在 3 张 A100 上跑 GPTQ-Int4 模型，tensor_parallel_size=3，启动就报错。\n\n"
+     "intermediate_size 为 29696，除以 128 后为 232，不能被 3 整除。\n", True),
+    # probe: no TP size named, the refusal stands
+    ("# 启动报错\n\n用 vLLM 跑 GPTQ-Int4 模型，启动就报错。\n\nintermediate_size 为 29696，除以 128 后为 232，"
+     "不能被 3 整除。\n", True),
+])
+def test_group_split_that_fits_the_tp_in_use_refuses_nothing(text, refused):
+    from conftest import judged_issue
+
+    verdict, _ = judged_issue(text)
+    assert (verdict.category == "tp_not_dividing_heads") is refused
