@@ -3343,7 +3343,7 @@ def claims(facts: Facts) -> list[Claim]:
         if n.kind != OUTPUT_KIND or not n.text:
             continue
         for kind in OUTPUT_FAMILIES:
-            c = _first(kind, PATTERNS[kind], spaced(n.text))
+            c = _first(kind, PATTERNS[kind], spaced(_one_gpu_waivers_out(n.text) if kind == "no_p2p" else n.text))
             if c and not c.negated:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
@@ -3816,9 +3816,11 @@ def ignore_asked(facts: Facts) -> Claim | None:
 
 
 _DID_NOTHING = re.compile(NO_EFFECT, re.I)  # "it had no effect", "made no difference" (text.NO_EFFECT)
-# ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse)
-_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out|"
-                          r"(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?)\b", re.I)
+_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+# ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse. (s42review) Not
+# where the same sentence says it got faster: "it got much faster, though still slower than TP=1" helped, in part)
+_NO_BEFORE = re.compile(r"\bno\s+$", re.I)
+_STILL_SLOW = re.compile(r"\bstill\s+(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
 _SAME_WITH = re.compile(r"\bsame\s+(?:results?|speed|numbers?|performance|throughput|bandwidth|behaviou?r|outcome|"
@@ -3892,6 +3894,20 @@ _NO_LUCK = re.compile(r"\b(?:continues?|continued|keeps?|kept)\s+(?:to\s+)?(?:ha
                       r"\bresults?\s+(?:is|are|was|were)(?:n't|\s+not)\s+changed\b", re.I)
 
 
+# (s42review) nvbandwidth waives its peer tests where no GPU pair passes cuDeviceCanAccessPeer, and a run that sees
+# one GPU has no pair at all (Testcase::filterHasAccessiblePeerPairs loops over the pairs of cuDeviceGetCount's
+# devices): its "Waiving device_to_device_..." lines say nothing of P2P where the device list it prints ("Device 0:
+# NVIDIA ...", one line a GPU: NVIDIA/nvbandwidth#13, #15, #34) names device 0 alone.
+_NVBW_DEVICE = re.compile(r"^Device (\d{1,3}): ", re.M)
+_NVBW_WAIVER = re.compile(r"^Waiving (?:device_to_device|all_to_one|one_to_all)_[a-z_]+\.[^\S\n]*$", re.M)
+
+
+def _one_gpu_waivers_out(text: str) -> str:
+    """The output without nvbandwidth's peer-test waivers where the run it prints saw a single GPU."""
+    devices = {int(d) for d in _NVBW_DEVICE.findall(text)}
+    return _NVBW_WAIVER.sub("", text) if devices == {0} else text
+
+
 def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) -> tuple[int, bool, bool, bool]:
     """(at, line_handed, ordered, advised) of what is said at text[pos] (a setting, a flag, a platform change) in its
     sentence: where it sits, whether its line is under advice ("you may:"), ordered ("if it hangs, set X=1") or
@@ -3926,9 +3942,10 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
         # "help" ("Does NCCL_P2P_DISABLE=1 help? No, it still hangs." is no_help)
         answer = sentence[asked.end():]
         effect = _effect(answer)
-        if effect and not hearsay.elsewhere(answer):
+        if effect and not hearsay.elsewhere(answer) and not guessed(answer):
             # answered from the reporter's own run: it was tried ("Does --enforce-eager help? Yes, it works now." is
-            # no guess; "Should I add --ipc=host? Someone said it helps." stays one)
+            # no guess; "Should I add --ipc=host? Someone said it helps." and (s42review) "Does it help? I think it
+            # fixes it." stay one)
             return effect, True
     even = _EVEN_WITH.search(text[max(0, pos - 60):pos])
     if effect in (None, "worse") and not (removed or advised) and even and _FAILURE_WORDS.search(sentence):
@@ -3958,10 +3975,16 @@ def _effect(sentence: str) -> str | None:
     fixes = list(_FIXES.finditer(sentence))
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
+    still_slow = _STILL_SLOW.search(sentence)
+    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre))
+                                for m in _IMPROVED.finditer(sentence))  # "no faster", "did not improve": not faster
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
+            or (still_slow and not faster) \
             or any(not _NOT_BEFORE.search(sentence[:m.start()])  # (review40) "it does not keep crashing": fixed
                    for m in (*_NO_LUCK.finditer(sentence), *_FAILS_AGAIN.finditer(sentence))):
         return "no_help"
+    if faster:
+        return None  # faster, though still slow: it helped in part, neither a fix nor no help nor worse
     if _WORSENS.search(sentence):
         return "worse"
     return None

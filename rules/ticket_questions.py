@@ -1672,10 +1672,11 @@ def memory_bound_decode(facts: Facts, predictions=None):
 # NVIDIA/Megatron-LM#1276 ("the MFU should be 400 / 2000 = 20%" -> "the denominator ... is 989 TFLOPS"),
 # karpathy/nanoGPT#464 ("nvidia claims 1,979tflops but that is for 2:4 sparsity") and karpathy/nanochat#60.
 # The reporter's rate over the sparse figure ("A/B", or "A TFLOPS ... B TFLOPS"), B within SPARSE_MATCH of twice the
-# board's dense rate and A at most the dense rate.
+# board's dense rate and A at most the dense rate. (s42review) The figure may end its sentence ("The MFU is 400/1979."):
+# a period after it is no decimal point.
 SPARSE_MATCH = 0.02
 _RATE_OVER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s*(?:T(?:FLOPS?|flops?)\s*)?(?:/|out of|of|vs\.?|against)\s*"
-                        r"(?:\(\s*)?(\d[\d,]{2,5}(?:\.\d+)?)(?![\d.])", re.I)
+                        r"(?:\(\s*)?(\d[\d,]{2,5}(?:\.\d+)?)(?!\d|[.,]\d)", re.I)
 
 
 def sparse_peak_quoted(facts: Facts):

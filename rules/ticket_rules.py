@@ -521,7 +521,10 @@ def _tp_error(facts: Facts) -> Claim | None:
     found = [c for c in errors if len(c.data.get("groups", [])) != 2]
     tiles = [c for c in errors if _TILE.search(c.quote)]
     bare = [c for c in errors if len(c.data.get("groups", [])) == 2 and c not in tiles]
-    sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare or tiles else set()
+    sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare or tiles or found else set()
+    # (s42review) a width worked through against "TP x group" whose groups every TP size the ticket runs divides
+    # ("29696 除以 128 后为 232，不能被 3 整除" beside TP=8: 232 groups split 8 ways) refuses none of them
+    found = [c for c in found if not (sizes and (split := _group_split(c)) and sizes <= set(split[3]))]
     return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes]
                       + [c for c in tiles if _whole_at_tp1(c, sizes)])
 

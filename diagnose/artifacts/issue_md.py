@@ -628,7 +628,10 @@ CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器
                                  r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*"
                                  r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
 # ... and the machines counted just before that 各 are the nodes: 双机 / 两机 / 两台机器 / 2台服务器 各 N 卡
-CJK_NODES_EACH = re.compile(r"(双|两|二|三|四|五|六|七|八|\d{1,4})\s*(?:台|个)?\s*"
+# (s42review) the count is a whole number: not a model's digits ("H800 服务器各 8 卡" is no 800 machines) nor the ones
+# digit of a larger Chinese numeral ("十二台" is twelve, not two)
+CJK_NODES_EACH = re.compile(r"((?<![十百千万第])(?:双|两|二|三|四|五|六|七|八)|(?<![A-Za-z0-9_.])\d{1,4})"
+                            r"\s*(?:台|个)?\s*"
                             r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
 CJK_DIGITS = {"双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
 # (review27b) ... or "each of them" back to nodes named just before: "I have 2 nodes and each of them has 2 v100"
