@@ -10761,6 +10761,7 @@ _IDLE_NOT_LOAD = (r"(?!\s+(?:at|in)\s+(?:P\d|P-state|(?:power|performance)[- ]st
                   # "while the server waits (for requests)": no work; "waits for the CPU / tokenizer" is load
                   r"(?![^.\n]{0,40}?\b(?:server|engine|service|it)\s+(?:is\s+)?wait(?:s|ing)?\b"
                   r"(?!\s+(?:for|on)\s+(?:the\s+)?(?:cpu|host|data|input|tokeni\w*|python|scheduler|dataloader)))")
+_NOT_IF = r"(?<!\bif )(?<!\bif the )(?<!\bwhen )(?<!\bwhen the )"
 _extend({"gpu_idle_words": [
     r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
     r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
@@ -10777,6 +10778,17 @@ _extend({"gpu_idle_words": [
     r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,25}?\b(?:near\s+|close\s+to\s+|at\s+)?(?:max\w*|full|100\s*%|busy)"
     r"\s+(?:only\s+)?for\s+(?:only\s+|maybe\s+|like\s+|about\s+|around\s+|roughly\s+|~\s*)*"
     r"(?:[1-3]?\d\s*%|a\s+(?:small\s+)?fraction|a\s+few\s+percent)\s+of\s+the\s+(?:time|run)\b",
+    # (forum42) the idle share said as the figure nvidia-smi shows most of the time: "(mostly GPU usage is 0%)"
+    # (discuss.pytorch.org t/59604), "GPU usage is mostly 0%", "GPU util is 0% most of the time". NVML's utilization.gpu
+    # is the share of the sample period with a kernel running (nvidia-smi --help-query-gpu), so 0 % most of the time is
+    # the GPU idle most of the time, the words above said with their figure; not its memory's share (a word between),
+    # nor a condition or advice ("If GPU usage is mostly 0%, raise num_workers": _NOT_IF)
+    r"\b(?:mostly|most of the time|usually|largely),?\s+(?:the\s+|my\s+)?GPU[- ]?(?:util\w*|usage|load)\s+"
+    r"(?:is|was|stays?|remains?|sits?)\s+(?:at\s+)?(?:0|zero)\s*%" + _IDLE_NOT_LOAD,
+    _NOT_IF + r"\bGPU[- ]?(?:util\w*|usage|load)\s+(?:is|was|stays?|remains?|sits?)\s+(?:mostly|largely|usually)\s+"
+    r"(?:at\s+)?(?:0|zero)\s*%" + _IDLE_NOT_LOAD,
+    _NOT_IF + r"\bGPU[- ]?(?:util\w*|usage|load)\s+(?:is|was|stays?|remains?|sits?)\s+(?:at\s+)?(?:0|zero)\s*%\s+"
+    r"(?:for\s+)?most\s+of\s+the\s+time\b" + _IDLE_NOT_LOAD,
 ]})
 
 
