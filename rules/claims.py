@@ -4889,7 +4889,9 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
     parts = sentences(text)
     for i, sentence in enumerate(parts):
         here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
-        said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)]
+        # (words42: nor denied in Chinese, "带宽没有下降")
+        said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)
+                and not _zh_denied(sentence, m)]
         if not here or not said or said_alike(sentence):
             continue  # "not a regression", "the same on both": no contrast
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
@@ -4906,8 +4908,8 @@ def _change_worded(text: str) -> bool:
     for sentence in sentences(text):
         if said_alike(sentence) or _SAME_RATE.search(sentence):
             continue
-        if any(not negated_words(sentence, m) and not _CHANGE_RULED_OUT.match(sentence, m.end())
-               for m in _REGRESS_WORDS.finditer(sentence)):
+        if any(not negated_words(sentence, m) and not _zh_denied(sentence, m)
+               and not _CHANGE_RULED_OUT.match(sentence, m.end()) for m in _REGRESS_WORDS.finditer(sentence)):
             return True
     return False
 

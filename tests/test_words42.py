@@ -129,3 +129,14 @@ def test_other_readings_beside_a_doubt(text, claim):
 def test_a_real_doubt_about_the_cpu_gives_no_cpu_claim():
     # real (a forum post in the code corpus, find_string "I doubt it is the CPU", id 56746050517; no thread address)
     assert not _kinds("This is a pretty fast computer so I doubt it is the CPU.")
+
+
+# ----------------------------------------------------------------------------- 5. a release A/B denied in Chinese
+
+@pytest.mark.parametrize("text, compared", [
+    ("NCCL 2.18.3 和 2.21.5 的 allreduce 带宽没有下降。", False),  # probe: the fall denied, no contrast
+    ("NCCL 2.18.3 和 2.21.5 的 allreduce 带宽下降了。", True),  # probe
+    ("NCCL 2.18.3 升级到 2.21.5 后带宽没有下降。", True),  # probe: the upgrade itself is still a change named
+])
+def test_a_denied_fall_between_releases_is_no_contrast(text, compared):
+    assert (("nccl_versions_compared", False, False) in _kinds(text)) is compared
