@@ -2002,14 +2002,18 @@ def weights_gathered(facts: Facts) -> list[Claim]:
 ACROSS_SENTENCES = ("vm_vs_bare_metal", "build_hang")
 
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
+# (words41) a doubt is the reporter's opinion that the words are not so, neither an observation nor an assurance:
+# "to doubt" is "to consider unlikely" (Merriam-Webster), and reporters write it so: "I doubt it is a driver
+# issue", "I doubt that's the case here", "I doubt that you would see monotonicity with any GPU arrangement"
+# (facebookresearch/fastMRI#112). Only the reporter's own "I doubt": "no doubt", "without a doubt" affirm.
+_DOUBT_WORDS = (r"I (?:really |highly |strongly |seriously )?doubt\b|(?:I['’]m|I am) (?:a bit |somewhat |"
+                r"quite )?(?:doubtful|skeptical|sceptical)\b")
+# (words42) ... and what it governs is no suspicion either: "I doubt it is an OOM problem" (fairseq#1294) weighs
+# against the OOM, so the doubted words give no claim for it (_first), at most nothing
+_DOUBT = re.compile(r"\b(?:" + _DOUBT_WORDS + r")", re.I)
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
-    # (words41) a doubt is the reporter's opinion that the words are not so, neither an observation nor an assurance:
-    # "to doubt" is "to consider unlikely" (Merriam-Webster), and reporters write it so: "I doubt it is a driver
-    # issue", "I doubt that's the case here", "I doubt that you would see monotonicity with any GPU arrangement"
-    # (facebookresearch/fastMRI#112). Only the reporter's own "I doubt": "no doubt", "without a doubt" affirm.
-    r"I (?:really |highly |strongly |seriously )?doubt\b|(?:I['’]m|I am) (?:a bit |somewhat |"
-    r"quite )?(?:doubtful|skeptical|sceptical)\b|"
+    + _DOUBT_WORDS + r"|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
     # what the reporter read or heard, and a suggestion or claim someone else made ("someone suggested
     # --enforce-eager", "Someone on reddit said frequency_penalty makes vLLM slower"): another's word, not a run seen
@@ -2118,6 +2122,12 @@ def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, in
             continue
         spans.append((0 if not re.search(r"\w", rest) else start, end))
     return spans
+
+
+def _doubted(sentence: str, at: int) -> bool:
+    """(words42) Is the text at `at` inside what the reporter's own doubt ("I doubt", "I'm skeptical") governs
+    (guess_scope over _DOUBT)?"""
+    return bool(_DOUBT.search(sentence)) and any(a <= at < b for a, b in guess_scope(sentence, _DOUBT))
 
 
 def _guessed(sentence: str, at: int | None = None) -> bool:
@@ -2566,9 +2576,17 @@ _UNDONE_NO_HELP = re.compile(r"[^.;\n]{0,40}?(?:\b(?:did|does|do)\s*(?:not|n't)\
                              r"difference|change)\b)", re.I)
 
 
+# (words42) "no doubt", "without a doubt", "I don't doubt" affirm what follows ("no doubt": certainly, Merriam-Webster):
+# their "no"/"not" denies the doubt, not the state ("There is no doubt P2P is disabled" reports P2P off). Blanked
+# (same length, so positions hold) before the negation is looked for.
+_NO_DOUBT = re.compile(r"(?:\b(?:no|not|never|without(?:\s+(?:a|any))?)|n['’]t)\s+doubt(?:s|ed|ing)?\b", re.I)
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
+    if "oubt" in sentence:
+        sentence = _NO_DOUBT.sub(lambda d: " " * len(d.group()), sentence)
     if _gone(sentence, m):
         return True
     if kind == "pcie_errors" and (_CLEAN_LOG.search(m.group(0)) or _ZERO_BEFORE.search(sentence[:m.start()])):
@@ -2953,6 +2971,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
                     return claim
+                if not claim.negated and _doubted(sentence, m.start()):
+                    continue  # (words42) "I doubt it is P2P": the reporter weighs against it, no suspicion of it
                 if claim.negated:
                     negated = negated or claim
                 else:
@@ -4892,7 +4912,9 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
     parts = sentences(text)
     for i, sentence in enumerate(parts):
         here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
-        said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)]
+        # (words42: nor denied in Chinese, "带宽没有下降")
+        said = [m for m in _REGRESS_WORDS.finditer(sentence) if not negated_words(sentence, m)
+                and not _zh_denied(sentence, m)]
         if not here or not said or said_alike(sentence):
             continue  # "not a regression", "the same on both": no contrast
         near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
@@ -4909,8 +4931,8 @@ def _change_worded(text: str) -> bool:
     for sentence in sentences(text):
         if said_alike(sentence) or _SAME_RATE.search(sentence):
             continue
-        if any(not negated_words(sentence, m) and not _CHANGE_RULED_OUT.match(sentence, m.end())
-               for m in _REGRESS_WORDS.finditer(sentence)):
+        if any(not negated_words(sentence, m) and not _zh_denied(sentence, m)
+               and not _CHANGE_RULED_OUT.match(sentence, m.end()) for m in _REGRESS_WORDS.finditer(sentence)):
             return True
     return False
 
@@ -5622,8 +5644,23 @@ _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
 # gap hold a time falling or a rate, whose own verb the rise then is ("延迟降低而吞吐量增加": latency fell, throughput
 # rose).
 _ZH_NEGATION = r"没|不(?![断停])|未|无"  # a negation, not 不断/不停 ("keeps")
+# (words42) ... and one right before a change word of slowness, as "not slower" is in English: "推理没有变慢", "速度并
+# 没有下降", "一点也不慢", "未见明显下降", "不会变慢", "不算慢"; only the words that may stand between a negation and
+# its verb (有, 会, 是, 明显, 太, 变得, ...), so "不知不觉变慢" and "受不了太慢" still complain
+_ZH_DENIED = re.compile(r"(?:" + _ZH_NEGATION + r")(?:有|会|再|是|算|怎么|见|曾|明显|太|很|多少|任何|显著|特别|"
+                        r"非常|什么|变得?|地|的){0,3}\s?$")
+
+
+def _zh_denied(text: str, m: re.Match) -> bool:
+    """(words42) Is the Chinese change word `m` matched denied by the negation just before it ("没有变慢")?"""
+    return bool(_ZH_DENIED.search(text, max(0, m.start() - 10), m.start()))
 _ZH_RISE_GAP = r"(?:(?!" + _ZH_NEGATION + r"|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
-_TIME_ROSE_ZH = (r"(?:耗时|延迟|时延|延时|响应时间|推理时间)" + _ZH_RISE_GAP + r"{0,20}?"
+# (words42) 延迟/延时 is also the verb "defer": 延迟加载 is lazy loading, 延迟初始化 lazy initialisation (Spring's
+# lazy-initialization; https://learn.microsoft.com/zh-cn/ef/core/querying/related-data/lazy "延迟加载"), which loads
+# later and so may hold more memory ("开启延迟加载后内存占用增加"): no latency, when a verb follows it.
+_DEFERRED = r"(?!\s?(?:加载|初始化|启动|执行|导入|分配|释放|调用|创建|绑定|求值|计算|编译))"
+_TIME_ROSE_ZH = (r"(?:耗时|延迟" + _DEFERRED + r"|时延|延时" + _DEFERRED + r"|响应时间|推理时间)" + _ZH_RISE_GAP
+                 + r"{0,20}?"
                  r"(?:增加|上升|升高|变长|翻倍)")
 
 
@@ -6045,7 +6082,7 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "NVIDIA_VISIBLE_DEVICES=0 prefix did not work for me": a remedy tried, not the trouble
         if kind == "slow" and _other_regression(text, m):
             continue  # "Fix speed regression in ...", "accuracy has regressed by 5%": no slowdown complained of
-        if kind == "slow" and _negated(kind, text, m):
+        if kind == "slow" and (_negated(kind, text, m) or _zh_denied(text, m)):
             continue  # "not bad throughput", "it never goes below 40 tok/s"
         if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
             continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
@@ -6863,7 +6900,8 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
         for sentence in sentences(text):
             spans = [(k.start(), k.end()) for k in skip.finditer(sentence)] if skip is not None else []
             for m in _COMPLAINT.finditer(sentence):
-                if (_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m)
+                if (_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _zh_denied(sentence, m)
+                        or _rate_rose(m)
                         or _power_state_drop(sentence, m)):
                     continue
                 if any(m.start() < end and start < m.end() for start, end in spans):
@@ -11296,7 +11334,8 @@ _BUILD_RATE = (r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|o
 _extend({"update_slower": [
     r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
     r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
-    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?(?:变慢|慢了|下降|降低)",
+    # (words42: not denied between, "升级驱动后推理没有变慢")
+    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)(?:(?!" + _ZH_NEGATION + r")[^\n。]){0,20}?(?:变慢|慢了|下降|降低)",
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + _BUILD_SPEED + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+"
     + _BUILD_RATE,
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE

@@ -1371,9 +1371,11 @@ _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 # (s41 final read) Not 卡 as "stuck" (卡住, 卡死, 卡在, 卡着, 卡顿: "batch_size=16卡死" is a batch that hangs), and a
 # four-digit GeForce number only (1050-5090), not an image size or a length ("4张1024x1024的图片", "8个1024长度的序列");
 # without a measure word only 卡 itself ("8卡"), not 显卡 ("bs=32 显卡占用 20G" is a batch and the card's memory).
+# (words42) A board's name of one to four digits after its letter: "4张T4", "2张L4", "4张A10", "8张H20", "2张A6000",
+# "4张P40", "8张K80", as NVIDIA names its data-centre boards, not only the two- and three-digit ones.
 _NOT_STUCK = r"(?![住死在着顿])"
 _NOT_CARDS = (r"(?!\s?卡" + _NOT_STUCK + r"|\s{0,2}(?:张|块|个|片|台)\s{0,2}(?:(?:卡|显卡)" + _NOT_STUCK +
-              r"|GPU|(?:NVIDIA\s)?(?:[AHVLT]\d{2,3}|RTX|[1-5]0[5-9]0)(?![\d×xX*]))|\s{0,2}(?:GPUs|gpus|cards|devices)\b)")
+              r"|GPU|(?:NVIDIA\s)?(?:[AHVLTPK]\d{1,4}|RTX|[1-5]0[5-9]0)(?![\d×xX*]))|\s{0,2}(?:GPUs|gpus|cards|devices)\b)")
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
