@@ -5675,13 +5675,23 @@ _TIME_ROSE_ZH = (r"(?:耗时|延迟" + _DEFERRED + r"|时延|延时" + _DEFERRED
 # "タイムアウトするらしい")
 # or under a condition ("타임아웃이 발생하면" but not "발생하면서", "while it occurs";
 # "タイムアウトする可能性", "タイムアウトしたら", "タイムアウトする場合").
+# (fr42) Denied in the short form too, 안 before the verb ("타임아웃이 안 났습니다", "타임아웃은 더 이상 안
+# 납니다"), in the progressive ("タイムアウトは発生していません", "タイムアウトエラーは出ていません") or with せず/ず
+# ("タイムアウトせずに完了"), a word such as 에러/エラー, 더 이상 or 一度も between. (Asked whether it will,
+# "타임아웃이 발생하나요?": _ko_ja_asked.)
+_KO_TIMEOUT_LEAD = r"(?:\s?(?:에러|오류))?(?:이|가|은|는|도)?\s?(?:(?:더\s?이상|전혀|한\s?번도|다시는|아직)\s?)?"
+_JA_TIMEOUT_LEAD = r"(?:\s?エラー)?(?:は|が|も)?\s?(?:(?:一度も|全く|まったく|もう)\s?)?"
 _HANG_KO_JA = (r"타임\s?아웃(?!\s?(?:값|시간|설정|을\s*(?:늘|증가|연장|설정|조정|올)|"
-               r"(?:이|가|은|는)?\s?(?:(?:발생|생기|나|뜨)(?:하|되)?지\s*않|없|발생하면(?!서)|나면(?!서)|뜨면|"
+               + _KO_TIMEOUT_LEAD + r"(?:(?:발생|생기|나|뜨)(?:하|되)?(?:고\s?있)?지\s*않|없|"
+               r"발생하면(?!서)|나면(?!서)|뜨면|"
+               r"안\s?(?:나|났|납|난|생|뜨|떴|뜹|뜬|떠|발생|걸)|"
                r"(?:발생할|날|생길)\s*(?:경우|수|때)|(?:발생한다|난다|뜬다)(?:고|는)|"
                r"(?:발생하|나|뜨)는\s*(?:것\s*같|듯))))|"
                r"タイムアウト(?!\s?(?:値|時間|設定|\d|を(?:延長|設定|伸ば|長く|回避|防)|の(?:設定|延長|値|回避)|"
                r"(?:し|する|して)?(?:な[いかく]|ません|たら|ると|る場合|る可能性|る恐れ|るかも|るらしい|るそう)|"
-               r"(?:は|が)?\s?(?:発生|起き)?(?:し|す)?(?:な[いかく]|ませ|る場合|る可能性|たら)|なし|対策))")
+               + _JA_TIMEOUT_LEAD + r"(?:発生|起き|出|起こら)?(?:し|す)?(?:て(?:い|お)?)?"
+               r"(?:な[いかく]|ませ|る場合|る可能性|たら)|"
+               + _JA_TIMEOUT_LEAD + r"(?:発生)?(?:せ|起き|出|起こら)ず|なし|対策))")
 
 
 SYMPTOMS: list[tuple[str, str]] = [
@@ -6073,6 +6083,8 @@ def _said(kind: str, pattern: str, text: str):
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
+        if kind == "hang" and _ko_ja_asked(text, m):
+            continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
         if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
             continue  # "不会卡住", "听说多卡会卡住", "会不会卡住", "设置了也没反应": not a hang seen
         if kind in ("hang", "crash", "error") and (hearsay.advised(text, m.start(), m.end())
@@ -6205,6 +6217,26 @@ _ZH_SPEED_WORDS = re.compile(r"慢|快|速度|吞吐|提升|加速|耗时|延迟
 # not kept: yielding only to a complaint (_COMPLAINT), so that "之前单卡速度还可以" beside 没反应 keeps the hang; it
 # turned one fresh-split case wrong, 73% -> 72%, as cn38's first reading had.)
 _ZH_RATE_TO_ZERO = re.compile(r"(?:掉|降|跌|变)(?:到|至|为|成)\s*0(?![.\d])")
+
+
+# (fr42) A Korean or Japanese timeout asked about, its verb in the question form right after it: "노드를 늘리면 NCCL
+# 타임아웃이 발생하나요?", "타임아웃이 날까요?", "タイムアウトは発生しますか", "タイムアウトするのでしょうか". Not
+# a question why it does ("왜 타임아웃이 발생하나요?", "なぜタイムアウトが発生するのでしょうか"): that one is seen.
+_KO_JA_ASKED = re.compile(
+    _KO_TIMEOUT_LEAD + r"(?:(?:또|다시|계속|자주)\s?)?"
+    r"(?:(?:발생|생기|나|뜨|걸리)(?:하|되)?(?:나요|나\s*[?？]|는지|는가)|"
+    r"(?:발생할|발생될|생길|날|뜰|걸릴)까|(?:발생합|생깁|납|뜹|걸립)니까)|"
+    + _JA_TIMEOUT_LEAD + r"(?:発生|起き|出|起こり)?(?:し|す)?"
+    r"(?:ますか|ますでしょうか|るのでしょうか|るでしょうか|るのか)")
+_ASKED_WHY_KO_JA = re.compile(r"왜|어째서|무엇\s?때문|뭐\s?때문|なぜ|何故|どうして|原因")
+
+
+def _ko_ja_asked(text: str, m: re.Match) -> bool:
+    """Is the Korean or Japanese timeout `m` asked about (_KO_JA_ASKED right after it), and not asked why?"""
+    if not re.match(r"타임|タイム", m.group(0)) or not _KO_JA_ASKED.match(text, m.end()):
+        return False
+    start = max(text.rfind(c, 0, m.start()) for c in ".。!！?？\n") + 1
+    return not _ASKED_WHY_KO_JA.search(text[start:m.start()])
 
 
 def _zh_not_observed(text: str, m: re.Match) -> bool:
