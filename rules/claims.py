@@ -10620,13 +10620,17 @@ _extend(MORE_WORDS_S)
 #   않거나 ACS/IOMMU 설정으로 redirect될 수 있다"; a Korean ML-engineering guide: "L4 예처럼 P2P를 지원하지 않을 수
 #   있다"). Those three are conditions or possibilities ("않으면" if not, "않을 수" may not, "않거나" or may not):
 #   only the stated forms read ("않는", "않습니다", "않아", "않았"), never "않는지"/"않나요" (whether ... ?).
+# (fr42) Nor a condition in the stated form: "P2P를 지원하지 않는 경우 NCCL은 SHM으로 폴백합니다" (in the case it does
+# not: the mechanism explained), "않는 때", "지원하지 않는다면" / "않았다면" (if not).
+_KO_NOT_A_CASE = r"(?!\s*(?:경우|때(?!문)))"
 _KO_P2P = r"(?:\bP2P|\bpeer[- ]to[- ]peer|피어\s?투\s?피어|GPU\s*간\s*직접\s*(?:접근|통신))\)?"
 MORE_WORDS_L42: dict[str, list[str]] = {
     "no_p2p": [
         r"(?<![\w-])(?-i:NS)\s*\(\s*not\s+supported\s*\)",
-        _KO_P2P + r"\s?(?:를|을|가|이|는|은)?\s?(?:지원하지\s*않(?:는(?!지|다고|다는|다더|\s*(?:것\s*같|듯))|"
-        r"습니다|아(?!요\?)|았)|"
-        r"지원(?:이|을)?\s*안\s*(?:됨|됩니다|된다|돼(?!요\?)|되는(?!지))|지원되지\s*않(?:는(?!지)|습니다|아|았)|"
+        _KO_P2P + r"\s?(?:를|을|가|이|는|은)?\s?(?:지원하지\s*않(?:는(?!지|다고|다는|다더|다면|\s*(?:것\s*같|듯))"
+        + _KO_NOT_A_CASE + r"|습니다|아(?!요\?)|았(?!다면|더라면))|"
+        r"지원(?:이|을)?\s*안\s*(?:됨|됩니다|된다|돼(?!요\?)|되는(?!지|다면)" + _KO_NOT_A_CASE + r")|"
+        r"지원되지\s*않(?:는(?!지|다면)" + _KO_NOT_A_CASE + r"|습니다|아|았(?!다면|더라면))|"
         r"(?:사용|지원)\s*불가(?!능한지))",
     ],
 }
