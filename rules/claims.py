@@ -10835,7 +10835,11 @@ _IDLE_NOT_LOAD = (r"(?!\s+(?:at|in)\s+(?:P\d|P-state|(?:power|performance)[- ]st
                   # "while the server waits (for requests)": no work; "waits for the CPU / tokenizer" is load
                   r"(?![^.\n]{0,40}?\b(?:server|engine|service|it)\s+(?:is\s+)?wait(?:s|ing)?\b"
                   r"(?!\s+(?:for|on)\s+(?:the\s+)?(?:cpu|host|data|input|tokeni\w*|python|scheduler|dataloader)))")
-_NOT_IF = r"(?<!\bif )(?<!\bif the )(?<!\bwhen )(?<!\bwhen the )"
+# (fr42) nor under the reader's condition or a doubt: "if your GPU usage is mostly 0%, the dataloader is the
+# bottleneck" (a guide's advice), "if my", "unless", "whether"
+_NOT_IF = (r"(?<!\bif )(?<!\bif the )(?<!\bwhen )(?<!\bwhen the )(?<!\bif your )(?<!\bif my )(?<!\bif our )"
+           r"(?<!\bunless )(?<!\bunless the )(?<!\bunless your )(?<!\bunless my )(?<!\bwhether )"
+           r"(?<!\bwhether the )(?<!\bwhether your )(?<!\bwhether my )")
 _extend({"gpu_idle_words": [
     r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
     r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
