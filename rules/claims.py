@@ -2943,6 +2943,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
                     continue
+                if kind == "update_slower" and _zh_update_denied(sentence, m):
+                    continue
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
                 if kind == "hardware_error" and (_RESOLVED_AFTER.search(sentence[m.end():])
@@ -11331,11 +11333,21 @@ _BUILD_SPEED = (r"(?:\b(?:throughput|speed|latency|TTFT|TPOT|ITL|TPS|performance
                r"\btok(?:en)?s?/s\b|\bt/s\b|\bit/s\b)")
 _BUILD_RATE = (r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|over|~)?\s*~?\d[\d,.]*(?![\d,.])"
                r"(?!\s*(?:[KMGT]i?B|%))")
+_ZH_UPDATE_SLOWER = r"(?:变慢|慢了|下降|降低)"
+
+
+def _zh_update_denied(sentence: str, m: re.Match) -> bool:
+    """(fr42) Is the Chinese update_slower wording `m` matched denied on its slowness word ("升级后推理没有变慢")?"""
+    word = re.compile(_ZH_UPDATE_SLOWER + "$").search(sentence, m.start(), m.end())
+    return bool(word and _zh_denied(sentence, word))
+
+
 _extend({"update_slower": [
     r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
     r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
-    # (words42: not denied between, "升级驱动后推理没有变慢")
-    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)(?:(?!" + _ZH_NEGATION + r")[^\n。]){0,20}?(?:变慢|慢了|下降|降低)",
+    # (words42: not denied, "升级驱动后推理没有变慢": _first's _zh_update_denied, fr42: on the slowness word itself, so
+    # a negation elsewhere in the gap keeps it, "升级后不同模型的吞吐都下降了", "升级之后不知道为什么变慢了")
+    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?" + _ZH_UPDATE_SLOWER,
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + _BUILD_SPEED + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+"
     + _BUILD_RATE,
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE

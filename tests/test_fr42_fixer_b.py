@@ -27,3 +27,24 @@ def test_group_split_refusal_of_the_cards_in_use_stands(text, refused):
 
     verdict, _ = judged_issue(text)
     assert (verdict.category == "tp_not_dividing_heads") is refused
+
+
+def _kinds(text: str) -> set[str]:
+    from rules import claims
+
+    return {c.kind for c in claims.claims(_facts(f"# 问题\n\n{text}\n")) if not c.negated and not c.guess}
+
+
+# claims update_slower (Chinese): denied only by a negation on the slowness word itself (_zh_update_denied), not by
+# one elsewhere between the update and it.
+@pytest.mark.parametrize("text, said", [
+    # probe
+    ("8张 H100，vLLM 从 0.6.3 升级到 0.7.2。升级后不同模型的吞吐都下降了，从 2400 tok/s 降到 1500 tok/s。", True),
+    ("8张 H100 上跑 Qwen2-72B。升级驱动之后不知道为什么推理变慢了很多。", True),  # probe
+    ("8张 H100 上跑 Qwen2-72B。升级驱动之后推理变慢了很多。", True),  # near-miss: still read
+    ("升级驱动后推理没有变慢。", False),  # near-miss: denied
+    ("升级之后速度并没有下降。", False),  # near-miss: denied
+    ("更新后吞吐未见明显下降。", False),  # near-miss: denied
+])
+def test_update_slower_denied_only_on_its_word(text, said):
+    assert ("update_slower" in _kinds(text)) is said
