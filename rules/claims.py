@@ -5654,8 +5654,16 @@ _ZH_DENIED = re.compile(r"(?:" + _ZH_NEGATION + r")(?:有|会|再|是|算|怎么
 
 
 def _zh_denied(text: str, m: re.Match) -> bool:
-    """(words42) Is the Chinese change word `m` matched denied by the negation just before it ("没有变慢")?"""
-    return bool(_ZH_DENIED.search(text, max(0, m.start() - 10), m.start()))
+    """(words42) Is the Chinese change word `m` matched denied by the negation just before it ("没有变慢")? (fr42) Not
+    by the negation of an A-not-A question, between two of the same verb ("是不是太慢", "会不会变慢", "有没有变慢"):
+    that asks."""
+    pos = max(0, m.start() - 10)
+    while d := _ZH_DENIED.search(text, pos, m.start()):
+        verb = text[d.start() + 1:d.start() + 2]
+        if not (d.start() > 0 and verb and text[d.start() - 1] == verb):
+            return True
+        pos = d.start() + 1
+    return False
 _ZH_RISE_GAP = r"(?:(?!" + _ZH_NEGATION + r"|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
 # (words42) 延迟/延时 is also the verb "defer": 延迟加载 is lazy loading, 延迟初始化 lazy initialisation (Spring's
 # lazy-initialization; https://learn.microsoft.com/zh-cn/ef/core/querying/related-data/lazy "延迟加载"), which loads

@@ -48,3 +48,28 @@ def _kinds(text: str) -> set[str]:
 ])
 def test_update_slower_denied_only_on_its_word(text, said):
     assert ("update_slower" in _kinds(text)) is said
+
+
+# claims._zh_denied: the negation of an A-not-A question ("是不是太慢") asks; it denies nothing.
+@pytest.mark.parametrize("text, complained", [
+    ("8张 H100 跑 Llama-3-70B。这样的速度是不是太慢了？", True),  # probe
+    ("8张 H100 跑 Llama-3-70B。推理没有变慢。", False),  # near-miss: denied
+    ("8张 H100 跑 Llama-3-70B。速度不是太慢。", False),  # near-miss: denied
+    ("8张 H100 跑 Llama-3-70B。一点也不慢。", False),  # near-miss: denied
+])
+def test_a_not_a_question_is_no_denial(text, complained):
+    from rules import claims
+
+    assert (claims.complaint(_facts(f"# 推理速度\n\n{text}\n")) is not None) is complained
+
+
+@pytest.mark.parametrize("text, denied", [
+    ("是不是太慢", False), ("会不会变慢", False), ("有没有变慢", False),  # A-not-A: asked
+    ("没有变慢", True), ("不会变慢", True), ("不是太慢", True), ("是不是不太慢", True),  # near-misses: denied
+])
+def test_zh_denied_reads_a_not_a_as_asked(text, denied):
+    import re
+
+    from rules import claims
+
+    assert claims._zh_denied(text, re.search(r"变?慢", text)) is denied
