@@ -73,3 +73,17 @@ def test_zh_denied_reads_a_not_a_as_asked(text, denied):
     from rules import claims
 
     assert claims._zh_denied(text, re.search(r"变?慢", text)) is denied
+
+
+# issue_md._NOT_CARDS: of one digit only the boards NVIDIA made are a card count after the batch; "A4" is paper.
+@pytest.mark.parametrize("text, batch", [
+    ("2张 L40S，batch 为 8张A4 扫描图，每个batch 要 12 秒。", 8),  # probe
+    ("batch 为 8张T4", None),  # near-miss: eight T4 boards
+    ("batch为4张L4", None),  # near-miss
+    ("batch 为 8张A10", None),  # near-miss: two digits stay generic
+    ("我的batch是8张卡", None),  # near-miss
+    ("batch 为 8张图", 8),  # near-miss: images
+])
+def test_one_digit_board_names_are_real_boards(text, batch):
+    m = issue_md.BATCH.search(text)
+    assert (int(m.group(1)) if m else None) == batch
