@@ -3842,6 +3842,11 @@ _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|free
 # ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse. (s42review) Not
 # where the same sentence says it got faster: "it got much faster, though still slower than TP=1" helped, in part)
 _NO_BEFORE = re.compile(r"\bno\s+$", re.I)
+# (fr42) An improvement only hoped for, not said of the run: "still slow, I expected it to be much faster", "it should
+# be faster", "would be better", "than" a faster one; its clause only (a comma ends it: "I expected little, but it is
+# faster").
+_HOPED_BEFORE = re.compile(r"\b(?:expect\w*|hop(?:e|es|ed|ing)|should|would|than)\b"
+                           r"(?:(?!\b(?:and|but)\b)[^,;.!?\n]){0,30}$", re.I)
 _STILL_SLOW = re.compile(r"\bstill\s+(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
@@ -3998,7 +4003,8 @@ def _effect(sentence: str) -> str | None:
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
     still_slow = _STILL_SLOW.search(sentence)
-    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre))
+    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre)
+                                     or _HOPED_BEFORE.search(pre))
                                 for m in _IMPROVED.finditer(sentence))  # "no faster", "did not improve": not faster
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
             or (still_slow and not faster) \

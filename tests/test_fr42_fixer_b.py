@@ -87,3 +87,17 @@ def test_zh_denied_reads_a_not_a_as_asked(text, denied):
 def test_one_digit_board_names_are_real_boards(text, batch):
     m = issue_md.BATCH.search(text)
     assert (int(m.group(1)) if m else None) == batch
+
+
+# claims._effect: an improvement only hoped for ("I expected it to be much faster") does not cancel "still slow".
+@pytest.mark.parametrize("text, effect", [
+    ("I added --enforce-eager but it is still slow, I expected it to be much faster.", "no_help"),  # probe
+    ("I added --enforce-eager but it is still slow, it should be faster.", "no_help"),  # probe
+    ("I added --enforce-eager and it improved, but the first request is still slow.", None),  # near-miss: helped
+    ("I added --enforce-eager, it is faster now but still slow.", None),  # near-miss: helped in part
+    ("I added --enforce-eager, still slow, but I expected little and it is faster now.", None),  # near-miss
+])
+def test_an_improvement_hoped_for_is_no_gain(text, effect):
+    from rules import claims
+
+    assert claims._effect(text) == effect
