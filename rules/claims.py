@@ -2127,7 +2127,21 @@ def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, in
 def _doubted(sentence: str, at: int) -> bool:
     """(words42) Is the text at `at` inside what the reporter's own doubt ("I doubt", "I'm skeptical") governs
     (guess_scope over _DOUBT)?"""
-    return bool(_DOUBT.search(sentence)) and any(a <= at < b for a, b in guess_scope(sentence, _DOUBT))
+    if not _DOUBT.search(sentence):
+        return False
+    for g, (a, b) in zip(_DOUBT.finditer(sentence), guess_scope(sentence, _DOUBT)):
+        # (fr42) what it doubts ends at a semicolon or "but", or where another guess opens: "I doubt it is the driver,
+        # maybe P2P is disabled on this box?" suspects P2P. Not at a bare comma: "I doubt it is thermal throttling,
+        # the clocks stay at 1980 MHz" gives its reason, no clock complaint (tests/test_words42.py)
+        cut = _DOUBT_SCOPE_ENDS.search(sentence, g.end(), b)
+        guess = next((m for m in _GUESS.finditer(sentence, g.end(), b) if m.start() > g.end()), None)
+        b = min([b] + [x.start() for x in (cut, guess) if x])
+        if a <= at < b:
+            return True
+    return False
+
+
+_DOUBT_SCOPE_ENDS = re.compile(r"[;；]|\bbut\b", re.I)
 
 
 def _guessed(sentence: str, at: int | None = None) -> bool:

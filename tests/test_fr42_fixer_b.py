@@ -101,3 +101,26 @@ def test_an_improvement_hoped_for_is_no_gain(text, effect):
     from rules import claims
 
     assert claims._effect(text) == effect
+
+
+# claims._doubted: a doubt ends at a semicolon, "but" or another guess word; the guess after it is the reporter's.
+@pytest.mark.parametrize("text, doubted", [
+    ("I doubt it is the driver, maybe P2P is disabled on this box?", False),  # probe
+    ("I doubt it is the driver but P2P is disabled on this box.", False),  # probe
+    ("I doubt P2P is disabled on this box.", True),  # near-miss: doubted
+    ("I doubt that it is the driver or P2P.", True),  # near-miss: doubted
+    ("P2P is disabled, I doubt.", True),  # near-miss: doubted back over the clause
+    ("I doubt it is the driver, or that P2P is disabled.", True),  # near-miss: a comma alone keeps the doubt
+])
+def test_a_doubt_ends_at_its_clause(text, doubted):
+    from rules import claims
+
+    assert claims._doubted(text, text.index("P2P")) is doubted
+
+
+def test_the_guess_after_a_doubt_is_read():  # probe
+    from rules import claims
+
+    found = claims.claims(_facts("# slow\n\n8x H100 training. I doubt it is the driver, maybe P2P is disabled on "
+                                 "this box?\n"))
+    assert any(c.kind == "no_p2p" and c.guess and not c.negated for c in found)
