@@ -2127,7 +2127,21 @@ def guess_scope(sentence: str, words: re.Pattern = _GUESS) -> list[tuple[int, in
 def _doubted(sentence: str, at: int) -> bool:
     """(words42) Is the text at `at` inside what the reporter's own doubt ("I doubt", "I'm skeptical") governs
     (guess_scope over _DOUBT)?"""
-    return bool(_DOUBT.search(sentence)) and any(a <= at < b for a, b in guess_scope(sentence, _DOUBT))
+    if not _DOUBT.search(sentence):
+        return False
+    for g, (a, b) in zip(_DOUBT.finditer(sentence), guess_scope(sentence, _DOUBT)):
+        # (fr42) what it doubts ends at a semicolon or "but", or where another guess opens: "I doubt it is the driver,
+        # maybe P2P is disabled on this box?" suspects P2P. Not at a bare comma: "I doubt it is thermal throttling,
+        # the clocks stay at 1980 MHz" gives its reason, no clock complaint (tests/test_words42.py)
+        cut = _DOUBT_SCOPE_ENDS.search(sentence, g.end(), b)
+        guess = next((m for m in _GUESS.finditer(sentence, g.end(), b) if m.start() > g.end()), None)
+        b = min([b] + [x.start() for x in (cut, guess) if x])
+        if a <= at < b:
+            return True
+    return False
+
+
+_DOUBT_SCOPE_ENDS = re.compile(r"[;；]|\bbut\b", re.I)
 
 
 def _guessed(sentence: str, at: int | None = None) -> bool:
@@ -2942,6 +2956,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "isolated_ranks" and (_GPU_SHARED.search(sentence) or _CONTAINERS_APART.search(sentence)):
                     continue
                 if kind == "gpu_idle_words" and _idle_as_setting(sentence, m):
+                    continue
+                if kind == "update_slower" and _zh_update_denied(sentence, m):
                     continue
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
@@ -3840,6 +3856,11 @@ _STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|free
 # ("it is still slow" after a remedy: the slowness stayed, no help; not the remedy making it worse. (s42review) Not
 # where the same sentence says it got faster: "it got much faster, though still slower than TP=1" helped, in part)
 _NO_BEFORE = re.compile(r"\bno\s+$", re.I)
+# (fr42) An improvement only hoped for, not said of the run: "still slow, I expected it to be much faster", "it should
+# be faster", "would be better", "than" a faster one; its clause only (a comma ends it: "I expected little, but it is
+# faster").
+_HOPED_BEFORE = re.compile(r"\b(?:expect\w*|hop(?:e|es|ed|ing)|should|would|than)\b"
+                           r"(?:(?!\b(?:and|but)\b)[^,;.!?\n]){0,30}$", re.I)
 _STILL_SLOW = re.compile(r"\bstill\s+(?:(?:very|so|too|really|quite)\s+)?slow(?:er)?\b", re.I)
 # (ruledout34) The same outcome with the setting as without: "Same result with NCCL_P2P_DISABLE=1", "the same speed when
 # I set NCCL_P2P_LEVEL=SYS": the setting changed nothing, so what it switches is not the cause.
@@ -3996,7 +4017,8 @@ def _effect(sentence: str) -> str | None:
     if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
     still_slow = _STILL_SLOW.search(sentence)
-    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre))
+    faster = still_slow and any(not (_NOT_BEFORE.search(pre := sentence[:m.start()]) or _NO_BEFORE.search(pre)
+                                     or _HOPED_BEFORE.search(pre))
                                 for m in _IMPROVED.finditer(sentence))  # "no faster", "did not improve": not faster
     if fixes or _STILL_FAILS.search(sentence) or _DID_NOTHING.search(sentence) or _SAME_WITH.search(sentence) \
             or (still_slow and not faster) \
@@ -5652,8 +5674,16 @@ _ZH_DENIED = re.compile(r"(?:" + _ZH_NEGATION + r")(?:有|会|再|是|算|怎么
 
 
 def _zh_denied(text: str, m: re.Match) -> bool:
-    """(words42) Is the Chinese change word `m` matched denied by the negation just before it ("没有变慢")?"""
-    return bool(_ZH_DENIED.search(text, max(0, m.start() - 10), m.start()))
+    """(words42) Is the Chinese change word `m` matched denied by the negation just before it ("没有变慢")? (fr42) Not
+    by the negation of an A-not-A question, between two of the same verb ("是不是太慢", "会不会变慢", "有没有变慢"):
+    that asks."""
+    pos = max(0, m.start() - 10)
+    while d := _ZH_DENIED.search(text, pos, m.start()):
+        verb = text[d.start() + 1:d.start() + 2]
+        if not (d.start() > 0 and verb and text[d.start() - 1] == verb):
+            return True
+        pos = d.start() + 1
+    return False
 _ZH_RISE_GAP = r"(?:(?!" + _ZH_NEGATION + r"|[降减缩]|变[短快少小]|吞吐|速度)[^\n，,。；;])"
 # (words42) 延迟/延时 is also the verb "defer": 延迟加载 is lazy loading, 延迟初始化 lazy initialisation (Spring's
 # lazy-initialization; https://learn.microsoft.com/zh-cn/ef/core/querying/related-data/lazy "延迟加载"), which loads
@@ -11371,11 +11401,21 @@ _BUILD_SPEED = (r"(?:\b(?:throughput|speed|latency|TTFT|TPOT|ITL|TPS|performance
                r"\btok(?:en)?s?/s\b|\bt/s\b|\bit/s\b)")
 _BUILD_RATE = (r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|over|~)?\s*~?\d[\d,.]*(?![\d,.])"
                r"(?!\s*(?:[KMGT]i?B|%))")
+_ZH_UPDATE_SLOWER = r"(?:变慢|慢了|下降|降低)"
+
+
+def _zh_update_denied(sentence: str, m: re.Match) -> bool:
+    """(fr42) Is the Chinese update_slower wording `m` matched denied on its slowness word ("升级后推理没有变慢")?"""
+    word = re.compile(_ZH_UPDATE_SLOWER + "$").search(sentence, m.start(), m.end())
+    return bool(word and _zh_denied(sentence, word))
+
+
 _extend({"update_slower": [
     r"\b" + _SLOWED + r"\b" + _SAME_PARAGRAPH + r"\b" + _AN_UPDATE,
     r"\b" + _AN_UPDATE + _SAME_PARAGRAPH + r"\b" + _SLOWED + r"\b",
-    # (words42: not denied between, "升级驱动后推理没有变慢")
-    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)(?:(?!" + _ZH_NEGATION + r")[^\n。]){0,20}?(?:变慢|慢了|下降|降低)",
+    # (words42: not denied, "升级驱动后推理没有变慢": _first's _zh_update_denied, fr42: on the slowness word itself, so
+    # a negation elsewhere in the gap keeps it, "升级后不同模型的吞吐都下降了", "升级之后不知道为什么变慢了")
+    r"(?:更新|升级)[^\n。]{0,20}?(?:之后|以后|后)[^\n。]{0,20}?" + _ZH_UPDATE_SLOWER,
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + _BUILD_SPEED + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+"
     + _BUILD_RATE,
     r"\b" + _EARLIER_BUILD + _BUILD_SPAN + r"\b(?:was|were|used to be|reached|gave|got)\s+" + _BUILD_RATE

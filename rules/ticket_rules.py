@@ -523,8 +523,12 @@ def _tp_error(facts: Facts) -> Claim | None:
     bare = [c for c in errors if len(c.data.get("groups", [])) == 2 and c not in tiles]
     sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare or tiles or found else set()
     # (s42review) a width worked through against "TP x group" whose groups every TP size the ticket runs divides
-    # ("29696 除以 128 后为 232，不能被 3 整除" beside TP=8: 232 groups split 8 ways) refuses none of them
-    found = [c for c in found if not (sizes and (split := _group_split(c)) and sizes <= set(split[3]))]
+    # ("29696 除以 128 后为 232，不能被 3 整除" beside TP=8: 232 groups split 8 ways) refuses none of them, unless the
+    # TP it cannot split into is one the ticket states, as a TP size or as the GPUs it ran on (fr42: "TP=8 没问题，换成
+    # 3 张 A100 启动就报错": the 3 cards are the failing TP)
+    cards = {w.gpu_count for w in facts.of(Workload) if w.gpu_count} if found else set()
+    found = [c for c in found if not (sizes and (split := _group_split(c)) and sizes <= set(split[3])
+                                      and _split_into(c) not in sizes | cards)]
     return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes]
                       + [c for c in tiles if _whole_at_tp1(c, sizes)])
 
@@ -580,6 +584,13 @@ def tp_size_error(facts: Facts, predictions=None):
                "when a dimension (heads, KV heads, FFN width, or a quantised layer's group count) is not a multiple of "
                "the TP size the engine refuses to load.",
                evidence, fix=fix, refs=["vllm_parallel"])
+
+
+def _split_into(c: Claim) -> int | None:
+    """The TP size a "width / group, not divisible by TP" error names: the smaller of its two factors (the group is the
+    factor of 32 or more, _group_split)."""
+    nums = [int(g) for g in c.data.get("groups", []) if str(g).isdigit()]
+    return min(nums[1:]) if len(nums) == 3 else None
 
 
 def _group_split(c: Claim) -> tuple[int, int, int, list[int]] | None:

@@ -1373,9 +1373,13 @@ _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
 # without a measure word only 卡 itself ("8卡"), not 显卡 ("bs=32 显卡占用 20G" is a batch and the card's memory).
 # (words42) A board's name of one to four digits after its letter: "4张T4", "2张L4", "4张A10", "8张H20", "2张A6000",
 # "4张P40", "8张K80", as NVIDIA names its data-centre boards, not only the two- and three-digit ones.
+# (fr42) Of one digit only the boards NVIDIA made (A2, T4, L4, P4, P6, K1, K2, K8): "8张A4 扫描图" is eight sheets of A4
+# paper, a batch of images.
 _NOT_STUCK = r"(?![住死在着顿])"
+_ONE_DIGIT_BOARD = r"(?:A2|T4|L4|P4|P6|K1|K2|K8)"
 _NOT_CARDS = (r"(?!\s?卡" + _NOT_STUCK + r"|\s{0,2}(?:张|块|个|片|台)\s{0,2}(?:(?:卡|显卡)" + _NOT_STUCK +
-              r"|GPU|(?:NVIDIA\s)?(?:[AHVLTPK]\d{1,4}|RTX|[1-5]0[5-9]0)(?![\d×xX*]))|\s{0,2}(?:GPUs|gpus|cards|devices)\b)")
+              r"|GPU|(?:NVIDIA\s)?(?:[AHVLTPK]\d{2,4}|" + _ONE_DIGIT_BOARD + r"|RTX|[1-5]0[5-9]0)(?![\d×xX*]))|"
+              r"\s{0,2}(?:GPUs|gpus|cards|devices)\b)")
 # (nor a limit whose name ends in "bs": SGLang's --cuda-graph-max-bs and --torch-compile-max-bs are the largest batch
 # it captures or compiles, https://docs.sglang.ai/advanced_features/server_arguments.html)
 _BS = r"(?<![A-Za-z0-9][-_])bs"
