@@ -134,6 +134,10 @@ def test_faster_but_still_slow_is_no_no_help(tmp_path, text, effect):
     # probe: no TP size named, the refusal stands
     ("# 启动报错\n\n用 vLLM 跑 GPTQ-Int4 模型，启动就报错。\n\nintermediate_size 为 29696，除以 128 后为 232，"
      "不能被 3 整除。\n", True),
+    # (final read, fixer_b) probe: TP 8 worked, then 3 cards refused: the GPU count the ticket ran on is a TP it
+    # cannot split into, so the refusal stands though TP 8 fits
+    ("# vLLM 启动报错\n\n用 vLLM 跑 GPTQ-Int4 模型，tensor_parallel_size=8 没问题，换成 3 张 A100 启动就报错。\n\n"
+     "intermediate_size 为 29696，除以 128 后为 232，不能被 3 整除。\n", True),
 ])
 def test_group_split_that_fits_the_tp_in_use_refuses_nothing(text, refused):
     from conftest import judged_issue
