@@ -618,21 +618,20 @@ EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r"(?:\
 # NVIDIA/TensorRT-LLM#1035: the node's own size, whatever the place named between)
 # ... in Chinese, 每 "each" with a machine's counter (台) or noun before the count: "在每台机器为8卡A800显卡下"
 # (modelscope/ms-swift#1825), "每个节点8张A100", "每台服务器上有8张"; not 每张卡 / 每卡 ("each card": a figure per GPU)
+# (the verb that may stand between "each machine" and the count: 每台机器有 8 卡, 每个节点配置了 8 张)
+_CJK_HAS_THEN_END = r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$"
+# (healthy42) ... or 各 "each" right after the machines counted: "双机各2卡" (two machines, 2 cards each:
+# aliyun/aicb#8), "双机各8卡，共16卡", "两机各8卡使用 NNODES=2 GPUS_PER_NODE=8", "双机各 16 卡的场景" (launch notes
+# in public repositories)
+_CJK_MACHINES_EACH = r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*" + _CJK_HAS_THEN_END
 CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器|主机|节点|機器|伺服器)?|"
                                  r"个\s*(?:机器|服务器|主机|节点)|(?:机器|服务器|主机|节点|節點))\s*(?:上|里|中)?\s*"
-                                 r"(?:都|各)?\s*"
-                                 r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$|"
-                                 # (healthy42) ... or 各 "each" right after the machines counted: "双机各2卡" (two
-                                 # machines, 2 cards each: aliyun/aicb#8), "双机各8卡，共16卡", "两机各8卡使用 NNODES=2
-                                 # GPUS_PER_NODE=8", "双机各 16 卡的场景" (launch notes in public repositories)
-                                 r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*"
-                                 r"(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
+                                 r"(?:都|各)?\s*" + _CJK_HAS_THEN_END + "|" + _CJK_MACHINES_EACH)
 # ... and the machines counted just before that 各 are the nodes: 双机 / 两机 / 两台机器 / 2台服务器 各 N 卡
 # (s42review) the count is a whole number: not a model's digits ("H800 服务器各 8 卡" is no 800 machines) nor the ones
 # digit of a larger Chinese numeral ("十二台" is twelve, not two)
 CJK_NODES_EACH = re.compile(r"((?<![十百千万第])(?:双|两|二|三|四|五|六|七|八)|(?<![A-Za-z0-9_.])\d{1,4})"
-                            r"\s*(?:台|个)?\s*"
-                            r"(?:机器?|服务器|主机|节点|機器?|伺服器|節點)\s*各\s*(?:有|为|是|配|装|配置|配备|插|用|使用)?\s*了?\s*$")
+                            r"\s*(?:台|个)?\s*" + _CJK_MACHINES_EACH)
 CJK_DIGITS = {"双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
 # (review27b) ... or "each of them" back to nodes named just before: "I have 2 nodes and each of them has 2 v100"
 # (vllm-project/vllm#7837), "on two nodes, both of which have 8 A100 80GB gpus" (NVIDIA/nccl-tests#150); "them"
