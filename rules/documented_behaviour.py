@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, GpuFact
-from rules import catalog, claims
+from diagnose.evidence import Facts
+from rules import claims
 from rules.common import ev, make
 from rules.engine import rule
 from rules.failure_words import failure_said
 from rules.phase_times import minutes as _minutes
+from rules.phase_times import rows_said
 from rules.ticket_questions import fault_context, figures
 from rules.ticket_questions import own_sentences as _own_sentences
 
@@ -53,25 +54,17 @@ def _amounts_apart(quote: str, within: float) -> bool:
 def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
     """(catalog row, source, quote) for the first by_design.toml behaviour a sentence of the reporter's describes, in
     the setting the row names, and that the row's `unless` does not turn into a fault; None when none is."""
-    own = list(_own_sentences(facts))
-    gpus = facts.of(GpuFact)
-    words = " ".join(t for _, t in own)
-    for row in catalog.documented_behaviours():
-        if not all(re.search(p, words, re.I) for p in row.get("context", [])):
-            continue
-        if catalog.by_design_unless(row, words, gpus):
-            continue  # (a GPU the ticket shows may have the setting whose absence the row explains: unless_gpu)
-        for i, (source, sentence) in enumerate(own):
-            m = re.search(row["sees"], sentence, re.I)
-            if m and "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
-                continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
-            if m and "longest_minutes" in row and _minutes(sentence) > row["longest_minutes"]:
-                continue  # a time far past what the documented phase takes: the disk or the build is at fault
-            if m and (_SET_ASIDE.search(" ".join(s for _, s in own[i:i + 2])[m.start():])
-                      or _KNOWN_ALREADY.search(sentence[:m.start()])):
-                continue  # the reporter says this is not the trouble, or knows it already
-            if m and not claims.conditional(sentence[:m.start()], when=False):
-                return row, source, claims._quote(sentence, m, 60)
+    for row, own, i, m in rows_said(facts):
+        source, sentence = own[i]
+        if "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
+            continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
+        if "longest_minutes" in row and _minutes(sentence) > row["longest_minutes"]:
+            continue  # a time far past what the documented phase takes: the disk or the build is at fault
+        if _SET_ASIDE.search(" ".join(s for _, s in own[i:i + 2])[m.start():]) \
+                or _KNOWN_ALREADY.search(sentence[:m.start()]):
+            continue  # the reporter says this is not the trouble, or knows it already
+        if not claims.conditional(sentence[:m.start()], when=False):
+            return row, source, claims._quote(sentence, m, 60)
     return None
 
 

@@ -30,20 +30,29 @@ def minutes(sentence: str) -> float:
     return longest
 
 
-def phase_past_documented(facts: Facts) -> tuple[dict, str, str] | None:
-    """(catalog row, source, quote) for the first sentence of the reporter's that describes a by_design.toml phase with
-    a longest_minutes, in the row's setting and not turned into a fault by its `unless`, and names a time past that
-    figure; None when none does."""
+def rows_said(facts: Facts):
+    """(row, own, i, match) for each by_design.toml row that applies here (its `context` in the reporter's words, its
+    `unless` not) and each of the reporter's sentences, own[i] = (source, sentence), that its `sees` matches: what
+    rules.documented_behaviour and phase_past_documented both weigh."""
     own = [(source, s) for source, text in claims.own_texts(facts) for s in claims.sentences(text)]
     words = " ".join(t for _, t in own)
     gpus = facts.of(GpuFact)
     for row in catalog.documented_behaviours():
-        if "longest_minutes" not in row or not all(re.search(p, words, re.I) for p in row.get("context", [])) \
+        if not all(re.search(p, words, re.I) for p in row.get("context", [])) \
                 or catalog.by_design_unless(row, words, gpus):
-            continue
-        for source, sentence in own:
-            m = re.search(row["sees"], sentence, re.I)
-            if m and minutes(sentence) > row["longest_minutes"] \
-                    and not claims.conditional(sentence[:m.start()], when=False):
-                return row, source, claims._quote(sentence, m, 60)
+            continue  # (a GPU the ticket shows may have the setting whose absence the row explains: unless_gpu)
+        for i, (_, sentence) in enumerate(own):
+            if m := re.search(row["sees"], sentence, re.I):
+                yield row, own, i, m
+
+
+def phase_past_documented(facts: Facts) -> tuple[dict, str, str] | None:
+    """(catalog row, source, quote) for the first sentence of the reporter's that describes a by_design.toml phase with
+    a longest_minutes, in the row's setting and not turned into a fault by its `unless`, and names a time past that
+    figure; None when none does."""
+    for row, own, i, m in rows_said(facts):
+        source, sentence = own[i]
+        if "longest_minutes" in row and minutes(sentence) > row["longest_minutes"] \
+                and not claims.conditional(sentence[:m.start()], when=False):
+            return row, source, claims._quote(sentence, m, 60)
     return None
