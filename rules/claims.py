@@ -4437,8 +4437,12 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ning)?|will|going|want(?:s|ed)?|would|shou
                       r"consider\w*|wonder\w*|if)\b(?:\s+\w+){0,3}\s*$", re.I)
 _CURED = re.compile(r"\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works? again|back to normal|restor\w*|"
                     r"(?:problem|issue|hang|crash|slowdown|error)\w* (?:is |was )?gone|went away)\b", re.I)
-# What the change did, said right after it: better ("it got faster", "throughput improved"), not a regression.
-_IMPROVED = re.compile(r"\b(?:faster|quicker|improv\w*|better|sped up|speed-?up|increas\w*)\b", re.I)
+# What the change did, said right after it: better ("it got faster", "throughput improved"), not a regression; a
+# multiple of the speed said with "as fast" is a gain too ("twice as fast", "three times as fast", "2x as fast"), not
+# a fraction of it ("half as fast").
+_IMPROVED = re.compile(r"\b(?:faster|quicker|improv\w*|better|sped up|speed-?up|increas\w*|"
+                       r"(?:twice|(?:two|three|four|five|several|many|\d+(?:\.\d+)?)\s*(?:times|x|×))\s+as\s+"
+                       r"(?:fast|quick)\b)", re.I)
 
 
 def _change_said(sentence: str, m: re.Match) -> bool:
@@ -5904,6 +5908,10 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|" + _TIME_ROSE_ZH + "|"
+             # (s43) "slow" in Japanese and Korean, as 慢 above, in the forms a report writes ("遅い", "遅すぎる",
+             # "遅くなった", "遅くて"; "느립니다", "속도가 느림", "느려요", "느려졌", "느린", "느리다"); not denied
+             # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name)
+             r"遅(?:い|すぎ|かった|くて|くな(?!い|かった))|느(?:립니|림|려(?!지지\s*않)|린|리(?!지\s*않))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"

@@ -24,7 +24,7 @@ def _nodes(text: str):
 @pytest.mark.parametrize("text, nodes", [
     ("环境：两台 H800 服务器各 8 卡，用 vLLM 跑 TP=16。", None),  # probe: no 800 machines
     ("环境：A100 机器各 8 卡，TP=8。", None),  # probe
-    ("环境：十二台服务器各 8 卡，TP=16。", None),  # probe: twelve, not two
+    ("环境：十二台服务器各 8 卡，TP=16。", 12),  # probe: twelve, not two (read whole since s43)
     ("环境：双机各 8 卡，TP=16。", 2),  # probe: still read
     ("2台服务器各8张卡，测试 nccl。", 2),  # probe: still read
     ("用两台机器各4卡，tp=4。", 2),  # probe: still read after another Chinese character

@@ -534,7 +534,8 @@ ENGLISH_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "a pair of": 2, "dual": 
                        "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
                        "a dozen": 12, "sixteen": 16}
 COUNT_WORDS = {**ENGLISH_COUNT_WORDS,
-               "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+               "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+               "九": 9}
 
 
 def words_pattern(words) -> str:
@@ -546,7 +547,7 @@ def words_pattern(words) -> str:
 # A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
 # A numeral of 十 read whole ("十六卡" 16, "十二张" 12, "二十张" 20), not its last digit; none after 第 (an ordinal,
 # "第四卡" the fourth card), 每 ("每卡", per card), 十/百 (inside a longer numeral) or a digit.
-_CJK_N = r"(?<![第每十百\d])([一二两三四五六七八九]?十[一二三四五六七八九]?|[一单两二双三四六八]"
+_CJK_N = r"(?<![第每十百\d])([一二两三四五六七八九]?十[一二三四五六七八九]?|[一单两二双三四五六七八九]"
 # Each card's memory may stand between the count and the name, as owners write it: "4 张 24G 显存的 3090"
 # (InternLM/lmdeploy#2145), "两张24G的4090", "8卡80G A100" (the English form is GPU_COUNT's _SIZE_BEFORE_NAME).
 CJK_GPU_COUNT = re.compile(_CJK_N + r"|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:\d{1,3}\s*G(?:i?B)?\s*(?:显存)?\s*的?\s*)?"
@@ -628,11 +629,9 @@ CJK_EACH_THEN_COUNT = re.compile(r"每\s*(?:一\s*)?(?:台\s*(?:机器|服务器
                                  r"个\s*(?:机器|服务器|主机|节点)|(?:机器|服务器|主机|节点|節點))\s*(?:上|里|中)?\s*"
                                  r"(?:都|各)?\s*" + _CJK_HAS_THEN_END + "|" + _CJK_MACHINES_EACH)
 # ... and the machines counted just before that 各 are the nodes: 双机 / 两机 / 两台机器 / 2台服务器 各 N 卡
-# (s42review) the count is a whole number: not a model's digits ("H800 服务器各 8 卡" is no 800 machines) nor the ones
-# digit of a larger Chinese numeral ("十二台" is twelve, not two)
-CJK_NODES_EACH = re.compile(r"((?<![十百千万第])(?:双|两|二|三|四|五|六|七|八)|(?<![A-Za-z0-9_.])\d{1,4})"
-                            r"\s*(?:台|个)?\s*" + _CJK_MACHINES_EACH)
-CJK_DIGITS = {"双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+# (s42review) the count is a whole number: not a model's digits ("H800 服务器各 8 卡" is no 800 machines); a Chinese
+# numeral is read whole, as a card count is (_CJK_N: "十二台服务器各 8 卡" is twelve machines, not two)
+CJK_NODES_EACH = re.compile(_CJK_N + r"|(?<![A-Za-z0-9_.])\d{1,4})\s*(?:台|个)?\s*" + _CJK_MACHINES_EACH)
 # (review27b) ... or "each of them" back to nodes named just before: "I have 2 nodes and each of them has 2 v100"
 # (vllm-project/vllm#7837), "on two nodes, both of which have 8 A100 80GB gpus" (NVIDIA/nccl-tests#150); "them"
 # after GPUs named ("4 A100s and each of them has 80GB") is no node.
@@ -2198,7 +2197,7 @@ def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[boo
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
     elif m := CJK_NODES_EACH.search(before):
-        n = CJK_DIGITS.get(m.group(1)) or int(m.group(1))
+        n = _count(m.group(1))
     elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before) or CJK_EACH_THEN_COUNT.search(before) or \
             EACH_OF_NODES.search(before):
         named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
