@@ -1679,12 +1679,29 @@ _RATE_OVER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s*(?:T(?:FLOPS?|flops?)\
                         r"(?:\(\s*)?(\d[\d,]{2,5}(?:\.\d+)?)(?!\d|[.,]\d)", re.I)
 
 
+# (s43) ... unless the run itself multiplies 2:4-sparse weights, whose GEMMs do peak at the sparse figure: PyTorch's
+# semi-structured sparsity (`to_sparse_semi_structured`, over cuSPARSELt or CUTLASS; its tutorial "Accelerating BERT
+# with semi-structured (2:4) sparsity"), NVIDIA's cuSPARSELt and ASP ("2:4 structured sparsity", "pruned to 2:4"),
+# SparseGPT's pruned models. Said of the reporter's run, not denied ("we do not use 2:4 sparsity") nor hearsay.
+_SPARSE_IN_USE = re.compile(r"\bto_sparse_semi_structured\b|\bcuSPARSELt\b|\bsemi-?structured\s+(?:\(?2:4\)?\s+)?"
+                            r"sparsity\b|\b2:4[- ](?:structured[- ])?(?:sparse|sparsity|pruned|pruning)\b|"
+                            r"\bsparsegpt\b|\bsparsif(?:y|ied|ying)\b|\b(?:sparse|pruned)\s+(?:model|weights|"
+                            r"checkpoint|kernels?|gemms?|matmuls?)\b|稀疏(?:化|模型|权重|矩阵乘|计算)", re.I)
+
+
+def _sparse_run(facts: Facts) -> bool:
+    """Does the reporter say their run multiplies 2:4-sparse weights (_SPARSE_IN_USE)?"""
+    return any(not (claims.negated_words(sentence, m) or hearsay.elsewhere(sentence[:m.start()]))
+               for _, text in claims.texts(facts) for sentence in claims.sentences(text)
+               for m in _SPARSE_IN_USE.finditer(sentence))
+
+
 def sparse_peak_quoted(facts: Facts):
     """(the claim, the rate, the sparse figure) where the reporter sets a compute rate (TFLOPS, MFU, the GPU's
-    utilisation) against the board's 2:4-sparse 16-bit figure; None otherwise."""
+    utilisation) against the board's 2:4-sparse 16-bit figure, for a dense run; None otherwise."""
     gpu = facts.subject.gpu
     dense = gpu and tensor_rate(gpu)
-    if not dense:
+    if not dense or _sparse_run(facts):
         return None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):

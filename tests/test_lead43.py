@@ -81,3 +81,33 @@ def _nodes(text: str):
 ])
 def test_machines_before_each_read_whole(text, nodes):
     assert _nodes(text) == nodes
+
+
+# ------------------------------------------------------------------- a sparse peak, for a run that is itself sparse
+def _sparse(text: str):
+    from rules import ticket_questions
+    from rules.subject import Subject
+
+    facts = Facts()
+    facts.add(*issue_md.parse(f"# MFU\n\n{text}\n", "issue.md"))
+    facts.subject = Subject.of(facts)
+    return ticket_questions.sparse_peak_quoted(facts)
+
+
+@pytest.mark.parametrize("text", [
+    # probes: the run multiplies 2:4-sparse weights, whose GEMMs do peak at the sparse figure
+    "On one H100 SXM we convert the linear weights with to_sparse_semi_structured and reach 800/1979 TFLOPS.",
+    "H100 SXM, a 2:4 sparse model pruned with SparseGPT: the util is 700/1979, is that normal?",
+    "我们在 H100 SXM 上用 2:4 稀疏化 的权重，利用率 800/1979。",
+])
+def test_sparse_run_keeps_the_sparse_peak(text):
+    assert _sparse(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "H100 SXM, we do not use 2:4 sparsity: the util is 400/1979, is that normal?",  # probe: sparsity denied
+    "H100 SXM: the util is 400/1979; I read that sparse kernels reach more.",  # probe: hearsay of sparsity
+    "Training on 8x H100 SXM, our MFU is 400/1979, only 20%, is that normal?",  # probe: unchanged, dense run
+])
+def test_dense_run_still_reads_the_sparse_peak(text):
+    assert _sparse(text) is not None
