@@ -32,7 +32,7 @@ from diagnose.artifacts.launch import OFF_BEFORE, advised_lines, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
-from diagnose.evidence import Facts, NcclEvent, Note, Workload
+from diagnose.evidence import CollectiveResult, Facts, NcclEvent, Note, Workload
 from rules import hearsay
 from rules.offload import GIB, engine_family, keeps_weights_on_gpu  # vLLM's --cpu-offload-gb counts GiB
 
@@ -3848,6 +3848,40 @@ def ignore_asked(facts: Facts) -> Claim | None:
                     or hearsay.elsewhere(sentence[:m.start()]):
                 continue
             return Claim("ignore_asked", source, _quote(sentence, m, 60))
+    return None
+
+
+# (healthy43) The reporter asks what nccl-tests' result check means: the old table's "error" column (the largest
+# deviation of any value from the expected result, a float such as 5e-07) or the "Out of bounds values" line, and why
+# they are not 0: "How to interpret the error column?" (NVIDIA/nccl-tests#176), "I don't know what's mean error field
+# and value "5e-07"" (#118), "why the Out of Bounds values is 0?" with "the error column ... has meaningful numbers
+# rather than 0" (#52). Asked in a question, or as "I don't know / understand what ...". In a ticket about nccl-tests
+# (its name or a binary, _NCCL_TESTS_NAMED), not another program's "error column".
+_CHECK_COLUMN = (r"(?:error|err|#?\s?wrong)\s+(?:column|field|values?|numbers?)|"
+                 r"out[\s-]+of[\s-]+bounds?(?:\s+values?)?")
+_CHECK_COLUMN_ASKED = re.compile(
+    r"\b(?:what|how)\b[^.?!\n]{0,60}?\b(?:" + _CHECK_COLUMN + r")\b|"
+    r"\b(?:" + _CHECK_COLUMN + r")\b[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
+    r"\bwhy\b[^.?!\n]{0,40}?\b(?:" + _CHECK_COLUMN + r")", re.I)
+_NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|don['’]t|can['’]?t|cannot)\s+(?:know|understand|tell|"
+                        r"figure\s+out)\s+(?:what|how|why)\b", re.I)
+_NCCL_TESTS_NAMED = re.compile(r"\bnccl[-_ ]?tests?\b|\b(?:" + "|".join(
+    ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "broadcast")) + r")_perf\b", re.I)
+
+
+def check_column_asked(facts: Facts) -> Claim | None:
+    """The reporter's question what nccl-tests' check figures mean (the "error" column, the "#wrong" column, the "Out of
+    bounds values" line) or why they read as they do (_CHECK_COLUMN_ASKED), in a ticket that names nccl-tests or pastes
+    its table; asked (a question, or "I don't know what ..."), not another's word. None otherwise."""
+    if not facts.of(CollectiveResult) and not any(_NCCL_TESTS_NAMED.search(t) for _, t in texts(facts)):
+        return None
+    for source, text in own_texts(facts):
+        for sentence in sentences(text):
+            m = _CHECK_COLUMN_ASKED.search(sentence)
+            if not m or hearsay.elsewhere(sentence[:m.start()]):
+                continue
+            if asked(sentence) or _NOT_KNOWN.search(sentence[:m.end()]):
+                return Claim("check_column_asked", source, _quote(sentence, m, 60))
     return None
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
+from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclEvent, NcclSetting, Note, PairBandwidth
 from rules import build_arch, catalog, claims, hearsay, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import FAILURES, rule, ticket_gaps
@@ -402,6 +402,35 @@ def nothing_broken(facts: Facts, predictions=None):
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
                  "setting or platform known for trouble shows in what was given." + attach,
                  evidence, NOTHING_BROKEN + 0.05)
+
+
+@rule("ticket.check_column", "healthy")
+def check_column(facts: Facts, predictions=None):
+    """(healthy43) The reporter asks what nccl-tests' result check means, or why it is not 0: the old table's "error"
+    column (the largest deviation of any value from the expected result: 1e-06, 5e-07) or the "Out of bounds values"
+    line ("How to interpret the error column?", NVIDIA/nccl-tests#176; "I don't know what's mean error field and value
+    5e-07", #118; "why the Out of Bounds values is 0?", #52). The check allows for floating-point rounding and counts
+    only the values out of its bounds, so "# Out of bounds values : 0 OK" means every value passed. The maintainer,
+    nccl-tests#52: "Floating point operations incur some natural rounding error. NCCL tests take that into account
+    and only report errors which are out of bounds"; NVIDIA/nccl#259: "Low values are normal for floating point. If
+    there were real errors you would not get: # Out of bounds values : 0 OK". Not where the check failed (a #wrong
+    count or out-of-bounds values above 0, which are nccl_tests_wrong events), nor where a hang, crash or failure is
+    said or a figure called short: those are the ticket's question."""
+    asked = claims.check_column_asked(facts)
+    if asked is None or claims.symptom(facts) in ("hang", "crash"):
+        return
+    if any(e.kind == "nccl_tests_wrong" for e in facts.of(NcclEvent)):
+        return
+    if failure_said(facts) or claims.complaint(facts) or fault_context(facts, labels=False):
+        return
+    yield passed("ticket.check_column",
+                 "Only the meaning of nccl-tests' result check is asked: nothing failed it",
+                 "The reporter asks what nccl-tests' error column or out-of-bounds count means. The error column is "
+                 "the largest deviation of any value from the expected result; floating-point reductions round, so "
+                 "small values (1e-06 and the like) are normal, and the test counts as wrong only the values beyond "
+                 "its bounds: 'Out of bounds values : 0 OK' means the data came back right. Nothing in the ticket "
+                 "says a value was wrong or the run failed.",
+                 [claim_ev(asked, "the question about the check")], NOTHING_BROKEN + 0.05)
 
 
 # The weight of the reporter's own word that the run works and only a message is in question: their word, not an
