@@ -486,15 +486,31 @@ def _aws_p4(text: str, m: re.Match) -> bool:
 _ADDRESS = re.compile(r"\bhttps?://[^\s)\]>\"']{1,500}")
 
 
+# (physics43) A bare model number that is one side of a picture's size: "1920 x 1080", "1080 x 1920", "1920*1080" are
+# a frame's width and height (1080p is 1920 x 1080 pixels), not a GTX 1080. Only a number written alone (no RTX, GTX or
+# vendor before it) with three or four digits across the x, so a count times a card ("8 x 1080 Ti", "2 x 3090") keeps
+# its reading (Uni3C#12: "cannot generate 1920 x 1080 or 1280 X 720 resolutions videos" on A100s).
+_DIMENSION_BEFORE = re.compile(r"(?<![\d.])\d{3,4}\s*[x×*]\s*$", re.I)
+_DIMENSION_AFTER = re.compile(r"\s*[x×*]\s*\d{3,4}(?![\d.])", re.I)
+
+
+def _picture_size(text: str, m: re.Match) -> bool:
+    """Is the GPU name `m` a bare number that is a width or height ("1920 x 1080")?"""
+    if not m.group(1).strip().isdigit():
+        return False
+    return bool(_DIMENSION_BEFORE.search(text[max(0, m.start() - 12):m.start()])
+                or _DIMENSION_AFTER.match(text, m.end()))
+
+
 class _GpuNames:
     """GPU_NAME's matches, less those that are a clock's figure (_CLOCK_LABEL just before, on the same line), AWS's
-    P4 instance family (_aws_p4) or inside a web address (_ADDRESS)."""
+    P4 instance family (_aws_p4), a picture's width or height (_picture_size) or inside a web address (_ADDRESS)."""
 
     def finditer(self, text: str):
         addresses = [a.span() for a in _ADDRESS.finditer(text)] if "://" in text else []
         for m in _GPU_NAME.finditer(text):
             before = text[max(0, m.start() - 24):m.start()].rsplit("\n", 1)[-1]
-            if not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) \
+            if not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) and not _picture_size(text, m) \
                     and not any(a <= m.start() < b for a, b in addresses):
                 yield m
 
@@ -505,7 +521,8 @@ class _GpuNames:
         """A GPU name starting at `pos`, as re's match; none that is a clock's figure."""
         m = _GPU_NAME.match(text, pos)
         before = text[max(0, pos - 24):pos].rsplit("\n", 1)[-1]
-        return m if m and not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) else None
+        return m if m and not _CLOCK_LABEL.search(before) and not _aws_p4(text, m) \
+            and not _picture_size(text, m) else None
 
 
 GPU_NAME = _GpuNames()
