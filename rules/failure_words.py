@@ -19,8 +19,23 @@ from rules import claims, hearsay
 # failed (Python's and ggml's own words), a loss or output gone NaN/inf, a request that never gets an answer. A label
 # alone ("is this a bug?") still does not count (bydesign36).
 # ("empty" and "blank" only of what a model returns: "set the value to empty string" in a prompt is no failure)
-_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless)\s+"
+# (p2p43) ... and said with the verb that hands the output back, the bad output its object: "began returning nonsense
+# when using anything other than -sm none" (ggml-org/llama.cpp#21855), "row split mode outputs gibberish"
+# (ggml-org/llama.cpp#16680), "Several models producing gibberish" (#12012), "-sm row produces gibberish" (#12340),
+# "it produces only garbage on my newly built box" (#3772), "outputs nonsense random ASCII"
+# (ikawrakow/ik_llama.cpp#1489). "incomprehensible" / "unintelligible" are the same complaint in other words ("all
+# return incomprehensible text", llama.cpp#21855). Garbage collection is no output; a guess ("it might return
+# garbage") no failure seen.
+_BAD_OUTPUT_WORD = (r"(?:nonsense|nonsensical|gibberish|garbage(?!\s+collect)|garbled|incomprehensible|"
+                    r"unintelligible)\b")
+_WRONG_OUTPUT = (r"\b(?:wrong|incorrect|garbled|gibberish|nonsense|nonsensical|garbage|corrupt\w*|meaningless|"
+                 r"incomprehensible|unintelligible)\s+"
                  r"(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?|tokens|text|strings?)\b|"
+                 # (a guess, "it might return garbage", is not the reporter's failure)
+                 r"(?<!might )(?<!may )(?<!could )(?<!would )"
+                 r"\b(?:return(?:s|ed|ing)?|output(?:s|ted|ting)?|produc(?:e|es|ed|ing)|generat(?:e|es|ed|ing)|"
+                 r"spit(?:s|ting)?\s+out)\s+(?:only\s+|just\s+|pure\s+|complete\s+|total\s+|random\s+)?"
+                 + _BAD_OUTPUT_WORD + r"|"
                  r"\b(?:empty|blank)\s+(?:\w+\s+)?(?:answers?|outputs?|responses?|replies|completions?|generations?)\b|"
                  r"\b(?:answers?|outputs?|responses?|replies|completions?|generations?)\s+(?:are|is|was|were|come\s+"
                  r"back|comes\s+back|came\s+back|look|looks|become|becomes)\s+(?:as\s+|all\s+|just\s+|completely\s+|"
