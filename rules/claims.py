@@ -4756,8 +4756,8 @@ def _own_engine(named: str, engine: str | None) -> bool:
     """Does the release `named` ("vLLM 0.22.0") sit right after the name of the engine said to work (`engine`, as
     release_works gives it)? _OTHER_PRODUCT lists the engines too (an engine's release beside NCCL's is another
     product's), so without this the engine's own failing release ("works fine with the vLLM 0.19 image ... vllm
-    0.22.0", vllm-project/vllm#45021; "with vLLM 0.7.2 ... error ... works fine with vLLM 0.6.6.post1",
-    vllm-project/vllm#14415) was never read as the other side (nccl43)."""
+    0.22.0", vllm-project/vllm#45021; "Error ... in vllm 0.7.0 (No Issue in vllm 0.6.6)", vllm-project/vllm#12515)
+    was never read as the other side (nccl43)."""
     lead = re.match(_ENGINE_NAME, named, re.I)
     return bool(lead and engine and lead.group(0).lower() == engine.lower())
 
