@@ -4785,9 +4785,19 @@ _WORKS_DENIED = re.compile(r"(?:\b(?:not|never|no longer)|n't)\s+(?:\w+\s+){0,2}
 # (mend2_25) The release that fails, named as the engine's: right after its name ("vLLM 0.6.2"), or where it was moved
 # ("upgrading vLLM to 0.6.2", "since version 0.6.0"); and what it did, a failure, a slowdown or a raised exception.
 _ENGINE_RELEASE_NAMED = re.compile(r"\b(?:" + _ENGINE_NAME + r")\W{0,3}(?:version\s+|release\s+)?v?" + _RELEASE_NUMBER
-                                   + r"(?![\w.]*\d)|\b(?:to|since|from|on|in|with)\s+(?:version\s+|release\s+|v)"
+                                   + r"(?![\w.]*\d)|\b(?:to|since|from|on|in|with|using)\s+(?:version\s+|release\s+|v)"
                                    + _RELEASE_NUMBER + r"(?![\w.]*\d)", re.I)
 _RAISES = re.compile(r"\b(?:raise[sd]?|raising|throws?|threw|traceback|exception)\b|\b[A-Z]\w*(?:Error|Exception)\b")
+
+
+def _own_engine(named: str, engine: str | None) -> bool:
+    """Does the release `named` ("vLLM 0.22.0") sit right after the name of the engine said to work (`engine`, as
+    release_works gives it)? _OTHER_PRODUCT lists the engines too (an engine's release beside NCCL's is another
+    product's), so without this the engine's own failing release ("works fine with the vLLM 0.19 image ... vllm
+    0.22.0", vllm-project/vllm#45021; "Error ... in vllm 0.7.0 (No Issue in vllm 0.6.6)", vllm-project/vllm#12515)
+    was never read as the other side (nccl43)."""
+    lead = re.match(_ENGINE_NAME, named, re.I)
+    return bool(lead and engine and lead.group(0).lower() == engine.lower())
 
 
 def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
@@ -4797,7 +4807,8 @@ def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | No
     if not works or not (_FAILS.search(text) or _PERF_WORDS.search(text) or _RAISES.search(text)):
         return None
     others = [r for m in _ENGINE_RELEASE_NAMED.finditer(text) for r in m.groups() if r and r != works[1]
-              and not _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0])]
+              and (_own_engine(m.group(0), works[0])
+                   or not _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0]))]
     others += [m.group("release") for m in _MOVED_TO.finditer(text) if m.group("release") != works[1]
                and (m.group("engine") or m.group("object"))]  # "upgrading vLLM to 0.6.2"
     if not others:
