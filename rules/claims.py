@@ -9641,6 +9641,25 @@ _OFFLOAD_WORDS = re.compile(
     r"\bspill(?:s|ed|ing)?\s+(?:over\s+)?(?:in)?to\s+" + _CPU_SIDE + r"\b|"
     r"\boffload(?:s|ed|ing)?\s+(?:some|part|half|\d+)\s+(?:of\s+(?:the\s+|its\s+)?)?(?:layers|the model|weights)\s+"
     r"(?:to|on|onto)\s+" + _CPU_SIDE + r"\b", re.I)
+# (xfail43b) a count of layers put on the CPU ("one layer always gets offloaded to CPU despite VRAM still available",
+# ollama/ollama#11162), and a split said as halves or a rest ("offloads only half layers to gpu, half to cpu",
+# ollama/ollama#9181). Guides say the same as advice ("you can load some layers to GPU and the rest to CPU RAM"), so a
+# condition or a "you can" before it is no observation.
+_OFFLOAD_COUNT_WORDS = re.compile(
+    r"\b(?:one|two|three|[1-9]\d{0,2})\s+(?:more\s+|repeating\s+)?layers?\b[\w\s,-]{0,20}?\b(?:runs?|running|ran|is|are|"
+    r"sits?|stays?|goes|went|gets?|got|loaded|offloaded|placed|assigned|kept)\b[\w\s-]{0,15}?\b(?:on|in|to|into|onto)\s+"
+    + _CPU_SIDE + r"\b|"
+    r"\b(?:half|part|some)\s+(?:of\s+)?(?:the\s+)?(?:layers|model|weights)\s+(?:\w+\s+){0,2}?(?:to|on|in|onto)\s+"
+    r"(?:the\s+)?GPUs?\s*,?\s+(?:and\s+|but\s+)?(?:the\s+)?(?:other\s+half|half|rest|remainder)\s+(?:\w+\s+){0,2}?"
+    r"(?:to|on|in|onto)\s+" + _CPU_SIDE + r"\b", re.I)
+_YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
+# (xfail43b) the count on the GPU said with "only" and, later in the sentence, the model's count ("by default only 27
+# layers are offloaded on GPU, but I want to offload all 43 layers to GPU", ollama/ollama#5843): llama.cpp and Ollama
+# put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
+_ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
+                                 r"(?:(?:are|were|is|was|got|get|gets|being)\s+)?"
+                                 r"(?:offloaded|loaded|placed|put)\s+(?:on|in|onto|to)\s+(?:the\s+)?(?:GPUs?|VRAM)\b"
+                                 r"(?:[^.;\n\d]{0,40}?\ball\s+(?:the\s+)?(\d{1,3})\s+layers\b)?", re.I)
 # A layer count followed, in its clause, by what it would do: a comparison put in the conditional, not the setting used.
 # (in the count's own clause: "-ngl 40 since more would not fit" gives the reason for the setting used)
 _WOULD_AFTER = re.compile(r"(?:(?!\b(?:since|because|as|so|but|and|while|though)\b)[^,;.\n]){0,25}?"
@@ -10005,6 +10024,19 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                      guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()])
                                      or bool(_DOCS_SAY.search(sentence[:m.start()])
                                              or _OFFLOAD_PLAN.search(sentence[:m.start()]))))
+            for m in _ONLY_LAYERS_ON_GPU.finditer(sentence) if prose else ():
+                loaded, layers = int(m.group(1)), int(m.group(2) or 0)
+                if layers and loaded >= layers:
+                    continue
+                data = {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "words"} if layers \
+                    else {"form": "words"}
+                out.append(Claim("partial_offload", source, _quote(sentence, m), data,
+                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
+                                 # a placement said with the time it was seen ("when I am running gemma2 ...
+                                 # only 27 layers are offloaded") is observed; "if" still conditions it
+                                 guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)
+                                 or bool(_DOCS_SAY.search(sentence[:m.start()])
+                                         or _OFFLOAD_PLAN.search(sentence[:m.start()]))))
             for m in _OLLAMA_LAYERS.finditer(sentence):
                 layers, loaded = (int(m.group(1)), int(m.group(2))) if m.group(1) \
                     else (int(m.group(4)), int(m.group(3)))
@@ -10028,6 +10060,13 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
                                  guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))))
+            for m in _OFFLOAD_COUNT_WORDS.finditer(sentence) if prose else ():
+                before = sentence[:m.start()]
+                out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
+                                 negated=bool(_NOT_OFFLOADED.search(before)
+                                              or re.search(r"\b(?:not|never|n't)\b", m.group(0))) or on_gpu(),
+                                 guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))
+                                 or conditional(before, when=False) or bool(_YOU_CAN.search(before))))
             _elsewhere(out, source, sentence, prose)
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},

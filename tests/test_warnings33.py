@@ -211,19 +211,12 @@ def test_real_first_posts_get_their_settled_answer(name, category):
     assert judged_issue((DATA / name).read_text())[0].category == category
 
 
-# (name, settled category, why the tool still answers otherwise): kept as strict xfails
-WRONG = [
-    ("ollama5843.md", "host_bound",
-     "the reporter says 27 of 43 layers are offloaded to the GPU in words ('only 27 layers are offloaded on GPU, but "
-     "I want to offload all 43'); claims partial_offload reads 'N/M layers' and the log line, not 'N layers ... all "
-     "M'"),
-    ("ollama9181.md", "host_bound",
-     "only 'offloads only half layers to gpu, half to cpu' in words, the log line with the counts is not in the "
-     "stored first post; the scaling-question prior answers expected_physics"),
-]
+# (xfail43b) once strict xfails here: partial offload said in words ("only 27 layers are offloaded on GPU, but I want
+# to offload all 43", "offloads only half layers to gpu, half to cpu"), now read by claims._ONLY_LAYERS_ON_GPU and
+# claims._OFFLOAD_COUNT_WORDS (tests/test_xfail43b.py)
+OFFLOAD_IN_WORDS = [("ollama5843.md", "host_bound"), ("ollama9181.md", "host_bound")]
 
 
-@pytest.mark.parametrize("name,category", [pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=why))
-                                           for n, c, why in WRONG])
-def test_real_first_posts_still_answered_wrongly(name, category):
+@pytest.mark.parametrize("name,category", OFFLOAD_IN_WORDS)
+def test_real_first_posts_saying_the_offload_in_words(name, category):
     assert judged_issue((DATA / name).read_text())[0].category == category
