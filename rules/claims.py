@@ -28,7 +28,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import OFF_BEFORE, advised_lines, setting_off
+from diagnose.artifacts.launch import advised_lines, off_before, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -3996,10 +3996,10 @@ def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) 
 
 def _not_in_use(text: str, pos: int, sentence: str) -> bool:
     """(review40) Is the setting or remedy at text[pos] said not in use before it on its line ("we are not using
-    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.OFF_BEFORE, as setting_off reads it) or not
+    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.off_before, as setting_off reads it) or not
     tried yet in its sentence ("I haven't tried --enforce-eager yet")? Then "... and it still hangs" rules nothing
     out. OFF_BEFORE only: setting_off's words after it ("X=1, but it did not help") say it was tried."""
-    return bool(OFF_BEFORE.search(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or _NOT_TRIED_YET.search(sentence))
+    return off_before(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or bool(_NOT_TRIED_YET.search(sentence))
 
 
 def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advised: bool,
