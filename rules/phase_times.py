@@ -22,8 +22,8 @@ _CLAUSE = re.compile(r";|,\s*(?:and|but|while|whilst|whereas)\b|\s(?:but|while|w
 # ... and a clause that opens on a subject of its own, another phase or run than the one described ("..., and the
 # whole benchmark 40 minutes", "while my training job runs for 3 hours", "The benchmark takes 3 hours, but ..."); one
 # that opens on "it", a preposition or a time ("but it took 3 hours", "but 3 hours with TP=4") goes on about the same.
-_OWN_SUBJECT = re.compile(r"\s*(?:the|a|an|my|our|their|his|her|this|that|these|those|each|every|whole|entire|total|"
-                          r"overall|I|we|you|they)\b", re.I)
+_OWN_SUBJECT = re.compile(r"\s{0,4}(?:the|a|an|my|our|their|his|her|this|that|these|those|each|every|whole|"
+                          r"entire|total|overall|I|we|you|they)\b", re.I)
 
 
 def _longest(text: str) -> float:
