@@ -28,7 +28,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import OFF_BEFORE, advised_lines, setting_off
+from diagnose.artifacts.launch import advised_lines, off_before, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -1866,6 +1866,16 @@ PATTERNS: dict[str, list[str]] = {
         # ("GPU利用率也不高", "利用率一直不高": not high, the same low share said the other way; GPT-SoVITS#779)
         r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率)\s*(?:也|都|并|一直|始终)?\s*(?:不高|上不去)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
+        # (words43) ... and in Japanese and Korean, as a symptom is stated ("症状: GPU使用率が低い（<50%）",
+        # "GPU使用率が低い、トレーニングが進まない"; "문제 3: GPU 사용률이 낮음 (30-40%)",
+        # "GPU 사용률이 낮음: {avg_gpu:.1f}%", "GPU 사용률이 낮은데도 fps가 떨어진다면"); not as a case a guide
+        # answers or a possibility ("GPU使用率が低い場合", "低いなら", "低いと", "低い時"; "GPU 사용률이 낮으면",
+        # "낮은 경우", "낮을 때", "낮을 수 있음"), nor denied ("低くない", "낮지 않")
+        r"GPU\s?(?:の\s?)?(?:使用率|利用率|稼働率|負荷)\s?(?:(?:が|は|も)\s?)?(?:(?:とても|かなり|非常に|ずっと|常に|まだ)\s?)?"
+        r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|ない|なかった|ありません|はない)|"
+        r"(?:な(?:い|かった)|ありません))",
+        r"GPU\s?(?:의\s?)?(?:사용률|사용량|이용률|활용률|활용도|점유율)\s?(?:(?:이|가|은|는|도)\s?)?"
+        r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
     ],
     # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
     # them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
@@ -3996,10 +4006,10 @@ def _advice_at(text: str, pos: int, said: str, sentence: str, handed: set[int]) 
 
 def _not_in_use(text: str, pos: int, sentence: str) -> bool:
     """(review40) Is the setting or remedy at text[pos] said not in use before it on its line ("we are not using
-    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.OFF_BEFORE, as setting_off reads it) or not
+    --ipc=host", "we don't set X=1", "I did not disable ACS": launch.off_before, as setting_off reads it) or not
     tried yet in its sentence ("I haven't tried --enforce-eager yet")? Then "... and it still hangs" rules nothing
     out. OFF_BEFORE only: setting_off's words after it ("X=1, but it did not help") say it was tried."""
-    return bool(OFF_BEFORE.search(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or _NOT_TRIED_YET.search(sentence))
+    return off_before(text[max(0, pos - 40):pos].rsplit("\n", 1)[-1]) or bool(_NOT_TRIED_YET.search(sentence))
 
 
 def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advised: bool,
@@ -5772,6 +5782,27 @@ _HANG_KO_JA = (r"타임\s?아웃(?!\s?(?:값|시간|설정|을\s*(?:늘|증가|�
                r"(?:な[いかく]|ませ|る場合|る可能性|たら)|"
                + _JA_TIMEOUT_LEAD + r"(?:発生)?(?:せ|起き|出|起こら)ず|なし|対策))")
 
+# (words43) The other Japanese and Korean hang words, beside the timeout: the loanwords of the English ones the hang
+# family reads (freeze, hang, deadlock: フリーズ, ハング(アップ), デッドロック; 데드락/데드록, 프리징), as reports
+# and notes write them ("ここでフリーズしていることがあった", "ダウンロード中に...黒画面でフリーズ",
+# "講評途中の「もう一度」でフリーズ"; "デッドロック(プログラムが停止してしまう状態)",
+# runebook.dev/ja/docs/pytorch/distributed.algorithms.join/...), and the Korean 행 걸림 ("hang" spelt in Hangul,
+# with 걸리다: "행 걸린 연결이 라우트를 붙잡지 않게", "pid는 살아 있으나 ... 행 걸림(hang) 의심",
+# "행 걸린 요청이 worker 점유"). Not denied after it ("フリーズしない", "フリーズしていません", "행 걸림 없음",
+# "데드락이 발생하지 않"), nor a possibility, a risk or a condition ("OOMでフリーズするリスクがある",
+# "フリーズしたら", "フリーズすると", "데드락이 발생할 수", "데드락이 발생하면"), nor a remedy
+# ("デッドロックを防ぐ", "데드락 방지"); 行/row is 행 too: "3 개 행 걸침" (spans 3 rows), "행 걸러내기" (filter
+# rows) are not the forms read, nor a 행 after a number; nor ハングル (Hangul).
+_JA_HANG_WORDS = (r"(?:フリーズ|ハング(?!ル)(?:アップ)?|デッドロック)(?!\s?(?:を|の)?\s?(?:防|回避|対策|防止|避け)|"
+                  + _JA_TIMEOUT_LEAD + r"(?:発生|起き|起こら)?(?:し|す|さ)?(?:て(?:い|お)?)?"
+                  r"(?:な[いかく]|ませ|たら|ると|る場合|る可能性|るリスク|る恐れ|るおそれ|るかも|るらしい|るそう|そう|ず|"
+                  r"れ(?:る|ない))|せず|なし|の(?:場合|可能性|リスク|恐れ|対策|回避|防止))")
+_KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LEAD
+                  + r"(?:(?:발생|생기|나|걸리|되)(?:하|되)?지\s*않|"
+                  r"없|(?:발생|걸리|생기)?(?:하|되)?면|(?:발생할|생길|날|걸릴|될)\s*(?:경우|수|때)|방지|해결|회피|"
+                  r"(?:발생한다|난다|걸린다|된다)(?:고|는)|안\s?(?:나|났|생|걸|발생)))|"
+                  r"(?<!\d)(?<!\d\s)행\s?(?:이\s?|에\s?)?걸(?:려|렸|림|린|립니)(?!\s?(?:은|는|이|도)?\s?없)")
+
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
@@ -5779,7 +5810,7 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              # (para38b) 死锁, "deadlock" in Chinese, as \bdeadlock\w* beside it
              r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|死锁|无响应|超时|"
-             + _HANG_KO_JA + r"|"
+             + _HANG_KO_JA + r"|" + _JA_HANG_WORDS + r"|" + _KO_HANG_WORDS + r"|"
              # (fault39) a process that even SIGKILL does not end: it waits inside a kernel call (the GPU driver's),
              # the state ps(1) shows as D, "uninterruptible sleep", and no signal is delivered until that call returns
              # (signal(7)): "freeze and is not killable" (pytorch/pytorch#24081), "the suspended process could not
@@ -6315,8 +6346,10 @@ _ASKED_WHY_KO_JA = re.compile(r"왜|어째서|무엇\s?때문|뭐\s?때문|な�
 
 
 def _ko_ja_asked(text: str, m: re.Match) -> bool:
-    """Is the Korean or Japanese timeout `m` asked about (_KO_JA_ASKED right after it), and not asked why?"""
-    if not re.match(r"타임|タイム", m.group(0)) or not _KO_JA_ASKED.match(text, m.end()):
+    """Is the Korean or Japanese timeout or hang word `m` asked about (_KO_JA_ASKED right after it: "フリーズしますか"),
+    and not asked why?"""
+    if not re.match(r"타임|タイム|フリーズ|ハング|デッドロック|데드|프리징", m.group(0)) \
+            or not _KO_JA_ASKED.match(text, m.end()):
         return False
     start = max(text.rfind(c, 0, m.start()) for c in ".。!！?？\n") + 1
     return not _ASKED_WHY_KO_JA.search(text[start:m.start()])

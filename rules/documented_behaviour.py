@@ -58,7 +58,7 @@ def documented_behaviour_seen(facts: Facts) -> tuple[dict, str, str] | None:
         source, sentence = own[i]
         if "amounts_within" in row and _amounts_apart(m.group(0), row["amounts_within"]):
             continue  # "rated 24GB but only 12GB": more than the documented reserve is missing
-        if "longest_minutes" in row and _minutes(sentence) > row["longest_minutes"]:
+        if "longest_minutes" in row and _minutes(sentence, m.span()) > row["longest_minutes"]:
             continue  # a time far past what the documented phase takes: the disk or the build is at fault
         if _SET_ASIDE.search(" ".join(s for _, s in own[i:i + 2])[m.start():]) \
                 or _KNOWN_ALREADY.search(sentence[:m.start()]):

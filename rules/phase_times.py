@@ -17,10 +17,18 @@ _TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|mins?|minutes
                    r"\b(half an hour|an hour)\b", re.I)
 
 
-def minutes(sentence: str) -> float:
-    """The longest time the sentence names, in minutes (0 when it names none)."""
+# (words43) Where a clause of the sentence begins: a semicolon, or "and" after a comma, "but", "while", "whereas".
+_CLAUSE = re.compile(r";|,\s*(?:and|but|while|whilst|whereas)\b|\s(?:but|while|whilst|whereas)\b", re.I)
+# ... and a clause that opens on a subject of its own, another phase or run than the one described ("..., and the
+# whole benchmark 40 minutes", "while my training job runs for 3 hours", "The benchmark takes 3 hours, but ..."); one
+# that opens on "it", a preposition or a time ("but it took 3 hours", "but 3 hours with TP=4") goes on about the same.
+_OWN_SUBJECT = re.compile(r"\s{0,4}(?:the|a|an|my|our|their|his|her|this|that|these|those|each|every|whole|"
+                          r"entire|total|overall|I|we|you|they)\b", re.I)
+
+
+def _longest(text: str) -> float:
     longest = 0.0
-    for number, unit, words in _TIME.findall(sentence):
+    for number, unit, words in _TIME.findall(text):
         if words:
             longest = max(longest, 30.0 if words.lower().startswith("half") else 60.0)
             continue
@@ -28,6 +36,18 @@ def minutes(sentence: str) -> float:
         scale = 1 / 60 if unit.startswith("s") else 60 if unit.startswith("h") else 1
         longest = max(longest, float(number) * scale)
     return longest
+
+
+def minutes(sentence: str, span: tuple[int, int] | None = None) -> float:
+    """The longest time the sentence names, in minutes (0 when it names none); with the span of the words describing
+    the phase, only the times of their clause and of the clauses that go on about it (not one opening on a subject
+    of its own, _OWN_SUBJECT): "loading takes 2 minutes, and the whole benchmark 40 minutes" is 2."""
+    if span is None:
+        return _longest(sentence)
+    cuts = [0] + [m.end() for m in _CLAUSE.finditer(sentence)] + [len(sentence) + 1]
+    kept = [sentence[a:b] for a, b in zip(cuts, cuts[1:])
+            if (a <= span[0] < b or span[0] <= a < span[1]) or not _OWN_SUBJECT.match(sentence, a)]
+    return _longest(" ".join(kept))
 
 
 def rows_said(facts: Facts):
@@ -52,7 +72,7 @@ def phase_past_documented(facts: Facts) -> tuple[dict, str, str] | None:
     figure; None when none does."""
     for row, own, i, m in rows_said(facts):
         source, sentence = own[i]
-        if "longest_minutes" in row and minutes(sentence) > row["longest_minutes"] \
+        if "longest_minutes" in row and minutes(sentence, m.span()) > row["longest_minutes"] \
                 and not claims.conditional(sentence[:m.start()], when=False):
             return row, source, claims._quote(sentence, m, 60)
     return None

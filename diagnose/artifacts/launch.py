@@ -74,9 +74,13 @@ ADVISING = (r"please\s+(?:set|export|add|use|try)|you\s+(?:could|can|should|may|
             r"exporting|adding|using))?|"
             # (s42) the writer asking whether to: "Should we try NCCL_CROSS_NIC=1?", "do I need to set X=1", "can we
             # use X=1": a setting wondered about, not one in use ("why do I need to set X=1 for it to work" runs with
-            # it)
-            r"(?<!\bwhy\s)(?:should|shall|can|could|do|must)\s+(?:I|we)(?:\s+(?:also|just|first|still))?"
-            r"(?:\s+need\s+to)?\s+(?:set|try|use|add|export|disable|pass)|" + CJK_ADVICE)
+            # it: off_before sets the asking aside after a "why", WHY_ASKING)
+            r"(?P<asking>(?:should|shall|can|could|do|must)\s+(?:I|we)(?:\s+(?:also|just|first|still))?"
+            r"(?:\s+need\s+to)?\s+(?:set|try|use|add|export|disable|pass))|" + CJK_ADVICE)
+# (words43) The "why" that makes the asking above a question about a setting in use: "why do I need to set X=1", with
+# any spacing, and an adverb or a comma between ("Why exactly do I need to set X=1 for TP to work?", "why, then, must
+# we set"); not a "why" of an earlier clause ("I don't know why it hangs, should I set X=1?" asks).
+WHY_ASKING = re.compile(r"\bwhy(?:,?\s+(?:\w+ly|then|else|again|on earth|the hell),?)?\s+$", re.I)
 # A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
 # "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
 # (README, claims).
@@ -777,10 +781,21 @@ ORDER_OPENS = re.compile(r"(?:^|[.!?]\s+)[\s*>-]*(?:please\s+)?" + _ORDER_WORDS 
 CONDITION_AFTER = re.compile(r"^[\"'`]?\s+(?:if|in\s+case|unless|whenever)\b", re.I)
 
 
+def off_before(before: str) -> bool:
+    """Do the words before a setting, on its line, say it is not in use (OFF_BEFORE)? A question asked after a "why"
+    (WHY_ASKING: "why do I need to set X=1") is about a setting that runs, not whether to set it."""
+    pos = 0
+    while m := OFF_BEFORE.search(before, pos):
+        if not (m.group("asking") and WHY_ASKING.search(before, 0, m.start("asking"))):
+            return True
+        pos = m.start() + 1
+    return False
+
+
 def setting_off(text: str, start: int, end: int) -> bool:
     """Does the prose around the setting at text[start:end] say it is not in use (its own line only)?"""
     before = text[max(0, start - 40):start].rsplit("\n", 1)[-1]
-    if OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]):
+    if off_before(before) or OFF_AFTER.match(text[end:end + 60]):
         return True
     before = text[max(0, start - 120):start].rsplit("\n", 1)[-1]
     return bool(ORDERED_IF_BEFORE.search(before) or (ORDER_OPENS.search(before)
