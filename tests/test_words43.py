@@ -163,7 +163,8 @@ def test_japanese_and_korean_gpu_usage_low(text):
     "# GPU使用率が低い場合、CPUで動作している可能性",  # real (id 66302801705): a guide's case
     "### GPU使用率が低い場合\n- Batch Sizeを大きくする",  # real (id 3280117120)
     "   - GPU 사용률이 낮으면 `encoding_batch_size` 증가",  # real (id 59944465942): a condition
-    "- **GPU 사용률이 낮은 경우**: 배치 크기 조정 또는 모델 병렬화 전략 검토가 필요할 수 있습니다.",  # real (id 14469626125)
+    # real (id 14469626125)
+    "- **GPU 사용률이 낮은 경우**: 배치 크기 조정 또는 모델 병렬화 전략 검토가 필요할 수 있습니다.",
     "CPU에서 T5 준비 중에는 GPU 사용률이 낮을 수 있음.",  # real (id 71618519663): a possibility
     "GPU使用率は低くない。",  # probe: denied
     "GPU使用率が低いなら設定を見直す",  # probe: a condition
