@@ -3856,14 +3856,17 @@ def ignore_asked(facts: Facts) -> Claim | None:
 # they are not 0: "How to interpret the error column?" (NVIDIA/nccl-tests#176), "I don't know what's mean error field
 # and value "5e-07"" (#118), "why the Out of Bounds values is 0?" with "the error column ... has meaningful numbers
 # rather than 0" (#52). Asked in a question, or as "I don't know / understand what ...". In a ticket about nccl-tests
-# (its name or a binary, _NCCL_TESTS_NAMED), not another program's "error column".
-_CHECK_COLUMN = (r"(?:error|err|#?\s?wrong)\s+(?:column|field|values?|numbers?)|"
-                 r"out[\s-]+of[\s-]+bounds?(?:\s+values?)?")
+# (its name or a binary, _NCCL_TESTS_NAMED), not another program's "error column". (s43review) The figures by their
+# names: "wrong" only as the "#wrong" column's or field's name, "out of bounds" only as that line's "values"/"line"/
+# "count"; "Why do I get wrong values?" and "index out of bounds" report a failure, and "error number 2" is an error's
+# code, none of them the check's meaning asked.
+_CHECK_COLUMN = (r"(?:error|err)\s+(?:column|field|values?)|#?\s?wrong\s+(?:column|field)|"
+                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count)")
 _CHECK_COLUMN_ASKED = re.compile(
     r"\b(?:what|how)\b[^.?!\n]{0,60}?\b(?:" + _CHECK_COLUMN + r")\b|"
     r"\b(?:" + _CHECK_COLUMN + r")\b[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
     r"\bwhy\b[^.?!\n]{0,40}?\b(?:" + _CHECK_COLUMN + r")", re.I)
-_NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|don['’]t|can['’]?t|cannot)\s+(?:know|understand|tell|"
+_NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|can['’]?t|cannot)\s+(?:know|understand|tell|"
                         r"figure\s+out)\s+(?:what|how|why)\b", re.I)
 _NCCL_TESTS_NAMED = re.compile(r"\bnccl[-_ ]?tests?\b|\b(?:" + "|".join(
     ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "broadcast")) + r")_perf\b", re.I)

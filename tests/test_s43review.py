@@ -1,0 +1,36 @@
+"""The s43 review's fixes to this session's first-round readings. Every sentence here is a probe (a short sentence
+testing one reading, with the near-misses that must keep their reading); none is from a ticket."""
+
+import pytest
+from conftest import judged_issue, said
+
+from rules import claims
+
+
+# ------------------------------------------------ claims.check_column_asked: the check's figures by their own names
+# "wrong values", "wrong numbers" and a bare "out of bounds" report a failure; "error number 2" is an error's code.
+# None of them asks what nccl-tests' error column / #wrong column / out-of-bounds line means.
+def _ticket(body: str, title: str = "nccl-tests all_reduce_perf") -> str:
+    return f"# {title}\n\n{body}\n"
+
+
+@pytest.mark.parametrize("body", [
+    "I ran all_reduce_perf on 8 A100. Why do I get wrong values?",  # probe: a failure reported
+    "I ran all_reduce_perf on 8 A100. Why are the wrong numbers so large on 2 nodes?",  # probe
+    "Why do I get index out of bounds in alltoall_perf on 8 A100?",  # probe: an error, no check line
+    "I ran all_reduce_perf on 8 A100. What does error number 2 mean?",  # probe: an error's code
+])
+def test_a_failure_asked_about_is_no_check_column_question(body):
+    assert claims.check_column_asked(said(_ticket(body))) is None
+    _, found = judged_issue(_ticket(body))
+    assert "ticket.check_column" not in found
+
+
+@pytest.mark.parametrize("body", [
+    "How should I interpret the #wrong column of all_reduce_perf?",  # probe: still read
+    "I don't understand what the out of bounds values line of nccl-tests means.",  # probe: still read
+    "Why is the out of bounds count 0 in all_reduce_perf?",  # probe: still read
+    "I ran all_reduce_perf on 8 GPUs. What does the error column mean?",  # probe: still read
+])
+def test_the_check_figures_asked_still_read(body):
+    assert claims.check_column_asked(said(_ticket(body))) is not None
