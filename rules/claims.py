@@ -5958,8 +5958,12 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|" + _TIME_ROSE_ZH + "|"
              # (s43) "slow" in Japanese and Korean, as 慢 above, in the forms a report writes ("遅い", "遅すぎる",
              # "遅くなった", "遅くて"; "느립니다", "속도가 느림", "느려요", "느려졌", "느린", "느리다"); not denied
-             # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name)
-             r"遅(?:い|すぎ|かった|くて|くな(?!い|かった))|느(?:립니|림|려(?!지지\s*않)|린|리(?!지\s*않))|"
+             # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name).
+             # (s43review) Nor "did not become slow" ("遅くならない", "遅くなりません", "遅くなっていない/ません",
+             # "遅くなってない"), nor Korean's denial with a particle or contracted ("느리지는 않", "느리지도 않",
+             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요")
+             r"遅(?:い|すぎ|かった|くて|くな(?!い|かった|ら[なず]|りませ|って(?:い)?(?:な|ませ)))|"
+             r"(?<!안)(?<!안 )느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"

@@ -34,3 +34,34 @@ def test_a_failure_asked_about_is_no_check_column_question(body):
 ])
 def test_the_check_figures_asked_still_read(body):
     assert claims.check_column_asked(said(_ticket(body))) is not None
+
+
+# ------------------------------------------------------ claims.SYMPTOMS: Japanese and Korean "not slow" forms
+def _slow(text: str) -> bool:
+    return claims.symptom(said("# 멀티 GPU 추론\n\n" + text)) == "slow"
+
+
+@pytest.mark.parametrize("text", [
+    "8枚のH100でvLLMを使っています。推論は遅くなりません。",  # probe: did not become slow
+    "8枚のH100でvLLMを使っています。推論は遅くならない。",  # probe
+    "8枚のH100でvLLMを使っています。推論は遅くなっていない。",  # probe
+    "8枚のH100でvLLMを使っています。推論は遅くなってないです。",  # probe
+    "H100 8장으로 vLLM을 씁니다. 추론이 느리지는 않습니다.",  # probe: denied, with a particle
+    "H100 8장으로 vLLM을 씁니다. 추론이 느리지도 않습니다.",  # probe
+    "H100 8장으로 vLLM을 씁니다. 추론이 느리진 않아요.",  # probe: contracted
+    "H100 8장으로 vLLM을 씁니다. 추론이 느려지지는 않았습니다.",  # probe
+    "H100 8장으로 vLLM을 씁니다. 추론이 안 느려요.",  # probe: the short denial
+])
+def test_denied_slow_in_japanese_and_korean(text):
+    assert not _slow(text)
+
+
+@pytest.mark.parametrize("text", [
+    "8枚のH100でvLLMを使っています。推論が遅くなっています。",  # probe: has become slow
+    "8枚のH100でvLLMを使っています。推論が遅くなりました。",  # probe
+    "H100 8장으로 vLLM을 씁니다. 추론이 느려졌습니다.",  # probe
+    "H100 8장으로 vLLM을 씁니다. 추론이 느리지만 정확합니다.",  # probe: slow, but accurate
+    "H100 8장으로 vLLM을 씁니다. 추론이 느려진 것 같습니다.",  # probe
+])
+def test_slow_in_japanese_and_korean_still_read(text):
+    assert _slow(text)
