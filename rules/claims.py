@@ -4476,10 +4476,10 @@ _CURED = re.compile(r"\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works? again|back to 
                     r"(?:problem|issue|hang|crash|slowdown|error)\w* (?:is |was )?gone|went away)\b", re.I)
 # What the change did, said right after it: better ("it got faster", "throughput improved"), not a regression; a
 # multiple of the speed said with "as fast" is a gain too ("twice as fast", "three times as fast", "2x as fast"), not
-# a fraction of it ("half as fast").
+# a fraction of it ("half as fast"; (s43review) nor "0.5x as fast", "1x as fast": a figure above 1, whole).
 _IMPROVED = re.compile(r"\b(?:faster|quicker|improv\w*|better|sped up|speed-?up|increas\w*|"
-                       r"(?:twice|(?:two|three|four|five|several|many|\d+(?:\.\d+)?)\s*(?:times|x|×))\s+as\s+"
-                       r"(?:fast|quick)\b)", re.I)
+                       r"(?:twice|(?:two|three|four|five|several|many|(?<![\d.])(?!1(?:\.0*)?\s*(?:times|x|×))"
+                       r"[1-9]\d*(?:\.\d+)?)\s*(?:times|x|×))\s+as\s+(?:fast|quick)\b)", re.I)
 
 
 def _change_said(sentence: str, m: re.Match) -> bool:

@@ -65,3 +65,15 @@ def test_denied_slow_in_japanese_and_korean(text):
 ])
 def test_slow_in_japanese_and_korean_still_read(text):
     assert _slow(text)
+
+
+# ------------------------------------------------------------- claims._IMPROVED: a figure below or at 1 is no gain
+@pytest.mark.parametrize("sentence, effect", [
+    ("It is 0.5x as fast now and still slow.", "no_help"),  # probe: half the speed
+    ("It became 0.5 times as fast, still slow.", "no_help"),  # probe
+    ("It is 1x as fast, still slow.", "no_help"),  # probe: the same speed
+    ("It is 1.5x as fast but still slow.", None),  # probe: a gain, still read
+    ("It got 10 times as fast, though TP=4 is still slow.", None),  # probe
+])
+def test_a_fraction_as_fast_is_no_gain(sentence, effect):
+    assert claims._effect(sentence) == effect
