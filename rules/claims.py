@@ -4803,6 +4803,18 @@ def _own_engine(named: str, engine: str | None) -> bool:
     return bool(lead and engine and lead.group(0).lower() == engine.lower())
 
 
+# (s43review) The word right after a release, "of" between: the product a release with no name before it belongs to
+# ("crashes when using version 12.4 of CUDA", "with v2.5.1 torch"), read by _OTHER_PRODUCT over that word alone.
+_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?)?([A-Za-z][\w+-]*)")
+
+
+def _product_after(text: str, end: int, engine: str | None) -> bool:
+    """Is the release ending at `end` another product's, named right after it (_NAME_AFTER), not the engine's own
+    ("version 0.7.0 of vLLM")?"""
+    m = _NAME_AFTER.match(text, end)
+    return bool(m and not (engine and m.group(1).lower() == engine.lower()) and _OTHER_PRODUCT.match(m.group(1)))
+
+
 def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
     """(engine, [failing release, working release], quote) when the text says one release of the engine works
     (`works`: release_works of the same text) and names another of its releases beside a failure, a slowdown or an
@@ -4811,7 +4823,8 @@ def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | No
         return None
     others = [r for m in _ENGINE_RELEASE_NAMED.finditer(text) for r in m.groups() if r and r != works[1]
               and (_own_engine(m.group(0), works[0])
-                   or not _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0]))]
+                   or not (_OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0])
+                           or _product_after(text, m.end(), works[0])))]
     others += [m.group("release") for m in _MOVED_TO.finditer(text) if m.group("release") != works[1]
                and (m.group("engine") or m.group("object"))]  # "upgrading vLLM to 0.6.2"
     if not others:

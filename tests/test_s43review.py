@@ -77,3 +77,26 @@ def test_slow_in_japanese_and_korean_still_read(text):
 ])
 def test_a_fraction_as_fast_is_no_gain(sentence, effect):
     assert claims._effect(sentence) == effect
+
+
+# ----------------------------------------- claims.works_vs_failing: a release with another product named after it
+def _compared(text: str):
+    facts = said(f"# crash\n\n{text}\n")
+    return [c.data["versions"] for c in claims.claims(facts) if c.kind == "engine_versions_compared"]
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM 0.6.1 works fine on 8 H100. It crashes when using version 12.4 of CUDA.",  # probe: CUDA's release
+    "vLLM 0.6.1 works fine on 8 H100, but crashes when using v2.5.1 torch.",  # probe: torch's
+    "vLLM 0.6.1 works fine on 8 H100. It crashes with version 2.5.1 of torch.",  # probe
+])
+def test_another_products_release_is_not_the_engines(text):
+    assert _compared(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM 0.6.1 works fine on 8 H100. It crashes with version 0.6.3 of vLLM.",  # probe: the engine's own
+    "Works fine with vllm 0.6.6. Error in vllm 0.7.0 with torch 2.5.",  # probe: still read
+])
+def test_the_engines_own_release_still_read(text):
+    assert _compared(text) != []
