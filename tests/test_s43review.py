@@ -4,6 +4,7 @@ testing one reading, with the near-misses that must keep their reading); none is
 import pytest
 from conftest import judged_issue, said
 
+from diagnose.artifacts import issue_md
 from rules import claims
 
 
@@ -100,3 +101,14 @@ def test_another_products_release_is_not_the_engines(text):
 ])
 def test_the_engines_own_release_still_read(text):
     assert _compared(text) != []
+
+
+# ------------------------------------------------ issue_md._picture_size: a memory size after the card is no side
+@pytest.mark.parametrize("text, names", [
+    ("We have 4 x 4090 x 128GB RAM hosts", ["4090"]),  # probe: a host's memory
+    ("2 x 3090 x 256 GB RAM", ["3090"]),  # probe
+    ("cannot generate 1920 x 1080 or 1280 X 720 videos", []),  # probe: still a picture's size
+    ("8 x 1080 Ti", ["1080 Ti"]),  # probe: unchanged
+])
+def test_a_memory_size_after_the_card_is_no_picture(text, names):
+    assert [m.group(0) for m in issue_md.GPU_NAME.finditer(text)] == names
