@@ -5,7 +5,9 @@ import pytest
 from conftest import judged_issue, said
 
 from diagnose.artifacts import issue_md
-from rules import claims
+from diagnose.evidence import Facts
+from rules import claims, ticket_questions
+from rules.subject import Subject
 
 
 # ------------------------------------------------ claims.check_column_asked: the check's figures by their own names
@@ -78,6 +80,33 @@ def test_slow_in_japanese_and_korean_still_read(text):
 ])
 def test_a_fraction_as_fast_is_no_gain(sentence, effect):
     assert claims._effect(sentence) == effect
+
+
+# -------------------------------------- ticket_questions._sparse_run: sparsity asked about, or another subject's
+def _sparse_peak(text: str):
+    facts = Facts()
+    facts.add(*issue_md.parse(f"# MFU\n\n{text}\n", "issue.md"))
+    facts.subject = Subject.of(facts)
+    return ticket_questions.sparse_peak_quoted(facts)
+
+
+BASE = "Training Llama 70B on one H100 SXM node, our MFU is 400/1979 TFLOPS, only 20%."
+
+
+@pytest.mark.parametrize("extra", [
+    " Does the 1979 TFLOPS assume 2:4 sparsity?",  # probe: the question the reading answers
+    " Is 1979 the figure for sparse weights?",  # probe
+    " Should we try 2:4 sparsity?",  # probe: advice / a plan
+    " The model is Mixtral, a sparse model (MoE).",  # probe: a mixture of experts, dense GEMMs
+    " DeepSeek-V3.2 uses sparse kernels for attention.",  # probe: sparse attention
+])
+def test_sparsity_asked_or_of_another_subject_keeps_the_sparse_peak(extra):
+    assert _sparse_peak(BASE + extra) is not None
+
+
+def test_a_sparse_run_still_drops_it():
+    # probe: the run's weights are 2:4-sparse
+    assert _sparse_peak(BASE + " We pruned the weights to 2:4 sparsity with SparseGPT.") is None
 
 
 # ----------------------------------------- claims.works_vs_failing: a release with another product named after it
