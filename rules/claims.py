@@ -3871,14 +3871,17 @@ def ignore_asked(facts: Facts) -> Claim | None:
 # they are not 0: "How to interpret the error column?" (NVIDIA/nccl-tests#176), "I don't know what's mean error field
 # and value "5e-07"" (#118), "why the Out of Bounds values is 0?" with "the error column ... has meaningful numbers
 # rather than 0" (#52). Asked in a question, or as "I don't know / understand what ...". In a ticket about nccl-tests
-# (its name or a binary, _NCCL_TESTS_NAMED), not another program's "error column".
-_CHECK_COLUMN = (r"(?:error|err|#?\s?wrong)\s+(?:column|field|values?|numbers?)|"
-                 r"out[\s-]+of[\s-]+bounds?(?:\s+values?)?")
+# (its name or a binary, _NCCL_TESTS_NAMED), not another program's "error column". (s43review) The figures by their
+# names: "wrong" only as the "#wrong" column's or field's name, "out of bounds" only as that line's "values"/"line"/
+# "count"; "Why do I get wrong values?" and "index out of bounds" report a failure, and "error number 2" is an error's
+# code, none of them the check's meaning asked.
+_CHECK_COLUMN = (r"(?:error|err)\s+(?:column|field|values?)|#?\s?wrong\s+(?:column|field)|"
+                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count)")
 _CHECK_COLUMN_ASKED = re.compile(
     r"\b(?:what|how)\b[^.?!\n]{0,60}?\b(?:" + _CHECK_COLUMN + r")\b|"
     r"\b(?:" + _CHECK_COLUMN + r")\b[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
     r"\bwhy\b[^.?!\n]{0,40}?\b(?:" + _CHECK_COLUMN + r")", re.I)
-_NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|don['’]t|can['’]?t|cannot)\s+(?:know|understand|tell|"
+_NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|can['’]?t|cannot)\s+(?:know|understand|tell|"
                         r"figure\s+out)\s+(?:what|how|why)\b", re.I)
 _NCCL_TESTS_NAMED = re.compile(r"\bnccl[-_ ]?tests?\b|\b(?:" + "|".join(
     ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "broadcast")) + r")_perf\b", re.I)
@@ -4488,10 +4491,10 @@ _CURED = re.compile(r"\b(?:fix\w*|solv\w*|resolv\w*|cur\w*|works? again|back to 
                     r"(?:problem|issue|hang|crash|slowdown|error)\w* (?:is |was )?gone|went away)\b", re.I)
 # What the change did, said right after it: better ("it got faster", "throughput improved"), not a regression; a
 # multiple of the speed said with "as fast" is a gain too ("twice as fast", "three times as fast", "2x as fast"), not
-# a fraction of it ("half as fast").
+# a fraction of it ("half as fast"; (s43review) nor "0.5x as fast", "1x as fast": a figure above 1, whole).
 _IMPROVED = re.compile(r"\b(?:faster|quicker|improv\w*|better|sped up|speed-?up|increas\w*|"
-                       r"(?:twice|(?:two|three|four|five|several|many|\d+(?:\.\d+)?)\s*(?:times|x|×))\s+as\s+"
-                       r"(?:fast|quick)\b)", re.I)
+                       r"(?:twice|(?:two|three|four|five|several|many|(?<![\d.])(?!1(?:\.0*)?\s*(?:times|x|×))"
+                       r"[1-9]\d*(?:\.\d+)?)\s*(?:times|x|×))\s+as\s+(?:fast|quick)\b)", re.I)
 
 
 def _change_said(sentence: str, m: re.Match) -> bool:
@@ -4815,6 +4818,18 @@ def _own_engine(named: str, engine: str | None) -> bool:
     return bool(lead and engine and lead.group(0).lower() == engine.lower())
 
 
+# (s43review) The word right after a release, "of" between: the product a release with no name before it belongs to
+# ("crashes when using version 12.4 of CUDA", "with v2.5.1 torch"), read by _OTHER_PRODUCT over that word alone.
+_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?)?([A-Za-z][\w+-]*)")
+
+
+def _product_after(text: str, end: int, engine: str | None) -> bool:
+    """Is the release ending at `end` another product's, named right after it (_NAME_AFTER), not the engine's own
+    ("version 0.7.0 of vLLM")?"""
+    m = _NAME_AFTER.match(text, end)
+    return bool(m and not (engine and m.group(1).lower() == engine.lower()) and _OTHER_PRODUCT.match(m.group(1)))
+
+
 def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
     """(engine, [failing release, working release], quote) when the text says one release of the engine works
     (`works`: release_works of the same text) and names another of its releases beside a failure, a slowdown or an
@@ -4823,7 +4838,8 @@ def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | No
         return None
     others = [r for m in _ENGINE_RELEASE_NAMED.finditer(text) for r in m.groups() if r and r != works[1]
               and (_own_engine(m.group(0), works[0])
-                   or not _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0]))]
+                   or not (_OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()] + m.group(0).split()[0])
+                           or _product_after(text, m.end(), works[0])))]
     others += [m.group("release") for m in _MOVED_TO.finditer(text) if m.group("release") != works[1]
                and (m.group("engine") or m.group("object"))]  # "upgrading vLLM to 0.6.2"
     if not others:
@@ -5991,8 +6007,12 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"慢|天花板|速度只有|下降|(?<!没有)(?<!不是)瓶颈|" + _TIME_ROSE_ZH + "|"
              # (s43) "slow" in Japanese and Korean, as 慢 above, in the forms a report writes ("遅い", "遅すぎる",
              # "遅くなった", "遅くて"; "느립니다", "속도가 느림", "느려요", "느려졌", "느린", "느리다"); not denied
-             # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name)
-             r"遅(?:い|すぎ|かった|くて|くな(?!い|かった))|느(?:립니|림|려(?!지지\s*않)|린|리(?!지\s*않))|"
+             # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name).
+             # (s43review) Nor "did not become slow" ("遅くならない", "遅くなりません", "遅くなっていない/ません",
+             # "遅くなってない"), nor Korean's denial with a particle or contracted ("느리지는 않", "느리지도 않",
+             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요")
+             r"遅(?:い|すぎ|かった|くて|くな(?!い|かった|ら[なず]|りませ|って(?:い)?(?:な|ませ)))|"
+             r"(?<!안)(?<!안 )느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"

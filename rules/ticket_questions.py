@@ -1711,16 +1711,20 @@ _RATE_OVER = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s*(?:T(?:FLOPS?|flops?)\
 # (s43) ... unless the run itself multiplies 2:4-sparse weights, whose GEMMs do peak at the sparse figure: PyTorch's
 # semi-structured sparsity (`to_sparse_semi_structured`, over cuSPARSELt or CUTLASS; its tutorial "Accelerating BERT
 # with semi-structured (2:4) sparsity"), NVIDIA's cuSPARSELt and ASP ("2:4 structured sparsity", "pruned to 2:4"),
-# SparseGPT's pruned models. Said of the reporter's run, not denied ("we do not use 2:4 sparsity") nor hearsay.
+# SparseGPT's pruned models. Said of the reporter's run, not denied ("we do not use 2:4 sparsity") nor hearsay;
+# (s43review) nor asked or offered ("Does 1979 assume 2:4 sparsity?", "Should we try 2:4 sparsity?": the question
+# the sparse peak's reading answers). "sparse model" and "sparse kernels" alone name a mixture of experts (Mixtral,
+# "a sparse model") and sparse attention, and a "pruned model" may be pruned of layers or width (dense): not read.
 _SPARSE_IN_USE = re.compile(r"\bto_sparse_semi_structured\b|\bcuSPARSELt\b|\bsemi-?structured\s+(?:\(?2:4\)?\s+)?"
                             r"sparsity\b|\b2:4[- ](?:structured[- ])?(?:sparse|sparsity|pruned|pruning)\b|"
-                            r"\bsparsegpt\b|\bsparsif(?:y|ied|ying)\b|\b(?:sparse|pruned)\s+(?:model|weights|"
-                            r"checkpoint|kernels?|gemms?|matmuls?)\b|稀疏(?:化|模型|权重|矩阵乘|计算)", re.I)
+                            r"\bsparsegpt\b|\bsparsif(?:y|ied|ying)\b|\bsparse\s+(?:weights|gemms?|matmuls?)\b|"
+                            r"稀疏(?:化|模型|权重|矩阵乘|计算)", re.I)
 
 
 def _sparse_run(facts: Facts) -> bool:
     """Does the reporter say their run multiplies 2:4-sparse weights (_SPARSE_IN_USE)?"""
-    return any(not (claims.negated_words(sentence, m) or hearsay.elsewhere(sentence[:m.start()]))
+    return any(not (claims.negated_words(sentence, m) or hearsay.elsewhere(sentence[:m.start()])
+                    or claims.offered(sentence, m.start()))
                for _, text in claims.texts(facts) for sentence in claims.sentences(text)
                for m in _SPARSE_IN_USE.finditer(sentence))
 

@@ -489,9 +489,10 @@ _ADDRESS = re.compile(r"\bhttps?://[^\s)\]>\"']{1,500}")
 # (physics43) A bare model number that is one side of a picture's size: "1920 x 1080", "1080 x 1920", "1920*1080" are
 # a frame's width and height (1080p is 1920 x 1080 pixels), not a GTX 1080. Only a number written alone (no RTX, GTX or
 # vendor before it) with three or four digits across the x, so a count times a card ("8 x 1080 Ti", "2 x 3090") keeps
-# its reading (Uni3C#12: "cannot generate 1920 x 1080 or 1280 X 720 resolutions videos" on A100s).
+# its reading (Uni3C#12: "cannot generate 1920 x 1080 or 1280 X 720 resolutions videos" on A100s). (s43review) A
+# memory size after the card is no picture's side: "4 x 4090 x 128GB" is four 4090s on a host of 128 GB.
 _DIMENSION_BEFORE = re.compile(r"(?<![\d.])\d{3,4}\s*[x×*]\s*$", re.I)
-_DIMENSION_AFTER = re.compile(r"\s*[x×*]\s*\d{3,4}(?![\d.])", re.I)
+_DIMENSION_AFTER = re.compile(r"\s*[x×*]\s*\d{3,4}(?![\d.]|\s?[KMGT]i?B\b)", re.I)
 
 
 def _picture_size(text: str, m: re.Match) -> bool:
