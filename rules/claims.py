@@ -3875,12 +3875,16 @@ def ignore_asked(facts: Facts) -> Claim | None:
 # names: "wrong" only as the "#wrong" column's or field's name, "out of bounds" only as that line's "values"/"line"/
 # "count"; "Why do I get wrong values?" and "index out of bounds" report a failure, and "error number 2" is an error's
 # code, none of them the check's meaning asked.
+# (fr43) Named as the output writes them, too: "#wrong" with its hash ("What do the #wrong numbers mean?"), "Out of
+# bounds" in quotes ('What does "Out of bounds" mean in the output?'), and the out-of-bounds "check".
 _CHECK_COLUMN = (r"(?:error|err)\s+(?:column|field|values?)|#?\s?wrong\s+(?:column|field)|"
-                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count)")
+                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count|checks?)")
+_CHECK_FIGURE = (r"(?:\b(?:" + _CHECK_COLUMN + r")\b|#\s?wrong\b|"
+                 r"[\"“'‘]out[\s-]+of[\s-]+bounds?[\"”'’])")
 _CHECK_COLUMN_ASKED = re.compile(
-    r"\b(?:what|how)\b[^.?!\n]{0,60}?\b(?:" + _CHECK_COLUMN + r")\b|"
-    r"\b(?:" + _CHECK_COLUMN + r")\b[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
-    r"\bwhy\b[^.?!\n]{0,40}?\b(?:" + _CHECK_COLUMN + r")", re.I)
+    r"\b(?:what|how)\b[^.?!\n]{0,60}?" + _CHECK_FIGURE + r"|"
+    + _CHECK_FIGURE + r"[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
+    r"\bwhy\b[^.?!\n]{0,40}?" + _CHECK_FIGURE, re.I)
 _NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|can['’]?t|cannot)\s+(?:know|understand|tell|"
                         r"figure\s+out)\s+(?:what|how|why)\b", re.I)
 _NCCL_TESTS_NAMED = re.compile(r"\bnccl[-_ ]?tests?\b|\b(?:" + "|".join(
