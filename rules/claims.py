@@ -4824,14 +4824,18 @@ def _own_engine(named: str, engine: str | None) -> bool:
 
 # (s43review) The word right after a release, "of" between: the product a release with no name before it belongs to
 # ("crashes when using version 12.4 of CUDA", "with v2.5.1 torch"), read by _OTHER_PRODUCT over that word alone.
-_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?)?([A-Za-z][\w+-]*)")
+# (fr43) Without "of", only a word that ends the clause ("with v2.5.1 torch."): "v0.6.3 torch.compile hangs", "v0.6.3
+# Ray workers hang" name a part of the engine's release, not another product's.
+_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?([A-Za-z][\w+-]*)|"
+                         r"([A-Za-z][\w+-]*)(?![\w+-]|\.\w|\s+[a-z]))")
 
 
 def _product_after(text: str, end: int, engine: str | None) -> bool:
     """Is the release ending at `end` another product's, named right after it (_NAME_AFTER), not the engine's own
     ("version 0.7.0 of vLLM")?"""
     m = _NAME_AFTER.match(text, end)
-    return bool(m and not (engine and m.group(1).lower() == engine.lower()) and _OTHER_PRODUCT.match(m.group(1)))
+    name = m and (m.group(1) or m.group(2))
+    return bool(name and not (engine and name.lower() == engine.lower()) and _OTHER_PRODUCT.match(name))
 
 
 def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
