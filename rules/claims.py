@@ -6019,9 +6019,11 @@ SYMPTOMS: list[tuple[str, str]] = [
              # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name).
              # (s43review) Nor "did not become slow" ("遅くならない", "遅くなりません", "遅くなっていない/ません",
              # "遅くなってない"), nor Korean's denial with a particle or contracted ("느리지는 않", "느리지도 않",
-             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요")
+             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요"); (fr43) 안 standing alone,
+             # not the end of 동안 ("몇 시간 동안 느려졌습니다", "during")
              r"遅(?:い|すぎ|かった|くて|くな(?!い|かった|ら[なず]|りませ|って(?:い)?(?:な|ませ)))|"
-             r"(?<!안)(?<!안 )느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
+             r"(?<!(?<![가-힣])안)(?<!(?<![가-힣])안 )"
+             r"느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"
