@@ -1870,12 +1870,13 @@ PATTERNS: dict[str, list[str]] = {
         # "GPU使用率が低い、トレーニングが進まない"; "문제 3: GPU 사용률이 낮음 (30-40%)",
         # "GPU 사용률이 낮음: {avg_gpu:.1f}%", "GPU 사용률이 낮은데도 fps가 떨어진다면"); not as a case a guide
         # answers or a possibility ("GPU使用率が低い場合", "低いなら", "低いと", "低い時"; "GPU 사용률이 낮으면",
-        # "낮은 경우", "낮을 때", "낮을 수 있음"), nor denied ("低くない", "낮지 않")
+        # "낮은 경우", "낮을 때", "낮을 수 있음"), nor denied ("低くない", "낮지 않"). (fr43) Nor heard
+        # ("낮다고 하던데", "낮다는"), denied with the verb after ("낮게 나오지는 않"), or asked ("低いかどうか")
         r"GPU\s?(?:の\s?)?(?:使用率|利用率|稼働率|負荷)\s?(?:(?:が|は|も)\s?)?(?:(?:とても|かなり|非常に|ずっと|常に|まだ)\s?)?"
-        r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|ない|なかった|ありません|はない)|"
+        r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|ない|なかった|ありません|はない|かどうか)|"
         r"(?:な(?:い|かった)|ありません))",
         r"GPU\s?(?:의\s?)?(?:사용률|사용량|이용률|활용률|활용도|점유율)\s?(?:(?:이|가|은|는|도)\s?)?"
-        r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
+        r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?!다[고는]|게\s*(?:[가-힣]{0,3}지)\s*[는도]?\s*않)(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
     ],
     # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
     # them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
@@ -3875,12 +3876,16 @@ def ignore_asked(facts: Facts) -> Claim | None:
 # names: "wrong" only as the "#wrong" column's or field's name, "out of bounds" only as that line's "values"/"line"/
 # "count"; "Why do I get wrong values?" and "index out of bounds" report a failure, and "error number 2" is an error's
 # code, none of them the check's meaning asked.
+# (fr43) Named as the output writes them, too: "#wrong" with its hash ("What do the #wrong numbers mean?"), "Out of
+# bounds" in quotes ('What does "Out of bounds" mean in the output?'), and the out-of-bounds "check".
 _CHECK_COLUMN = (r"(?:error|err)\s+(?:column|field|values?)|#?\s?wrong\s+(?:column|field)|"
-                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count)")
+                 r"out[\s-]+of[\s-]+bounds?\s+(?:values?|line|count|checks?)")
+_CHECK_FIGURE = (r"(?:\b(?:" + _CHECK_COLUMN + r")\b|#\s?wrong\b|"
+                 r"[\"“'‘]out[\s-]+of[\s-]+bounds?[\"”'’])")
 _CHECK_COLUMN_ASKED = re.compile(
-    r"\b(?:what|how)\b[^.?!\n]{0,60}?\b(?:" + _CHECK_COLUMN + r")\b|"
-    r"\b(?:" + _CHECK_COLUMN + r")\b[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
-    r"\bwhy\b[^.?!\n]{0,40}?\b(?:" + _CHECK_COLUMN + r")", re.I)
+    r"\b(?:what|how)\b[^.?!\n]{0,60}?" + _CHECK_FIGURE + r"|"
+    + _CHECK_FIGURE + r"[^.?!\n]{0,80}?\b(?:mean|means|meaning|represent\w*|interpret\w*|stand\s+for)\b|"
+    r"\bwhy\b[^.?!\n]{0,40}?" + _CHECK_FIGURE, re.I)
 _NOT_KNOWN = re.compile(r"\b(?:I|we)\s+(?:do\s*n['’]?t|do\s+not|can['’]?t|cannot)\s+(?:know|understand|tell|"
                         r"figure\s+out)\s+(?:what|how|why)\b", re.I)
 _NCCL_TESTS_NAMED = re.compile(r"\bnccl[-_ ]?tests?\b|\b(?:" + "|".join(
@@ -4820,14 +4825,18 @@ def _own_engine(named: str, engine: str | None) -> bool:
 
 # (s43review) The word right after a release, "of" between: the product a release with no name before it belongs to
 # ("crashes when using version 12.4 of CUDA", "with v2.5.1 torch"), read by _OTHER_PRODUCT over that word alone.
-_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?)?([A-Za-z][\w+-]*)")
+# (fr43) Without "of", only a word that ends the clause ("with v2.5.1 torch."): "v0.6.3 torch.compile hangs", "v0.6.3
+# Ray workers hang" name a part of the engine's release, not another product's.
+_NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?([A-Za-z][\w+-]*)|"
+                         r"([A-Za-z][\w+-]*)(?![\w+-]|\.\w|\s+[a-z]))")
 
 
 def _product_after(text: str, end: int, engine: str | None) -> bool:
     """Is the release ending at `end` another product's, named right after it (_NAME_AFTER), not the engine's own
     ("version 0.7.0 of vLLM")?"""
     m = _NAME_AFTER.match(text, end)
-    return bool(m and not (engine and m.group(1).lower() == engine.lower()) and _OTHER_PRODUCT.match(m.group(1)))
+    name = m and (m.group(1) or m.group(2))
+    return bool(name and not (engine and name.lower() == engine.lower()) and _OTHER_PRODUCT.match(name))
 
 
 def works_vs_failing(text: str, works) -> tuple[str | None, list[str], str] | None:
@@ -5814,15 +5823,19 @@ _HANG_KO_JA = (r"타임\s?아웃(?!\s?(?:값|시간|설정|을\s*(?:늘|증가|�
 # "フリーズしたら", "フリーズすると", "데드락이 발생할 수", "데드락이 발생하면"), nor a remedy
 # ("デッドロックを防ぐ", "데드락 방지"); 行/row is 행 too: "3 개 행 걸침" (spans 3 rows), "행 걸러내기" (filter
 # rows) are not the forms read, nor a 행 after a number; nor ハングル (Hangul).
+# (fr43) Nor "is not a freeze" ("フリーズではなく", "フリーズじゃなくて"; "데드락은 아니고", "데드락이 아닌"), nor 행
+# inside a word (실행/수행, "execution": "실행에 걸린 시간") or "time taken" ("행 걸린 시간").
 _JA_HANG_WORDS = (r"(?:フリーズ|ハング(?!ル)(?:アップ)?|デッドロック)(?!\s?(?:を|の)?\s?(?:防|回避|対策|防止|避け)|"
+                  r"\s?(?:で(?:は|も)?\s?(?:なく|ない|ありません)|じゃな)|"
                   + _JA_TIMEOUT_LEAD + r"(?:発生|起き|起こら)?(?:し|す|さ)?(?:て(?:い|お)?)?"
                   r"(?:な[いかく]|ませ|たら|ると|る場合|る可能性|るリスク|る恐れ|るおそれ|るかも|るらしい|るそう|そう|ず|"
                   r"れ(?:る|ない))|せず|なし|の(?:場合|可能性|リスク|恐れ|対策|回避|防止))")
 _KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LEAD
                   + r"(?:(?:발생|생기|나|걸리|되)(?:하|되)?지\s*않|"
                   r"없|(?:발생|걸리|생기)?(?:하|되)?면|(?:발생할|생길|날|걸릴|될)\s*(?:경우|수|때)|방지|해결|회피|"
-                  r"(?:발생한다|난다|걸린다|된다)(?:고|는)|안\s?(?:나|났|생|걸|발생)))|"
-                  r"(?<!\d)(?<!\d\s)행\s?(?:이\s?|에\s?)?걸(?:려|렸|림|린|립니)(?!\s?(?:은|는|이|도)?\s?없)")
+                  r"(?:발생한다|난다|걸린다|된다)(?:고|는)|안\s?(?:나|났|생|걸|발생)|(?:은|는|이|가)?\s?아니|아닌))|"
+                  r"(?<![가-힣])(?<!\d)(?<!\d\s)행\s?(?:이\s?|에\s?)?걸(?:려|렸|림|린(?!\s?시간)|립니)"
+                  r"(?!\s?(?:은|는|이|도)?\s?없)")
 
 
 SYMPTOMS: list[tuple[str, str]] = [
@@ -6010,9 +6023,11 @@ SYMPTOMS: list[tuple[str, str]] = [
              # ("遅くない", "遅くなかった", "느리지 않", "느려지지 않"), nor 遅延 (latency, a figure's name).
              # (s43review) Nor "did not become slow" ("遅くならない", "遅くなりません", "遅くなっていない/ません",
              # "遅くなってない"), nor Korean's denial with a particle or contracted ("느리지는 않", "느리지도 않",
-             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요")
+             # "느리진 않", "느려지지는 않") or the short one before the verb ("안 느려요"); (fr43) 안 standing alone,
+             # not the end of 동안 ("몇 시간 동안 느려졌습니다", "during")
              r"遅(?:い|すぎ|かった|くて|くな(?!い|かった|ら[なず]|りませ|って(?:い)?(?:な|ませ)))|"
-             r"(?<!안)(?<!안 )느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
+             r"(?<!(?<![가-힣])안)(?<!(?<![가-힣])안 )"
+             r"느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"
