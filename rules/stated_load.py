@@ -56,6 +56,9 @@ ONE_SEQUENCE = {"llama-bench": ("llama-bench runs one sequence per test", "llama
                 "llama-cli": ("llama-cli runs one prompt, one sequence", "llamacpp"),
                 "ollama run": ("`ollama run` sends one request at a time", "llamacpp"),
                 "text-generation-webui": ("text-generation-webui's timing line is one request's", None),
+                # (gpt-fast's generate.py and torchchat's generate: --batch_size 1 by default, one prompt)
+                "gpt-fast generate.py": ("gpt-fast's generate.py (torchchat's generate, its descendant) decodes one "
+                                         "prompt at its default --batch_size 1", None),
                 # (a script's one generation call on one prompt string: diagnose.artifacts.issue_md _one_prompt_call)
                 "one prompt string": ("the script's generation call gets one prompt string", None)}
 
@@ -174,7 +177,8 @@ def batch_words(facts: Facts, m: Measurement) -> tuple[str, bool]:
     if priced is not None and priced.kind == "batch":
         capped = f" ({priced.how})" if priced.cap else ""
         # (with no batch stated, a batch load is program_load's, and load_for already says how: no second call)
-        said = "" if m.batch else " (stated)" if wfield(facts, "batch")[0] else f" ({priced.how})"
+        # (a program's or a script's one sequence is implied by what ran, never written: the evidence says so)
+        said = "" if m.batch else " (stated)" if wfield(facts, "batch")[0] else f" ({priced.how}: implied, not stated)"
         return f"batch {priced.n}" + (capped or said), False
     load = stated_load(facts, m)
     if load:  # a load stated, but not that the figure is one stream's at it

@@ -47,11 +47,15 @@ KNOWN_GAPS = {
     ("megatronllama24", "figures"): "Megatron's training iteration lines: the tokens/s per GPU and iteration times are "
                                     "not read, and 'average overall token/sec' is held as a decode rate",
     ("llmawq62", "engine"): "a plain transformers generate() loop is not named as HF eager",
-    ("llmawq62", "batch"): "batch 1 is implied by the loop, not written",
+    ("llmawq62", "batch"): "batch 1 is implied by the loop, not written: the loop is pseudocode between lone backticks "
+                           "(no fence) calling model.generate() with no arguments, and the one-prompt reading "
+                           "(issue_md._one_prompt_call) reads fenced blocks (batch43)",
     ("vllm5316", "model"): "'phi3' with no size (phi-3-mini's 4k variant) is not resolved",
-    ("autoawq76", "batch"): "batch 1 is implied, not written",
+    ("autoawq76", "batch"): "batch 1 is implied, not written: no command, code or words in the paste say one request "
+                            "(a table of AutoAWQ and ExLlamaV2 rates); the rules assume it (batch43)",
     ("autoawq76", "figures"): "a fenced, space-aligned table whose header names 'tokens/s' is not read",
-    ("llmawq52", "batch"): "batch 1 is implied, not written",
+    ("llmawq52", "batch"): "batch 1 is implied, not written: nothing in the paste (a table of rates) says one request; "
+                           "the rules assume it (batch43)",
     ("tgi1452", "figures"): "text-generation-benchmark's latency and throughput tables are not read",
     ("nccl1218", "figures"): "'340GB' (all_reduce, no '/s') is not read as a bandwidth",
     ("textgen2410", "dtype"): "'bf16 and or 8bit or 4 bit' names three formats; none is taken",
@@ -60,12 +64,14 @@ KNOWN_GAPS = {
     ("vllm2048", "engine"): "the paste names vLLM only by its repository",
     ("llamacpp6740", "gpu"): "'4 A10s' on a g5.12xlarge: the word A10 wins over the instance's A10G",
     ("llamacpp6740", "engine"): "llama.cpp is named only by the repository",
-    ("llamacpp6740", "batch"): "one request is implied, not written",
+    ("llamacpp6740", "batch"): "one request is implied, not written: no llama-cli / main command or output is pasted "
+                               "(batch43)",
     ("llamacpp6740", "figures"): "the prompt-processing rate is now dropped as a decode rate, not yet kept as "
                                  "prefill_tok_s",
     ("gptfast225", "model"): "'Mixtral' with no size in prose is not resolved",
     ("gptfast225", "engine"): "gpt-fast is named only as 'the mixtral-moe README'",
-    ("gptfast225", "batch"): "batch 1 is implied, not written",
+    ("gptfast225", "batch"): "batch 1 is implied, not written: the figure is gpt-fast's README one, but no generate.py "
+                             "command or output is pasted, so no program implies it (batch43 reads those)",
     ("gptfast225", "figures"): "'23 msec/tok > 10.4 msec/tok' restates an estimate ('let's say ... requires 23 msec', "
                                "not read) and is held as a measured per-token latency",
     ("vllm5658", "gpu"): "collect_env flattened onto one line ('GPU 0: NVIDIA H100 80GB HBM3 GPU 1: ...') is not read",

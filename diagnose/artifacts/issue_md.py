@@ -3767,6 +3767,12 @@ def _prompts_in_one_call(code: list[tuple[int, str]], name: str) -> list:
 #   "eval rate", https://github.com/ollama/ollama/blob/main/docs/cli.md;
 # - text-generation-webui's "Output generated in S seconds (R tokens/s, N tokens, context C, seed X)": one request's
 #   end-to-end rate (modules/text_generation.py, https://github.com/oobabooga/text-generation-webui).
+# - gpt-fast's generate.py (`python generate.py --checkpoint_path .../model.pth --prompt ...`) and torchchat's
+#   `torchchat.py generate`, its descendant: one prompt, --batch_size sequences, 1 by default (gpt-fast generate.py's
+#   argparse: `--batch_size ... default=1`, https://github.com/meta-pytorch/gpt-fast/blob/main/generate.py; "the
+#   benchmarks here are all run with BS=1", its maintainer in meta-pytorch/gpt-fast#27), printing "Time for
+#   inference N: S sec total, [T tokens, ]R tokens/sec" per sample (pytorch/torchchat#721, #783, #852). Not where a
+#   batch above one is set or printed (`--batch_size 128`, "Batch Size: 4": pytorch/ao#2273's fork): PROGRAM_UNLESS.
 # A server (llama-server, `ollama serve`, vLLM) is none of these: its load is whatever its clients send.
 _PROGRAM_START = r"(?:^|[\s/\\$>`\"'(])"  # a program's name starts a line, a path, a prompt, a quote or a code span
 PROGRAMS = (
@@ -3776,7 +3782,14 @@ PROGRAMS = (
     ("ollama run", re.compile(_PROGRAM_START + r"ollama\s+run\s+[\w.:/-]+|^\s*eval rate:\s*[\d.]+\s*tokens?/s", re.I)),
     ("text-generation-webui", re.compile(r"\bOutput generated in \d+(?:\.\d+)? seconds \(\d+(?:\.\d+)? tokens/s, "
                                          r"\d+ tokens\b")),
+    ("gpt-fast generate.py", re.compile(_PROGRAM_START + r"(?:generate\.py\s[^\n]*?--checkpoint_path\b|"
+                                        r"torchchat\.py\s+generate\b)|"
+                                        r"^\s*Time for inference \d+: \d+(?:\.\d+)? sec total, (?:\d+ tokens, )?"
+                                        r"\d+(?:\.\d+)? tokens/sec\b")),
 )
+# A batch above one set or printed beside a program that otherwise runs one sequence: not one sequence.
+PROGRAM_UNLESS = {"gpt-fast generate.py": re.compile(r"--batch[_-]size[= ]\s{0,3}(?!1\b)\d|"
+                                                     r"\bBatch Size:\s{0,3}(?!1\b)\d", re.I)}
 
 
 # A program named after a denial on its line ("I don't use ollama run", "instead of llama-cli -m ...") did not run.
@@ -3788,6 +3801,9 @@ def _programs(lines: list[tuple[int, str]], name: str) -> list:
     at its first line, with the program in extra["program"]: which program ran, not yet a batch."""
     out = []
     for program, pattern in PROGRAMS:
+        unless = PROGRAM_UNLESS.get(program)
+        if unless is not None and any(unless.search(ln) for _, ln in lines):
+            continue
         first = next((i for i, ln in lines if (m := pattern.search(ln)) and not PROGRAM_DENIED.search(ln[:m.start()])),
                      None)
         if first is not None:
