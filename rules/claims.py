@@ -2466,13 +2466,18 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
 # disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
 # The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
 _SAID_BEFORE = re.compile(
-    r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
-    r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
-    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|throw\w*|threw|rais\w+|"
+    r"(?:\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*"
+    # (fr43) the gap stops at a clause that turns to now: "Before the upgrade it worked, now it shows ..."
+    r"(?:(?!\b(?:now|but|and)\b)[^.\n\"'“‘`]){0,20}?)"
+    r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|"
+    r"report|reported|reports|log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|"
+    r"throw\w*|threw|rais\w+)|"
     # (xfail43a) the run that stopped on the message, said of the past: "TestCafe no longer fails with the
     # `ERR_STREAM_WRITE_AFTER_END` error" (DevExpress/testcafe's changelog), "... no longer fails with `PKGBUILD not
-    # found`", "the kernel no longer crashes with ..."
+    # found`", "the kernel no longer crashes with ...". (fr43) Only a past-marking adverb right before the verb: "does
+    # not start and fails with ..." and "before the upgrade it worked, now it fails with ..." fail now.
+    r"\b(?:no longer|used to|previously|formerly|originally)\s+"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
