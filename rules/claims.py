@@ -11808,6 +11808,10 @@ def _line_denied(line: str, m: re.Match) -> bool:
 # (review38b) A quoted message the reporter then says is over: 'The "CUDA error: out of memory" is gone after I set
 # --max-model-len', "之前报 CUDA out of memory，调小 max-model-len 后已经解决了": what ran before, not the failure now
 # (engine.FAILURE_MESSAGES lets a current one outrank a fitting figure). Not "is not fixed", "还没解决".
+# (fr43) A clause with a subject of its own after a comma: "fails with 'X', the flash-attn warning does not appear
+# anymore" speaks of the warning; "'X', the error is not raised anymore" still of the message.
+_NEW_SUBJECT = (r",\s+(?:the|a|an|my|our|their|his|her)\s+"
+                r"(?!(?:error|message|exception|crash|failure|issue|problem)\b)\w")
 _RESOLVED_AFTER = re.compile(
     r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
     r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
@@ -11815,7 +11819,8 @@ _RESOLVED_AFTER = re.compile(
     # after restarting monerod", "it no longer shows up"; said of this message, not of another one after "and", "but"
     # ("fails with 'X' and the warning no longer shows up"), and not "..., but I still get it"; not "not raised yet"
     # (a wait, not a cure)
-    r"^(?:(?!\b(?:and|but|while|whereas)\b)[^.?!\n]){0,80}?\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
+    r"^(?:(?!\b(?:and|but|while|whereas)\b|" + _NEW_SUBJECT + r")[^.?!;\n]){0,80}?"
+    r"\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
     r"(?:being\s+)?(?:raised|thrown|shown|printed|logged|reported|displayed|seen)|(?:does|do|did)(?:\s+not|n['’]t)\s+"
     r"(?:appear|show(?:\s+up)?|occur|happen|come\s+up|pop\s+up))\s+(?:any\s?more|any\s+longer)|"
     r"no\s+longer\s+(?:appears?|shows?(?:\s+up)?|occurs?|happens?|comes?\s+up|pops?\s+up|"

@@ -50,3 +50,37 @@ def test_a_past_failure_is_still_said_before(before):
 ])
 def test_a_verb_of_now_is_not_said_before(before):
     assert not claims._SAID_BEFORE.search(before)
+
+
+# ---------------------------------------------------- 2. _RESOLVED_AFTER's "not shown anymore" of another message
+
+@pytest.mark.parametrize("text", [
+    # probe (40.md)
+    f"# vLLM OOM at startup\n\nvLLM 0.6.3 on 4x A100 fails with \"{OOM}\" during profiling; the NCCL warning from "
+    f"before is not shown anymore.\n",
+    # probe (41.md)
+    f"# vLLM OOM at startup\n\nvLLM 0.6.3 on 4x A100 fails with \"{OOM}\" during profiling, the flash-attn warning "
+    f"does not appear anymore since I upgraded.\n",
+])
+def test_another_message_gone_keeps_the_error(text):
+    assert "ticket.known_error" in _rules(text)
+
+
+@pytest.mark.parametrize("after", [
+    # the message itself, as before
+    " doesn't appear anymore after restarting monerod.",
+    " is not raised anymore, but ValueError is raised instead",
+    ", the error is not shown anymore since I upgraded.",
+    " during profiling is not shown anymore",
+])
+def test_the_message_itself_gone_is_still_resolved(after):
+    assert claims._RESOLVED_AFTER.search(after)
+
+
+@pytest.mark.parametrize("after", [
+    " during profiling; the NCCL warning from before is not shown anymore.",
+    " during profiling, the flash-attn warning does not appear anymore since I upgraded.",
+    " during profiling, a deprecation notice no longer shows up.",
+])
+def test_another_subject_gone_is_not_resolved(after):
+    assert not claims._RESOLVED_AFTER.search(after)
