@@ -9709,7 +9709,11 @@ _OFFLOAD_WORDS = re.compile(
 # ollama/ollama#9181). Guides say the same as advice ("you can load some layers to GPU and the rest to CPU RAM"), so a
 # condition or a "you can" before it is no observation.
 _OFFLOAD_COUNT_WORDS = re.compile(
-    r"\b(?:one|two|three|[1-9]\d{0,2})\s+(?:more\s+|repeating\s+)?layers?\b[\w\s,-]{0,20}?\b(?:runs?|running|ran|is|are|"
+    # (fr43) a model's depth is no count on the CPU ("my 2 layer LSTM runs on CPU"), nor is a clause after a comma
+    # ("33 layers on GPU, none are on CPU")
+    r"\b(?:one|two|three|[1-9]\d{0,2})\s+(?:more\s+|repeating\s+)?layers?\b"
+    r"(?!\s+(?:LSTMs?|GRUs?|RNNs?|CNNs?|MLPs?|models?|networks?|nets?|transformers?|perceptrons?|encoders?|decoders?|"
+    r"neural|deep|convolutional|recurrent|NNs?)\b)[\w\s-]{0,20}?\b(?:runs?|running|ran|is|are|"
     r"sits?|stays?|goes|went|gets?|got|loaded|offloaded|placed|assigned|kept)\b[\w\s-]{0,15}?\b(?:on|in|to|into|onto)\s+"
     + _CPU_SIDE + r"\b|"
     r"\b(?:half|part|some)\s+(?:of\s+)?(?:the\s+)?(?:layers|model|weights)\s+(?:\w+\s+){0,2}?(?:to|on|in|onto)\s+"
@@ -9719,6 +9723,11 @@ _YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
 # (xfail43b) the count on the GPU said with "only" and, later in the sentence, the model's count ("by default only 27
 # layers are offloaded on GPU, but I want to offload all 43 layers to GPU", ollama/ollama#5843): llama.cpp and Ollama
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
+# (fr43) A placement said of the past, fixed since: "Before the upgrade only 27 layers were offloaded to GPU",
+# "previously", "used to", "with the old version".
+_PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
+                         r"previously|formerly|originally|used\s+to|"
+                         r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 _ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
                                  r"(?:(?:are|were|is|was|got|get|gets|being)\s+)?"
                                  r"(?:offloaded|loaded|placed|put)\s+(?:on|in|onto|to)\s+(?:the\s+)?(?:GPUs?|VRAM)\b"
@@ -10094,7 +10103,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 data = {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "words"} if layers \
                     else {"form": "words"}
                 out.append(Claim("partial_offload", source, _quote(sentence, m), data,
-                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
+                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])
+                                              or _PAST_STATE.search(sentence[:m.start()])),
                                  # a placement said with the time it was seen ("when I am running gemma2 ...
                                  # only 27 layers are offloaded") is observed; "if" still conditions it
                                  guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)
@@ -10127,7 +10137,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before)
-                                              or re.search(r"\b(?:not|never|n't)\b", m.group(0))) or on_gpu(),
+                                              or re.search(r"\b(?:not|never|n't|none|nothing|zero|no)\b",
+                                                           m.group(0))) or on_gpu(),
                                  guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))
                                  or conditional(before, when=False) or bool(_YOU_CAN.search(before))))
             _elsewhere(out, source, sentence, prose)

@@ -84,3 +84,62 @@ def test_the_message_itself_gone_is_still_resolved(after):
 ])
 def test_another_subject_gone_is_not_resolved(after):
     assert not claims._RESOLVED_AFTER.search(after)
+
+
+# ------------------------------------------- 3. _OFFLOAD_COUNT_WORDS: a model's depth, a denial after a comma
+
+def _count_words(sentence: str) -> bool:
+    return bool(claims._OFFLOAD_COUNT_WORDS.search(sentence))
+
+
+@pytest.mark.parametrize("text", [
+    # probe (24.md)
+    "# PyTorch LSTM crash\n\nMy 2 layer LSTM runs on CPU fine, but on the A100 it crashes with CUDA error: an illegal "
+    "memory access was encountered.\n",
+    # probe (26.md)
+    "# llama.cpp slow\n\nllama.cpp on RTX 4090: 33 layers on GPU, none are on CPU. Still only 20 tokens/s for a 7B "
+    "model.\n",
+    "# llama.cpp slow\n\nllama.cpp on RTX 4090: 33 layers on GPU and none are on CPU. Still only 20 tokens/s for a 7B "
+    "model.\n",
+])
+def test_no_layers_on_the_cpu_is_no_partial_offload(text):
+    assert "ticket.partial_offload" not in _rules(text)
+
+
+@pytest.mark.parametrize("sentence", [
+    # ollama/ollama#11162's wording, kept
+    "one layer always gets offloaded to CPU despite VRAM still available",
+    "8 layers are offloaded to CPU",
+    "the last 3 layers run on the CPU",
+])
+def test_a_count_on_the_cpu_still_reads(sentence):
+    assert _count_words(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["My 2 layer LSTM runs on CPU fine", "a 3 layer MLP is on CPU",
+                                      "33 layers on GPU, none are on CPU"])
+def test_a_depth_or_a_comma_clause_does_not_read(sentence):
+    assert not _count_words(sentence)
+
+
+# ---------------------------------------------------- 4. _ONLY_LAYERS_ON_GPU: a past state, fixed since
+
+@pytest.mark.parametrize("text", [
+    # probe (25.md)
+    "# Ollama slow\n\nAfter upgrading Ollama all 43 layers are offloaded to GPU. Before the upgrade only 27 layers "
+    "were offloaded to GPU. It is still slow on my RTX 4090, 20 tokens/s.\n",
+    "# Ollama slow\n\nWith the old version only 27 layers were offloaded to GPU; now all fit. It is still slow on my "
+    "RTX 4090, 20 tokens/s.\n",
+])
+def test_a_past_placement_is_no_partial_offload(text):
+    assert "ticket.partial_offload" not in _rules(text)
+
+
+@pytest.mark.parametrize("text", [
+    # ollama/ollama#5843's wording, kept
+    "# Ollama slow\n\nBy default only 27 layers are offloaded on GPU, but I want to offload all 43 layers to GPU. It "
+    "is slow on my RTX 4090, 20 tokens/s.\n",
+    "# Ollama slow\n\nAfter the upgrade only 27 layers are offloaded to GPU. It is slow on my RTX 4090, 20 tokens/s.\n",
+])
+def test_a_present_placement_keeps_partial_offload(text):
+    assert "ticket.partial_offload" in _rules(text)
