@@ -3,7 +3,9 @@ near-misses that must keep the old reading."""
 
 import pytest
 
-from rules import claims
+from diagnose.artifacts import launch
+from diagnose.bundle import read_bundle
+from rules import claims, phase_times
 from tests.conftest import judged_issue
 
 OOM = "CUDA error: out of memory"
@@ -143,3 +145,50 @@ def test_a_past_placement_is_no_partial_offload(text):
 ])
 def test_a_present_placement_keeps_partial_offload(text):
     assert "ticket.partial_offload" in _rules(text)
+
+
+# ------------------------------------------- 5. phase_times.minutes: a clause on the reporter goes on about the phase
+
+@pytest.mark.parametrize("sentence, phrase, want", [
+    # probe (22.md)
+    ("The torch.compile step is slow, and I waited 90 minutes before the server was ready.", "torch.compile", 90),
+    ("Loading is slow, but we measured 40 minutes for it.", "Loading", 40),
+    # a subject of its own still keeps its time out (words43)
+    ("loading takes 2 minutes, and the whole benchmark 40 minutes", "loading", 2),
+    ("Compiling takes 5 minutes, while my training job runs for 3 hours", "Compiling", 5),
+    ("loading the model takes 2 minutes while I run the benchmark for 3 hours", "loading", 2),
+])
+def test_minutes_keeps_the_reporters_own_clause(sentence, phrase, want):
+    at = sentence.index(phrase)
+    assert phase_times.minutes(sentence, (at, at + len(phrase))) == want
+
+
+def test_probe_22_reads_the_phase_past_its_figure(tmp_path):
+    issue = tmp_path / "issue.md"
+    issue.write_text("# Slow first start\n\nWe serve Llama 70B with vLLM on 8x H100. The torch.compile step is "
+                     "slow, and I waited 90 minutes before the server was ready.\n")
+    facts = read_bundle([issue])
+    row = phase_times.phase_past_documented(facts)
+    assert row and row[0]["key"] == "compile_warmup_time"
+
+
+# ------------------------------------------- 6. launch.WHY_ASKING: "why exactly," closes its clause
+
+@pytest.mark.parametrize("before", ["why ", "Why exactly ", "why, then, ", "why, then ", "why on earth "])
+def test_why_asking_still_reads(before):
+    # matched against the text before the asking words ("do I need to set", "must we set")
+    assert launch.WHY_ASKING.search(before)
+
+
+@pytest.mark.parametrize("before", ["I do not know why exactly, ", "I don't know why it hangs, ", "why again, "])
+def test_a_why_clause_closed_by_a_comma_does_not(before):
+    assert not launch.WHY_ASKING.search(before)
+
+
+def test_probe_70_asks_and_does_not_set():
+    _, rules = judged_issue("# vLLM hangs at NCCL init\n\nvLLM with TP=4 on 4x A100 hangs at NCCL init and I do not "
+                            "know why exactly, should we set NCCL_P2P_DISABLE=1?\n")
+    assert "topology.p2p_forced_off" not in rules
+    _, rules = judged_issue("# vLLM needs P2P off\n\nvLLM with TP=4 on 4x A100 hangs at NCCL init. Why exactly do we "
+                            "need to set NCCL_P2P_DISABLE=1 for it to work?\n")
+    assert "topology.p2p_forced_off" in rules
