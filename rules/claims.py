@@ -2467,13 +2467,18 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
 # disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
 # The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
 _SAID_BEFORE = re.compile(
-    r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
-    r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
-    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|throw\w*|threw|rais\w+|"
+    r"(?:\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*"
+    # (fr43) the gap stops at a clause that turns to now: "Before the upgrade it worked, now it shows ..."
+    r"(?:(?!\b(?:now|but|and)\b)[^.\n\"'“‘`]){0,20}?)"
+    r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|"
+    r"report|reported|reports|log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|"
+    r"throw\w*|threw|rais\w+)|"
     # (xfail43a) the run that stopped on the message, said of the past: "TestCafe no longer fails with the
     # `ERR_STREAM_WRITE_AFTER_END` error" (DevExpress/testcafe's changelog), "... no longer fails with `PKGBUILD not
-    # found`", "the kernel no longer crashes with ..."
+    # found`", "the kernel no longer crashes with ...". (fr43) Only a past-marking adverb right before the verb: "does
+    # not start and fails with ..." and "before the upgrade it worked, now it fails with ..." fail now.
+    r"\b(?:no longer|used to|previously|formerly|originally)\s+"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
@@ -9719,7 +9724,11 @@ _OFFLOAD_WORDS = re.compile(
 # ollama/ollama#9181). Guides say the same as advice ("you can load some layers to GPU and the rest to CPU RAM"), so a
 # condition or a "you can" before it is no observation.
 _OFFLOAD_COUNT_WORDS = re.compile(
-    r"\b(?:one|two|three|[1-9]\d{0,2})\s+(?:more\s+|repeating\s+)?layers?\b[\w\s,-]{0,20}?\b(?:runs?|running|ran|is|are|"
+    # (fr43) a model's depth is no count on the CPU ("my 2 layer LSTM runs on CPU"), nor is a clause after a comma
+    # ("33 layers on GPU, none are on CPU")
+    r"\b(?:one|two|three|[1-9]\d{0,2})\s+(?:more\s+|repeating\s+)?layers?\b"
+    r"(?!\s+(?:LSTMs?|GRUs?|RNNs?|CNNs?|MLPs?|models?|networks?|nets?|transformers?|perceptrons?|encoders?|decoders?|"
+    r"neural|deep|convolutional|recurrent|NNs?)\b)[\w\s-]{0,20}?\b(?:runs?|running|ran|is|are|"
     r"sits?|stays?|goes|went|gets?|got|loaded|offloaded|placed|assigned|kept)\b[\w\s-]{0,15}?\b(?:on|in|to|into|onto)\s+"
     + _CPU_SIDE + r"\b|"
     r"\b(?:half|part|some)\s+(?:of\s+)?(?:the\s+)?(?:layers|model|weights)\s+(?:\w+\s+){0,2}?(?:to|on|in|onto)\s+"
@@ -9729,6 +9738,11 @@ _YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
 # (xfail43b) the count on the GPU said with "only" and, later in the sentence, the model's count ("by default only 27
 # layers are offloaded on GPU, but I want to offload all 43 layers to GPU", ollama/ollama#5843): llama.cpp and Ollama
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
+# (fr43) A placement said of the past, fixed since: "Before the upgrade only 27 layers were offloaded to GPU",
+# "previously", "used to", "with the old version".
+_PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
+                         r"previously|formerly|originally|used\s+to|"
+                         r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 _ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
                                  r"(?:(?:are|were|is|was|got|get|gets|being)\s+)?"
                                  r"(?:offloaded|loaded|placed|put)\s+(?:on|in|onto|to)\s+(?:the\s+)?(?:GPUs?|VRAM)\b"
@@ -10104,7 +10118,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 data = {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "words"} if layers \
                     else {"form": "words"}
                 out.append(Claim("partial_offload", source, _quote(sentence, m), data,
-                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
+                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])
+                                              or _PAST_STATE.search(sentence[:m.start()])),
                                  # a placement said with the time it was seen ("when I am running gemma2 ...
                                  # only 27 layers are offloaded") is observed; "if" still conditions it
                                  guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)
@@ -10137,7 +10152,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before)
-                                              or re.search(r"\b(?:not|never|n't)\b", m.group(0))) or on_gpu(),
+                                              or re.search(r"\b(?:not|never|n't|none|nothing|zero|no)\b",
+                                                           m.group(0))) or on_gpu(),
                                  guess=offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))
                                  or conditional(before, when=False) or bool(_YOU_CAN.search(before))))
             _elsewhere(out, source, sentence, prose)
@@ -11818,6 +11834,10 @@ def _line_denied(line: str, m: re.Match) -> bool:
 # (review38b) A quoted message the reporter then says is over: 'The "CUDA error: out of memory" is gone after I set
 # --max-model-len', "之前报 CUDA out of memory，调小 max-model-len 后已经解决了": what ran before, not the failure now
 # (engine.FAILURE_MESSAGES lets a current one outrank a fitting figure). Not "is not fixed", "还没解决".
+# (fr43) A clause with a subject of its own after a comma: "fails with 'X', the flash-attn warning does not appear
+# anymore" speaks of the warning; "'X', the error is not raised anymore" still of the message.
+_NEW_SUBJECT = (r",\s+(?:the|a|an|my|our|their|his|her)\s+"
+                r"(?!(?:error|message|exception|crash|failure|issue|problem)\b)\w")
 _RESOLVED_AFTER = re.compile(
     r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
     r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
@@ -11825,7 +11845,8 @@ _RESOLVED_AFTER = re.compile(
     # after restarting monerod", "it no longer shows up"; said of this message, not of another one after "and", "but"
     # ("fails with 'X' and the warning no longer shows up"), and not "..., but I still get it"; not "not raised yet"
     # (a wait, not a cure)
-    r"^(?:(?!\b(?:and|but|while|whereas)\b)[^.?!\n]){0,80}?\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
+    r"^(?:(?!\b(?:and|but|while|whereas)\b|" + _NEW_SUBJECT + r")[^.?!;\n]){0,80}?"
+    r"\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
     r"(?:being\s+)?(?:raised|thrown|shown|printed|logged|reported|displayed|seen)|(?:does|do|did)(?:\s+not|n['’]t)\s+"
     r"(?:appear|show(?:\s+up)?|occur|happen|come\s+up|pop\s+up))\s+(?:any\s?more|any\s+longer)|"
     r"no\s+longer\s+(?:appears?|shows?(?:\s+up)?|occurs?|happens?|comes?\s+up|pops?\s+up|"

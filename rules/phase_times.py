@@ -21,9 +21,13 @@ _TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|mins?|minutes
 _CLAUSE = re.compile(r";|,\s*(?:and|but|while|whilst|whereas)\b|\s(?:but|while|whilst|whereas)\b", re.I)
 # ... and a clause that opens on a subject of its own, another phase or run than the one described ("..., and the
 # whole benchmark 40 minutes", "while my training job runs for 3 hours", "The benchmark takes 3 hours, but ..."); one
-# that opens on "it", a preposition or a time ("but it took 3 hours", "but 3 hours with TP=4") goes on about the same.
+# that opens on "it", a preposition or a time ("but it took 3 hours", "but 3 hours with TP=4") goes on about the same,
+# and so does one on the reporter waiting for it or timing it (fr43: "The torch.compile step is slow, and I waited 90
+# minutes ..."; "... while I run the benchmark for 3 hours" is another run).
 _OWN_SUBJECT = re.compile(r"\s{0,4}(?:the|a|an|my|our|their|his|her|this|that|these|those|each|every|whole|"
-                          r"entire|total|overall|I|we|you|they)\b", re.I)
+                          r"entire|total|overall|"
+                          r"(?:I|we|you|they)\b(?!\s+(?:(?:had|have|has)\s+to\s+)?(?:wait|waited|waiting|measured|"
+                          r"timed|clocked|sat)\b))\b", re.I)
 
 
 def _longest(text: str) -> float:

@@ -80,7 +80,10 @@ ADVISING = (r"please\s+(?:set|export|add|use|try)|you\s+(?:could|can|should|may|
 # (words43) The "why" that makes the asking above a question about a setting in use: "why do I need to set X=1", with
 # any spacing, and an adverb or a comma between ("Why exactly do I need to set X=1 for TP to work?", "why, then, must
 # we set"); not a "why" of an earlier clause ("I don't know why it hangs, should I set X=1?" asks).
-WHY_ASKING = re.compile(r"\bwhy(?:,?\s+(?:\w+ly|then|else|again|on earth|the hell),?)?\s+$", re.I)
+# (fr43) A comma after the adverb closes the clause unless one opened it: "I do not know why exactly, should we set
+# X=1?" asks.
+WHY_ASKING = re.compile(r"\bwhy(?:,\s+(?:\w+ly|then|else|again|on earth|the hell),?|"
+                        r"\s+(?:\w+ly|then|else|again|on earth|the hell))?\s+$", re.I)
 # A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
 # "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
 # (README, claims).
