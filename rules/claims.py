@@ -4830,10 +4830,12 @@ def _own_engine(named: str, engine: str | None) -> bool:
 
 # (s43review) The word right after a release, "of" between: the product a release with no name before it belongs to
 # ("crashes when using version 12.4 of CUDA", "with v2.5.1 torch"), read by _OTHER_PRODUCT over that word alone.
-# (fr43) Without "of", only a word that ends the clause ("with v2.5.1 torch."): "v0.6.3 torch.compile hangs", "v0.6.3
-# Ray workers hang" name a part of the engine's release, not another product's.
+# (fr43) Without "of", a word not followed by ".word" nor by a part of the engine (_ENGINE_PART): "v0.6.3 torch.compile
+# hangs", "v0.6.3 Ray workers hang" name a part of the engine's release, not another product's; "with v2.5.1 torch it
+# crashes", "with version 12.4 CUDA it crashes" do (fr43 B2).
+_ENGINE_PART = r"(?:workers?|kernels?|backends?|graphs?|actors?)\b"
 _NAME_AFTER = re.compile(r"\s{0,3}(?:of\s{1,3}(?:the\s{1,3})?([A-Za-z][\w+-]*)|"
-                         r"([A-Za-z][\w+-]*)(?![\w+-]|\.\w|\s+[a-z]))")
+                         r"([A-Za-z][\w+-]*)(?![\w+-]|\.\w|\s+" + _ENGINE_PART + r"))")
 
 
 def _product_after(text: str, end: int, engine: str | None) -> bool:
