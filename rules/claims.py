@@ -980,6 +980,10 @@ _CUDA_CHECK_LINE = (r"\b[\w-]+\.cuh?(?::\d+:\s*!?['\"]?|:\d+\s+['\"]|\(\d+\):\s*
 # (LinkSoul-AI/Chinese-Llama-2-7b#27).
 _SIGINT_RAISED = r"SignalException: Process \d+ got signal: 2\b"
 
+# (fr43 B2) "GPU usage is low" heard from others: "낮다고 하던데", "낮다고 들었", "낮다는 말/얘기/소리/글"; not the
+# reporter's own observation said with the same endings ("낮다는 것을 확인했습니다", "낮다고 판단").
+_KO_HEARD = r"다고\s*(?:하|합니|했|해|들었|들어|들은)|다는\s*(?:말|얘기|이야기|소리|글|보고(?:가|를|도|들))"
+
 
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
@@ -1871,12 +1875,14 @@ PATTERNS: dict[str, list[str]] = {
         # "GPU 사용률이 낮음: {avg_gpu:.1f}%", "GPU 사용률이 낮은데도 fps가 떨어진다면"); not as a case a guide
         # answers or a possibility ("GPU使用率が低い場合", "低いなら", "低いと", "低い時"; "GPU 사용률이 낮으면",
         # "낮은 경우", "낮을 때", "낮을 수 있음"), nor denied ("低くない", "낮지 않"). (fr43) Nor heard
-        # ("낮다고 하던데", "낮다는"), denied with the verb after ("낮게 나오지는 않"), or asked ("低いかどうか")
+        # ("낮다고 하던데", "낮다는 말": _KO_HEARD), denied with the verb after ("낮게 나오지는 않"), or asked
+        # ("低いかどうか")
         r"GPU\s?(?:の\s?)?(?:使用率|利用率|稼働率|負荷)\s?(?:(?:が|は|も)\s?)?(?:(?:とても|かなり|非常に|ずっと|常に|まだ)\s?)?"
         r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|ない|なかった|ありません|はない|かどうか)|"
         r"(?:な(?:い|かった)|ありません))",
         r"GPU\s?(?:의\s?)?(?:사용률|사용량|이용률|활용률|활용도|점유율)\s?(?:(?:이|가|은|는|도)\s?)?"
-        r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?!다[고는]|게\s*(?:[가-힣]{0,3}지)\s*[는도]?\s*않)(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
+        r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?!" + _KO_HEARD + r"|게\s*(?:[가-힣]{0,3}지)\s*[는도]?\s*않)"
+        r"(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
     ],
     # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
     # them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
