@@ -2478,7 +2478,13 @@ _SAID_BEFORE = re.compile(
     # `ERR_STREAM_WRITE_AFTER_END` error" (DevExpress/testcafe's changelog), "... no longer fails with `PKGBUILD not
     # found`", "the kernel no longer crashes with ...". (fr43) Only a past-marking adverb right before the verb: "does
     # not start and fails with ..." and "before the upgrade it worked, now it fails with ..." fail now.
-    r"\b(?:no longer|used to|previously|formerly|originally)\s+"
+    # (fr43 A2) A "before the fix/upgrade" lead, a comma and a subject after it, and up to two words after the adverb
+    # reach the verb too: "Before the upgrade, vLLM crashed with ...", "It used to sometimes fail with ...", "it
+    # previously always failed with ...". The gaps stop at a comma, "now", "but" and "and".
+    r"\b(?:no longer|used to|previously|formerly|originally|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*,?"
+    r"(?:\s+(?!(?:now|but|and)\b)\w+){0,2}?)"
+    r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
