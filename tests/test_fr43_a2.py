@@ -45,3 +45,46 @@ def test_a_past_failure_across_a_gap_is_said_before(before):
 ])
 def test_a_failure_now_is_not_said_before(before):
     assert not claims._SAID_BEFORE.search(before)
+
+
+# ------------------------------------------- 2. _RESOLVED_AFTER: the message cured after ";" or named by its kind
+
+@pytest.mark.parametrize("text", [
+    # probe (3.md)
+    f"# Training hangs\n\nOur DDP job on 2 nodes fails with \"{ILLEGAL}\"; after setting NCCL_P2P_DISABLE=1 it does "
+    "not appear anymore, but the job now hangs at the first all_reduce.\n",
+    # probe (4.md)
+    f"# Training hangs\n\nOur DDP job on 2 nodes failed with \"{ILLEGAL}\", the NCCL crash does not happen anymore "
+    "since we upgraded the driver, but now the job hangs at the first all_reduce.\n",
+])
+def test_probes_3_4_a_cured_error_is_no_current_error(text):
+    assert "ticket.known_error" not in _rules(text)
+
+
+@pytest.mark.parametrize("after", [
+    "\"; after setting NCCL_P2P_DISABLE=1 it does not appear anymore, but the job now hangs",
+    "\", the NCCL crash does not happen anymore since we upgraded the driver",
+    "; the error is not shown anymore",
+    "; it no longer shows up",
+])
+def test_the_message_cured_is_resolved(after):
+    assert claims._RESOLVED_AFTER.search(after)
+
+
+@pytest.mark.parametrize("after", [
+    # fr43 probes 40/41: a warning is another message than the error quoted
+    " during profiling; the NCCL warning from before is not shown anymore.",
+    " during profiling, the flash-attn warning does not appear anymore since I upgraded.",
+    ", the warning does not appear anymore",
+    # another clause after ";"
+    "; the job does not show up anymore in nvidia-smi",
+    "; I restarted and the dashboard no longer shows up",
+])
+def test_another_message_or_clause_is_not_resolved(after):
+    assert not claims._RESOLVED_AFTER.search(after)
+
+
+def test_a_quoted_warning_is_cured_by_the_warning_gone():
+    assert claims.resolved_after(", the warning does not appear anymore", "UserWarning: TypedStorage is deprecated")
+    assert not claims.resolved_after(", the warning does not appear anymore", "CUDA error: out of memory")
+    assert not claims.resolved_after("; I restarted and the dashboard no longer shows up", "UserWarning: x")
