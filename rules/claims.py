@@ -9749,6 +9749,18 @@ _YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
 _PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
                          r"previously|formerly|originally|used\s+to|"
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
+# (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
+# but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
+_TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
+                          r"after\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*)\b", re.I)
+
+
+def _past_state(before: str) -> bool:
+    """Is the placement after `before` said of the past, in its own clause (after the last turn to now)?"""
+    turns = [t.end() for t in _TURN_TO_NOW.finditer(before)]
+    return bool(_PAST_STATE.search(before, turns[-1] if turns else 0))
+
+
 _ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
                                  r"(?:(?:are|were|is|was|got|get|gets|being)\s+)?"
                                  r"(?:offloaded|loaded|placed|put)\s+(?:on|in|onto|to)\s+(?:the\s+)?(?:GPUs?|VRAM)\b"
@@ -10125,7 +10137,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
                     else {"form": "words"}
                 out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                                  negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])
-                                              or _PAST_STATE.search(sentence[:m.start()])),
+                                              or _past_state(sentence[:m.start()])),
                                  # a placement said with the time it was seen ("when I am running gemma2 ...
                                  # only 27 layers are offloaded") is observed; "if" still conditions it
                                  guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)

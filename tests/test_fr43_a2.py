@@ -88,3 +88,37 @@ def test_a_quoted_warning_is_cured_by_the_warning_gone():
     assert claims.resolved_after(", the warning does not appear anymore", "UserWarning: TypedStorage is deprecated")
     assert not claims.resolved_after(", the warning does not appear anymore", "CUDA error: out of memory")
     assert not claims.resolved_after("; I restarted and the dashboard no longer shows up", "UserWarning: x")
+
+
+# ------------------------------------------- 3. _PAST_STATE: the past said before a turn to now
+
+@pytest.mark.parametrize("text", [
+    # probe (6.md)
+    "# Ollama slow after update\n\nI used to get 40 tokens/s, but now only 20 layers are offloaded to GPU and "
+    "generation is very slow on my RTX 4090 with llama3 70b q4.\n",
+    # probe (5.md)
+    "# Ollama slow after update\n\nBefore the update everything ran on the GPU, but now only 20 layers are offloaded "
+    "to GPU and generation is very slow on my RTX 4090 with llama3 70b q4.\n",
+    "# Ollama slow after update\n\nIt used to be fast; only 20 layers are offloaded to GPU and generation is very slow "
+    "on my RTX 4090 with llama3 70b q4.\n",
+])
+def test_probes_5_6_a_present_placement_after_a_past_clause(text):
+    assert "ticket.partial_offload" in _rules(text)
+
+
+@pytest.mark.parametrize("before", [
+    # fr43 probe 25 and its kin: the placement itself said of the past
+    "Before the upgrade only ",
+    "Before the upgrade, ",
+    "With the old version ",
+    "It previously had ",
+    "Now it is fast, but before the update ",
+])
+def test_a_past_placement_is_still_past(before):
+    assert claims._past_state(before)
+
+
+@pytest.mark.parametrize("before", ["I used to get 40 tokens/s, but now ", "It used to be fast; ",
+                                    "Previously it was fine, currently "])
+def test_a_turn_to_now_ends_the_past(before):
+    assert not claims._past_state(before)
