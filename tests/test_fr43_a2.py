@@ -3,7 +3,7 @@ the near-misses that must keep the old reading."""
 
 import pytest
 
-from rules import claims
+from rules import claims, phase_times
 from tests.conftest import judged_issue
 
 ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered"
@@ -122,3 +122,26 @@ def test_a_past_placement_is_still_past(before):
                                     "Previously it was fine, currently "])
 def test_a_turn_to_now_ends_the_past(before):
     assert not claims._past_state(before)
+
+
+# ------------------------------------------- 4. phase_times._OWN_SUBJECT: the reporter waiting for another run
+
+@pytest.mark.parametrize("sentence, phrase, want", [
+    # probe (8.md)
+    ("Loading the model weights takes about 2 minutes, and I waited 2 hours for the full benchmark to finish "
+     "afterwards.", "Loading", 2),
+    ("Loading takes 2 minutes, but we waited 3 hours for our training job.", "Loading", 2),
+    # waiting on the phase itself still goes on about it (fr43 probe 22)
+    ("The torch.compile step is slow, and I waited 90 minutes before the server was ready.", "torch.compile", 90),
+    ("Loading is slow, and I waited 40 minutes for the model to load.", "Loading", 40),
+    ("Loading is slow, and we waited 40 minutes for it.", "Loading", 40),
+])
+def test_minutes_leaves_out_a_wait_for_another_run(sentence, phrase, want):
+    at = sentence.index(phrase)
+    assert phase_times.minutes(sentence, (at, at + len(phrase))) == want
+
+
+def test_probe_8_reads_the_load_time_as_documented():
+    text = ("# vLLM start is slow\n\nLoading the model weights takes about 2 minutes, and I waited 2 hours for the "
+            "full benchmark to finish afterwards. Is this normal for Llama-3-70B on 4x A100 with vLLM?\n")
+    assert "ticket.documented_behaviour" in _rules(text)
