@@ -2484,7 +2484,13 @@ _SAID_BEFORE = re.compile(
     # `ERR_STREAM_WRITE_AFTER_END` error" (DevExpress/testcafe's changelog), "... no longer fails with `PKGBUILD not
     # found`", "the kernel no longer crashes with ...". (fr43) Only a past-marking adverb right before the verb: "does
     # not start and fails with ..." and "before the upgrade it worked, now it fails with ..." fail now.
-    r"\b(?:no longer|used to|previously|formerly|originally)\s+"
+    # (fr43 A2) A "before the fix/upgrade" lead, a comma and a subject after it, and up to two words after the adverb
+    # reach the verb too: "Before the upgrade, vLLM crashed with ...", "It used to sometimes fail with ...", "it
+    # previously always failed with ...". The gaps stop at a comma, "now", "but" and "and".
+    r"\b(?:no longer|used to|previously|formerly|originally|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*,?"
+    r"(?:\s+(?!(?:now|but|and)\b)\w+){0,2}?)"
+    r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
@@ -2988,7 +2994,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
-                if kind == "hardware_error" and (_RESOLVED_AFTER.search(sentence[m.end():])
+                if kind == "hardware_error" and (resolved_after(sentence[m.end():], m.group(0))
                                                  or anothers_report(sentence[:m.start()], sentence[m.end():])
                                                  or hearsay.advised(sentence, m.start(), m.end())):
                     continue  # (review39b) "... Xid 79 last week, but reseating the card fixed it", "in #1234 someone
@@ -9755,6 +9761,18 @@ _YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
 _PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
                          r"previously|formerly|originally|used\s+to|"
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
+# (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
+# but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
+_TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
+                          r"after\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*)\b", re.I)
+
+
+def _past_state(before: str) -> bool:
+    """Is the placement after `before` said of the past, in its own clause (after the last turn to now)?"""
+    turns = [t.end() for t in _TURN_TO_NOW.finditer(before)]
+    return bool(_PAST_STATE.search(before, turns[-1] if turns else 0))
+
+
 _ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
                                  r"(?:(?:are|were|is|was|got|get|gets|being)\s+)?"
                                  r"(?:offloaded|loaded|placed|put)\s+(?:on|in|onto|to)\s+(?:the\s+)?(?:GPUs?|VRAM)\b"
@@ -10131,7 +10149,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
                     else {"form": "words"}
                 out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                                  negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])
-                                              or _PAST_STATE.search(sentence[:m.start()])),
+                                              or _past_state(sentence[:m.start()])),
                                  # a placement said with the time it was seen ("when I am running gemma2 ...
                                  # only 27 layers are offloaded") is observed; "if" still conditions it
                                  guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)
@@ -11829,7 +11847,7 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
         upto = pattern.search(head + line.rstrip("\n"), len(head))
         plain = _TORCH_ASYNC_HEDGE.sub(" ", upto.string) if upto else ""
         if upto and not (negated_words(upto.string, upto) or _guessed(plain) or asked(plain)
-                         or _RESOLVED_AFTER.search("".join(lines[i:])[m.end():])
+                         or resolved_after("".join(lines[i:])[m.end():], m.group(0))
                          or _ADVICE_IF.search(upto.string[:upto.start()])
                          or _MAY_CAUSE.search(upto.string[:upto.start()])
                          or own and anothers_report(upto.string[:upto.start()], "".join(lines[i:])[m.end():])):
@@ -11840,7 +11858,7 @@ def _error_said(pattern: re.Pattern, sentence: str, own: bool = True) -> re.Matc
 def _line_denied(line: str, m: re.Match) -> bool:
     """(xfail43a) Does the line rule out the message `m` matched in it ("I don't see ...", "... no longer fails with
     ...") or say it is over ("... is not raised any more")?"""
-    return bool(negated_words(line, m) or _RESOLVED_AFTER.search(line[m.end():]))
+    return bool(negated_words(line, m) or resolved_after(line[m.end():], m.group(0)))
 
 
 # (review38b) A quoted message the reporter then says is over: 'The "CUDA error: out of memory" is gone after I set
@@ -11848,27 +11866,48 @@ def _line_denied(line: str, m: re.Match) -> bool:
 # (engine.FAILURE_MESSAGES lets a current one outrank a fitting figure). Not "is not fixed", "还没解决".
 # (fr43) A clause with a subject of its own after a comma: "fails with 'X', the flash-attn warning does not appear
 # anymore" speaks of the warning; "'X', the error is not raised anymore" still of the message.
-_NEW_SUBJECT = (r",\s+(?:the|a|an|my|our|their|his|her)\s+"
-                r"(?!(?:error|message|exception|crash|failure|issue|problem)\b)\w")
-_RESOLVED_AFTER = re.compile(
-    r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
-    r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
-    # (xfail43a) ... or no longer raised or shown: "the error is not raised anymore", "The error doesn't appear anymore
-    # after restarting monerod", "it no longer shows up"; said of this message, not of another one after "and", "but"
-    # ("fails with 'X' and the warning no longer shows up"), and not "..., but I still get it"; not "not raised yet"
-    # (a wait, not a cure)
-    r"^(?:(?!\b(?:and|but|while|whereas)\b|" + _NEW_SUBJECT + r")[^.?!;\n]){0,80}?"
-    r"\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
-    r"(?:being\s+)?(?:raised|thrown|shown|printed|logged|reported|displayed|seen)|(?:does|do|did)(?:\s+not|n['’]t)\s+"
-    r"(?:appear|show(?:\s+up)?|occur|happen|come\s+up|pop\s+up))\s+(?:any\s?more|any\s+longer)|"
-    r"no\s+longer\s+(?:appears?|shows?(?:\s+up)?|occurs?|happens?|comes?\s+up|pops?\s+up|"
-    r"(?:is|gets?)\s+(?:raised|thrown|shown|printed|logged|reported|displayed)))\b"
-    r"(?!(?:[^.?!\n]|\.(?=\w)){0,60}?\bstill\b)|"
-    r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)|"
-    # (review39s) what cured it as the subject: "but a reboot fixed that", "updating the driver solved it"; not
-    # "nothing fixed it", "no reboot has fixed it", "a reboot hasn't fixed it", "neither ... nor ... fixed it"
-    r"^(?![^.?!\n]{0,80}?(?:\b(?:nothing|nobody|none|neither|nor|never|not|no)\b|n['’]t\b))[^.?!\n]{0,80}?"
-    r"\b(?:fixed|solved|resolved|cured)\s+(?:it|that|this|the\s+(?:issue|problem|error|message))\b", re.I)
+# (fr43 A2) The subject's noun phrase, up to three words ending in a name of the failure, is the message itself: ",
+# the NCCL crash does not happen anymore" after a quoted CUDA error. A warning is another message than an error
+# ("fails with 'OOM'; the NCCL warning from before is not shown anymore"), the same one where the quoted line is a
+# warning (_RESOLVED_AFTER_WARNING). After ";" the clause goes on only where it opens on the message (it, this, that,
+# "the error") or on when it stopped ("; after setting NCCL_P2P_DISABLE=1 it does not appear anymore").
+_ERROR_NOUNS = r"errors?|messages?|exceptions?|crash(?:es)?|failures?|issues?|problems?|timeouts?|ooms?|segfaults?"
+
+
+def _resolved_after(nouns: str) -> re.Pattern:
+    """_RESOLVED_AFTER with `nouns` naming the quoted message's kind."""
+    phrase = r"(?:[\w-]+\s+){0,2}?(?:" + nouns + r")\b"
+    own = r"(?:the|a|an|my|our|their|his|her|this|that)\s+" + phrase
+    new_subject = r",\s+(?:the|a|an|my|our|their|his|her)\s+(?!" + phrase + r")\w"
+    semicolon = (r";(?!\s*(?:(?:it|this|that|after|since|once|with|when|now|then)\b|" + own + r"))")
+    return re.compile(
+        r"^[^.?!\n]{0,80}?\b(?:is|was|has\s+been|have\s+been|are|were|got)\s+(?:now\s+|since\s+|already\s+)?"
+        r"(?:gone|fixed|resolved|solved)\b|^[^.?!\n]{0,80}?\b(?:went\s+away|disappeared)\b|"
+        # (xfail43a) ... or no longer raised or shown: "the error is not raised anymore", "The error doesn't appear
+        # anymore after restarting monerod", "it no longer shows up"; said of this message, not of another one after
+        # "and", "but" ("fails with 'X' and the warning no longer shows up"), and not "..., but I still get it"; not
+        # "not raised yet" (a wait, not a cure)
+        r"^(?:(?!\b(?:and|but|while|whereas)\b|" + new_subject + r"|" + semicolon + r")[^.?!\n]){0,80}?"
+        r"\b(?:(?:(?:is|are|was|were)(?:\s+not|n['’]t)\s+"
+        r"(?:being\s+)?(?:raised|thrown|shown|printed|logged|reported|displayed|seen)|(?:does|do|did)(?:\s+not|n['’]t)\s+"
+        r"(?:appear|show(?:\s+up)?|occur|happen|come\s+up|pop\s+up))\s+(?:any\s?more|any\s+longer)|"
+        r"no\s+longer\s+(?:appears?|shows?(?:\s+up)?|occurs?|happens?|comes?\s+up|pops?\s+up|"
+        r"(?:is|gets?)\s+(?:raised|thrown|shown|printed|logged|reported|displayed)))\b"
+        r"(?!(?:[^.?!\n]|\.(?=\w)){0,60}?\bstill\b)|"
+        r"^[^。？！?!\n]{0,40}?(?:(?:已经?|已)\s*(?:被\s*)?(?:解决|修复|消失)|(?<![没未不])(?:解决|修复|消失)了)|"
+        # (review39s) what cured it as the subject: "but a reboot fixed that", "updating the driver solved it"; not
+        # "nothing fixed it", "no reboot has fixed it", "a reboot hasn't fixed it", "neither ... nor ... fixed it"
+        r"^(?![^.?!\n]{0,80}?(?:\b(?:nothing|nobody|none|neither|nor|never|not|no)\b|n['’]t\b))[^.?!\n]{0,80}?"
+        r"\b(?:fixed|solved|resolved|cured)\s+(?:it|that|this|the\s+(?:issue|problem|error|message))\b", re.I)
+
+
+_RESOLVED_AFTER = _resolved_after(_ERROR_NOUNS)
+_RESOLVED_AFTER_WARNING = _resolved_after(_ERROR_NOUNS + r"|warnings?|notices?")
+
+
+def resolved_after(after: str, said: str) -> bool:
+    """Does the text `after` the quoted message `said` say it is over? A warning is cured by "the warning is gone"."""
+    return bool((_RESOLVED_AFTER_WARNING if re.search(r"warn", said, re.I) else _RESOLVED_AFTER).search(after))
 
 
 # (review33b) Another person's run, the error theirs: "Someone in #1234 got CUBLAS_STATUS_EXECUTION_FAILED, but for me

@@ -24,10 +24,13 @@ _CLAUSE = re.compile(r";|,\s*(?:and|but|while|whilst|whereas)\b|\s(?:but|while|w
 # that opens on "it", a preposition or a time ("but it took 3 hours", "but 3 hours with TP=4") goes on about the same,
 # and so does one on the reporter waiting for it or timing it (fr43: "The torch.compile step is slow, and I waited 90
 # minutes ..."; "... while I run the benchmark for 3 hours" is another run).
+# (fr43 A2) ... but not the reporter waiting for another run: "and I waited 2 hours for the full benchmark to finish".
+_OTHER_RUN = (r"(?![^,;.\n]{0,30}?\bfor\s+(?:the|a|an|my|our|their|this|that)\s+(?:[\w-]+\s+){0,2}?"
+              r"(?:benchmark|job|run|training|test|eval\w*|suite|experiment|sweep|epoch|script|pipeline)s?\b)")
 _OWN_SUBJECT = re.compile(r"\s{0,4}(?:the|a|an|my|our|their|his|her|this|that|these|those|each|every|whole|"
                           r"entire|total|overall|"
                           r"(?:I|we|you|they)\b(?!\s+(?:(?:had|have|has)\s+to\s+)?(?:wait|waited|waiting|measured|"
-                          r"timed|clocked|sat)\b))\b", re.I)
+                          r"timed|clocked|sat)\b" + _OTHER_RUN + r"))\b", re.I)
 
 
 def _longest(text: str) -> float:
