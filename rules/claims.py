@@ -5760,11 +5760,23 @@ _GPUS_USED_DOUBT = (r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?
 # goes ("耗时主要卡在prefill阶段"). 没有反应 before 出/到/在 is 反映 miswritten ("优势没有反应出来": not reflected),
 # and 没有响应 before 时间/速度/延迟 is a response time that did not improve ("并没有响应时间上的提升").
 _NOT_CARD_NOUN = r"(?<![张块个显单双多两\d一二三四五六七八九十板])"
+# (cjk44) Two more words Chinese write-ups use for a start-up that stops: 停滞 (stalls: "vLLM 进程会在初始化阶段
+# 停滞", "进程成功检测到NCCL 2.21.5版本后停滞", blog.gitcode.com/26959e5b...; "纯 PCIe 多卡机器如果在 vLLM custom
+# all-reduce 初始化阶段停滞，可增加 --disable-custom-all-reduce", a deployment README; "辅助录像作业在 B200 的渲染
+# 初始化阶段停滞后取消", a job log) and 挂起 as a symptom (hangs: "系统会出现挂起现象", "多节点启动时出现挂起问题",
+# blog.gitcode.com/ecc57c12...; "shell 工具因管道继承导致进程挂起", a project's changelog). Not 停滞 of a figure
+# that stops growing, a plateau ("性能停滞不前", "提升停滞", "增长停滞": a rate, read by the scaling words), nor 挂起
+# as the OS's deliberate suspension, a wait or a sleep ("进程挂起等待", "把进程挂起一段时间", "挂起的进程",
+# "挂起/恢复"), nor either under a remedy ("防止进程挂起", "避免…挂起").
+_HANG_ZH_STALL = (r"(?<!防止)(?<!避免)(?<!性能)(?<!增长)(?<!提升)(?<!速度)(?<!吞吐)(?<!进展)停滞(?!不前)|"
+                  r"(?<!防止)(?<!避免)(?<!防止进程)(?<!避免进程)(?:出现|发生|导致|进程|服务|程序|任务)\s?挂起"
+                  r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态下))(?!/)|挂起(?:现象|问题)")
 _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
             + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
             r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
             r"后(?![面续])|之后)|"
-            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)(?![出到在时速延上的])")
+            r"(?:没有?|无)\s*(?:任何)?\s*(?:反应|响应)(?![出到在时速延上的])|"
+            + _HANG_ZH_STALL)
 # (physics41) A time said to rise, in Chinese, as "latency increases" is read in English: 耗时/延迟/时延/延时/响应时间/
 # 推理时间 and then 增加/上升/升高/变长/翻倍 in the same clause ("模型推理的耗时随着并发数增加而显著增加",
 # PaddlePaddle/Paddle#74043; "并发的耗时也在上升", PaddlePaddle/PaddleX#4668; "突然有新请求也会响应时间变长",
