@@ -41,10 +41,11 @@ def test_fastchat_worker_on_eight_t4_is_a_layer_split():
     assert "layer split" in found["ticket.symptom_prior"].title
 
 
-@pytest.mark.parametrize("name,gpus", [("fastchat1760", 2), ("fastchat687", 4)])
+@pytest.mark.parametrize("name,gpus", [("fastchat1760", 2), ("fastchat687", 4), ("fastchat2071", 2)])
 def test_fastchat_cli_and_worker_run_transformers_on_num_gpus(name, gpus):
-    # real posts the sign was not written from: `fastchat.serve.cli ... --num-gpus 2` (lm-sys/FastChat#1760) and
-    # `fastchat.serve.model_worker ... --num-gpus 4` (lm-sys/FastChat#687)
+    # real posts the sign was not written from: `fastchat.serve.cli ... --num-gpus 2` (lm-sys/FastChat#1760),
+    # `fastchat.serve.model_worker ... --num-gpus 4` (lm-sys/FastChat#687) and, written inline in a Chinese post,
+    # `python -m fastchat.serve.model_worker ... --num-gpus 2` (lm-sys/FastChat#2071)
     facts = _facts(_real(name))
     assert engine_of(facts) == "hf-eager"
     assert gpu_count(facts) == gpus
