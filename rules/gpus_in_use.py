@@ -66,7 +66,10 @@ ONE_GPU_USED = re.compile(
     r"только\s+(?:одна|1|первая)\s+(?:видеокарта|GPU|карта)\s+(?:используется|работает|загружена)|"
     r"\bsolo (?:usa|utiliza|se usa|se utiliza|está usando|ocupa)\s+(?:una|1|la primera)\s+(?:GPU|tarjeta)", re.I)
 # ... unless they take turns: one GPU busy at a time is a layer split (ticket.symptom_prior says why).
-_IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
+# (scaling44) "only one GPU is busy at any time" is the same turn-taking in accelerate's own words ("only one GPU will
+# be active at a given moment", https://huggingface.co/docs/accelerate/usage_guides/big_modeling)
+_IN_TURN = re.compile(r"\bat a time\b|\bat any (?:given )?(?:time|moment)\b|\bat a given (?:time|moment)\b|"
+                      r"\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
                       r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
                       r"por turnos", re.I)
 
@@ -154,6 +157,15 @@ def layer_split_engine(facts: Facts) -> bool:
     # deepspeed.init_inference slices tensors (https://www.deepspeed.ai/tutorials/inference-tutorial/)
     engines = {e.key for w in facts.of(Workload) if (e := catalog.find_engine(w.framework)) is not None}
     return engines == {"hf-eager"} and not any(not c.guess for c in claims.find(facts, "tp_asked"))
+
+
+def splits_only_if_told(facts: Facts) -> bool:
+    """Is the layer-split engine of the ticket Hugging Face transformers alone (layer_split_engine's last case, no
+    layer-split engine named)? It runs on one GPU unless a device_map spreads it (https://huggingface.co/docs/
+    accelerate/usage_guides/big_modeling), where llama.cpp and its embedders spread over the GPUs they see: its GPU
+    count is not to be assumed several (fastchat.serve.cli --load-8bit on one GPU, lm-sys/FastChat#504)."""
+    words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
+    return layer_split_engine(facts) and not _LAYER_SPLIT_NAMES.search(words)
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:

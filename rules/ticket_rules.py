@@ -69,7 +69,7 @@ from rules.common import (
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
 from rules.failure_words import failure_said
-from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use
+from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use, splits_only_if_told
 from rules.health import FATAL_XIDS
 from rules.host import ACS_SYMPTOMS, not_size_finding, shm_reason
 from rules.loss_bound import within_physics
@@ -1734,7 +1734,11 @@ def gpu_utilisation(facts: Facts, predictions=None):
     share = (f"{low_end:g}-{pct:g} %" if low_end is not None else f"{pct:g} %") if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
-    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
+    # (scaling44) transformers alone splits only where told to (a device_map, FastChat's --num-gpus above 1): with no
+    # GPU count said, one GPU is not assumed several ("GPU usage is 1%" under fastchat.serve.cli, lm-sys/FastChat#504)
+    engine_split = layer_split_engine(facts) and not (splits_only_if_told(facts) and not (n and n >= 2)
+                                                      and not claims.several_gpus(facts))
+    layer_split = claims.find(facts, "layer_split") or engine_split or taking_turns(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     copies = None
     if layer_split and (n or 2) >= 2:
@@ -3137,6 +3141,13 @@ def _layer_split_prior(evidence: list):
                 "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
 
 
+def _fits_one_gpu(facts: Facts) -> bool | None:
+    """Do the model's weights fit one of the GPUs (rules.workload.predict_layout at TP 1)? None where the ticket names
+    no model or no GPU."""
+    p = predict_layout(facts, 1, 1)
+    return None if p is None else p.fits
+
+
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
@@ -3170,8 +3181,13 @@ def symptom_prior(facts: Facts, predictions=None):
     # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
     # any time: the GPUs work one after another whatever the figure)
     untimed = claims.work_duration(facts)
-    # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
-    if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
+    # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question). (scaling44)
+    # Not where the reporter sees one GPU do all the work of a model the catalog does not show too big for one GPU
+    # ("--num-gpus 2 ... Only one GPU used, why?" with a 7B model, lm-sys/FastChat#1760): no GPUs take turns there; a
+    # sequential device_map fills the first GPU and leaves the rest empty when the model fits it
+    # (ticket.one_gpu_by_design's answer). A model too big for one GPU is split, and one GPU seen busy is its turn.
+    if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))) \
+            and not (one_gpu_in_use(facts) and _fits_one_gpu(facts) is not False):
         yield _layer_split_prior(evidence)
         return
     gathered = claims.weights_gathered(facts)

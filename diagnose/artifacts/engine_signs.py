@@ -103,6 +103,12 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     ("transformers", r"\bAutoModel(?:For(?:CausalLM|Seq2SeqLM))?\.from_pretrained\("
                      r"(?=[\s\S]*\.(?:generate|chat|chat_stream|stream_chat)\()|"
                      r"\bpipeline\(\s*(?:task\s*=\s*)?[\"']text-generation[\"']", 0),
+    # ... and FastChat's own workers run it: `python3 -m fastchat.serve.model_worker`, `fastchat.serve.cli`,
+    # `fastchat.serve.multi_model_worker` load the model with Hugging Face transformers (fastchat/model/
+    # model_adapter.py load_model: with --num-gpus above 1, device_map "auto", "sequential" or "balanced"; README
+    # "Multiple GPUs: You can use model parallelism to aggregate GPU memory from multiple GPUs"). Its vllm_worker,
+    # sglang_worker, lightllm_worker and the others run their engines, so only these module paths are signs.
+    ("transformers", r"-m\s+fastchat\.serve\.(?:model_worker|multi_model_worker|cli)\b", 0),
     # DeepSpeed-MII: `import mii`, `mii.pipeline(...)`, `mii.serve(...)` (https://github.com/deepspeedai/DeepSpeed-MII);
     # DeepSpeed-Inference: `deepspeed.init_inference(...)` (https://www.deepspeed.ai/tutorials/inference-tutorial/).
     ("DeepSpeed-MII", _IMPORT.format("mii") + r"|\bmii\.(?:pipeline|serve|client)\(", re.M),

@@ -916,9 +916,17 @@ def _engine_dir_gpus(lines) -> tuple[int, int] | None:
     return min(found) if len({n for _, n in found}) == 1 else None
 
 
+# (scaling44) FastChat's own workers take the GPU count as --num-gpus ("python3 -m fastchat.serve.cli --model-path
+# lmsys/vicuna-7b-v1.5 --num-gpus 2", its README's "Multiple GPUs"); their --gpus is a list of GPU numbers ("A single
+# GPU like 1 or multiple GPUs like 0,2", fastchat/serve/model_worker.py), not a count, so the count is read first.
+FASTCHAT_NUM_GPUS = re.compile(r"-m\s+fastchat\.serve\.\w+\b[^\n]*?\s--num[-_]gpus[= ]+(\d{1,2})\b")
+
+
 def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
     for i, ln in lines:
+        if (m := FASTCHAT_NUM_GPUS.search(ln)):
+            return i, int(m.group(1))
         if (m := DOCKER_GPUS.search(ln)):
             return i, (len([x for x in m.group(2).split(",") if x]) if m.group(1) else int(m.group(3)))
         if (m := CONTAINER_GPUS.search(ln)):
