@@ -116,6 +116,12 @@ def own_texts(facts: Facts) -> list[tuple[str, str]]:
     return [(source, text) for source, text in texts(facts) if own_words(source)]
 
 
+def own_sentences(facts: Facts) -> list[tuple[str, str]]:
+    """(source, sentence) of the reporter's own words, text by text (own_texts split by sentences()): pasted outputs
+    (sources with a kind in parentheses) left out."""
+    return [(source, sentence) for source, text in own_texts(facts) for sentence in sentences(text)]
+
+
 def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
     """Does the reporter quote NCCL's own lines showing InfiniBand in use (nccl_log.quotes_ib reads them; `opened`:
     the init line naming the HCAs it opened)?"""
@@ -3834,21 +3840,20 @@ def run_unaffected(facts: Facts) -> Claim | None:
     question (_RUN_OK with _MESSAGE_WORD in the same sentence): what is asked about is the message, not a failure. Not
     asked, guessed, supposed or negated ("I don't think it works"), not another's word (hearsay.elsewhere), not bounded
     to a time or part (_RUN_OK_BOUNDED), and not where the same text says something is still wrong."""
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            if not _MESSAGE_WORD.search(sentence):
+    for source, sentence in own_sentences(facts):
+        if not _MESSAGE_WORD.search(sentence):
+            continue
+        for m in _RUN_OK.finditer(sentence):
+            before = sentence[:m.start()]
+            # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
+            asks = asked(sentence) and not stated_before_question(sentence, m.start())
+            # (review40) nor ruled out or doubted before it: "I'm not sure it runs correctly", "I don't think it
+            # works correctly" (negated_words)
+            if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
+                    or negated_words(sentence, m)
+                    or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
                 continue
-            for m in _RUN_OK.finditer(sentence):
-                before = sentence[:m.start()]
-                # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
-                asks = asked(sentence) and not stated_before_question(sentence, m.start())
-                # (review40) nor ruled out or doubted before it: "I'm not sure it runs correctly", "I don't think it
-                # works correctly" (negated_words)
-                if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
-                        or negated_words(sentence, m)
-                        or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
-                    continue
-                return Claim("run_unaffected", source, _quote(sentence, m, 60))
+            return Claim("run_unaffected", source, _quote(sentence, m, 60))
     return None
 
 
@@ -3874,13 +3879,12 @@ def ignore_asked(facts: Facts) -> Claim | None:
     """The reporter's own question whether a warning or message matters or can be ignored (_IGNORE_ASKED), in a
     sentence that names the message (_MESSAGE_WORD: "can I ignore the last layer?" asks about no message); None where
     it is not asked (a statement, "I ignored it") or is another's word."""
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            m = _IGNORE_ASKED.search(sentence)
-            if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
-                    or hearsay.elsewhere(sentence[:m.start()]):
-                continue
-            return Claim("ignore_asked", source, _quote(sentence, m, 60))
+    for source, sentence in own_sentences(facts):
+        m = _IGNORE_ASKED.search(sentence)
+        if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
+                or hearsay.elsewhere(sentence[:m.start()]):
+            continue
+        return Claim("ignore_asked", source, _quote(sentence, m, 60))
     return None
 
 
@@ -3915,13 +3919,12 @@ def check_column_asked(facts: Facts) -> Claim | None:
     its table; asked (a question, or "I don't know what ..."), not another's word. None otherwise."""
     if not facts.of(CollectiveResult) and not any(_NCCL_TESTS_NAMED.search(t) for _, t in texts(facts)):
         return None
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            m = _CHECK_COLUMN_ASKED.search(sentence)
-            if not m or hearsay.elsewhere(sentence[:m.start()]):
-                continue
-            if asked(sentence) or _NOT_KNOWN.search(sentence[:m.end()]):
-                return Claim("check_column_asked", source, _quote(sentence, m, 60))
+    for source, sentence in own_sentences(facts):
+        m = _CHECK_COLUMN_ASKED.search(sentence)
+        if not m or hearsay.elsewhere(sentence[:m.start()]):
+            continue
+        if asked(sentence) or _NOT_KNOWN.search(sentence[:m.end()]):
+            return Claim("check_column_asked", source, _quote(sentence, m, 60))
     return None
 
 
