@@ -2475,12 +2475,17 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
     return bool(_STATE_DENIED.search(sentence, m.start(), m.start("state")))
 
 
+# (tidy44) The past said in so many words, one reading for _SAID_BEFORE and _PAST_STATE: an adverb of the past
+# ("previously", "used to") or a change made since ("before the upgrade", "before my fix", "before patching"; "after
+# the upgrade" turns to now, _TURN_TO_NOW).
+_PAST_ADVERB = r"previously|formerly|originally|used\s+to"
+_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?(?:fix|change|upgrade|update|patch)\w*"
+_BEFORE_A_CHANGE = r"before\s+" + _A_CHANGE
 # A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
 # disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
 # The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
 _SAID_BEFORE = re.compile(
-    r"(?:\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*"
+    r"(?:\b(?:no longer|not any ?more|" + _PAST_ADVERB + r"|(?:does|do|did)(?:n't| not)|" + _BEFORE_A_CHANGE +
     # (fr43) the gap stops at a clause that turns to now: "Before the upgrade it worked, now it shows ..."
     r"(?:(?!\b(?:now|but|and)\b)[^.\n\"'“‘`]){0,20}?)"
     r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|"
@@ -2493,8 +2498,7 @@ _SAID_BEFORE = re.compile(
     # (fr43 A2) A "before the fix/upgrade" lead, a comma and a subject after it, and up to two words after the adverb
     # reach the verb too: "Before the upgrade, vLLM crashed with ...", "It used to sometimes fail with ...", "it
     # previously always failed with ...". The gaps stop at a comma, "now", "but" and "and".
-    r"\b(?:no longer|used to|previously|formerly|originally|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*,?"
+    r"\b(?:no longer|" + _PAST_ADVERB + r"|" + _BEFORE_A_CHANGE + r",?"
     r"(?:\s+(?!(?:now|but|and)\b)\w+){0,2}?)"
     r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
@@ -9761,13 +9765,12 @@ _YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
 # (fr43) A placement said of the past, fixed since: "Before the upgrade only 27 layers were offloaded to GPU",
 # "previously", "used to", "with the old version".
-_PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
-                         r"previously|formerly|originally|used\s+to|"
+_PAST_STATE = re.compile(r"\b(?:" + _BEFORE_A_CHANGE + r"|" + _PAST_ADVERB + r"|"
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 # (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
 # but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
 _TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
-                          r"after\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*)\b", re.I)
+                          r"after\s+" + _A_CHANGE + r")\b", re.I)
 
 
 def _past_state(before: str) -> bool:
