@@ -28,7 +28,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import advised_lines, off_before, setting_off
+from diagnose.artifacts.launch import YOU_ADVISE, YOU_MODAL, advised_lines, off_before, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -2048,7 +2048,7 @@ _GUESS = re.compile(
     r"(?:was|were|been) suggested to (?:try|use|set)|"
     # (issue 11, paraphrase audit) advice in the second person: "Otherwise you could set NCCL_IB_DISABLE=1 to use
     # sockets but it will be much slower" (https://github.com/NVIDIA/nccl-tests/issues/188)
-    r"you (?:could|can|should|may) (?:also |just |simply )?(?:set|try|use|add|export|disable|enable|pass)|"
+    + YOU_ADVISE + r"|"
     r"(?:before|planning to) (?:buy|purchas)\w*|"
     # a mechanism inferred from what the run shows, not seen ("inter-node communication appears to fall back to
     # TCP/IP", "the traffic seems to go through the CPU"): English puts a path the speaker did not watch behind
@@ -2090,8 +2090,7 @@ _SCOPE_ENDS = re.compile(r"[;；]")
 
 # Advice in the second person, the part of _GUESS that names a switch to turn: what it governs is untried, whatever it
 # is said to do ("you could set NCCL_P2P_DISABLE=1 to avoid the hang" avoids nothing yet).
-_ADVISED = re.compile(r"\byou (?:could|can|should|may|might) (?:also |just |simply )?"
-                      r"(?:set|try|use|add|export|disable|enable|pass)\b", re.I)
+_ADVISED = re.compile(r"\b" + YOU_ADVISE + r"\b", re.I)
 
 
 # (session 22) A condition said before the guess's clause is part of what it guesses: "if the model is evenly
@@ -9759,7 +9758,7 @@ _OFFLOAD_COUNT_WORDS = re.compile(
     r"\b(?:half|part|some)\s+(?:of\s+)?(?:the\s+)?(?:layers|model|weights)\s+(?:\w+\s+){0,2}?(?:to|on|in|onto)\s+"
     r"(?:the\s+)?GPUs?\s*,?\s+(?:and\s+|but\s+)?(?:the\s+)?(?:other\s+half|half|rest|remainder)\s+(?:\w+\s+){0,2}?"
     r"(?:to|on|in|onto)\s+" + _CPU_SIDE + r"\b", re.I)
-_YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
+_YOU_CAN = re.compile(r"\b(?:" + YOU_MODAL + r"|you\s+would)\b", re.I)
 # (xfail43b) the count on the GPU said with "only" and, later in the sentence, the model's count ("by default only 27
 # layers are offloaded on GPU, but I want to offload all 43 layers to GPU", ollama/ollama#5843): llama.cpp and Ollama
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
