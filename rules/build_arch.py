@@ -366,16 +366,15 @@ def support_asked(facts: Facts) -> tuple[claims.Claim, list[float]] | None:
     """(claim, compute capabilities) where the reporter's own words ask or say whether a GPU is supported, of an
     architecture PyTorch's wheel lines differ on; None otherwise."""
     mention = _mention()
-    for source, text in claims.own_texts(facts):  # not a framework or interconnect field
-        for sentence in claims.sentences(text):
-            if _FEATURE.search(sentence) or _DRIVER.search(sentence) or not _WANTED.search(sentence):
+    for source, sentence in claims.own_sentences(facts):  # not a framework or interconnect field
+        if _FEATURE.search(sentence) or _DRIVER.search(sentence) or not _WANTED.search(sentence):
+            continue
+        for m in mention.finditer(sentence):
+            if not (_SUPPORT_BEFORE.search(sentence[:m.start()]) or _SUPPORT_AFTER.search(sentence[m.end():])):
                 continue
-            for m in mention.finditer(sentence):
-                if not (_SUPPORT_BEFORE.search(sentence[:m.start()]) or _SUPPORT_AFTER.search(sentence[m.end():])):
-                    continue
-                named = [cc for cc in _architectures(m.group(0)) if build_lines_differ(cc)]
-                if named:
-                    return claims.Claim("support_asked", source, _quote(sentence, m, 50)), named
+            named = [cc for cc in _architectures(m.group(0)) if build_lines_differ(cc)]
+            if named:
+                return claims.Claim("support_asked", source, _quote(sentence, m, 50)), named
     return None
 
 

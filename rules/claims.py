@@ -28,7 +28,7 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import advised_lines, off_before, setting_off
+from diagnose.artifacts.launch import YOU_ADVISE, YOU_MODAL, advised_lines, off_before, setting_off
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -114,6 +114,12 @@ def own_words(source: str) -> bool:
 def own_texts(facts: Facts) -> list[tuple[str, str]]:
     """texts() of the reporter's own prose only (own_words): the fields a parser or a form supplied left out."""
     return [(source, text) for source, text in texts(facts) if own_words(source)]
+
+
+def own_sentences(facts: Facts) -> list[tuple[str, str]]:
+    """(source, sentence) of the reporter's own words, text by text (own_texts split by sentences()): pasted outputs
+    (sources with a kind in parentheses) left out."""
+    return [(source, sentence) for source, text in own_texts(facts) for sentence in sentences(text)]
 
 
 def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
@@ -2042,7 +2048,7 @@ _GUESS = re.compile(
     r"(?:was|were|been) suggested to (?:try|use|set)|"
     # (issue 11, paraphrase audit) advice in the second person: "Otherwise you could set NCCL_IB_DISABLE=1 to use
     # sockets but it will be much slower" (https://github.com/NVIDIA/nccl-tests/issues/188)
-    r"you (?:could|can|should|may) (?:also |just |simply )?(?:set|try|use|add|export|disable|enable|pass)|"
+    + YOU_ADVISE + r"|"
     r"(?:before|planning to) (?:buy|purchas)\w*|"
     # a mechanism inferred from what the run shows, not seen ("inter-node communication appears to fall back to
     # TCP/IP", "the traffic seems to go through the CPU"): English puts a path the speaker did not watch behind
@@ -2084,8 +2090,7 @@ _SCOPE_ENDS = re.compile(r"[;；]")
 
 # Advice in the second person, the part of _GUESS that names a switch to turn: what it governs is untried, whatever it
 # is said to do ("you could set NCCL_P2P_DISABLE=1 to avoid the hang" avoids nothing yet).
-_ADVISED = re.compile(r"\byou (?:could|can|should|may|might) (?:also |just |simply )?"
-                      r"(?:set|try|use|add|export|disable|enable|pass)\b", re.I)
+_ADVISED = re.compile(r"\b" + YOU_ADVISE + r"\b", re.I)
 
 
 # (session 22) A condition said before the guess's clause is part of what it guesses: "if the model is evenly
@@ -2469,12 +2474,17 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
     return bool(_STATE_DENIED.search(sentence, m.start(), m.start("state")))
 
 
+# (tidy44) The past said in so many words, one reading for _SAID_BEFORE and _PAST_STATE: an adverb of the past
+# ("previously", "used to") or a change made since ("before the upgrade", "before my fix", "before patching"; "after
+# the upgrade" turns to now, _TURN_TO_NOW).
+_PAST_ADVERB = r"previously|formerly|originally|used\s+to"
+_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?(?:fix|change|upgrade|update|patch)\w*"
+_BEFORE_A_CHANGE = r"before\s+" + _A_CHANGE
 # A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
 # disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
 # The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
 _SAID_BEFORE = re.compile(
-    r"(?:\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*"
+    r"(?:\b(?:no longer|not any ?more|" + _PAST_ADVERB + r"|(?:does|do|did)(?:n't| not)|" + _BEFORE_A_CHANGE +
     # (fr43) the gap stops at a clause that turns to now: "Before the upgrade it worked, now it shows ..."
     r"(?:(?!\b(?:now|but|and)\b)[^.\n\"'“‘`]){0,20}?)"
     r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|"
@@ -2487,8 +2497,7 @@ _SAID_BEFORE = re.compile(
     # (fr43 A2) A "before the fix/upgrade" lead, a comma and a subject after it, and up to two words after the adverb
     # reach the verb too: "Before the upgrade, vLLM crashed with ...", "It used to sometimes fail with ...", "it
     # previously always failed with ...". The gaps stop at a comma, "now", "but" and "and".
-    r"\b(?:no longer|used to|previously|formerly|originally|"
-    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*,?"
+    r"\b(?:no longer|" + _PAST_ADVERB + r"|" + _BEFORE_A_CHANGE + r",?"
     r"(?:\s+(?!(?:now|but|and)\b)\w+){0,2}?)"
     r"\s+(?:(?!(?:now|but|and)\b)\w+\s+){0,2}?"
     r"(?:fail(?:s|ed)?|crash(?:es|ed)?|die[sd]?|abort(?:s|ed)?|exit(?:s|ed)?|error(?:s|ed)?(?:\s+out)?)\s+with"
@@ -3834,21 +3843,20 @@ def run_unaffected(facts: Facts) -> Claim | None:
     question (_RUN_OK with _MESSAGE_WORD in the same sentence): what is asked about is the message, not a failure. Not
     asked, guessed, supposed or negated ("I don't think it works"), not another's word (hearsay.elsewhere), not bounded
     to a time or part (_RUN_OK_BOUNDED), and not where the same text says something is still wrong."""
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            if not _MESSAGE_WORD.search(sentence):
+    for source, sentence in own_sentences(facts):
+        if not _MESSAGE_WORD.search(sentence):
+            continue
+        for m in _RUN_OK.finditer(sentence):
+            before = sentence[:m.start()]
+            # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
+            asks = asked(sentence) and not stated_before_question(sentence, m.start())
+            # (review40) nor ruled out or doubted before it: "I'm not sure it runs correctly", "I don't think it
+            # works correctly" (negated_words)
+            if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
+                    or negated_words(sentence, m)
+                    or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
                 continue
-            for m in _RUN_OK.finditer(sentence):
-                before = sentence[:m.start()]
-                # a question after the words asks about the message ("..., can I ignore them?"): the run is reported
-                asks = asked(sentence) and not stated_before_question(sentence, m.start())
-                # (review40) nor ruled out or doubted before it: "I'm not sure it runs correctly", "I don't think it
-                # works correctly" (negated_words)
-                if (asks or conditional(before) or _guessed(sentence, m.start()) or hearsay.elsewhere(before)
-                        or negated_words(sentence, m)
-                        or _RUN_OK_BOUNDED.match(sentence, m.end()) or _still_wrong(sentence)):
-                    continue
-                return Claim("run_unaffected", source, _quote(sentence, m, 60))
+            return Claim("run_unaffected", source, _quote(sentence, m, 60))
     return None
 
 
@@ -3874,13 +3882,12 @@ def ignore_asked(facts: Facts) -> Claim | None:
     """The reporter's own question whether a warning or message matters or can be ignored (_IGNORE_ASKED), in a
     sentence that names the message (_MESSAGE_WORD: "can I ignore the last layer?" asks about no message); None where
     it is not asked (a statement, "I ignored it") or is another's word."""
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            m = _IGNORE_ASKED.search(sentence)
-            if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
-                    or hearsay.elsewhere(sentence[:m.start()]):
-                continue
-            return Claim("ignore_asked", source, _quote(sentence, m, 60))
+    for source, sentence in own_sentences(facts):
+        m = _IGNORE_ASKED.search(sentence)
+        if not m or not asked(sentence) or not _MESSAGE_WORD.search(sentence) \
+                or hearsay.elsewhere(sentence[:m.start()]):
+            continue
+        return Claim("ignore_asked", source, _quote(sentence, m, 60))
     return None
 
 
@@ -3915,13 +3922,12 @@ def check_column_asked(facts: Facts) -> Claim | None:
     its table; asked (a question, or "I don't know what ..."), not another's word. None otherwise."""
     if not facts.of(CollectiveResult) and not any(_NCCL_TESTS_NAMED.search(t) for _, t in texts(facts)):
         return None
-    for source, text in own_texts(facts):
-        for sentence in sentences(text):
-            m = _CHECK_COLUMN_ASKED.search(sentence)
-            if not m or hearsay.elsewhere(sentence[:m.start()]):
-                continue
-            if asked(sentence) or _NOT_KNOWN.search(sentence[:m.end()]):
-                return Claim("check_column_asked", source, _quote(sentence, m, 60))
+    for source, sentence in own_sentences(facts):
+        m = _CHECK_COLUMN_ASKED.search(sentence)
+        if not m or hearsay.elsewhere(sentence[:m.start()]):
+            continue
+        if asked(sentence) or _NOT_KNOWN.search(sentence[:m.end()]):
+            return Claim("check_column_asked", source, _quote(sentence, m, 60))
     return None
 
 
@@ -9764,19 +9770,18 @@ _OFFLOAD_COUNT_WORDS = re.compile(
     r"\b(?:half|part|some)\s+(?:of\s+)?(?:the\s+)?(?:layers|model|weights)\s+(?:\w+\s+){0,2}?(?:to|on|in|onto)\s+"
     r"(?:the\s+)?GPUs?\s*,?\s+(?:and\s+|but\s+)?(?:the\s+)?(?:other\s+half|half|rest|remainder)\s+(?:\w+\s+){0,2}?"
     r"(?:to|on|in|onto)\s+" + _CPU_SIDE + r"\b", re.I)
-_YOU_CAN = re.compile(r"\byou\s+(?:can|could|may|might|should|would)\b", re.I)
+_YOU_CAN = re.compile(r"\b(?:" + YOU_MODAL + r"|you\s+would)\b", re.I)
 # (xfail43b) the count on the GPU said with "only" and, later in the sentence, the model's count ("by default only 27
 # layers are offloaded on GPU, but I want to offload all 43 layers to GPU", ollama/ollama#5843): llama.cpp and Ollama
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
 # (fr43) A placement said of the past, fixed since: "Before the upgrade only 27 layers were offloaded to GPU",
 # "previously", "used to", "with the old version".
-_PAST_STATE = re.compile(r"\b(?:before\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*|"
-                         r"previously|formerly|originally|used\s+to|"
+_PAST_STATE = re.compile(r"\b(?:" + _BEFORE_A_CHANGE + r"|" + _PAST_ADVERB + r"|"
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 # (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
 # but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
 _TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
-                          r"after\s+(?:the|my|this|that|our|an?)\s+(?:upgrade|update|fix|change|patch)\w*)\b", re.I)
+                          r"after\s+" + _A_CHANGE + r")\b", re.I)
 
 
 def _past_state(before: str) -> bool:

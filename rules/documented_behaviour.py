@@ -18,7 +18,6 @@ from rules.failure_words import failure_said
 from rules.phase_times import minutes as _minutes
 from rules.phase_times import rows_said
 from rules.ticket_questions import fault_context, figures
-from rules.ticket_questions import own_sentences as _own_sentences
 
 # What makes an observation a change rather than how the software works: it was otherwise before.
 _WAS_OTHERWISE = re.compile(r"\b(?:(?:used to|no longer|(?:does|did)n['’]t any ?more)\s+"
@@ -86,7 +85,7 @@ def documented_behaviour(facts: Facts, predictions=None):
             or claims.out_of_memory(facts) or figures(facts) or claims.find(facts, "hang") \
             or failure_said(facts, row.get("explains_failure")):
         return
-    if _WAS_OTHERWISE.search(" ".join(t for _, t in _own_sentences(facts))):
+    if _WAS_OTHERWISE.search(" ".join(t for _, t in claims.own_sentences(facts))):
         return  # a change: by-design behaviour does not start with an update
     yield make("ticket.documented_behaviour", "healthy", "ok", 0.6, row["title"], row["why"],
                [ev(source, f'what the reporter sees: "{quote}"')], fix=row["fix"], refs=[row["url"]])

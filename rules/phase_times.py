@@ -61,7 +61,7 @@ def rows_said(facts: Facts):
     """(row, own, i, match) for each by_design.toml row that applies here (its `context` in the reporter's words, its
     `unless` not) and each of the reporter's sentences, own[i] = (source, sentence), that its `sees` matches: what
     rules.documented_behaviour and phase_past_documented both weigh."""
-    own = [(source, s) for source, text in claims.own_texts(facts) for s in claims.sentences(text)]
+    own = claims.own_sentences(facts)
     words = " ".join(t for _, t in own)
     gpus = facts.of(GpuFact)
     for row in catalog.documented_behaviours():

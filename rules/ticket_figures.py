@@ -133,6 +133,20 @@ def unmodelled_layout(facts: Facts) -> str | None:
     return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
 
 
+def ttft_inputs(facts: Facts) -> tuple[typing.Any, typing.Any, int, str, list[Measurement]] | None:
+    """(model, GPU, prompt length, its source, the TTFTs measured) for the rules that weigh a time to first token
+    against the prefill the predictor gives (ticket_numbers.ttft_vs_expected, ticket_queueing.ttft_under_load); None
+    where the ticket asks nothing of its figures, runs a layout the predictor does not model, or names no model, GPU
+    or prompt length."""
+    if not asks_about_figures(facts) or unmodelled_layout(facts):
+        return None
+    model, gpu = facts.subject.model, facts.subject.gpu
+    prompt, prompt_src = wfield(facts, "prompt_len")
+    if model is None or gpu is None or not prompt:
+        return None
+    return model, gpu, prompt, prompt_src, measurements(facts, "ttft_ms")
+
+
 # The reporter's speed figures that an unmodelled layout leaves without a band.
 JUDGED_FIGURES = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms")
 

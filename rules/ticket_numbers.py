@@ -36,6 +36,7 @@ from rules.ticket_figures import (
     scope_known,
     split_pace,
     training_job,
+    ttft_inputs,
     unmodelled_layout,
 )
 from rules.workload import predict_layout, quantised_stream, weights_span, weights_span_holding
@@ -201,15 +202,11 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     """A time to first token the reporter measured at a stated prompt length, against the prefill the
     predictor gives (compute-bound: about 2 x parameters x prompt tokens of FLOPs, plus the engine's
     per-request host time)."""
-    if not asks_about_figures(facts) or unmodelled_layout(facts):
+    if not (got := ttft_inputs(facts)):
         return
-    model, gpu = facts.subject.model, facts.subject.gpu
-    prompt, prompt_src = wfield(facts, "prompt_len")
-    if model is None or gpu is None or not prompt:
-        return
+    model, gpu, prompt, prompt_src, ttfts = got
     from rules.expectations import expectation
 
-    ttfts = measurements(facts, "ttft_ms")
     for m in ttfts:
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model

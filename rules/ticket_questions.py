@@ -287,19 +287,12 @@ def figure_meaning(facts: Facts, predictions=None):
                  0.65)
 
 
-def own_sentences(facts: Facts):
-    """(source, sentence) of the reporter's own words; pasted outputs (sources with a kind in parentheses) left out."""
-    for source, text in claims.own_texts(facts):
-        for sentence in claims.sentences(text):
-            yield source, sentence
-
-
 def by_design_fault(facts: Facts) -> dict | None:
     """(risks37) The by_design.toml row whose `fault_in` the reporter's words match: the catalog knows the observation
     and says that in this setting it is a fault, not the documented behaviour (DCGM's profiling fields missing on an
     A100, a board the profiling module supports); None otherwise. A row's `unless` says only that the row does not
     apply (idle clocks said of a run under load), so it does not count here."""
-    words = " ".join(t for _, t in own_sentences(facts))
+    words = " ".join(t for _, t in claims.own_sentences(facts))
     return next((row for row in catalog.documented_behaviours()
                  if row.get("fault_in") and re.search(row["fault_in"], words, re.I)), None)
 

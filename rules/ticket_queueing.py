@@ -13,7 +13,7 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Workload
 from rules import claims
-from rules.common import ev, make, measurements, wfield
+from rules.common import ev, make, measurements
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
 
@@ -81,16 +81,12 @@ def ttft_under_load(facts: Facts, predictions=None):
     all N prompts' when they arrive together (first come, first served, so the mean of such a burst waits about half
     of it). A TTFT that grows with the load within that is the prefill shared, not a fault."""
     from rules.expectations import band_text, expectation
-    from rules.ticket_figures import assumed_layout, layout_words, unmodelled_layout
+    from rules.ticket_figures import assumed_layout, layout_words, ttft_inputs
     from rules.workload import predict_layout
 
-    if not asks_about_figures(facts) or unmodelled_layout(facts) or _burst(facts) is not None:
+    if not (got := ttft_inputs(facts)) or _burst(facts) is not None:
         return
-    model, gpu = facts.subject.model, facts.subject.gpu
-    prompt, prompt_src = wfield(facts, "prompt_len")
-    if model is None or gpu is None or not prompt:
-        return
-    ttfts = measurements(facts, "ttft_ms")
+    model, gpu, prompt, prompt_src, ttfts = got
     for m in sorted(ttfts, key=lambda x: -x.value):
         n = max(m.batch or 1, m.concurrency or 1)
         if n < 2 or m.stat not in ("reported", "mean", "median", "p99", "max"):

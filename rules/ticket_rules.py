@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from typing import NamedTuple
 
 from diagnose import lazy_re as re
 from diagnose.evidence import (
@@ -527,8 +528,8 @@ def _tp_error(facts: Facts) -> Claim | None:
     # TP it cannot split into is one the ticket states, as a TP size or as the GPUs it ran on (fr42: "TP=8 没问题，换成
     # 3 张 A100 启动就报错": the 3 cards are the failing TP)
     cards = {w.gpu_count for w in facts.of(Workload) if w.gpu_count} if found else set()
-    found = [c for c in found if not (sizes and (split := _group_split(c)) and sizes <= set(split[3])
-                                      and _split_into(c) not in sizes | cards)]
+    found = [c for c in found if not (sizes and (split := _group_split(c)) and sizes <= set(split.fit)
+                                      and split.into not in sizes | cards)]
     return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes]
                       + [c for c in tiles if _whole_at_tp1(c, sizes)])
 
@@ -572,7 +573,7 @@ def tp_size_error(facts: Facts, predictions=None):
                    "use a checkpoint whose widths are padded for TP, or a kernel without this tile (the error's own "
                    "advice names one).")
     elif split := _group_split(c):  # a quantised width against TP x group: which TP sizes share its groups evenly
-        width, group, groups, fit = split
+        width, group, groups, fit, _ = split
         evidence.append(ev(evidence[0].source, f"quantisation groups in the width ({width} / group size {group})",
                            groups, "a multiple of the TP size"))
         fix = (f"{width} / {group} = {groups} quantisation groups, which TP {' or '.join(map(str, fit))} split evenly: "
@@ -586,16 +587,17 @@ def tp_size_error(facts: Facts, predictions=None):
                evidence, fix=fix, refs=["vllm_parallel"])
 
 
-def _split_into(c: Claim) -> int | None:
-    """The TP size a "width / group, not divisible by TP" error names: the smaller of its two factors (the group is the
-    factor of 32 or more, _group_split)."""
-    nums = [int(g) for g in c.data.get("groups", []) if str(g).isdigit()]
-    return min(nums[1:]) if len(nums) == 3 else None
+class _GroupSplit(NamedTuple):
+    """A quantised width stated against "TP x group" ('intermediate_size 27392 ... 4*128'), _group_split."""
+    width: int
+    group: int  # the group size: the factor of 32 or more
+    groups: int  # width // group
+    fit: list[int]  # the power-of-two TP sizes up to 8 that divide the groups
+    into: int  # the TP size the error names: the other, smaller factor
 
 
-def _group_split(c: Claim) -> tuple[int, int, int, list[int]] | None:
-    """(width, group size, groups, the power-of-two TP sizes up to 8 that divide the groups) of an error that states a
-    quantised width against "TP x group" ('intermediate_size 27392 ... 4*128'): the group is the factor of 32 or more
+def _group_split(c: Claim) -> _GroupSplit | None:
+    """The split of an error that states a quantised width against "TP x group": the group is the factor of 32 or more
     (group sizes are 32-256, TP sizes 1-8), the TP size the other; None unless the width splits into whole groups."""
     nums = [int(g) for g in c.data.get("groups", []) if str(g).isdigit()]
     if len(nums) != 3:
@@ -606,7 +608,7 @@ def _group_split(c: Claim) -> tuple[int, int, int, list[int]] | None:
         return None
     groups = width // group
     fit = [t for t in (1, 2, 4, 8) if groups % t == 0]
-    return width, group, groups, fit
+    return _GroupSplit(width, group, groups, fit, min(a, b))
 
 
 @rule("ticket.eager_flag", "eager_mode")

@@ -69,8 +69,14 @@ CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:�
 # second person with its verb ("you can set", "you could also try"; not "as you can see"), an imperative "try" opening
 # its clause, and the Chinese (CJK_ADVICE). "I tried X=1" (a past attempt) and "I have to add X=1" (the writer's own)
 # are not advice. The writer asking whether to set it is no setting in use either.
-ADVISING = (r"please\s+(?:set|export|add|use|try)|you\s+(?:could|can|should|may|might)(?:\s+(?:also|just|simply))?"
-            r"\s+(?:set|try|use|add|export|disable|pass)|(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
+# (tidy44) The second person with a modal of advice ("you can", "you could", "you should", "you may", "you might"),
+# and with the switch it advises turning ("you could also set", "you can try", "you should disable"): one reading for
+# ADVISING here and for rules.claims (its guess words, _GUESS; advice's scope, _ADVISED; "you can" before a layer
+# count, _YOU_CAN).
+YOU_MODAL = r"you\s+(?:could|can|should|may|might)"
+YOU_ADVISE = YOU_MODAL + r"(?:\s+(?:also|just|simply))?\s+(?:set|try|use|add|export|disable|enable|pass)"
+ADVISING = (r"please\s+(?:set|export|add|use|try)|" + YOU_ADVISE + r"|"
+            r"(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
             r"exporting|adding|using))?|"
             # (s42) the writer asking whether to: "Should we try NCCL_CROSS_NIC=1?", "do I need to set X=1", "can we
             # use X=1": a setting wondered about, not one in use ("why do I need to set X=1 for it to work" runs with
