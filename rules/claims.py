@@ -991,6 +991,10 @@ _SIGINT_RAISED = r"SignalException: Process \d+ got signal: 2\b"
 _KO_HEARD = r"다고\s*(?:하|합니|했|해|들었|들어|들은)|다는\s*(?:말|얘기|이야기|소리|글|보고(?:가|를|도|들))"
 
 
+# (words44) The Japanese and Korean denials after a word, one piece where the slow and GPU-usage readings share them:
+# "遅くない", "低くなかった", "低くありません"; "느리지 않", "느려지지는 않", "느리진 않", "느리지도 않".
+_JA_DENIED = r"(?:ない|なかった|ありません)"
+_KO_DENIED = r"[지진]\s*(?:[는도]\s*)?않"
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -1884,8 +1888,8 @@ PATTERNS: dict[str, list[str]] = {
         # ("낮다고 하던데", "낮다는 말": _KO_HEARD), denied with the verb after ("낮게 나오지는 않"), or asked
         # ("低いかどうか")
         r"GPU\s?(?:の\s?)?(?:使用率|利用率|稼働率|負荷)\s?(?:(?:が|は|も)\s?)?(?:(?:とても|かなり|非常に|ずっと|常に|まだ)\s?)?"
-        r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|ない|なかった|ありません|はない|かどうか)|"
-        r"(?:な(?:い|かった)|ありません))",
+        r"低(?:い|く|かった|すぎ|め)(?!\s?(?:場合|なら|と(?![かも])|時|とき|ときは|" + _JA_DENIED
+        + r"|はない|かどうか)|" + _JA_DENIED + r")",
         r"GPU\s?(?:의\s?)?(?:사용률|사용량|이용률|활용률|활용도|점유율)\s?(?:(?:이|가|은|는|도)\s?)?"
         r"(?:(?:매우|너무|아주|계속|항상|많이)\s?)?낮(?!" + _KO_HEARD + r"|게\s*(?:[가-힣]{0,3}지)\s*[는도]?\s*않)"
         r"(?:음|아요|아서|았|습니다|다|고|네요|은데|게|은\s?편)(?!\s?(?:경우|때))",
@@ -5864,12 +5868,16 @@ _HANG_KO_JA = (r"타임\s?아웃(?!\s?(?:값|시간|설정|을\s*(?:늘|증가|�
 # but "is it not a freeze?" suspects one (fr43 B2: "デッドロックではないかと思います", "ではありませんか",
 # "데드락이 아닌가 싶습니다", "아닌지", "아니냐"); nor 행
 # inside a word (실행/수행, "execution": "실행에 걸린 시간") or "time taken" ("행 걸린 시간").
+# (words44) What the Japanese hang and error words share after their verb: denied ("しない", "しませんでした"), a
+# condition or a possibility ("したら", "すると", "する場合", "する可能性", "するかも"), heard ("するらしい",
+# "するそう").
+_JA_NOT_SEEN = (r"な[いかく]|ませ|たら|ると|る場合|る可能性|るリスク|る恐れ|るおそれ|るかも|るらしい|るそう|そう|ず|"
+                r"れ(?:る|ない)")
 _JA_HANG_WORDS = (r"(?:フリーズ|ハング(?!ル)(?:アップ)?|デッドロック)(?!\s?(?:を|の)?\s?(?:防|回避|対策|防止|避け)|"
                   r"\s?(?:で(?:は|も)?\s?(?:なく|ない(?!か(?!も)|でしょう|だろう)|ありません(?!か))|"
                   r"じゃな(?!い(?:か(?!も)|でしょう|だろう)))|"
                   + _JA_TIMEOUT_LEAD + r"(?:発生|起き|起こら)?(?:し|す|さ)?(?:て(?:い|お)?)?"
-                  r"(?:な[いかく]|ませ|たら|ると|る場合|る可能性|るリスク|る恐れ|るおそれ|るかも|るらしい|るそう|そう|ず|"
-                  r"れ(?:る|ない))|せず|なし|の(?:場合|可能性|リスク|恐れ|対策|回避|防止))")
+                  r"(?:" + _JA_NOT_SEEN + r")|せず|なし|の(?:場合|可能性|リスク|恐れ|対策|回避|防止))")
 _KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LEAD
                   + r"(?:(?:발생|생기|나|걸리|되)(?:하|되)?지\s*않|"
                   r"없|(?:발생|걸리|생기)?(?:하|되)?면|(?:발생할|생길|날|걸릴|될)\s*(?:경우|수|때)|방지|해결|회피|"
@@ -5878,6 +5886,32 @@ _KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LE
                   r"(?<![가-힣])(?<!\d)(?<!\d\s)행\s?(?:이\s?|에\s?)?걸(?:려|렸|림|린(?!\s?시간)|립니)"
                   r"(?!\s?(?:은|는|이|도)?\s?없)")
 
+
+# (words44) An error said in Japanese and Korean, as "I get an error" is in English: エラー with the verb that reports
+# it (出る, 発生する, になる), 에러/오류 with 발생하다, 나다, 뜨다, 생기다, 나오다, as reports and guides write them
+# ("マイグレーションをデータベースに反映しようとすると、次のようなエラーが出ます。", find_string id 26406751963;
+# "（Consoleにエラーが出ます）", id 31293296383;
+# "オブジェクトや関数を直接レンダリングしようとするとエラーになります。", id 21504032808;
+# "C#環境の構築にて、友人のPCでエラーが発生したので", id 26406751963; "열심히 달려왔지만 ... 위와 같이 수많은 에러가
+# 발생합니다.", id 46305074641; "SQL로 직접 정책을 생성하려고 하면 \"must be owner of table objects\" 에러가
+# 발생합니다.", id 15079174906; "뜬금없는 SQL syntax 에러가 납니다.", id 42579290777). The clause before the word
+# ("実行すると", "생성하려고 하면") is when the reporter saw it, as "when I run it I get an error". Not denied after
+# it ("エラーは出ません", id 66181978577; "エラーは出ていません", "エラーにならない"; "에러가 발생하지 않습니다",
+# "에러가 안 납니다", "오류 없음"), nor a condition, a possibility or another's word ("エラーが出る場合",
+# "エラーが発生したら", "エラーになる可能性", "エラーが出るらしい"; "에러가 발생하면", "에러가 발생할 경우",
+# "오류 발생 시", "에러가 난다고"), nor asked whether it will ("エラーが出ますか", "에러가 발생하나요?": _ko_ja_asked).
+_JA_ERROR_WORDS = (r"エラー(?:メッセージ)?(?=" + _JA_TIMEOUT_LEAD + r"(?:出|発生|起き|起こ|吐|に\s?な|と\s?な))"
+                   r"(?!" + _JA_TIMEOUT_LEAD + r"(?:出|発生|起き|起こ[りら]?|に\s?な[らりっ]?|と\s?な[らりっ]?)?"
+                   r"(?:し|す|さ)?(?:て(?:い|お)?)?"
+                   r"(?:" + _JA_NOT_SEEN + r"|る(?:か(?:どうか)?|時|とき|際)|た(?:場合|時|とき|際|ら)|れば)|せず|なし)")
+_KO_ERROR_WORDS = (r"(?:에러|오류)(?:\s?메시지)?(?=" + _KO_TIMEOUT_LEAD
+                   + r"(?:발생|생기|생겼|생깁|나(?!중|머지)|났|납|난|뜨|뜹|떴|떠|뜬|나타|나오|나옵|나왔))"
+                   r"(?!" + _KO_TIMEOUT_LEAD
+                   + r"(?:(?:발생|생기|나|뜨|나타나|나오)(?:하|되)?(?:고\s?있)?지\s*(?:[는도]\s*)?않|"
+                   r"(?:발생|생기|나타나)?(?:하|되)?면(?!서)|나면(?!서)|뜨면|나오면|"
+                   r"(?:발생할|발생될|생길|날|뜰|나올)\s*(?:경우|수|때|지도)|발생\s?시(?![가-힣])|발생\s?가능|"
+                   r"(?:발생한다|난다|뜬다|나온다)(?:고|는)|(?:발생하|나|뜨)는\s*(?:것\s*같|듯)|"
+                   r"안\s?(?:나|났|납|난|생|뜨|떴|뜹|뜬|떠|발생|나와|나오)))")
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
@@ -5973,7 +6007,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               # (para37c) 错误的 before a place is the adjective "wrong" ("分配在错误的NUMA节点上": the wrong
               # node), no error
               r"\bWARN\b|报错|错误(?!\s*的\s*(?:NUMA|节点|socket|插槽|CPU|位置|设备|卡|GPU))|失败|"
-              r"启动不了|无法启动"),
+              r"启动不了|无法启动|" + _JA_ERROR_WORDS + "|" + _KO_ERROR_WORDS),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
@@ -6068,7 +6102,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              # not the end of 동안 ("몇 시간 동안 느려졌습니다", "during")
              r"遅(?:い|すぎ|かった|くて|くな(?!い|かった|ら[なず]|りませ|って(?:い)?(?:な|ませ)))|"
              r"(?<!(?<![가-힣])안)(?<!(?<![가-힣])안 )"
-             r"느(?:립니|림|려(?!지[지진]\s*(?:[는도]\s*)?않)|린|리(?![지진]\s*(?:[는도]\s*)?않))|"
+             r"느(?:립니|림|려(?!지" + _KO_DENIED + r")|린|리(?!" + _KO_DENIED + r"))|"
              # (review38c) a fraction of the rate said with "only", as "half the speed" above: "只有单卡的一半速度",
              # "性能只有一半", "吞吐不到单卡的三分之一"; not a ratio stated plainly ("单卡的速度是双卡的一半")
              r"(?:只有|仅有|只剩|不到)\s*[^，。；,;\n]{0,8}?(?:一半|三分之一|四分之一|1/[234])\s*(?:的)?\s*"
@@ -6153,6 +6187,55 @@ _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|sche
 _MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|split second|few (?:seconds|milliseconds|ms))|"
                               r"a second(?!\s+(?:time|run|attempt|try|round|request|call|one)\b)|"
                               r"briefly|momentarily|a (?:little|bit))\b", re.I)
+# (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
+# the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"
+# (find_string id 56074484420), "freeze the backbone for this many initial epochs" (id 51920190530), "Inject LoRA
+# adapters into selected linear layers and freeze the backbone" (id 58365933605), "Whether to freeze layers (True)"
+# (id 27380315960), flags such as freeze_backbone and Ultralytics' "freeze=10" (id 61397678015; its train argument
+# freezes the first N layers); "常にこれらのレイヤーをフリーズ" (id 4960559202), "対象外の層の重みをフリーズ。"
+# (id 53668722867); "마지막레이어를 제외한 모든 레이어를 프리징 후 훈련", "모델의 헤드만 프리징하여 훈련"
+# (id 3693901214), "모든 레이어를 프리징합니다." (id 39873315267), "전체 동결 (백본 프리징)" (id 62568854660). And pip's
+# command, "pip freeze" (pip's reference: "Output installed packages in requirements format"), an environment listing
+# pasted with the report. A process, a GPU or training that freezes is still a hang ("training freezes at step 300",
+# "the process freezes", "フリーズしました",
+# "コンピュータをフリーズさせる"): a preposition or an -ing word after the verb ("freezes at", "freezes while loading
+# weights") ends the object.
+_PARAM_NOUN = (r"(?:backbones?|encoders?|decoders?|layers?|weights?|parameters?|params|embeddings?|embed|towers?|"
+               r"heads?|adapters?|blocks?|stages?|bn|batch[\s_-]?norm\w*|base|LLM|language[\s_-]+model|"
+               r"(?:vision|text|image)[\s_-]+(?:model|tower|encoder))")
+_PIP_FREEZE = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+$", re.I)
+_FREEZE_STEM = re.compile(r"freez(?:e[sd]?|ing)?|froze", re.I)
+# (each run of blanks tried from its start only, and never given back: linear on a long run)
+_FROZEN_OBJECT = re.compile(r"(?<![\s_-])(?:(?:[\s_-]++(?!(?:at|on|in|into|during|after|before|when|while|for|with|"
+                            r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely)\b)"
+                            r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b|"
+                            r"\s*+[=:]\s*+(?:\d|\[|true\b|false\b))", re.I)
+_FROZEN_BEFORE_EN = re.compile(r"\b(?:backbone|encoder|decoder|layer|weight|parameter|embedding)[\s_-]+$|"
+                               r"\b" + _PARAM_NOUN + r"\s+(?:are|is|were|was|been|being|get|gets|got)\s+$", re.I)
+_FROZEN_BEFORE_KO_JA = re.compile(
+    r"(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|ヘッド|"
+    r"백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드|" + _PARAM_NOUN + r")"
+    r"\s?(?:を|の|は|も|だけを?|을|를|은|는|의|만|도)?\s?$", re.I)
+_FROZEN_AFTER_JA = re.compile(r"(?:する|した|させる|させた)\s?(?:レイヤー?|層|重み|パラメータ|パラメーター)")
+
+
+def _frozen_parameters(text: str, m: re.Match) -> bool:
+    """Is the freeze word `m` (freeze, froze, フリーズ, 프리징) said of a model's parameters, training's sense
+    (_FROZEN_OBJECT after it, _FROZEN_BEFORE_EN / _FROZEN_BEFORE_KO_JA before it, "フリーズする層"), or pip's command
+    ("pip freeze"), not a hang?"""
+    word = m.group(0)
+    if _PIP_FREEZE.search(text[max(0, m.start() - 25):m.start()]):
+        return True
+    if re.match(r"freez|froze", word, re.I):
+        stem = _FREEZE_STEM.match(word)
+        return bool(_FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
+                    or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
+    if word.startswith(("フリーズ", "프리징")):
+        return bool(_FROZEN_BEFORE_KO_JA.search(text[max(0, m.start() - 20):m.start()])
+                    or _FROZEN_AFTER_JA.match(text, m.end()))
+    return False
+
+
 _MOMENTARY_BEFORE = re.compile(r"\b(?:briefly|momentarily)\s+$", re.I)
 
 
@@ -6278,7 +6361,7 @@ def _said(kind: str, pattern: str, text: str):
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
-        if kind == "hang" and _ko_ja_asked(text, m):
+        if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
         if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
             continue  # "不会卡住", "听说多卡会卡住", "会不会卡住", "设置了也没反应": not a hang seen
@@ -6317,6 +6400,8 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "速度被单个 CPU 核心的性能卡住了": held back by the CPU (a bottleneck), not a hang
         if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+        if kind == "hang" and _frozen_parameters(text, m):
+            continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
                                _MOMENTARY_BEFORE.search(text[max(0, m.start() - 15):m.start()])):
             continue  # "stalls for a moment", "briefly freezes": a pause that ends, not a hang
@@ -6429,7 +6514,7 @@ _ASKED_WHY_KO_JA = re.compile(r"왜|어째서|무엇\s?때문|뭐\s?때문|な�
 def _ko_ja_asked(text: str, m: re.Match) -> bool:
     """Is the Korean or Japanese timeout or hang word `m` asked about (_KO_JA_ASKED right after it: "フリーズしますか"),
     and not asked why?"""
-    if not re.match(r"타임|タイム|フリーズ|ハング|デッドロック|데드|프리징", m.group(0)) \
+    if not re.match(r"타임|タイム|フリーズ|ハング|デッドロック|데드|프리징|エラー|에러|오류", m.group(0)) \
             or not _KO_JA_ASKED.match(text, m.end()):
         return False
     start = max(text.rfind(c, 0, m.start()) for c in ".。!！?？\n") + 1
@@ -10831,7 +10916,7 @@ MORE_WORDS_R: dict[str, list[str]] = {
         r"(?:前几次|头几次|(?:最|刚)?开始(?:的)?几次|最初(?:的)?几次)[^。\n]{0,10}?(?:要|需要|花了?|耗时|用了)\s*"
         r"\d+(?:\.\d+)?\s*(?:(?:到|至|-|~)\s*\d+(?:\.\d+)?\s*)?(?:ms|s|秒|毫秒)",
         r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)[^。\n]{0,20}?"
-        r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
+        r"(?:遅(?:い|く|かった)(?!\s*" + _JA_DENIED + r")|時間がかか(?!らない))",
         r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
         r"\b(?:erste[rsn]?|ersten paar)\s+(?:Aufruf|Anfrage|Inferenz|Durchlauf|Lauf|Schritt|Vorhersage)\w*\b"
         r"(?:(?!\b(?:nicht|kein\w*)\b)[^.\n]){0,40}?\b(?:langsam\w*|dauert)",

@@ -56,6 +56,18 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
                      r"goes\s+to|went\s+to)\s+(?:NaN|inf)\b|"
                      r"\bnever\s+(?:receive|get|gets|got)\s+(?:a|any|an|the)\s+(?:reply|response|answer)\b", re.I)
 
+# (words44) Bad output only supposed, with a modal before its verb and words between ("it might also return garbage",
+# "it might just produce garbage", id 2096443730; "may produce garbage on older Windows consoles", id 60726850227;
+# "web parts may produce garbage even from AX tree parsing", id 66788615186), or what follows when a requirement is
+# not met, "otherwise ... will" ("otherwise it will produce garbage plots", id 25227108333; "otherwise it will
+# produce garbage output", id 41925780359; "Otherwise it will produce garbage.", id 32997890298: find_string ids):
+# a warning of what could happen, not output seen. "would" with "always"/"still" after it is the reporter's habit of
+# the run ("it would always return garbage"), seen. The clause up to the bad-output words only.
+_SUPPOSED_OUTPUT = re.compile(r"\b(?:might|may|could|would(?!\s+(?:always|still|consistently|often|sometimes|"
+                              r"keep|then|again|just\s+keep)\b))\s+(?:(?!(?:and|but|or|so|because|when|while|if)\b)"
+                              r"[\w'-]+\s+){0,3}$|"
+                              r"\b(?:otherwise|else)\b,?\s+(?:\w+\s+){0,3}?will\s+(?:\w+\s+){0,3}$", re.I)
+_WRONG_OUTPUT_RE = re.compile(_WRONG_OUTPUT, re.I)
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
 # (review37b) A failure that is not the reporter's now: someone else's, another thread's or an old release's ("I read
 # in #1234 that someone got wrong answers", "unlike issue #500 where the output was garbled", "earlier versions had
@@ -79,6 +91,7 @@ def _set_aside(sentence: str, m: re.Match) -> bool:
     because the client gave up waiting (_WAITED_OUT), or a 5xx while the server loads (_LOADING)?"""
     before = sentence[:m.start()]
     return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) \
+        or bool(_WRONG_OUTPUT_RE.match(m.group(0)) and _SUPPOSED_OUTPUT.search(before[-80:])) \
         or hearsay.elsewhere(before) \
         or bool(_FIXED_SINCE.search(sentence, m.end())) \
         or bool(_NO_REPLY.search(m.group(0)) and _WAITED_OUT.search(sentence)) \
