@@ -109,6 +109,11 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     # "Multiple GPUs: You can use model parallelism to aggregate GPU memory from multiple GPUs"). Its vllm_worker,
     # sglang_worker, lightllm_worker and the others run their engines, so only these module paths are signs.
     ("transformers", r"-m\s+fastchat\.serve\.(?:model_worker|multi_model_worker|cli)\b", 0),
+    # (fr44) ... and its vllm_worker and sglang_worker are signs of the engines they run, so a ticket that names both
+    # kinds of worker ("before, the plain model_worker; now fastchat.serve.vllm_worker") finds two engines and the
+    # prose decides, as for any two signs.
+    ("vLLM", r"-m\s+fastchat\.serve\.vllm_worker\b", 0),
+    ("SGLang", r"-m\s+fastchat\.serve\.sglang_worker\b", 0),
     # DeepSpeed-MII: `import mii`, `mii.pipeline(...)`, `mii.serve(...)` (https://github.com/deepspeedai/DeepSpeed-MII);
     # DeepSpeed-Inference: `deepspeed.init_inference(...)` (https://www.deepspeed.ai/tutorials/inference-tutorial/).
     ("DeepSpeed-MII", _IMPORT.format("mii") + r"|\bmii\.(?:pipeline|serve|client)\(", re.M),
