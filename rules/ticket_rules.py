@@ -3150,6 +3150,13 @@ def _fits_one_gpu(facts: Facts) -> bool | None:
     return None if p is None else p.fits
 
 
+def _one_gpu_by_design(facts: Facts) -> bool:
+    """Would the engine put this model on one GPU of several by itself: transformers alone, no layer split said by the
+    reporter (a device_map, a split flag) and the model not too big for one GPU?"""
+    return splits_only_if_told(facts) and not any(not c.guess for c in claims.find(facts, "layer_split")) \
+        and _fits_one_gpu(facts) is not False
+
+
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
@@ -3188,8 +3195,11 @@ def symptom_prior(facts: Facts, predictions=None):
     # ("--num-gpus 2 ... Only one GPU used, why?" with a 7B model, lm-sys/FastChat#1760): no GPUs take turns there; a
     # sequential device_map fills the first GPU and leaves the rest empty when the model fits it
     # (ticket.one_gpu_by_design's answer). A model too big for one GPU is split, and one GPU seen busy is its turn.
+    # (fr44) Only where one GPU is the placement by design: transformers alone with no split said (splits_only_if_told;
+    # FastChat's --num-gpus). llama.cpp spreads the layers over every GPU it sees, and a device_map said
+    # ("device_map='auto'" on two A100s) spreads them too: one GPU busy there is its turn.
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))) \
-            and not (one_gpu_in_use(facts) and _fits_one_gpu(facts) is not False):
+            and not (one_gpu_in_use(facts) and _one_gpu_by_design(facts)):
         yield _layer_split_prior(evidence)
         return
     gathered = claims.weights_gathered(facts)
