@@ -75,7 +75,10 @@ CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:�
 # count, _YOU_CAN).
 YOU_MODAL = r"you\s+(?:could|can|should|may|might)"
 YOU_ADVISE = YOU_MODAL + r"(?:\s+(?:also|just|simply))?\s+(?:set|try|use|add|export|disable|enable|pass)"
-ADVISING = (r"please\s+(?:set|export|add|use|try)|" + YOU_ADVISE + r"|"
+# (fr44) ADVISING keeps its own verbs, without "enable": "the docs say you can enable NCCL_P2P_DISABLE=1 on these
+# cards, so we run with it now" runs with it (the spelling before tidy44; claims._ADVISED reads "enable" as before).
+ADVISING = (r"please\s+(?:set|export|add|use|try)|" + YOU_MODAL +
+            r"(?:\s+(?:also|just|simply))?\s+(?:set|try|use|add|export|disable|pass)|"
             r"(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
             r"exporting|adding|using))?|"
             # (s42) the writer asking whether to: "Should we try NCCL_CROSS_NIC=1?", "do I need to set X=1", "can we
