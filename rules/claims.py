@@ -2482,8 +2482,14 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
 # ("previously", "used to") or a change made since ("before the upgrade", "before my fix", "before patching"; "after
 # the upgrade" turns to now, _TURN_TO_NOW).
 _PAST_ADVERB = r"previously|formerly|originally|used\s+to"
+_THE_CHANGE = r"(?:the|my|this|that|our|an?)\s+(?:fix|change|upgrade|update|patch)\w*"
 _A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?(?:fix|change|upgrade|update|patch)\w*"
 _BEFORE_A_CHANGE = r"before\s+" + _A_CHANGE
+# (fr44) A placement's past needs the change named with its determiner ("before the upgrade"): "Before patching the
+# Modelfile myself I checked the server log, and only 27 layers are offloaded" tells when the writer looked, and a
+# concessive "even after the patch" inside a clause of the past ("Previously, even after patching the Modelfile, only
+# 27 layers were offloaded") turns to nothing now (_PAST_STATE, _TURN_TO_NOW, as before tidy44).
+_BEFORE_THE_CHANGE = r"before\s+" + _THE_CHANGE
 # A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
 # disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
 # The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
@@ -9861,12 +9867,12 @@ _YOU_CAN = re.compile(r"\b(?:" + YOU_MODAL + r"|you\s+would)\b", re.I)
 # put on the GPU the layers that fit and leave the rest on the CPU, so "only n" on the GPU is a partial offload
 # (fr43) A placement said of the past, fixed since: "Before the upgrade only 27 layers were offloaded to GPU",
 # "previously", "used to", "with the old version".
-_PAST_STATE = re.compile(r"\b(?:" + _BEFORE_A_CHANGE + r"|" + _PAST_ADVERB + r"|"
+_PAST_STATE = re.compile(r"\b(?:" + _BEFORE_THE_CHANGE + r"|" + _PAST_ADVERB + r"|"
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 # (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
 # but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
 _TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
-                          r"after\s+" + _A_CHANGE + r")\b", re.I)
+                          r"(?<!\beven\s)after\s+" + _THE_CHANGE + r")\b", re.I)
 
 
 def _past_state(before: str) -> bool:
