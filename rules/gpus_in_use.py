@@ -68,7 +68,9 @@ ONE_GPU_USED = re.compile(
 # ... unless they take turns: one GPU busy at a time is a layer split (ticket.symptom_prior says why).
 # (scaling44) "only one GPU is busy at any time" is the same turn-taking in accelerate's own words ("only one GPU will
 # be active at a given moment", https://huggingface.co/docs/accelerate/usage_guides/big_modeling)
-_IN_TURN = re.compile(r"\bat a time\b|\bat any (?:given )?(?:time|moment)\b|\bat a given (?:time|moment)\b|"
+# (fr44) ... closing the busy clause: "at any time I check nvidia-smi" says when the writer looks, not turns.
+_IN_TURN = re.compile(r"\bat a time\b|\b(?:at any (?:given )?|at a given )(?:time|moment)\b"
+                      r"(?!\s+(?:I|we|you|they|he|she|when|whenever|that|someone|anyone)\b)|"
                       r"\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
                       r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
                       r"por turnos", re.I)
