@@ -924,9 +924,13 @@ FASTCHAT_NUM_GPUS = re.compile(r"-m\s+fastchat\.serve\.\w+\b[^\n]*?\s--num[-_]gp
 
 def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
+    # (fr44) every FastChat line's count: "--num-gpus 1  # works" beside "--num-gpus 2  # hangs" runs the job on the
+    # larger, the run asked about
+    fastchat = [(int(m.group(1)), i) for i, ln in lines if (m := FASTCHAT_NUM_GPUS.search(ln))]
+    if fastchat:
+        n, i = max(fastchat, key=lambda x: (x[0], -x[1]))
+        return i, n
     for i, ln in lines:
-        if (m := FASTCHAT_NUM_GPUS.search(ln)):
-            return i, int(m.group(1))
         if (m := DOCKER_GPUS.search(ln)):
             return i, (len([x for x in m.group(2).split(",") if x]) if m.group(1) else int(m.group(3)))
         if (m := CONTAINER_GPUS.search(ln)):
