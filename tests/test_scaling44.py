@@ -5,7 +5,8 @@ Real first posts (tests/data/scaling44/SOURCES.md) and the readings they lacked:
 - diagnose.artifacts.engine_signs: FastChat's own workers (`python -m fastchat.serve.model_worker`,
   `fastchat.serve.multi_model_worker`, `fastchat.serve.cli`) run Hugging Face transformers, whose multi-GPU load is
   accelerate's device_map, a layer split (fastchat/model/model_adapter.py load_model; README "Multiple GPUs: You can
-  use model parallelism to aggregate GPU memory"); its vllm_worker and the other workers are no sign.
+  use model parallelism to aggregate GPU memory"); its vllm_worker and the other workers are no sign of it (fr44:
+  the vllm_worker and sglang_worker are signs of vLLM and SGLang, tests/test_fr44_b.py).
 - issue_md._job_gpus: a FastChat command's `--num-gpus N` is the job's GPU count.
 - rules.ticket_rules.gpu_utilisation: transformers alone is not assumed to span GPUs when no count is said.
 - rules.ticket_rules.symptom_prior: the layer split's turn-taking prior does not answer "only one GPU is used".

@@ -107,7 +107,7 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     # `fastchat.serve.multi_model_worker` load the model with Hugging Face transformers (fastchat/model/
     # model_adapter.py load_model: with --num-gpus above 1, device_map "auto", "sequential" or "balanced"; README
     # "Multiple GPUs: You can use model parallelism to aggregate GPU memory from multiple GPUs"). Its vllm_worker,
-    # sglang_worker, lightllm_worker and the others run their engines, so only these module paths are signs.
+    # sglang_worker, lightllm_worker and the others run their engines, so only these module paths are its signs.
     ("transformers", r"-m\s+fastchat\.serve\.(?:model_worker|multi_model_worker|cli)\b", 0),
     # (fr44) ... and its vllm_worker and sglang_worker are signs of the engines they run, so a ticket that names both
     # kinds of worker ("before, the plain model_worker; now fastchat.serve.vllm_worker") finds two engines and the
