@@ -5780,7 +5780,32 @@ _NOT_CARD_NOUN = r"(?<![张块个显单双多两\d一二三四五六七八九十
 # "挂起/恢复"), nor either under a remedy ("防止进程挂起", "避免…挂起").
 _HANG_ZH_STALL = (r"(?<!防止)(?<!避免)(?<!性能)(?<!增长)(?<!提升)(?<!速度)(?<!吞吐)(?<!进展)停滞(?!不前)|"
                   r"(?<!防止)(?<!避免)(?<!防止进程)(?<!避免进程)(?:出现|发生|导致|进程|服务|程序|任务)\s?挂起"
-                  r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态下))(?!/)|挂起(?:现象|问题)")
+                  r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态|[（(]\s?Pending)|[到至]后台)(?!/)|挂起(?:现象|问题)")
+# (fr44) Nor either word in a clause that names a rate or a figure before it, a plateau however it is spelt
+# ("加到 8 卡后吞吐量停滞", "速度就停滞了", "loss 停滞在 2.3"), nor under a remedy, a precaution or a fix anywhere in
+# its sentence ("为了防止出现NCCL挂起问题，我们设置了…", "以免进程挂起", "已经解决了挂起问题", "之前遇到过 NCCL 初始化
+# 停滞，已经…解决了"), nor 挂起 done to a process on purpose ("用 Ctrl+Z 把进程挂起后再 fg 恢复").
+_ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|进展|利用率|占用率|带宽|loss|损失|精度|准确率|收敛|"
+                            r"tokens?\s*/\s*s|tok/s|it/s", re.I)
+_ZH_STALL_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决|修复|之前|以前|曾经|过去|原来")
+_ZH_STALL_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复|就好了|就正常了)")
+
+
+def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
+    """(fr44) Is the 停滞 / 挂起 hang word `m` a rate's plateau (a rate or figure named earlier in its clause), averted,
+    fixed or past (_ZH_STALL_AVERTED earlier in its sentence, a fix said after it), or a suspension done on purpose
+    (把 … 挂起)?"""
+    word = m.group(0)
+    if "停滞" not in word and "挂起" not in word:
+        return False
+    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
+    sentence = text[start:m.start()]
+    clause = re.split(r"[，,；;：:]", sentence)[-1]
+    if "停滞" in word and _ZH_STALL_RATE.search(clause):
+        return True
+    if "挂起" in word and "把" in clause:
+        return True
+    return bool(_ZH_STALL_AVERTED.search(sentence) or _ZH_STALL_FIXED_AFTER.match(text[m.end():m.end() + 80]))
 _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
             + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
             r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
@@ -6400,6 +6425,8 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "速度被单个 CPU 核心的性能卡住了": held back by the CPU (a bottleneck), not a hang
         if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+        if kind == "hang" and _zh_stall_not_hang(text, m):
+            continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
         if kind == "hang" and _frozen_parameters(text, m):
             continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or

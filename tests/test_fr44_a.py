@@ -1,0 +1,46 @@
+"""Fixes of the misfires reviewer A proved on this session's int (s44 fr44a, fixer A). Each item: the probe, then the
+near-misses that keep the old reading."""
+
+import pytest
+
+from diagnose.artifacts.text import cjk_spaced
+from rules import claims
+
+_SYMPTOMS = dict(claims.SYMPTOMS)
+
+
+def _said(kind: str, text: str) -> list[str]:
+    return [m.group(0) for m in claims._said(kind, _SYMPTOMS[kind], cjk_spaced(text))]
+
+
+# ----------------------------------------------------------------------------- 1-2. 停滞 / 挂起 only as a hang seen
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM TP=4，GPU 大部分时间空闲，吞吐只有单卡的 1.5 倍，加到 8 卡后吞吐量停滞。",  # probe (36): a plateau
+    "用 vLLM 跑 Qwen2-72B，从 4 卡加到 8 卡后吞吐量停滞，几乎没有提升。",  # probe (1)
+    "4 卡时速度在每秒 3000 tokens，加到 8 卡后速度就停滞了，GPU 大部分时间处于空闲状态。",  # probe (2)
+    "用 4 卡训练 Llama，loss 停滞在 2.3 附近不再下降，GPU 利用率只有 30%。",  # probe (3)
+    "吞吐只有单卡的 1.5 倍。为了防止出现NCCL挂起问题，我们设置了 NCCL_P2P_DISABLE=1。",  # probe (29): a precaution
+    "我们升级到 vLLM 0.6.3 后已经解决了挂起问题，现在的问题是 TP=4 时吞吐只有单卡的两倍。",  # probe (5): fixed
+    "按照文档加了 --disable-custom-all-reduce 以免进程挂起，现在 TP=4 时吞吐只有单卡的两倍。",  # probe (6)
+    "Pod 一直是 Pending，任务挂起（Pending）状态持续半小时，调度器说没有足够的 GPU。",  # probe (4): a state
+    "用 Ctrl+Z 把进程挂起后再 fg 恢复，发现 TP=2 的吞吐比单卡还低。",  # probe (7): a suspend on purpose
+    "我们之前遇到过 NCCL 初始化停滞，已经通过设置 NCCL_P2P_DISABLE=1 解决了。",  # probe (8): past and fixed
+    "任务挂起状态下不占用 GPU",
+])
+def test_a_plateau_a_precaution_a_fix_or_a_suspend_is_no_hang(text):
+    assert not _said("hang", text)
+
+
+@pytest.mark.parametrize("text", [
+    "当尝试使用两个GPU加载模型时,vLLM进程会在初始化阶段停滞,而单GPU推理则能正常工作。",  # blog.gitcode.com/26959e5b
+    "进程成功检测到NCCL 2.21.5版本后停滞",
+    "当尝试在多个计算节点上启动VLLM服务时,系统会出现挂起现象,无法正常完成初始化过程。",  # blog.gitcode.com/ecc57c12
+    "Probe: tp=2 启动后服务挂起，没有任何输出。",
+    "Probe: 单卡速度还可以，但 8 卡时进程会在初始化阶段停滞。",  # a rate in another clause
+    "Probe: 吞吐只有单卡的一半。今天 8 卡启动时进程挂起，没有任何输出。",  # a rate in another sentence
+    "Probe: 服务挂起后无法响应任何请求。",  # 挂起后, no 把: a hang
+])
+def test_a_stall_seen_is_still_a_hang(text):
+    assert _said("hang", text)
