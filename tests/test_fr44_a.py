@@ -44,3 +44,29 @@ def test_a_plateau_a_precaution_a_fix_or_a_suspend_is_no_hang(text):
 ])
 def test_a_stall_seen_is_still_a_hang(text):
     assert _said("hang", text)
+
+
+# ----------------------------------------------------------------------------- 3. bad output supposed, not the month
+
+
+def _set_aside(sentence: str) -> list[bool]:
+    from rules import failure_words
+    return [failure_words._set_aside(sentence, m) for m in failure_words._FAILED.finditer(sentence)]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Since May 3 the model produces gibberish on every request.",  # probe (23): the month, not the modal
+    "The server runs fine otherwise, it will produce garbage output after 100 tokens though.",  # probe (39)
+])
+def test_bad_output_seen_is_kept(sentence):
+    assert _set_aside(sentence) == [False]
+
+
+@pytest.mark.parametrize("sentence", [
+    "it might also return garbage",  # words44's own
+    "Make sure the template matches, otherwise it will produce garbage output.",
+    "Otherwise it will produce garbage.",  # find_string id 32997890298
+    "Set the flag or else it will produce garbage output.",
+])
+def test_bad_output_supposed_is_still_set_aside(sentence):
+    assert _set_aside(sentence) == [True]
