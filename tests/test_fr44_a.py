@@ -70,3 +70,35 @@ def test_bad_output_seen_is_kept(sentence):
 ])
 def test_bad_output_supposed_is_still_set_aside(sentence):
     assert _set_aside(sentence) == [True]
+
+
+# ----------------------------------------------------------------------------- 4-5. Japanese and Korean errors seen
+
+
+@pytest.mark.parametrize("text", [
+    "エラーが出ることはありません。",  # probe (32)
+    "vLLM を TP=4 で動かしています。エラーが出ることはありませんが、スループットが低い。",  # probe (16)
+    "ログは標準エラー出力に書き出しています。",  # probe (13): stderr
+    "エラーが出ても処理は続きます。",  # probe (17): a concession
+    "エラーが発生したことはない。",
+    "vLLM 을 TP=4 로 실행하면 오류 발생 없이 정상 동작하지만, 처리량이 낮습니다.",  # probe (14)
+    "에러가 발생하는 경우 로그를 첨부하겠습니다.",  # probe (15): a case
+    "에러 발생 여부는 아직 확인하지 못했습니다.",  # probe (28): whether
+    "동료는 에러가 발생했다고 하던데 저는 로그를 못 봤습니다.",  # probe (27): another's word
+])
+def test_an_error_denied_supposed_or_heard_is_none(text):
+    assert not _said("error", text)
+
+
+@pytest.mark.parametrize("text", [
+    "マイグレーションをデータベースに反映しようとすると、次のようなエラーが出ます。",  # find_string id 26406751963
+    "（Consoleにエラーが出ます）",  # id 31293296383
+    "C#環境の構築にて、友人のPCでエラーが発生したので",  # id 26406751963
+    "Probe: エラーが出て止まります。",
+    "SQL로 직접 정책을 생성하려고 하면 \"must be owner of table objects\" 에러가 발생합니다.",  # id 15079174906
+    "뜬금없는 SQL syntax 에러가 납니다.",  # id 42579290777
+    "Probe: 에러가 났는데 원인을 모르겠습니다.",
+    "Probe: 에러 발생 후 프로세스가 종료됩니다.",
+])
+def test_an_error_seen_is_still_one(text):
+    assert _said("error", text)
