@@ -6238,16 +6238,30 @@ _PARAM_NOUN = (r"(?:backbones?|encoders?|decoders?|layers?|weights?|parameters?|
 _PIP_FREEZE = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+$", re.I)
 _FREEZE_STEM = re.compile(r"freez(?:e[sd]?|ing)?|froze", re.I)
 # (each run of blanks tried from its start only, and never given back: linear on a long run)
+# (fr44) Nor where the run is, "halfway through", "midway", "partway" ("training freezes halfway through the layers of
+# the first forward pass": a hang inside the layers), nor a part named as what a machine serves ("froze my LLM server":
+# the server froze). A value is a flag's only after the bare flag ("freeze=10"; with a colon, at a line's start or
+# after --, _ or a quote: "--freeze: 3", a config line "freeze: [0, 1]"), not a run's count after "freezes:" ("the job
+# sometimes freezes: 2 out of 5 runs").
 _FROZEN_OBJECT = re.compile(r"(?<![\s_-])(?:(?:[\s_-]++(?!(?:at|on|in|into|during|after|before|when|while|for|with|"
-                            r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely)\b)"
-                            r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b|"
+                            r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely|"
+                            r"through|throughout|halfway|midway|partway|half|part|somewhere|across|within|inside|"
+                            r"around|near|past|over)\b)"
+                            r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b"
+                            r"(?![\s_-]*+(?:servers?|services?|process(?:es)?|instances?|containers?|pods?|nodes?|"
+                            r"machines?|hosts?|endpoints?|workers?|engines?|runtimes?|apps?|applications?|clients?|"
+                            r"boxe?s?|APIs?|deployments?)\b)|"
                             r"\s*+[=:]\s*+(?:\d|\[|true\b|false\b))", re.I)
+_FROZEN_FLAG_BEFORE = re.compile(r"(?:^|\n|[-_\"'`{,]|--)[ \t]*$")
 _FROZEN_BEFORE_EN = re.compile(r"\b(?:backbone|encoder|decoder|layer|weight|parameter|embedding)[\s_-]+$|"
                                r"\b" + _PARAM_NOUN + r"\s+(?:are|is|were|was|been|being|get|gets|got)\s+$", re.I)
+# (fr44) The English parts ("LLM", "base", "heads") only as the marked object (を/을/를/만):
+# "ローカルLLMもフリーズします" (the local LLM freezes too) is the hang; a native part also with の/의 or bare
+# ("層の重みをフリーズ", "백본 프리징"), not with は/も/은/는/도 (its subject).
 _FROZEN_BEFORE_KO_JA = re.compile(
-    r"(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|ヘッド|"
-    r"백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드|" + _PARAM_NOUN + r")"
-    r"\s?(?:を|の|は|も|だけを?|을|를|은|는|의|만|도)?\s?$", re.I)
+    r"(?:(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|"
+    r"ヘッド|백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드)"
+    r"\s?(?:を|の|だけを?|을|를|의|만)?|" + _PARAM_NOUN + r"\s?(?:を|だけを?|을|를|만))\s?$", re.I)
 _FROZEN_AFTER_JA = re.compile(r"(?:する|した|させる|させた)\s?(?:レイヤー?|層|重み|パラメータ|パラメーター)")
 
 
@@ -6260,8 +6274,11 @@ def _frozen_parameters(text: str, m: re.Match) -> bool:
         return True
     if re.match(r"freez|froze", word, re.I):
         stem = _FREEZE_STEM.match(word)
-        return bool(_FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
-                    or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
+        obj = _FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
+        if obj and re.match(r"\s*[=:]", obj.group(0)) and not (word.lower() == "freeze" and (
+                "=" in obj.group(0) or _FROZEN_FLAG_BEFORE.search(text[max(0, m.start() - 10):m.start()]))):
+            obj = None  # "the job sometimes freezes: 2 out of 5 runs": a count, not a flag's value
+        return bool(obj or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
     if word.startswith(("フリーズ", "프리징")):
         return bool(_FROZEN_BEFORE_KO_JA.search(text[max(0, m.start() - 20):m.start()])
                     or _FROZEN_AFTER_JA.match(text, m.end()))

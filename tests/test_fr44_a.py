@@ -102,3 +102,30 @@ def test_an_error_denied_supposed_or_heard_is_none(text):
 ])
 def test_an_error_seen_is_still_one(text):
     assert _said("error", text)
+
+
+# ----------------------------------------------------------------------------- 6-7. a run that freezes, not parameters
+
+
+@pytest.mark.parametrize("text", [
+    "With 8 GPUs and DeepSpeed ZeRO-3, training freezes halfway through the layers of the first forward pass.",  # 18
+    "On 8 x A100 with FSDP the job sometimes freezes: 2 out of 5 runs never get past step 1.",  # probe (19)
+    "After ten minutes Ollama froze my LLM server and nothing answers anymore.",  # probe (40)
+    "vLLM で TP=2 にすると、ローカルLLMもフリーズします。",  # probe (20)
+    "Probe: the process freezes midway through the decoder layers.",
+])
+def test_a_run_that_freezes_is_a_hang(text):
+    assert _said("hang", text)
+
+
+@pytest.mark.parametrize("text", [
+    "Stage 1 — freeze=10: freeze the backbone, adapt only neck + head",  # words44's real (id 61397678015)
+    "freeze: [0, 1]",  # probe: a config line
+    "--freeze: 3",  # probe
+    "we froze the vision encoder and the LLM",  # words44's probe
+    "LLMをフリーズして学習します",  # probe: the marked object
+    "対象外の層の重みをフリーズ。",  # real (id 53668722867)
+    "모델의 헤드만 프리징하여 훈련",  # real (id 3693901214)
+])
+def test_frozen_parameters_stay_no_hang(text):
+    assert not _said("hang", text)
