@@ -3671,6 +3671,13 @@ def _sentence_start(text: str, pos: int) -> int:
     return max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
 
 
+def _sentence_near(text: str, pos: int) -> int:
+    """(fr44) _sentence_start, read back at most hearsay.SENTENCE_SPAN characters: the per-match checks of _said stay
+    linear on a long unpunctuated run of failure words."""
+    lo = max(0, pos - hearsay.SENTENCE_SPAN)
+    return max(text.rfind(".", lo, pos), text.rfind("\n", lo, pos), lo - 1) + 1
+
+
 def _sentence_at(text: str, pos: int) -> str:
     a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
     b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
@@ -6408,7 +6415,7 @@ def _said(kind: str, pattern: str, text: str):
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
             continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
-                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
+                _HEARSAY_POSSIBLE.search(text[_sentence_near(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
@@ -6578,7 +6585,7 @@ def _zh_not_observed(text: str, m: re.Match) -> bool:
     if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
             not _ZH_RATE_TO_ZERO.search(text):
         return True
-    start = _sentence_start(text, m.start())
+    start = _sentence_near(text, m.start())
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
     clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
