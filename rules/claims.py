@@ -5789,30 +5789,44 @@ _HANG_ZH_STALL = (r"(?<!防止)(?<!避免)(?<!性能)(?<!增长)(?<!提升)(?<!�
                   r"(?<!防止)(?<!避免)(?<!防止进程)(?<!避免进程)(?:出现|发生|导致|进程|服务|程序|任务)\s?挂起"
                   r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态|[（(]\s?Pending)|[到至]后台)(?!/)|挂起(?:现象|问题)")
 # (fr44) Nor either word in a clause that names a rate or a figure before it, a plateau however it is spelt
-# ("加到 8 卡后吞吐量停滞", "速度就停滞了", "loss 停滞在 2.3"), nor under a remedy, a precaution or a fix anywhere in
-# its sentence ("为了防止出现NCCL挂起问题，我们设置了…", "以免进程挂起", "已经解决了挂起问题", "之前遇到过 NCCL 初始化
-# 停滞，已经…解决了"), nor 挂起 done to a process on purpose ("用 Ctrl+Z 把进程挂起后再 fg 恢复").
+# ("加到 8 卡后吞吐量停滞", "速度就停滞了", "loss 停滞在 2.3"), nor under a precaution, a fix or the past in its
+# clause ("为了防止出现NCCL挂起问题", "以免进程挂起", "已经解决了挂起问题", "之前遇到过 NCCL 初始化停滞") or a fix said
+# after it in its sentence ("…停滞，已经通过设置 NCCL_P2P_DISABLE=1 解决了"), nor 挂起 done to a process on purpose
+# ("用 Ctrl+Z 把进程挂起后再 fg 恢复"). (In its clause only: "为了提高吞吐，加了 --enforce-eager 后进程挂起" is a
+# hang the change brought.)
 _ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|进展|利用率|占用率|带宽|loss|损失|精度|准确率|收敛|"
                             r"tokens?\s*/\s*s|tok/s|it/s", re.I)
-_ZH_STALL_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决|修复|之前|以前|曾经|过去|原来")
-_ZH_STALL_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复|就好了|就正常了)")
+_ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|"
+                              r"之前|以前|曾经|过去|原来")
+_ZH_HANG_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复)")
+
+
+def _zh_clause_before(text: str, m: re.Match) -> str:
+    """The clause of `text` before the Chinese word `m` (back to a comma or a sentence's end, 120 characters at
+    most)."""
+    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
+    return re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+
+
+def zh_hang_averted(text: str, m: re.Match) -> bool:
+    """(fr44) Is the Chinese hang word `m` guarded against, fixed or past (_ZH_HANG_AVERTED in its clause before it, a
+    fix said after it in its sentence), not a hang seen now?"""
+    return bool(re.match(r"[\u4e00-\u9fff]", m.group(0))) and bool(
+        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _ZH_HANG_FIXED_AFTER.match(text[m.end():m.end() + 80]))
 
 
 def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
     """(fr44) Is the 停滞 / 挂起 hang word `m` a rate's plateau (a rate or figure named earlier in its clause), averted,
-    fixed or past (_ZH_STALL_AVERTED earlier in its sentence, a fix said after it), or a suspension done on purpose
-    (把 … 挂起)?"""
+    fixed or past (zh_hang_averted), or a suspension done on purpose (把 … 挂起)?"""
     word = m.group(0)
     if "停滞" not in word and "挂起" not in word:
         return False
-    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
-    sentence = text[start:m.start()]
-    clause = re.split(r"[，,；;：:]", sentence)[-1]
+    clause = _zh_clause_before(text, m)
     if "停滞" in word and _ZH_STALL_RATE.search(clause):
         return True
     if "挂起" in word and "把" in clause:
         return True
-    return bool(_ZH_STALL_AVERTED.search(sentence) or _ZH_STALL_FIXED_AFTER.match(text[m.end():m.end() + 80]))
+    return zh_hang_averted(text, m)
 _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
             + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
             r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
@@ -6333,6 +6347,19 @@ def hang_on_one_gpu(facts: Facts) -> bool:
     after = after[:end.start()] if end else after
     runs = list(_ONE_GPU_RUN.finditer(before))
     return bool(runs) and not _MANY_GPUS.search(before[runs[-1].end():]) and not _MANY_GPUS.search(after)
+
+
+def hang_seen_now(facts: Facts) -> bool:
+    """(fr44) Does the ticket's opening class it as a hang (symptom_quote) with a hang seen now: not a Chinese hang word
+    guarded against, fixed or past (zh_hang_averted: "之前出现过卡住的问题，升级后已经解决了"), which the symptom
+    reading of the main words still takes as the ticket's class?"""
+    opening = _opening(facts)
+    found = symptom_quote(facts)
+    if not opening or not found or found[2] != "hang":
+        return False
+    text = opening[1]
+    m = next((m for m in _said("hang", dict(SYMPTOMS)["hang"], text) if _quote(text, m, 60) == found[1]), None)
+    return m is None or not zh_hang_averted(text, m)
 
 
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:

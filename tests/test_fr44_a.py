@@ -154,3 +154,28 @@ def test_a_long_run_of_failure_words_reads_in_linear_time(word):
     scan(10)
     short, long = scan(1200 // len(word)), scan(4800 // len(word))
     assert long < 8 * short + 0.05  # quadratic would be 16x
+
+
+# ----------------------------------------------------------------------------- 8. idle GPUs beside a hang seen now
+
+
+def test_idle_gpus_beside_a_fixed_hang_keep_gpu_utilisation():
+    """Probe (items 1-2 widened it: 2.md, 8.md): a Chinese hang fixed before no longer silences the idle GPUs, as
+    main reads it (claims.find has no Chinese hang)."""
+    from conftest import judged_issue
+    _, findings = judged_issue("# TP=4 慢\n\nvLLM TP=4，4 张 L40S，GPU 大部分时间空闲，吞吐只有单卡的 1.5 倍。"
+                               "之前出现过卡住的问题，升级后已经解决了。\n")
+    assert "ticket.gpu_utilisation" in findings
+    _, findings = judged_issue("# TP=4 慢\n\nTP=4 吞吐只有单卡的两倍。GPU 大部分时间空闲。我们之前遇到过 NCCL 初始化停滞，"
+                               "已经通过设置 NCCL_P2P_DISABLE=1 解决了。\n")  # probe (8)
+    assert "ticket.gpu_utilisation" in findings
+
+
+@pytest.mark.parametrize("text", [
+    "Probe: 为了提高吞吐，加了 --enforce-eager 后进程挂起，GPU 大部分时间空闲。",  # the change brought the hang
+    "Probe: 之前单卡速度还可以，现在 4 卡启动时卡住不动，GPU 大部分时间空闲。",  # 之前 in another clause
+])
+def test_a_hang_after_a_change_or_a_contrast_is_seen_now(text):
+    assert _said("hang", text)
+    m = next(claims._said("hang", _SYMPTOMS["hang"], cjk_spaced(text)))
+    assert not claims.zh_hang_averted(cjk_spaced(text), m)
