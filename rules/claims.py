@@ -3677,6 +3677,13 @@ def _sentence_start(text: str, pos: int) -> int:
     return max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
 
 
+def _sentence_near(text: str, pos: int) -> int:
+    """(fr44) _sentence_start, read back at most hearsay.SENTENCE_SPAN characters: the per-match checks of _said stay
+    linear on a long unpunctuated run of failure words."""
+    lo = max(0, pos - hearsay.SENTENCE_SPAN)
+    return max(text.rfind(".", lo, pos), text.rfind("\n", lo, pos), lo - 1) + 1
+
+
 def _sentence_at(text: str, pos: int) -> str:
     a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
     b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
@@ -5786,7 +5793,46 @@ _NOT_CARD_NOUN = r"(?<![张块个显单双多两\d一二三四五六七八九十
 # "挂起/恢复"), nor either under a remedy ("防止进程挂起", "避免…挂起").
 _HANG_ZH_STALL = (r"(?<!防止)(?<!避免)(?<!性能)(?<!增长)(?<!提升)(?<!速度)(?<!吞吐)(?<!进展)停滞(?!不前)|"
                   r"(?<!防止)(?<!避免)(?<!防止进程)(?<!避免进程)(?:出现|发生|导致|进程|服务|程序|任务)\s?挂起"
-                  r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态下))(?!/)|挂起(?:现象|问题)")
+                  r"(?![的了]?\s?(?:等待|一段时间|恢复|进程|状态|[（(]\s?Pending)|[到至]后台)(?!/)|挂起(?:现象|问题)")
+# (fr44) Nor either word in a clause that names a rate or a figure before it, a plateau however it is spelt
+# ("加到 8 卡后吞吐量停滞", "速度就停滞了", "loss 停滞在 2.3"), nor under a precaution, a fix or the past in its
+# clause ("为了防止出现NCCL挂起问题", "以免进程挂起", "已经解决了挂起问题", "之前遇到过 NCCL 初始化停滞") or a fix said
+# after it in its sentence ("…停滞，已经通过设置 NCCL_P2P_DISABLE=1 解决了"), nor 挂起 done to a process on purpose
+# ("用 Ctrl+Z 把进程挂起后再 fg 恢复"). (In its clause only: "为了提高吞吐，加了 --enforce-eager 后进程挂起" is a
+# hang the change brought.)
+_ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|进展|利用率|占用率|带宽|loss|损失|精度|准确率|收敛|"
+                            r"tokens?\s*/\s*s|tok/s|it/s", re.I)
+_ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|"
+                              r"之前|以前|曾经|过去|原来")
+_ZH_HANG_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复)")
+
+
+def _zh_clause_before(text: str, m: re.Match) -> str:
+    """The clause of `text` before the Chinese word `m` (back to a comma or a sentence's end, 120 characters at
+    most)."""
+    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
+    return re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+
+
+def zh_hang_averted(text: str, m: re.Match) -> bool:
+    """(fr44) Is the Chinese hang word `m` guarded against, fixed or past (_ZH_HANG_AVERTED in its clause before it, a
+    fix said after it in its sentence), not a hang seen now?"""
+    return bool(re.match(r"[\u4e00-\u9fff]", m.group(0))) and bool(
+        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _ZH_HANG_FIXED_AFTER.match(text[m.end():m.end() + 80]))
+
+
+def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
+    """(fr44) Is the 停滞 / 挂起 hang word `m` a rate's plateau (a rate or figure named earlier in its clause), averted,
+    fixed or past (zh_hang_averted), or a suspension done on purpose (把 … 挂起)?"""
+    word = m.group(0)
+    if "停滞" not in word and "挂起" not in word:
+        return False
+    clause = _zh_clause_before(text, m)
+    if "停滞" in word and _ZH_STALL_RATE.search(clause):
+        return True
+    if "挂起" in word and "把" in clause:
+        return True
+    return zh_hang_averted(text, m)
 _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
             + _NOT_CARD_NOUN + r"(?<!主要)(?<!瓶颈)(?<!基本)卡在了?\s*(?![\d约大一])[^，。；,;\n]{0,20}?"
             r"(?:不动|那里|那边|那儿|这里|这儿|这一?步|这一?块|这个(?:地方|位置)|阶段|初始化|(?<![A-Za-z])init\b|加载|"
@@ -5906,10 +5952,13 @@ _KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LE
 # "에러가 안 납니다", "오류 없음"), nor a condition, a possibility or another's word ("エラーが出る場合",
 # "エラーが発生したら", "エラーになる可能性", "エラーが出るらしい"; "에러가 발생하면", "에러가 발생할 경우",
 # "오류 발생 시", "에러가 난다고"), nor asked whether it will ("エラーが出ますか", "에러가 발생하나요?": _ko_ja_asked).
-_JA_ERROR_WORDS = (r"エラー(?:メッセージ)?(?=" + _JA_TIMEOUT_LEAD + r"(?:出|発生|起き|起こ|吐|に\s?な|と\s?な))"
+# (fr44) Not the stream's name ("標準エラー出力", stderr: 出 before 力), nor "never" said as "there is no case of it"
+# ("エラーが出ることはありません", "エラーが発生したことはない"), nor a concession ("エラーが出ても処理は続きます").
+_JA_ERROR_WORDS = (r"エラー(?:メッセージ)?(?=" + _JA_TIMEOUT_LEAD + r"(?:出(?!力)|発生|起き|起こ|吐|に\s?な|と\s?な))"
                    r"(?!" + _JA_TIMEOUT_LEAD + r"(?:出|発生|起き|起こ[りら]?|に\s?な[らりっ]?|と\s?な[らりっ]?)?"
                    r"(?:し|す|さ)?(?:て(?:い|お)?)?"
-                   r"(?:" + _JA_NOT_SEEN + r"|る(?:か(?:どうか)?|時|とき|際)|た(?:場合|時|とき|際|ら)|れば)|せず|なし)")
+                   r"(?:" + _JA_NOT_SEEN + r"|る(?:か(?:どうか)?|時|とき|際)|た(?:場合|時|とき|際|ら)|れば|ても|"
+                   r"[るた]?こと(?:は|が|も)?\s?(?:な[いく]|ありません))|せず|なし)")
 _KO_ERROR_WORDS = (r"(?:에러|오류)(?:\s?메시지)?(?=" + _KO_TIMEOUT_LEAD
                    + r"(?:발생|생기|생겼|생깁|나(?!중|머지)|났|납|난|뜨|뜹|떴|떠|뜬|나타|나오|나옵|나왔))"
                    r"(?!" + _KO_TIMEOUT_LEAD
@@ -5917,7 +5966,11 @@ _KO_ERROR_WORDS = (r"(?:에러|오류)(?:\s?메시지)?(?=" + _KO_TIMEOUT_LEAD
                    r"(?:발생|생기|나타나)?(?:하|되)?면(?!서)|나면(?!서)|뜨면|나오면|"
                    r"(?:발생할|발생될|생길|날|뜰|나올)\s*(?:경우|수|때|지도)|발생\s?시(?![가-힣])|발생\s?가능|"
                    r"(?:발생한다|난다|뜬다|나온다)(?:고|는)|(?:발생하|나|뜨)는\s*(?:것\s*같|듯)|"
-                   r"안\s?(?:나|났|납|난|생|뜨|떴|뜹|뜬|떠|발생|나와|나오)))")
+                   r"안\s?(?:나|났|납|난|생|뜨|떴|뜹|뜬|떠|발생|나와|나오)|"
+                   # (fr44) without one or whether one occurs ("오류 발생 없이 정상 동작", "에러 발생 여부는"), the
+                   # case of one ("에러가 발생하는 경우", "오류가 나는지"), another's word ("에러가 발생했다고 하던데")
+                   r"발생\s?(?:없이|여부)|(?:발생하|생기|나|뜨|나오)는\s*(?:경우|지)|"
+                   r"(?:발생했|났|떴|생겼|나왔)다(?:고|는)))")
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
@@ -6212,16 +6265,30 @@ _PARAM_NOUN = (r"(?:backbones?|encoders?|decoders?|layers?|weights?|parameters?|
 _PIP_FREEZE = re.compile(r"\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+$", re.I)
 _FREEZE_STEM = re.compile(r"freez(?:e[sd]?|ing)?|froze", re.I)
 # (each run of blanks tried from its start only, and never given back: linear on a long run)
+# (fr44) Nor where the run is, "halfway through", "midway", "partway" ("training freezes halfway through the layers of
+# the first forward pass": a hang inside the layers), nor a part named as what a machine serves ("froze my LLM server":
+# the server froze). A value is a flag's only after the bare flag ("freeze=10"; with a colon, at a line's start or
+# after --, _ or a quote: "--freeze: 3", a config line "freeze: [0, 1]"), not a run's count after "freezes:" ("the job
+# sometimes freezes: 2 out of 5 runs").
 _FROZEN_OBJECT = re.compile(r"(?<![\s_-])(?:(?:[\s_-]++(?!(?:at|on|in|into|during|after|before|when|while|for|with|"
-                            r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely)\b)"
-                            r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b|"
+                            r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely|"
+                            r"through|throughout|halfway|midway|partway|half|part|somewhere|across|within|inside|"
+                            r"around|near|past|over)\b)"
+                            r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b"
+                            r"(?![\s_-]*+(?:servers?|services?|process(?:es)?|instances?|containers?|pods?|nodes?|"
+                            r"machines?|hosts?|endpoints?|workers?|engines?|runtimes?|apps?|applications?|clients?|"
+                            r"boxe?s?|APIs?|deployments?)\b)|"
                             r"\s*+[=:]\s*+(?:\d|\[|true\b|false\b))", re.I)
+_FROZEN_FLAG_BEFORE = re.compile(r"(?:^|\n|[-_\"'`{,]|--)[ \t]*$")
 _FROZEN_BEFORE_EN = re.compile(r"\b(?:backbone|encoder|decoder|layer|weight|parameter|embedding)[\s_-]+$|"
                                r"\b" + _PARAM_NOUN + r"\s+(?:are|is|were|was|been|being|get|gets|got)\s+$", re.I)
+# (fr44) The English parts ("LLM", "base", "heads") only as the marked object (を/을/를/만):
+# "ローカルLLMもフリーズします" (the local LLM freezes too) is the hang; a native part also with の/의 or bare
+# ("層の重みをフリーズ", "백본 프리징"), not with は/も/은/는/도 (its subject).
 _FROZEN_BEFORE_KO_JA = re.compile(
-    r"(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|ヘッド|"
-    r"백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드|" + _PARAM_NOUN + r")"
-    r"\s?(?:を|の|は|も|だけを?|을|를|은|는|의|만|도)?\s?$", re.I)
+    r"(?:(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|"
+    r"ヘッド|백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드)"
+    r"\s?(?:を|の|だけを?|을|를|의|만)?|" + _PARAM_NOUN + r"\s?(?:を|だけを?|을|를|만))\s?$", re.I)
 _FROZEN_AFTER_JA = re.compile(r"(?:する|した|させる|させた)\s?(?:レイヤー?|層|重み|パラメータ|パラメーター)")
 
 
@@ -6234,8 +6301,11 @@ def _frozen_parameters(text: str, m: re.Match) -> bool:
         return True
     if re.match(r"freez|froze", word, re.I):
         stem = _FREEZE_STEM.match(word)
-        return bool(_FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
-                    or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
+        obj = _FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
+        if obj and re.match(r"\s*[=:]", obj.group(0)) and not (word.lower() == "freeze" and (
+                "=" in obj.group(0) or _FROZEN_FLAG_BEFORE.search(text[max(0, m.start() - 10):m.start()]))):
+            obj = None  # "the job sometimes freezes: 2 out of 5 runs": a count, not a flag's value
+        return bool(obj or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
     if word.startswith(("フリーズ", "프리징")):
         return bool(_FROZEN_BEFORE_KO_JA.search(text[max(0, m.start() - 20):m.start()])
                     or _FROZEN_AFTER_JA.match(text, m.end()))
@@ -6283,6 +6353,19 @@ def hang_on_one_gpu(facts: Facts) -> bool:
     after = after[:end.start()] if end else after
     runs = list(_ONE_GPU_RUN.finditer(before))
     return bool(runs) and not _MANY_GPUS.search(before[runs[-1].end():]) and not _MANY_GPUS.search(after)
+
+
+def hang_seen_now(facts: Facts) -> bool:
+    """(fr44) Does the ticket's opening class it as a hang (symptom_quote) with a hang seen now: not a Chinese hang word
+    guarded against, fixed or past (zh_hang_averted: "之前出现过卡住的问题，升级后已经解决了"), which the symptom
+    reading of the main words still takes as the ticket's class?"""
+    opening = _opening(facts)
+    found = symptom_quote(facts)
+    if not opening or not found or found[2] != "hang":
+        return False
+    text = opening[1]
+    m = next((m for m in _said("hang", dict(SYMPTOMS)["hang"], text) if _quote(text, m, 60) == found[1]), None)
+    return m is None or not zh_hang_averted(text, m)
 
 
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
@@ -6365,7 +6448,7 @@ def _said(kind: str, pattern: str, text: str):
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
             continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
-                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start()):m.start()]):
+                _HEARSAY_POSSIBLE.search(text[_sentence_near(text, m.start()):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
@@ -6406,6 +6489,8 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "速度被单个 CPU 核心的性能卡住了": held back by the CPU (a bottleneck), not a hang
         if kind == "hang" and m.group(0).lower() == "stuck" and _STATE_STUCK.match(text, m.end()):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
+        if kind == "hang" and _zh_stall_not_hang(text, m):
+            continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
         if kind == "hang" and _frozen_parameters(text, m):
             continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
@@ -6533,7 +6618,7 @@ def _zh_not_observed(text: str, m: re.Match) -> bool:
     if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
             not _ZH_RATE_TO_ZERO.search(text):
         return True
-    start = _sentence_start(text, m.start())
+    start = _sentence_near(text, m.start())
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
     clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))

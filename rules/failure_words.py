@@ -63,10 +63,14 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
 # produce garbage output", id 41925780359; "Otherwise it will produce garbage.", id 32997890298: find_string ids):
 # a warning of what could happen, not output seen. "would" with "always"/"still" after it is the reporter's habit of
 # the run ("it would always return garbage"), seen. The clause up to the bad-output words only.
-_SUPPOSED_OUTPUT = re.compile(r"\b(?:might|may|could|would(?!\s+(?:always|still|consistently|often|sometimes|"
-                              r"keep|then|again|just\s+keep)\b))\s+(?:(?!(?:and|but|or|so|because|when|while|if)\b)"
-                              r"[\w'-]+\s+){0,3}$|"
-                              r"\b(?:otherwise|else)\b,?\s+(?:\w+\s+){0,3}?will\s+(?:\w+\s+){0,3}$", re.I)
+# (fr44) The modal is the lowercase "may", not the month ("Since May 3 the model produces gibberish"), and "otherwise"
+# opens its clause (at the start, after a comma or "and"/"or"/"but"/"so"): "The server runs fine otherwise, it will
+# produce garbage output after 100 tokens" says the garbage is seen.
+_SUPPOSED_OUTPUT = re.compile(r"\b(?:might|(?-i:may)(?!\s+\d)|could|would(?!\s+(?:always|still|consistently|often|"
+                              r"sometimes|keep|then|again|just\s+keep)\b))\s+"
+                              r"(?:(?!(?:and|but|or|so|because|when|while|if)\b)[\w'-]+\s+){0,3}$|"
+                              r"(?:^|(?<=[,;:(])|(?<=\band)|(?<=\bor)|(?<=\bbut)|(?<=\bso))\s*"
+                              r"(?:otherwise|else)\b,?\s+(?:\w+\s+){0,3}?will\s+(?:\w+\s+){0,3}$", re.I)
 _WRONG_OUTPUT_RE = re.compile(_WRONG_OUTPUT, re.I)
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
 # (review37b) A failure that is not the reporter's now: someone else's, another thread's or an old release's ("I read

@@ -1721,14 +1721,14 @@ def gpu_utilisation(facts: Facts, predictions=None):
     words = _first(facts, "gpu_idle_words")
     if not low and not (words and not words.guess):
         return
-    said = claims.symptom_quote(facts)
-    if not low and (readings or claims.find(facts, "hang") or (said and said[2] == "hang")):
+    if not low and (readings or claims.find(facts, "hang") or claims.hang_seen_now(facts)):
         # (s23) "idle" said of GPUs the same text counts busy ("the GPUs remain idle ... GPU utilization stays at 100%",
         # modelscope/ms-swift#10183), or of a job that hangs: the GPUs of a stalled collective wait in NCCL's spinning
         # kernel, which NVML counts busy; the words name the stall, not a host that starves them
         # (cjk44) the hang also as the words that class the ticket, in any language the symptom reading knows: "其他GPU
         # 处于空闲状态" beside "初始化阶段出现卡顿或超时" and a 1800000 ms timeout (a vLLM TP=4 start-up,
         # blog.gitcode.com/9f4b4159...), as ticket.cpu_bound already reads it
+        # (fr44) a hang seen now: not one guarded against or fixed before ("之前出现过卡住的问题，升级后已经解决了")
         return
     u = min(low, key=lambda c: c.data["percent"]) if low else words
     pct = u.data.get("percent")
