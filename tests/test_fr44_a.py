@@ -166,8 +166,8 @@ def test_idle_gpus_beside_a_fixed_hang_keep_gpu_utilisation():
     _, findings = judged_issue("# TP=4 慢\n\nvLLM TP=4，4 张 L40S，GPU 大部分时间空闲，吞吐只有单卡的 1.5 倍。"
                                "之前出现过卡住的问题，升级后已经解决了。\n")
     assert "ticket.gpu_utilisation" in findings
-    _, findings = judged_issue("# TP=4 慢\n\nTP=4 吞吐只有单卡的两倍。GPU 大部分时间空闲。我们之前遇到过 NCCL 初始化停滞，"
-                               "已经通过设置 NCCL_P2P_DISABLE=1 解决了。\n")  # probe (8)
+    _, findings = judged_issue("# TP=4 慢\n\nTP=4 吞吐只有单卡的两倍。GPU 大部分时间空闲。"
+                               "我们之前遇到过 NCCL 初始化停滞，已经通过设置 NCCL_P2P_DISABLE=1 解决了。\n")  # (8)
     assert "ticket.gpu_utilisation" in findings
 
 
