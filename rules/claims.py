@@ -5802,9 +5802,15 @@ _HANG_ZH_STALL = (r"(?<!防止)(?<!避免)(?<!性能)(?<!增长)(?<!提升)(?<!�
 # hang the change brought.)
 _ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|进展|利用率|占用率|带宽|loss|损失|精度|准确率|收敛|"
                             r"tokens?\s*/\s*s|tok/s|it/s", re.I)
-_ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|"
-                              r"之前|以前|曾经|过去|原来")
+# (fr44r2) 之前/以前/原来/过去 are the past only opening the clause or before 也/曾/遇到/出现过
+# ("之前遇到过 NCCL 初始化停滞"), not after a noun, "before X" ("在 loss.backward() 之前进程挂起": the hang is
+# now), nor as "former" (原来的配置下) or a span (过去 2 小时进程挂起). A fix said after it is no fix when
+# temporary, believed or asked for ("重启后暂时解决了", "要怎么才能彻底解决了？").
+_ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|曾经|过去曾|"
+                              r"^\s*(?:之前|以前|原来|过去)(?![的\s\d几一两半])|"
+                              r"(?:之前|以前|原来|过去)\s*(?:也|曾|遇到|碰到|出现过|发生过)")
 _ZH_HANG_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复)")
+_ZH_FIX_NOT_SO = re.compile(r"暂时|临时|以为|怎么|如何|请问|能否|是否|吗|[？?]")
 
 
 def _zh_clause_before(text: str, m: re.Match) -> str:
@@ -5818,7 +5824,17 @@ def zh_hang_averted(text: str, m: re.Match) -> bool:
     """(fr44) Is the Chinese hang word `m` guarded against, fixed or past (_ZH_HANG_AVERTED in its clause before it, a
     fix said after it in its sentence), not a hang seen now?"""
     return bool(re.match(r"[\u4e00-\u9fff]", m.group(0))) and bool(
-        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _ZH_HANG_FIXED_AFTER.match(text[m.end():m.end() + 80]))
+        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _zh_fixed_after(text, m))
+
+
+def _zh_fixed_after(text: str, m: re.Match) -> bool:
+    """(fr44r2) Is a fix said after the Chinese hang word `m` in its sentence, not a temporary, believed or asked-for
+    one (_ZH_FIX_NOT_SO between, or a question after)?"""
+    fix = _ZH_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)
+    if not fix:
+        return False
+    rest = re.match(r"[^。！!\n]{0,40}", text[fix.end():]).group(0)
+    return not _ZH_FIX_NOT_SO.search(text[m.end():fix.end()] + rest)
 
 
 def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
@@ -5827,10 +5843,14 @@ def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
     word = m.group(0)
     if "停滞" not in word and "挂起" not in word:
         return False
-    clause = _zh_clause_before(text, m)
-    if "停滞" in word and _ZH_STALL_RATE.search(clause):
+    # (fr44r2) the rate the subject right before 停滞 ("吞吐量停滞", "速度就停滞了", "loss 停滞在"), not one before
+    # 时/但/后 or another subject ("GPU 利用率 100% 但训练停滞", "测带宽时停滞"); 把 with the process right before
+    # 挂起 ("把进程挂起"), not "把模型加载到 GPU 后进程挂起"
+    lead = _zh_clause_before(text, m) + word[:word.find("停滞") if "停滞" in word else word.find("挂起")]
+    if "停滞" in word and re.search(r"(?:" + _ZH_STALL_RATE.pattern
+                                   + r")(?:量|值)?\s*(?:就|也|都|一直|基本|已经|开始)?\s*$", lead, re.I):
         return True
-    if "挂起" in word and "把" in clause:
+    if "挂起" in word and re.search(r"把\s*(?:这个|该|整个)?\s*(?:进程|任务|作业|程序|服务|job|它)?\s*$", lead, re.I):
         return True
     return zh_hang_averted(text, m)
 _HANG_ZH = (_NOT_CARD_NOUN + r"卡着|"
