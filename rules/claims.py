@@ -6289,11 +6289,13 @@ _FREEZE_STEM = re.compile(r"freez(?:e[sd]?|ing)?|froze", re.I)
 # the first forward pass": a hang inside the layers), nor a part named as what a machine serves ("froze my LLM server":
 # the server froze). A value is a flag's only after the bare flag ("freeze=10"; with a colon, at a line's start or
 # after --, _ or a quote: "--freeze: 3", a config line "freeze: [0, 1]"), not a run's count after "freezes:" ("the job
-# sometimes freezes: 2 out of 5 runs").
+# sometimes freezes: 2 out of 5 runs"). (fr44r2) "half", "part", "around", "over" end it only before "way", "through",
+# "of the forward" ("freezes part way through the layers"): "I freeze part of the backbone", "freeze over 20 layers"
+# are parameters.
 _FROZEN_OBJECT = re.compile(r"(?<![\s_-])(?:(?:[\s_-]++(?!(?:at|on|in|into|during|after|before|when|while|for|with|"
                             r"every|each|and|or|if|because|until|from|to|since|up|out|again|forever|completely|"
-                            r"through|throughout|halfway|midway|partway|half|part|somewhere|across|within|inside|"
-                            r"around|near|past|over)\b)"
+                            r"through|throughout|halfway|midway|partway|somewhere|across|within|inside|near|past|"
+                            r"(?:half|part|around|over)\b(?=[\s_-]*+(?:way|through|of\s+the\s+(?:forward|backward))))\b)"
                             r"(?![A-Za-z]+ing\b)[A-Za-z0-9'.]++){0,3}?[\s_-]++" + _PARAM_NOUN + r"\b"
                             r"(?![\s_-]*+(?:servers?|services?|process(?:es)?|instances?|containers?|pods?|nodes?|"
                             r"machines?|hosts?|endpoints?|workers?|engines?|runtimes?|apps?|applications?|clients?|"
@@ -6309,6 +6311,13 @@ _FROZEN_BEFORE_KO_JA = re.compile(
     r"(?:(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|"
     r"ヘッド|백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드)"
     r"\s?(?:を|の|だけを?|을|를|의|만)?|" + _PARAM_NOUN + r"\s?(?:を|だけを?|을|를|만))\s?$", re.I)
+# (fr44r2) A native part as the topic (は/는/은) where training follows in the sentence: "エンコーダーはフリーズし、
+# デコーダーのみ学習します", "인코더는 프리징하고 디코더만 학습합니다" (freeze one part, train the other).
+_FROZEN_TOPIC_KO_JA = re.compile(
+    r"(?:バックボーン|エンコーダー?|デコーダー?|レイヤー?|層|重み|パラメータ|パラメーター|埋め込み|エンベディング|ヘッド|"
+    r"백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드)\s?(?:は|는|은)\s?$")
+_FROZEN_THEN_TRAIN = re.compile(r"(?:し|して|させ|하고|하며|하여|해서|시키고)[^。！？!?\n]{0,40}?"
+                                r"(?:学習|訓練|ファインチューニング|학습|훈련|파인\s?튜닝|fine-?tun)", re.I)
 _FROZEN_AFTER_JA = re.compile(r"(?:する|した|させる|させた)\s?(?:レイヤー?|層|重み|パラメータ|パラメーター)")
 
 
@@ -6328,7 +6337,9 @@ def _frozen_parameters(text: str, m: re.Match) -> bool:
         return bool(obj or _FROZEN_BEFORE_EN.search(text[max(0, m.start() - 40):m.start()]))
     if word.startswith(("フリーズ", "프리징")):
         return bool(_FROZEN_BEFORE_KO_JA.search(text[max(0, m.start() - 20):m.start()])
-                    or _FROZEN_AFTER_JA.match(text, m.end()))
+                    or _FROZEN_AFTER_JA.match(text, m.end())
+                    or (_FROZEN_TOPIC_KO_JA.search(text[max(0, m.start() - 20):m.start()])
+                        and _FROZEN_THEN_TRAIN.match(text, m.end())))
     return False
 
 
