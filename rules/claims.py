@@ -5972,9 +5972,11 @@ _KO_HANG_WORDS = (r"(?:데드\s?락|데드\s?록|프리징)(?!" + _KO_TIMEOUT_LE
 # "에러가 안 납니다", "오류 없음"), nor a condition, a possibility or another's word ("エラーが出る場合",
 # "エラーが発生したら", "エラーになる可能性", "エラーが出るらしい"; "에러가 발생하면", "에러가 발생할 경우",
 # "오류 발생 시", "에러가 난다고"), nor asked whether it will ("エラーが出ますか", "에러가 발생하나요?": _ko_ja_asked).
-# (fr44) Not the stream's name ("標準エラー出力", stderr: 出 before 力), nor "never" said as "there is no case of it"
+# (fr44) Not the stream's name ("標準エラー出力", stderr: 出 before 力, but "エラーが出力されて": one put out),
+# nor "never" said as "there is no case of it"
 # ("エラーが出ることはありません", "エラーが発生したことはない"), nor a concession ("エラーが出ても処理は続きます").
-_JA_ERROR_WORDS = (r"エラー(?:メッセージ)?(?=" + _JA_TIMEOUT_LEAD + r"(?:出(?!力)|発生|起き|起こ|吐|に\s?な|と\s?な))"
+_JA_ERROR_WORDS = (r"エラー(?:メッセージ)?(?=" + _JA_TIMEOUT_LEAD
+                   + r"(?:出(?!力(?![さし]))|発生|起き|起こ|吐|に\s?な|と\s?な))"
                    r"(?!" + _JA_TIMEOUT_LEAD + r"(?:出|発生|起き|起こ[りら]?|に\s?な[らりっ]?|と\s?な[らりっ]?)?"
                    r"(?:し|す|さ)?(?:て(?:い|お)?)?"
                    r"(?:" + _JA_NOT_SEEN + r"|る(?:か(?:どうか)?|時|とき|際)|た(?:場合|時|とき|際|ら)|れば|ても|"
@@ -5989,8 +5991,9 @@ _KO_ERROR_WORDS = (r"(?:에러|오류)(?:\s?메시지)?(?=" + _KO_TIMEOUT_LEAD
                    r"안\s?(?:나|났|납|난|생|뜨|떴|뜹|뜬|떠|발생|나와|나오)|"
                    # (fr44) without one or whether one occurs ("오류 발생 없이 정상 동작", "에러 발생 여부는"), the
                    # case of one ("에러가 발생하는 경우", "오류가 나는지"), another's word ("에러가 발생했다고 하던데")
-                   r"발생\s?(?:없이|여부)|(?:발생하|생기|나|뜨|나오)는\s*(?:경우|지)|"
-                   r"(?:발생했|났|떴|생겼|나왔)다(?:고|는)))")
+                   r"발생\s?(?:없이|여부)|(?:발생하|생기|나|뜨|나오)는\s*(?:경우|지(?!점|속))|"
+                   # (fr44r2) not what the screen shows ("오류가 발생했다고 뜨고": seen), nor 지점 ("the point")
+                   r"(?:발생했|났|떴|생겼|나왔)다(?:고|는)(?!\s*(?:뜨|뜹|떴|떠|나오|나옵|나왔|나와|표시|찍))))")
 
 SYMPTOMS: list[tuple[str, str]] = [
     # (ut29d) "stucked", as non-native writers put it ("it aways stucked", sgl-project/sglang#12450)
