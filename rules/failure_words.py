@@ -65,11 +65,17 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
 # the run ("it would always return garbage"), seen. The clause up to the bad-output words only.
 # (fr44) The modal is the lowercase "may", not the month ("Since May 3 the model produces gibberish"), and "otherwise"
 # opens its clause (at the start, after a comma or "and"/"or"/"but"/"so"): "The server runs fine otherwise, it will
-# produce garbage output after 100 tokens" says the garbage is seen.
+# produce garbage output after 100 tokens" says the garbage is seen. (fr44r2) A dash or a bullet opens a clause too
+# ("You must set --dtype float16 - otherwise it will return gibberish", "- Otherwise it will return gibberish"), and so
+# does an instruction before it ("Make sure to pass --trust-remote-code otherwise it will produce garbage output").
 _SUPPOSED_OUTPUT = re.compile(r"\b(?:might|(?-i:may)(?!\s+\d)|could|would(?!\s+(?:always|still|consistently|often|"
                               r"sometimes|keep|then|again|just\s+keep)\b))\s+"
                               r"(?:(?!(?:and|but|or|so|because|when|while|if)\b)[\w'-]+\s+){0,3}$|"
-                              r"(?:^|(?<=[,;:(])|(?<=\band)|(?<=\bor)|(?<=\bbut)|(?<=\bso))\s*"
+                              r"(?:^|(?<=[,;:(])|(?<=\band)|(?<=\bor)|(?<=\bbut)|(?<=\bso)|(?<=\s[-–—])|(?<=^[-*•–—])|"
+                              r"(?<=\n[-*•–—])|"
+                              r"(?:\b(?:must|need\s+to|needs\s+to|make\s+sure|be\s+sure|ensure|should|have\s+to|"
+                              r"has\s+to|remember\s+to|don'?t\s+forget)\b|^\s*(?:please\s+)?(?:set|pass|use|add|enable|"
+                              r"disable|run|install)\b)[^.!?\n]*?\s)\s*"
                               r"(?:otherwise|else)\b,?\s+(?:\w+\s+){0,3}?will\s+(?:\w+\s+){0,3}$", re.I)
 _WRONG_OUTPUT_RE = re.compile(_WRONG_OUTPUT, re.I)
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
