@@ -2482,8 +2482,10 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
 # ("previously", "used to") or a change made since ("before the upgrade", "before my fix", "before patching"; "after
 # the upgrade" turns to now, _TURN_TO_NOW).
 _PAST_ADVERB = r"previously|formerly|originally|used\s+to"
-_THE_CHANGE = r"(?:the|my|this|that|our|an?)\s+(?:fix|change|upgrade|update|patch)\w*"
-_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?(?:fix|change|upgrade|update|patch)\w*"
+# (fr44r2) the verbs' -ing forms too ("before updating Ollama", "after upgrading")
+_CHANGE_WORD = r"(?:fix|chang|upgrad|updat|patch)\w*"
+_THE_CHANGE = r"(?:the|my|this|that|our|an?)\s+" + _CHANGE_WORD
+_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?" + _CHANGE_WORD
 _BEFORE_A_CHANGE = r"before\s+" + _A_CHANGE
 # (fr44) A placement's past needs the change named with its determiner ("before the upgrade"): "Before patching the
 # Modelfile myself I checked the server log, and only 27 layers are offloaded" tells when the writer looked, and a

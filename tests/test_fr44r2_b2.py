@@ -140,3 +140,16 @@ def test_probe_17_forum_advice_is_not_p2p_forced_off():
             "on 2x RTX 4090 gives 40 tokens/s, slower than one GPU (70 tokens/s). A forum post says you could enable "
             "NCCL_P2P_DISABLE=1 on these cards to avoid the hang. Why is tp=2 slower?\n")
     assert "topology.p2p_forced_off" not in _rules(text)
+
+
+# ------------------------------------------- 8. the change's -ing forms: "before updating", "after upgrading"
+
+@pytest.mark.parametrize("before, past, is_past", [
+    ("Before updating Ollama ", True, True),  # probe (7.md)
+    ("Previously everything ran on the GPU, after upgrading ", False, False),  # probe (5.md)
+    # near-misses: a present placement after a bare -ing change (as "before patching ... myself", fr44b probe 7)
+    ("Before upgrading I checked the log, and ", False, False),
+    ("Previously, even after upgrading, ", True, True),
+])
+def test_past_state_ing_forms(before, past, is_past):
+    assert claims._past_state(before, past=past) is is_past
