@@ -2482,8 +2482,10 @@ def _state_denied(sentence: str, m: re.Match) -> bool:
 # ("previously", "used to") or a change made since ("before the upgrade", "before my fix", "before patching"; "after
 # the upgrade" turns to now, _TURN_TO_NOW).
 _PAST_ADVERB = r"previously|formerly|originally|used\s+to"
-_THE_CHANGE = r"(?:the|my|this|that|our|an?)\s+(?:fix|change|upgrade|update|patch)\w*"
-_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?(?:fix|change|upgrade|update|patch)\w*"
+# (fr44r2) the verbs' -ing forms too ("before updating Ollama", "after upgrading")
+_CHANGE_WORD = r"(?:fix|chang|upgrad|updat|patch)\w*"
+_THE_CHANGE = r"(?:the|my|this|that|our|an?)\s+" + _CHANGE_WORD
+_A_CHANGE = r"(?:(?:the|my|this|that|our|an?)\s+)?" + _CHANGE_WORD
 _BEFORE_A_CHANGE = r"before\s+" + _A_CHANGE
 # (fr44) A placement's past needs the change named with its determiner ("before the upgrade"): "Before patching the
 # Modelfile myself I checked the server log, and only 27 layers are offloaded" tells when the writer looked, and a
@@ -9990,14 +9992,22 @@ _PAST_STATE = re.compile(r"\b(?:" + _BEFORE_THE_CHANGE + r"|" + _PAST_ADVERB + r
                          r"(?:with|in|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 # (fr43 A2) The past said in an earlier clause that turns to now is not this placement's: "I used to get 40 tokens/s,
 # but now only 20 layers are offloaded to GPU", "Before the update everything ran on the GPU, but now only 20 ...".
+# (fr44r2) ... and after a change, its determiner optional as before ("after patching the Modelfile only 27 layers
+# are offloaded", "after update 0.3.1 ..."); a concessive "even after" is none.
 _TURN_TO_NOW = re.compile(r";|\b(?:but|now|currently|nowadays|today|these\s+days|since\s+then|"
-                          r"(?<!\beven\s)after\s+" + _THE_CHANGE + r")\b", re.I)
+                          r"(?<!\beven\s)after\s+" + _A_CHANGE + r")\b", re.I)
+# (fr44r2) A placement put in the past tense ("only 27 layers were offloaded") is the past after a bare change too
+# ("Before patching the Modelfile only 27 layers were offloaded"); one in the present needs the determiner (above).
+_PAST_STATE_BARE = re.compile(r"\b" + _BEFORE_A_CHANGE + r"\b", re.I)
+_PAST_VERB = re.compile(r"\b(?:were|was)\b", re.I)
 
 
-def _past_state(before: str) -> bool:
-    """Is the placement after `before` said of the past, in its own clause (after the last turn to now)?"""
+def _past_state(before: str, past: bool = False) -> bool:
+    """Is the placement after `before` said of the past, in its own clause (after the last turn to now)? `past`: the
+    placement's own verb is in the past tense."""
     turns = [t.end() for t in _TURN_TO_NOW.finditer(before)]
-    return bool(_PAST_STATE.search(before, turns[-1] if turns else 0))
+    start = turns[-1] if turns else 0
+    return bool(_PAST_STATE.search(before, start) or past and _PAST_STATE_BARE.search(before, start))
 
 
 _ONLY_LAYERS_ON_GPU = re.compile(r"\bonly\s+(\d{1,3})\s+(?:repeating\s+)?layers\s+"
@@ -10376,7 +10386,8 @@ def partial_offload(facts: Facts) -> list[Claim]:
                     else {"form": "words"}
                 out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                                  negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])
-                                              or _past_state(sentence[:m.start()])),
+                                              or _past_state(sentence[:m.start()],
+                                                             past=bool(_PAST_VERB.search(m.group(0))))),
                                  # a placement said with the time it was seen ("when I am running gemma2 ...
                                  # only 27 layers are offloaded") is observed; "if" still conditions it
                                  guess=_guessed(sentence, m.start()) or conditional(sentence[:m.start()], when=False)

@@ -69,8 +69,12 @@ ONE_GPU_USED = re.compile(
 # (scaling44) "only one GPU is busy at any time" is the same turn-taking in accelerate's own words ("only one GPU will
 # be active at a given moment", https://huggingface.co/docs/accelerate/usage_guides/big_modeling)
 # (fr44) ... closing the busy clause: "at any time I check nvidia-smi" says when the writer looks, not turns.
+# (fr44r2) ... or a "when" of looking ("at any given moment when we look"); not "when generating", "when I run
+# generate()", the work that takes turns; a comma before the pronoun closes it too ("at any time, I see ...").
 _IN_TURN = re.compile(r"\bat a time\b|\b(?:at any (?:given )?|at a given )(?:time|moment)\b"
-                      r"(?!\s+(?:I|we|you|they|he|she|when|whenever|that|someone|anyone)\b)|"
+                      r"(?!,?\s+(?:(?:when|whenever|that)\s+(?:I|we|you|they|he|she|someone|anyone)\s+(?:\w+\s+)?"
+                      r"(?:look|check|watch|see|glance|monitor|observe|view|open|peek|query|run\s+nvidia-smi)|"
+                      r"(?:I|we|you|they|he|she|someone|anyone))\b)|"
                       r"\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
                       r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
                       r"por turnos", re.I)

@@ -73,7 +73,7 @@ def test_probe_8_enable_said_by_the_docs_and_adopted_is_in_use():
 
 
 @pytest.mark.parametrize("before, off", [
-    ("you can enable ", False),  # probe: ADVISING's verbs as before tidy44
+    ("you can enable ", True),  # (fr44r2) "enable" advises; advice taken up runs (launch.ADOPTED_AFTER, probe 8 above)
     ("you can set ", True),  # near-miss: advice
     ("you could also disable ", True),  # near-miss
     ("please set ", True),  # near-miss

@@ -15,12 +15,12 @@ from rules import claims, ticket_rules
 def test_one_advice_reading_serves_the_parser_and_the_claims():
     for pattern in (claims._GUESS.pattern, claims._ADVISED.pattern):
         assert launch.YOU_ADVISE in pattern
-    for pattern in (launch.ADVISING, claims._YOU_CAN.pattern):  # (fr44) ADVISING keeps its verbs, no "enable"
+    for pattern in (launch.ADVISING, claims._YOU_CAN.pattern):  # (fr44r2) ADVISING with "enable" again
         assert launch.YOU_MODAL in pattern
 
 
 @pytest.mark.parametrize("before, off", [
-    ("you could enable ", False),  # probe: (fr44) ADVISING's verbs as before tidy44 (tests/test_fr44_b.py)
+    ("you could enable ", True),  # probe: (fr44r2) "enable" advises again; advice taken up runs (launch.ADOPTED_AFTER)
     ("you can set ", True),
     ("you  should also  try ", True),  # probe: any whitespace
     ("as you can see, we set ", False),  # probe: "you can" without the switch it advises

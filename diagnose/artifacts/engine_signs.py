@@ -112,6 +112,8 @@ SIGNS: tuple[tuple[str, re.Pattern], ...] = tuple((engine, re.compile(sign, flag
     # (fr44) ... and its vllm_worker and sglang_worker are signs of the engines they run, so a ticket that names both
     # kinds of worker ("before, the plain model_worker; now fastchat.serve.vllm_worker") finds two engines and the
     # prose decides, as for any two signs.
+    # (fr44r2) ... where its sentence runs them: not "we do not use ... vllm_worker", "Should we switch to ...
+    # vllm_worker?" (NOT_RUN_BEFORE, shown)
     ("vLLM", r"-m\s+fastchat\.serve\.vllm_worker\b", 0),
     ("SGLang", r"-m\s+fastchat\.serve\.sglang_worker\b", 0),
     # DeepSpeed-MII: `import mii`, `mii.pipeline(...)`, `mii.serve(...)` (https://github.com/deepspeedai/DeepSpeed-MII);
@@ -143,12 +145,38 @@ SPELLINGS = {"vLLM": r"vllm", "SGLang": r"sglang", "TensorRT-LLM": r"tensorrt[-_
              "ExLlamaV2": r"exllama(?:v2)?", "text-generation-webui": r"text[-_ ]generation[-_ ]webui|oobabooga"}
 
 
+# (fr44r2) Words before a command, in its sentence, that say it is not what runs: denied ("we do not use", "never",
+# "instead of", "rather than"), asked about or advised ("Should we switch to", "could I use", "whether to run", "you
+# can use", "someone suggested", "try"). A sign named in prose only, such as FastChat's vllm_worker beside the
+# model_worker that runs (_PROSE_ONLY), and a FastChat --num-gpus (issue_md._job_gpus) after them run nothing.
+NOT_RUN_BEFORE = re.compile(r"\b(?:not|never|no longer|instead of|rather than|without|whether|should|shall|could|"
+                            r"would|might|suggest\w*|recommend\w*|advis\w*|propos\w*|try|trying|"
+                            r"(?:can|do|must|may)\s+(?:I|we)|you\s+(?:can|may|must))\b|n't\b", re.I)
+_PROSE_ONLY = {id(sign) for _, sign in SIGNS if "fastchat" in sign.pattern and "model_worker" not in sign.pattern}
+_SENTENCE_START = re.compile(r"[\s\S]*(?:\n|[.!?;](?=\s))")
+
+
+def sentence_before(text: str, at: int) -> str:
+    """The text of `at`'s sentence before it (from its line's start or the last sentence end before it)."""
+    m = _SENTENCE_START.match(text, max(0, text.rfind("\n", 0, at)), at)
+    return text[m.end() if m else max(0, text.rfind("\n", 0, at)):at]
+
+
+def _runs(text: str, sign: re.Pattern) -> re.Match | None:
+    """The first match of `sign` in `text` that its sentence does not deny, ask about or advise (for the signs in
+    _PROSE_ONLY; any other sign's first match)."""
+    for m in sign.finditer(text):
+        if id(sign) not in _PROSE_ONLY or not NOT_RUN_BEFORE.search(sentence_before(text, m.start())):
+            return m
+    return None
+
+
 def shown(text: str) -> list[str]:
     """The engines `text` shows running, in the order first shown; an embedder of llama.cpp stands for the llama.cpp
     lines it printed."""
     found: dict[str, int] = {}
     for engine, sign in SIGNS:
-        m = sign.search(text or "")
+        m = _runs(text or "", sign)
         if m and m.start() < found.get(engine, len(text) + 1):
             found[engine] = m.start()
     if any(e in found for e in EMBEDS_LLAMACPP):

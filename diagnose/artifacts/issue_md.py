@@ -926,7 +926,9 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
     # (fr44) every FastChat line's count: "--num-gpus 1  # works" beside "--num-gpus 2  # hangs" runs the job on the
     # larger, the run asked about
-    fastchat = [(int(m.group(1)), i) for i, ln in lines if (m := FASTCHAT_NUM_GPUS.search(ln))]
+    # (fr44r2) ... that runs: not one asked about or advised ("Should I use `... --num-gpus 4` instead?")
+    fastchat = [(int(m.group(1)), i) for i, ln in lines if (m := FASTCHAT_NUM_GPUS.search(ln))
+                and not engine_signs.NOT_RUN_BEFORE.search(engine_signs.sentence_before(ln, m.start()))]
     if fastchat:
         n, i = max(fastchat, key=lambda x: (x[0], -x[1]))
         return i, n

@@ -75,10 +75,9 @@ CJK_ADVICE = r"试试|试一下|尝试一下|可以尝试|建议(?:你|您)?(?:�
 # count, _YOU_CAN).
 YOU_MODAL = r"you\s+(?:could|can|should|may|might)"
 YOU_ADVISE = YOU_MODAL + r"(?:\s+(?:also|just|simply))?\s+(?:set|try|use|add|export|disable|enable|pass)"
-# (fr44) ADVISING keeps its own verbs, without "enable": "the docs say you can enable NCCL_P2P_DISABLE=1 on these
-# cards, so we run with it now" runs with it (the spelling before tidy44; claims._ADVISED reads "enable" as before).
-ADVISING = (r"please\s+(?:set|export|add|use|try)|" + YOU_MODAL +
-            r"(?:\s+(?:also|just|simply))?\s+(?:set|try|use|add|export|disable|pass)|"
+# (fr44r2) "enable" among them ("a forum post says you could enable X=1" advises); advice the writer then took up
+# ("the docs say you can enable X=1 on these cards, so we run with it now") runs (ADOPTED_AFTER, setting_off).
+ADVISING = (r"please\s+(?:set|export|add|use|try)|" + YOU_ADVISE + r"|"
             r"(?:^|(?<=[.!?:;]\s)|(?<=\d[.)]\s))try(?:\s+(?:setting|"
             r"exporting|adding|using))?|"
             # (s42) the writer asking whether to: "Should we try NCCL_CROSS_NIC=1?", "do I need to set X=1", "can we
@@ -804,10 +803,16 @@ def off_before(before: str) -> bool:
     return False
 
 
+# (fr44r2) The writer taking up what was advised, after the setting in its sentence: "..., so we run with it now",
+# "and we now use it".
+ADOPTED_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:so|and)\s+(?:now\s+)?(?:we|I)\s+(?:now\s+)?(?:run|use|set|keep)\s+"
+                           r"(?:with\s+)?(?:it|that|this)\b", re.I)
+
+
 def setting_off(text: str, start: int, end: int) -> bool:
     """Does the prose around the setting at text[start:end] say it is not in use (its own line only)?"""
     before = text[max(0, start - 40):start].rsplit("\n", 1)[-1]
-    if off_before(before) or OFF_AFTER.match(text[end:end + 60]):
+    if off_before(before) and not ADOPTED_AFTER.match(text[end:end + 80]) or OFF_AFTER.match(text[end:end + 60]):
         return True
     before = text[max(0, start - 120):start].rsplit("\n", 1)[-1]
     return bool(ORDERED_IF_BEFORE.search(before) or (ORDER_OPENS.search(before)
