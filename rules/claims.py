@@ -6271,6 +6271,46 @@ _STATE_STUCK = re.compile(r"\s+in\s+(?:the\s+|a\s+)?['\"“‘`]?(?:pending|sche
 _MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|split second|few (?:seconds|milliseconds|ms))|"
                               r"a second(?!\s+(?:time|run|attempt|try|round|request|call|one)\b)|"
                               r"briefly|momentarily|a (?:little|bit))\b", re.I)
+# (lead44) An English hang guarded against or fixed is no hang seen now, as the Chinese one is (zh_hang_averted): a
+# precaution before it in its clause ("sets NCCL_P2P_DISABLE=1 (to avoid NCCL hangs)", find_string id 65769737760;
+# "may need NCCL_P2P_DISABLE=1 to avoid NCCL hangs", id 53858619987; "to avoid NCCL hang on exit", id 22445923900)
+# or a fix said of it ("Once the hang was fixed, ...", ids 67317528695, 58604153629; "The hang was fixed by Linux
+# 6.2", id 63245293249; "The training hang issue was resolved in recent updates", id 8040994286; "remove
+# kernfs_remove, which fixed the hang", id 25589380657). Not when the precaution failed or is asked for ("we cannot
+# avoid the hang", "how do I prevent the hang?"), nor a fix denied, temporary, undone or asked about ("was not
+# fixed", "fixed temporarily", "is back", "again", "Was the hang fixed in 0.6.3?"); a fix tried for it ("I set X=1 to
+# fix the hang") says the hang was seen, its outcome unsaid.
+_EN_HANG_AVERTED_BEFORE = re.compile(
+    r"\b(?:avoid(?:s|ing)?|prevent(?:s|ing)?|work(?:s|ing)?\s+around|(?<!\bto\s)(?:fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|"
+    r"solv(?:e|es|ed|ing))|eliminat(?:e|es|ed|ing)|got\s+rid\s+of)\s+(?:(?:the|this|that|these|those|our|my|any|"
+    r"an?|NCCL|random|occasional|intermittent|init|startup|training|process|collective|potential|possible)\s+){0,3}"
+    r"(?:[\w-]+\s+)?$|\bprevent(?:s|ing)?\s+(?:[\w-]+\s+){1,3}from\s+$", re.I)
+_EN_HANG_FIXED_AFTER = re.compile(
+    r"(?:\s+(?:issues?|problems?|bugs?))?(?:\s+(?:before|earlier|previously|in\s+the\s+past))?"
+    r"(?:\s*,?\s+(?:which|that)\s+(?:(?:we|I|they|it)\s+)?(?:(?:had|have)\s+)?|\s+)"
+    r"(?:(?:was|were|is|are|has\s+been|have\s+been|had\s+been|got|gets|seems?\s+to\s+be)\s+)?"
+    r"(?:(?:now|finally|completely|fully)\s+)?(?:fixed|resolved|solved|gone|went\s+away|disappeared)\b", re.I)
+_EN_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_EN_FIX_NOT_SO = re.compile(r"\b(?:not|never|cannot|can't|couldn't|unable|fail(?:s|ed)?\s+to|no\s+way|temporar\w*|"
+                            r"partially|how|back|again|still|until|whether)\b|n't\b|\?", re.I)
+
+
+def _en_hang_averted(text: str, m: re.Match) -> bool:
+    """(lead44) Is the English hang word `m` a precaution's object or said fixed (_EN_HANG_AVERTED_BEFORE in its clause
+    before it, _EN_HANG_FIXED_AFTER right after it), in a sentence that neither denies, undoes nor asks it
+    (_EN_FIX_NOT_SO)?"""
+    if not re.match(r"[A-Za-z]", m.group(0)):
+        return False
+    lo = max(0, m.start() - 160)
+    start = max((b.end() for b in _EN_SENTENCE_END.finditer(text, lo, m.start())), default=lo)
+    clause = re.split(r",|\bbut\b", text[start:m.start()])[-1]
+    if not (_EN_HANG_AVERTED_BEFORE.search(clause) or _EN_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)):
+        return False
+    end = _EN_SENTENCE_END.search(text, m.end(), m.end() + 240)
+    sentence = text[start:end.end() if end else m.end() + 240]
+    return not _EN_FIX_NOT_SO.search(sentence)
+
+
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"
 # (find_string id 56074484420), "freeze the backbone for this many initial epochs" (id 51920190530), "Inject LoRA
@@ -6527,6 +6567,8 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
         if kind == "hang" and _zh_stall_not_hang(text, m):
             continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
+        if kind == "hang" and _en_hang_averted(text, m):
+            continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix
         if kind == "hang" and _frozen_parameters(text, m):
             continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or
