@@ -3674,15 +3674,11 @@ def _clause_of(sentence: str, said: str) -> str:
     return next((part for part in sentence.split(";") if said in part), sentence)
 
 
-def _sentence_start(text: str, pos: int) -> int:
-    """Where the sentence around `pos` starts (_sentence_at's bounds)."""
-    return max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
-
-
-def _sentence_near(text: str, pos: int) -> int:
-    """(fr44) _sentence_start, read back at most hearsay.SENTENCE_SPAN characters: the per-match checks of _said stay
-    linear on a long unpunctuated run of failure words."""
-    lo = max(0, pos - hearsay.SENTENCE_SPAN)
+def _sentence_start(text: str, pos: int, span: int | None = None) -> int:
+    """Where the sentence around `pos` starts (_sentence_at's bounds), read back at most `span` characters where given
+    (fr44: hearsay.SENTENCE_SPAN keeps the per-match checks of _said linear on a long unpunctuated run of failure
+    words)."""
+    lo = 0 if span is None else max(0, pos - span)
     return max(text.rfind(".", lo, pos), text.rfind("\n", lo, pos), lo - 1) + 1
 
 
@@ -6524,7 +6520,7 @@ def _said(kind: str, pattern: str, text: str):
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
             continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
-                _HEARSAY_POSSIBLE.search(text[_sentence_near(text, m.start()):m.start()]):
+                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
@@ -6696,7 +6692,7 @@ def _zh_not_observed(text: str, m: re.Match) -> bool:
     if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
             not _ZH_RATE_TO_ZERO.search(text):
         return True
-    start = _sentence_near(text, m.start())
+    start = _sentence_start(text, m.start(), hearsay.SENTENCE_SPAN)
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
     clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))

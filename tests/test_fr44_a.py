@@ -142,8 +142,8 @@ def test_a_failure_word_reads_its_sentence_back_a_bounded_span(word):
     by benchmarks/ticket_speed.py (its runs of failure words), never timed here."""
     text = word * (4 * hearsay.SENTENCE_SPAN // len(word))
     pos = len(text) - len(word)
-    assert claims._sentence_near(text, pos) == pos - hearsay.SENTENCE_SPAN
-    assert claims._sentence_near("It hangs. " + word, 10) == 9  # just after a nearer full stop
+    assert claims._sentence_start(text, pos, hearsay.SENTENCE_SPAN) == pos - hearsay.SENTENCE_SPAN
+    assert claims._sentence_start("It hangs. " + word, 10, hearsay.SENTENCE_SPAN) == 9  # just after a nearer full stop
 
 
 # ----------------------------------------------------------------------------- 8. idle GPUs beside a hang seen now
