@@ -150,10 +150,16 @@ def _in_link(text: str, m: re.Match) -> bool:
 # "accelerate it") where no preposition names the library ("with accelerate the layers run one after another", "using
 # accelerate, the model ..."). The library is a noun: "accelerate 0.30", "accelerate's device_map", "import
 # accelerate", "for accelerate to take".
+# (normal45) The work it speeds may be training ("In what cases will tp_comm_overlap accelerate training",
+# NVIDIA/Megatron-LM#2662, read as Accelerate's layer split of a Megatron TP8 job; "Large batch sizes can accelerate
+# training", "Pretrained features accelerate training", "helpful to accelerate training" in public docs), but not the
+# library's own training script, mode or job ("Running accelerate training script...", "Using accelerate training
+# mode...", "SageMaker Accelerate Training Script").
 _VERB_BEFORE = re.compile(r"(?:\bto|\bcan|\bcould|\bwill|\bwould|\bshould|\bmay|\bmight|\bmust|\bI|\bwe|\byou|\bthey|"
                           r"\bnot|n['’]t|\bhelps?|\bhelped)\s+$", re.I)
 _VERB_OBJECT = re.compile(r"\s+(?:inference|generation|decoding|prefill|throughput|the|this|that|these|those|it|its|my|"
-                          r"our|your|their)\b", re.I)
+                          r"our|your|their|(?:training|fine-?tuning)(?!\s+(?:scripts?|mode|loop|jobs?|runs?|config\w*|"
+                          r"launcher|commands?)\b))\b", re.I)
 _LIBRARY_BEFORE = re.compile(r"(?:\bwith|\busing|\buse|\bvia|\bby|\bfrom|\bimport|\bin|\band|\bor|[+,`(/])\s*$", re.I)
 
 
