@@ -28,7 +28,15 @@ from diagnose.artifacts.issue_md import (
 )
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.launch import YOU_ADVISE, YOU_MODAL, advised_lines, off_before, setting_off
+from diagnose.artifacts.launch import (
+    ADOPTED_AFTER,
+    ADOPTED_NEXT,
+    YOU_ADVISE,
+    YOU_MODAL,
+    advised_lines,
+    off_before,
+    setting_off,
+)
 from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
@@ -3335,6 +3343,10 @@ def claims(facts: Facts) -> list[Claim]:
             effect, answered = _tried_effect(text, m.start(), m.group(0), sentence, at, advised, removed)
             if answered:  # the advice was followed: the setting was in use ("I did and it works now" keeps "fixes")
                 off = line_handed = ordered = False
+            # (past45) advice the writer took up in the same sentence ("You can set X=1, so we run with it"): in use,
+            # as the launch parser reads it (launch.ADOPTED_AFTER), or in the next ("We run with it as suggested.")
+            adopted = not removed and not off and (bool(ADOPTED_AFTER.match(text[m.end():m.end() + 80])) or (
+                answered and bool(ADOPTED_NEXT.match(_answered_advice(text, m.start()) or ""))))
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
@@ -3342,8 +3354,8 @@ def claims(facts: Facts) -> list[Claim]:
             # (NVIDIA/nccl#631) says what the setting would do, not that it is set ("when X=1 it hangs" is seen)
             supposed = ordered or (at >= 0 and bool(_IF_CLAUSE.search(sentence[:at])))
             tried = removed or off or line_handed or tried_only(sentence, effect) or (
-                effect != "fixes" and (guessed(sentence, at) or supposed
-                                       or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
+                effect != "fixes" and not adopted and (guessed(sentence, at) or supposed
+                                                       or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         out += remedies(source, text, handed)
@@ -3976,7 +3988,10 @@ _FAILS_AGAIN = re.compile(r"\b(?:hangs?|hung|fails?|failed|crash(?:es|ed)?|freez
 # (tried39) The reporter's answer to advice in the sentence before: "The maintainer said: if it hangs, set
 # NCCL_P2P_DISABLE=1. I did and it still hangs", "Tried that, same hang", "我照做了，还是卡住" (I did as told, still
 # stuck): what the advised setting did, read from this sentence.
-_DID_AS_TOLD = re.compile(r"[\s*>-]*(?:(?:so|and|then|ok|okay)[\s,]+)?(?:(?:I|we)\s+(?:have\s+|also\s+)?)?(?:did|done|"
+# (past45) ... or the advice taken up as the way the reporter now runs (launch.ADOPTED_NEXT: "We run with it as
+# suggested."): in use.
+_DID_AS_TOLD = re.compile(ADOPTED_NEXT.pattern + r"|"
+                          r"[\s*>-]*(?:(?:so|and|then|ok|okay)[\s,]+)?(?:(?:I|we)\s+(?:have\s+|also\s+)?)?(?:did|done|"
                           r"tried|set|added|exported|applied|followed)\b(?:\s+(?:it|that|this|so|as\s+(?:suggested|"
                           r"advised|told|instructed)|the\s+(?:advice|suggestion))\b)?"
                           r"(?=\s*(?:[,;:!-]|and\b|but\b|still\b|same\b|$))|"
@@ -6275,9 +6290,12 @@ _MOMENTARY_AFTER = re.compile(r"\s*(?:for\s+)?(?:a (?:moment|split second|few (?
 # kernfs_remove, which fixed the hang", id 25589380657). Not when the precaution failed or is asked for ("we cannot
 # avoid the hang", "how do I prevent the hang?"), nor a fix denied, temporary, undone or asked about ("was not
 # fixed", "fixed temporarily", "is back", "again", "Was the hang fixed in 0.6.3?"); a fix tried for it ("I set X=1 to
-# fix the hang") says the hang was seen, its outcome unsaid.
+# fix the hang") says the hang was seen, its outcome unsaid. (past45) "guard against" and "protect against" are the same
+# precaution ("The timeout is there to guard against hangs": a probe; "Configure ... timeouts to prevent requests from
+# hanging indefinitely", find_string id 19515763622).
 _EN_HANG_AVERTED_BEFORE = re.compile(
-    r"\b(?:avoid(?:s|ing)?|prevent(?:s|ing)?|work(?:s|ing)?\s+around|(?<!\bto\s)(?:fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|"
+    r"\b(?:avoid(?:s|ing)?|prevent(?:s|ing)?|work(?:s|ing)?\s+around|(?:safe)?guard(?:s|ing)?\s+against|"
+    r"protect(?:s|ing)?\s+against|(?<!\bto\s)(?:fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|"
     r"solv(?:e|es|ed|ing))|eliminat(?:e|es|ed|ing)|got\s+rid\s+of)\s+(?:(?:the|this|that|these|those|our|my|any|"
     r"an?|NCCL|random|occasional|intermittent|init|startup|training|process|collective|potential|possible)\s+){0,3}"
     r"(?:[\w-]+\s+)?$|\bprevent(?:s|ing)?\s+(?:[\w-]+\s+){1,3}from\s+$", re.I)
@@ -6306,6 +6324,77 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
     sentence = text[start:end.end() if end else m.end() + 240]
     return not _EN_FIX_NOT_SO.search(sentence)
 
+
+
+# (past45) An English hang said only of the past, with no fix, is no hang seen now, as the Chinese "之前遇到过" is not
+# (_ZH_HANG_AVERTED): "used to" governing the hang ("the one that used to hang forever", find_string id 62741282705;
+# "a blocked SSE stream used to hang shutdown", id 58532940395; "Sleep(0) used to hang", id 3849965; "the UI used to
+# freeze for approximately 50 seconds", id 27964278464; "The particles used to freeze mid-load", id 59396526644), or
+# a past marker with a past verb before it in its clause ("Previously had hangs - now fixed!", id 16086446921;
+# "We've had similar problems in the past with LL", NVIDIA/nccl#306). Not where the sentence says it goes on now
+# ("it still hangs", "it hangs again", "now it hangs", "the hangs are back"), nor a contrast that puts the hang after
+# the past ("it used to work but now hangs": the hang's own clause has no past marker), nor "earlier today", nor "we
+# are used to hangs" (accustomed to them).
+_EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|faced|ran\s+into|would\s+(?:get|see|"
+                 r"have))")
+_EN_HANG_PAST_BEFORE = re.compile(
+    r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
+    r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"
+    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past|in\s+older\s+versions)\b"
+    r"[^,;]{0,40}?\b" + _EN_PAST_VERB + r"\s+(?:[\w-]+\s+){0,2}$|"
+    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past)\b[^,;]{0,30}?\s$", re.I)
+_EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|hangs?|hanging|freez\w*|stall\w*|"
+                                r"deadlocks?", re.I)
+_EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
+                         r"continu\w*|persist\w*|back)\b|\?", re.I)
+
+
+def _en_hang_past(text: str, m: re.Match) -> bool:
+    """(past45) Is the English hang word `m` said only of the past (_EN_HANG_PAST_BEFORE in its clause before it), in
+    a sentence that does not carry it on to now (_EN_GOES_ON)? A bare past marker needs a past-tense hang word
+    ("previously it hung"), not "previously, when it hangs ..."."""
+    if not re.match(r"[A-Za-z]", m.group(0)) or not _EN_PAST_HANG_WORD.fullmatch(m.group(0)):
+        return False
+    lo = max(0, m.start() - 160)
+    start = max((b.end() for b in _EN_SENTENCE_END.finditer(text, lo, m.start())), default=lo)
+    clause = re.split(r",|\bbut\b|\band\s+(?:now|then)\b", text[start:m.start()])[-1]
+    past = _EN_HANG_PAST_BEFORE.search(clause)
+    if not past:
+        return False
+    if not re.search(r"used\s+to|" + _EN_PAST_VERB, past.group(0), re.I) and \
+            not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
+        return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
+    end = _EN_SENTENCE_END.search(text, m.end(), m.end() + 240)
+    return not _EN_GOES_ON.search(text[start:end.end() if end else m.end() + 240])
+
+
+# (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add
+# timeout to prevent hanging", find_string id 57978273250; "Set the timeout to prevent hangs with configurations that
+# work", id 6024655; "Set a timeout to avoid hanging", ids 46975745872, 36004510252; "with intelligent timeouts to
+# prevent UI stalling", id 71499686312; "Configure web server and application timeouts to prevent requests from
+# hanging indefinitely", id 19515763622; "Enable NCCL blocking wait to avoid hangs", facebookresearch/ClassyVision#546,
+# whose timeout logic it enables), or a "so" that it does not hang. Not one met ("the job hit a timeout", "Watchdog
+# caught collective operation timeout", "timed out after 600 s": a verb, not the noun) nor a purpose said after a
+# timeout seen ("hit the timeout, so it did not hang": done, not meant).
+_TIMEOUT_NOUN = re.compile(r"time ?outs?", re.I)
+_TIMEOUT_MET_BEFORE = re.compile(r"\b(?:hit|hits|hitting|got|gets|reach(?:ed|es)?|exceed(?:ed|s)?|caught|catch(?:es)?|"
+                                 r"throws?|threw|rais(?:ed|es)|trigger(?:ed|s)?|fir(?:ed|es)|ran\s+into|runs?\s+into|"
+                                 r"encounter\w*|see|saw|seeing|sees)\s+(?:(?:an?|the|this|that|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_GUARD_AFTER = re.compile(
+    r"[^.;!?\n]{0,40}?\b(?:to|so\s+(?:that\s+)?(?:[\w'-]+\s+){0,3}?|in\s+order\s+to)\s*"
+    r"(?:(?:prevent|avoid|guard\s+against|protect\s+against)\b|"
+    r"(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|won['’]t|will\s+not|never|can['’]?t|cannot)\s+"
+    r"(?:\w+\s+)?(?:hang|stall|freeze|block|get\s+stuck|wait)\b)", re.I)
+
+
+def _timeout_guard(text: str, m: re.Match) -> bool:
+    """(past45) Is the English timeout noun `m` one set to keep a hang off (_TIMEOUT_GUARD_AFTER), not one met
+    (_TIMEOUT_MET_BEFORE)?"""
+    if not _TIMEOUT_NOUN.fullmatch(m.group(0)):
+        return False
+    if _TIMEOUT_MET_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
+        return False
+    return bool(_TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120))
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"
@@ -6359,6 +6448,18 @@ _FROZEN_TOPIC_KO_JA = re.compile(
     r"백본|인코더|디코더|레이어|층|가중치|파라미터|매개\s?변수|임베딩|헤드)\s?(?:は|는|은)\s?$")
 _FROZEN_THEN_TRAIN = re.compile(r"(?:し|して|させ|하고|하며|하여|해서|시키고)[^。！？!?\n]{0,40}?"
                                 r"(?:学習|訓練|ファインチューニング|학습|훈련|파인\s?튜닝|fine-?tun)", re.I)
+# (past45) A parameter's name, not a behaviour: a docstring's or a signature's argument with its type ("freeze (bool,
+# optional): Whether to freeze the encoder parameters", find_string id 1840756031; "freeze (bool): If True, freezes the
+# layers", id 11979481346; "freeze (bool): Whether to freeze the codebook parameters", id 13916012876;
+# "freeze_vision_tower: bool = field(default=True)", id 10274066735), a command-line flag ("grimblast --freeze copy
+# area", id 52434867310; "--demo --freeze --inject-widget", id 70077831280; "--root \"$ROOT\" --freeze
+# --require-readonly", id 57454394695), or an identifier glued to the word ("freeze_vision_tower=True",
+# "freeze_mm_proj: bool", id 71043805580; camelCase "freezeBackbone"). The flag and the typed name in the bare form
+# only: not "it freezes (no output for 10 minutes)", "the screen freezes (bool flags aside)", "-freezes the server".
+_FREEZE_IDENTIFIER = re.compile(r"_|[a-z][A-Z]|\d")
+_FREEZE_FLAG_BEFORE = re.compile(r"(?:^|(?<=[\s\[(`'\"=,]))--?$")
+_FREEZE_TYPED = re.compile(r"\s*(?:\(\s*[`'\"*]*|:\s*)(?:bool|int|float|str|list|List|dict|Dict|tuple|Tuple|Optional|"
+                           r"Union|Sequence)\b(?=\s*+(?:[,)\]|=]|$))", re.M)
 _FROZEN_AFTER_JA = re.compile(r"(?:する|した|させる|させた)\s?(?:レイヤー?|層|重み|パラメータ|パラメーター)")
 
 
@@ -6370,6 +6471,10 @@ def _frozen_parameters(text: str, m: re.Match) -> bool:
     if _PIP_FREEZE.search(text[max(0, m.start() - 25):m.start()]):
         return True
     if re.match(r"freez|froze", word, re.I):
+        flag = _FREEZE_FLAG_BEFORE.search(text[max(0, m.start() - 3):m.start()])
+        typed = _FREEZE_TYPED.match(text, m.end())
+        if _FREEZE_IDENTIFIER.search(word) or (word.lower() == "freeze" and (flag or typed)):
+            return True  # (past45) "freeze_vision_tower=True", "--freeze", "freeze (bool): ...": a parameter's name
         stem = _FREEZE_STEM.match(word)
         obj = _FROZEN_OBJECT.match(text[m.start() + stem.end():m.end() + 60])
         if obj and re.match(r"\s*[=:]", obj.group(0)) and not (word.lower() == "freeze" and (
@@ -6565,6 +6670,8 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
         if kind == "hang" and _en_hang_averted(text, m):
             continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix
+        if kind == "hang" and (_en_hang_past(text, m) or _timeout_guard(text, m)):
+            continue  # "we used to get hangs with NCCL 2.18", "timeouts to prevent hangs": the past, a guard
         if kind == "hang" and _frozen_parameters(text, m):
             continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or

@@ -68,9 +68,18 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
 # produce garbage output after 100 tokens" says the garbage is seen. (fr44r2) A dash or a bullet opens a clause too
 # ("You must set --dtype float16 - otherwise it will return gibberish", "- Otherwise it will return gibberish"), and so
 # does an instruction before it ("Make sure to pass --trust-remote-code otherwise it will produce garbage output").
+# (past45) "can" right before the verb (an adverb or two between at most) says what may happen, as a capability or a
+# warning: "the silent out-of-bounds read that can produce garbage seed positions" (find_string id 59312280457),
+# "params can produce garbage outputs even when it succeeds" (id 4600761426), "the summarizer can produce garbage
+# summaries" (id 49228696026), "out of bounds accesses can produce garbage results or segfaults" (id 17464846266),
+# "the scalers can output gibberish data" (id 8257491458), "GetUpdatedEntityID which can return garbage"
+# (id 39114741530). Not "can only produce garbage" (all it does now), nor "I can confirm it produces garbage" (the
+# verb after "can" is the writer's, the output's verb its own).
 _SUPPOSED_OUTPUT = re.compile(r"\b(?:might|(?-i:may)(?!\s+\d)|could|would(?!\s+(?:always|still|consistently|often|"
                               r"sometimes|keep|then|again|just\s+keep)\b))\s+"
                               r"(?:(?!(?:and|but|or|so|because|when|while|if)\b)[\w'-]+\s+){0,3}$|"
+                              r"\bcan\s+(?:(?:sometimes|also|occasionally|easily|even|potentially|randomly|then|"
+                              r"silently)\s+){0,2}$|"
                               r"(?:^|(?<=[,;:(])|(?<=\band)|(?<=\bor)|(?<=\bbut)|(?<=\bso)|(?<=\s[-–—])|(?<=^[-*•–—])|"
                               r"(?<=\n[-*•–—])|"
                               r"(?:\b(?:must|need\s+to|needs\s+to|make\s+sure|be\s+sure|ensure|should|have\s+to|"

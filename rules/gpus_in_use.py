@@ -179,6 +179,8 @@ def layer_split_over_gpus(facts: Facts) -> bool:
     GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards'), or a layer-split
     engine run on GPUs said several without a number ('running ollama on a machine with multiple GPUs',
     ollama/ollama#1288), say there is one."""
+    if any(w.extra.get("split_mode") == "none" for w in facts.of(Workload)):
+        return False  # (past45) llama.cpp's split mode none runs on one GPU (tools/server/README.md): nothing is split
     n = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, *(m.gpus or 0 for m in facts.of(Measurement)))
     said = claims.find(facts, "layer_split")
     if n:

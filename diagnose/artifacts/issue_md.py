@@ -940,6 +940,8 @@ def _job_gpus(lines) -> tuple[int, int] | None:
         for m in JOB_ON_ONE.finditer(ln):
             if not JOB_NOT.search(ln[max(0, m.start() - 40):m.start()]) and not JOB_FAULT_AFTER.match(ln[m.end():]):
                 return i, 1
+    if (none := _none_split(lines)) is not None:
+        return none, 1  # (past45) llama.cpp's split mode none: one GPU, whatever the machine holds
     for i, ln in lines:  # (extract35) the GPUs a TP occupies, counted beside it: "Dual-card (2× RTX 3090, TP=2)"
         for sentence in re.split(r"(?<=[.;!?])\s+", ln):
             if (n := _layout_counted(sentence)):
@@ -1935,6 +1937,12 @@ ROW_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{
 # "unlike -sm row"; the negated auxiliary as text.NOT_ENDING spells it, "n't" glued to its verb)
 LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}layer\b|"
                          r"\blayer[-_ ]split\b|\bsplit\s+by\s+layers?\b", re.I)  # (README: "split by layer")
+# (past45) ... and split mode none, one GPU only ("none: use one GPU only", tools/server/README.md; llama.h's
+# LLAMA_SPLIT_MODE_NONE, "single GPU"), as people run it: "Confirm GPU mode `single` emits `--split-mode none`"
+# (find_string id 60903277009), "--device CUDA0 + --split-mode none（单卡）" (id 62069331275), "# Single GPU + CPU MoE
+# offload / -sm none -dev CUDA1" (id 59999015803): the job runs on one GPU, whatever GPUs the machine has.
+NONE_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}none\b|"
+                        r"\bLLAMA_SPLIT_MODE_NONE\b", re.I)
 SPLIT_DENIED = re.compile(r"(?:\b(?:not|without|instead\s+of|never|unlike)\b|" + NOT_ENDING + r")[^.;:!?]{0,30}$",
                           re.I)
 
@@ -1954,6 +1962,15 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
     if any(ROW_SPLIT.search(ln) for _, ln in lines):
         return None
     return next((i for i, ln in lines for m in LAYER_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
+                None)
+
+
+def _none_split(lines: list[tuple[int, str]]) -> int | None:
+    """(past45) The line where the run's split mode is stated as none, one GPU (NONE_SPLIT), or None where another
+    split mode is named too ("-sm none is faster than -sm layer": which one ran is not said) or it is denied."""
+    if any(ROW_SPLIT.search(ln) or LAYER_SPLIT.search(ln) for _, ln in lines):
+        return None
+    return next((i for i, ln in lines for m in NONE_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
                 None)
 
 
@@ -2073,6 +2090,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             (layer := _layer_split([*prose, *code_lines])) is not None:
         tp_line = (layer, 1)  # (extract35b) llama.cpp's layer split: each GPU holds whole layers, no tensor cut, TP 1
         split_mode = "layer"
+    elif tp_line is None and not code_tp and (none := _none_split([*prose, *code_lines])) is not None:
+        tp_line = (none, 1)  # (past45) llama.cpp's split mode none: one GPU, no split, TP 1
+        split_mode = "none"
     # "1x RTX 4090", "single A100": one GPU splits nothing, TP 1 (as "single gpu" above); not where the text counts
     # more GPUs too ("a single 4090 ... whereas 7 * 4090": two setups, neither the layout)
     if n == 1 and not nodes and tp_line is None and not code_tp and \

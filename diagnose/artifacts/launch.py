@@ -511,7 +511,7 @@ def _server_slots(flags: dict, src: str) -> list:
 def _split_gpus(flags: dict, src: str) -> list:
     """The GPUs a llama-server line splits the model over (its --tensor-split proportions above zero), the split mode
     it states, and with a row or tensor split the TP size they make; none when it gives no proportions for two GPUs or
-    more."""
+    more. Split mode none is one GPU (job_gpus 1), proportions or not."""
     value = flags.get("ts") or flags.get("tensor-split")
     try:
         used = split_gpus_used(value) if isinstance(value, str) else 0
@@ -520,6 +520,10 @@ def _split_gpus(flags: dict, src: str) -> list:
     mode = flags.get("sm") or flags.get("split-mode")
     extra = {"split_mode": mode.lower()} if isinstance(mode, str) and mode.lower() in (
         "none", "layer", "row", "tensor", "graph") else {}
+    if extra.get("split_mode") == "none":
+        # (past45) "none: use one GPU only" (tools/server/README.md, --split-mode): the job runs on one GPU (the
+        # main GPU, -mg), whatever GPUs the box has or -ts lists; one GPU splits nothing, TP 1
+        return [Workload(src, tp=1, extra={**extra, "job_gpus": 1})]
     # (a row / tensor split cuts every layer's matrices over those GPUs: tensor parallelism over all of them,
     # diagnose.artifacts.issue_md ROW_SPLIT)
     # (extract35b) a layer split gives each GPU whole layers: no tensor cut, TP 1 (tools/server/README.md)
@@ -807,12 +811,28 @@ def off_before(before: str) -> bool:
 # "and we now use it".
 ADOPTED_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:so|and)\s+(?:now\s+)?(?:we|I)\s+(?:now\s+)?(?:run|use|set|keep)\s+"
                            r"(?:with\s+)?(?:it|that|this)\b", re.I)
+# (past45) ... or as the next sentence opens: "You can set X=1. We run with it as suggested." (claims._DID_AS_TOLD reads
+# it as the advice answered).
+ADOPTED_NEXT = re.compile(r"[\s*>-]*+(?:(?:so|and|then)[\s,]++)?(?:now\s++)?(?:I|we)\s++(?:now\s++)?"
+                          r"(?:run|use|keep)\s++(?:with\s+)?(?:it|that|this)\b(?:\s+(?:now|as\s+(?:suggested|advised|told|recommended)))?"
+                          r"(?=\s*(?:[,;:!-]|and\b|but\b|still\b|now\b|$))", re.I)
+_FIRST_STOP = re.compile(r"[^.!?\n]{0,40}?[.!](?:\s+|$)")
+
+
+def _adopted(text: str, end: int) -> bool:
+    """(past45) Do the words after the setting that ends at text[end] take it up, in its sentence (ADOPTED_AFTER) or
+    as the next one opens (ADOPTED_NEXT; the setting's own match may have taken the period that ends its sentence)?"""
+    after = text[end:end + 120]
+    if ADOPTED_AFTER.match(after):
+        return True
+    stop = re.match(r"\s+", after) if text[end - 1:end] in (".", "!") else _FIRST_STOP.match(after)
+    return bool(stop and ADOPTED_NEXT.match(re.split(r"[.!?\n]", after[stop.end():])[0]))
 
 
 def setting_off(text: str, start: int, end: int) -> bool:
     """Does the prose around the setting at text[start:end] say it is not in use (its own line only)?"""
     before = text[max(0, start - 40):start].rsplit("\n", 1)[-1]
-    if off_before(before) and not ADOPTED_AFTER.match(text[end:end + 80]) or OFF_AFTER.match(text[end:end + 60]):
+    if off_before(before) and not _adopted(text, end) or OFF_AFTER.match(text[end:end + 60]):
         return True
     before = text[max(0, start - 120):start].rsplit("\n", 1)[-1]
     return bool(ORDERED_IF_BEFORE.search(before) or (ORDER_OPENS.search(before)
