@@ -39,6 +39,7 @@ from diagnose.artifacts.text import (
     llamacpp_builds,
     number,
     quant_dtype,
+    sentence_before,
     split_gpus_used,
     stated_lengths,
     table_cells,
@@ -928,7 +929,7 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     # larger, the run asked about
     # (fr44r2) ... that runs: not one asked about or advised ("Should I use `... --num-gpus 4` instead?")
     fastchat = [(int(m.group(1)), i) for i, ln in lines if (m := FASTCHAT_NUM_GPUS.search(ln))
-                and not engine_signs.NOT_RUN_BEFORE.search(engine_signs.sentence_before(ln, m.start()))]
+                and not engine_signs.NOT_RUN_BEFORE.search(sentence_before(ln, m.start(), semicolon=True))]
     if fastchat:
         n, i = max(fastchat, key=lambda x: (x[0], -x[1]))
         return i, n
