@@ -29,7 +29,18 @@ from diagnose.artifacts.issue_md import (
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import YOU_ADVISE, YOU_MODAL, advised_lines, off_before, setting_off
-from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import (  # (sentence_start, sentence_end: one sentence splitter for every prose reader)
+    ENGINE_WORD,
+    NO_EFFECT,
+    NOT_ENDING,
+    RATE_UNIT,
+    clause_before,
+    is_bits,
+    sentence_end,
+    sentence_start,
+    to_gbs,
+    to_ms,
+)
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import CollectiveResult, Facts, NcclEvent, Note, Workload
@@ -3402,7 +3413,7 @@ def claims(facts: Facts) -> list[Claim]:
                 if low is not None:
                     data["low"] = low
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data, negated=never))
-                util_sentences.add(_sentence_start(text, m.start()))
+                util_sentences.add(sentence_start(text, m.start()))
                 if not never and (pct >= SWING_BUSY or pct <= SWING_IDLE):
                     busy_at.append((m.start(number), read_to, pct))
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
@@ -3413,7 +3424,7 @@ def claims(facts: Facts) -> list[Claim]:
             # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
             number = 2 if later else next(i for i in range(1, m.re.groups + 1) if m.group(i))
             if any(a <= m.start(number) < b for a, b in spans) \
-                    or _sentence_start(text, m.start()) not in util_sentences:
+                    or sentence_start(text, m.start()) not in util_sentences:
                 continue
             pct = float(m.group(number))
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
@@ -3674,18 +3685,11 @@ def _clause_of(sentence: str, said: str) -> str:
     return next((part for part in sentence.split(";") if said in part), sentence)
 
 
-def _sentence_start(text: str, pos: int, span: int | None = None) -> int:
-    """Where the sentence around `pos` starts (_sentence_at's bounds), read back at most `span` characters where given
-    (fr44: hearsay.SENTENCE_SPAN keeps the per-match checks of _said linear on a long unpunctuated run of failure
-    words)."""
-    lo = 0 if span is None else max(0, pos - span)
-    return max(text.rfind(".", lo, pos), text.rfind("\n", lo, pos), lo - 1) + 1
-
-
 def _sentence_at(text: str, pos: int) -> str:
-    a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
-    b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
-    return text[a:b]
+    """The sentence holding `pos`, with its end mark (text.sentence_start / sentence_end: not cut at the dots of a
+    version, a decimal or a file name), a question and the answer after it taken together ("Does X=1 help? No, it
+    still hangs.": _tried_effect reads the answer)."""
+    return text[sentence_start(text, pos, questions=False):sentence_end(text, pos, questions=False)]
 
 
 # (healthy31) A swing read from its figures, whatever the words around them: one GPU's utilisation given as a busy
@@ -3736,7 +3740,7 @@ def util_swing(text: str, read: list[tuple[int, int, float]]) -> tuple[int, int,
             continue  # two cards' shares, a GPU idle between requests, or one that rises as a job starts
         other = _IDLE_SHARE if pct >= SWING_BUSY else _BUSY_SHARE
         for m in other.finditer(text, max(0, start - SWING_SPAN), min(len(text), end + SWING_SPAN)):
-            if start <= m.start() < end or _sentence_start(text, m.start()) != _sentence_start(text, start):
+            if start <= m.start() < end or sentence_start(text, m.start()) != sentence_start(text, start):
                 continue  # the busy figure itself, or another sentence's number
             if _NUMBERED_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
                 continue  # "GPU 0", "rank 1", "batch size 4", "tp=4": a name, a count or a setting, not a share
@@ -3993,14 +3997,6 @@ _FAILURE_WORDS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|t
                             r"forever|deadlock\w*|illegal\s+memory)\b|卡住|卡死|报错|失败|超时", re.I)
 
 
-def _sentence_through_dots(text: str, pos: int) -> str:
-    """The sentence around `pos` with only a period before white space or the end as its bounds: "using
-    `NCCL_IB_DISABLE=1 python tune.py` does not help" reads past the file name's dot (_sentence_at stops there)."""
-    starts = [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", text[:pos])]
-    end = re.compile(r"[.!?](?=\s|$)|\n").search(text, pos)
-    return text[starts[-1] if starts else 0:end.start() if end else len(text)]
-
-
 # (words41) A question ends its sentence as a period does (a "?" before white space or the end, or a full-width "？"):
 # "If I add --ipc=host, does it help? I did and it still hangs." asks, then answers; the answer is the next sentence.
 # (Not a "?" inside a URL's query, "...?id=3", which has no blank after it.)
@@ -4071,7 +4067,7 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     never "no_help" for one said not in use or not tried yet (_not_in_use).
     One reading for NCCL settings (tried39) and for flags, platform changes and releases (tried40, remedies)."""
     effect = None if removed or advised else _effect(_clause_of(sentence, said)) or \
-        _effect(_clause_of(_sentence_through_dots(text, pos), said))
+        _effect(_clause_of(_sentence_at(text, pos), said))
     asked = _QUESTION_END.search(sentence, at) if at >= 0 else None
     if asked and sentence[asked.end():].strip() and not (removed or advised):
         # (s41) a question about it answered in the same sentence: the answer says what it did, not the question's
@@ -6520,7 +6516,7 @@ def _said(kind: str, pattern: str, text: str):
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
             continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
-                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
+                _HEARSAY_POSSIBLE.search(text[sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
@@ -6682,8 +6678,7 @@ def _ko_ja_asked(text: str, m: re.Match) -> bool:
     if not re.match(r"타임|タイム|フリーズ|ハング|デッドロック|데드|프리징|エラー|에러|오류", m.group(0)) \
             or not _KO_JA_ASKED.match(text, m.end()):
         return False
-    start = max(text.rfind(c, 0, m.start()) for c in ".。!！?？\n") + 1
-    return not _ASKED_WHY_KO_JA.search(text[start:m.start()])
+    return not _ASKED_WHY_KO_JA.search(text[sentence_start(text, m.start()):m.start()])
 
 
 def _zh_not_observed(text: str, m: re.Match) -> bool:
@@ -6692,9 +6687,9 @@ def _zh_not_observed(text: str, m: re.Match) -> bool:
     if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
             not _ZH_RATE_TO_ZERO.search(text):
         return True
-    start = _sentence_start(text, m.start(), hearsay.SENTENCE_SPAN)
+    start = sentence_start(text, m.start(), hearsay.SENTENCE_SPAN)
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
-    clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+    clause = clause_before(text, m.start(), hearsay.SENTENCE_SPAN)
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
                                                             and _ZH_SETTING_BEFORE.search(clause))
 
@@ -6707,7 +6702,7 @@ _ZH_WORRY = re.compile(r"担心|担忧|害怕|生怕|顾虑|(?<!恐)怕(?!是)")
 
 def _zh_not_own(text: str, m: re.Match) -> bool:
     """Is the match heard from others (_ZH_HEARSAY) or feared (_ZH_WORRY) in the clause just before it?"""
-    clause = re.split(r"[，,；;：:。！？!?\n]", text[max(0, m.start() - 40):m.start()])[-1]
+    clause = clause_before(text, m.start(), 40)
     return bool(_ZH_HEARSAY.search(clause) or _ZH_WORRY.search(clause))
 
 
@@ -6715,7 +6710,7 @@ def _remedy_failed(text: str, m: re.Match) -> bool:
     """Is the match "does not work" said of a remedy the reporter tried (_REMEDY right before it)?"""
     if not _DOES_NOT_WORK.match(m.group(0)):
         return False
-    return bool(_REMEDY.search(text[_sentence_start(text, m.start()):m.start()].rstrip()))
+    return bool(_REMEDY.search(text[sentence_start(text, m.start()):m.start()].rstrip()))
 
 
 def _as_expected_said(text: str, m: re.Match) -> bool:
@@ -9419,7 +9414,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
             if effect == "no_help" and path.endswith("_release") \
-                    and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
+                    and not _STAYED.search(sentence + " " + _sentence_at(text, m.start())):
                 effect = None
             supposed = not answered and _supposed_at(sentence, at)
             out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},

@@ -89,3 +89,12 @@ def test_clause_before():
     assert t.clause_before(text, text.index("挂起")) == "为了防止出现NCCL"
     assert t.clause_before(text, text.index("卡住")) == "之后又"
     assert t.clause_before("a, b: c; d，e", 12) == "e"
+
+
+def test_a_question_and_its_answer_together_where_asked():
+    # claims' settings and remedies read the answer after a question in one sentence (probe)
+    text = "Does NCCL_P2P_DISABLE=1 help? No, it still hangs. Next"
+    at = text.index("NCCL")
+    assert text[t.sentence_start(text, at):t.sentence_end(text, at)] == "Does NCCL_P2P_DISABLE=1 help?"
+    assert text[t.sentence_start(text, at, questions=False):t.sentence_end(text, at, questions=False)] == \
+        "Does NCCL_P2P_DISABLE=1 help? No, it still hangs."

@@ -57,35 +57,43 @@ _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _EN_MARK = (r"(?:(?<!\b[eE]\.[gG])(?<!\b[iI]\.[eE])(?<!\b[vV][sS])(?<!\b[cC][fF])(?<!\b[eE][tT][cC])[.!?]|"
             r"(?<=\b[eE][tT][cC])\.(?=\s+[A-Z]))")
 _END_AFTER = r"(?=\s|$|[" + _CJK_CHAR + r"])"
-SENTENCE_END = re.compile(r"(?:" + _EN_MARK + _END_AFTER + r"|[。！？]|\n)\s*")
-SENTENCE_END_SEMICOLON = re.compile(r"(?:" + _EN_MARK + _END_AFTER + r"|;(?=\s|$)|[。！？]|\n)\s*")
+# (semicolon, questions) -> the pattern; with `questions` False a question mark (? or ？) ends no sentence, for
+# readers that take a question and the answer after it as one ("Does X=1 help? No, it still hangs.": claims'
+# settings and remedies).
+_SENTENCE_ENDS = {(semicolon, questions): re.compile(
+    r"(?:" + (_EN_MARK if questions else _EN_MARK.replace("[.!?]", "[.!]")) + _END_AFTER
+    + (r"|;(?=\s|$)" if semicolon else "") + (r"|[。！？]" if questions else r"|[。！]") + r"|\n)\s*")
+    for semicolon in (False, True) for questions in (False, True)}
+SENTENCE_END = _SENTENCE_ENDS[False, True]
 # A clause's bound inside a sentence, where a reading needs clauses (the Chinese ones): a comma, semicolon or colon,
 # full width or not.
 CLAUSE_MARK = re.compile(r"[，,；;：:]")
 
 
 @functools.lru_cache(maxsize=256)
-def _ends(text: str, semicolon: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _ends(text: str, semicolon: bool, questions: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(where each sentence end's mark is, where the next sentence starts: past the mark and the space after it), per
     text, kept (a string: never stale); readers ask for many positions of one text."""
-    found = list((SENTENCE_END_SEMICOLON if semicolon else SENTENCE_END).finditer(text))
+    found = list(_SENTENCE_ENDS[semicolon, questions].finditer(text))
     return tuple(m.start() for m in found), tuple(m.end() for m in found)
 
 
-def sentence_start(text: str, pos: int, span: int | None = None, *, semicolon: bool = False) -> int:
+def sentence_start(text: str, pos: int, span: int | None = None, *, semicolon: bool = False,
+                   questions: bool = True) -> int:
     """Where the sentence holding `pos` starts: past the last sentence end before `pos` and its space, read back at most
     `span` characters where given (the start is then `pos - span` where no end is nearer)."""
     lo = 0 if span is None else max(0, pos - span)
-    marks, starts = _ends(text, semicolon)
+    marks, starts = _ends(text, semicolon, questions)
     i = bisect.bisect_left(marks, pos) - 1
     return lo if i < 0 or marks[i] < lo else min(starts[i], pos)
 
 
-def sentence_end(text: str, pos: int, span: int | None = None, *, semicolon: bool = False) -> int:
+def sentence_end(text: str, pos: int, span: int | None = None, *, semicolon: bool = False,
+                 questions: bool = True) -> int:
     """Where the sentence holding `pos` ends: right after its end mark at or after `pos`; the text's end (or
     `pos + span` where given) where none is nearer."""
     hi = len(text) if span is None else min(len(text), pos + span)
-    marks, _ = _ends(text, semicolon)
+    marks, _ = _ends(text, semicolon, questions)
     j = bisect.bisect_left(marks, pos)
     return marks[j] + 1 if j < len(marks) and marks[j] < hi else hi
 
