@@ -5803,32 +5803,24 @@ _ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|�
 _ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|曾经|过去曾|"
                               r"^\s*(?:之前|以前|原来|过去)(?![的\s\d几一两半])|"
                               r"(?:之前|以前|原来|过去)\s*(?:也|曾|遇到|碰到|出现过|发生过)")
-_ZH_HANG_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复)")
+_ZH_HANG_FIXED_AFTER = re.compile(r"[\s\S]{0,60}?(?:解决了|修复了|已解决|已修复)")  # (in the hang's sentence)
 _ZH_FIX_NOT_SO = re.compile(r"暂时|临时|以为|怎么|如何|请问|能否|是否|吗|[？?]")
-
-
-def _zh_clause_before(text: str, m: re.Match) -> str:
-    """The clause of `text` before the Chinese word `m` (back to a comma or a sentence's end, 120 characters at
-    most)."""
-    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
-    return re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+_ZH_CLAUSE_SPAN = 120  # the clause before a Chinese hang word is read back this far at most
 
 
 def zh_hang_averted(text: str, m: re.Match) -> bool:
     """(fr44) Is the Chinese hang word `m` guarded against, fixed or past (_ZH_HANG_AVERTED in its clause before it, a
     fix said after it in its sentence), not a hang seen now?"""
     return bool(re.match(r"[\u4e00-\u9fff]", m.group(0))) and bool(
-        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _zh_fixed_after(text, m))
+        _ZH_HANG_AVERTED.search(clause_before(text, m.start(), _ZH_CLAUSE_SPAN)) or _zh_fixed_after(text, m))
 
 
 def _zh_fixed_after(text: str, m: re.Match) -> bool:
     """(fr44r2) Is a fix said after the Chinese hang word `m` in its sentence, not a temporary, believed or asked-for
     one (_ZH_FIX_NOT_SO between, or a question after)?"""
-    fix = _ZH_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)
-    if not fix:
-        return False
-    rest = re.match(r"[^。！!\n]{0,40}", text[fix.end():]).group(0)
-    return not _ZH_FIX_NOT_SO.search(text[m.end():fix.end()] + rest)
+    end = sentence_end(text, m.end())  # (past its end mark: a question's ？ is read)
+    fix = _ZH_HANG_FIXED_AFTER.match(text, m.end(), min(end, m.end() + 80))
+    return bool(fix) and not _ZH_FIX_NOT_SO.search(text[m.end():min(end, fix.end() + 40)])
 
 
 def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
@@ -5840,7 +5832,7 @@ def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
     # (fr44r2) the rate the subject right before 停滞 ("吞吐量停滞", "速度就停滞了", "loss 停滞在"), not one before
     # 时/但/后 or another subject ("GPU 利用率 100% 但训练停滞", "测带宽时停滞"); 把 with the process right before
     # 挂起 ("把进程挂起"), not "把模型加载到 GPU 后进程挂起"
-    lead = _zh_clause_before(text, m) + word[:word.find("停滞") if "停滞" in word else word.find("挂起")]
+    lead = clause_before(text, m.start(), _ZH_CLAUSE_SPAN) + word[:word.find("停滞" if "停滞" in word else "挂起")]
     if "停滞" in word and re.search(r"(?:" + _ZH_STALL_RATE.pattern
                                    + r")(?:量|值)?\s*(?:就|也|都|一直|基本|已经|开始)?\s*$", lead, re.I):
         return True
@@ -6282,7 +6274,6 @@ _EN_HANG_FIXED_AFTER = re.compile(
     r"(?:\s*,?\s+(?:which|that)\s+(?:(?:we|I|they|it)\s+)?(?:(?:had|have)\s+)?|\s+)"
     r"(?:(?:was|were|is|are|has\s+been|have\s+been|had\s+been|got|gets|seems?\s+to\s+be)\s+)?"
     r"(?:(?:now|finally|completely|fully)\s+)?(?:fixed|resolved|solved|gone|went\s+away|disappeared)\b", re.I)
-_EN_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _EN_FIX_NOT_SO = re.compile(r"\b(?:not|never|cannot|can't|couldn't|unable|fail(?:s|ed)?\s+to|no\s+way|temporar\w*|"
                             r"partially|how|back|again|still|until|whether)\b|n't\b|\?", re.I)
 
@@ -6293,14 +6284,11 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
     (_EN_FIX_NOT_SO)?"""
     if not re.match(r"[A-Za-z]", m.group(0)):
         return False
-    lo = max(0, m.start() - 160)
-    start = max((b.end() for b in _EN_SENTENCE_END.finditer(text, lo, m.start())), default=lo)
-    clause = re.split(r",|\bbut\b", text[start:m.start()])[-1]
+    start = sentence_start(text, m.start(), 160, semicolon=True)  # (the sentence read as text's splitter reads it,
+    clause = re.split(r",|\bbut\b", text[start:m.start()])[-1]  # "; " ending one)
     if not (_EN_HANG_AVERTED_BEFORE.search(clause) or _EN_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)):
         return False
-    end = _EN_SENTENCE_END.search(text, m.end(), m.end() + 240)
-    sentence = text[start:end.end() if end else m.end() + 240]
-    return not _EN_FIX_NOT_SO.search(sentence)
+    return not _EN_FIX_NOT_SO.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
 
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
