@@ -9096,12 +9096,16 @@ _P2P_SET_OFF = re.compile(
 # CPU (https://github.com/NVIDIA/nccl/issues/428). Off there is the platform's path, nothing refused that the hardware
 # offers. The same-node wording ("even though both are on the same NUMA node") and a cause that can be switched
 # ("by the BIOS", ACS, the IOMMU, the driver) or the system's own refusal ("not supported", CNS) say otherwise.
+# (splitter45) Not the driver named by its version, as nvidia-smi's header prints it ("Driver Version: 535.104.05")
+# and reporters list it ("driver 580.178.04"): the installed release, no cause; read once the sentence is no longer
+# cut at its dots.
 _ACROSS_CPUS = re.compile(
     r"(?<!not )(?<!n't )\b(?:separate|different|two|both|other|opposite|across|cross(?:es|ing)?|spans?|spanning)"
     r"[- ](?:the\s+)?(?:CPU\s+|NUMA\s+)?(?:sockets?|NUMA(?:\s+nodes?|\s+domains?)?|CPUs|processors|root complexes)\b"
     r"|\bcross[- ](?:socket|NUMA|CPU)\b|\b(?-i:SYS)\s+(?:path|link|connection|topology|hop)\b|\b(?:QPI|UPI|xGMI)\b",
     re.I)
-_CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver|hypervisor|VM|not supported|unsupported|cannot|"
+_CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver(?!\s{0,3}(?:version\s{0,3})?[:=]?\s{0,3}v?\d)|"
+                             r"hypervisor|VM|not supported|unsupported|cannot|"
                              r"can't|unable|refus\w*|error|fail\w*|(?-i:C?NS)|same (?:NUMA|socket|CPU|switch))\b",
                              re.I)
 

@@ -98,3 +98,21 @@ def test_a_question_and_its_answer_together_where_asked():
     assert text[t.sentence_start(text, at):t.sentence_end(text, at)] == "Does NCCL_P2P_DISABLE=1 help?"
     assert text[t.sentence_start(text, at, questions=False):t.sentence_end(text, at, questions=False)] == \
         "Does NCCL_P2P_DISABLE=1 help? No, it still hangs."
+
+
+# A reading the wider sentence exposed: claims._CAUSE_SWITCHED took "driver" anywhere in a P2P-off sentence for a
+# switchable cause; cut at the dots of "580.178.04" the sentence of w3c_s24/p40_mtp29.md (sudoingX/qwen38-mtp#29,
+# settled healthy) never held it. The driver named by its version is the installed release (nvidia-smi's header,
+# "Driver Version: 535.104.05"), no cause.
+@pytest.mark.parametrize("sentence, cause", [
+    ("RTX 3090 24GB, driver 535.183.01, power limit **350 W**", False),  # phys25/threads/syvai-qwen38-3090-3
+    ("2× DGX Spark (GB10, 128 GB unified), Ubuntu 24.04, driver 580.173.02, CUDA 13.0", False),  # review50/sparks3
+    ("ubuntu 20.04 LTS with CUDA 11.4 Driver 450.102.04 NCCL 2.10.3", False),  # para38/n028-.../b.md
+    ("Driver Version: 535.104.05", False),  # nvidia-smi's header
+    ("P2P disabled by the driver", True),  # probe: the driver as the cause
+    ("the driver disables P2P across sockets", True),  # probe
+    ("P2P is off because of the driver, not the BIOS", True),  # probe: a negation beside it keeps the cause word
+])
+def test_driver_named_by_its_version_is_no_cause(sentence, cause):
+    from rules.claims import _CAUSE_SWITCHED
+    assert bool(_CAUSE_SWITCHED.search(sentence)) is cause
