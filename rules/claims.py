@@ -37,7 +37,18 @@ from diagnose.artifacts.launch import (
     off_before,
     setting_off,
 )
-from diagnose.artifacts.text import ENGINE_WORD, NO_EFFECT, NOT_ENDING, RATE_UNIT, is_bits, to_gbs, to_ms
+from diagnose.artifacts.text import (  # (sentence_start, sentence_end: one sentence splitter for every prose reader)
+    ENGINE_WORD,
+    NO_EFFECT,
+    NOT_ENDING,
+    RATE_UNIT,
+    clause_before,
+    is_bits,
+    sentence_end,
+    sentence_start,
+    to_gbs,
+    to_ms,
+)
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import CollectiveResult, Facts, NcclEvent, Note, Workload
@@ -3414,7 +3425,7 @@ def claims(facts: Facts) -> list[Claim]:
                 if low is not None:
                     data["low"] = low
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), data, negated=never))
-                util_sentences.add(_sentence_start(text, m.start()))
+                util_sentences.add(sentence_start(text, m.start()))
                 if not never and (pct >= SWING_BUSY or pct <= SWING_IDLE):
                     busy_at.append((m.start(number), read_to, pct))
                 if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
@@ -3425,7 +3436,7 @@ def claims(facts: Facts) -> list[Claim]:
             # "... 100% on one card and 0% on the other", "... around 60-70% at 00:00, but it drops to 50-60%"
             number = 2 if later else next(i for i in range(1, m.re.groups + 1) if m.group(i))
             if any(a <= m.start(number) < b for a, b in spans) \
-                    or _sentence_start(text, m.start()) not in util_sentences:
+                    or sentence_start(text, m.start()) not in util_sentences:
                 continue
             pct = float(m.group(number))
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
@@ -3686,18 +3697,11 @@ def _clause_of(sentence: str, said: str) -> str:
     return next((part for part in sentence.split(";") if said in part), sentence)
 
 
-def _sentence_start(text: str, pos: int, span: int | None = None) -> int:
-    """Where the sentence around `pos` starts (_sentence_at's bounds), read back at most `span` characters where given
-    (fr44: hearsay.SENTENCE_SPAN keeps the per-match checks of _said linear on a long unpunctuated run of failure
-    words)."""
-    lo = 0 if span is None else max(0, pos - span)
-    return max(text.rfind(".", lo, pos), text.rfind("\n", lo, pos), lo - 1) + 1
-
-
 def _sentence_at(text: str, pos: int) -> str:
-    a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
-    b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
-    return text[a:b]
+    """The sentence holding `pos`, with its end mark (text.sentence_start / sentence_end: not cut at the dots of a
+    version, a decimal or a file name), a question and the answer after it taken together ("Does X=1 help? No, it
+    still hangs.": _tried_effect reads the answer)."""
+    return text[sentence_start(text, pos, questions=False):sentence_end(text, pos, questions=False)]
 
 
 # (healthy31) A swing read from its figures, whatever the words around them: one GPU's utilisation given as a busy
@@ -3748,7 +3752,7 @@ def util_swing(text: str, read: list[tuple[int, int, float]]) -> tuple[int, int,
             continue  # two cards' shares, a GPU idle between requests, or one that rises as a job starts
         other = _IDLE_SHARE if pct >= SWING_BUSY else _BUSY_SHARE
         for m in other.finditer(text, max(0, start - SWING_SPAN), min(len(text), end + SWING_SPAN)):
-            if start <= m.start() < end or _sentence_start(text, m.start()) != _sentence_start(text, start):
+            if start <= m.start() < end or sentence_start(text, m.start()) != sentence_start(text, start):
                 continue  # the busy figure itself, or another sentence's number
             if _NUMBERED_BEFORE.search(text[max(0, m.start() - 12):m.start()]):
                 continue  # "GPU 0", "rank 1", "batch size 4", "tp=4": a name, a count or a setting, not a share
@@ -4008,14 +4012,6 @@ _FAILURE_WORDS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|t
                             r"forever|deadlock\w*|illegal\s+memory)\b|卡住|卡死|报错|失败|超时", re.I)
 
 
-def _sentence_through_dots(text: str, pos: int) -> str:
-    """The sentence around `pos` with only a period before white space or the end as its bounds: "using
-    `NCCL_IB_DISABLE=1 python tune.py` does not help" reads past the file name's dot (_sentence_at stops there)."""
-    starts = [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", text[:pos])]
-    end = re.compile(r"[.!?](?=\s|$)|\n").search(text, pos)
-    return text[starts[-1] if starts else 0:end.start() if end else len(text)]
-
-
 # (words41) A question ends its sentence as a period does (a "?" before white space or the end, or a full-width "？"):
 # "If I add --ipc=host, does it help? I did and it still hangs." asks, then answers; the answer is the next sentence.
 # (Not a "?" inside a URL's query, "...?id=3", which has no blank after it.)
@@ -4086,7 +4082,7 @@ def _tried_effect(text: str, pos: int, said: str, sentence: str, at: int, advise
     never "no_help" for one said not in use or not tried yet (_not_in_use).
     One reading for NCCL settings (tried39) and for flags, platform changes and releases (tried40, remedies)."""
     effect = None if removed or advised else _effect(_clause_of(sentence, said)) or \
-        _effect(_clause_of(_sentence_through_dots(text, pos), said))
+        _effect(_clause_of(_sentence_at(text, pos), said))
     asked = _QUESTION_END.search(sentence, at) if at >= 0 else None
     if asked and sentence[asked.end():].strip() and not (removed or advised):
         # (s41) a question about it answered in the same sentence: the answer says what it did, not the question's
@@ -5822,32 +5818,24 @@ _ZH_STALL_RATE = re.compile(r"吞吐|速度|速率|性能|加速|提升|增长|�
 _ZH_HANG_AVERTED = re.compile(r"防止|避免|以免|以防|防范|预防|免得|解决了|已解决|修复了|已修复|曾经|过去曾|"
                               r"^\s*(?:之前|以前|原来|过去)(?![的\s\d几一两半])|"
                               r"(?:之前|以前|原来|过去)\s*(?:也|曾|遇到|碰到|出现过|发生过)")
-_ZH_HANG_FIXED_AFTER = re.compile(r"[^。！？!?\n]{0,60}?(?:解决了|修复了|已解决|已修复)")
+_ZH_HANG_FIXED_AFTER = re.compile(r"[\s\S]{0,60}?(?:解决了|修复了|已解决|已修复)")  # (in the hang's sentence)
 _ZH_FIX_NOT_SO = re.compile(r"暂时|临时|以为|怎么|如何|请问|能否|是否|吗|[？?]")
-
-
-def _zh_clause_before(text: str, m: re.Match) -> str:
-    """The clause of `text` before the Chinese word `m` (back to a comma or a sentence's end, 120 characters at
-    most)."""
-    start = max(max(text.rfind(c, max(0, m.start() - 120), m.start()) for c in "。！？!?\n") + 1, m.start() - 120)
-    return re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+_ZH_CLAUSE_SPAN = 120  # the clause before a Chinese hang word is read back this far at most
 
 
 def zh_hang_averted(text: str, m: re.Match) -> bool:
     """(fr44) Is the Chinese hang word `m` guarded against, fixed or past (_ZH_HANG_AVERTED in its clause before it, a
     fix said after it in its sentence), not a hang seen now?"""
     return bool(re.match(r"[\u4e00-\u9fff]", m.group(0))) and bool(
-        _ZH_HANG_AVERTED.search(_zh_clause_before(text, m)) or _zh_fixed_after(text, m))
+        _ZH_HANG_AVERTED.search(clause_before(text, m.start(), _ZH_CLAUSE_SPAN)) or _zh_fixed_after(text, m))
 
 
 def _zh_fixed_after(text: str, m: re.Match) -> bool:
     """(fr44r2) Is a fix said after the Chinese hang word `m` in its sentence, not a temporary, believed or asked-for
     one (_ZH_FIX_NOT_SO between, or a question after)?"""
-    fix = _ZH_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)
-    if not fix:
-        return False
-    rest = re.match(r"[^。！!\n]{0,40}", text[fix.end():]).group(0)
-    return not _ZH_FIX_NOT_SO.search(text[m.end():fix.end()] + rest)
+    end = sentence_end(text, m.end())  # (past its end mark: a question's ？ is read)
+    fix = _ZH_HANG_FIXED_AFTER.match(text, m.end(), min(end, m.end() + 80))
+    return bool(fix) and not _ZH_FIX_NOT_SO.search(text[m.end():min(end, fix.end() + 40)])
 
 
 def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
@@ -5859,7 +5847,7 @@ def _zh_stall_not_hang(text: str, m: re.Match) -> bool:
     # (fr44r2) the rate the subject right before 停滞 ("吞吐量停滞", "速度就停滞了", "loss 停滞在"), not one before
     # 时/但/后 or another subject ("GPU 利用率 100% 但训练停滞", "测带宽时停滞"); 把 with the process right before
     # 挂起 ("把进程挂起"), not "把模型加载到 GPU 后进程挂起"
-    lead = _zh_clause_before(text, m) + word[:word.find("停滞") if "停滞" in word else word.find("挂起")]
+    lead = clause_before(text, m.start(), _ZH_CLAUSE_SPAN) + word[:word.find("停滞" if "停滞" in word else "挂起")]
     if "停滞" in word and re.search(r"(?:" + _ZH_STALL_RATE.pattern
                                    + r")(?:量|值)?\s*(?:就|也|都|一直|基本|已经|开始)?\s*$", lead, re.I):
         return True
@@ -6304,7 +6292,6 @@ _EN_HANG_FIXED_AFTER = re.compile(
     r"(?:\s*,?\s+(?:which|that)\s+(?:(?:we|I|they|it)\s+)?(?:(?:had|have)\s+)?|\s+)"
     r"(?:(?:was|were|is|are|has\s+been|have\s+been|had\s+been|got|gets|seems?\s+to\s+be)\s+)?"
     r"(?:(?:now|finally|completely|fully)\s+)?(?:fixed|resolved|solved|gone|went\s+away|disappeared)\b", re.I)
-_EN_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 _EN_FIX_NOT_SO = re.compile(r"\b(?:not|never|cannot|can't|couldn't|unable|fail(?:s|ed)?\s+to|no\s+way|temporar\w*|"
                             r"partially|how|back|again|still|until|whether)\b|n't\b|\?", re.I)
 
@@ -6315,14 +6302,11 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
     (_EN_FIX_NOT_SO)?"""
     if not re.match(r"[A-Za-z]", m.group(0)):
         return False
-    lo = max(0, m.start() - 160)
-    start = max((b.end() for b in _EN_SENTENCE_END.finditer(text, lo, m.start())), default=lo)
-    clause = re.split(r",|\bbut\b", text[start:m.start()])[-1]
+    start = sentence_start(text, m.start(), 160, semicolon=True)  # (the sentence read as text's splitter reads it,
+    clause = re.split(r",|\bbut\b", text[start:m.start()])[-1]  # "; " ending one)
     if not (_EN_HANG_AVERTED_BEFORE.search(clause) or _EN_HANG_FIXED_AFTER.match(text, m.end(), m.end() + 80)):
         return False
-    end = _EN_SENTENCE_END.search(text, m.end(), m.end() + 240)
-    sentence = text[start:end.end() if end else m.end() + 240]
-    return not _EN_FIX_NOT_SO.search(sentence)
+    return not _EN_FIX_NOT_SO.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
 
 
 
@@ -6355,8 +6339,7 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     ("previously it hung"), not "previously, when it hangs ..."."""
     if not re.match(r"[A-Za-z]", m.group(0)) or not _EN_PAST_HANG_WORD.fullmatch(m.group(0)):
         return False
-    lo = max(0, m.start() - 160)
-    start = max((b.end() for b in _EN_SENTENCE_END.finditer(text, lo, m.start())), default=lo)
+    start = sentence_start(text, m.start(), 160, semicolon=True)
     clause = re.split(r",|\bbut\b|\band\s+(?:now|then)\b", text[start:m.start()])[-1]
     past = _EN_HANG_PAST_BEFORE.search(clause)
     if not past:
@@ -6364,8 +6347,7 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     if not re.search(r"used\s+to|" + _EN_PAST_VERB, past.group(0), re.I) and \
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
-    end = _EN_SENTENCE_END.search(text, m.end(), m.end() + 240)
-    return not _EN_GOES_ON.search(text[start:end.end() if end else m.end() + 240])
+    return not _EN_GOES_ON.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
 
 
 # (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add
@@ -6625,7 +6607,7 @@ def _said(kind: str, pattern: str, text: str):
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
             continue  # "no errors", "does not hang", "zero errors"
         if kind in ("hang", "crash", "error") and \
-                _HEARSAY_POSSIBLE.search(text[_sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
+                _HEARSAY_POSSIBLE.search(text[sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
@@ -6789,8 +6771,7 @@ def _ko_ja_asked(text: str, m: re.Match) -> bool:
     if not re.match(r"타임|タイム|フリーズ|ハング|デッドロック|데드|프리징|エラー|에러|오류", m.group(0)) \
             or not _KO_JA_ASKED.match(text, m.end()):
         return False
-    start = max(text.rfind(c, 0, m.start()) for c in ".。!！?？\n") + 1
-    return not _ASKED_WHY_KO_JA.search(text[start:m.start()])
+    return not _ASKED_WHY_KO_JA.search(text[sentence_start(text, m.start()):m.start()])
 
 
 def _zh_not_observed(text: str, m: re.Match) -> bool:
@@ -6799,9 +6780,9 @@ def _zh_not_observed(text: str, m: re.Match) -> bool:
     if re.match(r"卡在|没|无(?!响应$)", m.group(0)) and _ZH_SPEED_WORDS.search(text) and \
             not _ZH_RATE_TO_ZERO.search(text):
         return True
-    start = _sentence_start(text, m.start(), hearsay.SENTENCE_SPAN)
+    start = sentence_start(text, m.start(), hearsay.SENTENCE_SPAN)
     local = re.compile(re.escape(m.group(0))).search(text[start:m.end()], m.start() - start)  # m, in its sentence
-    clause = re.split(r"[，,；;：:]", text[start:m.start()])[-1]
+    clause = clause_before(text, m.start(), hearsay.SENTENCE_SPAN)
     return zh_not_seen(text[start:m.end()], local) or bool(re.search(r"反应|响应", m.group(0))
                                                             and _ZH_SETTING_BEFORE.search(clause))
 
@@ -6814,7 +6795,7 @@ _ZH_WORRY = re.compile(r"担心|担忧|害怕|生怕|顾虑|(?<!恐)怕(?!是)")
 
 def _zh_not_own(text: str, m: re.Match) -> bool:
     """Is the match heard from others (_ZH_HEARSAY) or feared (_ZH_WORRY) in the clause just before it?"""
-    clause = re.split(r"[，,；;：:。！？!?\n]", text[max(0, m.start() - 40):m.start()])[-1]
+    clause = clause_before(text, m.start(), 40)
     return bool(_ZH_HEARSAY.search(clause) or _ZH_WORRY.search(clause))
 
 
@@ -6822,7 +6803,7 @@ def _remedy_failed(text: str, m: re.Match) -> bool:
     """Is the match "does not work" said of a remedy the reporter tried (_REMEDY right before it)?"""
     if not _DOES_NOT_WORK.match(m.group(0)):
         return False
-    return bool(_REMEDY.search(text[_sentence_start(text, m.start()):m.start()].rstrip()))
+    return bool(_REMEDY.search(text[sentence_start(text, m.start()):m.start()].rstrip()))
 
 
 def _as_expected_said(text: str, m: re.Match) -> bool:
@@ -9220,12 +9201,16 @@ _P2P_SET_OFF = re.compile(
 # CPU (https://github.com/NVIDIA/nccl/issues/428). Off there is the platform's path, nothing refused that the hardware
 # offers. The same-node wording ("even though both are on the same NUMA node") and a cause that can be switched
 # ("by the BIOS", ACS, the IOMMU, the driver) or the system's own refusal ("not supported", CNS) say otherwise.
+# (splitter45) Not the driver named by its version, as nvidia-smi's header prints it ("Driver Version: 535.104.05")
+# and reporters list it ("driver 580.178.04"): the installed release, no cause; read once the sentence is no longer
+# cut at its dots.
 _ACROSS_CPUS = re.compile(
     r"(?<!not )(?<!n't )\b(?:separate|different|two|both|other|opposite|across|cross(?:es|ing)?|spans?|spanning)"
     r"[- ](?:the\s+)?(?:CPU\s+|NUMA\s+)?(?:sockets?|NUMA(?:\s+nodes?|\s+domains?)?|CPUs|processors|root complexes)\b"
     r"|\bcross[- ](?:socket|NUMA|CPU)\b|\b(?-i:SYS)\s+(?:path|link|connection|topology|hop)\b|\b(?:QPI|UPI|xGMI)\b",
     re.I)
-_CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver|hypervisor|VM|not supported|unsupported|cannot|"
+_CAUSE_SWITCHED = re.compile(r"\b(?:BIOS|ACS|IOMMU|VT-?d|driver(?!\s{0,3}(?:version\s{0,3})?[:=]?\s{0,3}v?\d)|"
+                             r"hypervisor|VM|not supported|unsupported|cannot|"
                              r"can't|unable|refus\w*|error|fail\w*|(?-i:C?NS)|same (?:NUMA|socket|CPU|switch))\b",
                              re.I)
 
@@ -9526,7 +9511,7 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
             if effect == "fixes" and not answered and setting_off(text, m.start(), m.end()):
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
             if effect == "no_help" and path.endswith("_release") \
-                    and not _STAYED.search(sentence + " " + _sentence_through_dots(text, m.start())):
+                    and not _STAYED.search(sentence + " " + _sentence_at(text, m.start())):
                 effect = None
             supposed = not answered and _supposed_at(sentence, at)
             out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},

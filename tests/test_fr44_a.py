@@ -3,7 +3,7 @@ near-misses that keep the old reading."""
 
 import pytest
 
-from diagnose.artifacts.text import cjk_spaced
+from diagnose.artifacts.text import cjk_spaced, sentence_start
 from rules import claims, hearsay
 
 _SYMPTOMS = dict(claims.SYMPTOMS)
@@ -142,8 +142,9 @@ def test_a_failure_word_reads_its_sentence_back_a_bounded_span(word):
     by benchmarks/ticket_speed.py (its runs of failure words), never timed here."""
     text = word * (4 * hearsay.SENTENCE_SPAN // len(word))
     pos = len(text) - len(word)
-    assert claims._sentence_start(text, pos, hearsay.SENTENCE_SPAN) == pos - hearsay.SENTENCE_SPAN
-    assert claims._sentence_start("It hangs. " + word, 10, hearsay.SENTENCE_SPAN) == 9  # just after a nearer full stop
+    assert sentence_start(text, pos, hearsay.SENTENCE_SPAN) == pos - hearsay.SENTENCE_SPAN
+    # just after a nearer full stop (and its space: text.sentence_start, the one splitter since splitter45)
+    assert sentence_start("It hangs. " + word, 10, hearsay.SENTENCE_SPAN) == 10
 
 
 # ----------------------------------------------------------------------------- 8. idle GPUs beside a hang seen now

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.artifacts.text import sentence_before
+
 # (engine, sign). Anchored where a sign is a line's start (an import, a log prefix), so a sentence that quotes the
 # word ("I did not import vllm") is none.
 _IMPORT = r"^[ \t]*(?:>>>[ \t]*)?(?:from\s+{0}(?:\.[\w.]+)?\s+import\b|import\s+{0}\b)"
@@ -148,25 +150,19 @@ SPELLINGS = {"vLLM": r"vllm", "SGLang": r"sglang", "TensorRT-LLM": r"tensorrt[-_
 # (fr44r2) Words before a command, in its sentence, that say it is not what runs: denied ("we do not use", "never",
 # "instead of", "rather than"), asked about or advised ("Should we switch to", "could I use", "whether to run", "you
 # can use", "someone suggested", "try"). A sign named in prose only, such as FastChat's vllm_worker beside the
-# model_worker that runs (_PROSE_ONLY), and a FastChat --num-gpus (issue_md._job_gpus) after them run nothing.
+# model_worker that runs (_PROSE_ONLY), and a FastChat --num-gpus (issue_md._job_gpus) after them run nothing. Its
+# sentence: text.sentence_before, with "; " ending one (a clause after it is said apart).
 NOT_RUN_BEFORE = re.compile(r"\b(?:not|never|no longer|instead of|rather than|without|whether|should|shall|could|"
                             r"would|might|suggest\w*|recommend\w*|advis\w*|propos\w*|try|trying|"
                             r"(?:can|do|must|may)\s+(?:I|we)|you\s+(?:can|may|must))\b|n't\b", re.I)
 _PROSE_ONLY = {id(sign) for _, sign in SIGNS if "fastchat" in sign.pattern and "model_worker" not in sign.pattern}
-_SENTENCE_START = re.compile(r"[\s\S]*(?:\n|[.!?;](?=\s))")
-
-
-def sentence_before(text: str, at: int) -> str:
-    """The text of `at`'s sentence before it (from its line's start or the last sentence end before it)."""
-    m = _SENTENCE_START.match(text, max(0, text.rfind("\n", 0, at)), at)
-    return text[m.end() if m else max(0, text.rfind("\n", 0, at)):at]
 
 
 def _runs(text: str, sign: re.Pattern) -> re.Match | None:
     """The first match of `sign` in `text` that its sentence does not deny, ask about or advise (for the signs in
     _PROSE_ONLY; any other sign's first match)."""
     for m in sign.finditer(text):
-        if id(sign) not in _PROSE_ONLY or not NOT_RUN_BEFORE.search(sentence_before(text, m.start())):
+        if id(sign) not in _PROSE_ONLY or not NOT_RUN_BEFORE.search(sentence_before(text, m.start(), semicolon=True)):
             return m
     return None
 

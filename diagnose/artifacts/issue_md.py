@@ -39,6 +39,10 @@ from diagnose.artifacts.text import (
     llamacpp_builds,
     number,
     quant_dtype,
+    sentence_before,
+    sentence_end,
+    sentence_start,
+    sentences,
     split_gpus_used,
     stated_lengths,
     table_cells,
@@ -171,8 +175,8 @@ def detect_named(text: str, name: str) -> float:
             continue
         paragraph.append(len(lines))
         lines.append(ln)
-    sentences = sum(1 for i, ln in enumerate(lines) if i in wrapped or _sentence(ln))
-    return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
+    said = sum(1 for i, ln in enumerate(lines) if i in wrapped or _sentence(ln))
+    return 0.9 if said and 3 * said >= len(lines) else 0.0
 
 
 CUT_MARK = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
@@ -866,7 +870,7 @@ def _weights_said(prose, code_lines, name: str) -> list:
     said = quant or floats
     if not said:
         for i, ln in prose:
-            for sentence in re.split(r"(?<=[.!?])\s+", ln):
+            for sentence in sentences(ln):
                 if ln.lstrip().startswith(">") or NOT_RUN.search(sentence):
                     continue  # a quote, a question, a plan or advice: no format of the run
                 sentence = KV_TYPE.sub(" ", sentence)
@@ -928,7 +932,7 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     # larger, the run asked about
     # (fr44r2) ... that runs: not one asked about or advised ("Should I use `... --num-gpus 4` instead?")
     fastchat = [(int(m.group(1)), i) for i, ln in lines if (m := FASTCHAT_NUM_GPUS.search(ln))
-                and not engine_signs.NOT_RUN_BEFORE.search(engine_signs.sentence_before(ln, m.start()))]
+                and not engine_signs.NOT_RUN_BEFORE.search(sentence_before(ln, m.start(), semicolon=True))]
     if fastchat:
         n, i = max(fastchat, key=lambda x: (x[0], -x[1]))
         return i, n
@@ -943,7 +947,7 @@ def _job_gpus(lines) -> tuple[int, int] | None:
     if (none := _none_split(lines)) is not None:
         return none, 1  # (past45) llama.cpp's split mode none: one GPU, whatever the machine holds
     for i, ln in lines:  # (extract35) the GPUs a TP occupies, counted beside it: "Dual-card (2× RTX 3090, TP=2)"
-        for sentence in re.split(r"(?<=[.;!?])\s+", ln):
+        for sentence in sentences(ln, semicolon=True):
             if (n := _layout_counted(sentence)):
                 return i, n
     return _machine_holds_job(lines)
@@ -968,9 +972,9 @@ def _machine_holds_job(lines) -> tuple[int, int] | None:
     stated and nothing says replicas or another layout; else None."""
     if any(_OTHER_LAYOUT.search(ln) for _, ln in lines):
         return None
-    sentences = [(i, s) for i, ln in lines for s in re.split(r"(?<=[.;!?])\s+", ln)]
-    machines = {int(next(g for g in m.groups() if g)) for _, s in sentences for m in MACHINE_GPUS.finditer(s)}
-    tps = {(i, _tp_size(m)) for i, s in sentences if not MACHINE_GPUS.search(s) and not _counted_gpus(s)
+    said = [(i, s) for i, ln in lines for s in sentences(ln, semicolon=True)]
+    machines = {int(next(g for g in m.groups() if g)) for _, s in said for m in MACHINE_GPUS.finditer(s)}
+    tps = {(i, _tp_size(m)) for i, s in said if not MACHINE_GPUS.search(s) and not _counted_gpus(s)
            and not CLAUSE_GPUS.search(s) for m in TP.finditer(s)}
     if len(machines) != 1 or len({t for _, t in tps}) != 1:
         return None
@@ -1330,10 +1334,6 @@ BESIDE_REFERENCE = re.compile(r"(?<!\s)\s+(?=(?:which|that)\s+(?:(?:is|was|are|w
                               r"match(?:es|ed)?|agrees?|corresponds?)\b)", re.I)
 
 
-# Where a line splits into sentences: after . ! ? and a space, or after a CJK full stop.
-SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
-
-
 # A Markdown blockquote line written as prose: GitHub's quote syntax ("> " before the text,
 # https://docs.github.com/en/get-started/writing-on-github/getting-started-with-writing-and-formatting-on-github/basic-writing-and-formatting-syntax#quoting-text)
 # sets off words taken from elsewhere, a paper, a README, another comment: "> On a single node with 8 H800 GPUs,
@@ -1360,10 +1360,10 @@ def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only. Every clause of a blockquote
     line of prose in another's voice quotes (_quoted_prose)."""
     if _quoted_prose(line):
-        return [(clause, True) for sentence in SENTENCE_SPLIT.split(line)
+        return [(clause, True) for sentence in sentences(line)
                 for c in CLAUSE.split(sentence) for clause in BESIDE_REFERENCE.split(c)]
     out = []
-    for sentence in SENTENCE_SPLIT.split(line):
+    for sentence in sentences(line):
         quoting = False
         for clause in (part for c in CLAUSE.split(sentence) for part in BESIDE_REFERENCE.split(c)):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
@@ -1891,8 +1891,7 @@ def _run_sizes(line: str, pattern: re.Pattern = TP) -> list[re.Match]:
     (ASKED_SIZE, ADVISED_SIZE, UNUSED_BEFORE / UNUSED_AFTER)."""
     out = []
     for m in pattern.finditer(line):
-        start = max((s.end() for s in SENTENCE_SPLIT.finditer(line, 0, m.start())), default=0)
-        end = next((s.start() for s in SENTENCE_SPLIT.finditer(line, m.end())), len(line))
+        start, end = sentence_start(line, m.start()), sentence_end(line, m.end())
         if not (ASKED_SIZE.match(line[start:end]) or ADVISED_SIZE.search(line[start:m.start()])
                 or UNUSED_BEFORE.search(line[start:m.start()]) or UNUSED_AFTER.match(line[m.end():end])):
             out.append(m)
@@ -2440,7 +2439,6 @@ TARGET_WORDS = re.compile(r"\b(?:should|supposed|expect\w*|theoretic\w*|ideal\w*
 # ... nor another system's or a publication's figure ("on our other cluster", "NVIDIA's published figure").
 OTHER_SYSTEM = re.compile(r"\b(?:other|another|previous|old|published|reference|official|documentation|docs|paper|"
                           r"blog|slides?)\b", re.I)
-SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])")
 # ... nor the rate of the network itself, named right after the figure: "8 V100s and 100Gbps network" (NVIDIA/nccl#398),
 # "a 25G fabric", "200 Gb/s interconnect": a specification of the link the test runs on, not what the test measured.
 # Public writing names rates this way for links ("BlueField-3 DPU | 400 Gb/s network bandwidth", "10 Gb/s network
@@ -2465,11 +2463,11 @@ def _unnamed_rates(i: int, ln: str, before: str, name: str, n: int | None) -> li
     """all-reduce rates on line `ln` said without busbw or algbw (COLLECTIVE_SAID in it or in `before`, the prose line
     just above), each in GB/s with the reporter's words; none in a question."""
     out = []
-    sentences = [s for s in SENTENCE_BREAK.split(ln) if s.strip()]
-    last = ([s for s in SENTENCE_BREAK.split(before) if s.strip()] or [""])[-1]
-    for k, s in enumerate(sentences):
+    said = [s for s in sentences(ln) if s.strip()]
+    last = ([s for s in sentences(before) if s.strip()] or [""])[-1]
+    for k, s in enumerate(said):
         # the collective named in the figure's sentence or the one just before it (on this line or the line above)
-        tied = " ".join([last, s] if k == 0 else sentences[k - 1:k + 1])
+        tied = " ".join([last, s] if k == 0 else said[k - 1:k + 1])
         if not COLLECTIVE_SAID.search(tied) or s.rstrip().endswith(("?", "？")):
             continue  # no collective said, or a figure asked about
         if OTHER_BENCH.search(s) and not re.search(r"\ball[_ -]?reduce", s, re.I):
@@ -2548,7 +2546,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
             if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(RATE_UNIT, ln, re.I):
                 # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
-                           for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
+                           for s in sentences(_after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
                            for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()])
                            # (not a reference: "busbw is 50，theoretical busbw should be 200")
@@ -3112,7 +3110,7 @@ def clause_model(clause: str, line: str) -> str | None:
         # the one model an earlier clause of the figure's own sentence names ("qwen3-32b using W4A16 dp gave 77 tok/s
         # whereas tp yielded 125 tok/s"): the sentence speaks of one run's model throughout
         # (not one set against another's: "unlike Llama-2-13B, which gives 30 tok/s, I get 12")
-        sentence = next((s for s in SENTENCE_SPLIT.split(line) if clause in s), "")
+        sentence = next((s for s in sentences(line) if clause in s), "")
         before = sentence[:sentence.find(clause)] if sentence else ""
         named, plain = _models_in(before), _plain(before)
         if len(named) == 1 and not CONTRASTED.search(plain[:plain.find(named[0])]):
@@ -3150,7 +3148,7 @@ RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d
 def _ran_on(clause: str, line: str) -> str | None:
     """The GPU an earlier clause of the figure's sentence says the run happened on ("on H200", "using an A100"),
     where that part of the sentence names no other; else None."""
-    for sentence in SENTENCE_SPLIT.split(line):
+    for sentence in sentences(line):
         at = sentence.find(clause)
         if at > 0:
             before = _plain(sentence[:at])
@@ -3422,7 +3420,7 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
     out, compared, last = [], {}, None
     for i, ln in prose:
         at = 0
-        for sentence in SENTENCE_SPLIT.split(ln):
+        for sentence in sentences(ln):
             at = ln.find(sentence, at)
             rates = [(ln.find(c, at) + r.start, ln.find(c, at) + r.end, r.value, r.said) for c, _ in _clauses(sentence)
                      for r in _clause_rates(ln, c, dot, set())]

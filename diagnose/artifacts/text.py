@@ -8,6 +8,8 @@ the original file, so evidence quotes the right line.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from diagnose.evidence import Workload, where
@@ -41,6 +43,83 @@ def clean(line: str) -> str:
     if tag and (line.count(tag[1]) > 1 or line[tag.end():].lstrip().startswith("#")):
         line = line[tag.end():].replace(tag[1], " ")
     return line
+
+
+# Sentence bounds: one reading of where a sentence of prose ends, for every reader of prose (the parsers here and the
+# claims in rules/). A sentence ends at ". " "! " "? " (or the mark at the text's end, or right before a Chinese,
+# Japanese or Korean character, which such posts write with no space: "卡住了?然后"), at a CJK full stop, exclamation
+# or question mark (。！？, which take no space after them), and at a line's end (callers that split per line never
+# see one). Not at a dot with no space after it: a version (0.6.3, v2.18.1), a decimal (1.5x, 3.2 GB/s), a file name
+# (config.json, libnccl.so.2), a URL. Not after an abbreviation that leads into more of its sentence (e.g., i.e.,
+# vs., cf.); "etc." ends one only where a capital letter opens the next ("... IB etc. Then it hung"). With
+# `semicolon`, "; " ends one too (readers that take a clause after ";" as a sentence of its own).
+_CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_EN_MARK = (r"(?:(?<!\b[eE]\.[gG])(?<!\b[iI]\.[eE])(?<!\b[vV][sS])(?<!\b[cC][fF])(?<!\b[eE][tT][cC])[.!?]|"
+            r"(?<=\b[eE][tT][cC])\.(?=\s+[A-Z]))")
+_END_AFTER = r"(?=\s|$|[" + _CJK_CHAR + r"])"
+# (semicolon, questions) -> the pattern; with `questions` False a question mark (? or ？) ends no sentence, for
+# readers that take a question and the answer after it as one ("Does X=1 help? No, it still hangs.": claims'
+# settings and remedies).
+_SENTENCE_ENDS = {(semicolon, questions): re.compile(
+    r"(?:" + (_EN_MARK if questions else _EN_MARK.replace("[.!?]", "[.!]")) + _END_AFTER
+    + (r"|;(?=\s|$)" if semicolon else "") + (r"|[。！？]" if questions else r"|[。！]") + r"|\n)\s*")
+    for semicolon in (False, True) for questions in (False, True)}
+SENTENCE_END = _SENTENCE_ENDS[False, True]
+# A clause's bound inside a sentence, where a reading needs clauses (the Chinese ones): a comma, semicolon or colon,
+# full width or not.
+CLAUSE_MARK = re.compile(r"[，,；;：:]")
+
+
+@functools.lru_cache(maxsize=256)
+def _ends(text: str, semicolon: bool, questions: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(where each sentence end's mark is, where the next sentence starts: past the mark and the space after it), per
+    text, kept (a string: never stale); readers ask for many positions of one text."""
+    found = list(_SENTENCE_ENDS[semicolon, questions].finditer(text))
+    return tuple(m.start() for m in found), tuple(m.end() for m in found)
+
+
+def sentence_start(text: str, pos: int, span: int | None = None, *, semicolon: bool = False,
+                   questions: bool = True) -> int:
+    """Where the sentence holding `pos` starts: past the last sentence end before `pos` and its space, read back at most
+    `span` characters where given (the start is then `pos - span` where no end is nearer)."""
+    lo = 0 if span is None else max(0, pos - span)
+    marks, starts = _ends(text, semicolon, questions)
+    i = bisect.bisect_left(marks, pos) - 1
+    return lo if i < 0 or marks[i] < lo else min(starts[i], pos)
+
+
+def sentence_end(text: str, pos: int, span: int | None = None, *, semicolon: bool = False,
+                 questions: bool = True) -> int:
+    """Where the sentence holding `pos` ends: right after its end mark at or after `pos`; the text's end (or
+    `pos + span` where given) where none is nearer."""
+    hi = len(text) if span is None else min(len(text), pos + span)
+    marks, _ = _ends(text, semicolon, questions)
+    j = bisect.bisect_left(marks, pos)
+    return marks[j] + 1 if j < len(marks) and marks[j] < hi else hi
+
+
+def sentence_before(text: str, pos: int, span: int | None = None, *, semicolon: bool = False) -> str:
+    """The words of `pos`'s sentence before it."""
+    return text[sentence_start(text, pos, span, semicolon=semicolon):pos]
+
+
+def sentences(text: str, *, semicolon: bool = False) -> list[str]:
+    """The sentences of `text`, each with its end mark (not a line's end) and without the space after it; none
+    empty."""
+    out, at = [], 0
+    for mark, start in zip(*_ends(text, semicolon)):
+        piece = text[at:mark + (text[mark] != "\n")]
+        if piece:
+            out.append(piece)
+        at = start
+    if at < len(text):
+        out.append(text[at:])
+    return out
+
+
+def clause_before(text: str, pos: int, span: int | None = None) -> str:
+    """The words of `pos`'s clause before it: back to the sentence's start or the last clause mark (CLAUSE_MARK)."""
+    return CLAUSE_MARK.split(sentence_before(text, pos, span))[-1]
 
 
 def lines(text: str) -> list[tuple[int, str]]:
