@@ -74,12 +74,13 @@ _FAILED = re.compile(r"\b(?:crash(?:es|ed|ing)?|segfault\w*|segmentation fault|c
 # summaries" (id 49228696026), "out of bounds accesses can produce garbage results or segfaults" (id 17464846266),
 # "the scalers can output gibberish data" (id 8257491458), "GetUpdatedEntityID which can return garbage"
 # (id 39114741530). Not "can only produce garbage" (all it does now), nor "I can confirm it produces garbage" (the
-# verb after "can" is the writer's, the output's verb its own).
+# verb after "can" is the writer's, the output's verb its own). (fr45) Nor where a frequency or "also" / "then" stands
+# between: "the model can sometimes produce garbage output after ~2k tokens", "can randomly output gibberish, about 1 in
+# 20 requests", "can also return gibberish when batch > 32" report what the reporter's run does now and then.
 _SUPPOSED_OUTPUT = re.compile(r"\b(?:might|(?-i:may)(?!\s+\d)|could|would(?!\s+(?:always|still|consistently|often|"
                               r"sometimes|keep|then|again|just\s+keep)\b))\s+"
                               r"(?:(?!(?:and|but|or|so|because|when|while|if)\b)[\w'-]+\s+){0,3}$|"
-                              r"\bcan\s+(?:(?:sometimes|also|occasionally|easily|even|potentially|randomly|then|"
-                              r"silently)\s+){0,2}$|"
+                              r"\bcan\s+(?:(?:easily|even|potentially|silently)\s+){0,2}$|"
                               r"(?:^|(?<=[,;:(])|(?<=\band)|(?<=\bor)|(?<=\bbut)|(?<=\bso)|(?<=\s[-–—])|(?<=^[-*•–—])|"
                               r"(?<=\n[-*•–—])|"
                               r"(?:\b(?:must|need\s+to|needs\s+to|make\s+sure|be\s+sure|ensure|should|have\s+to|"

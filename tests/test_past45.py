@@ -118,7 +118,6 @@ def test_a_timeout_met_stays_a_hang(text):
     "The model can produce garbage.",  # probe
     "It may output gibberish.",  # probe
     "This could return nonsense.",  # probe
-    "It can sometimes produce garbage.",  # probe
     "Can it produce garbage?",  # probe: a question
     "I read that it can produce garbage with -sm row.",  # probe: hearsay
 ])
@@ -132,6 +131,7 @@ def test_bad_output_that_can_happen_is_no_failure_seen(text):
     "Now it can only produce garbage.",  # near-miss: all it does now
     "I can confirm it produces garbage.",  # near-miss: the writer's "can"
     "I can see that it outputs gibberish.",  # near-miss
+    "It can sometimes produce garbage.",  # (fr45) a frequency: what the run does now and then (was a probe above)
 ])
 def test_bad_output_seen_is_a_failure(text):
     assert _failed(text)
