@@ -234,11 +234,23 @@ def _in_link(text: str, m: re.Match) -> bool:
 # training", "Pretrained features accelerate training", "helpful to accelerate training" in public docs), but not the
 # library's own training script, mode or job ("Running accelerate training script...", "Using accelerate training
 # mode...", "SageMaker Accelerate Training Script").
+# (fr45) ... and before training only with a subject to do it: an auxiliary a word or two back ("will tp_comm_overlap
+# accelerate training", "Does NVLink accelerate training", "doesn't TP=4 accelerate"), a name in code (an underscore:
+# "tp_comm_overlap accelerate training") or a plural noun ("Pretrained features accelerate training"). After a
+# possessive, a determiner or an adjective (even after an auxiliary: "Why does our accelerate training hang?") the
+# word is the library's name modifying the training: "Our accelerate
+# training on 8x H100 hangs", "HF accelerate training with device_map=auto is slow", "Slow accelerate fine-tuning with
+# FSDP".
+_TRAINING = (r"(?:training|fine-?tuning)(?!\s+(?:scripts?|mode|loop|jobs?|runs?|config\w*|launcher|commands?)\b)")
+_TRAINING_SUBJECT = re.compile(r"(?:\b(?:does|do|did|will|would|can|could|should|may|might|must)(?:n['’]?t)?\s+"
+                               r"\S+(?:\s+\S+)?|\bit|\b\w*[A-Za-z0-9]_\w+|\b(?!(?:this|thus|plus|was|has|does|is|its|his|"
+                               r"ours|yours|theirs|less|various)\s)[A-Za-z][\w-]+[^s\W]s)\s+$", re.I)
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|my|your|their|his|her|its|this|that|these|those|HF|hugging\s*face)"
+                                r"\s+$", re.I)
 _VERB_BEFORE = re.compile(r"(?:\bto|\bcan|\bcould|\bwill|\bwould|\bshould|\bmay|\bmight|\bmust|\bI|\bwe|\byou|\bthey|"
                           r"\bnot|n['’]t|\bhelps?|\bhelped)\s+$", re.I)
 _VERB_OBJECT = re.compile(r"\s+(?:inference|generation|decoding|prefill|throughput|the|this|that|these|those|it|its|my|"
-                          r"our|your|their|(?:training|fine-?tuning)(?!\s+(?:scripts?|mode|loop|jobs?|runs?|config\w*|"
-                          r"launcher|commands?)\b))\b", re.I)
+                          r"our|your|their|(" + _TRAINING + r"))\b", re.I)
 _LIBRARY_BEFORE = re.compile(r"(?:\bwith|\busing|\buse|\bvia|\bby|\bfrom|\bimport|\bin|\band|\bor|[+,`(/])\s*$", re.I)
 
 
@@ -246,9 +258,12 @@ def _accelerate_verb(text: str, m: re.Match) -> bool:
     """Is this "accelerate" the verb (speed up), not the Hugging Face library?"""
     if m.group(1).lower() != "accelerate":
         return False
-    before = text[max(0, m.start() - 20):m.start()]
-    return bool(_VERB_BEFORE.search(before)) or (bool(_VERB_OBJECT.match(text, m.end()))
-                                                 and not _LIBRARY_BEFORE.search(before))
+    before = text[max(0, m.start() - 40):m.start()]
+    if _VERB_BEFORE.search(before[-20:]):
+        return True
+    obj = _VERB_OBJECT.match(text, m.end())
+    return bool(obj) and not _LIBRARY_BEFORE.search(before[-20:]) and \
+        (obj.group(1) is None or bool(_TRAINING_SUBJECT.search(before) and not _DETERMINER_BEFORE.search(before)))
 
 
 def _said(text: str) -> list[re.Match]:
