@@ -812,10 +812,11 @@ def off_before(before: str) -> bool:
 ADOPTED_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:so|and)\s+(?:now\s+)?(?:we|I)\s+(?:now\s+)?(?:run|use|set|keep)\s+"
                            r"(?:with\s+)?(?:it|that|this)\b", re.I)
 # (past45) ... or as the next sentence opens: "You can set X=1. We run with it as suggested." (claims._DID_AS_TOLD reads
-# it as the advice answered).
+# it as the advice answered). (fr45) Not "this" / "that" right before a colon: "We use this: ```torchrun ...```"
+# points to the command that follows, not back to the setting advised ("We use it: it helps" keeps its reading).
 ADOPTED_NEXT = re.compile(r"[\s*>-]*+(?:(?:so|and|then)[\s,]++)?(?:now\s++)?(?:I|we)\s++(?:now\s++)?"
                           r"(?:run|use|keep)\s++(?:with\s+)?(?:it|that|this)\b(?:\s+(?:now|as\s+(?:suggested|advised|told|recommended)))?"
-                          r"(?=\s*(?:[,;:!-]|and\b|but\b|still\b|now\b|$))", re.I)
+                          r"(?=\s*(?:[,;!-]|and\b|but\b|still\b|now\b|$)|(?<!\bthis)(?<!\bthat)\s*:)", re.I)
 _FIRST_STOP = re.compile(r"[^.!?\n]{0,40}?[.!](?:\s+|$)")
 
 
