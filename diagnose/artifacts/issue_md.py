@@ -1262,6 +1262,10 @@ WORLD_MS_PER_TOKEN = re.compile(r"每\s*(?:个|一个)?\s*token\s*的?\s*(?:平�
                                 r"(?:约|大约|为|是|要|需要)?\s*" + _FIGURE + r"\s*(ms|毫秒|s|秒)(?![A-Za-z])|"
                                 + _FIGURE + r"\s*(ms|s)\s+(?:por|par|pro|на)\s+(?:token|токен)", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
+# (fr45) A figure right after a verb, as its object: "got 900 tok/s", "get about 60 tokens/s", "hit over 1k" (or the
+# text's end, where a reader passes the words before a figure: "others get " before "3x the throughput").
+_FIGURE_OBJECT = (r"(?:\s+(?:about|around|over|roughly|nearly|almost|approximately|only|just|like|up\s+to|close\s+to|"
+                  r"more\s+than|well\s+over|as\s+(?:much|high)\s+as))*\s*[~≈>]?\s*\d")
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
 # and what a board "should give" is an expectation, not a run.
@@ -1287,12 +1291,16 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               # on their hosted versions" (vllm-project/vllm#11539, in tests/data/paraphrases_22): the
                               # subject right before its verb, so "we serve 100 people and get 20 tok/s", "the others
                               # get 5" and "a user gets 40 tok/s at 16 concurrent" (the reporter's own users) stay the
-                              # reporter's
-                              r"(?:\b(?:someone|somebody|people|other\s+(?:people|users|folks))|(?<!the\s)\bothers|"
+                              # reporter's. (fr45) Not people counted ("When 20 people hit the endpoint at the same
+                              # time we only get 150 tokens/s": the reporter's load), and "get", "hit" and "see" only
+                              # with the figure their object ("people get 900 tok/s"), not an endpoint or a server
+                              r"(?:\b(?<!\d\s)(?<!\d)(?:someone|somebody|people|other\s+(?:people|users|folks))|"
+                              r"(?<!the\s)\bothers|"
                               r"\ba\s+(?:friend|colleague))(?:\s+(?:else|online|here))?(?:\s+\([^()]{0,40}\))?"
                               r"\s+(?:(?:was|were|is|are|has|have|had)\s+)?(?:been\s+)?(?:able\s+to\s+|manag\w*\s+to\s+)?"
-                              r"(?:achiev\w*|reach(?:es|ed|ing)?|observ\w*|get(?:s|ting)?|got|hit(?:s|ting)?|"
-                              r"see(?:s|ing)?|saw)\b|"
+                              r"(?:(?:achiev\w*|reach(?:es|ed|ing)?|observ\w*)\b|"
+                              r"(?:get(?:s|ting)?|got|hit(?:s|ting)?|see(?:s|ing)?|saw)\b"
+                              r"(?=" + _FIGURE_OBJECT + r"|\s*$))|"
                               r"should (?:give|get|reach|deliver|do|hit|run at|be able to)|"
                               # (extract30) a source named by where the figure is, not by a verb: "while in your test
                               # it is 602 t/s" (turboderp-org/exllamav2#806), "2298.89 tokens/s reported in your blog"
@@ -1964,13 +1972,43 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
                 None)
 
 
+# (fr45) ... and not where the none split is only asked about, advised or supposed ("Would `--split-mode none` be
+# faster?", "you could try -sm none", "if I use -sm none", "Is -sm none better?"): engine_signs.NOT_RUN_BEFORE's
+# words before it in its sentence, an "if", or a question that weighs it ("faster", "better", "help", "instead"; not
+# "Is this normal with -sm none?", a question about the run); nor where it is the run that works set against one over
+# the GPUs ("with --split-mode none on one card it works; over both cards it's garbage"): the failing run is the other
+# one.
+NONE_ASKED_BEFORE = re.compile(r"\bif\b", re.I)
+NONE_ASKED_AFTER = re.compile(r"\b(?:faster|better|help\w*|improve\w*|worth|instead)\b", re.I)
+NONE_WORKS_VS_MORE = re.compile(r"^[^.!?\n]*?\b(?:works?|worked|working|fine|ok(?:ay)?)\b[^.!?\n]*?(?:[;,]|\bbut\b|"
+                                r"\bwhile\b|\bwhereas\b)[^.!?\n]*?\b(?:both|all|two|multiple|several|\d+)\s+"
+                                r"(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b", re.I)
+# ... and not where a llama.cpp launch line spreads the model over two GPUs or more (-ts 1,1) without the none split on
+# it: the command run wins over prose that names the none split
+LLAMACPP_LAUNCH = re.compile(r"(?<![\w-])(?:-ngl|--n-gpu-layers|--gpu-layers|-m|--model)[ =]\S")
+
+
+def _none_asked(ln: str, m: re.Match) -> bool:
+    """Is the none split matched at `m` only asked about, advised, supposed or set against a failing run over more
+    GPUs?"""
+    before = sentence_before(ln, m.start(), semicolon=True)
+    end = sentence_end(ln, m.end())
+    return bool(engine_signs.NOT_RUN_BEFORE.search(before) or NONE_ASKED_BEFORE.search(before)
+                or (ln[:end].rstrip().endswith(("?", "？")) and NONE_ASKED_AFTER.search(ln[m.end():end]))
+                or NONE_WORKS_VS_MORE.search(ln[m.end():]))
+
+
 def _none_split(lines: list[tuple[int, str]]) -> int | None:
     """(past45) The line where the run's split mode is stated as none, one GPU (NONE_SPLIT), or None where another
-    split mode is named too ("-sm none is faster than -sm layer": which one ran is not said) or it is denied."""
+    split mode is named too ("-sm none is faster than -sm layer": which one ran is not said), it is denied, asked about
+    or advised, or a launch line spreads the model over two GPUs or more without it (fr45)."""
     if any(ROW_SPLIT.search(ln) or LAYER_SPLIT.search(ln) for _, ln in lines):
         return None
-    return next((i for i, ln in lines for m in NONE_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
-                None)
+    if any(LLAMACPP_LAUNCH.search(ln) and not NONE_SPLIT.search(ln) and
+           any(split_gpus_used(m.group(1) or m.group(2)) >= 2 for m in GPU_SPLIT.finditer(ln)) for _, ln in lines):
+        return None
+    return next((i for i, ln in lines for m in NONE_SPLIT.finditer(ln)
+                 if not SPLIT_DENIED.search(ln[:m.start()]) and not _none_asked(ln, m)), None)
 
 
 def _gpu_split(lines: list[tuple[int, str]]) -> tuple[int, int] | None:
