@@ -6321,12 +6321,21 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 # are used to hangs" (accustomed to them).
 _EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|faced|ran\s+into|would\s+(?:get|see|"
                  r"have))")
+_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this|in\s+(?:this|that|the|my|our))\b)|previously|formerly|"
+               r"in\s+the\s+past)")  # (fr45) "earlier in this run", "earlier in the log": now, not the past
 _EN_HANG_PAST_BEFORE = re.compile(
     r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
     r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"
-    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past|in\s+older\s+versions)\b"
-    r"[^,;]{0,40}?\b" + _EN_PAST_VERB + r"\s+(?:[\w-]+\s+){0,2}$|"
-    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past)\b[^,;]{0,30}?\s$", re.I)
+    r"\b(?:" + _EN_EARLIER + r"|in\s+older\s+versions)\b[^,;]{0,40}?\b" + _EN_PAST_VERB + r"\s+(?:[\w-]+\s+){0,2}$|"
+    r"\b" + _EN_EARLIER + r"\b[^,;]{0,30}?\s$", re.I)
+# (fr45) A past marker that points back at the text or at this run, not at a past one: "As I mentioned earlier the job
+# hung", "the log I posted earlier shows where it hung", "As previously reported the process froze", "Same as
+# earlier: it stalled", "the log from earlier": a mention verb, "as", "than" or "from" before it, or a mention verb
+# right after it.
+_EN_MENTIONED = (r"(?:mentioned|reported|posted|described|shown|showed|seen|said|stated|noted|explained|wrote|written|"
+                 r"attached|shared|linked|discussed|pasted|quoted|cited|sent|uploaded|outlined|listed)")
+_EN_BACK_AT_TEXT_BEFORE = re.compile(r"\b(?:as|than|from|" + _EN_MENTIONED + r")\s+$", re.I)
+_EN_BACK_AT_TEXT_AFTER = re.compile(r"(?:in\s+older\s+versions|" + _EN_EARLIER + r")\s+" + _EN_MENTIONED + r"\b", re.I)
 _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|hangs?|hanging|freez\w*|stall\w*|"
                                 r"deadlocks?", re.I)
 _EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
@@ -6344,6 +6353,10 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     past = _EN_HANG_PAST_BEFORE.search(clause)
     if not past:
         return False
+    if not past.group(0).lower().startswith("used") and (
+            _EN_BACK_AT_TEXT_BEFORE.search(clause, 0, past.start()) or
+            _EN_BACK_AT_TEXT_AFTER.match(past.group(0))):
+        return False  # "as I mentioned earlier the job hung", "as previously reported it froze": the text's past
     if not re.search(r"used\s+to|" + _EN_PAST_VERB, past.group(0), re.I) and \
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
