@@ -6338,8 +6338,19 @@ _EN_BACK_AT_TEXT_BEFORE = re.compile(r"\b(?:as|than|from|" + _EN_MENTIONED + r")
 _EN_BACK_AT_TEXT_AFTER = re.compile(r"(?:in\s+older\s+versions|" + _EN_EARLIER + r")\s+" + _EN_MENTIONED + r"\b", re.I)
 _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|hangs?|hanging|freez\w*|stall\w*|"
                                 r"deadlocks?", re.I)
+# (fr45) A remedy said not to help, or the hang said the same now, carries it on: "Earlier we had hangs with 2.18 and
+# upgrading to 2.21 did not help", "In older versions we got the same hang", "... with 0.6.3 too"; in the next
+# sentence too ("Previously the job hung at init. I upgraded NCCL to 2.21 but nothing changed."), there without "now"
+# or "today" ("Previously it hung. Now it runs fine.": a contrast).
+_EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won['’]?t|never)\s+"
+               r"(?:\w+ly\s+)?(?:help\w*|fix\w*|change\w*|solve\w*|resolve\w*|make\s+(?:a|any)\s+difference)\b|"
+               r"\bnothing\s+(?:changed|helped|worked)\b|\bno\s+(?:change|difference|luck|improvement)\b")
 _EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
-                         r"continu\w*|persist\w*|back)\b|\?", re.I)
+                         r"continu\w*|persist\w*|back|same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|"
+                         r"\?|" + _EN_NO_HELP, re.I)
+_EN_GOES_ON_NEXT = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
+                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b|" + _EN_NO_HELP,
+                              re.I)
 
 
 def _en_hang_past(text: str, m: re.Match) -> bool:
@@ -6360,7 +6371,11 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     if not re.search(r"used\s+to|" + _EN_PAST_VERB, past.group(0), re.I) and \
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
-    return not _EN_GOES_ON.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
+    end = sentence_end(text, m.end(), 240, semicolon=True)
+    if _EN_GOES_ON.search(text[start:end]):
+        return False
+    after = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, semicolon=True)])[0]
+    return not _EN_GOES_ON_NEXT.search(after)  # the next sentence of its paragraph: "... but nothing changed."
 
 
 # (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add

@@ -37,3 +37,29 @@ def test_a_marker_pointing_back_at_the_text_keeps_the_hang(text):
 ])
 def test_a_marker_of_the_past_still_drops_the_hang(text):
     assert _hangs(text) == []
+
+
+# ----------------------------------------------- 2. a past hang said to go on (a remedy did not help, the same now)
+
+@pytest.mark.parametrize("text", [
+    "Earlier we had hangs at the first allreduce with NCCL 2.18 and upgrading to 2.21 did not help.",  # probe, 4.md
+    "Previously the job hung at init. I upgraded NCCL to 2.21 but nothing changed.",  # probe: the next sentence
+    "In older versions we got the same hang, and it is the same with 0.6.3.",  # probe
+    "We used to get hangs with NCCL 2.18 and setting NCCL_P2P_DISABLE=1 didn't fix it.",  # probe
+    "Previously the job hung at init. Upgrading the driver made no difference.",  # probe
+    "We used to see hangs on 0.5.0. Same with 0.6.3.",  # probe
+    "In the past we had hangs at startup with 0.5.0 and with 0.6.3 too.",  # probe
+])
+def test_a_past_hang_said_to_go_on_stays_one(text):
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Previously the job hung at init. Now it runs fine.",  # near-miss: "now" in the next sentence is a contrast
+    "Previously the job hung at init. We upgraded NCCL and it works.",  # near-miss
+    "Previously two ranks hung at the same time.",  # near-miss: "same time" is no "the same"
+    "We used to get hangs with NCCL 2.18.\n\nIt still uses the default NCCL_ALGO.",  # near-miss: another paragraph
+    "Earlier we had hangs that took too long to debug.",  # near-miss: "too" before an adjective
+])
+def test_a_past_hang_not_carried_on_is_still_the_past(text):
+    assert _hangs(text) == []
