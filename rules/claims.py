@@ -6336,6 +6336,16 @@ _EN_MENTIONED = (r"(?:mentioned|reported|posted|described|shown|showed|seen|said
                  r"attached|shared|linked|discussed|pasted|quoted|cited|sent|uploaded|outlined|listed)")
 _EN_BACK_AT_TEXT_BEFORE = re.compile(r"\b(?:as|than|from|" + _EN_MENTIONED + r")\s+$", re.I)
 _EN_BACK_AT_TEXT_AFTER = re.compile(r"(?:in\s+older\s+versions|" + _EN_EARLIER + r")\s+" + _EN_MENTIONED + r"\b", re.I)
+# (fr45) "Used to" as what a thing was used for, not a past habit: "the minimal script I used to hit the hang", "the
+# exact flags we used to get the deadlock", "the config that we used to reproduce the hang": a pronoun its subject
+# right after a noun phrase (a relative clause, "that"/"which" or none). Not "the one that used to hang" (no
+# pronoun), "I know that we used to get hangs" (no noun), "My colleagues and I used to get hangs", nor "On the old
+# cluster we used to see hangs" (a phrase of place or time).
+_EN_USED_FOR_BEFORE = re.compile(
+    r"(?<![\w-])(?:the|this|these|those|my|our|your|their|a|an)\s+(?:(?!(?:and|or|that|which)\b)[\w.-]+\s+){1,3}?"
+    r"(?:(?:that|which)\s+)?(?:I|we|you|they|he|she)\s+(?:(?:just|also|once|\w+ly)\s+)?$", re.I)
+_EN_PLACE_OR_TIME_BEFORE = re.compile(r"\b(?:in|on|at|with|for|during|before|after|since|under|from|back|across|"
+                                      r"over|by|within|between|when|while|if|once|until|then)\s+$", re.I)
 _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|hangs?|hanging|freez\w*|stall\w*|"
                                 r"deadlocks?", re.I)
 # (fr45) A remedy said not to help, or the hang said the same now, carries it on: "Earlier we had hangs with 2.18 and
@@ -6364,6 +6374,9 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     past = _EN_HANG_PAST_BEFORE.search(clause)
     if not past:
         return False
+    used_for = past.group(0).lower().startswith("used") and _EN_USED_FOR_BEFORE.search(clause, 0, past.start())
+    if used_for and not _EN_PLACE_OR_TIME_BEFORE.search(clause, 0, used_for.start()):
+        return False  # "the script I used to hit the hang": what it was used for, not a habit
     if not past.group(0).lower().startswith("used") and (
             _EN_BACK_AT_TEXT_BEFORE.search(clause, 0, past.start()) or
             _EN_BACK_AT_TEXT_AFTER.match(past.group(0))):

@@ -63,3 +63,28 @@ def test_a_past_hang_said_to_go_on_stays_one(text):
 ])
 def test_a_past_hang_not_carried_on_is_still_the_past(text):
     assert _hangs(text) == []
+
+
+# --------------------------------------------- 5. "used to" as what a thing was used for is no past habit
+
+@pytest.mark.parametrize("text", [
+    "Here is the minimal script I used to hit the hang on 8 GPUs:",  # probe, /tmp/fr45a/1.md
+    "These are the exact flags we used to get the deadlock.",  # probe
+    "This is the command I used to trigger the hang:",  # probe
+    "Here is the script which I used to get the stall.",  # probe: a relative with "which"
+])
+def test_used_to_as_what_it_was_used_for_keeps_the_hang(text):
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The common failure, and the one that used to hang forever.",  # find_string id 62741282705 (test_past45)
+    "The particles used to freeze mid-load.",  # id 59396526644 (test_past45)
+    "We used to get hangs with NCCL 2.18.",  # near-miss: the habit
+    "I know that we used to get hangs with 2.18.",  # near-miss: "that" after no noun
+    "My colleagues and I used to get hangs.",  # near-miss: a subject joined with "and"
+    "On the old cluster we used to see hangs.",  # near-miss: a phrase of place before the pronoun
+    "In the past two years we used to get hangs.",  # near-miss: of time
+])
+def test_used_to_as_a_past_habit_still_drops_the_hang(text):
+    assert _hangs(text) == []
