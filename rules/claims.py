@@ -6400,11 +6400,13 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
 # caught collective operation timeout", "timed out after 600 s": a verb, not the noun) nor a purpose said after a
 # timeout seen ("hit the timeout, so it did not hang": done, not meant).
 _TIMEOUT_NOUN = re.compile(r"time ?outs?", re.I)
-_TIMEOUT_MET_BEFORE = re.compile(r"\b(?:hit|hits|hitting|got|gets|reach(?:ed|es)?|exceed(?:ed|s)?|caught|catch(?:es)?|"
-                                 r"throws?|threw|rais(?:ed|es)|trigger(?:ed|s)?|fir(?:ed|es)|ran\s+into|runs?\s+into|"
-                                 r"encounter\w*|see|saw|seeing|sees)\s+(?:(?:an?|the|this|that|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_MET_BEFORE = re.compile(r"\b(?:hit|hits|hitting|get|got|gets|getting|reach(?:ed|es)?|exceed(?:ed|s)?|caught|"
+                                 r"catch(?:es)?|throws?|threw|rais(?:ed|es)|trigger(?:ed|s)?|fir(?:ed|es)|ran\s+into|"
+                                 r"runs?\s+into|encounter\w*|see|saw|seeing|sees|report(?:s|ed|ing)?|"
+                                 r"(?:end|fail|die|crash|error|exit)(?:s|ed|es|d)?\s+(?:with|in|on))\s+"
+                                 r"(?:(?:an?|the|this|that|[\w-]+)\s+){0,2}$", re.I)
 _TIMEOUT_GUARD_AFTER = re.compile(
-    r"[^.;!?\n]{0,40}?\b(?:to|so\s+(?:that\s+)?(?:[\w'-]+\s+){0,3}?|in\s+order\s+to)\s*"
+    r"(?P<between>[^.;!?\n]{0,40}?)\b(?:to|so\s+(?:that\s+)?(?:[\w'-]+\s+){0,3}?|in\s+order\s+to)\s*"
     r"(?:(?:prevent|avoid|guard\s+against|protect\s+against)\b|"
     r"(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|won['’]t|will\s+not|never|can['’]?t|cannot)\s+"
     r"(?:\w+\s+)?(?:hang|stall|freeze|block|get\s+stuck|wait)\b)", re.I)
@@ -6417,7 +6419,16 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
         return False
     if _TIMEOUT_MET_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
         return False
-    return bool(_TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120))
+    guard = _TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120)
+    return bool(guard) and not _ANOTHER_CLAUSE.search(guard.group("between"))
+
+
+# (fr45) Words between the timeout and the purpose that open another clause or name another setting, whose purpose
+# it then is: "Rank 3 reports a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors", "a timeout when we set
+# X to prevent ...". Not the timeout's own value or place ("a timeout of 30 s", "timeout=600", "the timeout in the
+# config").
+_ANOTHER_CLAUSE = re.compile(r"(?i:\b(?:after|when|whenever|while|because|since|if|once|until|before|whereas|"
+                             r"we|you|they|he|she)\b)|\bI\b|[A-Za-z]\w*\s*=")
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"

@@ -88,3 +88,28 @@ def test_used_to_as_what_it_was_used_for_keeps_the_hang(text):
 ])
 def test_used_to_as_a_past_habit_still_drops_the_hang(text):
     assert _hangs(text) == []
+
+
+# --------------------------------- 6. a purpose that belongs to another setting does not make a timeout met a guard
+
+@pytest.mark.parametrize("text", [
+    "Rank 3 reports a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors.",  # probe, /tmp/fr45a/3.md
+    "I get a timeout after setting NCCL_IB_DISABLE=1 to avoid the IB errors.",  # probe
+    "There is a timeout after I set NCCL_IB_DISABLE=1 to avoid IB errors.",  # probe: no verb of meeting it
+    "There is a timeout when we use NCCL_P2P_DISABLE=1 to avoid the PCIe issue.",  # probe
+    "The run ends with a timeout to our surprise.",  # probe
+])
+def test_a_timeout_met_with_another_settings_purpose_stays_a_hang(text):
+    assert "timeout" in [h.lower() for h in _hangs(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "Set a timeout of 30 s to avoid hangs.",  # near-miss: the timeout's own value
+    "We set the timeout in the config to prevent hangs.",  # near-miss: its place
+    "Set timeout=600 to avoid hangs.",  # near-miss
+    "Set a timeout so it does not hang forever.",  # near-miss (test_past45)
+    "We configured a 30 minute timeout to prevent NCCL hangs.",  # near-miss (test_past45)
+    "The timeout is there to guard against hangs.",  # near-miss (test_past45)
+])
+def test_a_timeout_set_as_a_guard_is_still_no_hang(text):
+    assert _hangs(text) == []
