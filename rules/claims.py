@@ -6321,16 +6321,46 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 # are used to hangs" (accustomed to them).
 _EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|faced|ran\s+into|would\s+(?:get|see|"
                  r"have))")
+_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this|in\s+(?:this|that|the|my|our))\b)|previously|formerly|"
+               r"in\s+the\s+past)")  # (fr45) "earlier in this run", "earlier in the log": now, not the past
 _EN_HANG_PAST_BEFORE = re.compile(
     r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
     r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"
-    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past|in\s+older\s+versions)\b"
-    r"[^,;]{0,40}?\b" + _EN_PAST_VERB + r"\s+(?:[\w-]+\s+){0,2}$|"
-    r"\b(?:earlier(?!\s+(?:today|tonight|this)\b)|previously|formerly|in\s+the\s+past)\b[^,;]{0,30}?\s$", re.I)
+    r"\b(?:" + _EN_EARLIER + r"|in\s+older\s+versions)\b[^,;]{0,40}?\b" + _EN_PAST_VERB + r"\s+(?:[\w-]+\s+){0,2}$|"
+    r"\b" + _EN_EARLIER + r"\b[^,;]{0,30}?\s$", re.I)
+# (fr45) A past marker that points back at the text or at this run, not at a past one: "As I mentioned earlier the job
+# hung", "the log I posted earlier shows where it hung", "As previously reported the process froze", "Same as
+# earlier: it stalled", "the log from earlier": a mention verb, "as", "than" or "from" before it, or a mention verb
+# right after it.
+_EN_MENTIONED = (r"(?:mentioned|reported|posted|described|shown|showed|seen|said|stated|noted|explained|wrote|written|"
+                 r"attached|shared|linked|discussed|pasted|quoted|cited|sent|uploaded|outlined|listed)")
+_EN_BACK_AT_TEXT_BEFORE = re.compile(r"\b(?:as|than|from|" + _EN_MENTIONED + r")\s+$", re.I)
+_EN_BACK_AT_TEXT_AFTER = re.compile(r"(?:in\s+older\s+versions|" + _EN_EARLIER + r")\s+" + _EN_MENTIONED + r"\b", re.I)
+# (fr45) "Used to" as what a thing was used for, not a past habit: "the minimal script I used to hit the hang", "the
+# exact flags we used to get the deadlock", "the config that we used to reproduce the hang": a pronoun its subject
+# right after a noun phrase (a relative clause, "that"/"which" or none). Not "the one that used to hang" (no
+# pronoun), "I know that we used to get hangs" (no noun), "My colleagues and I used to get hangs", nor "On the old
+# cluster we used to see hangs" (a phrase of place or time).
+_EN_USED_FOR_BEFORE = re.compile(
+    r"(?<![\w-])(?:the|this|these|those|my|our|your|their|a|an)\s+(?:(?!(?:and|or|that|which)\b)[\w.-]+\s+){1,3}?"
+    r"(?:(?:that|which)\s+)?(?:I|we|you|they|he|she)\s+(?:(?:just|also|once|\w+ly)\s+)?$", re.I)
+_EN_PLACE_OR_TIME_BEFORE = re.compile(r"\b(?:in|on|at|with|for|during|before|after|since|under|from|back|across|"
+                                      r"over|by|within|between|when|while|if|once|until|then)\s+$", re.I)
 _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|hangs?|hanging|freez\w*|stall\w*|"
                                 r"deadlocks?", re.I)
+# (fr45) A remedy said not to help, or the hang said the same now, carries it on: "Earlier we had hangs with 2.18 and
+# upgrading to 2.21 did not help", "In older versions we got the same hang", "... with 0.6.3 too"; in the next
+# sentence too ("Previously the job hung at init. I upgraded NCCL to 2.21 but nothing changed."), there without "now"
+# or "today" ("Previously it hung. Now it runs fine.": a contrast).
+_EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won['’]?t|never)\s+"
+               r"(?:\w+ly\s+)?(?:help\w*|fix\w*|change\w*|solve\w*|resolve\w*|make\s+(?:a|any)\s+difference)\b|"
+               r"\bnothing\s+(?:changed|helped|worked)\b|\bno\s+(?:change|difference|luck|improvement)\b")
 _EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
-                         r"continu\w*|persist\w*|back)\b|\?", re.I)
+                         r"continu\w*|persist\w*|back|same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|"
+                         r"\?|" + _EN_NO_HELP, re.I)
+_EN_GOES_ON_NEXT = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
+                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b|" + _EN_NO_HELP,
+                              re.I)
 
 
 def _en_hang_past(text: str, m: re.Match) -> bool:
@@ -6344,10 +6374,21 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
     past = _EN_HANG_PAST_BEFORE.search(clause)
     if not past:
         return False
+    used_for = past.group(0).lower().startswith("used") and _EN_USED_FOR_BEFORE.search(clause, 0, past.start())
+    if used_for and not _EN_PLACE_OR_TIME_BEFORE.search(clause, 0, used_for.start()):
+        return False  # "the script I used to hit the hang": what it was used for, not a habit
+    if not past.group(0).lower().startswith("used") and (
+            _EN_BACK_AT_TEXT_BEFORE.search(clause, 0, past.start()) or
+            _EN_BACK_AT_TEXT_AFTER.match(past.group(0))):
+        return False  # "as I mentioned earlier the job hung", "as previously reported it froze": the text's past
     if not re.search(r"used\s+to|" + _EN_PAST_VERB, past.group(0), re.I) and \
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
-    return not _EN_GOES_ON.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
+    end = sentence_end(text, m.end(), 240, semicolon=True)
+    if _EN_GOES_ON.search(text[start:end]):
+        return False
+    after = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, semicolon=True)])[0]
+    return not _EN_GOES_ON_NEXT.search(after)  # the next sentence of its paragraph: "... but nothing changed."
 
 
 # (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add
@@ -6359,11 +6400,13 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
 # caught collective operation timeout", "timed out after 600 s": a verb, not the noun) nor a purpose said after a
 # timeout seen ("hit the timeout, so it did not hang": done, not meant).
 _TIMEOUT_NOUN = re.compile(r"time ?outs?", re.I)
-_TIMEOUT_MET_BEFORE = re.compile(r"\b(?:hit|hits|hitting|got|gets|reach(?:ed|es)?|exceed(?:ed|s)?|caught|catch(?:es)?|"
-                                 r"throws?|threw|rais(?:ed|es)|trigger(?:ed|s)?|fir(?:ed|es)|ran\s+into|runs?\s+into|"
-                                 r"encounter\w*|see|saw|seeing|sees)\s+(?:(?:an?|the|this|that|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_MET_BEFORE = re.compile(r"\b(?:hit|hits|hitting|get|got|gets|getting|reach(?:ed|es)?|exceed(?:ed|s)?|caught|"
+                                 r"catch(?:es)?|throws?|threw|rais(?:ed|es)|trigger(?:ed|s)?|fir(?:ed|es)|ran\s+into|"
+                                 r"runs?\s+into|encounter\w*|see|saw|seeing|sees|report(?:s|ed|ing)?|"
+                                 r"(?:end|fail|die|crash|error|exit)(?:s|ed|es|d)?\s+(?:with|in|on))\s+"
+                                 r"(?:(?:an?|the|this|that|[\w-]+)\s+){0,2}$", re.I)
 _TIMEOUT_GUARD_AFTER = re.compile(
-    r"[^.;!?\n]{0,40}?\b(?:to|so\s+(?:that\s+)?(?:[\w'-]+\s+){0,3}?|in\s+order\s+to)\s*"
+    r"(?P<between>[^.;!?\n]{0,40}?)\b(?:to|so\s+(?:that\s+)?(?:[\w'-]+\s+){0,3}?|in\s+order\s+to)\s*"
     r"(?:(?:prevent|avoid|guard\s+against|protect\s+against)\b|"
     r"(?:does\s*n['’]?t|do\s*n['’]?t|does\s+not|do\s+not|won['’]t|will\s+not|never|can['’]?t|cannot)\s+"
     r"(?:\w+\s+)?(?:hang|stall|freeze|block|get\s+stuck|wait)\b)", re.I)
@@ -6376,7 +6419,16 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
         return False
     if _TIMEOUT_MET_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
         return False
-    return bool(_TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120))
+    guard = _TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120)
+    return bool(guard) and not _ANOTHER_CLAUSE.search(guard.group("between"))
+
+
+# (fr45) Words between the timeout and the purpose that open another clause or name another setting, whose purpose
+# it then is: "Rank 3 reports a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors", "a timeout when we set
+# X to prevent ...". Not the timeout's own value or place ("a timeout of 30 s", "timeout=600", "the timeout in the
+# config").
+_ANOTHER_CLAUSE = re.compile(r"(?i:\b(?:after|when|whenever|while|because|since|if|once|until|before|whereas|"
+                             r"we|you|they|he|she)\b)|\bI\b|[A-Za-z]\w*\s*=")
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"
