@@ -42,6 +42,7 @@ from diagnose.artifacts.text import (  # (sentence_start, sentence_end: one sent
     NO_EFFECT,
     NOT_ENDING,
     RATE_UNIT,
+    clause_around,
     clause_before,
     is_bits,
     sentence_end,
@@ -3364,9 +3365,9 @@ def claims(facts: Facts) -> list[Claim]:
             # (s21) nor one supposed: "if NCCL_P2P_DISABLE is set to 1, communication ... uses shared memory"
             # (NVIDIA/nccl#631) says what the setting would do, not that it is set ("when X=1 it hangs" is seen)
             supposed = ordered or (at >= 0 and bool(_IF_CLAUSE.search(sentence[:at])))
-            tried = removed or off or line_handed or tried_only(sentence, effect) or (
-                effect != "fixes" and not adopted and (guessed(sentence, at) or supposed
-                                                       or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
+            tried = removed or off or line_handed or tried_only(sentence, effect, at, len(m.group(0))) or (
+                effect != "fixes" and not adopted and (guessed(sentence, at) or supposed or _governs(
+                    _NOT_TRIED_YET, sentence, at, len(m.group(0)))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         out += remedies(source, text, handed)
@@ -3408,7 +3409,7 @@ def claims(facts: Facts) -> list[Claim]:
                 continue  # "one CPU core consistently reaches 100% utilization": the CPU's load, not the GPU's
             if _NOT_BUSY_AFTER.match(text[m.end():m.end() + 30]):
                 continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
-            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+            if pct < 50 and _IDLE_STATE.search(_figure_clause(text, m.start(number))):
                 continue  # "drops to 0 % between requests": an idle GPU, not a low share of a running job
             if _CHANGE_BY.search(text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]):
                 continue  # "utilisation dropped by 30 %", "利用率下降了 30%": how much it changed, not its level
@@ -3439,7 +3440,7 @@ def claims(facts: Facts) -> list[Claim]:
                     or sentence_start(text, m.start()) not in util_sentences:
                 continue
             pct = float(m.group(number))
-            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+            if pct < 50 and _IDLE_STATE.search(_figure_clause(text, m.start(number))):
                 continue  # "drops to 0 % between requests": an idle GPU
             if _NOT_BUSY_AFTER.match(text[m.end(number):m.end(number) + 40].lstrip("% ")):
                 continue  # "one is 30% slower than the other", "drops to 40% of its memory": not busy time
@@ -3678,13 +3679,41 @@ _FOR_COMPARISON = re.compile(r"\b(?:for comparison|to compare|as an? (?:experime
 _TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
 
 
-def tried_only(sentence: str, effect: str | None) -> bool:
-    """Was a setting in `sentence` only tried, for comparison or with a worse result, not kept (a setting that
-    fixed the problem stays in use)?"""
+def tried_only(sentence: str, effect: str | None, at: int = -1, size: int = 0) -> bool:
+    """Was a setting in `sentence` (at `at`, `size` characters, where known) only tried, for comparison or with a
+    worse result, not kept (a setting that fixed the problem stays in use)?"""
     if effect == "fixes":
         return False
-    return bool(_FOR_COMPARISON.search(sentence) or effect == "no_help"
+    return bool(_governs(_FOR_COMPARISON, sentence, at, size) or effect == "no_help"
                 or (effect == "worse" and _TRIED.search(sentence)))
+
+
+# (fr45) A named thing other than a setting's own words: another setting or variable (NCCL_IB_DISABLE), a flag
+# (--enforce-eager), a release (NCCL 2.21.5, on 2.18.1).
+_NAMED_THING = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|(?<![\w-])--?[a-z][\w-]+|"
+                          r"\b[A-Za-z][\w.-]*\s+v?\d+(?:\.\d+)+\b")
+
+
+def _governs(words: re.Pattern, sentence: str, at: int, size: int) -> bool:
+    """(fr45) Do `words` ("have not tried", "for comparison") in `sentence` speak of the setting at sentence[at:at +
+    size]? Not where another named thing sits between them and it ("We run with X=1 on NCCL 2.18.1 and also ran NCCL
+    2.21.5 for comparison"), nor where another named thing is what they take right after them ("... and have not
+    tried NCCL_IB_DISABLE yet"). Anywhere in the sentence where the setting's place is not known."""
+    if at < 0:
+        return bool(words.search(sentence))
+    end = at + size
+    for w in words.finditer(sentence):
+        later = w.start() >= end
+        gap = sentence[end:w.start()] if later else sentence[w.end():at]
+        if _NAMED_THING.search(gap) and not _LIST_ONLY.fullmatch(_NAMED_THING.sub("", gap)):
+            continue  # another thing between, not a list with the setting in it ("not tried X=1 or Y=1")
+        if later and _NAMED_THING.match(sentence, len(sentence) - len(sentence[w.end():].lstrip())):
+            continue  # they take another thing
+        return True
+    return False
+
+
+_LIST_ONLY = re.compile(r"(?:[\s,/]|\band\b|\bor\b|\bnor\b|=\S*)*", re.I)
 
 
 # A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
@@ -3702,6 +3731,14 @@ def _sentence_at(text: str, pos: int) -> str:
     version, a decimal or a file name), a question and the answer after it taken together ("Does X=1 help? No, it
     still hangs.": _tried_effect reads the answer)."""
     return text[sentence_start(text, pos, questions=False):sentence_end(text, pos, questions=False)]
+
+
+def _figure_clause(text: str, pos: int) -> str:
+    """(fr45) The clause of `pos`'s sentence (_sentence_at) holding it (text.clause_around): words there govern what
+    sits at `pos`, not a clause the sentence goes on to ("5 % during the benchmark, so the GPUs are idle most of the
+    time": the idle words are the conclusion drawn, not the state the figure was read in)."""
+    start = sentence_start(text, pos, questions=False)
+    return clause_around(text[start:sentence_end(text, pos, questions=False)], pos - start)
 
 
 # (healthy31) A swing read from its figures, whatever the words around them: one GPU's utilisation given as a busy
@@ -6792,7 +6829,13 @@ def zh_not_seen(sentence: str, m: re.Match) -> bool:
     if not re.match(r"[\u4e00-\u9fff]", m.group(0)):
         return False
     before = sentence[:m.start()]
-    return bool(_ZH_NEGATED_AUX.search(before[-5:]) or _ZH_HEARSAY.search(before) or _ZH_POSSIBLE.search(before[-6:]))
+    return bool(_ZH_NEGATED_AUX.search(before[-5:]) or _ZH_HEARSAY.search(_ZH_CONTRAST.split(before)[-1])
+                or _ZH_POSSIBLE.search(before[-6:]))
+
+
+# (fr45) A contrast turns from what was heard to what the reporter sees: "听说 vLLM 0.6.3 已经修复了，但我们这边推理还是
+# 卡住了" (heard it was fixed, but ours still hangs): hearsay before it is not the hang's.
+_ZH_CONTRAST = re.compile(r"但是?|可是|不过|然而")
 
 
 # (cn38) 卡在 and 没反应 are the weaker hang words: 卡在 also says where the time goes ("推理时间主要卡在
@@ -9281,9 +9324,20 @@ def p2p_off_across_cpus(facts: Facts, c: Claim) -> bool:
         if source == c.source:
             # (the quote too: a sentence cut at a decimal point, "11.7 tok/s", may hold only part of it)
             sentence = f"{_said_sentence(text, c.quote)} {c.quote.strip('…')}"
-            return bool(_ACROSS_CPUS.search(sentence)) and not _CAUSE_SWITCHED.search(sentence) \
+            across = _ACROSS_CPUS.search(sentence)
+            return bool(across) and not _CAUSE_SWITCHED.search(_p2p_reason_clause(sentence, across)) \
                 and not guessed(sentence) and not _SAID_BY_OTHERS.search(sentence)
     return False
+
+
+def _p2p_reason_clause(sentence: str, across: re.Match) -> str:
+    """(fr45) The clauses of `sentence` from its P2P words to the path across CPUs given as their reason: a cause word
+    the sentence goes on to in a clause of its own ("..., so the bandwidth test cannot go above 6 GB/s", "... and the
+    job fails after 30 min") is that clause's, not P2P's."""
+    p2p = re.search(_P2P_WORD, sentence, re.I)
+    if not p2p:
+        return sentence
+    return clause_around(sentence, min(p2p.start(), across.start()), max(p2p.end(), across.end()))
 
 
 def p2p_off_by_setting(facts: Facts, c: Claim) -> bool:

@@ -51,17 +51,28 @@ def clean(line: str) -> str:
 # or question mark (。！？, which take no space after them), and at a line's end (callers that split per line never
 # see one). Not at a dot with no space after it: a version (0.6.3, v2.18.1), a decimal (1.5x, 3.2 GB/s), a file name
 # (config.json, libnccl.so.2), a URL. Not after an abbreviation that leads into more of its sentence (e.g., i.e.,
-# vs., cf.); "etc." ends one only where a capital letter opens the next ("... IB etc. Then it hung"). With
-# `semicolon`, "; " ends one too (readers that take a clause after ";" as a sentence of its own).
+# vs., cf.); "etc." ends one unless its sentence goes on, a joining word, a verb or a mark after it ("IB etc. are
+# off", "any tricks etc. do increase the speed", "P2P, IB etc., and", "(IB etc.)"): not before "upgrading ...". A
+# mark inside closing quotes or brackets ends it after them ('... set X=1." We run'). A mark with no space after it
+# ends one where a lowercase word ends before it and a word that only opens a sentence follows ("fixes it.But with
+# X"): a module path (torch.Tensor, nn.Module) has a class name there, never one of these words. With `semicolon`,
+# "; " ends one too (readers that take a clause after ";" as a sentence of its own).
 _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-_EN_MARK = (r"(?:(?<!\b[eE]\.[gG])(?<!\b[iI]\.[eE])(?<!\b[vV][sS])(?<!\b[cC][fF])(?<!\b[eE][tT][cC])[.!?]|"
-            r"(?<=\b[eE][tT][cC])\.(?=\s+[A-Z]))")
-_END_AFTER = r"(?=\s|$|[" + _CJK_CHAR + r"])"
+_ETC_GOES_ON = (r"(?!\s*[,;:)\]]|\s+(?:and|or|nor|but|in|on|with|for|to|as|at|of|from|that|which|all|are|is|were|was"
+                r"|be|been|have|has|had|do|does|did|don't|doesn't|didn't|can|could|will|would|should|may|might|must"
+                r"|won't|can't|cannot|help|helps|helped|make|makes|made|seem|seems|work|works|worked)\b)")
+_CLOSERS = r"[\"'\u201d\u2019)\]]*"
+_OPENER = (r"(?:But|And|Then|So|However|Also|Now|Still|Even|When|After|If|With|Without|The|This|That|It|We|I|My|Our"
+           r"|They|Any|Is|Does|Do|Can|Could|Has|Have|Why|How|What|Here|There|Please|Thanks|Setting|Using)\b")
+_EN_MARK = (r"(?:(?:(?<!\b[eE]\.[gG])(?<!\b[iI]\.[eE])(?<!\b[vV][sS])(?<!\b[cC][fF])(?<!\b[eE][tT][cC])[.!?]|"
+            r"(?<=\b[eE][tT][cC])\." + _ETC_GOES_ON + r")" + _CLOSERS + r"(?P<e>)"
+            + r"(?=\s|$|[" + _CJK_CHAR + r"])"
+            + r"|(?<=[a-z]{2})[.!?](?P<f>)(?=" + _OPENER + r"))")
 # (semicolon, questions) -> the pattern; with `questions` False a question mark (? or ？) ends no sentence, for
 # readers that take a question and the answer after it as one ("Does X=1 help? No, it still hangs.": claims'
 # settings and remedies).
 _SENTENCE_ENDS = {(semicolon, questions): re.compile(
-    r"(?:" + (_EN_MARK if questions else _EN_MARK.replace("[.!?]", "[.!]")) + _END_AFTER
+    r"(?:" + (_EN_MARK if questions else _EN_MARK.replace("[.!?]", "[.!]"))
     + (r"|;(?=\s|$)" if semicolon else "") + (r"|[。！？]" if questions else r"|[。！]") + r"|\n)\s*")
     for semicolon in (False, True) for questions in (False, True)}
 SENTENCE_END = _SENTENCE_ENDS[False, True]
@@ -75,7 +86,15 @@ def _ends(text: str, semicolon: bool, questions: bool = True) -> tuple[tuple[int
     """(where each sentence end's mark is, where the next sentence starts: past the mark and the space after it), per
     text, kept (a string: never stale); readers ask for many positions of one text."""
     found = list(_SENTENCE_ENDS[semicolon, questions].finditer(text))
-    return tuple(m.start() for m in found), tuple(m.end() for m in found)
+    return tuple(_mark(m) for m in found), tuple(m.end() for m in found)
+
+
+def _mark(m: re.Match) -> int:
+    """Where an end's last mark character is: the closing quote or bracket after the mark where there is one."""
+    for group in ("e", "f"):
+        if m.start(group) >= 0:
+            return m.start(group) - 1
+    return m.start()
 
 
 def sentence_start(text: str, pos: int, span: int | None = None, *, semicolon: bool = False,
@@ -107,7 +126,7 @@ def sentences(text: str, *, semicolon: bool = False) -> list[str]:
     """The sentences of `text`, each with its end mark (not a line's end) and without the space after it; none
     empty."""
     out, at = [], 0
-    for mark, start in zip(*_ends(text, semicolon)):
+    for mark, start in zip(*_ends(text, semicolon, True)):
         piece = text[at:mark + (text[mark] != "\n")]
         if piece:
             out.append(piece)
@@ -120,6 +139,29 @@ def sentences(text: str, *, semicolon: bool = False) -> list[str]:
 def clause_before(text: str, pos: int, span: int | None = None) -> str:
     """The words of `pos`'s clause before it: back to the sentence's start or the last clause mark (CLAUSE_MARK)."""
     return CLAUSE_MARK.split(sentence_before(text, pos, span))[-1]
+
+
+# An English clause's bound inside a sentence, where a word must govern the claim beside it rather than the next
+# thing the sentence goes on to: ", so", ", and", ", but", "; ", " but ", "and the/then/it/we ...", "so the ...", "and"
+# before a subject of its own and its verb ("and idle GPUs are fine") ("P2P
+# is off because the GPUs sit on two sockets, so the bandwidth test cannot ...": "cannot" is the test's).
+CLAUSE_BREAK = re.compile(r",\s+(?:so|and|but|which|while|then|though|although)\b|;\s|\s+but\s|"
+                          r"\s+(?:and|so)\s+(?:the|then|it|we|they|our|my|its|this|that|also)\b|"
+                          r"\s+and\s+(?=(?:[a-z]\w*\s+){1,2}(?:is|are|was|were)\b)", re.I)
+
+
+def clause_around(sentence: str, start: int, end: int | None = None) -> str:
+    """The clause of `sentence` holding `start`..`end` (one position where `end` is not given): back to the last
+    CLAUSE_BREAK before `start` and on to the first one after `end`, or the sentence's bounds."""
+    end = start if end is None else end
+    lo, hi = 0, len(sentence)
+    for m in CLAUSE_BREAK.finditer(sentence):
+        if m.end() <= start:
+            lo = m.end()
+        elif m.start() >= end:
+            hi = m.start()
+            break
+    return sentence[lo:hi]
 
 
 def lines(text: str) -> list[tuple[int, str]]:
