@@ -1980,9 +1980,13 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
 # one.
 NONE_ASKED_BEFORE = re.compile(r"\bif\b", re.I)
 NONE_ASKED_AFTER = re.compile(r"\b(?:faster|better|help\w*|improve\w*|worth|instead)\b", re.I)
-NONE_WORKS_VS_MORE = re.compile(r"^[^.!?\n]*?\b(?:works?|worked|working|fine|ok(?:ay)?)\b[^.!?\n]*?(?:[;,]|\bbut\b|"
-                                r"\bwhile\b|\bwhereas\b)[^.!?\n]*?\b(?:both|all|two|multiple|several|\d+)\s+"
-                                r"(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b", re.I)
+# (fr45r2) Read within the none mention's sentence (semicolons kept in it), clause by clause: the head clause (up to the
+# first comma, semicolon, "but", "while", "whereas") says it works, the rest names more GPUs. Plain searches over
+# bounded pieces: three lazy runs in one pattern took cubic time on a long line with no full stop.
+NONE_CLAUSE_BREAK = re.compile(r"[;,]|\b(?:but|while|whereas)\b", re.I)
+NONE_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok(?:ay)?)\b", re.I)
+NONE_MORE_GPUS = re.compile(r"\b(?:both|all|two|multiple|several|\d+)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b",
+                            re.I)
 # ... and not where a llama.cpp launch line spreads the model over two GPUs or more (-ts 1,1) without the none split on
 # it: the command run wins over prose that names the none split
 LLAMACPP_LAUNCH = re.compile(r"(?<![\w-])(?:-ngl|--n-gpu-layers|--gpu-layers|-m|--model)[ =]\S")
@@ -1995,7 +1999,14 @@ def _none_asked(ln: str, m: re.Match) -> bool:
     end = sentence_end(ln, m.end())
     return bool(engine_signs.NOT_RUN_BEFORE.search(before) or NONE_ASKED_BEFORE.search(before)
                 or (ln[:end].rstrip().endswith(("?", "？")) and NONE_ASKED_AFTER.search(ln[m.end():end]))
-                or NONE_WORKS_VS_MORE.search(ln[m.end():]))
+                or _none_works_vs_more(ln[m.end():sentence_end(ln, m.end(), 400)]))
+
+
+def _none_works_vs_more(rest: str) -> bool:
+    """Is the none split's run (the words after it in its sentence) the one that works, set against one over more
+    GPUs?"""
+    brk = NONE_CLAUSE_BREAK.search(rest)
+    return bool(brk and NONE_WORKS.search(rest, 0, brk.start()) and NONE_MORE_GPUS.search(rest, brk.end()))
 
 
 def _none_split(lines: list[tuple[int, str]]) -> int | None:
