@@ -8,6 +8,7 @@ import pytest
 from conftest import issue_bundle as _facts
 
 from diagnose.artifacts import issue_md
+from diagnose.evidence import Measurement
 
 TWO_BOARDS = "# llama-server slow on 2x RTX 3090\n\nI have 2x RTX 3090. "
 
@@ -36,3 +37,34 @@ def test_none_split_works_vs_more_still_read():
     assert issue_md._none_split([(1, "With -sm none on one card it works fine, but over both GPUs it is slow.")]) \
         is None
     assert issue_md._none_split([(1, "We run -sm none on one card and it works fine.")]) == 1
+
+
+# ------------------------------------------- 2. someone else's figure after a short object of the verb is a reference
+
+@pytest.mark.parametrize("text", [
+    "Other users see speeds of 900 tok/s on the same hardware with Llama-3.1-70B, TP=2.",  # probe (/tmp/fr45c/1.md)
+    "People get throughput of 900 tok/s on this setup.",  # probe
+    "Someone got the same model running at 900 tok/s.",  # probe
+    "Others get something like 900 tok/s.",  # probe
+    "People get 900 tok/s on this setup.",  # near-miss (fr45): the figure right after the verb
+    "Other users see ~40 tok/s.",  # near-miss (fr45)
+])
+def test_others_figure_after_short_object_is_reference(text):
+    assert issue_md.REFERENCE_FIGURE.search(text)
+
+
+@pytest.mark.parametrize("text", [
+    "When 20 people hit the endpoint at the same time we only get 150 tokens/s in total.",  # near-miss (fr45)
+    "When many people hit the server we get 150 tokens/s in total.",  # near-miss (fr45): a new subject
+    "When many people hit the server, we get 150 tokens/s.",  # near-miss: a new clause
+    "We serve 100 people and get 20 tok/s.",  # near-miss (figures45)
+    "Other users see the same slowness on 2 GPUs.",  # near-miss: a count of GPUs, no figure of theirs
+])
+def test_short_object_needs_figure_in_the_same_clause(text):
+    assert not issue_md.REFERENCE_FIGURE.search(text)
+
+
+def test_others_figure_beside_own_is_not_measured():
+    facts = _facts("# vLLM throughput on 2x A100 80GB\n\nOther users see speeds of 900 tok/s on the same hardware "
+                   "with Llama-3.1-70B, TP=2. We only get 150 tok/s.\n")  # probe (/tmp/fr45c/1.md)
+    assert [m.value for m in facts.of(Measurement)] == [150.0]

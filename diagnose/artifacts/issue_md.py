@@ -1266,6 +1266,13 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # text's end, where a reader passes the words before a figure: "others get " before "3x the throughput").
 _FIGURE_OBJECT = (r"(?:\s+(?:about|around|over|roughly|nearly|almost|approximately|only|just|like|up\s+to|close\s+to|"
                   r"more\s+than|well\s+over|as\s+(?:much|high)\s+as))*\s*[~≈>]?\s*\d")
+# (fr45r2) ... or after a short object of the verb, a few words with no new subject or clause in them: "Other users
+# see speeds of 900 tok/s", "People get throughput of 900", "Someone got the same model running at 900", "Others get
+# something like 900"; not "people hit the endpoint at the same time we only get 150" (a new subject, the reporter's)
+# nor a count of GPUs ("others see the same on 2 GPUs")
+_OBJECT_STOP = r"(?:I|we|you|they|he|she|my|our|us|me|when|and|but|so|then|while|if|because|whereas|than|though)\b"
+_SHORT_OBJECT = (r"(?=[^.,;:!?\d\n]{1,45}\d)(?:\s+(?!" + _OBJECT_STOP + r")[^\W\d][\w'’-]{0,20}){1,6}?"
+                 + _FIGURE_OBJECT + r"(?![\d.]*\s*(?:x\s*)?(?:GPUs?|cards?|nodes?|devices?|boards?)\b)")
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
 # and what a board "should give" is an expectation, not a run.
@@ -1300,7 +1307,7 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               r"\s+(?:(?:was|were|is|are|has|have|had)\s+)?(?:been\s+)?(?:able\s+to\s+|manag\w*\s+to\s+)?"
                               r"(?:(?:achiev\w*|reach(?:es|ed|ing)?|observ\w*)\b|"
                               r"(?:get(?:s|ting)?|got|hit(?:s|ting)?|see(?:s|ing)?|saw)\b"
-                              r"(?=" + _FIGURE_OBJECT + r"|\s*$))|"
+                              r"(?=" + _FIGURE_OBJECT + r"|" + _SHORT_OBJECT + r"|\s*$))|"
                               r"should (?:give|get|reach|deliver|do|hit|run at|be able to)|"
                               # (extract30) a source named by where the figure is, not by a verb: "while in your test
                               # it is 602 t/s" (turboderp-org/exllamav2#806), "2298.89 tokens/s reported in your blog"
