@@ -6420,7 +6420,13 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
     if _TIMEOUT_MET_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
         return False
     guard = _TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120)
-    return bool(guard) and not _ANOTHER_CLAUSE.search(guard.group("between"))
+    if not guard:
+        return False
+    between = guard.group("between")
+    if _ANOTHER_SETTING.search(between) or _TIMEOUT_MET_BETWEEN.search(between):
+        return False
+    return bool(_TIMEOUT_SET_BEFORE.search(text, max(0, m.start() - 40), m.start())) \
+        or not _ANOTHER_CLAUSE.search(between)
 
 
 # (fr45) Words between the timeout and the purpose that open another clause or name another setting, whose purpose
@@ -6429,6 +6435,16 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
 # config").
 _ANOTHER_CLAUSE = re.compile(r"(?i:\b(?:after|when|whenever|while|because|since|if|once|until|before|whereas|"
                              r"we|you|they|he|she)\b)|\bI\b|[A-Za-z]\w*\s*=")
+# (fr45r2) ... but where a set / configure verb governs the timeout ("We were told to set a timeout when we init the
+# process group to prevent silent hangs", "Set a timeout while debugging to avoid hangs", "Configure a timeout once per
+# job to prevent hangs") the purpose is still the timeout's, unless another setting (NAME=) or a verb of meeting the
+# timeout stands between ("a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors").
+_ANOTHER_SETTING = re.compile(r"[A-Za-z]\w*\s*=")
+_TIMEOUT_SET_BEFORE = re.compile(r"\b(?:set|sets|setting|configur\w*|add|adds|added|adding|use|uses|using|enabl\w*|"
+                                 r"pass|passes|passed|passing|specif\w*|increas\w*|rais(?:e|es|ing)|put|putting)\s+"
+                                 r"(?:(?:an?|the|this|that|our|my|its|their|some|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_MET_BETWEEN = re.compile(r"\b(?:hit|hits|hitting|got|gets|reach(?:ed|es)|exceed(?:ed|s)|caught|threw|thrown|"
+                                  r"trigger(?:ed|s)|fired|ran\s+into|encounter\w*|saw|seen|report(?:s|ed))\b", re.I)
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"

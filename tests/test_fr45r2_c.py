@@ -9,6 +9,7 @@ from conftest import issue_bundle as _facts
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement
+from rules import claims
 
 TWO_BOARDS = "# llama-server slow on 2x RTX 3090\n\nI have 2x RTX 3090. "
 
@@ -68,3 +69,33 @@ def test_others_figure_beside_own_is_not_measured():
     facts = _facts("# vLLM throughput on 2x A100 80GB\n\nOther users see speeds of 900 tok/s on the same hardware "
                    "with Llama-3.1-70B, TP=2. We only get 150 tok/s.\n")  # probe (/tmp/fr45c/1.md)
     assert [m.value for m in facts.of(Measurement)] == [150.0]
+
+
+# ------------------------------------- 3. a timeout a set / configure verb governs is a guard across another clause
+
+def _hangs(text: str) -> list[str]:
+    return [m.group(0) for m in claims._said("hang", dict(claims.SYMPTOMS)["hang"], text)]
+
+
+@pytest.mark.parametrize("text", [
+    "We were told to set a timeout when we init the process group to prevent silent hangs, and we did.",
+    # probe (/tmp/fr45c/4.md)
+    "Set a timeout of 30 min if you want to avoid hangs.",  # probe
+    "Set a timeout while debugging to avoid hangs.",  # probe
+    "Configure a timeout once per job to prevent hangs.",  # probe
+    "We set a timeout for the process group before launch to avoid hangs.",  # probe
+    "Set timeout=600 to avoid hangs.",  # near-miss (fr45): its own value
+])
+def test_a_timeout_set_across_a_clause_is_a_guard(text):
+    assert _hangs(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Rank 3 reports a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors.",  # near-miss (fr45)
+    "There is a timeout after I set NCCL_IB_DISABLE=1 to avoid IB errors.",  # near-miss (fr45)
+    "There is a timeout when we use NCCL_P2P_DISABLE=1 to avoid the PCIe issue.",  # near-miss (fr45)
+    "There is a timeout when we restart workers to avoid stale state.",  # near-miss: no verb sets the timeout
+    "We set a timeout but it got hit when we ran to avoid idle workers.",  # near-miss: met between
+])
+def test_a_timeout_met_stays_a_hang(text):
+    assert "timeout" in [h.lower() for h in _hangs(text)]
