@@ -9,7 +9,7 @@ from conftest import issue_bundle as _facts
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement
-from rules import claims
+from rules import claims, common, gpus_in_use
 
 TWO_BOARDS = "# llama-server slow on 2x RTX 3090\n\nI have 2x RTX 3090. "
 
@@ -99,3 +99,28 @@ def test_a_timeout_set_across_a_clause_is_a_guard(text):
 ])
 def test_a_timeout_met_stays_a_hang(text):
     assert "timeout" in [h.lower() for h in _hangs(text)]
+
+
+# ------------------------------ 4. "-sm none" run and working is the run's layout; a one-card run set aside is not
+
+@pytest.mark.parametrize("run", [
+    "I run llama-server with -sm none and it works, but only 1 of my 2 GPUs is used.\n",  # probe (/tmp/fr45c/2.md)
+    "I run llama-server with -sm none; it works but both GPUs show memory allocated.\n",  # probe
+    "Even if the prompt is short, with -sm none generation is only 8 tok/s.\n",  # probe: "if" about something else
+])
+def test_split_mode_none_run_that_works_is_one_gpu(run):
+    facts = _facts(TWO_BOARDS + run + "\nI get 8 tok/s.\n")
+    assert common.gpu_count(facts) == 1
+    assert not gpus_in_use.layer_split_over_gpus(facts)
+
+
+@pytest.mark.parametrize("run", [
+    "With --split-mode none on one card it works; over both cards the output is garbage.\n",  # near-miss (fr45)
+    "With -sm none on one card it works fine, but over both GPUs it is slow.\n",  # near-miss (fr45)
+    "I run the model on both. If I use -sm none the model does not fit.\n",  # near-miss (fr45): a condition tried
+    "I run the model on both. If you switch to -sm none it may be faster.\n",  # near-miss: advice
+])
+def test_split_mode_none_set_aside_keeps_the_gpus(run):
+    facts = _facts(TWO_BOARDS + run + "\nI get 8 tok/s.\n")
+    assert common.gpu_count(facts) == 2
+    assert gpus_in_use.layer_split_over_gpus(facts)

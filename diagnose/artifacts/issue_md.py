@@ -1985,15 +1985,22 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
 # "Is this normal with -sm none?", a question about the run); nor where it is the run that works set against one over
 # the GPUs ("with --split-mode none on one card it works; over both cards it's garbage"): the failing run is the other
 # one.
-NONE_ASKED_BEFORE = re.compile(r"\bif\b", re.I)
+# (fr45r2) "if" only as the reporter's or the reader's trying of it ("if I use -sm none", "if you switch to -sm none"),
+# not a condition on something else ("Even if the prompt is short, with -sm none generation is only 8 tok/s")
+NONE_ASKED_BEFORE = re.compile(r"\bif\s+(?:I|we|you|one)\s+(?:\w+\s+)?(?:use|set|try|run|switch|enable|pass|add|go)"
+                               r"\w*\b[^.;:!?]{0,60}$", re.I)
 NONE_ASKED_AFTER = re.compile(r"\b(?:faster|better|help\w*|improve\w*|worth|instead)\b", re.I)
 # (fr45r2) Read within the none mention's sentence (semicolons kept in it), clause by clause: the head clause (up to the
 # first comma, semicolon, "but", "while", "whereas") says it works, the rest names more GPUs. Plain searches over
 # bounded pieces: three lazy runs in one pattern took cubic time on a long line with no full stop.
 NONE_CLAUSE_BREAK = re.compile(r"[;,]|\b(?:but|while|whereas)\b", re.I)
 NONE_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok(?:ay)?)\b", re.I)
-NONE_MORE_GPUS = re.compile(r"\b(?:both|all|two|multiple|several|\d+)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b",
-                            re.I)
+# (fr45r2) ... the head clause naming one card ("on one card it works"), the rest a run over more GPUs ("over both
+# cards it's garbage"), not the none run's own GPUs counted ("it works, but only 1 of my 2 GPUs is used": the none
+# run, as the reporter runs it)
+NONE_ONE_CARD = re.compile(r"\b(?:one|single|1|a\s+single)[\s-](?:\w+\s+)?(?:GPU|card|device|board)\b", re.I)
+NONE_MORE_GPUS = re.compile(r"\b(?:over|on|across|with|using|onto|to)\s+(?:both|all|two|multiple|several|\d+)\s+"
+                            r"(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b", re.I)
 # ... and not where a llama.cpp launch line spreads the model over two GPUs or more (-ts 1,1) without the none split on
 # it: the command run wins over prose that names the none split
 LLAMACPP_LAUNCH = re.compile(r"(?<![\w-])(?:-ngl|--n-gpu-layers|--gpu-layers|-m|--model)[ =]\S")
@@ -2013,7 +2020,8 @@ def _none_works_vs_more(rest: str) -> bool:
     """Is the none split's run (the words after it in its sentence) the one that works, set against one over more
     GPUs?"""
     brk = NONE_CLAUSE_BREAK.search(rest)
-    return bool(brk and NONE_WORKS.search(rest, 0, brk.start()) and NONE_MORE_GPUS.search(rest, brk.end()))
+    return bool(brk and NONE_WORKS.search(rest, 0, brk.start()) and NONE_ONE_CARD.search(rest, 0, brk.start())
+                and NONE_MORE_GPUS.search(rest, brk.end()))
 
 
 def _none_split(lines: list[tuple[int, str]]) -> int | None:
