@@ -8,6 +8,7 @@ import pytest
 from conftest import issue_bundle as _facts
 
 from diagnose.artifacts import issue_md
+from diagnose.artifacts.text import engines_named
 from diagnose.evidence import Measurement
 from rules import claims, common, gpus_in_use
 
@@ -124,3 +125,28 @@ def test_split_mode_none_set_aside_keeps_the_gpus(run):
     facts = _facts(TWO_BOARDS + run + "\nI get 8 tok/s.\n")
     assert common.gpu_count(facts) == 2
     assert gpus_in_use.layer_split_over_gpus(facts)
+
+
+# ---------------------------------- 5. "accelerate training" after a phrase of place or an adjective: the library
+
+@pytest.mark.parametrize("text", [
+    "On 2 nodes accelerate training hangs at the first step.",  # probe
+    "Why does multi-node accelerate training hang at init?",  # probe
+    "Across 8 GPUs accelerate fine-tuning takes 3x longer than DDP.",  # probe
+    "In my tests accelerate training was slower than torchrun.",  # probe
+    "Our accelerate training on 8x H100 hangs after the first step.",  # near-miss (fr45)
+])
+def test_accelerate_training_after_place_or_adjective_is_the_library(text):
+    assert "accelerate" in engines_named(text)
+
+
+@pytest.mark.parametrize("text", [
+    "In what cases will tp_comm_overlap accelerate training",  # NVIDIA/Megatron-LM#2662
+    "Large batch sizes can accelerate training",  # near-miss (normal45)
+    "Pretrained features accelerate training",  # near-miss (normal45): a plural subject
+    "Does NVLink accelerate training?",  # near-miss (fr45)
+    "it accelerates training",  # near-miss
+    "It is helpful to accelerate training",  # near-miss (normal45)
+])
+def test_accelerate_training_with_a_subject_is_the_verb(text):
+    assert "accelerate" not in engines_named(text)
