@@ -6354,13 +6354,38 @@ _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|han
 # or "today" ("Previously it hung. Now it runs fine.": a contrast).
 _EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won['’]?t|never)\s+"
                r"(?:\w+ly\s+)?(?:help\w*|fix\w*|change\w*|solve\w*|resolve\w*|make\s+(?:a|any)\s+difference)\b|"
-               r"\bnothing\s+(?:changed|helped|worked)\b|\bno\s+(?:change|difference|luck|improvement)\b")
-_EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
-                         r"continu\w*|persist\w*|back|same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|"
-                         r"\?|" + _EN_NO_HELP, re.I)
-_EN_GOES_ON_NEXT = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
-                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b|" + _EN_NO_HELP,
-                              re.I)
+               # (fr45r2) "nothing changed" / "no change" with no object: "nothing changed in our config", "no change
+               # needed elsewhere" say the fix took nothing else
+               r"\bnothing\s+(?:changed|helped|worked)\b(?!\s+(?:in|on|to|with|for|about|at|else\w*|needed|required)\b)|"
+               r"\bno\s+(?:changes?(?!\s+(?:in|to|on|needed|required|necessary|elsewhere)\b)|difference|luck|"
+               r"improvement)\b")
+# (fr45r2) Words that carry the hang on only where no fix is said beside it: the hang "too", "as well", "the same",
+# "now", a remedy that did not help ("Upgrading NCCL didn't help at first, but setting NCCL_P2P_DISABLE=1 fixed it",
+# "Earlier the job hung at init too. Now it runs fine.", "Upgrading fixed it and nothing changed in our config").
+_EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\s+days|nowadays|"
+                              r"same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|" + _EN_NO_HELP, re.I)
+_EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|back)\b|\?", re.I)
+# (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
+# again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
+# it still prints a warning but runs fine")
+_EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|"
+                              r"deadlock\w*|time[sd]?\s*out\w*)\b|"
+                              r"\b(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|deadlock\w*|happen\w*|occur\w*)"
+                              r"\s+(?:\w+\s+){0,2}?again\b|\b(?:it|this|that)\s+still\s+(?:does|do|is|happens|occurs)\b"
+                              r"(?!\s+\w)|\b(?:keeps?|kept|continu\w*|persist\w*|"
+                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b", re.I)
+_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP, re.I)
+# (fr45r2) A fix said in the hang's sentence after it or in the next: "Upgrading to 2.21 solved it", "setting
+# NCCL_P2P_DISABLE=1 fixed it", "it was fixed", "Now it runs fine", "now it is fine", "no more hangs"; not denied
+# ("didn't fix it", "hasn't been fixed", "is not fine"), nor a fix of something else ("fixed the crash").
+_EN_FIXED = re.compile(r"(?<!n't\s)(?<!n’t\s)(?<!not\s)(?<!never\s)(?<!nothing\s)(?<!n't\sbeen\s)(?<!not\sbeen\s)"
+                       r"\b(?:fixed|fixes|solved|solves|resolved|resolves|cured)\s+(?:it|this|that|them|everything|"
+                       r"(?:the|our|this|that)\s+(?:hangs?|hung|freez\w*|stall\w*|deadlocks?|issue|problem|bug))\b|"
+                       r"(?<!n't\s)(?<!n’t\s)(?<!not\s)(?<!never\s)\b(?:is|was|got|been|are|were)\s+"
+                       r"(?:(?:now|since|then)\s+)?(?:fixed|solved|resolved|gone)\b|"
+                       r"\b(?:runs?|running|works?|working|is|been|are)\s+(?:(?!not\b|never\b|still\b)\w+\s+)?"
+                       r"(?:fine|ok(?:ay)?|smoothly|normally|perfectly)\b|\bno\s+more\s+(?:hangs?|freezes|stalls|deadlocks)\b",
+                       re.I)
 
 
 def _en_hang_past(text: str, m: re.Match) -> bool:
@@ -6385,10 +6410,12 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
     end = sentence_end(text, m.end(), 240, semicolon=True)
-    if _EN_GOES_ON.search(text[start:end]):
-        return False
     after = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, semicolon=True)])[0]
-    return not _EN_GOES_ON_NEXT.search(after)  # the next sentence of its paragraph: "... but nothing changed."
+    fixed = bool(_EN_FIXED.search(text, m.end(), end) or _EN_FIXED.search(after))
+    if _EN_GOES_ON.search(text[start:end]) or (not fixed and _EN_GOES_ON_WEAK.search(text[start:end])):
+        return False
+    # the next sentence of its paragraph: "... but nothing changed."
+    return not (_EN_GOES_ON_NEXT.search(after) or (not fixed and _EN_GOES_ON_NEXT_WEAK.search(after)))
 
 
 # (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add

@@ -150,3 +150,35 @@ def test_accelerate_training_after_place_or_adjective_is_the_library(text):
 ])
 def test_accelerate_training_with_a_subject_is_the_verb(text):
     assert "accelerate" not in engines_named(text)
+
+
+# ------------------------------ 6, 7. a past hang said fixed beside it stays in the past; "still" about another thing
+
+@pytest.mark.parametrize("text", [
+    "We used to get hangs with 2.18. Upgrading fixed it and nothing changed in our config.",  # probe
+    "Previously the job hung at init. Upgrading to 2.21 solved it, no change needed elsewhere.",  # probe
+    "Previously the job hung. Upgrading NCCL didn't help at first, but setting NCCL_P2P_DISABLE=1 fixed it.",  # probe
+    "Earlier the job hung at init too. Now it runs fine.",  # probe
+    "Previously the job froze at startup as well; now it is fine.",  # probe
+    "We used to get hangs with NCCL 2.18 when the job ran on 2 nodes. Since the update the job finishes but it is "
+    "still slow: 40 tok/s.",  # probe (/tmp/fr45c/3.md)
+    "Previously the job hung at init. Now it still prints a warning but runs fine.",  # probe
+    "Previously it hung. Now it runs fine.",  # near-miss (fr45)
+])
+def test_past_hang_said_fixed_is_no_hang(text):
+    assert _hangs(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Previously the job hung at init. I upgraded NCCL to 2.21 but nothing changed.",  # near-miss (fr45)
+    "Earlier we had hangs with 2.18 and upgrading to 2.21 did not help.",  # near-miss (fr45)
+    "In older versions we got the same hang.",  # near-miss (fr45)
+    "Previously the job hung at init. It still hangs.",  # near-miss
+    "Previously the job hung at init. It still does.",  # near-miss
+    "Previously the job hung at init. Upgrading didn't fix it.",  # near-miss: the fix denied
+    "Previously the job hung at init. The job hung again after the upgrade.",  # near-miss
+    "Previously the job hung at init. The problem persists.",  # near-miss
+    "We used to get hangs with 2.18. Upgrading fixed the crash but nothing changed.",  # near-miss: another thing fixed
+])
+def test_past_hang_carried_on_stays_a_hang(text):
+    assert _hangs(text)
