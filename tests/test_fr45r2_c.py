@@ -9,8 +9,8 @@ from conftest import issue_bundle as _facts
 
 from diagnose.artifacts import issue_md
 from diagnose.artifacts.text import engines_named
-from diagnose.evidence import Measurement
-from rules import claims, common, gpus_in_use
+from diagnose.evidence import Facts, Measurement, Note
+from rules import claims, common, failure_words, gpus_in_use
 
 TWO_BOARDS = "# llama-server slow on 2x RTX 3090\n\nI have 2x RTX 3090. "
 
@@ -182,3 +182,33 @@ def test_past_hang_said_fixed_is_no_hang(text):
 ])
 def test_past_hang_carried_on_stays_a_hang(text):
     assert _hangs(text)
+
+
+# --------------------------------------- 8. bad output a "can" warns of stays set aside where the sentence frames it
+
+def _failed(text: str) -> str | None:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return failure_words.failure_said(facts)
+
+
+@pytest.mark.parametrize("text", [
+    "We disabled cuda graphs because they can randomly output garbage on this driver.",  # probe
+    "Note that a temperature above 1.5 can also produce gibberish; ours is 0.7.",  # probe
+    "Known limitation: speculative decoding can sometimes return garbage with tp>1; we have it disabled and the "
+    "output is fine.",  # probe
+    "Without the fix, quantized KV cache can sometimes produce garbage output, so we keep fp16.",  # probe
+])
+def test_bad_output_warned_of_is_no_failure(text):
+    assert _failed(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "the model can sometimes produce garbage output after ~2k tokens",  # near-miss (fr45): the reporter's run
+    "It can randomly output gibberish, about 1 in 20 requests.",  # near-miss (fr45)
+    "It can also return gibberish when batch > 32.",  # near-miss (fr45)
+    "We restart the server because it can sometimes return garbage after ~2k tokens.",  # near-miss: nothing turned off
+    "Since the upgrade the model can sometimes produce garbage output.",  # near-miss: "since" of time
+])
+def test_bad_output_the_run_gives_now_and_then_is_a_failure(text):
+    assert _failed(text)
