@@ -6321,8 +6321,11 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 # are used to hangs" (accustomed to them).
 _EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|faced|ran\s+into|would\s+(?:get|see|"
                  r"have))")
-_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this|in\s+(?:this|that|the|my|our))\b)|previously|formerly|"
-               r"in\s+the\s+past)")  # (fr45) "earlier in this run", "earlier in the log": now, not the past
+# (fr45) "earlier in this run", "earlier in the log": now, not the past; (fr45r2) but "earlier in the year", "earlier
+# this year" are the past
+_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this(?!\s+(?:year|month))|in\s+(?:this|that|the|my|our)\s+"
+               r"(?:log|run|output|thread|issue|post|comment|trace|traceback|message|job|session|test|day|script|"
+               r"file|code|process|step|training|report))s?\b)|previously|formerly|in\s+the\s+past)")
 _EN_HANG_PAST_BEFORE = re.compile(
     r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
     r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"

@@ -7,7 +7,7 @@ import time
 import pytest
 from conftest import issue_bundle as _facts
 
-from diagnose.artifacts import issue_md
+from diagnose.artifacts import issue_md, launch
 from diagnose.artifacts.text import engines_named
 from diagnose.evidence import Facts, Measurement, Note
 from rules import claims, common, failure_words, gpus_in_use
@@ -212,3 +212,35 @@ def test_bad_output_warned_of_is_no_failure(text):
 ])
 def test_bad_output_the_run_gives_now_and_then_is_a_failure(text):
     assert _failed(text)
+
+
+# --------------------------------------- lower harm: "earlier in the year" is the past; "We use that: <prose>" adopts
+
+@pytest.mark.parametrize("text", [
+    "Earlier in the year we had hangs with 2.18; we upgraded and it has been fine since.",  # probe
+    "Earlier this year we had hangs with 2.18. We upgraded and it has been fine since.",  # probe
+    "Earlier we had hangs with 2.18.",  # near-miss (past45)
+])
+def test_earlier_in_the_year_is_the_past(text):
+    assert _hangs(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Earlier in the log we had hangs at step 5.",  # near-miss (fr45): the text's own past
+    "Earlier in this run we had hangs at step 5.",  # near-miss (fr45)
+    "Earlier today we had hangs at step 5.",  # near-miss (past45)
+])
+def test_earlier_in_this_run_is_now(text):
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize(("text", "adopted"), [
+    ("You can set NCCL_P2P_DISABLE=1. We use that: no more hangs since.", True),  # probe
+    ("You can set NCCL_P2P_DISABLE=1. We use it: it helps.", True),  # near-miss (fr45)
+    ("The NCCL docs say you can set NCCL_P2P_DISABLE=1 on consumer cards. We use this:\n```", False),  # (fr45) 11.md
+    ("You can set NCCL_P2P_DISABLE=1. We use that: torchrun --nproc_per_node 4 train.py", False),  # near-miss (fr45)
+    ("You can set NCCL_P2P_DISABLE=1. We use this: python train.py", False),  # near-miss: a command
+])
+def test_this_colon_then_prose_is_adoption(text, adopted):
+    end = text.index("NCCL_P2P_DISABLE=1") + len("NCCL_P2P_DISABLE=1")
+    assert launch._adopted(text, end) is adopted
