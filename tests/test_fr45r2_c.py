@@ -244,3 +244,11 @@ def test_earlier_in_this_run_is_now(text):
 def test_this_colon_then_prose_is_adoption(text, adopted):
     end = text.index("NCCL_P2P_DISABLE=1") + len("NCCL_P2P_DISABLE=1")
     assert launch._adopted(text, end) is adopted
+
+
+def test_this_colon_prose_check_is_fast():
+    text = "You can set NCCL_P2P_DISABLE=1. We use this: " + "aa " * 40 + "1"  # no end: nested repeats would explode
+    start = time.perf_counter()
+    launch._adopted(text, text.index("=1") + 2)
+    launch.ADOPTED_NEXT.match("We use this: " + "aa " * 2000 + "1")
+    assert time.perf_counter() - start < 0.5

@@ -821,7 +821,7 @@ ADOPTED_NEXT = re.compile(r"[\s*>-]*+(?:(?:so|and|then)[\s,]++)?(?:now\s++)?(?:I
                           # (fr45r2) "this:" / "that:" followed by prose, not a command: "We use that: no more hangs
                           # since" takes the advice up
                           r"\s*:(?-i:\s+(?!(?:torchrun|python\d*|vllm|deepspeed|accelerate|mpirun|srun|docker|bash|sh|"
-                          r"sudo|export|pip\d*|llama[\w-]*|ollama)\b)[A-Za-z][a-z']*(?:\s+[A-Za-z]?[a-z',]+)+\s*$))",
+                          r"sudo|export|pip\d*|llama[\w-]*|ollama)\b)[A-Za-z][a-z']*+(?:\s++[A-Za-z][a-z',]*+)++\s*+$))",
                           re.I)
 _FIRST_STOP = re.compile(r"[^.!?\n]{0,40}?[.!](?:\s+|$)")
 
