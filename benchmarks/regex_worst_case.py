@@ -13,6 +13,8 @@ Each one is run, at each --sizes length, on lines of:
   words       the kept pastes' distinct words in a fixed shuffled order
   digits      digits and dots ("3.14.159.2...")
   letter      'a' repeated; spaces, tabs: ' ' and '\t' repeated
+  own words   the regex's own literal words joined by " , " and repeated, with no end mark (lazy runs that each stop
+              at one of its words, one after the other, try every way to share such a line out)
 twice: one .match at the start (as a caller that matches at one position) and finditer to the end (as a caller that
 searches a whole text), and on the real paste the real line came from, for the ratio. Each run happens in a worker
 process that is killed when the run passes --limit seconds (ten times that for the search of all pastes for the real
@@ -288,6 +290,31 @@ def inputs(pastes: dict[Path, str], size: int) -> dict[str, str]:
     }
 
 
+def own_words(source: str, flags: int) -> list[str]:
+    """The words (two letters or more) the regex spells out literally, in order, each once."""
+    words: list[str] = []
+
+    def walk(items) -> None:
+        run = ""
+        for op, av in list(items) + [(None, None)]:
+            if op is sre_constants.LITERAL and chr(av).isalpha():
+                run += chr(av)
+                continue
+            if len(run) > 1 and run not in words:
+                words.append(run)
+            run = ""
+            if op is sre_constants.SUBPATTERN:
+                walk(av[-1])
+            elif op is sre_constants.BRANCH:
+                for branch in av[1]:
+                    walk(branch)
+            elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+                walk(av[2])
+
+    walk(sre_parse.parse(source, flags))
+    return words[:40]
+
+
 def worker(conn, regexes, first, pastes, shared, sizes, default_line) -> None:
     """Time regexes[first:] one after the other, saying before each run what it is about to run, so that the parent
     can kill this process when one run passes the time limit and know which one it was."""
@@ -304,8 +331,10 @@ def worker(conn, regexes, first, pastes, shared, sizes, default_line) -> None:
             line = corpus[corpus.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
         conn.send((i, "real paste", 0))
         times = {"real paste": timed(pattern, pastes[home])}
+        own = " , ".join(own_words(source, flags))
         for size in sizes:
-            for kind, text in {"real line": grown(line + " ", size), **shared[size]}.items():
+            mine = {"own words": grown(own + " , ", size)} if own else {}
+            for kind, text in {"real line": grown(line + " ", size), **mine, **shared[size]}.items():
                 conn.send((i, f"{kind} {size} B match", 0))  # one .match at the start, as a caller at a position
                 start = time.perf_counter()
                 pattern.match(text)

@@ -6358,8 +6358,11 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 # are used to hangs" (accustomed to them).
 _EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|faced|ran\s+into|would\s+(?:get|see|"
                  r"have))")
-_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this|in\s+(?:this|that|the|my|our))\b)|previously|formerly|"
-               r"in\s+the\s+past)")  # (fr45) "earlier in this run", "earlier in the log": now, not the past
+# (fr45) "earlier in this run", "earlier in the log": now, not the past; (fr45r2) but "earlier in the year", "earlier
+# this year" are the past
+_EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this(?!\s+(?:year|month))|in\s+(?:this|that|the|my|our)\s+"
+               r"(?:log|run|output|thread|issue|post|comment|trace|traceback|message|job|session|test|day|script|"
+               r"file|code|process|step|training|report))s?\b)|previously|formerly|in\s+the\s+past)")
 _EN_HANG_PAST_BEFORE = re.compile(
     r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
     r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"
@@ -6391,13 +6394,38 @@ _EN_PAST_HANG_WORD = re.compile(r"hung|hanged|froze|stalled|deadlocked|stuck|han
 # or "today" ("Previously it hung. Now it runs fine.": a contrast).
 _EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won['’]?t|never)\s+"
                r"(?:\w+ly\s+)?(?:help\w*|fix\w*|change\w*|solve\w*|resolve\w*|make\s+(?:a|any)\s+difference)\b|"
-               r"\bnothing\s+(?:changed|helped|worked)\b|\bno\s+(?:change|difference|luck|improvement)\b")
-_EN_GOES_ON = re.compile(r"\b(?:now(?!\s+and\s+then)|still|again|currently|today|these\s+days|nowadays|keeps?|kept|"
-                         r"continu\w*|persist\w*|back|same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|"
-                         r"\?|" + _EN_NO_HELP, re.I)
-_EN_GOES_ON_NEXT = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
-                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b|" + _EN_NO_HELP,
-                              re.I)
+               # (fr45r2) "nothing changed" / "no change" with no object: "nothing changed in our config", "no change
+               # needed elsewhere" say the fix took nothing else
+               r"\bnothing\s+(?:changed|helped|worked)\b(?!\s+(?:in|on|to|with|for|about|at|else\w*|needed|required)\b)|"
+               r"\bno\s+(?:changes?(?!\s+(?:in|to|on|needed|required|necessary|elsewhere)\b)|difference|luck|"
+               r"improvement)\b")
+# (fr45r2) Words that carry the hang on only where no fix is said beside it: the hang "too", "as well", "the same",
+# "now", a remedy that did not help ("Upgrading NCCL didn't help at first, but setting NCCL_P2P_DISABLE=1 fixed it",
+# "Earlier the job hung at init too. Now it runs fine.", "Upgrading fixed it and nothing changed in our config").
+_EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\s+days|nowadays|"
+                              r"same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|" + _EN_NO_HELP, re.I)
+_EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|back)\b|\?", re.I)
+# (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
+# again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
+# it still prints a warning but runs fine")
+_EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|"
+                              r"deadlock\w*|time[sd]?\s*out\w*)\b|"
+                              r"\b(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|deadlock\w*|happen\w*|occur\w*)"
+                              r"\s+(?:\w+\s+){0,2}?again\b|\b(?:it|this|that)\s+still\s+(?:does|do|is|happens|occurs)\b"
+                              r"(?!\s+\w)|\b(?:keeps?|kept|continu\w*|persist\w*|"
+                              r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b", re.I)
+_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP, re.I)
+# (fr45r2) A fix said in the hang's sentence after it or in the next: "Upgrading to 2.21 solved it", "setting
+# NCCL_P2P_DISABLE=1 fixed it", "it was fixed", "Now it runs fine", "now it is fine", "no more hangs"; not denied
+# ("didn't fix it", "hasn't been fixed", "is not fine"), nor a fix of something else ("fixed the crash").
+_EN_FIXED = re.compile(r"(?<!n't\s)(?<!n’t\s)(?<!not\s)(?<!never\s)(?<!nothing\s)(?<!n't\sbeen\s)(?<!not\sbeen\s)"
+                       r"\b(?:fixed|fixes|solved|solves|resolved|resolves|cured)\s+(?:it|this|that|them|everything|"
+                       r"(?:the|our|this|that)\s+(?:hangs?|hung|freez\w*|stall\w*|deadlocks?|issue|problem|bug))\b|"
+                       r"(?<!n't\s)(?<!n’t\s)(?<!not\s)(?<!never\s)\b(?:is|was|got|been|are|were)\s+"
+                       r"(?:(?:now|since|then)\s+)?(?:fixed|solved|resolved|gone)\b|"
+                       r"\b(?:runs?|running|works?|working|is|been|are)\s+(?:(?!not\b|never\b|still\b)\w+\s+)?"
+                       r"(?:fine|ok(?:ay)?|smoothly|normally|perfectly)\b|\bno\s+more\s+(?:hangs?|freezes|stalls|deadlocks)\b",
+                       re.I)
 
 
 def _en_hang_past(text: str, m: re.Match) -> bool:
@@ -6422,10 +6450,12 @@ def _en_hang_past(text: str, m: re.Match) -> bool:
             not re.fullmatch(r"hung|hanged|froze|stalled|deadlocked", m.group(0), re.I):
         return False  # "previously it hung" is the past; "previously, it hangs" is not said of it
     end = sentence_end(text, m.end(), 240, semicolon=True)
-    if _EN_GOES_ON.search(text[start:end]):
-        return False
     after = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, semicolon=True)])[0]
-    return not _EN_GOES_ON_NEXT.search(after)  # the next sentence of its paragraph: "... but nothing changed."
+    fixed = bool(_EN_FIXED.search(text, m.end(), end) or _EN_FIXED.search(after))
+    if _EN_GOES_ON.search(text[start:end]) or (not fixed and _EN_GOES_ON_WEAK.search(text[start:end])):
+        return False
+    # the next sentence of its paragraph: "... but nothing changed."
+    return not (_EN_GOES_ON_NEXT.search(after) or (not fixed and _EN_GOES_ON_NEXT_WEAK.search(after)))
 
 
 # (past45) A timeout set as a guard is no timeout met: the noun with a purpose after it that prevents a hang ("Add
@@ -6457,7 +6487,13 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
     if _TIMEOUT_MET_BEFORE.search(text[max(0, m.start() - 40):m.start()]):
         return False
     guard = _TIMEOUT_GUARD_AFTER.match(text, m.end(), m.end() + 120)
-    return bool(guard) and not _ANOTHER_CLAUSE.search(guard.group("between"))
+    if not guard:
+        return False
+    between = guard.group("between")
+    if _ANOTHER_SETTING.search(between) or _TIMEOUT_MET_BETWEEN.search(between):
+        return False
+    return bool(_TIMEOUT_SET_BEFORE.search(text, max(0, m.start() - 40), m.start())) \
+        or not _ANOTHER_CLAUSE.search(between)
 
 
 # (fr45) Words between the timeout and the purpose that open another clause or name another setting, whose purpose
@@ -6466,6 +6502,16 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
 # config").
 _ANOTHER_CLAUSE = re.compile(r"(?i:\b(?:after|when|whenever|while|because|since|if|once|until|before|whereas|"
                              r"we|you|they|he|she)\b)|\bI\b|[A-Za-z]\w*\s*=")
+# (fr45r2) ... but where a set / configure verb governs the timeout ("We were told to set a timeout when we init the
+# process group to prevent silent hangs", "Set a timeout while debugging to avoid hangs", "Configure a timeout once per
+# job to prevent hangs") the purpose is still the timeout's, unless another setting (NAME=) or a verb of meeting the
+# timeout stands between ("a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors").
+_ANOTHER_SETTING = re.compile(r"[A-Za-z]\w*\s*=")
+_TIMEOUT_SET_BEFORE = re.compile(r"\b(?:set|sets|setting|configur\w*|add|adds|added|adding|use|uses|using|enabl\w*|"
+                                 r"pass|passes|passed|passing|specif\w*|increas\w*|rais(?:e|es|ing)|put|putting)\s+"
+                                 r"(?:(?:an?|the|this|that|our|my|its|their|some|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_MET_BETWEEN = re.compile(r"\b(?:hit|hits|hitting|got|gets|reach(?:ed|es)|exceed(?:ed|s)|caught|threw|thrown|"
+                                  r"trigger(?:ed|s)|fired|ran\s+into|encounter\w*|saw|seen|report(?:s|ed))\b", re.I)
 
 # (words44) "Freeze" in training's sense: parameters kept from updating (requires_grad=False), the verb's object or
 # the noun before it a part of the model, not the run: "We freeze the backbone and build lightweight scoring on top"

@@ -87,6 +87,24 @@ _SUPPOSED_OUTPUT = re.compile(r"\b(?:might|(?-i:may)(?!\s+\d)|could|would(?!\s+(
                               r"has\s+to|remember\s+to|don'?t\s+forget)\b|^\s*(?:please\s+)?(?:set|pass|use|add|enable|"
                               r"disable|run|install)\b)[^.!?\n]*?\s)\s*"
                               r"(?:otherwise|else)\b,?\s+(?:\w+\s+){0,3}?will\s+(?:\w+\s+){0,3}$", re.I)
+# (fr45r2) ... but a "can" with a frequency or "also" is still a warning where the sentence frames it as one: a note,
+# a known limitation, "without" the fix, or a reason for what the reporter turned off before it ("We disabled cuda
+# graphs because they can randomly output garbage", "Note that a temperature above 1.5 can also produce gibberish",
+# "Known limitation: speculative decoding can sometimes return garbage"), or the reporter's setting kept clear of it
+# after it ("...; we have it disabled and the output is fine", "..., so we keep fp16", "...; ours is 0.7"). Not "the
+# model can sometimes produce garbage output after ~2k tokens" (the reporter's run, fr45).
+_CAN_BEFORE = re.compile(r"\bcan\s+(?:\w+\s+){0,2}$", re.I)
+_WARNING_BEFORE = re.compile(r"\b(?:note|known\s+(?:limitation|issue|bug|problem)s?|limitation|caveat|warning|beware|"
+                             r"careful|without)\b|"
+                             r"\b(?:disabl\w*|turn\w*\s+off|switch\w*\s+off|avoid\w*|(?:don['’]?t|do\s+not|never)\s+use|"
+                             r"stay\w*\s+(?:on|with)|stick\w*\s+(?:to|with)|kept|keep)\b[^.!?\n]{0,80}?"
+                             r"\b(?:because|since|as)\b", re.I)
+_KEPT_CLEAR_AFTER = re.compile(r"\b(?:we|I)\s+(?:have|had|keep|kept|leave|left)\s+(?:it|them|this|that)\s+"
+                               r"(?:disabled|off|turned\s+off|switched\s+off)\b|"
+                               r"\bso\s+(?:we|I)\s+(?:\w+\s+)?(?:keep|kept|use|used|stay\w*|stick\w*|disabled?|"
+                               r"turn\w*\s+off|avoid\w*|don['’]?t|do\s+not|never)\b|"
+                               r"\b(?:ours|mine)\s+(?:is|are|was)\b|\b(?:our|my)\s+output\s+is\s+fine\b|"
+                               r"\bthe\s+output\s+is\s+fine\b|\b(?:we|I)\s+(?:don['’]?t|do\s+not|never)\s+use\b", re.I)
 _WRONG_OUTPUT_RE = re.compile(_WRONG_OUTPUT, re.I)
 _NOT_FAILED = re.compile(r"\b(?:no|nothing|never|not|without|none|nor)\b|n['’]t\s+(?:\w+\s+)?$", re.I)
 # (review37b) A failure that is not the reporter's now: someone else's, another thread's or an old release's ("I read
@@ -105,6 +123,15 @@ _LOADING = re.compile(r"\b(?:while|until|during|before)\s+(?:the\s+)?(?:model|se
                       r"(?:is\s+|has\s+|was\s+)?(?:load\w*|start\w*|warm\w*|ready)\b|\bat\s+start-?up\b", re.I)
 
 
+def _can_warned(sentence: str, m: re.Match) -> bool:
+    """(fr45r2) Is the bad output `m`, after a "can", framed as a warning (_WARNING_BEFORE before the "can") or kept
+    clear of by the reporter's setting (_KEPT_CLEAR_AFTER)?"""
+    lo = max(0, m.start() - 80)
+    can = _CAN_BEFORE.search(sentence, lo, m.start())
+    return bool(can) and bool(_WARNING_BEFORE.search(sentence, 0, can.start())
+                              or _KEPT_CLEAR_AFTER.search(sentence, m.end()))
+
+
 def _set_aside(sentence: str, m: re.Match) -> bool:
     """(review37b) Is the failure `m` not one the reporter has now: asked about or supposed ("Does the loss become
     NaN?", "if the output is wrong ..."), someone else's or an old release's (hearsay.elsewhere, _FIXED_SINCE), no reply
@@ -112,6 +139,7 @@ def _set_aside(sentence: str, m: re.Match) -> bool:
     before = sentence[:m.start()]
     return claims.asked_at(sentence, m.start()) or claims.conditional(before, when=False) \
         or bool(_WRONG_OUTPUT_RE.match(m.group(0)) and _SUPPOSED_OUTPUT.search(before[-80:])) \
+        or bool(_WRONG_OUTPUT_RE.match(m.group(0)) and _can_warned(sentence, m)) \
         or hearsay.elsewhere(before) \
         or bool(_FIXED_SINCE.search(sentence, m.end())) \
         or bool(_NO_REPLY.search(m.group(0)) and _WAITED_OUT.search(sentence)) \

@@ -1266,6 +1266,13 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # text's end, where a reader passes the words before a figure: "others get " before "3x the throughput").
 _FIGURE_OBJECT = (r"(?:\s+(?:about|around|over|roughly|nearly|almost|approximately|only|just|like|up\s+to|close\s+to|"
                   r"more\s+than|well\s+over|as\s+(?:much|high)\s+as))*\s*[~≈>]?\s*\d")
+# (fr45r2) ... or after a short object of the verb, a few words with no new subject or clause in them: "Other users
+# see speeds of 900 tok/s", "People get throughput of 900", "Someone got the same model running at 900", "Others get
+# something like 900"; not "people hit the endpoint at the same time we only get 150" (a new subject, the reporter's)
+# nor a count of GPUs ("others see the same on 2 GPUs")
+_OBJECT_STOP = r"(?:I|we|you|they|he|she|my|our|us|me|when|and|but|so|then|while|if|because|whereas|than|though)\b"
+_SHORT_OBJECT = (r"(?=[^.,;:!?\d\n]{1,45}\d)(?:\s+(?!" + _OBJECT_STOP + r")[^\W\d][\w'’-]{0,20}){1,6}?"
+                 + _FIGURE_OBJECT + r"(?![\d.]*\s*(?:x\s*)?(?:GPUs?|cards?|nodes?|devices?|boards?)\b)")
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
 # and what a board "should give" is an expectation, not a run.
@@ -1300,7 +1307,7 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               r"\s+(?:(?:was|were|is|are|has|have|had)\s+)?(?:been\s+)?(?:able\s+to\s+|manag\w*\s+to\s+)?"
                               r"(?:(?:achiev\w*|reach(?:es|ed|ing)?|observ\w*)\b|"
                               r"(?:get(?:s|ting)?|got|hit(?:s|ting)?|see(?:s|ing)?|saw)\b"
-                              r"(?=" + _FIGURE_OBJECT + r"|\s*$))|"
+                              r"(?=" + _FIGURE_OBJECT + r"|" + _SHORT_OBJECT + r"|\s*$))|"
                               r"should (?:give|get|reach|deliver|do|hit|run at|be able to)|"
                               # (extract30) a source named by where the figure is, not by a verb: "while in your test
                               # it is 602 t/s" (turboderp-org/exllamav2#806), "2298.89 tokens/s reported in your blog"
@@ -1978,11 +1985,22 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
 # "Is this normal with -sm none?", a question about the run); nor where it is the run that works set against one over
 # the GPUs ("with --split-mode none on one card it works; over both cards it's garbage"): the failing run is the other
 # one.
-NONE_ASKED_BEFORE = re.compile(r"\bif\b", re.I)
+# (fr45r2) "if" only as the reporter's or the reader's trying of it ("if I use -sm none", "if you switch to -sm none"),
+# not a condition on something else ("Even if the prompt is short, with -sm none generation is only 8 tok/s")
+NONE_ASKED_BEFORE = re.compile(r"\bif\s+(?:I|we|you|one)\s+(?:\w+\s+)?(?:use|set|try|run|switch|enable|pass|add|go)"
+                               r"\w*\b[^.;:!?]{0,60}$", re.I)
 NONE_ASKED_AFTER = re.compile(r"\b(?:faster|better|help\w*|improve\w*|worth|instead)\b", re.I)
-NONE_WORKS_VS_MORE = re.compile(r"^[^.!?\n]*?\b(?:works?|worked|working|fine|ok(?:ay)?)\b[^.!?\n]*?(?:[;,]|\bbut\b|"
-                                r"\bwhile\b|\bwhereas\b)[^.!?\n]*?\b(?:both|all|two|multiple|several|\d+)\s+"
-                                r"(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b", re.I)
+# (fr45r2) Read within the none mention's sentence (semicolons kept in it), clause by clause: the head clause (up to the
+# first comma, semicolon, "but", "while", "whereas") says it works, the rest names more GPUs. Plain searches over
+# bounded pieces: three lazy runs in one pattern took cubic time on a long line with no full stop.
+NONE_CLAUSE_BREAK = re.compile(r"[;,]|\b(?:but|while|whereas)\b", re.I)
+NONE_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok(?:ay)?)\b", re.I)
+# (fr45r2) ... the head clause naming one card ("on one card it works"), the rest a run over more GPUs ("over both
+# cards it's garbage"), not the none run's own GPUs counted ("it works, but only 1 of my 2 GPUs is used": the none
+# run, as the reporter runs it)
+NONE_ONE_CARD = re.compile(r"\b(?:one|single|1|a\s+single)[\s-](?:\w+\s+)?(?:GPU|card|device|board)\b", re.I)
+NONE_MORE_GPUS = re.compile(r"\b(?:over|on|across|with|using|onto|to)\s+(?:both|all|two|multiple|several|\d+)\s+"
+                            r"(?:\w+\s+)?(?:GPUs?|cards?|devices?|boards?)\b", re.I)
 # ... and not where a llama.cpp launch line spreads the model over two GPUs or more (-ts 1,1) without the none split on
 # it: the command run wins over prose that names the none split
 LLAMACPP_LAUNCH = re.compile(r"(?<![\w-])(?:-ngl|--n-gpu-layers|--gpu-layers|-m|--model)[ =]\S")
@@ -1995,7 +2013,15 @@ def _none_asked(ln: str, m: re.Match) -> bool:
     end = sentence_end(ln, m.end())
     return bool(engine_signs.NOT_RUN_BEFORE.search(before) or NONE_ASKED_BEFORE.search(before)
                 or (ln[:end].rstrip().endswith(("?", "？")) and NONE_ASKED_AFTER.search(ln[m.end():end]))
-                or NONE_WORKS_VS_MORE.search(ln[m.end():]))
+                or _none_works_vs_more(ln[m.end():sentence_end(ln, m.end(), 400)]))
+
+
+def _none_works_vs_more(rest: str) -> bool:
+    """Is the none split's run (the words after it in its sentence) the one that works, set against one over more
+    GPUs?"""
+    brk = NONE_CLAUSE_BREAK.search(rest)
+    return bool(brk and NONE_WORKS.search(rest, 0, brk.start()) and NONE_ONE_CARD.search(rest, 0, brk.start())
+                and NONE_MORE_GPUS.search(rest, brk.end()))
 
 
 def _none_split(lines: list[tuple[int, str]]) -> int | None:

@@ -814,9 +814,15 @@ ADOPTED_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:so|and)\s+(?:now\s+)?(?:we|I)\s
 # (past45) ... or as the next sentence opens: "You can set X=1. We run with it as suggested." (claims._DID_AS_TOLD reads
 # it as the advice answered). (fr45) Not "this" / "that" right before a colon: "We use this: ```torchrun ...```"
 # points to the command that follows, not back to the setting advised ("We use it: it helps" keeps its reading).
+# (fr45r2) Prose after the colon is the advice taken up ("We use that: no more hangs since").
 ADOPTED_NEXT = re.compile(r"[\s*>-]*+(?:(?:so|and|then)[\s,]++)?(?:now\s++)?(?:I|we)\s++(?:now\s++)?"
                           r"(?:run|use|keep)\s++(?:with\s+)?(?:it|that|this)\b(?:\s+(?:now|as\s+(?:suggested|advised|told|recommended)))?"
-                          r"(?=\s*(?:[,;!-]|and\b|but\b|still\b|now\b|$)|(?<!\bthis)(?<!\bthat)\s*:)", re.I)
+                          r"(?=\s*(?:[,;!-]|and\b|but\b|still\b|now\b|$)|(?<!\bthis)(?<!\bthat)\s*:|"
+                          # (fr45r2) "this:" / "that:" followed by prose, not a command: "We use that: no more hangs
+                          # since" takes the advice up
+                          r"\s*:(?-i:\s+(?!(?:torchrun|python\d*|vllm|deepspeed|accelerate|mpirun|srun|docker|bash|sh|"
+                          r"sudo|export|pip\d*|llama[\w-]*|ollama)\b)[A-Za-z][a-z']*+(?:\s++[A-Za-z][a-z',]*+)++\s*+$))",
+                          re.I)
 _FIRST_STOP = re.compile(r"[^.!?\n]{0,40}?[.!](?:\s+|$)")
 
 

@@ -284,9 +284,18 @@ def _in_link(text: str, m: re.Match) -> bool:
 # training on 8x H100 hangs", "HF accelerate training with device_map=auto is slow", "Slow accelerate fine-tuning with
 # FSDP".
 _TRAINING = (r"(?:training|fine-?tuning)(?!\s+(?:scripts?|mode|loop|jobs?|runs?|config\w*|launcher|commands?)\b)")
+# (fr45r2) ... but not an adjective or possessive after the auxiliary ("Why does multi-node accelerate training
+# hang?", "does distributed accelerate training ..."), nor a plural noun in a phrase of place or time ("On 2 nodes
+# accelerate training hangs", "Across 8 GPUs accelerate fine-tuning takes 3x longer", "In my tests accelerate training
+# was slower"): the library's name modifying the training there.
+_NOT_SUBJECT = (r"(?:multi|single|cross|distributed|parallel|our|my|your|their|his|her|its|the|this|that|these|those|"
+                r"HF|hugging|local|remote|native|plain|full|mixed|default|whole|entire)\b")
 _TRAINING_SUBJECT = re.compile(r"(?:\b(?:does|do|did|will|would|can|could|should|may|might|must)(?:n['’]?t)?\s+"
-                               r"\S+(?:\s+\S+)?|\bit|\b\w*[A-Za-z0-9]_\w+|\b(?!(?:this|thus|plus|was|has|does|is|its|his|"
-                               r"ours|yours|theirs|less|various)\s)[A-Za-z][\w-]+[^s\W]s)\s+$", re.I)
+                               r"(?!" + _NOT_SUBJECT + r")\S+(?:\s+(?!" + _NOT_SUBJECT + r")\S+)?|\bit|"
+                               r"\b\w*[A-Za-z0-9]_\w+|(?P<plural>\b(?!(?:this|thus|plus|was|has|does|is|its|his|"
+                               r"ours|yours|theirs|less|various)\s)[A-Za-z][\w-]+[^s\W]s))\s+$", re.I)
+_PLACE_BEFORE = re.compile(r"\b(?:on|across|in|with|since|for|at|over|under|from|by|during|after|before|within|"
+                           r"between|among|per|via|using|through|throughout)\s+(?:[\w-]+\s+){0,2}$", re.I)
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|our|my|your|their|his|her|its|this|that|these|those|HF|hugging\s*face)"
                                 r"\s+$", re.I)
 _VERB_BEFORE = re.compile(r"(?:\bto|\bcan|\bcould|\bwill|\bwould|\bshould|\bmay|\bmight|\bmust|\bI|\bwe|\byou|\bthey|"
@@ -304,8 +313,13 @@ def _accelerate_verb(text: str, m: re.Match) -> bool:
     if _VERB_BEFORE.search(before[-20:]):
         return True
     obj = _VERB_OBJECT.match(text, m.end())
-    return bool(obj) and not _LIBRARY_BEFORE.search(before[-20:]) and \
-        (obj.group(1) is None or bool(_TRAINING_SUBJECT.search(before) and not _DETERMINER_BEFORE.search(before)))
+    if not obj or _LIBRARY_BEFORE.search(before[-20:]):
+        return False
+    if obj.group(1) is None:
+        return True
+    subject = _TRAINING_SUBJECT.search(before)
+    return bool(subject) and not _DETERMINER_BEFORE.search(before) and \
+        not (subject.group("plural") and _PLACE_BEFORE.search(before, 0, subject.start("plural")))
 
 
 def _said(text: str) -> list[re.Match]:
