@@ -6408,9 +6408,9 @@ _EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|ba
 # (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
 # again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
 # it still prints a warning but runs fine")
-_EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|"
-                              r"deadlock\w*|time[sd]?\s*out\w*)\b|"
-                              r"\b(?:hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|deadlock\w*|happen\w*|occur\w*)"
+_EN_HANG_STEM = r"hang\w*|hung|freez\w*|froze\w*|stall\w*|stuck|deadlock\w*"
+_EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:" + _EN_HANG_STEM + r"|time[sd]?\s*out\w*)\b|"
+                              r"\b(?:" + _EN_HANG_STEM + r"|happen\w*|occur\w*)"
                               r"\s+(?:\w+\s+){0,2}?again\b|\b(?:it|this|that)\s+still\s+(?:does|do|is|happens|occurs)\b"
                               r"(?!\s+\w)|\b(?:keeps?|kept|continu\w*|persist\w*|"
                               r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b", re.I)
