@@ -1,7 +1,8 @@
 """The one sentence splitter (diagnose/artifacts/text.py): where a sentence of prose ends and where it does not.
 Sentences marked "probe" are written here to test a bound; the others are quoted from the real pastes named (under
 tests/data: ut27c/nccl1240.md, symptom34/oicr_10.md, bydesign35/ethminer283.md, ut19/nccl2409.md,
-extract32/purplellama23.md, extract35b/mooncake522.md, para38/h009-vllm-cpu-upgrade-3x-speedup-3090/b.md)."""
+extract32/purplellama23.md, extract35b/mooncake522.md, para38/h009-vllm-cpu-upgrade-3x-speedup-3090/b.md,
+symptom34/flashinfer_2923.md)."""
 
 import pytest
 
@@ -116,3 +117,33 @@ def test_a_question_and_its_answer_together_where_asked():
 def test_driver_named_by_its_version_is_no_cause(sentence, cause):
     from rules.claims import _CAUSE_SWITCHED
     assert bool(_CAUSE_SWITCHED.search(sentence)) is cause
+
+
+# ---- next_sentence: where the sentence after a position's starts, where that one ends at one of the marks asked for
+# (launch._adopted reads the sentence after a setting's, where the setting's ends with "." or "!" within 40 characters)
+
+def test_next_sentence_after_a_setting():
+    # symptom34/flashinfer_2923.md (flashinfer-ai/flashinfer#2923)
+    text = ("Switching to `trtllm_allreduce_fusion` with `VLLM_FLASHINFER_ALLREDUCE_BACKEND=trtllm` will resolve the "
+            "issue. I am not able to build a standalone example to reproduce it")
+    end = text.index("=trtllm") + len("=trtllm")
+    assert t.next_sentence(text, end, 41, marks=".!") == text.index("I am not")
+    assert t.next_sentence(text, end, 20, marks=".!") is None  # its end lies past the span
+
+
+@pytest.mark.parametrize("text, nxt", [
+    # a version's dots end nothing: the sentence's own period does (probe; the old launch._FIRST_STOP stopped at the
+    # first dot and read no next sentence)
+    ("You can set NCCL_P2P_DISABLE=1 on vLLM 0.6.3. We run with it now.", "We run"),
+    # the mark inside closing quotes (probe)
+    ('The docs say "set NCCL_P2P_DISABLE=1." We run with it now.', "We run"),
+    # a question, or a line's end, ends the sentence with no next one read where only "." and "!" are asked (probes)
+    ("Did you set NCCL_P2P_DISABLE=1? We run with it now.", None),
+    ("You can set NCCL_P2P_DISABLE=1\nWe run with it now.", None),
+])
+def test_next_sentence_marks(text, nxt):
+    end = text.index("=1") + 2
+    got = t.next_sentence(text, end, 41, marks=".!")
+    assert (None if got is None else text[got:got + len(nxt)]) == nxt
+    if "?" in text:  # with the default marks a question ends it too
+        assert text[t.next_sentence(text, end):].startswith("We run")

@@ -20,7 +20,7 @@ import shlex
 
 from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import NO_EFFECT, lines, quant_dtype, split_gpus_used, to_int
+from diagnose.artifacts.text import NO_EFFECT, lines, next_sentence, quant_dtype, split_gpus_used, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
@@ -823,7 +823,6 @@ ADOPTED_NEXT = re.compile(r"[\s*>-]*+(?:(?:so|and|then)[\s,]++)?(?:now\s++)?(?:I
                           r"\s*:(?-i:\s+(?!(?:torchrun|python\d*|vllm|deepspeed|accelerate|mpirun|srun|docker|bash|sh|"
                           r"sudo|export|pip\d*|llama[\w-]*|ollama)\b)[A-Za-z][a-z']*+(?:\s++[A-Za-z][a-z',]*+)++\s*+$))",
                           re.I)
-_FIRST_STOP = re.compile(r"[^.!?\n]{0,40}?[.!](?:\s+|$)")
 
 
 def _adopted(text: str, end: int) -> bool:
@@ -832,8 +831,12 @@ def _adopted(text: str, end: int) -> bool:
     after = text[end:end + 120]
     if ADOPTED_AFTER.match(after):
         return True
-    stop = re.match(r"\s+", after) if text[end - 1:end] in (".", "!") else _FIRST_STOP.match(after)
-    return bool(stop and ADOPTED_NEXT.match(re.split(r"[.!?\n]", after[stop.end():])[0]))
+    if text[end - 1:end] in (".", "!"):
+        stop = re.match(r"\s+", after)
+        start = end + stop.end() if stop else None
+    else:  # the setting's sentence ends with "." or "!" within 40 characters (text.py's reading of a sentence's end)
+        start = next_sentence(text, end, 41, marks=".!")
+    return start is not None and bool(ADOPTED_NEXT.match(re.split(r"[.!?\n]", text[start:end + 120])[0]))
 
 
 def setting_off(text: str, start: int, end: int) -> bool:

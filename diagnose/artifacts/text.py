@@ -117,6 +117,24 @@ def sentence_end(text: str, pos: int, span: int | None = None, *, semicolon: boo
     return marks[j] + 1 if j < len(marks) and marks[j] < hi else hi
 
 
+_CLOSER_CHARS = "\"'\u201d\u2019)]"
+
+
+def next_sentence(text: str, pos: int, span: int | None = None, *, marks: str = ".!?。！？") -> int | None:
+    """Where the sentence after `pos`'s starts (past its end and the space after it), where `pos`'s sentence ends at one
+    of `marks` within `span` characters; None where it ends otherwise (a line's end, another mark) or runs on past
+    `span` (launch._adopted: the sentence after a setting's, where the setting's ends with "." or "!")."""
+    hi = len(text) if span is None else min(len(text), pos + span)
+    ends, starts = _ends(text, False, True)
+    j = bisect.bisect_left(ends, pos)
+    if j == len(ends):
+        return None
+    k = ends[j]
+    while text[k] in _CLOSER_CHARS:  # the mark itself, before the closing quotes or brackets after it
+        k -= 1
+    return starts[j] if k < hi and text[k] in marks else None
+
+
 def sentence_before(text: str, pos: int, span: int | None = None, *, semicolon: bool = False) -> str:
     """The words of `pos`'s sentence before it."""
     return text[sentence_start(text, pos, span, semicolon=semicolon):pos]
