@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from diagnose.artifacts.text import sentence_before
+
 # Who passes a word on: people other than the reporter, and the documents they write. "others" is a person only
 # without an article: "the others" are the things just named ("GPU 0 hangs and the others report NCCL errors").
 OTHERS = (r"(?:someone(?:\s+else)?|somebody(?:\s+else)?|people|(?<!the\s)others|other\s+(?:people|users)|"
@@ -106,7 +108,6 @@ _MAIN_ZH_AFTER = re.compile(r"了?\s*(?=就|则|那就)")
 # cards: if it hangs, that is the bug" is a repro)
 _ORDER_FIRST = re.compile(r"^[\s*>#-]*(?:" + _ORDER + r")(?:[^.!?。！？:;\n]|\.(?!\s))*?\b(?:if|in\s+case|unless)\b"
                           + _IN_CLAUSE, re.I)
-_SENTENCE_BOUND = re.compile(r"[.!?。！？](?=\s|$)|\n")
 # (fr44) The sentence before a failure word is read back this far at most: each failure word in a long unpunctuated
 # run (a paste, "停滞" 2500 times) would otherwise read its whole text from the start, and the per-word checks of
 # claims._said went quadratic (2500 matches, 0.7 s).
@@ -116,9 +117,7 @@ SENTENCE_SPAN = 500
 def advised(text: str, start: int, end: int) -> bool:
     """Is the failure at text[start:end] named only in the condition of advice (see _ORDER): "if it hangs, set ...",
     "in case you see Xid 79, ...", "Reseat the card if ...", "如果出现卡住，就设置 ..."?"""
-    lo = max(0, start - SENTENCE_SPAN)
-    bounds = [m.end() for m in _SENTENCE_BOUND.finditer(text, lo, start)]
-    before = text[bounds[-1] if bounds else lo:start]
+    before = sentence_before(text, start, SENTENCE_SPAN)  # (text.py's one reading of where a sentence starts)
     if _WRITERS_CONDITION.search(before) or _REPRO_BEFORE.search(text[max(0, start - REPRO_SPAN):start]):
         return False
     if _ORDER_FIRST.search(before) or (_IN_CASE.search(before) and not _IN_CASE_OF_SUBJECT.search(before)):

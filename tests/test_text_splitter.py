@@ -2,7 +2,7 @@
 Sentences marked "probe" are written here to test a bound; the others are quoted from the real pastes named (under
 tests/data: ut27c/nccl1240.md, symptom34/oicr_10.md, bydesign35/ethminer283.md, ut19/nccl2409.md,
 extract32/purplellama23.md, extract35b/mooncake522.md, para38/h009-vllm-cpu-upgrade-3x-speedup-3090/b.md,
-symptom34/flashinfer_2923.md)."""
+symptom34/flashinfer_2923.md, ut27f/nsighttraining4.md)."""
 
 import pytest
 
@@ -147,3 +147,22 @@ def test_next_sentence_marks(text, nxt):
     assert (None if got is None else text[got:got + len(nxt)]) == nxt
     if "?" in text:  # with the default marks a question ends it too
         assert text[t.next_sentence(text, end):].startswith("We run")
+
+
+# ---- hearsay.advised: the sentence before a failure word, read back at most SENTENCE_SPAN characters
+
+def test_advice_reads_the_failure_words_sentence():
+    from rules import hearsay
+    # ut27f/nsighttraining4.md (Nsight Compute's warning, quoted in the paste)
+    text = ("==WARNING== Launching the workload is taking more time than expected. If this continues to hang, "
+            "terminate the profile and re-try by profiling the range of all related launches")
+    at = text.index("hang")
+    assert t.sentence_before(text, at, hearsay.SENTENCE_SPAN) == "If this continues to "
+    assert hearsay.advised(text, at, at + len("hang"))
+    # a glued CJK full stop ends the sentence before (probe; the old bound wanted a space after it)
+    text = "模型加载完成。如果卡住，就设置 NCCL_P2P_DISABLE=1"
+    assert t.sentence_before(text, text.index("卡住"), hearsay.SENTENCE_SPAN) == "如果"
+    assert hearsay.advised(text, text.index("卡住"), text.index("卡住") + 2)
+    # the read-back stops at the span in a long run with no end (probe)
+    text = "停滞" * 400 + " if it hangs, set NCCL_P2P_DISABLE=1"
+    assert len(t.sentence_before(text, text.index("hangs"), hearsay.SENTENCE_SPAN)) == hearsay.SENTENCE_SPAN
