@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from diagnose.artifacts.issue_md import GPU_NAME
+from diagnose.artifacts.text import sentences
 from diagnose.evidence import Facts, Note
 from rules import catalog, claims, hearsay
 
@@ -76,7 +77,6 @@ _ANOTHER_TIME = re.compile(r"\b(?:last|previous|prior)\s+(?:year|month|week|time
                            r"(?:our|my|the)\s+old(?:er)?\s+(?:\w+\s+)?(?:cluster|box|server|machine|node|setup|GPUs?|"
                            r"cards?)|(?:we|I)\s+(?:had|used\s+to\s+have))\b|去年|以前|之前|原来|上一代", re.I)
 _CLAUSE_CUT = re.compile(r"[,;:()，；：（）]|\s(?:and|but|while|whereas)\s|现在|如今")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def product(spec: catalog.GpuSpec | None) -> str | None:
@@ -144,7 +144,7 @@ def said(facts: Facts) -> dict[str, Variant]:
         nvl_named |= _nvl_named(n.text)
         lines = n.data.get("prose_sources") or ()
         at = 0
-        for sentence in _SENTENCE_END.split(n.text):
+        for sentence in sentences(n.text):  # (text.py's one splitter; a line's end ends one too)
             at = n.text.find(sentence, at)
             k = n.text.count("\n", 0, at)
             where = lines[k] if k < len(lines) else n.source  # the line of the issue it was said on

@@ -2,7 +2,7 @@
 Sentences marked "probe" are written here to test a bound; the others are quoted from the real pastes named (under
 tests/data: ut27c/nccl1240.md, symptom34/oicr_10.md, bydesign35/ethminer283.md, ut19/nccl2409.md,
 extract32/purplellama23.md, extract35b/mooncake522.md, para38/h009-vllm-cpu-upgrade-3x-speedup-3090/b.md,
-symptom34/flashinfer_2923.md, ut27f/nsighttraining4.md)."""
+symptom34/flashinfer_2923.md, ut27f/nsighttraining4.md, variant39/powerinfer16.md)."""
 
 import pytest
 
@@ -166,3 +166,16 @@ def test_advice_reads_the_failure_words_sentence():
     # the read-back stops at the span in a long run with no end (probe)
     text = "停滞" * 400 + " if it hangs, set NCCL_P2P_DISABLE=1"
     assert len(t.sentence_before(text, text.index("hangs"), hearsay.SENTENCE_SPAN)) == hearsay.SENTENCE_SPAN
+
+
+# ---- board_variant.said: each sentence of the prose read for the board variant it states or asks about
+
+def test_variant_sentences():
+    # variant39/powerinfer16.md (Tiiny-AI/PowerInfer#16): the question is a sentence of its own
+    text = ("Thanks for the great work!\nJust curious, in \"Evaluation shows that PowerInfer attains ...\"\n"
+            "Are you guys talking about the 40GB version of A100 or the 80GB version?")
+    assert t.sentences(text)[-1] == "Are you guys talking about the 40GB version of A100 or the 80GB version?"
+    assert t.sentences(text)[0] == "Thanks for the great work!"
+    # a quoted sentence ends after its closing quote (probe)
+    assert t.sentences('He said "we run the PCIe version." Ours are SXM.') == \
+        ['He said "we run the PCIe version."', "Ours are SXM."]
