@@ -45,6 +45,7 @@ from diagnose.artifacts.text import (  # (sentence_start, sentence_end: one sent
     clause_around,
     clause_before,
     is_bits,
+    next_sentence,
     sentence_end,
     sentence_start,
     to_gbs,
@@ -4056,13 +4057,10 @@ _QUESTION_END = re.compile(r"\?(?=\s|$)|？")
 
 
 def _answered_advice(text: str, pos: int) -> str | None:
-    """The sentence after the one at `pos` (a period, a line's end or a question mark closing it) when it opens as
+    """The sentence after the one at `pos` (a period, "!", a line's end or a question mark closing it) when it opens as
     the reporter doing what that sentence advised (_DID_AS_TOLD); None otherwise."""
-    question = _QUESTION_END.search(text, pos)
-    end = min((i for i in (text.find(".", pos), text.find("\n", pos), text.find("。", pos),
-                           question.start() if question else -1) if i >= 0), default=len(text))
-    after = text[end + 1:]
-    nxt = re.split(r"[.\n。]|\?(?=\s|$)|？", after.lstrip(), maxsplit=1)[0]
+    start = next_sentence(text, pos, marks=".!?。！？\n")  # (text.py's splitter: not a version's or a file name's dot)
+    nxt = "" if start is None else re.split(r"[.\n。]|\?(?=\s|$)|？", text[start:], maxsplit=1)[0]
     return nxt if nxt and _DID_AS_TOLD.match(nxt) else None
 
 

@@ -179,3 +179,24 @@ def test_variant_sentences():
     # a quoted sentence ends after its closing quote (probe)
     assert t.sentences('He said "we run the PCIe version." Ours are SXM.') == \
         ['He said "we run the PCIe version."', "Ours are SXM."]
+
+
+# ---- claims._answered_advice: the sentence after the advice's (a line's end ends one too), read for the reporter
+# doing as advised
+
+@pytest.mark.parametrize("text, answer", [
+    # symptom34/flashinfer_2923.md: the next sentence found, and it answers nothing
+    ("Switching to `trtllm_allreduce_fusion` with `VLLM_FLASHINFER_ALLREDUCE_BACKEND=trtllm` will resolve the "
+     "issue. I am not able to build a standalone example to reproduce it", None),
+    # an address's dots end nothing (probe; the old bound stopped at "10." and read "0")
+    ("Set VLLM_HOST_IP=10.0.0.1 on each node. I did and it still hangs.", "I did and it still hangs"),
+    ("Try NCCL_P2P_DISABLE=1! I did and it still hangs.", "I did and it still hangs"),  # "!" ends one (probe)
+    ("Try NCCL_P2P_DISABLE=1\nTried that, same hang.", "Tried that, same hang"),  # a line's end (probe)
+    ("Try NCCL_P2P_DISABLE=1 (see config.json). I did not try it yet.", None),  # near-miss: not done (probe)
+])
+def test_answered_advice_reads_the_next_sentence(text, answer):
+    from rules.claims import _answered_advice
+    pos = text.index("=") - 4
+    assert _answered_advice(text, pos) == answer
+    if answer is None and "I am" in text:
+        assert text[t.next_sentence(text, pos, marks=".!?。！？\n"):].startswith("I am not able")
