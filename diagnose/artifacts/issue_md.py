@@ -1957,12 +1957,31 @@ LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\
 # offload / -sm none -dev CUDA1" (id 59999015803): the job runs on one GPU, whatever GPUs the machine has.
 NONE_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}none\b|"
                         r"\bLLAMA_SPLIT_MODE_NONE\b", re.I)
+# (known46b) ... nor where llama-bench sweeps split modes: it runs one test per value given, comma-separated or the flag
+# repeated ("-sm, --split-mode <none|layer|row>", "Multiple values can be given for each parameter by separating them
+# with ',' or by specifying the parameter multiple times": tools/llama-bench/README.md), and prints each test's mode in
+# its `sm` column. "-sm none,layer,row" (find_string ids 52325272125, 51777843449: two R9700s, every mode timed), "-sm
+# none,layer" (id 53164192311: its table's sm column none, then layer), "-sm layer,row" (id 55349273043): several
+# layouts, none of them the run's.
+_SPLIT_FLAG = r"(?:--split[-_]mode|(?<![\w-])-sm)(?:=|\s+)[\"'`]?"
+_SPLIT_MODE = r"(?:none|layer|row|tensor|graph)\b"
+SPLIT_SWEEP = re.compile(_SPLIT_FLAG + _SPLIT_MODE + r"\s?,\s?" + _SPLIT_MODE, re.I)
+SPLIT_FLAG_MODE = re.compile(_SPLIT_FLAG + r"(" + _SPLIT_MODE + r")", re.I)
+
+
+def _one_split(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines less those where llama-bench sweeps split modes (SPLIT_SWEEP; or its line gives the flag two modes)."""
+    return [(i, ln) for i, ln in lines if not SPLIT_SWEEP.search(ln) and not (
+        LLAMA_BENCH.search(ln) and len({m.group(1).lower() for m in SPLIT_FLAG_MODE.finditer(ln)}) > 1)]
+
+
 SPLIT_DENIED = re.compile(r"(?:\b(?:not|without|instead\s+of|never|unlike)\b|" + NOT_ENDING + r")[^.;:!?]{0,30}$",
                           re.I)
 
 
 def _row_split(lines: list[tuple[int, str]]) -> int | None:
     """The line where the run's split mode is stated as a row / tensor split (ROW_SPLIT), or None."""
+    lines = _one_split(lines)
     if any(LAYER_SPLIT.search(ln) for _, ln in lines):
         return None
     return next((i for i, ln in lines for m in ROW_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
@@ -1973,6 +1992,7 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
     """The line where the run's split mode is stated as llama.cpp's layer split (LAYER_SPLIT; -sm layer, its default,
     "gives each GPU whole layers": tools/server/README.md), or None where a row / tensor split is named too or the
     layer split is denied ("instead of -sm layer")."""
+    lines = _one_split(lines)
     if any(ROW_SPLIT.search(ln) for _, ln in lines):
         return None
     return next((i for i, ln in lines for m in LAYER_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
@@ -2028,6 +2048,7 @@ def _none_split(lines: list[tuple[int, str]]) -> int | None:
     """(past45) The line where the run's split mode is stated as none, one GPU (NONE_SPLIT), or None where another
     split mode is named too ("-sm none is faster than -sm layer": which one ran is not said), it is denied, asked about
     or advised, or a launch line spreads the model over two GPUs or more without it (fr45)."""
+    lines = _one_split(lines)
     if any(ROW_SPLIT.search(ln) or LAYER_SPLIT.search(ln) for _, ln in lines):
         return None
     if any(LLAMACPP_LAUNCH.search(ln) and not NONE_SPLIT.search(ln) and
