@@ -280,7 +280,7 @@ _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
 def parse(text: str, name: str) -> list:
     from diagnose.artifacts import parse_text
 
-    text = text.translate(_HYPHENS)
+    text = DECIMAL_COMMA_RATE.sub(r"\1.\2", text.translate(_HYPHENS))
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
@@ -1176,6 +1176,14 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
                   r"(?![A-Za-z])(?!\s*[:=]\s*\d)", re.I)
+# (known46b) A token rate with a decimal comma, as French, German, Spanish, Portuguese and Italian write it and
+# llama.cpp prints it under such a locale: "~16,5 tokens/s" (find_string id 53779478009), "génération ~16,5
+# tokens/sec" (id 69534345615), "velocidades de decodificación medidas de 23,8 tok/s" (id 70977925308), "[ Prompt:
+# 159,6 t/s | Generation: 51,5 t/s ]" (id 67140029482, llama-cli's own line). One or two digits after the comma (three
+# are a thousands group, "1,500 tok/s"), and no group before it ("1 073,4 t/s" is 1073.4: left as written, unread):
+# written with a point before the figures are read.
+DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})"
+                                r"(?=\s?(?:tok(?:en)?s?\s?/\s?s|tk/s|t/s|tps\b|tokens?\s(?:per|a)\ssec))", re.I)
 # (a unit that is a key's label, its figure after ":" or "=", is no figure of the number before it: "Enc/Step 0 tokens /
 # sec: 269.3" is 269.3 tok/s at step 0, not 0 tok/s; key/value rate lines are read on their own)
 # A rate written as a count over a time ("512 tokens in 40 s", "5,400 tokens per minute", "2 seconds per 100 tokens",
