@@ -1416,6 +1416,7 @@ def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
 # Spanish/Portuguese "mi objetivo es 80 tokens por segundo", "quiero/espero/gostaria", French "objectif, je veux,
 # j'espère, voudrais", German "Ziel, möchte, will, erwarte, hoffe", Russian "цель, хочу, ожидаю", Chinese
 # "目标/希望/期望/想要/预期 每秒 40 个 token".
+_NOT_FIGURE_WORD = r"(?:which|that|and|but|so|it|this|what|we|I|they|when|if)\b"
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*|"
                           r"objetivo|quiero|quisiera|esper\w*|gustar\w*|quero|gostari\w*|objectif|veux|voudrais|"
                           r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
@@ -1432,7 +1433,20 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # a figure reasoned, not run: "the theoretical max is 150 tok/s", "in theory it can do 150",
                           # "ideally ~100 tok/s", "let's say it needs about 20 ms per token" (an estimate)
                           r"\b(?:theoretical\w*|in\s+theory|ideally|let'?s\s+say|let\s+us\s+say)\b"
-                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d", re.I)
+                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d|"
+                          # (known46b) a figure supposed, not run: its own verb a modal of the unreal with one of
+                          # reaching, needing or possibility, "6.55T/s would have been achieved if ...", "roughly 25,000
+                          # tokens/s would be needed to saturate a single PCIe 1.0 lane" (find_string id 59191184141),
+                          # "even 5.0 Mbit/s would be possible" (id 19767311029), "40 t/s would have required the whole
+                          # kernel inside 84 us" (id 71586547990); not a figure run and weighed ("a 122B model running
+                          # locally at 57 tok/s would have been a cloud-only proposition", id 55889521132; "3.4 tok/s
+                          # would have looked like the hardware limit", id 71600216942)
+                          # (the words between are the figure's unit, not a clause of its own: "5 tok/s, which would
+                          # need to be 10x faster" is run)
+                          r"(?<![\d.,])\d+(?:[.,]\d+)?\s*(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}"
+                          r"(?:\s+(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}){0,3}?\s+"
+                          r"(?:would|could|might|should)\s+(?:have\s+)?(?:been\s+|be\s+)?(?:achiev|reach|attain|"
+                          r"obtain|possible|feasible|need|requir|expect)\w*", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
