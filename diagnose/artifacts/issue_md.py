@@ -3462,6 +3462,13 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                         PROMPT_PHASE_AFTER.match(clause, m.end):
                     continue  # prompt-processing rate (by its words, or its table column's header): not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
+                # (known46b) else the layout its table column's header names, one size: "| concurrency | TP=1 | TP=2 |"
+                # over "| 1 | 55.4 tok/s | 67.8 tok/s |" (find_string id 68486858239), "| | TP=1 | TP=2 | **TP=4** |"
+                # over "| Decode median | 137 tok/s | 186 tok/s | **221 tok/s** |" (id 70078482003), "| 지표 | TP=1 |
+                # TP=2 |" over "| Throughput | 562 tok/s | 714 tok/s |" (id 58934885856)
+                if not tps and (header := _column_label(lines, i, ln, ln.find(clause) + m.start)):
+                    tps = list({_tp_size(t) for t in _run_sizes(header)})
+                    tps = tps if len(tps) == 1 else []
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
                 # 29 tokens/s"; it is nearer the figure than a size elsewhere on the line)
                 before = None if tps or CLAUSE_GPUS.search(clause) else layout_before
