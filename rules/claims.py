@@ -3403,6 +3403,8 @@ def claims(facts: Facts) -> list[Claim]:
                 continue  # "Xorg uses 10 % of the GPU": another program's share
             if _MEMORY_UTIL.search(text[max(0, m.start() - 12):m.start()]):
                 continue  # "GPU memory utilization is 0%": nvidia-smi's utilization.memory, not GPU-Util
+            if _MEMORY_BEFORE_FIGURE.search(text, m.start(), m.start(number)):
+                continue  # "GPU usage: dedicated GPU memory ~80-90%": how full its memory is, not busy time
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
             if cpu_figure(text[max(0, m.start() - 60):m.start(number)]
@@ -3552,6 +3554,15 @@ _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?
 # written, nvidia-smi's documentation) named before the figure's word: "GPU memory utilization is 0%"
 # (rmrao/msa-transformer#1), "memory-util 40%".
 _MEMORY_UTIL = re.compile(r"\b(?:memory|mem|VRAM)[\s_-]*$", re.I)
+# (known46b) ... and a memory share right before the figure, after the GPU's own word: "GPU usage" names the whole
+# board's use, of which memory is one part, and the share after "memory" is how full it is (nvidia-smi's memory.used
+# over memory.total), not GPU-Util (utilization.gpu, "percent of time ... one or more kernels was executing":
+# nvidia-smi --help-query-gpu). So people write it: "GPU Usage: Memory 45.0% (threshold: 10%), Compute 12.0%"
+# (find_string id 10837830219), "GPU usage: memory=...MB, utilization=...%" (id 56710955469), "Get GPU usage: VRAM used
+# (in MB) and GPU MHz" (id 24306658758), "Live GPU usage: memory, load, temperature and power" (id 71285718134);
+# Windows' Task Manager shows "Dedicated GPU memory" beside its GPU graph ("GPU usage: dedicated GPU memory ~80-90%").
+_MEMORY_BEFORE_FIGURE = re.compile(r"\b(?:memory|mem|VRAM)\b[^\w%]{0,4}(?:(?:usage|used|use|load|util\w*|"
+                                   r"occupancy)\b[^\w%]{0,4})?(?:\d{1,3}(?:\.\d+)?\s*%?\s*(?:-|–|~|to)\s*)?$", re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A load figure whose clause names the CPU (or one of its cores or threads) and no GPU before it is the CPU's: "one CPU

@@ -280,7 +280,7 @@ _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
 def parse(text: str, name: str) -> list:
     from diagnose.artifacts import parse_text
 
-    text = text.translate(_HYPHENS)
+    text = DECIMAL_COMMA_RATE.sub(r"\1.\2", text.translate(_HYPHENS))
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
@@ -1176,6 +1176,14 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
                   r"(?![A-Za-z])(?!\s*[:=]\s*\d)", re.I)
+# (known46b) A token rate with a decimal comma, as French, German, Spanish, Portuguese and Italian write it and
+# llama.cpp prints it under such a locale: "~16,5 tokens/s" (find_string id 53779478009), "génération ~16,5
+# tokens/sec" (id 69534345615), "velocidades de decodificación medidas de 23,8 tok/s" (id 70977925308), "[ Prompt:
+# 159,6 t/s | Generation: 51,5 t/s ]" (id 67140029482, llama-cli's own line). One or two digits after the comma (three
+# are a thousands group, "1,500 tok/s"), and no group before it ("1 073,4 t/s" is 1073.4: left as written, unread):
+# written with a point before the figures are read.
+DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})"
+                                r"(?=\s?(?:tok(?:en)?s?\s?/\s?s|tk/s|t/s|tps\b|tokens?\s(?:per|a)\ssec))", re.I)
 # (a unit that is a key's label, its figure after ":" or "=", is no figure of the number before it: "Enc/Step 0 tokens /
 # sec: 269.3" is 269.3 tok/s at step 0, not 0 tok/s; key/value rate lines are read on their own)
 # A rate written as a count over a time ("512 tokens in 40 s", "5,400 tokens per minute", "2 seconds per 100 tokens",
@@ -1408,6 +1416,7 @@ def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
 # Spanish/Portuguese "mi objetivo es 80 tokens por segundo", "quiero/espero/gostaria", French "objectif, je veux,
 # j'espère, voudrais", German "Ziel, möchte, will, erwarte, hoffe", Russian "цель, хочу, ожидаю", Chinese
 # "目标/希望/期望/想要/预期 每秒 40 个 token".
+_NOT_FIGURE_WORD = r"(?:which|that|and|but|so|it|this|what|we|I|they|when|if)\b"
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*|"
                           r"objetivo|quiero|quisiera|esper\w*|gustar\w*|quero|gostari\w*|objectif|veux|voudrais|"
                           r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
@@ -1424,7 +1433,20 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # a figure reasoned, not run: "the theoretical max is 150 tok/s", "in theory it can do 150",
                           # "ideally ~100 tok/s", "let's say it needs about 20 ms per token" (an estimate)
                           r"\b(?:theoretical\w*|in\s+theory|ideally|let'?s\s+say|let\s+us\s+say)\b"
-                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d", re.I)
+                          r"(?:\s+[^\s\d]+){0,5}?\s*[:=]?\s*(?:~|about|around|roughly)?\s*\d|"
+                          # (known46b) a figure supposed, not run: its own verb a modal of the unreal with one of
+                          # reaching, needing or possibility, "6.55T/s would have been achieved if ...", "roughly 25,000
+                          # tokens/s would be needed to saturate a single PCIe 1.0 lane" (find_string id 59191184141),
+                          # "even 5.0 Mbit/s would be possible" (id 19767311029), "40 t/s would have required the whole
+                          # kernel inside 84 us" (id 71586547990); not a figure run and weighed ("a 122B model running
+                          # locally at 57 tok/s would have been a cloud-only proposition", id 55889521132; "3.4 tok/s
+                          # would have looked like the hardware limit", id 71600216942)
+                          # (the words between are the figure's unit, not a clause of its own: "5 tok/s, which would
+                          # need to be 10x faster" is run)
+                          r"(?<![\d.,])\d+(?:[.,]\d+)?\s*(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}"
+                          r"(?:\s+(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}){0,3}?\s+"
+                          r"(?:would|could|might|should)\s+(?:have\s+)?(?:been\s+|be\s+)?(?:achiev|reach|attain|"
+                          r"obtain|possible|feasible|need|requir|expect)\w*", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
@@ -1957,12 +1979,31 @@ LAYER_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\
 # offload / -sm none -dev CUDA1" (id 59999015803): the job runs on one GPU, whatever GPUs the machine has.
 NONE_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W{0,4}none\b|"
                         r"\bLLAMA_SPLIT_MODE_NONE\b", re.I)
+# (known46b) ... nor where llama-bench sweeps split modes: it runs one test per value given, comma-separated or the flag
+# repeated ("-sm, --split-mode <none|layer|row>", "Multiple values can be given for each parameter by separating them
+# with ',' or by specifying the parameter multiple times": tools/llama-bench/README.md), and prints each test's mode in
+# its `sm` column. "-sm none,layer,row" (find_string ids 52325272125, 51777843449: two R9700s, every mode timed), "-sm
+# none,layer" (id 53164192311: its table's sm column none, then layer), "-sm layer,row" (id 55349273043): several
+# layouts, none of them the run's.
+_SPLIT_FLAG = r"(?:--split[-_]mode|(?<![\w-])-sm)(?:=|\s+)[\"'`]?"
+_SPLIT_MODE = r"(?:none|layer|row|tensor|graph)\b"
+SPLIT_SWEEP = re.compile(_SPLIT_FLAG + _SPLIT_MODE + r"\s?,\s?" + _SPLIT_MODE, re.I)
+SPLIT_FLAG_MODE = re.compile(_SPLIT_FLAG + r"(" + _SPLIT_MODE + r")", re.I)
+
+
+def _one_split(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines less those where llama-bench sweeps split modes (SPLIT_SWEEP; or its line gives the flag two modes)."""
+    return [(i, ln) for i, ln in lines if not SPLIT_SWEEP.search(ln) and not (
+        LLAMA_BENCH.search(ln) and len({m.group(1).lower() for m in SPLIT_FLAG_MODE.finditer(ln)}) > 1)]
+
+
 SPLIT_DENIED = re.compile(r"(?:\b(?:not|without|instead\s+of|never|unlike)\b|" + NOT_ENDING + r")[^.;:!?]{0,30}$",
                           re.I)
 
 
 def _row_split(lines: list[tuple[int, str]]) -> int | None:
     """The line where the run's split mode is stated as a row / tensor split (ROW_SPLIT), or None."""
+    lines = _one_split(lines)
     if any(LAYER_SPLIT.search(ln) for _, ln in lines):
         return None
     return next((i for i, ln in lines for m in ROW_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
@@ -1973,6 +2014,7 @@ def _layer_split(lines: list[tuple[int, str]]) -> int | None:
     """The line where the run's split mode is stated as llama.cpp's layer split (LAYER_SPLIT; -sm layer, its default,
     "gives each GPU whole layers": tools/server/README.md), or None where a row / tensor split is named too or the
     layer split is denied ("instead of -sm layer")."""
+    lines = _one_split(lines)
     if any(ROW_SPLIT.search(ln) for _, ln in lines):
         return None
     return next((i for i, ln in lines for m in LAYER_SPLIT.finditer(ln) if not SPLIT_DENIED.search(ln[:m.start()])),
@@ -2028,6 +2070,7 @@ def _none_split(lines: list[tuple[int, str]]) -> int | None:
     """(past45) The line where the run's split mode is stated as none, one GPU (NONE_SPLIT), or None where another
     split mode is named too ("-sm none is faster than -sm layer": which one ran is not said), it is denied, asked about
     or advised, or a launch line spreads the model over two GPUs or more without it (fr45)."""
+    lines = _one_split(lines)
     if any(ROW_SPLIT.search(ln) or LAYER_SPLIT.search(ln) for _, ln in lines):
         return None
     if any(LLAMACPP_LAUNCH.search(ln) and not NONE_SPLIT.search(ln) and
@@ -3419,6 +3462,13 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                         PROMPT_PHASE_AFTER.match(clause, m.end):
                     continue  # prompt-processing rate (by its words, or its table column's header): not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
+                # (known46b) else the layout its table column's header names, one size: "| concurrency | TP=1 | TP=2 |"
+                # over "| 1 | 55.4 tok/s | 67.8 tok/s |" (find_string id 68486858239), "| | TP=1 | TP=2 | **TP=4** |"
+                # over "| Decode median | 137 tok/s | 186 tok/s | **221 tok/s** |" (id 70078482003), "| 지표 | TP=1 |
+                # TP=2 |" over "| Throughput | 562 tok/s | 714 tok/s |" (id 58934885856)
+                if not tps and (header := _column_label(lines, i, ln, ln.find(clause) + m.start)):
+                    tps = list({_tp_size(t) for t in _run_sizes(header)})
+                    tps = tps if len(tps) == 1 else []
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
                 # 29 tokens/s"; it is nearer the figure than a size elsewhere on the line)
                 before = None if tps or CLAUSE_GPUS.search(clause) else layout_before

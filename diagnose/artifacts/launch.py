@@ -20,7 +20,7 @@ import shlex
 
 from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import NO_EFFECT, lines, next_sentence, quant_dtype, split_gpus_used, to_int
+from diagnose.artifacts.text import NO_EFFECT, lines, next_sentence, quant_dtype, sentence_end, split_gpus_used, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
@@ -264,10 +264,35 @@ def parse(text: str, name: str) -> list:
             out.append(_echo(m.group("body"), src))
             continue
         if (m := COMMAND.search(line)) is not None:
-            out.extend(_command(line[m.start("cmd"):], src))
+            while m is not None:  # (known46b) each command to its sentence's end; a later sentence's own command
+                end = command_end(line, m.start("cmd"))
+                out.extend(_command(line[m.start("cmd"):end], src))
+                m = COMMAND.search(line, end)
         elif _engine_args(bare := line.strip().strip("`")):  # (also as one code span, "`--model X --tp 2`")
             out.extend(_command("engine-args " + bare, src))
     return out
+
+
+# (known46b) A command named in prose ends where its sentence ends (text.sentence_end): the flags of a later sentence,
+# a question or advice after it, are not the launch's. "I run llama-server on both. Would `--split-mode none` be
+# faster?" launches no none split; real threads with a sentence after the command that names flags of its own:
+# "... to the command `vllm serve ./deepseek-v3 --tensor-parallel-size 8 ...`. But what is the root cause? Does
+# `--disable-custom-all-reduce` have bad performance on it?" (vllm-project/vllm#5613, tests/data/other25), "When I run
+# llama-cli with multiple devices, ... It used to prefer the first device. Setting --main-gpu 0 doesn't help."
+# (ggml-org/llama.cpp#15125, tests/data/engine31), "At python convert_checkpoint.py step I set tp_size=4,pp_size=1 ...
+# But then I run command mpirun --allow-run-as-root -np 4 python3 run.py" (tests/data/para38: the later sentence's
+# mpirun is a command of its own). An elision ("vllm serve ... --tensor-parallel-size 3", tests/data/ut22b) or a
+# dot inside the command (a path, a version) ends no sentence: the command goes on after it.
+ELISION = re.compile(r"(?:\.\.\.|…)$")
+
+
+def command_end(line: str, start: int) -> int:
+    """Where the command that starts at line[start] ends: its sentence's end (text.sentence_end), past any elision
+    ("...") that sentence_end would take for one; the line's end where no sentence ends after it."""
+    end = sentence_end(line, start)
+    while end < len(line) and ELISION.search(line[:end].rstrip("\"'`)]")):
+        end = sentence_end(line, end)
+    return end
 
 
 def share_fact(line: str, src: str) -> Workload | None:
