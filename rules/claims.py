@@ -6047,7 +6047,8 @@ SYMPTOMS: list[tuple[str, str]] = [
     # (symptom36) and the plural of a timeout: "This was leading to collective timeouts" (instructlab/training#566)
     ("hang", _HANG + r"|\bstuck(?:ed)?\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              # (para38b) 死锁, "deadlock" in Chinese, as \bdeadlock\w* beside it
-             r"\btimed? ?outs?\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|死锁|无响应|超时|"
+             r"\btimed? ?outs?\b|\btim(?:es|ing) out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|"
+             r"卡住|卡死|死锁|无响应|超时|"
              + _HANG_KO_JA + r"|" + _JA_HANG_WORDS + r"|" + _KO_HANG_WORDS + r"|"
              # (fault39) a process that even SIGKILL does not end: it waits inside a kernel call (the GPU driver's),
              # the state ps(1) shows as D, "uninterruptible sleep", and no signal is delivered until that call returns
@@ -6356,6 +6357,47 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 
 
 
+# (known46a) A negation that says a run went fine ("without issue", "with no problems") negates its own object, not a
+# failure in the clause after it: "We used to run TP=2 without issue, and now it hangs" (a probe the last session's
+# read left wrong), "A moment ago Firefox worked without problems, but now it hanged" (find_string id 27695927045),
+# "The service has been running in development for weeks without issues, but now it's failing intermittently" (id
+# 41242127831), "this worked without any issues, but now after about a day, this stops working" (id 56778882400), "I
+# did this before with no issues, but now it seems something is wrong" (id 56869221085). Only where a clause opens
+# between them ("but", "until", "now", "and now", "and it"): "without errors, hangs or crashes" is one list of
+# what did not happen, and "without hanging", "without any hang" negate the hang itself.
+_OWN_OBJECT_NEGATED = re.compile(
+    r"\b(?:without|no)\s+(?:(?:any|an?|much|real|major|further|other)\s+)?(?:issues?|problems?|errors?|troubles?|"
+    r"hiccups?|complaints?|hitch(?:es)?)(?:,\s*|\s+(?:,\s*)?)(?:but|until|till|yet|now|then|however|though|although|whereas|"
+    r"and\s+(?:now|then|suddenly|recently|lately|today|it|this|that|we|I|they|the))\b", re.I)
+
+
+def _negation_before(text: str, m: re.Match) -> bool:
+    """Does a negation (_NEGATION, within 30 characters) rule the failure word `m` out, one that is not a run said to
+    go fine with a clause opening after it (_OWN_OBJECT_NEGATED)?"""
+    window = text[max(0, m.start() - 30):m.start()]
+    neg = _NEGATION.search(window)
+    while neg:
+        if not _OWN_OBJECT_NEGATED.match(window, neg.start()):
+            return True
+        neg = _NEGATION.search(window, neg.start() + 1)
+    return False
+
+
+# (known46a) "Times out" and "timing out" (the hang family reads "timed out" and "timeout") where a collective or its
+# watchdog times out: PyTorch's ProcessGroupNCCL watchdog says a collective that never completes "ran for 600000
+# milliseconds before timing out" ("Watchdog caught collective operation timeout"; torch.distributed's `timeout`
+# bounds how long a collective waits), and reporters write it so: "ranks 1-3 enter ep2 and their allreduce times out
+# at 10 min" (find_string id 55590426872), "after replay the embedding allreduce times out at 604s" (a row its table
+# marks "hang", id 54718215719), "NCCL AllReduce times out after 120s" (id 56459987861), "IB hang — NCCL all_reduce
+# times out" (id 66070853315). Not a client's wait ("the request times out after 60 s", "the client keeps timing
+# out"): no collective is named in the sentence before it, as "Read timed out" names none (that one the hang family
+# reads as it did before).
+_TIMES_OUT = re.compile(r"tim(?:es|ing) out", re.I)
+_COLLECTIVE_BEFORE = re.compile(r"\b(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|all[-_ ]?to[-_ ]?all|"
+                                r"broadcast|barrier|collectives?|NCCL|RCCL|c10d|watchdog|process[-_ ]?group|"
+                                r"init_process_group|communicators?|ranks?)\b", re.I)
+
+
 # (past45) An English hang said only of the past, with no fix, is no hang seen now, as the Chinese "之前遇到过" is not
 # (_ZH_HANG_AVERTED): "used to" governing the hang ("the one that used to hang forever", find_string id 62741282705;
 # "a blocked SSE stream used to hang shutdown", id 58532940395; "Sleep(0) used to hang", id 3849965; "the UI used to
@@ -6369,9 +6411,21 @@ _EN_PAST_VERB = (r"(?:had|got|saw|hit|experienced|encountered|observed|noticed|f
                  r"have))")
 # (fr45) "earlier in this run", "earlier in the log": now, not the past; (fr45r2) but "earlier in the year", "earlier
 # this year" are the past
+# (known46a) ... and "back then", "back when ...", "back in <a release, a year, a month, those days>", "(all the) way
+# back ...", at the head of their clause: "Back then we had to key in the cylinders, heads & sectors into BIOS"
+# (find_string id 56731994417), "Back then we had the UMH to provide firmware loading" (id 9757952687), "Back then I had
+# little experience with websites" (id 48215898459), "Back then we had to use over 16.000 blocks" (id 69426772296). Not
+# "back" as a verb's particle ("if we get 0 back then we had the wrong username", id 4457435988; "If the storage
+# transaction rolls back then ...", id 24524493; "they come back in Version", id 51893334357): a word before it.
+_EN_BACK_THEN = (r"(?:(?<![\w'’]\s)(?<![\w'’])|(?<=\band\s)|(?<=\bbut\s)|(?<=\beven\s))"
+                 r"(?:(?:all\s+the\s+)?way\s+)?back\s+(?:then|when|in\s+(?:the\s+(?:days?|old|early|\d+s?\b)|"
+                 r"those\s+days|(?:early|late|mid)\b|v?\d[\d.]*(?:[a-z]\w*)?|"
+                 r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b|"
+                 r"(?:version|release|NCCL|vLLM|PyTorch|torch|CUDA|driver)\s+v?\d[\d.]*(?:[a-z]\w*)?))")
 _EN_EARLIER = (r"(?:earlier(?!\s+(?:today|tonight|this(?!\s+(?:year|month))|in\s+(?:this|that|the|my|our)\s+"
                r"(?:log|run|output|thread|issue|post|comment|trace|traceback|message|job|session|test|day|script|"
-               r"file|code|process|step|training|report))s?\b)|previously|formerly|in\s+the\s+past)")
+               r"file|code|process|step|training|report))s?\b)|previously|formerly|in\s+the\s+past|"
+               + _EN_BACK_THEN + r")")
 _EN_HANG_PAST_BEFORE = re.compile(
     r"(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbeen\s)(?<!\bget\s)(?<!\bgot\s)"
     r"\bused\s+to\s+(?:(?:get|have|see|hit|experience|encounter|run\s+into)\s+(?:[\w-]+\s+){0,2})?$|"
@@ -6413,7 +6467,9 @@ _EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won[
 # "Earlier the job hung at init too. Now it runs fine.", "Upgrading fixed it and nothing changed in our config").
 _EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\s+days|nowadays|"
                               r"same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|" + _EN_NO_HELP, re.I)
-_EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|back)\b|\?", re.I)
+# ("back" as "the hangs are back", not the past marker "back then", "back in 0.4": known46a)
+_EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
+                         r"(?!" + _EN_BACK_THEN + r")(?<!\bway\s)back)\b|\?", re.I)
 # (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
 # again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
 # it still prints a warning but runs fine")
@@ -6745,7 +6801,7 @@ def _said(kind: str, pattern: str, text: str):
     """The matches of one SYMPTOMS kind in the text that do say it (not negated, not a remedy, a gain, ...)."""
     for m in re.finditer(pattern, text, re.I):
         if kind in ("hang", "crash", "error") and (
-                _NEGATION.search(text[max(0, m.start() - 30):m.start()])
+                _negation_before(text, m)
                 or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])
                 # (para38) a count of none: "comes up with zero errors", "zero crashes so far"
                 or re.search(r"(?-i:\b[Zz]ero)\s+$", text[max(0, m.start() - 6):m.start()])):
@@ -6794,6 +6850,9 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
         if kind == "hang" and _zh_stall_not_hang(text, m):
             continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
+        if kind == "hang" and _TIMES_OUT.fullmatch(m.group(0)) and \
+                not _COLLECTIVE_BEFORE.search(text, sentence_start(text, m.start(), 80), m.start()):
+            continue  # "the request times out after 60 s": a client's wait, not a collective's (known46a)
         if kind == "hang" and _en_hang_averted(text, m):
             continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix
         if kind == "hang" and (_en_hang_past(text, m) or _timeout_guard(text, m)):
