@@ -47,6 +47,10 @@ OWNED = [
     # three A800s, which must be what is read)
     ("When using a 7B model with 128 frames, how many A100 GPUs are required—40 GB or 80 GB?\n"
      "When I run the model on three A800-80G cards, it still runs out of memory.", [("A800-80G", 3)]),
+    # https://github.com/OpenBMB/CPM-Bee/issues/92 (a kept paste, tests/data/symptom34/cpmbee_92.md): the machine's
+    # 4090 listed, then 'is it because the memory is not enough?' in a later clause
+    ("ubuntu，显卡4090，显存24G，加载模型：cpm-bee-10b，执行“python text_generation_hf.py”时，"
+     "程序在加载模型中被kill了，没有其他提示信息，是因为显存不够吗？torch版本：1.13.1+cu117", [("4090", 0)]),
     # probes: the GPU owned in the question's own sentence
     ("probe: I have 2x 3090, is it enough for 70B?", [("3090", 2)]),
     ("probe: Is my 4090 or the driver the problem?", [("4090", 0)]),
@@ -59,6 +63,7 @@ OWNED = [
     # probe: alternatives after 'than' are the runs set against the reporter's, not hardware weighed
     ("probe: Why is A100 slower than H100 or L40S on the same model?", [("A100", 0)]),
     ("probe: 2x A100 is not enough for this model, it runs out of memory.", [("A100", 2)]),
+    ("probe: Is 2x A100 not enough for a 70B model?", [("A100", 2)]),
     # probes: 'how many' asks of something else than the GPUs, or is no question
     ("probe: How many tokens per second should 2x A100 give for Llama-2-70B?", [("A100", 2)]),
     ("probe: I know how many A100s we have: 4.", [("A100", 0)]),

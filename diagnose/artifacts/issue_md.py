@@ -1854,7 +1854,9 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\
 # keeps it.
 _SENTENCE_END = re.compile(r"[?？!！。；;]|\.(?=\s|$)")
 _WEIGHED_OR = re.compile(r"\s(?:or|vs\.?|versus)\s|或|还是", re.I)
-_ENOUGH = re.compile(r"\b(?:enough|sufficient)\b|足够|够用|够吗|够不够", re.I)
+# (said in the GPU's own clause and not negated: "显卡4090，显存24G，...被kill了，...是因为显存不够吗？" asks
+# whether the machine's own memory fell short)
+_ENOUGH = re.compile(r"(?<!not )(?<!n't )\b(?:enough|sufficient)\b|(?<!不)(?:足够|够用|够吗)|够不够", re.I)
 _WONDER = re.compile(r"\bwonder(?:ing)?\s+(?:how|if|whether)\b", re.I)
 _WOULD = re.compile(r"\b(?:would|could)\b", re.I)
 _COUNT_ASKED = re.compile(r"(?:\bhow\s+(?:many|much)\s+(?:NVIDIA\s+|Nvidia\s+)?|(?:多少|几)\s?[张块个台片]?\s?)$", re.I)
@@ -1875,7 +1877,7 @@ def _weighed(line: str, start: int) -> bool:
         return True
     if end is None or end.group() not in "?？":
         return False
-    if _ENOUGH.search(tail) or _COUNT_ASKED.search(lead):
+    if _ENOUGH.search(re.split(r"[,，;；]", tail)[0]) or _COUNT_ASKED.search(lead):
         return True
     names = list(GPU_NAME.finditer(sentence))
     # (a 'than' sets a run against others, "why is A100 slower than H100 or L40S?": no alternatives weighed)
