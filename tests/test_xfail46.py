@@ -64,6 +64,10 @@ OWNED = [
     ("probe: Why is A100 slower than H100 or L40S on the same model?", [("A100", 0)]),
     ("probe: 2x A100 is not enough for this model, it runs out of memory.", [("A100", 2)]),
     ("probe: Is 2x A100 not enough for a 70B model?", [("A100", 2)]),
+    # probes: hearsay and advice said as statements: the weighed reading stays out (what they weigh is another
+    # reading's matter)
+    ("probe: I read that 2x 3090 is enough for 70B.", [("3090", 2)]),
+    ("probe: Try 2x A100 or 4x A100 and compare.", [("A100", 2)]),
     # probes: 'how many' asks of something else than the GPUs, or is no question
     ("probe: How many tokens per second should 2x A100 give for Llama-2-70B?", [("A100", 2)]),
     ("probe: I know how many A100s we have: 4.", [("A100", 0)]),
