@@ -1867,10 +1867,51 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\
                       r"pick(?:ing)?\s+up)\b[^.!?;]{0,24}$", re.I)
 
 
+# (xfail46) GPUs weighed in a question are hardware considered, not the machine that ran: offered as alternatives in a
+# question ("what will be better, 1x2080ti or 2x1080ti?", "- 2x Nvidia 3090 cards (total 48Gb) or 1x Nvidia 4090
+# (24Gb)?", "3090或4090 单卡可以...吗？"), asked to be enough ("比如两张A100/A800 80G足够吗？"), or wondered about in a
+# would-clause ("I wonder how 4xRTX A6000 ... would compare to 2xA100"), or their count asked ("how many h100's are
+# needed to run grok?", "How much H100 GPUs are required ...?", "全量训练大概有多少张A800呢？"). A sentence that owns
+# its GPU ("I have 2x 3090, is it enough?", "my 4090 or the driver?", "I am using 8 RTX 4090 GPUs ... can I ...?")
+# keeps it.
+_SENTENCE_END = re.compile(r"[?？!！。；;]|\.(?=\s|$)")
+_WEIGHED_OR = re.compile(r"\s(?:or|vs\.?|versus)\s|或|还是", re.I)
+# (said in the GPU's own clause and not negated: "显卡4090，显存24G，...被kill了，...是因为显存不够吗？" asks
+# whether the machine's own memory fell short)
+_ENOUGH = re.compile(r"(?<!not )(?<!n't )\b(?:enough|sufficient)\b|(?<!不)(?:足够|够用|够吗)|够不够", re.I)
+_WONDER = re.compile(r"\bwonder(?:ing)?\s+(?:how|if|whether)\b", re.I)
+_WOULD = re.compile(r"\b(?:would|could)\b", re.I)
+_COUNT_ASKED = re.compile(r"(?:\bhow\s+(?:many|much)\s+(?:NVIDIA\s+|Nvidia\s+)?|(?:多少|几)\s?[张块个台片]?\s?)$", re.I)
+_OWNED = re.compile(r"\b(?:I|we)\s+(?:have|had|got|own|use|used|run|ran|bought|"
+                    r"(?:am|are|was|were)\s+(?:using|running))\b|"
+                    r"\b(?:I|we)['’](?:ve|m)\s+(?:got|using|running)\b|\b(?:my|our)\b|我有|我们有|我的|我们的", re.I)
+
+
+def _weighed(line: str, start: int) -> bool:
+    """Is the GPU (or count) at `start` hardware weighed in a question, not the machine's (see _WEIGHED_OR above)?"""
+    lead = re.split(r"[.!?;]\s|[。！？；]", line[max(0, start - 200):start])[-1]
+    end = _SENTENCE_END.search(line, start)
+    tail = line[start:end.start() if end else min(len(line), start + 200)]
+    sentence = lead + tail
+    if _OWNED.search(sentence):
+        return False
+    if (wonder := _WONDER.search(sentence)) and wonder.end() <= len(lead) and _WOULD.search(sentence, wonder.end()):
+        return True
+    if end is None or end.group() not in "?？":
+        return False
+    if _ENOUGH.search(re.split(r"[,，;；]", tail)[0]) or _COUNT_ASKED.search(lead):
+        return True
+    names = list(GPU_NAME.finditer(sentence))
+    # (a 'than' sets a run against others, "why is A100 slower than H100 or L40S?": no alternatives weighed)
+    return len(names) > 1 and not re.search(r"\bthan\b", sentence, re.I) and \
+        bool(_WEIGHED_OR.search(sentence, names[0].end(), names[-1].start()))
+
+
 def _planned(line: str, start: int) -> bool:
-    """Is the GPU (or count) at `start` one the writer plans or plans to buy (_PLANNED), within its sentence?"""
+    """Is the GPU (or count) at `start` one the writer plans or plans to buy (_PLANNED), within its sentence, or one
+    weighed in a question (_weighed)?"""
     lead = line[max(0, start - 70):start]
-    return bool(_PLANNED.search(re.split(r"[.!?;]\s", lead)[-1]))
+    return bool(_PLANNED.search(re.split(r"[.!?;]\s", lead)[-1])) or _weighed(line, start)
 
 
 def _own_gpu(line: str, apart: bool = True) -> re.Match | None:
