@@ -3561,8 +3561,12 @@ _MEMORY_UTIL = re.compile(r"\b(?:memory|mem|VRAM)[\s_-]*$", re.I)
 # (find_string id 10837830219), "GPU usage: memory=...MB, utilization=...%" (id 56710955469), "Get GPU usage: VRAM used
 # (in MB) and GPU MHz" (id 24306658758), "Live GPU usage: memory, load, temperature and power" (id 71285718134);
 # Windows' Task Manager shows "Dedicated GPU memory" beside its GPU graph ("GPU usage: dedicated GPU memory ~80-90%").
-_MEMORY_BEFORE_FIGURE = re.compile(r"\b(?:memory|mem|VRAM)\b[^\w%]{0,4}(?:(?:usage|used|use|load|util\w*|"
-                                   r"occupancy)\b[^\w%]{0,4})?(?:\d{1,3}(?:\.\d+)?\s*%?\s*(?:-|–|~|to)\s*)?$", re.I)
+# (s46 final read) Not a label that pairs two shares, "GPU Usage (Compute/Memory): 30% / 92%" (the first is compute's),
+# nor memory set aside, "GPU utilization on both cards (not memory): 30%": no ")" or "/" between memory and the figure,
+# and no memory word after not, no or excluding.
+_MEMORY_BEFORE_FIGURE = re.compile(r"(?<!\bnot\s)(?<!\bno\s)(?<!\bexcluding\s)\b(?:memory|mem|VRAM)\b[^\w%)/]{0,4}"
+                                   r"(?:(?:usage|used|use|load|util\w*|occupancy)\b[^\w%)/]{0,4})?"
+                                   r"(?:\d{1,3}(?:\.\d+)?\s*%?\s*(?:-|–|~|to)\s*)?$", re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A load figure whose clause names the CPU (or one of its cores or threads) and no GPU before it is the CPU's: "one CPU
