@@ -1181,8 +1181,9 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
 # tokens/sec" (id 69534345615), "velocidades de decodificación medidas de 23,8 tok/s" (id 70977925308), "[ Prompt:
 # 159,6 t/s | Generation: 51,5 t/s ]" (id 67140029482, llama-cli's own line). One or two digits after the comma (three
 # are a thousands group, "1,500 tok/s"), and no group before it ("1 073,4 t/s" is 1073.4: left as written, unread):
-# written with a point before the figures are read.
-DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})"
+# written with a point before the figures are read. (s46 final read) Not a value's list after "=" or ":": "tp=2,18
+# tok/s" is tp 2 and 18 tok/s, not 2.18 tok/s (a figure after its key has a space before it, "Generation: 51,5").
+DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,=:])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})"
                                 r"(?=\s?(?:tok(?:en)?s?\s?/\s?s|tk/s|t/s|tps\b|tokens?\s(?:per|a)\ssec))", re.I)
 # (a unit that is a key's label, its figure after ":" or "=", is no figure of the number before it: "Enc/Step 0 tokens /
 # sec: 269.3" is 269.3 tok/s at step 0, not 0 tok/s; key/value rate lines are read on their own)
@@ -1443,10 +1444,16 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           # would have looked like the hardware limit", id 71600216942)
                           # (the words between are the figure's unit, not a clause of its own: "5 tok/s, which would
                           # need to be 10x faster" is run)
+                          # (s46 final read) "could" is also past ability ("60 tok/s could be reached easily" on the
+                          # old release was run): only "could have" supposes. And a need only passive or perfect
+                          # ("would be needed", "would have required"): "the current 20 tok/s decode rate would need
+                          # to triple" is a rate run, the need is for more.
                           r"(?<![\d.,])\d+(?:[.,]\d+)?\s*(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}"
                           r"(?:\s+(?!" + _NOT_FIGURE_WORD + r")[^\W\d][\w/]{0,15}){0,3}?\s+"
-                          r"(?:would|could|might|should)\s+(?:have\s+)?(?:been\s+|be\s+)?(?:achiev|reach|attain|"
-                          r"obtain|possible|feasible|need|requir|expect)\w*", re.I)
+                          r"(?:(?:would|might|should)\s+(?:have\s+)?(?:been\s+|be\s+)?(?:achiev|reach|attain|obtain|"
+                          r"possible|feasible|expect)|(?:would|might|should)\s+(?:have\s+(?:been\s+)?|be\s+)(?:need|"
+                          r"requir)|could\s+have\s+(?:been\s+)?(?:achiev|reach|attain|obtain|possible|feasible|need|"
+                          r"requir|expect))\w*", re.I)
 # (a batch counted in tokens is a token budget or a streamed chunk, not requests decoded together: "token batch of
 # 10 tokens" (TensorRT-LLM's streaming), "a batch of 2048 tokens" (--max-num-batched-tokens))
 _NOT_TOKENS = r"(?!\s*(?:tokens?|toks?)\b)"
@@ -2028,7 +2035,9 @@ NONE_SPLIT = re.compile(r"(?:--split[-_]mode|\bsplit[-_ ]mode|(?<![\w-])-sm)\b\W
 # layouts, none of them the run's.
 _SPLIT_FLAG = r"(?:--split[-_]mode|(?<![\w-])-sm)(?:=|\s+)[\"'`]?"
 _SPLIT_MODE = r"(?:none|layer|row|tensor|graph)\b"
-SPLIT_SWEEP = re.compile(_SPLIT_FLAG + _SPLIT_MODE + r"\s?,\s?" + _SPLIT_MODE, re.I)
+# (s46 final read) The list has no spaces (llama-bench splits its argument at ","): "-sm row, layer was slower in my
+# earlier tests" is a run in row mode and a sentence on.
+SPLIT_SWEEP = re.compile(_SPLIT_FLAG + _SPLIT_MODE + r"," + _SPLIT_MODE, re.I)
 SPLIT_FLAG_MODE = re.compile(_SPLIT_FLAG + r"(" + _SPLIT_MODE + r")", re.I)
 
 
@@ -3367,12 +3376,13 @@ def _figure_dtype(clause: str, m: Figure) -> str | None:
     return None
 
 
-def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[Figure]:
+def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int], at: int | None = None) -> list[Figure]:
     """The decode rates a clause states, in tok/s, each with the words it was read from where they are more than a
     figure and its unit (figures): not the comparator of a ratio (`compared`: where such figures start in the line),
     the start of a change ("from 50 tok/s to 25"), a negated or retracted figure (the figure a "but" gives instead
-    is read in its place); a range stands for its middle."""
-    out, at = [], ln.find(clause)
+    is read in its place); a range stands for its middle. `at`: where the clause starts in the line (else its first
+    copy there)."""
+    out, at = [], ln.find(clause) if at is None else at
     for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
         if at + m.start() in compared or figures.change_start(ln, at + m.start(), at + m.end()):
             continue
@@ -3478,14 +3488,18 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
         line_tps = {_tp_size(t) for t in _run_sizes(ln)}  # (not a size asked about or advised)
         line_batch = _line_batch(ln, RATE, CJK_RATE)
         layout_before = None  # (TP, GPUs) a clause of the sentence names with no figure of its own
+        pos = 0  # (s46 final read) each clause at its own offset: two table cells may hold the same words
         for clause, quoted in _clauses(ln, apart):
+            at = ln.find(clause, pos)
+            at = ln.find(clause) if at < 0 else at
+            pos = at + len(clause)
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 layout_before = None
                 continue
-            rates = _clause_rates(ln, clause, dot, compared.get(i, set()))
+            rates = _clause_rates(ln, clause, dot, compared.get(i, set()), at)
             for m in rates:
                 # "8 GPUs * 40 tok/s = 320 tok/s": the reporter's arithmetic, not a measured rate, nor its result
                 # restated further on
@@ -3499,7 +3513,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
                 if len(label.rsplit(")", 1)[-1].split()) >= 2:
                     label = label.rsplit(")", 1)[-1]
-                if _prompt_rate(label) or _prompt_rate(_column_label(lines, i, ln, ln.find(clause) + m.start)) or \
+                if _prompt_rate(label) or _prompt_rate(_column_label(lines, i, ln, at + m.start)) or \
                         PROMPT_PHASE_AFTER.match(clause, m.end):
                     continue  # prompt-processing rate (by its words, or its table column's header): not a decode rate
                 tps = [_tp_size(t) for t in _run_sizes(clause)]
@@ -3507,7 +3521,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # over "| 1 | 55.4 tok/s | 67.8 tok/s |" (find_string id 68486858239), "| | TP=1 | TP=2 | **TP=4** |"
                 # over "| Decode median | 137 tok/s | 186 tok/s | **221 tok/s** |" (id 70078482003), "| 지표 | TP=1 |
                 # TP=2 |" over "| Throughput | 562 tok/s | 714 tok/s |" (id 58934885856)
-                if not tps and (header := _column_label(lines, i, ln, ln.find(clause) + m.start)):
+                if not tps and (header := _column_label(lines, i, ln, at + m.start)):
                     tps = list({_tp_size(t) for t in _run_sizes(header)})
                     tps = tps if len(tps) == 1 else []
                 # (a clause of the sentence naming a layout and no figure, just before: "with a single GPU, I achieve
@@ -3577,8 +3591,12 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
         at = 0
         for sentence in sentences(ln):
             at = ln.find(sentence, at)
-            rates = [(ln.find(c, at) + r.start, ln.find(c, at) + r.end, r.value, r.said) for c, _ in _clauses(sentence)
-                     for r in _clause_rates(ln, c, dot, set())]
+            rates, c_at = [], at  # (each clause at its own offset)
+            for c, _ in _clauses(sentence):
+                c_at = max(ln.find(c, c_at), 0)
+                rates += [(c_at + r.start, c_at + r.end, r.value, r.said)
+                          for r in _clause_rates(ln, c, dot, set(), c_at)]
+                c_at += len(c)
             for m, factor in figures.relative(sentence):
                 lead = re.split(r"[,;:]\s", sentence[:m.start()])[-1]
                 if HOPED_FIGURE.search(lead + m.group(0)) or REFERENCE_FIGURE.search(lead) or figures.negated(
