@@ -6371,14 +6371,28 @@ _OWN_OBJECT_NEGATED = re.compile(
     r"and\s+(?:now|then|suddenly|recently|lately|today|it|this|that|we|I|they|the))\b", re.I)
 
 
+# (fr46b2) ... but the old reading holds where the failure word's own clause is denied right after it ("It ran 24h
+# without issues, and the watchdog never fired": the watchdog is the subject of "never fired", no hang) or where the
+# run going fine is a condition ("If it runs without errors, then the hang must be on the client side": a guess under
+# an if, not a hang seen after a good run). Not "and now it hangs and never recovers": "and" opens another verb.
+_DENIED_RIGHT_AFTER = re.compile(r"\s{1,4}(?:(?!(?:and|or|but|then|so)\b)\w+\s{1,4})?(?:never|not|no\s+longer|"
+                                 r"(?:did|does|do|has|have|had|was|is|were|would|will|could)n['’]?t|won['’]t|"
+                                 r"can['’]?t)\b", re.I)
+_CONDITION_OPENS = re.compile(r"[^\w\n]{0,8}(?:if|once|unless|as\s{1,4}long\s{1,4}as|provided(?:\s{1,4}that)?)\b", re.I)
+
+
 def _negation_before(text: str, m: re.Match) -> bool:
     """Does a negation (_NEGATION, within 30 characters) rule the failure word `m` out, one that is not a run said to
-    go fine with a clause opening after it (_OWN_OBJECT_NEGATED)?"""
+    go fine with a clause opening after it (_OWN_OBJECT_NEGATED) -- unless `m` is denied right after it or that
+    sentence opens as a condition (_DENIED_RIGHT_AFTER, _CONDITION_OPENS)?"""
     window = text[max(0, m.start() - 30):m.start()]
     neg = _NEGATION.search(window)
     while neg:
         if not _OWN_OBJECT_NEGATED.match(window, neg.start()):
             return True
+        if _DENIED_RIGHT_AFTER.match(text, m.end(), m.end() + 40) or \
+                _CONDITION_OPENS.match(text, sentence_start(text, m.start(), 160), m.start()):
+            return True  # "... and the watchdog never fired", "If it runs without errors, then the hang ..."
         neg = _NEGATION.search(window, neg.start() + 1)
     return False
 
