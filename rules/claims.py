@@ -6406,10 +6406,28 @@ def _negation_before(text: str, m: re.Match) -> bool:
 # times out" (id 66070853315). Not a client's wait ("the request times out after 60 s", "the client keeps timing
 # out"): no collective is named in the sentence before it, as "Read timed out" names none (that one the hang family
 # reads as it did before).
+# (fr46b2) The collective is the subject of "times out": its word right before it, with at most a rank or a step and
+# two words such as "keeps", "call", "sometimes" between ("their allreduce times out", "NCCL all_reduce on rank 3
+# keeps timing out"), not anywhere in the sentence ("With LoRA rank 64 the HTTP request times out", "Our 16-rank job
+# times out at the 24h Slurm time limit", "Data loading from S3 on each rank times out": a request's, a job's, a
+# download's wait; a bare rank names no collective). Nor in code: a comment in a fenced block or after "#" or "//"
+# ("dist.barrier()  # returns early, otherwise rank 0 times out") is the program's text, not the reporter's.
 _TIMES_OUT = re.compile(r"tim(?:es|ing) out", re.I)
 _COLLECTIVE_BEFORE = re.compile(r"\b(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|all[-_ ]?to[-_ ]?all|"
                                 r"broadcast|barrier|collectives?|NCCL|RCCL|c10d|watchdog|process[-_ ]?group|"
-                                r"init_process_group|communicators?|ranks?)\b", re.I)
+                                r"init_process_group|communicators?)(?:\(\))?"
+                                r"(?:\s+(?:on|in|at|from|of|for)\s+(?:the\s+)?(?:rank|GPU|node|step|epoch|iteration)"
+                                r"\s*\d+)?(?:\s+(?:keeps?|kept|still|always|often|sometimes|occasionally|then|just|"
+                                r"also|now|eventually|randomly|calls?|ops?|operations?|itself)){0,2}\s+$", re.I)
+_CODE_COMMENT_BEFORE = re.compile(r"\S[ \t]+(?:#|//)[ \t][^\n]*$")  # (code, then a comment: not a "# Title" line)
+
+
+def _times_out_of_no_collective(text: str, m: re.Match) -> bool:
+    """(known46a, fr46b2) Is the "times out" `m` not a collective's own (_COLLECTIVE_BEFORE right before it), or
+    written in code (a fenced block, a comment after "#" or "//" on its line)?"""
+    before = text[sentence_start(text, m.start(), 80):m.start()]
+    return not _COLLECTIVE_BEFORE.search(before[-120:]) or text.count("```", 0, m.start()) % 2 == 1 \
+        or bool(_CODE_COMMENT_BEFORE.search(text, max(0, m.start() - 200), m.start()))
 
 
 # (past45) An English hang said only of the past, with no fix, is no hang seen now, as the Chinese "之前遇到过" is not
@@ -6864,8 +6882,7 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
         if kind == "hang" and _zh_stall_not_hang(text, m):
             continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
-        if kind == "hang" and _TIMES_OUT.fullmatch(m.group(0)) and \
-                not _COLLECTIVE_BEFORE.search(text, sentence_start(text, m.start(), 80), m.start()):
+        if kind == "hang" and _TIMES_OUT.fullmatch(m.group(0)) and _times_out_of_no_collective(text, m):
             continue  # "the request times out after 60 s": a client's wait, not a collective's (known46a)
         if kind == "hang" and _en_hang_averted(text, m):
             continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix

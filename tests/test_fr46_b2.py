@@ -3,12 +3,51 @@ findings), each with its probe (labelled probe, from /tmp/fr46b) and near-misses
 reading."""
 
 import pytest
+from conftest import issue_bundle as _facts
 
 from rules import claims
 
 
 def _hangs(text: str) -> list[str]:
     return [m.group(0) for m in claims._said("hang", dict(claims.SYMPTOMS)["hang"], text)]
+
+
+# ------------------------------------ items 3, 4, 5: "times out" only with a collective as its subject, not in code
+
+@pytest.mark.parametrize("text", [
+    "With LoRA rank 64 the HTTP request times out after 30 s; with rank 8 it returns in 2 s.",  # probe t6 (item 3)
+    "Our 16-rank job times out at the 24h Slurm time limit before finishing epoch 3; throughput is 40% lower than "
+    "expected.",  # probe t8 (item 4)
+    "Data loading from S3 on each rank times out sporadically (botocore ReadTimeout), training itself is fine.",
+    # probe h17 (item 4)
+    "Our training loop is slow:\n```python\ndist.barrier()  # returns early, otherwise rank 0 times out\n```\n"
+    "Throughput is 30% below the paper.",  # probe h15 (item 5)
+    "x = dist.all_reduce(t)  // the NCCL allreduce times out here otherwise",  # probe: a comment after code
+    "The NCCL download from the mirror times out.",  # probe: a download's wait, NCCL named before it
+    "On rank 2 the API call times out.",  # probe: a bare rank names no collective
+])
+def test_a_times_out_whose_subject_is_no_collective_is_no_hang(text):
+    assert not _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the allreduce times out",  # probe (known46a's)
+    "The allreduce keeps timing out.",  # probe (known46a's)
+    "while ranks 1-3 enter ep2 and their allreduce times out at 10 min.",  # find_string id 55590426872
+    "NCCL all_reduce on rank 3 keeps timing out.",  # probe: a rank between the collective and its verb
+    "the barrier() times out after 30 min",  # probe
+    "# NCCL allreduce times out\n\nWith TP=4 on 4x A100.",  # probe: a title's "#" is no code comment
+    "See #1234: the allreduce times out.",  # probe: an issue number is no comment
+])
+def test_a_collectives_times_out_is_still_a_hang(text):
+    assert _hangs(text) == [next(w for w in ("times out", "timing out") if w in text)]
+
+
+def test_ticket_t6_reads_no_hang():
+    said = _facts("# Very slow responses with LoRA adapters\n\nvLLM 0.6.3 serving Llama-3-8B with --enable-lora "
+                  "--max-lora-rank 64 on 2x A100 80GB (TP=2).\nWith LoRA rank 64 the HTTP request times out after "
+                  "30 s; with rank 8 it returns in 2 s.\n")  # probe t6
+    assert claims.symptom_quote(said)[2] != "hang"
 
 
 # ---------------------------- item 6: a run gone fine negates a failure still denied after it, or one under an "if"
