@@ -6499,9 +6499,18 @@ _EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won[
 # "Earlier the job hung at init too. Now it runs fine.", "Upgrading fixed it and nothing changed in our config").
 _EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\s+days|nowadays|"
                               r"same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|" + _EN_NO_HELP, re.I)
+# (fr46b2) A past hang still open: no fix found for it, or an older release kept until it is fixed ("Back when we
+# moved to TP=4 the job hung at the first allreduce and we have not found a workaround", "Back in 0.6.3 the server hung
+# at NCCL init, so we pinned 0.6.2 until this is fixed"): "until ... is fixed" and "not found a fix" deny the fix that
+# _EN_FIXED would read in "is fixed".
+_EN_STILL_OPEN = (r"\b(?:(?:have|has|had|did)\s*(?:n['’]?t|\s+not)|never)\s+(?:yet\s+)?(?:been\s+able\s+to\s+)?"
+                  r"(?:found|find)\s+(?:a|any|the)\s+(?:\w+\s+)?(?:fix|workaround|solution|cause)\b|"
+                  r"\bno\s+(?:fix|workaround|solution)\s+(?:yet|so\s+far|found)\b|"
+                  r"\buntil\s+(?:this|it|that|the\s+(?:bug|issue|hang|problem|regression))\s+(?:is|gets|has\s+been)\s+"
+                  r"(?:fixed|resolved|solved)\b")
 # ("back" as "the hangs are back", not the past marker "back then", "back in 0.4": known46a)
 _EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
-                         r"(?!" + _EN_BACK_THEN + r")(?<!\bway\s)back)\b|\?", re.I)
+                         r"(?!" + _EN_BACK_THEN + r")(?<!\bway\s)back)\b|\?|" + _EN_STILL_OPEN, re.I)
 # (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
 # again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
 # it still prints a warning but runs fine")
@@ -6511,7 +6520,7 @@ _EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:" + _EN_HANG_STEM +
                               r"\s+(?:\w+\s+){0,2}?again\b|\b(?:it|this|that)\s+still\s+(?:does|do|is|happens|occurs)\b"
                               r"(?!\s+\w)|\b(?:keeps?|kept|continu\w*|persist\w*|"
                               r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b", re.I)
-_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP, re.I)
+_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP + r"|" + _EN_STILL_OPEN, re.I)
 # (fr45r2) A fix said in the hang's sentence after it or in the next: "Upgrading to 2.21 solved it", "setting
 # NCCL_P2P_DISABLE=1 fixed it", "it was fixed", "Now it runs fine", "now it is fine", "no more hangs"; not denied
 # ("didn't fix it", "hasn't been fixed", "is not fine"), nor a fix of something else ("fixed the crash").

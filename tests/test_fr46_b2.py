@@ -73,3 +73,23 @@ def test_a_hang_after_a_run_gone_fine_stays(text):
     assert _hangs(text)
 
 
+# ------------------------------------------ item 8: a past hang with no fix found, or kept off until fixed, is open
+
+@pytest.mark.parametrize("text", [
+    "Back when we moved to TP=4 the job hung at the first allreduce and we have not found a workaround.",  # probe b2
+    "Back in 0.6.3 the server hung at NCCL init, so we pinned 0.6.2 until this is fixed.",  # probe b1
+    "Earlier the job hung at init. We have not found a fix yet.",  # probe: the next sentence
+    "Previously it hung at init and there is no workaround so far.",  # probe
+])
+def test_a_past_hang_still_open_is_a_hang(text):
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Back then we used to get hangs.",  # probe (known46a's)
+    "Back in 0.4 we had hangs.",  # probe (known46a's)
+    "Back then it hung until the driver was fixed.",  # probe: fixed, not "until this is fixed"
+    "Previously it hung at init; we found a workaround and it runs fine now.",  # probe
+])
+def test_a_past_hang_fixed_or_only_past_stays_past(text):
+    assert not _hangs(text)
