@@ -6375,14 +6375,28 @@ _OWN_OBJECT_NEGATED = re.compile(
     r"and\s+(?:now|then|suddenly|recently|lately|today|it|this|that|we|I|they|the))\b", re.I)
 
 
+# (fr46b2) ... but the old reading holds where the failure word's own clause is denied right after it ("It ran 24h
+# without issues, and the watchdog never fired": the watchdog is the subject of "never fired", no hang) or where the
+# run going fine is a condition ("If it runs without errors, then the hang must be on the client side": a guess under
+# an if, not a hang seen after a good run). Not "and now it hangs and never recovers": "and" opens another verb.
+_DENIED_RIGHT_AFTER = re.compile(r"\s{1,4}(?:(?!(?:and|or|but|then|so)\b)\w+\s{1,4})?(?:never|not|no\s+longer|"
+                                 r"(?:did|does|do|has|have|had|was|is|were|would|will|could)n['’]?t|won['’]t|"
+                                 r"can['’]?t)\b", re.I)
+_CONDITION_OPENS = re.compile(r"[^\w\n]{0,8}(?:if|once|unless|as\s{1,4}long\s{1,4}as|provided(?:\s{1,4}that)?)\b", re.I)
+
+
 def _negation_before(text: str, m: re.Match) -> bool:
     """Does a negation (_NEGATION, within 30 characters) rule the failure word `m` out, one that is not a run said to
-    go fine with a clause opening after it (_OWN_OBJECT_NEGATED)?"""
+    go fine with a clause opening after it (_OWN_OBJECT_NEGATED) -- unless `m` is denied right after it or that
+    sentence opens as a condition (_DENIED_RIGHT_AFTER, _CONDITION_OPENS)?"""
     window = text[max(0, m.start() - 30):m.start()]
     neg = _NEGATION.search(window)
     while neg:
         if not _OWN_OBJECT_NEGATED.match(window, neg.start()):
             return True
+        if _DENIED_RIGHT_AFTER.match(text, m.end(), m.end() + 40) or \
+                _CONDITION_OPENS.match(text, sentence_start(text, m.start(), 160), m.start()):
+            return True  # "... and the watchdog never fired", "If it runs without errors, then the hang ..."
         neg = _NEGATION.search(window, neg.start() + 1)
     return False
 
@@ -6396,10 +6410,28 @@ def _negation_before(text: str, m: re.Match) -> bool:
 # times out" (id 66070853315). Not a client's wait ("the request times out after 60 s", "the client keeps timing
 # out"): no collective is named in the sentence before it, as "Read timed out" names none (that one the hang family
 # reads as it did before).
+# (fr46b2) The collective is the subject of "times out": its word right before it, with at most a rank or a step and
+# two words such as "keeps", "call", "sometimes" between ("their allreduce times out", "NCCL all_reduce on rank 3
+# keeps timing out"), not anywhere in the sentence ("With LoRA rank 64 the HTTP request times out", "Our 16-rank job
+# times out at the 24h Slurm time limit", "Data loading from S3 on each rank times out": a request's, a job's, a
+# download's wait; a bare rank names no collective). Nor in code: a comment in a fenced block or after "#" or "//"
+# ("dist.barrier()  # returns early, otherwise rank 0 times out") is the program's text, not the reporter's.
 _TIMES_OUT = re.compile(r"tim(?:es|ing) out", re.I)
 _COLLECTIVE_BEFORE = re.compile(r"\b(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_ ]?scatter|all[-_ ]?to[-_ ]?all|"
                                 r"broadcast|barrier|collectives?|NCCL|RCCL|c10d|watchdog|process[-_ ]?group|"
-                                r"init_process_group|communicators?|ranks?)\b", re.I)
+                                r"init_process_group|communicators?)(?:\(\))?"
+                                r"(?:\s+(?:on|in|at|from|of|for)\s+(?:the\s+)?(?:rank|GPU|node|step|epoch|iteration)"
+                                r"\s*\d+)?(?:\s+(?:keeps?|kept|still|always|often|sometimes|occasionally|then|just|"
+                                r"also|now|eventually|randomly|calls?|ops?|operations?|itself)){0,2}\s+$", re.I)
+_CODE_COMMENT_BEFORE = re.compile(r"\S[ \t]+(?:#|//)[ \t][^\n]*$")  # (code, then a comment: not a "# Title" line)
+
+
+def _times_out_of_no_collective(text: str, m: re.Match) -> bool:
+    """(known46a, fr46b2) Is the "times out" `m` not a collective's own (_COLLECTIVE_BEFORE right before it), or
+    written in code (a fenced block, a comment after "#" or "//" on its line)?"""
+    before = text[sentence_start(text, m.start(), 80):m.start()]
+    return not _COLLECTIVE_BEFORE.search(before[-120:]) or text.count("```", 0, m.start()) % 2 == 1 \
+        or bool(_CODE_COMMENT_BEFORE.search(text, max(0, m.start() - 200), m.start()))
 
 
 # (past45) An English hang said only of the past, with no fix, is no hang seen now, as the Chinese "之前遇到过" is not
@@ -6471,9 +6503,18 @@ _EN_NO_HELP = (r"\b(?:(?:did|does|do|would|has|have)\s*(?:n['’]?t|\s+not)|won[
 # "Earlier the job hung at init too. Now it runs fine.", "Upgrading fixed it and nothing changed in our config").
 _EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\s+days|nowadays|"
                               r"same(?!\s+time)|(?:too|as\s+well)(?=\s*(?:[.,;:!)]|$)))\b|" + _EN_NO_HELP, re.I)
+# (fr46b2) A past hang still open: no fix found for it, or an older release kept until it is fixed ("Back when we
+# moved to TP=4 the job hung at the first allreduce and we have not found a workaround", "Back in 0.6.3 the server hung
+# at NCCL init, so we pinned 0.6.2 until this is fixed"): "until ... is fixed" and "not found a fix" deny the fix that
+# _EN_FIXED would read in "is fixed".
+_EN_STILL_OPEN = (r"\b(?:(?:have|has|had|did)\s*(?:n['’]?t|\s+not)|never)\s+(?:yet\s+)?(?:been\s+able\s+to\s+)?"
+                  r"(?:found|find)\s+(?:a|any|the)\s+(?:\w+\s+)?(?:fix|workaround|solution|cause)\b|"
+                  r"\bno\s+(?:fix|workaround|solution)\s+(?:yet|so\s+far|found)\b|"
+                  r"\buntil\s+(?:this|it|that|the\s+(?:bug|issue|hang|problem|regression))\s+(?:is|gets|has\s+been)\s+"
+                  r"(?:fixed|resolved|solved)\b")
 # ("back" as "the hangs are back", not the past marker "back then", "back in 0.4": known46a)
 _EN_GOES_ON = re.compile(r"\b(?:still|again|keeps?|kept|continu\w*|persist\w*|"
-                         r"(?!" + _EN_BACK_THEN + r")(?<!\bway\s)back)\b|\?", re.I)
+                         r"(?!" + _EN_BACK_THEN + r")(?<!\bway\s)back)\b|\?|" + _EN_STILL_OPEN, re.I)
 # (fr45r2) ... and in the next sentence "still" / "again" only with a hang word ("It still hangs", "the job hung
 # again", "It still does."), not about something else ("Since the update the job finishes but it is still slow", "Now
 # it still prints a warning but runs fine")
@@ -6483,7 +6524,7 @@ _EN_GOES_ON_NEXT = re.compile(r"\bstill\s+(?:\w+\s+){0,2}?(?:" + _EN_HANG_STEM +
                               r"\s+(?:\w+\s+){0,2}?again\b|\b(?:it|this|that)\s+still\s+(?:does|do|is|happens|occurs)\b"
                               r"(?!\s+\w)|\b(?:keeps?|kept|continu\w*|persist\w*|"
                               r"same\s+(?:with|on|for|here|thing|issue|problem|result|behaviou?r))\b", re.I)
-_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP, re.I)
+_EN_GOES_ON_NEXT_WEAK = re.compile(_EN_NO_HELP + r"|" + _EN_STILL_OPEN, re.I)
 # (fr45r2) A fix said in the hang's sentence after it or in the next: "Upgrading to 2.21 solved it", "setting
 # NCCL_P2P_DISABLE=1 fixed it", "it was fixed", "Now it runs fine", "now it is fine", "no more hangs"; not denied
 # ("didn't fix it", "hasn't been fixed", "is not fine"), nor a fix of something else ("fixed the crash").
@@ -6854,8 +6895,7 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "stuck in the Pending state": a scheduler's state, before any GPU work
         if kind == "hang" and _zh_stall_not_hang(text, m):
             continue  # "吞吐量停滞", "为了防止出现NCCL挂起问题", "已经解决了挂起问题": a plateau, a remedy, a fix
-        if kind == "hang" and _TIMES_OUT.fullmatch(m.group(0)) and \
-                not _COLLECTIVE_BEFORE.search(text, sentence_start(text, m.start(), 80), m.start()):
+        if kind == "hang" and _TIMES_OUT.fullmatch(m.group(0)) and _times_out_of_no_collective(text, m):
             continue  # "the request times out after 60 s": a client's wait, not a collective's (known46a)
         if kind == "hang" and _en_hang_averted(text, m):
             continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix
