@@ -291,13 +291,16 @@ ELISION = re.compile(r"(?:\.\.\.|…)$")
 # (fr46a) A line that starts with the command (a pasted or code-block command: a prompt, env settings or sudo before
 # it at most) runs to the line's end: "vllm serve . --tensor-parallel-size 4" serves the current directory, and a
 # quoted prompt ('--system-prompt "You are a support bot. Answer in English." -np 4') holds sentences of its own.
-LINE_COMMAND = re.compile(r"[\s`$#>]*(?:(?:sudo|nohup|time|exec|env)\s+|[A-Za-z_]\w*=\S*\s+)*")
+LINE_COMMAND = re.compile(r"[\s$#>]*(?:(?:sudo|nohup|time|exec|env)\s+|[A-Za-z_]\w*=\S*\s+)*")
 # (fr46a) The next sentence goes on with the command ("I start the server with vllm serve X. I also pass
 # --tensor-parallel-size 4 to it.") unless it asks, advises, tells what someone else says, says a flag did not help,
-# or starts a command of its own: its flags are then not the launch's (test_known46b, test_fr46_a1).
+# weighs another setting against it ("With --tp 4 it was faster", "if", "than", "tried") or starts a command of its
+# own: its flags are then not the launch's (test_known46b, test_fr46_a1).
 NOT_GOING_ON = re.compile(r"\?\s*[\"'`)\]]*\s*$|" + ADVISING + r"|\b(?:said|says|told|suggest(?:s|ed)?|"
                           r"recommend(?:s|ed)?|advis(?:e|es|ed)|heard|claims?|according to)\b|"
-                          r"n['’]t\b|\b(?:not|no|never|without|instead)\b|" + NO_EFFECT, re.I)
+                          r"n['’]t\b|\b(?:not|no|never|without|instead)\b|\b(?:faster|slower|better|worse|than|"
+                          r"compared|versus|vs|if|whether|unless|whereas|previously|earlier|used to|tried|trying|"
+                          r"switch(?:ed|ing)?)\b|" + NO_EFFECT, re.I)
 SENTENCE_FLAG = re.compile(r"(?:^|\s|`)--?[A-Za-z]")
 
 
