@@ -268,6 +268,10 @@ def parse(text: str, name: str) -> list:
                 end = command_end(line, m.start("cmd"))
                 out.extend(_command(line[m.start("cmd"):end], src))
                 m = COMMAND.search(line, end)
+                # (fr46a) a later sentence's command that it asks about ("Would vllm serve X --tp 4 be faster?") is
+                # not the writer's launch
+                while m is not None and _asked(line, m.start("cmd")):
+                    m = COMMAND.search(line, sentence_end(line, m.start("cmd")))
         elif _engine_args(bare := line.strip().strip("`")):  # (also as one code span, "`--model X --tp 2`")
             out.extend(_command("engine-args " + bare, src))
     return out
@@ -284,15 +288,52 @@ def parse(text: str, name: str) -> list:
 # mpirun is a command of its own). An elision ("vllm serve ... --tensor-parallel-size 3", tests/data/ut22b) or a
 # dot inside the command (a path, a version) ends no sentence: the command goes on after it.
 ELISION = re.compile(r"(?:\.\.\.|…)$")
+# (fr46a) A line that starts with the command (a pasted or code-block command: a prompt, env settings or sudo before
+# it at most) runs to the line's end: "vllm serve . --tensor-parallel-size 4" serves the current directory, and a
+# quoted prompt ('--system-prompt "You are a support bot. Answer in English." -np 4') holds sentences of its own.
+LINE_COMMAND = re.compile(r"[\s$#>]*(?:(?:sudo|nohup|time|exec|env)\s+|[A-Za-z_]\w*=\S*\s+)*")
+# (fr46a) The next sentence goes on with the command ("I start the server with vllm serve X. I also pass
+# --tensor-parallel-size 4 to it.") unless it asks, advises, tells what someone else says, says a flag did not help,
+# weighs another setting against it ("With --tp 4 it was faster", "if", "than", "tried") or starts a command of its
+# own: its flags are then not the launch's (test_known46b, test_fr46_a1).
+NOT_GOING_ON = re.compile(r"\?\s*[\"'`)\]]*\s*$|" + ADVISING + r"|\b(?:said|says|told|suggest(?:s|ed)?|"
+                          r"recommend(?:s|ed)?|advis(?:e|es|ed)|heard|claims?|according to)\b|"
+                          r"n['’]t\b|\b(?:not|no|never|without|instead)\b|\b(?:faster|slower|better|worse|than|"
+                          r"compared|versus|vs|if|whether|unless|whereas|previously|earlier|used to|tried|trying|"
+                          r"switch(?:ed|ing)?)\b|" + NO_EFFECT, re.I)
+SENTENCE_FLAG = re.compile(r"(?:^|\s|`)--?[A-Za-z]")
 
 
 def command_end(line: str, start: int) -> int:
-    """Where the command that starts at line[start] ends: its sentence's end (text.sentence_end), past any elision
-    ("...") that sentence_end would take for one; the line's end where no sentence ends after it."""
-    end = sentence_end(line, start)
-    while end < len(line) and ELISION.search(line[:end].rstrip("\"'`)]")):
+    """Where the command that starts at line[start] ends: the line's end for a line that starts with it
+    (LINE_COMMAND); elsewhere its sentence's end (text.sentence_end), past any elision ("...") that sentence_end would
+    take for one, a lone "." (the current directory) and a mark inside shell quotes, and past the sentences after it
+    that go on with it (NOT_GOING_ON); the line's end where no sentence ends after it."""
+    if LINE_COMMAND.fullmatch(line, 0, start):
+        return len(line)
+    end, at, quote = sentence_end(line, start), start, None
+    while end < len(line):
+        for i in range(at, end):  # the shell quote open at the mark, if any (an apostrophe in a word opens none)
+            if quote is not None:
+                quote = None if line[i] == quote else quote
+            elif line[i] in "\"'" and (i == 0 or line[i - 1].isspace() or line[i - 1] in "=(`"):
+                quote = line[i]
+        at = end
+        mark = line[end - 1]
+        if (quote is None and not ELISION.search(line[max(0, end - 16):end].rstrip("\"'`)]"))
+                and not (mark == "." and line[end - 2:end - 1].isspace() and line[end:end + 1].isspace())):
+            nxt = sentence_end(line, end)
+            following = line[end:nxt]
+            if (not SENTENCE_FLAG.search(following) or NOT_GOING_ON.search(following)
+                    or COMMAND.search(" " + following)):
+                return end
         end = sentence_end(line, end)
     return end
+
+
+def _asked(line: str, start: int) -> bool:
+    """Whether the sentence holding line[start] is a question."""
+    return line[:sentence_end(line, start)].rstrip().rstrip("\"'`)]").endswith("?")
 
 
 def share_fact(line: str, src: str) -> Workload | None:
