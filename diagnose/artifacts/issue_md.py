@@ -1882,36 +1882,73 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\
 # its GPU ("I have 2x 3090, is it enough?", "my 4090 or the driver?", "I am using 8 RTX 4090 GPUs ... can I ...?")
 # keeps it.
 _SENTENCE_END = re.compile(r"[?？!！。；;]|\.(?=\s|$)")
-_WEIGHED_OR = re.compile(r"\s(?:or|vs\.?|versus)\s|或|还是", re.I)
-# (said in the GPU's own clause and not negated: "显卡4090，显存24G，...被kill了，...是因为显存不够吗？" asks
-# whether the machine's own memory fell short)
-_ENOUGH = re.compile(r"(?<!not )(?<!n't )\b(?:enough|sufficient)\b|(?<!不)(?:足够|够用|够吗)|够不够", re.I)
+# (fr46b) an alternative is weighed only where the GPU itself stands beside the or/vs/还是, with another GPU (or a count
+# of cards) on its other side, a few words each way and no comma between: "1x2080ti or 2x1080ti?", "2x Nvidia 3090
+# cards (total 48Gb) or 1x Nvidia 4090 (24Gb)?"; not "hangs on 2x L40S, should I set NCCL_P2P_DISABLE=1 or switch to
+# A100?", "hangs on 4x A100 after step 1, is this a driver issue or should we upgrade to H100?"
+_OR_AFTER = re.compile(r"^[^,;:，；、]{0,40}?(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*", re.I)
+_WORD = re.compile(r"[^\s,;:，；?？]+\s+")
+_OR_BEFORE = re.compile(r"(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*(?:[^\s,;:，；]+\s+){0,3}$", re.I)
+_CARDS = re.compile(r"\d+\s*[x×]\s*\w", re.I)
+# (asked of the GPU itself, "Would 2x A100 80GB be enough ...?", "dose 8 A100 80g enough ...?": an asking verb right
+# before it; not "The H100 80GB should be more than enough ..., right?", "I'm on 2x RTX 4090 - is that enough ...?")
+_ASKED_OF = re.compile(r"\b(?:is|are|would|will|does|dose|do|can|could|might)\s+"
+                       r"(?:(?:a|an|one|two|three|four|eight|single|\d+\s*[x×]?)\s*)?$", re.I)
+_ENOUGH = re.compile(r"\b(?:enough|sufficient)\b", re.I)
+_ENOUGH_ZH = re.compile(r"(?<!不)(?:足够|够用|够吗)|够不够")
+# (any negation in the GPU's clause: "Is 2x A100 not enough ...?", "Why doesn't the A100 80GB have enough memory ...?")
+_NEGATED = re.compile(r"\b(?:not|never|no)\b|n['’]t\b|不够(?!不)|不足", re.I)
 _WONDER = re.compile(r"\bwonder(?:ing)?\s+(?:how|if|whether)\b", re.I)
 _WOULD = re.compile(r"\b(?:would|could)\b", re.I)
+# (a definite article or demonstrative points at a GPU already in the story: "Wondering if the 8x H100 node would hang
+# the same way ...")
+_DEFINITE = re.compile(r"\b(?:the|this|that|these|those)\s+(?:\d+\s*[x×]?\s*)?$", re.I)
 _COUNT_ASKED = re.compile(r"(?:\bhow\s+(?:many|much)\s+(?:NVIDIA\s+|Nvidia\s+)?|(?:多少|几)\s?[张块个台片]?\s?)$", re.I)
 _OWNED = re.compile(r"\b(?:I|we)\s+(?:have|had|got|own|use|used|run|ran|bought|"
-                    r"(?:am|are|was|were)\s+(?:using|running))\b|"
-                    r"\b(?:I|we)['’](?:ve|m)\s+(?:got|using|running)\b|\b(?:my|our)\b|我有|我们有|我的|我们的", re.I)
+                    r"(?:am|are|was|were)\s+(?:using|running|on))\b|"
+                    r"\b(?:I|we)['’](?:ve|m|re)\s+(?:got|using|running|on)\b|\b(?:my|our)\b|"
+                    r"我有|我们有|我的|我们的|(?:我|我们|目前|现在|正在)\s*(?:使)?用", re.I)
+# (the machine the trouble happened on, in the lead: "The server hangs at NCCL init on 2x L40S, ...", "Training hangs
+# on 4x A100 80GB ...", "running on 2 A100s"): never weighed
+_RAN_ON = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|froze\w*|crash\w*|fail\w*|deadlock\w*|run|runs|ran|running|"
+                     r"work\w*|train\w*|load\w*|serv\w*|deploy\w*|OOMs?)\b[^,;:]{0,60}?\b(?:on|with|using)\s+"
+                     r"(?:(?:a|an|one|two|three|four|eight|single|\d+\s*[x×]?)\s*)?(?:(?:NVIDIA|GeForce)\s+)*$", re.I)
 
 
 def _weighed(line: str, start: int) -> bool:
-    """Is the GPU (or count) at `start` hardware weighed in a question, not the machine's (see _WEIGHED_OR above)?"""
+    """Is the GPU (or count) at `start` hardware weighed in a question, not the machine's (see _OR_AFTER, _ASKED_OF,
+    _WONDER, _COUNT_ASKED above)? When in doubt it is the machine's: a GPU the reporter owns or ran on is never weighed.
+    (The sentence is capped 200 characters each side of the GPU.)"""
     lead = re.split(r"[.!?;]\s|[。！？；]", line[max(0, start - 200):start])[-1]
-    end = _SENTENCE_END.search(line, start)
+    end = _SENTENCE_END.search(line, start, start + 200)
     tail = line[start:end.start() if end else min(len(line), start + 200)]
     sentence = lead + tail
-    if _OWNED.search(sentence):
+    if _OWNED.search(sentence) or _RAN_ON.search(lead[-90:]):
         return False
-    if (wonder := _WONDER.search(sentence)) and wonder.end() <= len(lead) and _WOULD.search(sentence, wonder.end()):
+    if (wonder := _WONDER.search(lead)) and not _DEFINITE.search(lead) and _WOULD.search(sentence, wonder.end()):
         return True
     if end is None or end.group() not in "?？":
         return False
-    if _ENOUGH.search(re.split(r"[,，;；]", tail)[0]) or _COUNT_ASKED.search(lead):
+    clause = re.split(r"[,，;；]", lead)[-1] + re.split(r"[,，;；]", tail)[0]
+    own = re.split(r"[,，;；]", tail)[0]
+    if not _NEGATED.search(clause) and (_ENOUGH_ZH.search(own) or _ENOUGH.search(own) and _ASKED_OF.search(lead)):
         return True
-    names = list(GPU_NAME.finditer(sentence))
+    if _COUNT_ASKED.search(lead):
+        return True
     # (a 'than' sets a run against others, "why is A100 slower than H100 or L40S?": no alternatives weighed)
-    return len(names) > 1 and not re.search(r"\bthan\b", sentence, re.I) and \
-        bool(_WEIGHED_OR.search(sentence, names[0].end(), names[-1].start()))
+    if re.search(r"\bthan\b", sentence, re.I):
+        return False
+    if after := _OR_AFTER.match(tail):
+        at = after.end()
+        for _ in range(4):  # the GPU on the or's other side, within three words of it
+            if GPU_NAME.match(tail, at) or _CARDS.match(tail, at):
+                return True
+            if not (word := _WORD.match(tail, at)):
+                break
+            at = word.end()
+    before = _OR_BEFORE.search(lead[-60:])
+    return bool(before) and bool(GPU_NAME.search(lead[-60:][:before.start()][-40:]) or
+                                 _CARDS.search(lead[-60:][:before.start()][-40:]))
 
 
 def _planned(line: str, start: int) -> bool:
