@@ -6424,6 +6424,13 @@ _COLLECTIVE_BEFORE = re.compile(r"\b(?:all[-_ ]?reduce|all[-_ ]?gather|reduce[-_
                                 r"\s*\d+)?(?:\s+(?:keeps?|kept|still|always|often|sometimes|occasionally|then|just|"
                                 r"also|now|eventually|randomly|calls?|ops?|operations?|itself)){0,2}\s+$", re.I)
 _CODE_COMMENT_BEFORE = re.compile(r"\S[ \t]+(?:#|//)[ \t][^\n]*$")  # (code, then a comment: not a "# Title" line)
+# (fr46c) Nor a collective's timeout put as a condition, in the past or on someone else's system: "If the allreduce
+# times out, the job restarts from the last checkpoint", "In the past, when the allreduce times out, we set
+# NCCL_IB_TIMEOUT=22", "On another team's cluster their allreduce times out, but ours never stops" (the sentence opens
+# so; "hangs" in their place is read by the hang family as it always was).
+_TIMES_OUT_NOT_SEEN = re.compile(r"[^\w\n]{0,8}(?:(?:if|when|whenever|once|unless)\b|in\s{1,4}the\s{1,4}past\b|"
+                                 r"on\s{1,4}(?:an)?other\s{1,4}(?:team|group|user|company)['’]?s?\s{1,4}"
+                                 r"(?:cluster|machine|node|setup|system)s?\b)", re.I)
 
 
 def _times_out_of_no_collective(text: str, m: re.Match) -> bool:
@@ -6431,7 +6438,8 @@ def _times_out_of_no_collective(text: str, m: re.Match) -> bool:
     written in code (a fenced block, a comment after "#" or "//" on its line)?"""
     before = text[sentence_start(text, m.start(), 80):m.start()]
     return not _COLLECTIVE_BEFORE.search(before[-120:]) or text.count("```", 0, m.start()) % 2 == 1 \
-        or bool(_CODE_COMMENT_BEFORE.search(text, max(0, m.start() - 200), m.start()))
+        or bool(_CODE_COMMENT_BEFORE.search(text, max(0, m.start() - 200), m.start())) \
+        or bool(_TIMES_OUT_NOT_SEEN.match(before))
 
 
 # (past45) An English hang said only of the past, with no fix, is no hang seen now, as the Chinese "之前遇到过" is not
@@ -6506,9 +6514,10 @@ _EN_GOES_ON_WEAK = re.compile(r"\b(?:now(?!\s+and\s+then)|currently|today|these\
 # (fr46b2) A past hang still open: no fix found for it, or an older release kept until it is fixed ("Back when we
 # moved to TP=4 the job hung at the first allreduce and we have not found a workaround", "Back in 0.6.3 the server hung
 # at NCCL init, so we pinned 0.6.2 until this is fixed"): "until ... is fixed" and "not found a fix" deny the fix that
-# _EN_FIXED would read in "is fixed".
+# _EN_FIXED would read in "is fixed". (fr46c) Not a cause not found: "We have not found a root cause, it just went away
+# with 2.4" is a hang gone, not one open.
 _EN_STILL_OPEN = (r"\b(?:(?:have|has|had|did)\s*(?:n['’]?t|\s+not)|never)\s+(?:yet\s+)?(?:been\s+able\s+to\s+)?"
-                  r"(?:found|find)\s+(?:a|any|the)\s+(?:\w+\s+)?(?:fix|workaround|solution|cause)\b|"
+                  r"(?:found|find)\s+(?:a|any|the)\s+(?:\w+\s+)?(?:fix|workaround|solution)\b|"
                   r"\bno\s+(?:fix|workaround|solution)\s+(?:yet|so\s+far|found)\b|"
                   r"\buntil\s+(?:this|it|that|the\s+(?:bug|issue|hang|problem|regression))\s+(?:is|gets|has\s+been)\s+"
                   r"(?:fixed|resolved|solved)\b")

@@ -96,8 +96,9 @@ def test_a_timeout_not_met_by_a_collective_is_no_hang(text):
     ("requests.exceptions.ReadTimeout: HTTPConnectionPool(host='localhost', port=8000): Read timed out. "
      "(read timeout=600)", True),  # probe: "timed out" and "timeout" are read as before
     ("I read that the allreduce times out with P2P on 4090s.", True),  # probe: as "I read that the allreduce hangs"
-    ("If the allreduce times out, what should I do?", True),  # probe: as "If the allreduce hangs, what should I do?"
 ])
+# (fr46c) "If the allreduce times out, what should I do?" is no longer read as "If the allreduce hangs, ..." is: a
+# collective's timeout under a condition is no hang seen (tests/test_fr46_c.py).
 def test_times_out_reads_as_the_hang_words_beside_it_read(text, before):
     assert bool(_hangs(text)) is before
     assert bool(_hangs(text.replace("times out", "hangs"))) is bool(_hangs(text))

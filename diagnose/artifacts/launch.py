@@ -295,12 +295,16 @@ LINE_COMMAND = re.compile(r"[\s$#>]*(?:(?:sudo|nohup|time|exec|env)\s+|[A-Za-z_]
 # (fr46a) The next sentence goes on with the command ("I start the server with vllm serve X. I also pass
 # --tensor-parallel-size 4 to it.") unless it asks, advises, tells what someone else says, says a flag did not help,
 # weighs another setting against it ("With --tp 4 it was faster", "if", "than", "tried") or starts a command of its
-# own: its flags are then not the launch's (test_known46b, test_fr46_a1).
+# own: its flags are then not the launch's (test_known46b, test_fr46_a1). (fr46c) A negation counts only where it
+# governs a flag ("not with --enforce-eager", "Setting -sm row doesn't help"), not "(no other changes)", a
+# "--no-enable-prefix-caching" flag or "because the model does not fit"; and the flags added or switched to ("We added
+# --tensor-parallel-size 4 earlier today", "I switched to --tensor-parallel-size 4 last week") are the launch's now.
 NOT_GOING_ON = re.compile(r"\?\s*[\"'`)\]]*\s*$|" + ADVISING + r"|\b(?:said|says|told|suggest(?:s|ed)?|"
                           r"recommend(?:s|ed)?|advis(?:e|es|ed)|heard|claims?|according to)\b|"
-                          r"n['’]t\b|\b(?:not|no|never|without|instead)\b|\b(?:faster|slower|better|worse|than|"
-                          r"compared|versus|vs|if|whether|unless|whereas|previously|earlier|used to|tried|trying|"
-                          r"switch(?:ed|ing)?)\b|" + NO_EFFECT, re.I)
+                          r"(?:n['’]t|(?<![\w-])(?:not|no|never|without|instead\s+of))\s+(?:[\w=]+\s+){0,2}"
+                          r"[`'\"]?--?[A-Za-z]|(?:n['’]t|(?<![\w-])not)\s+(?:help|work|matter|change|improve|fix)|"
+                          r"\b(?:faster|slower|better|worse|than|compared|versus|vs|if|whether|unless|whereas|"
+                          r"previously|used to|tried|trying)\b|" + NO_EFFECT, re.I)
 SENTENCE_FLAG = re.compile(r"(?:^|\s|`)--?[A-Za-z]")
 
 
