@@ -80,3 +80,17 @@ def test_workaround_not_found_keeps_the_hang_open():
     # probe b2 of fr46b (tests/test_fr46_b2.py holds it too): the near-miss that must stay
     text = ("Back when we moved to TP=4 the job hung at the first allreduce and we have not found a workaround.")
     assert _hangs(text)
+
+
+# launch._without_full_stop: a prose command's sentence stops are not its values'.
+
+@pytest.mark.parametrize("text, tp, model", [
+    ("I start it with vllm serve Qwen/Qwen2.5-32B-Instruct --tensor-parallel-size 2. It is slow.", 2,
+     "Qwen/Qwen2.5-32B-Instruct"),  # probe (fr46a 19.md's first sentence)
+    ("I start the server with vllm serve meta-llama/Llama-3.1-70B-Instruct. I also pass --tensor-parallel-size 4 "
+     "--enforce-eager to it.", 4, "meta-llama/Llama-3.1-70B-Instruct"),  # probe (fr46a 22.md)
+    ("vllm serve . --tensor-parallel-size 4", 4, "."),  # near-miss: a pasted line keeps its "." (the current directory)
+    ("I run vllm serve . --tensor-parallel-size 4 now.", 4, "."),  # near-miss (probe): a lone "." is no full stop
+])
+def test_prose_command_without_its_full_stops(text, tp, model):
+    assert any(w.tp == tp and w.model == model for w in _launch(text))

@@ -266,7 +266,7 @@ def parse(text: str, name: str) -> list:
         if (m := COMMAND.search(line)) is not None:
             while m is not None:  # (known46b) each command to its sentence's end; a later sentence's own command
                 end = command_end(line, m.start("cmd"))
-                out.extend(_command(line[m.start("cmd"):end], src))
+                out.extend(_command(_without_full_stop(line, m.start("cmd"), end), src))
                 m = COMMAND.search(line, end)
                 # (fr46a) a later sentence's command that it asks about ("Would vllm serve X --tp 4 be faster?") is
                 # not the writer's launch
@@ -333,6 +333,21 @@ def command_end(line: str, start: int) -> int:
                 return end
         end = sentence_end(line, end)
     return end
+
+
+# (fr46c) A command named in prose ends with its sentence's full stop, which is not its last value's: "I start it
+# with vllm serve Qwen/Qwen2.5-32B-Instruct --tensor-parallel-size 2." runs TP 2 (the reviewer's probe 19; "run
+# Qwen2-7B with --tensor-parallel-size 3.", tests/data/errors31/heads_divisible.md), nor are the stops of the sentences
+# it reads on through ("vllm serve meta-llama/Llama-3.1-70B-Instruct. I also pass --tensor-parallel-size 4" serves
+# the model without the dot). A pasted line that starts with
+# its command keeps every character ("vllm serve ." serves the current directory).
+FULL_STOP = re.compile(r"(?<=[\w\"'`])[.!](?=\s|$)")
+
+
+def _without_full_stop(line: str, start: int, end: int) -> str:
+    """The command line[start:end], less the full stops that end its sentences when it is named in prose."""
+    command = line[start:end]
+    return command if LINE_COMMAND.fullmatch(line, 0, start) else FULL_STOP.sub("", command)
 
 
 def _asked(line: str, start: int) -> bool:
