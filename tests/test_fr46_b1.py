@@ -26,7 +26,8 @@ KEPT = [
      "The server hangs at NCCL init on 2x L40S, should I set NCCL_P2P_DISABLE=1 or switch to A100?\n", [("L40S", 2)]),
     ("# Fine-tuning hangs after first step\n\nTraining Llama-2-13B with DeepSpeed ZeRO-3 and torchrun "
      "--nproc_per_node 4.\nTraining hangs on 4x A100 80GB after step 1, is this a driver issue or should we upgrade to "
-     "H100?\n", [("A100 80GB", 4)]),
+     "H100?\n", [("A100 80GB", 4), ("", 4)]),  # (fr46c) and the launch's 4 processes: "--nproc_per_node 4." is read
+    # now that a prose command's full stop is no part of its value (tests/test_fr46_c.py)
     # item 1 near-misses (not the probe's words): the machine it ran on, then an alternative a clause away
     ("probe: It crashes with 8x H100, is it the kernel or should I try the L40S?", [("H100", 8)]),
     ("probe: Is it the NCCL version or the driver on our 2x A100?", [("A100", 2)]),
