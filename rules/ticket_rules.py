@@ -2891,7 +2891,13 @@ def _software_release_change(facts: Facts) -> list[Claim]:
     545 series, is P2P's own fault)."""
     compared = [c for kind in ("nccl_versions_compared", "engine_versions_compared") for c in claims.find(facts, kind)]
     upgrade = _release_change(facts, "nccl_upgrade")  # (never a guess: _release_change drops those)
-    said = compared + ([upgrade] if upgrade else []) + claims.torch_releases_compared(facts)
+    # (audit47b) an NCCL or PyTorch release moved to, either way, that ended the hang ("Upgrading NCCL to 2.21.5 fixed
+    # the hang": claims.REMEDIES nccl_release / torch_release, effect "fixes"): the releases differ in the hang, the
+    # platform's peer path does not. A move forward is the cure for ticket.nccl_upgrade, yet here it still says the
+    # release, not ACS or the IOMMU, held the hang. Advice not answered and guesses are no move (remedies() marks them)
+    cured = [c for c in claims.find(facts, "remedy") if c.data.get("effect") == "fixes" and not c.guess
+             and c.data.get("path") in ("nccl_release", "torch_release")]
+    said = compared + ([upgrade] if upgrade else []) + claims.torch_releases_compared(facts) + cured
     return [c for c in said if not c.guess and not _OTHER_HOST.search(c.quote)]
 
 
