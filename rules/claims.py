@@ -6615,6 +6615,47 @@ def _timeout_guard(text: str, m: re.Match) -> bool:
         or not _ANOTHER_CLAUSE.search(between)
 
 
+# (known47a) A question about the timeout setting says nothing timed out: the noun asked of in a question that sets or
+# chooses it ("What timeout should be used for network reachability checks?", find_string id 32080803056; "What timeout
+# should I use?", id 71595468744; "How can I increase the timeout for each probe in the traceroute command?", id
+# 10542950378; "how do I set the timeout for the network interface to 5-10 seconds?", a forum thread, id 56788839381;
+# "What timeout should v1 use for an OpenClaw agent turn: 5, 10, 15, or 20 minutes?", id 55067257871): a verb that sets
+# it (_TIMEOUT_SET_BEFORE and the verbs that change a value) or "what/which/how long" choosing it, in the question
+# clause (asked_at). Not where the sentence reports a failure before its question ("It times out, what timeout should
+# I set?": a hang and a question), nor a timeout met ("Why do I get a timeout?", "What causes the NCCL timeout?",
+# "How do I fix the timeout?"), nor the watchdog's own line (no question). A timeout reported in another sentence
+# ("My action times out after 2 minutes. How can I increase the timeout value?", id 924868036) is read there.
+_TIMEOUT_CHANGED_BEFORE = re.compile(r"\b(?:chang(?:e|es|ing)|adjust\w*|extend\w*|lengthen\w*|bump(?:\s+up)?|"
+                                     r"tun(?:e|es|ing)|modify|override|lower|decreas\w*|reduc(?:e|es|ing)|choose|pick|recommend)\s+"
+                                     r"(?:(?:an?|the|this|that|our|my|its|their|some|[\w-]+)\s+){0,2}$", re.I)
+_TIMEOUT_CHOSEN_BEFORE = re.compile(
+    r"\b(?:what|which|how\s+(?:long|much|big|large|high))\s+(?:(?:is|are|should\s+be|would\s+be)\s+)?"
+    r"(?:(?:the|a|an|my|our)\s+)?"
+    r"(?:(?!(?:caus|trigger|lead|result|produc|happen|occur|mean|make|made|do|does|did|hit|get|got)\w*\b)[\w-]+\s+){0,2}$",
+    re.I)
+
+
+def _timeout_setting_asked(text: str, m: re.Match) -> bool:
+    """(known47a) Is the English timeout noun `m` asked of as a setting to choose or change (a question whose clause
+    holds it, _TIMEOUT_CHOSEN_BEFORE or a set / change verb before it), in a sentence that reports no hang before its
+    question?"""
+    if not _TIMEOUT_NOUN.fullmatch(m.group(0)):
+        return False
+    start = sentence_start(text, m.start(), 240)
+    sentence = text[start:sentence_end(text, m.start(), 240)]
+    at = m.start() - start
+    if not asked(sentence) or not asked_at(sentence, at):
+        return False
+    clause_from = max([c.end() for c in _CLAUSE_END.finditer(sentence, 0, at)], default=0)
+    if re.search(dict(SYMPTOMS)["hang"], sentence[:clause_from], re.I):
+        return False  # "It times out, what timeout should I set?": a failure reported, then the question
+    before = sentence[clause_from:at]
+    if _TIMEOUT_MET_BEFORE.search(before[-40:]):
+        return False
+    return bool(_TIMEOUT_SET_BEFORE.search(before[-40:]) or _TIMEOUT_CHANGED_BEFORE.search(before[-40:])
+                or _TIMEOUT_CHOSEN_BEFORE.search(before[-60:]))
+
+
 # (fr45) Words between the timeout and the purpose that open another clause or name another setting, whose purpose
 # it then is: "Rank 3 reports a timeout after I added NCCL_IB_DISABLE=1 to avoid IB errors", "a timeout when we set
 # X to prevent ...". Not the timeout's own value or place ("a timeout of 30 s", "timeout=600", "the timeout in the
@@ -6863,6 +6904,8 @@ def _said(kind: str, pattern: str, text: str):
         if kind in ("hang", "crash", "error") and \
                 _HEARSAY_POSSIBLE.search(text[sentence_start(text, m.start(), hearsay.SENTENCE_SPAN):m.start()]):
             continue  # "someone said it might also hang with mixed cards": another's warning of what could happen
+        if kind == "hang" and hearsay.denied_for_writer(text, m.start(), m.end()):
+            continue  # "someone said the allreduce hangs on H100s too, but ours runs fine": theirs, not the writer's
         if kind in ("hang", "error") and _ko_ja_asked(text, m):
             continue  # "노드를 늘리면 타임아웃이 발생하나요?": asked whether it will, not seen
         if kind in ("hang", "crash", "error") and _zh_not_observed(text, m):
@@ -6908,8 +6951,9 @@ def _said(kind: str, pattern: str, text: str):
             continue  # "the request times out after 60 s": a client's wait, not a collective's (known46a)
         if kind == "hang" and _en_hang_averted(text, m):
             continue  # "to avoid NCCL hangs we set ...", "once the hang was fixed": a precaution, a fix
-        if kind == "hang" and (_en_hang_past(text, m) or _timeout_guard(text, m)):
-            continue  # "we used to get hangs with NCCL 2.18", "timeouts to prevent hangs": the past, a guard
+        if kind == "hang" and (_en_hang_past(text, m) or _timeout_guard(text, m) or _timeout_setting_asked(text, m)):
+            continue  # "we used to get hangs with NCCL 2.18", "timeouts to prevent hangs", "what timeout should I
+            # set?": the past, a guard, a setting asked about
         if kind == "hang" and _frozen_parameters(text, m):
             continue  # "we freeze the backbone", "レイヤーをフリーズ", "백본 프리징": parameters kept from training
         if kind == "hang" and (_MOMENTARY_AFTER.match(text, m.end()) or

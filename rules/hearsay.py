@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.text import sentence_before
+from diagnose.artifacts.text import sentence_before, sentence_end, sentence_start
 
 # Who passes a word on: people other than the reporter, and the documents they write. "others" is a person only
 # without an article: "the others" are the things just named ("GPU 0 hangs and the others report NCCL errors").
@@ -56,6 +56,77 @@ def elsewhere(before: str) -> bool:
     (_NOT_OURS), not the reporter's now?"""
     return bool(_NOT_OURS.search(before))
 
+
+
+# (known47a) Another's failure, then denied for the writer's own system: "Someone said the allreduce hangs on H100s too,
+# but ours runs fine", "I read that vLLM hangs with TP=4, but mine works", "In #123 they say it hangs. For us it runs
+# fine." The failure is only reported of others (their word opens its clause: _TOLD_OF), and the writer's contrary
+# experience follows in a contrast or the next sentence (_DENIED): a run of theirs that works, no failure of their own.
+# The writer's "works fine for me" as the answer to another's trouble is how threads deny it: "I can't repeat it. It
+# works fine for me." (a forum thread, find_string id 67559353340), "That's weird, it works all okay for me." (id
+# 56780492405), "Strangely, everything works fine for me" after another's "still mangled" (a mailing-list thread, id
+# 401029160), "Someone said it might also hang with mixed cards, but mine never hangs" (tests/data/review37/NOTES.md);
+# and the user "reported it hangs, then clarified the effect appeared to work" (id 66742857374). Not a confirmation
+# ("someone said it hangs, and ours hangs too", "same here: it hangs"), nor a fine run under a condition, which is the
+# writer's workaround ("but ours works with NCCL_P2P_DISABLE=1", "but mine runs fine until it hangs").
+_THEY = r"(?:they|people|(?:some|many|several|other)\s+users|someone|somebody|others)"
+_TOLD_OF = re.compile(r"\b" + OTHERS + PLACE + r"\s+(?:" + TOLD + r"|" + HAD + r")\b|" + READ + r"|"
+                      r"\b(?:some|many|several)\s+users\s+(?:" + TOLD + r"|" + HAD + r")\b|"
+                      r"(?:#\d+|\bissue\s+\d+|\b(?:another|other)\s+(?:thread|issue|post)s?\b)[^.\n]{0,40}?\b" + _THEY
+                      + r"\s+" + TOLD + r"\b", re.I)
+# (what ends the clause of their word before the failure: a contrast, or the writer's own subject after "and")
+_CLAUSE_TURNS = re.compile(r";|\b(?:but|however|whereas|although|though|yet)\b|\band\s+(?:ours|mine|we|I|our|my)\b",
+                           re.I)
+_CONTRAST = re.compile(r"\b(?:but|however|whereas|though|although|yet)\b\s*,?\s*", re.I)
+_OWN_SUBJECT = r"(?:ours|mine|we|I|(?:our|my)\s+(?:[\w.-]+\s+){0,2}?[\w.-]+)"
+_FOR_US = (r"(?:for\s+(?:us|me)|here|on\s+(?:our|my)\s+(?:[\w-]+\s+){0,2}?(?:side|end|machines?|cluster|nodes?|setup|"
+           r"servers?|systems?|box(?:es)?|hardware))")
+_FINE = (r"(?:(?:still|always|just|actually|so\s+far)\s+)?"
+         r"(?:(?:runs?|ran|works?|worked|is|are|was|were|has\s+been|have\s+been|(?:seems?|appears?)\s+to\s+(?:run|work|be))"
+         r"\s+(?:[\w-]+\s+)?(?:fine|ok|okay|well|smoothly|perfectly|normally|stable)\b|"
+         r"(?:runs?|ran|works?|worked)\s+(?:without|with\s+no)\s+(?:any\s+)?(?:issues?|problems?|hangs?|errors?|trouble)\b|"
+         r"never\s+(?:hangs?|hung|times?\s+out|timed\s+out|froze|freezes|stalls?|stalled)\b|"
+         r"(?:do|does|did|have|has)\s*(?:n['’]t|\s+not)\s+(?:ever\s+|yet\s+)?(?:see|get|hit|had|have|experience|notice|"
+         r"reproduce|hang|stall|freeze|time\s+out)\w*|"
+         r"(?:can['’]?t|cannot|could\s*n['’]t|could\s+not|(?:am|was|were)\s+unable\s+to)\s+reproduce\b|"
+         r"(?:have|has|had)\s+(?:had\s+)?no\s+(?:such\s+)?(?:issues?|problems?|hangs?|trouble)\b|"
+         r"(?:works?|worked)\b(?=[.,;:!)]|$|\s+(?:for|here|on|in|too)\b))")
+# (not fine only under a condition in the rest of its clause: the writer's workaround of a failure of their own, "but
+# ours works fine with NCCL_P2P_DISABLE=1", "but mine runs fine until it hangs", "... but only on TP=2")
+_CONDITIONED = re.compile(r"[^.,;:!?\n]*?\b(?:with|after|when|whenever|if|once|only|unless|since|until|as\s+long\s+as|"
+                          r"but|either)\b", re.I)
+# (an aside may open it: "That's weird, it works all okay for me.", "Strangely, everything works fine for me")
+_ASIDE = (r"(?:(?:that['’]?s\s+(?:weird|odd|strange|interesting)|strangely|oddly|weirdly|interestingly|honestly|"
+          r"personally|actually|hmm+)\s*,\s*)?")
+_DENIED = re.compile(_ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT + r"\s+" + _FINE + r"|"
+                     r"(?:it|everything|this|that)\s+" + _FINE + r"(?:\s+[\w-]+){0,3}?\s+for\s+(?:me|us)\b)|"
+                     + _ASIDE + _FOR_US + r"\s*,?\s*(?:it|everything|this|that)\s+" + _FINE, re.I)
+# (a failure of the writer's own said after the denial: "but ours works fine until it hangs", "mine runs well, then
+# freezes"; "never hangs" is the denial itself)
+_FAILS_AFTER = re.compile(r"(?<!never\s)(?<!n't\s)(?<!not\s)\b(?:hang\w*|hung|freez\w*|froze|stall\w*|stuck|"
+                          r"deadlock\w*|time[sd]?\s?out\w*|tim(?:es|ing)\s+out|crash\w*)\b", re.I)
+
+
+def denied_for_writer(text: str, start: int, end: int) -> bool:
+    """Is the failure at text[start:end] only another's word (_TOLD_OF opens its clause) that the writer then denies
+    for their own system (_DENIED after a contrast in its sentence, or opening the next sentence)?"""
+    sentence_from = sentence_start(text, start, SENTENCE_SPAN)
+    told = next(reversed(list(_TOLD_OF.finditer(text, sentence_from, start))), None)  # the last word of theirs
+    if told is None or _CLAUSE_TURNS.search(text, told.end(), start):
+        return False
+    stop = sentence_end(text, end, SENTENCE_SPAN)
+    for turn in _CONTRAST.finditer(text, end, stop):
+        denial = _DENIED.match(text, turn.end(), stop)
+        if denial:
+            return not (_CONDITIONED.match(text, denial.end(), stop) or _FAILS_AFTER.search(text, denial.end(), stop))
+    following = re.match(r"\s*(?:(?:but|however|though)\b\s*,?\s*)?", text[stop:stop + 20], re.I)
+    at = stop + following.end()
+    if "\n\n" in text[stop:at] or at >= len(text):
+        return False
+    after = sentence_end(text, at, SENTENCE_SPAN)
+    denial = _DENIED.match(text, at, after)
+    return bool(denial) and not (_CONDITIONED.match(text, denial.end(), after)
+                                 or _FAILS_AFTER.search(text, denial.end(), after))
 
 # (review39c) Advice under a condition: a failure named only in the condition whose main clause tells the reader what
 # to do. "If nvidia-smi ever says 'Unable to determine the device handle', reseat the card", "if it hangs, set
