@@ -7877,6 +7877,42 @@ def asked_contrast(facts: Facts) -> Claim | None:
     return None
 
 
+# (audit47a) A result the reporter holds short of what they expected or of what was reported, said in words with
+# no figure and no "slow": "it definitely improved performance, but not as much as I expected" (whisper.net#79),
+# "the time needed for training is estimated to be 80-90hours, which differs significantly with the result reported
+# by you" (artidoro/qlora#77), "推理速度基本上没有提升" (the speed barely improved, InternLM/lmdeploy#2310). The
+# English shortfall words ("no improvement", "below expectations", "far from the reported") are complaints already
+# (_COMPLAINT, _BELOW_EXPECTATIONS, _REPRO_TROUBLE); these are their counterparts those readings miss. A speed word
+# must share the sentence of "not as much as I expected" ("it's quite hard but not as much as I expected" is no rate);
+# a gain called small ("not as slow as I expected", "as fast as we expected") is not one; a reference must be a
+# result or figure reported, not a thing ("differs from the reported CANcoder position").
+_SHORT_OF_EXPECTED = re.compile(
+    r"\bnot\s+(?:nearly\s+|quite\s+)?as\s+(?:much|fast|quick|good|high|big|large|great)\s+as\s+(?:I|we)\s+"
+    r"(?:had\s+|would\s+have\s+)?(?:expected|hoped|anticipated|thought)\b|"
+    r"\bdiffer(?:s|ed|ing)?\s+(?:so\s+|very\s+)?(?:significantly|greatly|a lot|considerably|substantially|much|hugely)"
+    r"\s+(?:from|with)\s+(?:the\s+|your\s+|their\s+)?(?:results?|numbers?|figures?|times?|speeds?|throughput|"
+    r"performance|benchmarks?)\s+(?:reported|published|claimed|stated|you\s+reported|in\s+the\s+(?:paper|README|blog))|"
+    r"(?<!不是)(?<!并非)(?:速度|性能|吞吐量?|速率)\s*(?:基本上?|几乎|完全|并|都|也)?\s*没有?\s*(?:什么|明显|太大|任何)?"
+    r"(?:的)?\s*(?:提升|提高|加快|变快|加速)", re.I)
+_RATE_IN_SENTENCE = re.compile(r"\b(?:performance|speed\w*|faster|quicker|throughput|latency|tok\w*/s|tps|it/s|"
+                               r"accelerat\w*|runtime|run time|time)\b|速度|性能|吞吐", re.I)
+
+
+def expectation_missed(facts: Facts) -> Claim | None:
+    """(audit47a) The reporter's own sentence holding a result short of what they expected or of a reported result
+    (_SHORT_OF_EXPECTED), stated, not guessed, advised, asked or supposed ("if it is not as fast as I expected");
+    None when there is none."""
+    for source, sentence in own_sentences(facts):
+        for m in _SHORT_OF_EXPECTED.finditer(sentence):
+            if m.group(0).lower().startswith("not") and not _RATE_IN_SENTENCE.search(sentence):
+                continue
+            if offered(sentence, m.start()) or conditional(sentence[:m.start()], when=False) or \
+                    _IF_ZH.search(sentence[:m.start()]):
+                continue
+            return Claim("complaint", source, _quote(sentence, m, 80))
+    return None
+
+
 # A time per unit of work ("a step takes 10 s+", "a reply takes over ten minutes", "一个step就需要10s+",
 # "一个回复要十几分钟"): a rate in other words, which only a figure check (with the model, GPU and lengths) can call
 # normal.

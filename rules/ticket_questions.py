@@ -358,6 +358,22 @@ def nothing_broken(facts: Facts, predictions=None):
                    fix="Compare with the measured figures of a healthy system of this kind (`diagnose predict`, "
                    "nccl-tests at large sizes) rather than with the datasheet." + attach)
         return
+    if (missed := claims.expectation_missed(facts)) is not None:
+        # (audit47a) a result held short of what the reporter expected or of one reported elsewhere, in words with no
+        # figure ("improved performance, but not as much as I expected", whisper.net#79: the decoder alone ran on the
+        # GPU; "推理速度基本上没有提升", lmdeploy#2310: the vision part's time dominates): the reporter takes it
+        # for a shortfall, so "normal" does not answer it, and with no figure nothing tells physics from a setting
+        yield make("ticket.nothing_broken", "insufficient_data", "info", 0.0,
+                   "A result said to fall short of what was expected, with no figure to judge",
+                   "The reporter holds a result below what they expected or what was reported elsewhere, but gives "
+                   "no rate or time to set against what this hardware should give; work left on the CPU, a setting "
+                   "and the physics of the workload read alike in words." + attach,
+                   evidence + [claim_ev(missed, "the shortfall")],
+                   fix=("Give the measured figure with the command that gave it, and the figure it was expected to "
+                        "reach." + attach).rstrip("."),
+                   ask="the measured figure (tok/s or time, with batch and prompt/output lengths), the figure expected "
+                   "and where it comes from, and the command that gave it")
+        return
     if (contrast := claims.asked_contrast(facts)) is not None:
         # "why is X slower than Y?" asks for the cause of a difference: that nothing was seen broken does not
         # answer it, and without the figures and commands of both sides nothing can
