@@ -265,8 +265,14 @@ def parse(text: str, name: str) -> list:
             continue
         if (m := COMMAND.search(line)) is not None:
             while m is not None:  # (known46b) each command to its sentence's end; a later sentence's own command
-                end = command_end(line, m.start("cmd"))
-                out.extend(_command(_without_full_stop(line, m.start("cmd"), end), src))
+                # (known47b) a line that starts with its command (LINE_COMMAND) runs to the line's end as written;
+                # one named in prose to command_end, less its sentences' stops (_in_prose): LINE_COMMAND read once
+                if LINE_COMMAND.fullmatch(line, 0, m.start("cmd")):
+                    end = len(line)
+                    out.extend(_command(line[m.start("cmd"):], src))
+                else:
+                    end = command_end(line, m.start("cmd"))
+                    out.extend(_command(_in_prose(line[m.start("cmd"):end]), src))
                 m = COMMAND.search(line, end)
                 # (fr46a) a later sentence's command that it asks about ("Would vllm serve X --tp 4 be faster?") is
                 # not the writer's launch
@@ -339,20 +345,56 @@ def command_end(line: str, start: int) -> int:
 # with vllm serve Qwen/Qwen2.5-32B-Instruct --tensor-parallel-size 2." runs TP 2 (the reviewer's probe 19; "run
 # Qwen2-7B with --tensor-parallel-size 3.", tests/data/errors31/heads_divisible.md), nor are the stops of the sentences
 # it reads on through ("vllm serve meta-llama/Llama-3.1-70B-Instruct. I also pass --tensor-parallel-size 4" serves
-# the model without the dot). A pasted line that starts with
-# its command keeps every character ("vllm serve ." serves the current directory).
+# the model without the dot, _in_prose). A pasted line that starts with its command keeps every character ("vllm serve
+# ." serves the current directory).
 FULL_STOP = re.compile(r"(?<=[\w\"'`])[.!](?=\s|$)")
+# (known47b) ... and a flag group the prose puts in parentheses inside the command's own sentence is the command's:
+# "I launch vllm serve meta-llama/Llama-3.1-70B-Instruct (--tensor-parallel-size 4)." runs TP 4, "... with TP (--tp
+# 2)" TP 2. Reporters gloss their run's setting with its flag in parentheses: "1 GPU work but 2 not,
+# (--tensor-parallel-size 2 )" (vllm-project/vllm#5161, tests/data/ut14), "multiple GPUs for context parallelism
+# (--num_gpus 8)" (nvidia-cosmos/cosmos-predict2#20, tests/data/ut12x), "TP=8 (--enable-dp-attention)"
+# (sgl-project/sglang#2643, tests/data/gpuname35). Only a group that opens on a flag and holds no other parenthesis;
+# one that opens on a word ("(not --tp 2)", "(e.g. --tp 2)") stays as written, and a later sentence's group is cut off
+# with its sentence (command_end).
+# (Tokens apart by whitespace, each read once: a value may start with a dash, so a pattern of flag-and-value pairs
+# could split "--a --b" both ways and backtrack without end; _flag_group checks the pairs.)
+FLAG_GROUP = re.compile(r"\((\s*--?[A-Za-z][^()\s]*(?:\s+[^()\s]+)*)\s*\)")
 
 
-def _without_full_stop(line: str, start: int, end: int) -> str:
-    """The command line[start:end], less the full stops that end its sentences when it is named in prose."""
-    command = line[start:end]
-    return command if LINE_COMMAND.fullmatch(line, 0, start) else FULL_STOP.sub("", command)
+def _flag_group(m: re.Match) -> str:
+    """A FLAG_GROUP's flags without the parentheses where it holds flags and their values only (every word right
+    after a flag: "(--tp 2 --enforce-eager)"); as written where it says more ("(--tp 2 was faster)")."""
+    tokens = m.group(1).split()
+    flags_only = all(t.startswith("-") or (k and tokens[k - 1].startswith("-")) for k, t in enumerate(tokens))
+    return m.group(1) if flags_only else m.group(0)
+
+
+def _in_prose(command: str) -> str:
+    """A command named in prose (to command_end), less the full stops that end its sentences and the parentheses
+    around a flag group of its sentence (FLAG_GROUP)."""
+    return FULL_STOP.sub("", FLAG_GROUP.sub(_flag_group, command))
 
 
 def _asked(line: str, start: int) -> bool:
-    """Whether the sentence holding line[start] is a question."""
-    return line[:sentence_end(line, start)].rstrip().rstrip("\"'`)]").endswith("?")
+    """Whether the sentence holding line[start] is a question: it ends at a question mark (text.next_sentence, past
+    any closing quote or bracket after the mark)."""
+    return next_sentence(line, start, marks="?") is not None
+
+
+# (known47b) The positional after `vllm serve` is its model_tag, a Hugging Face Hub name or
+# a local path (`vllm serve [model_tag] [options]`, its one positional, "The model tag to serve"; https://docs.redhat.com/
+# ja/documentation/red_hat_ai_inference_server/3.1/html/vllm_server_arguments/vllm-serve-arguments_server-arguments,
+# https://www.mintlify.com/vllm-project/vllm/serving/cli-usage). A Hub name is "org/name" or one of the old root
+# names, each with a digit or a dash in it ("gpt2", "bert-base-uncased"); a path has its "/" or "." ("./ckpt", "."),
+# and a checkpoint's directory its size or version ("Qwen3-32B", "llama70B_awq_int4"). A bare word of letters alone
+# (any script) or a bare count is the prose after the subcommand: "vllm serve hangs permanently" (vllm-project/vllm
+# #44878's title, tests/data/review44), "vllm serve hang at `Using model weights format ...`" (vllm-project/vllm#6636's
+# title), the probes "I start vllm serve on 4 GPUs" and "vllm serve を --tensor-parallel-size 2 で実行すると"
+# (tests/data/words44).
+def _model_tag(token: str) -> bool:
+    """Whether a token after `vllm serve` can be its model tag (not a word or a count of the sentence)."""
+    bare = token.rstrip(".,;:!?)\"'")
+    return not (bare.isalpha() or bare.isdigit())
 
 
 def share_fact(line: str, src: str) -> Workload | None:
@@ -521,7 +563,7 @@ def _command(command: str, src: str) -> list:
         w.extra.pop("num_prompts", None)
     if w.model is None:
         m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)", command)
-        if m:
+        if m and _model_tag(m.group(1)):
             w.model = m.group(1)
             if weights := _flag_weights(flags, command, w.model):
                 w.dtype = weights  # the served checkpoint's name gives the flag's method its width
