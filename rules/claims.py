@@ -6635,10 +6635,39 @@ _TIMEOUT_CHOSEN_BEFORE = re.compile(
     re.I)
 
 
+# (fr47a1) A timeout the question says acts ("Which timeout kills our job, NCCL's or torch's?", "What timeout is
+# firing here?", "Which timeout are we hitting?"): one met, asked which it is, not a setting to choose.
+_TIMEOUT_ACTS_AFTER = re.compile(
+    r"(?:\s{1,3}(?:value|setting|here|exactly|actually|then))?\s{0,3}(?:,\s{0,3})?(?:(?:that|which)\s{1,3})?"
+    r"(?:(?:is|are|was|were|has|have|had|keeps?|kept|always|still|eventually|just|being|been|now)\s{1,3}){0,3}"
+    r"(?:(?:are|is|do|did|does|were|was)\s{1,3}(?:we|you|they|I|it)\s{1,3}"
+    r"(?:hit(?:ting)?|run(?:ning)?\s{1,3}into|ran\s{1,3}into|get(?:ting)?\s{1,3}hit\s{1,3}by)|"
+    r"kill(?:s|ed|ing)?|fir(?:es|ed|ing)|trigger(?:s|ed|ing)?|hit|expir(?:es|ed|ing)|abort(?:s|ed|ing)?|"
+    r"happen(?:s|ed|ing)?|occur(?:s|red|ring)?|trip(?:s|ped|ping)?|terminat(?:es|ed|ing)|"
+    r"kick(?:s|ed|ing)?\s{1,3}in|elaps(?:es|ed|ing)|interrupt(?:s|ed|ing)?|cancel(?:s|led|ed|ling|ing)?|"
+    r"reached|exceeded)\b", re.I)
+# (fr47a1) A stall said without a hang word, in the question's sentence or the one before it ("no progress at the
+# first allreduce - how do I raise the timeout?", "... sits at 100% GPU util with no progress for 30 minutes. What
+# timeout should I set so it fails faster instead of sitting there?"): the timeout asked of is the stall's, a hang.
+_STALL_SAID = re.compile(
+    r"\b(?:(?:no|without(?:\s+any)?)\s+(?:further\s+|visible\s+)?progress|(?:makes?|making|made)\s+no\s+progress|"
+    r"never\s+(?:complet\w*|finish\w*|return\w*|progress\w*|gets?\s+past|mov(?:es|ed)\s+on)|"
+    r"(?:sits?|sitting|sat)\s+(?:there|idle|waiting|forever|doing\s+nothing)|"
+    r"wait(?:s|ed|ing)?\s+(?:forever|indefinitely|endlessly)|(?:is|was|gets?|got|being)\s+killed\s+after)\b", re.I)
+_STALL_DENIED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bno\s+longer|\binstead\s+of\s+not)\s+(?:\w+\s+){0,1}$", re.I)
+
+
+def _stall_said(sentence: str) -> bool:
+    """(fr47a1) Does `sentence` say a stall in words no hang reading holds (_STALL_SAID), not denied?"""
+    return any(not _STALL_DENIED.search(sentence[max(0, s.start() - 20):s.start()])
+               for s in _STALL_SAID.finditer(sentence))
+
+
 def _timeout_setting_asked(text: str, m: re.Match) -> bool:
     """(known47a) Is the English timeout noun `m` asked of as a setting to choose or change (a question whose clause
     holds it, _TIMEOUT_CHOSEN_BEFORE or a set / change verb before it), in a sentence that reports no hang before its
-    question?"""
+    question? (fr47a1) Not a timeout the question says acts (_TIMEOUT_ACTS_AFTER), nor one asked of where this
+    sentence or the one before says a stall (_STALL_SAID)."""
     if not _TIMEOUT_NOUN.fullmatch(m.group(0)):
         return False
     start = sentence_start(text, m.start(), 240)
@@ -6649,6 +6678,12 @@ def _timeout_setting_asked(text: str, m: re.Match) -> bool:
     clause_from = max([c.end() for c in _CLAUSE_END.finditer(sentence, 0, at)], default=0)
     if re.search(dict(SYMPTOMS)["hang"], sentence[:clause_from], re.I):
         return False  # "It times out, what timeout should I set?": a failure reported, then the question
+    if _TIMEOUT_ACTS_AFTER.match(text, m.end(), m.end() + 80):
+        return False  # "Which timeout kills our job?": one met, asked which
+    end_before = len(text[:start].rstrip()) - 1  # the sentence before ends here (its end mark)
+    previous = text[sentence_start(text, end_before, 240):start] if end_before >= 0 else ""
+    if _stall_said(sentence) or _stall_said(previous):
+        return False  # "no progress at the first allreduce - how do I raise the timeout?": the stall's timeout
     before = sentence[clause_from:at]
     if _TIMEOUT_MET_BEFORE.search(before[-40:]):
         return False
