@@ -7930,7 +7930,12 @@ _SHORT_OF_EXPECTED = re.compile(
     r"(?<!不是)(?<!并非)(?:速度|性能|吞吐量?|速率)\s*(?:基本上?|几乎|完全|并|都|也)?\s*没有?\s*(?:什么|明显|太大|任何)?"
     r"(?:的)?\s*(?:提升|提高|加快|变快|加速)", re.I)
 _RATE_IN_SENTENCE = re.compile(r"\b(?:performance|speed\w*|faster|quicker|throughput|latency|tok\w*/s|tps|it/s|"
-                               r"accelerat\w*|runtime|run time|time)\b|速度|性能|吞吐", re.I)
+                               r"accelerat\w*|runtime|run\s+time|(?:inference|training|generation|decod\w*|prefill|"
+                               r"step|epoch|iteration|wall(?:-clock)?|response|execution|processing|compute|"
+                               r"latency|load(?:ing)?|startup|elapsed)\s+times?|times?\s+(?:per|to\s+first|"
+                               r"needed|taken|spent))\b|速度|性能|吞吐", re.I)
+# (fr47a1) "does not differ significantly from the results reported", "no longer differs much": a match denied.
+_DIFFER_DENIED = re.compile(r"(?:\bnot|n['’]t|\bno\s+longer|\bnever|\bhardly|\bbarely)\s+(?:\w+\s+)?$", re.I)
 
 
 def expectation_missed(facts: Facts) -> Claim | None:
@@ -7941,6 +7946,9 @@ def expectation_missed(facts: Facts) -> Claim | None:
         for m in _SHORT_OF_EXPECTED.finditer(sentence):
             if m.group(0).lower().startswith("not") and not _RATE_IN_SENTENCE.search(sentence):
                 continue
+            if m.group(0).lower().startswith("differ") and \
+                    _DIFFER_DENIED.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue  # "does not differ significantly from the results reported": no shortfall (fr47a1)
             if offered(sentence, m.start()) or conditional(sentence[:m.start()], when=False) or \
                     _IF_ZH.search(sentence[:m.start()]):
                 continue

@@ -97,3 +97,49 @@ def test_a_stall_said_in_other_words_keeps_the_timeout_a_hang(text):
 ])
 def test_no_stall_said_keeps_the_setting_question(text):
     assert "timeout" not in _hangs(text)
+
+
+# -------------------------- 8. a shortfall denied, or "not as much as I expected" with no rate: no shortfall read
+
+_BASE = ("We serve Llama-2-7B with vLLM on two A100 80GB with TP=2. {} nvidia-smi shows about 72 GB used on each GPU "
+         "right after startup, before any request. Is this normal?")
+
+
+@pytest.mark.parametrize("said", [
+    # probe 23 (before: insufficient_data 0.0; main: healthy 0.5)
+    "Our fine-tuning run does not differ significantly from the results reported in the paper, so that part is fine.",
+    # probe 26 (before: insufficient_data 0.0; main: healthy 0.5)
+    "Going from one GPU to TP=2 lowered the memory used on each GPU, but not as much as I expected the first time I "
+    "tried it.",
+])
+def test_probes_no_shortfall_keeps_the_healthy_reading(said):
+    verdict, _ = judged_issue(_BASE.format(said))
+    assert verdict.category == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    "Our fine-tuning run does not differ significantly from the results reported in the paper.",  # probe
+    "It doesn't differ much from the results reported in the paper.",  # probe
+    "Our numbers no longer differ significantly from the results reported in the paper.",  # probe
+    "The throughput never differed much from the numbers reported in the README.",  # probe
+    "Memory went down, but not as much as I expected the first time I tried it.",  # probe: "time" is no rate
+    "It improved, but not as much as I expected at the time.",  # probe
+])
+def test_a_denied_difference_or_no_rate_is_no_shortfall(text):
+    assert _missed(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # near-misses: the audit47a pass's readings stay
+    "Inference time is better than my MacBook Air M1 with 8GB of RAM, but not as much as I would have expected.",
+    "The time needed for training is estimated to be 80-90hours, which differs significantly with the result "
+    "reported by you.",  # artidoro/qlora#77
+    "Our fine-tuning takes 40 hours, which differs greatly from the results reported in the paper.",
+    "Training time went down with TP=2, but not as much as I expected.",
+    "The step time dropped, but not as much as we expected.",
+    "Time per token went down, but not as much as I expected.",
+    "Speed increase was significant, but not as much as I expected.",
+    "Our results differ significantly from the results reported in the paper, they do not match.",
+])
+def test_the_shortfall_is_still_read(text):
+    assert _missed(text) is not None
