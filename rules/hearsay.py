@@ -91,10 +91,22 @@ _FINE = (r"(?:(?:still|always|just|actually|so\s+far)\s+)?"
          r"(?:can['’]?t|cannot|could\s*n['’]t|could\s+not|(?:am|was|were)\s+unable\s+to)\s+reproduce\b|"
          r"(?:have|has|had)\s+(?:had\s+)?no\s+(?:such\s+)?(?:issues?|problems?|hangs?|trouble)\b|"
          r"(?:works?|worked)\b(?=[.,;:!)]|$|\s+(?:for|here|on|in|too)\b))")
-# (not fine only under a condition in the rest of its clause: the writer's workaround of a failure of their own, "but
-# ours works fine with NCCL_P2P_DISABLE=1", "but mine runs fine until it hangs", "... but only on TP=2")
-_CONDITIONED = re.compile(r"[^.,;:!?\n]*?\b(?:with|after|when|whenever|if|once|only|unless|since|until|as\s+long\s+as|"
-                          r"but|either)\b", re.I)
+# (not fine only under a condition in the rest of its sentence: the writer's workaround of a failure of their own, "but
+# ours works fine with NCCL_P2P_DISABLE=1", "but mine runs fine until it hangs", "... but only on TP=2", "For us it runs
+# fine, but only with NCCL_P2P_DISABLE=1" (fr47a2: read across a comma or a semicolon); fine only for a while, in an
+# older release, before a change or with an exception: "ours ran fine for a week", "mine worked in v0.5.3; since v0.6
+# ...", "ours works fine, except when the prompt is longer than 8k tokens"; fine on another box or layout: "It works
+# fine for me on TP=2", "I can't reproduce it on my dev box")
+_CONDITIONED = re.compile(r"[^.:!?\n]*?\b(?:with|after|when|whenever|if|once|only|unless|since|until|till|"
+                          r"as\s+long\s+as|but|either|except|before|in\s+v?\d|for\s+(?:(?:a|an|the|about|around|over|almost|nearly|"
+                          r"first|few|several|some|couple|of|\d+)\s+){1,3}(?:minutes?|hours?|days?|weeks?|months?|years?|"
+                          r"runs?|requests?)|on\s+(?:tp|pp|ep)\b|on\s+(?:a\s+|an\s+|my\s+|our\s+|the\s+)?(?:other|another|"
+                          r"different|dev|local|test|smaller|single|one|two|\d+)\b)", re.I)
+# (fr47a2) The fine run over in the next sentence: "ours ran fine for a week. Since yesterday's reboot it does the
+# same.", "Our new PCIe box does exactly that.": the writer's own failure after all, whatever word names it.
+_OVER_AFTER = re.compile(r"\b(?:since|now|anymore|no\s+longer|again|too|as\s+well|also|lately|recently|"
+                         r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so)|same\s+(?:thing|here|"
+                         r"issue|problem|behaviou?r))\b", re.I)
 # (an aside may open it: "That's weird, it works all okay for me.", "Strangely, everything works fine for me")
 _ASIDE = (r"(?:(?:that['’]?s\s+(?:weird|odd|strange|interesting)|strangely|oddly|weirdly|interestingly|honestly|"
           r"personally|actually|hmm+)\s*,\s*)?")
@@ -104,7 +116,13 @@ _DENIED = re.compile(_ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT
 # (a failure of the writer's own said after the denial: "but ours works fine until it hangs", "mine runs well, then
 # freezes"; "never hangs" is the denial itself)
 _FAILS_AFTER = re.compile(r"(?<!never\s)(?<!n't\s)(?<!not\s)\b(?:hang\w*|hung|freez\w*|froze|stall\w*|stuck|"
-                          r"deadlock\w*|time[sd]?\s?out\w*|tim(?:es|ing)\s+out|crash\w*)\b", re.I)
+                          r"deadlock\w*|time[sd]?\s?out\w*|tim(?:es|ing)\s+out|crash\w*|"
+                          r"(?:stops?|stopped|stopping)\s+respond\w*|unresponsive)\b", re.I)
+# (fr47a2) The told clause names the writer's own system ("Several users reported that our endpoint hangs") or the
+# teller is the writer's own team ("My colleague reported that it hangs on our server"): the writer's failure, reported
+# to them; "I can't reproduce it" is the usual answer of whoever files the ticket, no denial.
+_OWN_SYSTEM = re.compile(r"\b(?:our|my)\b", re.I)
+_OWN_TEAM = re.compile(r"\b(?:our|my)\s+(?:colleague|coworker|team)", re.I)
 
 
 def denied_for_writer(text: str, start: int, end: int) -> bool:
@@ -114,11 +132,14 @@ def denied_for_writer(text: str, start: int, end: int) -> bool:
     told = next(reversed(list(_TOLD_OF.finditer(text, sentence_from, start))), None)  # the last word of theirs
     if told is None or _CLAUSE_TURNS.search(text, told.end(), start):
         return False
+    if _OWN_TEAM.match(told.group()) or _OWN_SYSTEM.search(text, told.end(), start):
+        return False
     stop = sentence_end(text, end, SENTENCE_SPAN)
     for turn in _CONTRAST.finditer(text, end, stop):
         denial = _DENIED.match(text, turn.end(), stop)
         if denial:
-            return not (_CONDITIONED.match(text, denial.end(), stop) or _FAILS_AFTER.search(text, denial.end(), stop))
+            return not (_CONDITIONED.match(text, denial.end(), stop) or _FAILS_AFTER.search(text, denial.end(), stop)
+                        or _over_after(text, denial.end(), stop))
     following = re.match(r"\s*(?:(?:but|however|though)\b\s*,?\s*)?", text[stop:stop + 20], re.I)
     at = stop + following.end()
     if "\n\n" in text[stop:at] or at >= len(text):
@@ -126,7 +147,21 @@ def denied_for_writer(text: str, start: int, end: int) -> bool:
     after = sentence_end(text, at, SENTENCE_SPAN)
     denial = _DENIED.match(text, at, after)
     return bool(denial) and not (_CONDITIONED.match(text, denial.end(), after)
-                                 or _FAILS_AFTER.search(text, denial.end(), after))
+                                 or _FAILS_AFTER.search(text, denial.end(), after)
+                                 or _over_after(text, denial.end(), after))
+
+
+def _over_after(text: str, at: int, stop: int) -> bool:
+    """Does the rest of the denial's sentence (from `at` to `stop`) or the sentence after it say the fine run is over
+    or the writer's system does the same (_OVER_AFTER, _FAILS_AFTER)?"""
+    if _OVER_AFTER.search(text, at, stop):
+        return True
+    nxt = re.match(r"\s*", text[stop:stop + 20])
+    begin = stop + (nxt.end() if nxt else 0)
+    if "\n\n" in text[stop:begin] or begin >= len(text):
+        return False
+    after = sentence_end(text, begin, SENTENCE_SPAN)
+    return bool(_OVER_AFTER.search(text, begin, after) or _FAILS_AFTER.search(text, begin, after))
 
 # (review39c) Advice under a condition: a failure named only in the condition whose main clause tells the reader what
 # to do. "If nvidia-smi ever says 'Unable to determine the device handle', reseat the card", "if it hangs, set
