@@ -9894,6 +9894,44 @@ _STAYED = re.compile(r"\b(?:still|same|anyway|regardless|continues?|persists?)\b
                      r"还是|依然|仍然|依旧|照样|也没用|没(?:有)?(?:效果|作用)|不起作用", re.I)
 
 
+# (fr47) A release said to fix something cured the failure only where the fix names it as _EN_FIXED names a hang's
+# fix ("fixed it", "fixed the problem", "fixed the allreduce hang"), not something else ("Upgrading NCCL fixed a
+# different issue (the IB warning spam)", "Upgrading PyTorch fixed the import error": _EN_FIXED's "not a fix of
+# something else"), and where the failure does not go on after it: in its sentence as solved() reads a fix undone
+# (_still_wrong: "..., but the hang remains", "fixed the hang for a day, now it hangs again") or in the next as
+# _en_hang_past reads a hang carried on (_EN_GOES_ON_NEXT: "It still hangs at the first allreduce"), or come back.
+# The object is read after a fix verb with a determiner or a pronoun first ("fixed for us", "fixed now" name none).
+_FIX_VERB_OBJECT = re.compile(r"\b(?:fix(?:es|ed)?|solv(?:es|ed)|resolv(?:es|ed)|cur(?:es|ed))\s+"
+                              r"(?P<obj>(?:a|an|the|my|our|its|this|that|these|those|some|another|it|them|everything)"
+                              r"\b[^.,;:!?()\n]{0,40})", re.I)
+# ... cut at a preposition or a conjunction: "the hang on our NVLink nodes", "it for a day", "the hang only after ..."
+_OBJECT_END = re.compile(r"\s(?:on|in|at|for|with|by|after|before|when|once|since|until|only|and|but|so|now|then|"
+                         r"too|again|completely|immediately)\b.*", re.I | re.S)
+_FAILURE_NAMED = re.compile(r"^(?:it|them|everything)\b|^(?:this|that)$|\b(?:issues?|problems?|bugs?|" + _EN_HANG_STEM
+                            + r"|time[sd]?\s*outs?)\b", re.I)
+_ANOTHER_ONE = re.compile(r"\b(?:different|other|another|separate|unrelated)\b", re.I)
+_BARE_GOES_ON = re.compile(r"keeps?|kept|continu\w*|persist\w*", re.I)
+_HANG_WORD = re.compile(r"\b(?:" + _EN_HANG_STEM + r")", re.I)
+_CAME_BACK = re.compile(r"\b(?:came|comes|come|is|are|was|were)\s+back\b(?!\s+(?:to|up|online|with|from)\b)", re.I)
+
+
+def _release_cured_failure(text: str, pos: int) -> bool:
+    """(fr47) Does the release said up to text[pos], read as a fix ("fixes"), cure the failure (_FIX_VERB_OBJECT,
+    _FAILURE_NAMED) and keep it cured (_still_wrong, _EN_GOES_ON_NEXT, _CAME_BACK)?"""
+    end = sentence_end(text, pos, 240, questions=False)
+    rest = text[pos:end]
+    nxt = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, questions=False)])[0]
+    objects = [_OBJECT_END.sub("", m.group("obj")).strip() for m in _FIX_VERB_OBJECT.finditer(rest)]
+    if objects and not any(_FAILURE_NAMED.search(o) and not _ANOTHER_ONE.search(o) for o in objects):
+        return False  # "fixed a different issue", "fixed the import error": something else was fixed
+    # (a bare "keeps" / "continues" only with a hang word after it, or in the next sentence: "training continues
+    # normally" is the cure kept, "it keeps hanging" and "The hang persists." are not)
+    goes_on = any(not _BARE_GOES_ON.fullmatch(g.group(0)) or _HANG_WORD.search(part, g.end(), g.end() + 20)
+                  or (next_one and _HANG_WORD.search(part))
+                  for next_one, part in ((False, rest), (True, nxt)) for g in _EN_GOES_ON_NEXT.finditer(part))
+    return not (_still_wrong(rest) or goes_on or _CAME_BACK.search(rest + " " + nxt))
+
+
 def remedies(source, text: str, handed: set[int]) -> list[Claim]:
     """The remedies of REMEDIES the reporter's `text` says were tried, each a claim "remedy" with data {name, path,
     effect}: effect as a setting's (_tried_effect: "fixes", "no_help", "worse", None); advice not answered has none,
@@ -9908,6 +9946,9 @@ def remedies(source, text: str, handed: set[int]) -> list[Claim]:
                 effect = None  # "someone suggested --ipc=host, it works for them": not what runs here
             if effect == "no_help" and path.endswith("_release") \
                     and not _STAYED.search(sentence + " " + _sentence_at(text, m.start())):
+                effect = None
+            if effect == "fixes" and path.endswith("_release") and not answered \
+                    and not _release_cured_failure(text, m.end()):
                 effect = None
             supposed = not answered and _supposed_at(sentence, at)
             out.append(Claim("remedy", source, _quote(text, m, 40), {"name": name, "path": path, "effect": effect},

@@ -2895,8 +2895,13 @@ def _software_release_change(facts: Facts) -> list[Claim]:
     # the hang": claims.REMEDIES nccl_release / torch_release, effect "fixes"): the releases differ in the hang, the
     # platform's peer path does not. A move forward is the cure for ticket.nccl_upgrade, yet here it still says the
     # release, not ACS or the IOMMU, held the hang. Advice not answered and guesses are no move (remedies() marks them)
-    cured = [c for c in claims.find(facts, "remedy") if c.data.get("effect") == "fixes" and not c.guess
-             and c.data.get("path") in ("nccl_release", "torch_release")]
+    # (fr47) A cure said of the release only where claims.remedies read it as one: the fix names the hang and it
+    # lasted (not "fixed a different issue", "fixed the hang for a day, now it hangs again"). Nor where ACS or the
+    # IOMMU turned off cured it as well ("fixed the hang only after we also disabled ACS"): the platform's peer path,
+    # the NCCL troubleshooting guide's own test, ended it then, not the release alone.
+    fixes = [c for c in claims.find(facts, "remedy") if c.data.get("effect") == "fixes" and not c.guess]
+    cured = [c for c in fixes if c.data.get("path") in ("nccl_release", "torch_release")] \
+        if not any(c.data.get("path") == "acs" for c in fixes) else []
     said = compared + ([upgrade] if upgrade else []) + claims.torch_releases_compared(facts) + cured
     return [c for c in said if not c.guess and not _OTHER_HOST.search(c.quote)]
 
