@@ -5,8 +5,9 @@ probe first, then mended in the general mechanism.
    reference), never a bare word or count of the sentence ("I start vllm serve on 4 GPUs" served "on").
 2. launch.FLAG_GROUP / _flag_group: a parenthesised flag group inside a prose command's own sentence is the
    command's ("... meta-llama/Llama-3.1-70B-Instruct (--tensor-parallel-size 4)." ran at the default TP 1).
-3. issue_md._as_written / decimal_commas, text.as_written, commands.ticket._as_written: a figure read with its decimal
-   comma ("22,9 tokens/second" read as 22.9) is quoted back in the reporter's characters; its value stays 22.9.
+3. issue_md._as_written: a figure read with its decimal comma ("22,9 tokens/second" read as 22.9) is quoted back in
+   the reporter's characters (Measurement.said); its value stays 22.9. (fr47b2: the put-back into the evidence after
+   the verdict was taken out, tests/test_fr47_b2.py.)
 4. Tidy: LINE_COMMAND read once per command (parse), launch._asked by text.next_sentence.
 
 Real sentences carry their source; probes (this pass's own sentences) are labelled probes. Sources:
