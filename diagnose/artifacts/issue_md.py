@@ -30,7 +30,6 @@ from diagnose.artifacts.text import (
     QUANT_DTYPES,
     RATE_UNIT,
     TIME_UNIT,
-    as_written,
     cjk_spaced,
     dtype_columns,
     engine_named,
@@ -352,32 +351,21 @@ def parse(text: str, name: str) -> list:
 
 
 def _as_written(out: list, text: str, written: str, name: str) -> list:
-    """(known47b) The reporter's own characters where the rewrite of DECIMAL_COMMA_RATE ("22,9 tokens/second" read
-    as 22.9; the value stays 22.9) would quote them back changed. The rewrite keeps every offset (one character for
-    one), so a figure's quote (Measurement.said) found in its rewritten line is the written line's same span; one put
-    together from pieces of its line takes back each decimal comma (text.as_written). The description keeps the
-    spelling the claims read, with the pairs (data "decimal_commas") the ticket's evidence quotes are given back with
-    (diagnose.commands.ticket)."""
+    """(known47b) A figure's quote (Measurement.said) in the reporter's own characters where the rewrite of
+    DECIMAL_COMMA_RATE ("22,9 tokens/second" read as 22.9; the value stays 22.9) changed its line: the rewrite keeps
+    every offset (one character for one), so the quote found in its rewritten line is the written line's same span.
+    (fr47b2) Only that: a quote not found in its line, the description and the evidence's other quotes keep the
+    spelling read (the values are right either way)."""
     read, said = text.splitlines(), written.splitlines()
-    commas = decimal_commas(written)
-    if commas and out and isinstance(out[0], Note) and out[0].kind == "description":
-        out[0].data["decimal_commas"] = commas
     for k, r in enumerate(out):
         if not (isinstance(r, Measurement) and r.said and r.source.startswith(f"{name}:")):
             continue
         n = int(r.source.rsplit(":", 1)[1]) - 1
         if not (0 <= n < len(read) and read[n] != said[n]):
             continue
-        at = read[n].find(r.said)
-        out[k] = dataclasses.replace(r, said=said[n][at:at + len(r.said)] if at >= 0 else as_written(r.said, commas))
+        if (at := read[n].find(r.said)) >= 0:
+            out[k] = dataclasses.replace(r, said=said[n][at:at + len(r.said)])
     return out
-
-
-def decimal_commas(written: str) -> list[tuple[str, str]]:
-    """(as read, as written) of each figure DECIMAL_COMMA_RATE rewrites in `written` ("22.9", "22,9"), once each;
-    not one the reporter also writes with a point elsewhere (its quote could be either)."""
-    pairs = {(f"{m.group(1)}.{m.group(2)}", m.group(0)) for m in DECIMAL_COMMA_RATE.finditer(written)}
-    return sorted(p for p in pairs if not re.search(rf"(?<![\d.,]){re.escape(p[0])}(?!\d)", written))
 
 
 # A line a tool or a shell printed, not one a person typed: a prompt or a flag, an assignment, a log's brackets or

@@ -357,22 +357,65 @@ FULL_STOP = re.compile(r"(?<=[\w\"'`])[.!](?=\s|$)")
 # one that opens on a word ("(not --tp 2)", "(e.g. --tp 2)") stays as written, and a later sentence's group is cut off
 # with its sentence (command_end).
 # (Tokens apart by whitespace, each read once: a value may start with a dash, so a pattern of flag-and-value pairs
-# could split "--a --b" both ways and backtrack without end; _flag_group checks the pairs.)
+# could split "--a --b" both ways and backtrack without end; _own_words checks the pairs.)
 FLAG_GROUP = re.compile(r"\((\s*--?[A-Za-z][^()\s]*(?:\s+[^()\s]+)*)\s*\)")
 
 
-def _flag_group(m: re.Match) -> str:
-    """A FLAG_GROUP's flags without the parentheses where it holds flags and their values only (every word right
-    after a flag: "(--tp 2 --enforce-eager)"); as written where it says more ("(--tp 2 was faster)")."""
-    tokens = m.group(1).split()
-    flags_only = all(t.startswith("-") or (k and tokens[k - 1].startswith("-")) for k, t in enumerate(tokens))
-    return m.group(1) if flags_only else m.group(0)
+# (fr47b2) The words of a group, and the words the command has before it, are its own only where each is a flag, a
+# value of a flag that takes one, or (before the group) its first positional (the model, a script) or a path: "(--tp 2
+# --enforce-eager)" is read, "(--enforce-eager removed)" / "(--enforce-eager off)" are not (an on/off flag takes no
+# word: _takes_value, as _flags reads it), nor a group the prose sets apart from the command ("--tensor-parallel-size 8
+# but the old launch (--tensor-parallel-size 4 --enforce-eager) was faster", "slower than my colleague's setup
+# (--tensor-parallel-size 4 --pipeline-parallel-size 2)", a group inside another parenthesis).
+SWITCHES = set(EAGER_FLAGS) | {"enable-dp-attention", "trust-remote-code", "enable-expert-parallel",
+                               "disable-custom-all-reduce", "enable-chunked-prefill"}
+
+
+def _own_words(words: list[str], state: tuple[bool | None, bool] | None,
+               positional: bool) -> tuple[bool | None, bool] | None:
+    """The state (whether the last word is a flag that takes a value: True, one that may: None, or no flag: False; and
+    whether a positional was seen) after `words` where each is the command's own: a flag, a flag's value, or where
+    `positional` its first positional or a path. None where one is not. A value is the word after a flag that takes
+    one (_takes_value), or one that reads as a value (a figure, a path, a dotted name) after an unknown flag; a switch
+    (SWITCHES) takes none."""
+    if state is None:
+        return None
+    wants, seen = state
+    for w in words:
+        if "(" in w or ")" in w:
+            return None
+        if w.startswith("-") and len(w) > 1:
+            key, eq, _ = w.partition("=")
+            norm = key.lstrip("-").rstrip(".,;:").replace("_", "-").lower()
+            if eq or norm in SWITCHES:
+                wants = False
+            else:
+                wants = True if key in VALUE_OPTIONS or _takes_value(norm) else None
+        elif wants or (wants is None and re.match(r"\d|\S*[/.]\S", w)):
+            wants = False
+        elif positional and (not seen or re.search(r"[/.=]", w)):
+            wants, seen = False, True
+        else:
+            return None
+    return wants, seen
 
 
 def _in_prose(command: str) -> str:
     """A command named in prose (to command_end), less the full stops that end its sentences and the parentheses
-    around a flag group of its sentence (FLAG_GROUP)."""
-    return FULL_STOP.sub("", FLAG_GROUP.sub(_flag_group, command))
+    around a flag group of its own (FLAG_GROUP, _own_words): "(--tp 2 --enforce-eager)" where it holds flags and
+    their values only, and the command's words before it are its own; as written where either says more ("(--tp 2
+    was faster)", "... but the old launch (--tp 4)")."""
+    name = COMMAND.match(command)
+    at = name.end("cmd") if name else 0
+    out, state = [command[:at]], (False, False)
+    for g in FLAG_GROUP.finditer(command, at):
+        out.append(command[at:g.start()])
+        state = _own_words(command[at:g.start()].split(), state, True)
+        state = _own_words(g.group(1).split(), state and (False, True), False)
+        out.append(g.group(1) if state else g.group(0))
+        at = g.end()
+    out.append(command[at:])
+    return FULL_STOP.sub("", "".join(out))
 
 
 def _asked(line: str, start: int) -> bool:
@@ -391,10 +434,20 @@ def _asked(line: str, start: int) -> bool:
 # #44878's title, tests/data/review44), "vllm serve hang at `Using model weights format ...`" (vllm-project/vllm#6636's
 # title), the probes "I start vllm serve on 4 GPUs" and "vllm serve を --tensor-parallel-size 2 で実行すると"
 # (tests/data/words44).
-def _model_tag(token: str) -> bool:
-    """Whether a token after `vllm serve` can be its model tag (not a word or a count of the sentence)."""
+# (fr47b2) ... but a local directory may be named by letters alone ("vllm serve mixtral --tensor-parallel-size 2"):
+# a word of ASCII letters right before a flag is the tag, unless it is one of the words prose puts between the
+# subcommand and its flags ("vllm serve with --tensor-parallel-size 2").
+LINKING_WORDS = {"with", "using", "via", "and", "or", "on", "in", "at", "for", "to", "from", "by", "plus", "then",
+                 "but", "also", "again", "like", "as", "the", "a", "an", "it", "is", "was", "without", "only", "just"}
+
+
+def _model_tag(token: str, flag_follows: bool = False) -> bool:
+    """Whether a token after `vllm serve` can be its model tag (not a word or a count of the sentence); a word of
+    letters is one where a flag follows it (`flag_follows`) and it is no linking word."""
     bare = token.rstrip(".,;:!?)\"'")
-    return not (bare.isalpha() or bare.isdigit())
+    if bare.isalpha():
+        return flag_follows and bare == token and bare.isascii() and bare.lower() not in LINKING_WORDS
+    return not bare.isdigit()
 
 
 def share_fact(line: str, src: str) -> Workload | None:
@@ -562,8 +615,8 @@ def _command(command: str, src: str) -> list:
         # README.html)
         w.extra.pop("num_prompts", None)
     if w.model is None:
-        m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)", command)
-        if m and _model_tag(m.group(1)):
+        m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)(\s+--?[A-Za-z])?", command)
+        if m and _model_tag(m.group(1), m.group(2) is not None):
             w.model = m.group(1)
             if weights := _flag_weights(flags, command, w.model):
                 w.dtype = weights  # the served checkpoint's name gives the flag's method its width

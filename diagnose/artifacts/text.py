@@ -182,15 +182,6 @@ def clause_around(sentence: str, start: int, end: int | None = None) -> str:
     return sentence[lo:hi]
 
 
-def as_written(quote: str, commas) -> str:
-    """`quote` with each figure a reader rewrote spelled back as the reporter wrote it: `commas` holds (as read, as
-    written) pairs, "22.9" and "22,9" (issue_md.decimal_commas); a figure is one with no digit, point or comma
-    around it ("0.22.9" is a version, left alone)."""
-    for read, written in commas:
-        quote = re.sub(rf"(?<![\d.,]){re.escape(read)}(?![\d]|[.,]\d)", written, quote)
-    return quote
-
-
 def lines(text: str) -> list[tuple[int, str]]:
     """(line number, cleaned line) for every line of `text`."""
     return [(n, clean(line)) for n, line in enumerate(text.splitlines(), start=1)]

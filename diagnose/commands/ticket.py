@@ -29,25 +29,8 @@ def ticket(paths):
 
     facts = read_bundle(list(paths))
     _check_stated_figures(facts)
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts),
-                        weigh=lambda facts, found: _as_written(facts, ticket_findings(facts, found)),
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=ticket_findings,
                         decide=ticket_verdict, tables=_tables)
-
-
-def _as_written(facts, findings):
-    """(known47b) The reporter's words quoted in the evidence as the reporter wrote them: a figure the issue's reader
-    rewrote to be read ("22,9 tokens/second" read as 22.9; diagnose.artifacts.issue_md.decimal_commas) is given back
-    its comma inside each quote. Done once the verdict is weighed (the rules match quotes as they read them)."""
-    import re
-
-    from diagnose.artifacts.text import as_written
-    from diagnose.evidence import Note
-
-    commas = [tuple(p) for n in facts.of(Note) if n.kind == "description" for p in n.data.get("decimal_commas", ())]
-    if commas:
-        for e in (e for f in findings for e in f.evidence):
-            e.detail = re.sub(r'"[^"]*"', lambda q: as_written(q.group(0), commas), e.detail)
-    return findings
 
 
 def _check_stated_figures(facts) -> None:
