@@ -9907,17 +9907,30 @@ _FIX_VERB_OBJECT = re.compile(r"\b(?:fix(?:es|ed)?|solv(?:es|ed)|resolv(?:es|ed)
 # ... cut at a preposition or a conjunction: "the hang on our NVLink nodes", "it for a day", "the hang only after ..."
 _OBJECT_END = re.compile(r"\s(?:on|in|at|for|with|by|after|before|when|once|since|until|only|and|but|so|now|then|"
                          r"too|again|completely|immediately)\b.*", re.I | re.S)
-_FAILURE_NAMED = re.compile(r"^(?:it|them|everything)\b|^(?:this|that)$|\b(?:issues?|problems?|bugs?|" + _EN_HANG_STEM
-                            + r"|time[sd]?\s*outs?)\b", re.I)
+_FAILURE_NAMED = re.compile(r"^(?:it|them|everything)\b|^(?:this|that)$|\b(?:issues?|problems?|bugs?|behaviou?rs?|"
+                            r"watchdog|" + _EN_HANG_STEM + r"|time[sd]?\s*outs?)\b", re.I)
 _ANOTHER_ONE = re.compile(r"\b(?:different|other|another|separate|unrelated)\b", re.I)
 _BARE_GOES_ON = re.compile(r"keeps?|kept|continu\w*|persist\w*", re.I)
 _HANG_WORD = re.compile(r"\b(?:" + _EN_HANG_STEM + r")", re.I)
-_CAME_BACK = re.compile(r"\b(?:came|comes|come|is|are|was|were)\s+back\b(?!\s+(?:to|up|online|with|from)\b)", re.I)
+# (the hang itself back, not anything "back": "We are back in business.", "Throughput is back at 40 tok/s")
+_CAME_BACK = re.compile(r"\b(?:it|they|the\s+(?:problem|issue|bug|behaviou?r)|(?:the\s+)?(?:" + _EN_HANG_STEM
+                        + r"))\s+(?:came|comes|come|is|are|was|were)\s+back\b(?!\s+(?:to|up|online|with|from)\b)",
+                        re.I)
+# (a "still" / "again" / "remains" of the hang's own clause: "but the hang remains", "now it hangs again" — not of
+# another matter after the cure: "fixed the hang, though throughput is still below what we expected", "the startup
+# warning still shows" (second read, fr47c))
+_CLAUSE_CUT = re.compile(r"[,;:()]|\b(?:though|although|but|while|whereas)\b", re.I)
+_HANG_SUBJECT = re.compile(r"\b(?:it|they|the\s+(?:problem|issue|bug))\b|\b(?:" + _EN_HANG_STEM + r")", re.I)
+
+
+def _hang_still_on(text: str) -> bool:
+    """Does a clause of `text` say the hang (or "it", "the problem") is still or again there (_still_wrong)?"""
+    return any(_still_wrong(clause) and _HANG_SUBJECT.search(clause) for clause in _CLAUSE_CUT.split(text))
 
 
 def _release_cured_failure(text: str, pos: int) -> bool:
     """(fr47) Does the release said up to text[pos], read as a fix ("fixes"), cure the failure (_FIX_VERB_OBJECT,
-    _FAILURE_NAMED) and keep it cured (_still_wrong, _EN_GOES_ON_NEXT, _CAME_BACK)?"""
+    _FAILURE_NAMED) and keep it cured (_hang_still_on, _EN_GOES_ON_NEXT, _CAME_BACK)?"""
     end = sentence_end(text, pos, 240, questions=False)
     rest = text[pos:end]
     nxt = re.split(r"\n\s*\n", text[end:sentence_end(text, end + 1, 240, questions=False)])[0]
@@ -9929,7 +9942,7 @@ def _release_cured_failure(text: str, pos: int) -> bool:
     goes_on = any(not _BARE_GOES_ON.fullmatch(g.group(0)) or _HANG_WORD.search(part, g.end(), g.end() + 20)
                   or (next_one and _HANG_WORD.search(part))
                   for next_one, part in ((False, rest), (True, nxt)) for g in _EN_GOES_ON_NEXT.finditer(part))
-    return not (_still_wrong(rest) or goes_on or _CAME_BACK.search(rest + " " + nxt))
+    return not (_hang_still_on(rest) or goes_on or _CAME_BACK.search(rest + " " + nxt))
 
 
 def remedies(source, text: str, handed: set[int]) -> list[Claim]:

@@ -104,9 +104,14 @@ _CONDITIONED = re.compile(r"[^.:!?\n]*?\b(?:with|after|when|whenever|if|once|onl
                           r"different|dev|local|test|smaller|single|one|two|\d+)\b)", re.I)
 # (fr47a2) The fine run over in the next sentence: "ours ran fine for a week. Since yesterday's reboot it does the
 # same.", "Our new PCIe box does exactly that.": the writer's own failure after all, whatever word names it.
+_SAME_AS_THEIRS = (r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so|too|as\s+well)|"
+                   r"same\s+(?:thing|here|issue|problem|behaviou?r)")
 _OVER_AFTER = re.compile(r"\b(?:since|now|anymore|no\s+longer|again|too|as\s+well|also|lately|recently|"
-                         r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so)|same\s+(?:thing|here|"
-                         r"issue|problem|behaviou?r))\b", re.I)
+                         + _SAME_AS_THEIRS + r")\b", re.I)
+# (the sentence after the denial cancels it only by saying the writer's system does the same, or by naming a failure:
+# "Since yesterday's reboot it does the same." — not by a bare "also"/"now"/"too" of another matter: "I also tried
+# TP=1 for comparison", "I tested TP=8 as well", "Now the throughput is my only problem" (second read, fr47c))
+_SAME_NEXT = re.compile(r"\b(?:" + _SAME_AS_THEIRS + r")\b", re.I)
 # (an aside may open it: "That's weird, it works all okay for me.", "Strangely, everything works fine for me")
 _ASIDE = (r"(?:(?:that['’]?s\s+(?:weird|odd|strange|interesting)|strangely|oddly|weirdly|interestingly|honestly|"
           r"personally|actually|hmm+)\s*,\s*)?")
@@ -153,7 +158,7 @@ def denied_for_writer(text: str, start: int, end: int) -> bool:
 
 def _over_after(text: str, at: int, stop: int) -> bool:
     """Does the rest of the denial's sentence (from `at` to `stop`) or the sentence after it say the fine run is over
-    or the writer's system does the same (_OVER_AFTER, _FAILS_AFTER)?"""
+    or the writer's system does the same (_OVER_AFTER; in the next sentence only _SAME_NEXT, _FAILS_AFTER)?"""
     if _OVER_AFTER.search(text, at, stop):
         return True
     nxt = re.match(r"\s*", text[stop:stop + 20])
@@ -161,7 +166,7 @@ def _over_after(text: str, at: int, stop: int) -> bool:
     if "\n\n" in text[stop:begin] or begin >= len(text):
         return False
     after = sentence_end(text, begin, SENTENCE_SPAN)
-    return bool(_OVER_AFTER.search(text, begin, after) or _FAILS_AFTER.search(text, begin, after))
+    return bool(_SAME_NEXT.search(text, begin, after) or _FAILS_AFTER.search(text, begin, after))
 
 # (review39c) Advice under a condition: a failure named only in the condition whose main clause tells the reader what
 # to do. "If nvidia-smi ever says 'Unable to determine the device handle', reseat the card", "if it hangs, set

@@ -376,8 +376,8 @@ def _own_words(words: list[str], state: tuple[bool | None, bool] | None,
     """The state (whether the last word is a flag that takes a value: True, one that may: None, or no flag: False; and
     whether a positional was seen) after `words` where each is the command's own: a flag, a flag's value, or where
     `positional` its first positional or a path. None where one is not. A value is the word after a flag that takes
-    one (_takes_value), or one that reads as a value (a figure, a path, a dotted name) after an unknown flag; a switch
-    (SWITCHES) takes none."""
+    one (_takes_value), or one that reads as a value (a figure, a path, a dotted name, a lowercase word) after an
+    unknown flag; a switch (SWITCHES) takes none."""
     if state is None:
         return None
     wants, seen = state
@@ -391,13 +391,20 @@ def _own_words(words: list[str], state: tuple[bool | None, bool] | None,
                 wants = False
             else:
                 wants = True if key in VALUE_OPTIONS or _takes_value(norm) else None
-        elif wants or (wants is None and re.match(r"\d|\S*[/.]\S", w)):
+        elif wants or (wants is None and (re.match(r"\d|\S*[/.]\S", w) or _word_value(w))):
             wants = False
         elif positional and (not seen or re.search(r"[/.=]", w)):
             wants, seen = False, True
         else:
             return None
     return wants, seen
+
+
+def _word_value(word: str) -> bool:
+    """A lowercase word that can be an unknown flag's value ("--load-format safetensors", "--tokenizer-mode auto",
+    "--enable-prefix-caching true"), not one of prose's linking words (LINKING_WORDS)."""
+    bare = word.rstrip(".,;:")
+    return bare.isascii() and bare.isalpha() and bare.islower() and bare not in LINKING_WORDS
 
 
 def _in_prose(command: str) -> str:
