@@ -6663,6 +6663,19 @@ def _stall_said(sentence: str) -> bool:
                for s in _STALL_SAID.finditer(sentence))
 
 
+# (fr47c, the second read) A value the writer means to set after the question: "Which timeout is hit first when the
+# engine is healthy but a prompt is very long, the HTTP one or the engine one? We want to set it to 600 s." — the
+# timeout that "is hit" is one they choose, not one met.
+_SET_TO_VALUE = re.compile(r"\b(?:set|raise|increase|extend|change|bump|put)\s+(?:it|them|the\s+timeout|this|that|"
+                           r"both)\s+(?:up\s+)?to\s+\d", re.I)
+
+
+def _set_to_value_after(text: str, at: int) -> bool:
+    """Does the question's sentence from `at`, or the sentence after it, set the timeout to a value (_SET_TO_VALUE)?"""
+    end = sentence_end(text, at, 240)
+    return bool(_SET_TO_VALUE.search(text, at, sentence_end(text, min(end + 1, len(text)), 240)))
+
+
 def _timeout_setting_asked(text: str, m: re.Match) -> bool:
     """(known47a) Is the English timeout noun `m` asked of as a setting to choose or change (a question whose clause
     holds it, _TIMEOUT_CHOSEN_BEFORE or a set / change verb before it), in a sentence that reports no hang before its
@@ -6678,8 +6691,8 @@ def _timeout_setting_asked(text: str, m: re.Match) -> bool:
     clause_from = max([c.end() for c in _CLAUSE_END.finditer(sentence, 0, at)], default=0)
     if re.search(dict(SYMPTOMS)["hang"], sentence[:clause_from], re.I):
         return False  # "It times out, what timeout should I set?": a failure reported, then the question
-    if _TIMEOUT_ACTS_AFTER.match(text, m.end(), m.end() + 80):
-        return False  # "Which timeout kills our job?": one met, asked which
+    if _TIMEOUT_ACTS_AFTER.match(text, m.end(), m.end() + 80) and not _set_to_value_after(text, m.end()):
+        return False  # "Which timeout is hit first ...? We want to set it to 600 s": the choice of a setting
     end_before = len(text[:start].rstrip()) - 1  # the sentence before ends here (its end mark)
     previous = text[sentence_start(text, end_before, 240):start] if end_before >= 0 else ""
     if _stall_said(sentence) or _stall_said(previous):

@@ -94,3 +94,19 @@ def test_an_unknown_flags_word_value_keeps_the_flag_group(command):
 ])
 def test_a_group_not_the_commands_stays_as_written(command):
     assert "(" in launch._in_prose(command)
+
+
+@pytest.mark.parametrize("text, setting", [
+    # probe (fr47c 15): the timeout that "is hit" is one the writer means to set to a value
+    ("Everything works and throughput is as expected. Which timeout is hit first when the engine is healthy but a "
+     "prompt is very long, the HTTP one or the engine one? We want to set it to 600 s.", True),
+    # near-misses (fr47a 9, 11): a timeout met, asked which
+    ("vLLM TP=4 on 4x A100 PCIe. Which timeout kills our job at the first allreduce after 30 minutes, NCCL's or "
+     "torch's?", False),
+    ("Our vLLM TP=4 on 4x A100 PCIe is killed after 30 minutes at the first allreduce. What timeout is firing here?",
+     False),
+    ("Which timeout kills our job at the first allreduce? It hangs for 30 minutes.", False),
+])
+def test_a_timeout_that_is_hit_is_a_setting_when_a_value_to_set_follows(text, setting):
+    timeout = re.search(r"timeout", text)
+    assert claims._timeout_setting_asked(text, timeout) is setting
