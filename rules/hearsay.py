@@ -57,7 +57,6 @@ def elsewhere(before: str) -> bool:
     return bool(_NOT_OURS.search(before))
 
 
-
 # (known47a) Another's failure, then denied for the writer's own system: "Someone said the allreduce hangs on H100s too,
 # but ours runs fine", "I read that vLLM hangs with TP=4, but mine works", "In #123 they say it hangs. For us it runs
 # fine." The failure is only reported of others (their word opens its clause: _TOLD_OF), and the writer's contrary
@@ -141,19 +140,32 @@ def denied_for_writer(text: str, start: int, end: int) -> bool:
         return False
     stop = sentence_end(text, end, SENTENCE_SPAN)
     for turn in _CONTRAST.finditer(text, end, stop):
-        denial = _DENIED.match(text, turn.end(), stop)
-        if denial:
-            return not (_CONDITIONED.match(text, denial.end(), stop) or _FAILS_AFTER.search(text, denial.end(), stop)
-                        or _over_after(text, denial.end(), stop))
-    following = re.match(r"\s*(?:(?:but|however|though)\b\s*,?\s*)?", text[stop:stop + 20], re.I)
-    at = stop + following.end()
-    if "\n\n" in text[stop:at] or at >= len(text):
+        if denial := _DENIED.match(text, turn.end(), stop):
+            return _denial_stands(text, denial.end(), stop)
+    at = _next_sentence_start(text, stop, _OPENING_CONTRAST)
+    if at is None:
         return False
     after = sentence_end(text, at, SENTENCE_SPAN)
     denial = _DENIED.match(text, at, after)
-    return bool(denial) and not (_CONDITIONED.match(text, denial.end(), after)
-                                 or _FAILS_AFTER.search(text, denial.end(), after)
-                                 or _over_after(text, denial.end(), after))
+    return bool(denial) and _denial_stands(text, denial.end(), after)
+
+
+_OPENING_CONTRAST = re.compile(r"\s*(?:(?:but|however|though)\b\s*,?\s*)?", re.I)
+_SPACE = re.compile(r"\s*")
+
+
+def _next_sentence_start(text: str, stop: int, opener: re.Pattern) -> int | None:
+    """Where the sentence after the one ending at `stop` starts, past the space (and the words `opener` allows) within
+    20 characters; None at a blank line or the text's end."""
+    at = stop + opener.match(text[stop:stop + 20]).end()
+    return None if "\n\n" in text[stop:at] or at >= len(text) else at
+
+
+def _denial_stands(text: str, at: int, stop: int) -> bool:
+    """Does the denial ending at `at` stand: not fine only under a condition (_CONDITIONED), nor followed by a failure
+    of the writer's own (_FAILS_AFTER) or its run over (_over_after), up to `stop`?"""
+    return not (_CONDITIONED.match(text, at, stop) or _FAILS_AFTER.search(text, at, stop)
+                or _over_after(text, at, stop))
 
 
 def _over_after(text: str, at: int, stop: int) -> bool:
@@ -161,9 +173,8 @@ def _over_after(text: str, at: int, stop: int) -> bool:
     or the writer's system does the same (_OVER_AFTER; in the next sentence only _SAME_NEXT, _FAILS_AFTER)?"""
     if _OVER_AFTER.search(text, at, stop):
         return True
-    nxt = re.match(r"\s*", text[stop:stop + 20])
-    begin = stop + (nxt.end() if nxt else 0)
-    if "\n\n" in text[stop:begin] or begin >= len(text):
+    begin = _next_sentence_start(text, stop, _SPACE)
+    if begin is None:
         return False
     after = sentence_end(text, begin, SENTENCE_SPAN)
     return bool(_SAME_NEXT.search(text, begin, after) or _FAILS_AFTER.search(text, begin, after))
