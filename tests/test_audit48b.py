@@ -93,3 +93,15 @@ def test_undecidable_pastes_get_no_cause(tmp_path, rel):
 ])
 def test_answerable_candidates(tmp_path, rel, settled):
     assert _verdict(tmp_path, rel)[0].category == settled
+
+
+@pytest.mark.parametrize("rel", [
+    "ut28a/llamachat16.md",  # "Does 8 minutes per token seem correct?": a 30B model paged from swap (host-bound)
+    "ut27b/miaai142.md",     # "What's the delta to ~36 tok/s prose?": the recipe's opt-in tuning was missing
+])
+def test_a_figure_asked_about_is_not_called_normal_unpriced(tmp_path, rel):
+    """AUDIT.md section 3, candidate 0: ticket.nothing_broken steps aside for a figure no check prices. Here the
+    figure was a fault; lifting that gate for "why is the figure so?" questions would call these normal."""
+    verdict, found = _verdict(tmp_path, rel)
+    assert verdict.category not in ("healthy", "expected_physics")
+    assert "ticket.nothing_broken" not in found
