@@ -118,9 +118,12 @@ _SAME_NEXT = re.compile(r"\b(?:" + _SAME_AS_THEIRS + r")\b", re.I)
 # (an aside may open it: "That's weird, it works all okay for me.", "Strangely, everything works fine for me")
 _ASIDE = (r"(?:(?:that['’]?s\s+(?:weird|odd|strange|interesting)|strangely|oddly|weirdly|interestingly|honestly|"
           r"personally|actually|hmm+)\s*,\s*)?")
-_DENIED = re.compile(_ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT + r"\s+" + _FINE + r"|"
+# (known48: its own "too" or "as well", "it works fine for me too", "mine runs fine as well": fine like the runs of
+# others who have no trouble, no sign that the writer's system does the same as the failing one (_OVER_AFTER))
+_DENIED = re.compile(r"(?:" + _ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT + r"\s+" + _FINE + r"|"
                      r"(?:it|everything|this|that)\s+" + _FINE + r"(?:\s+[\w-]+){0,3}?\s+for\s+(?:me|us)\b)|"
-                     + _ASIDE + _FOR_US + r"\s*,?\s*(?:it|everything|this|that)\s+" + _FINE, re.I)
+                     + _ASIDE + _FOR_US + r"\s*,?\s*(?:it|everything|this|that)\s+" + _FINE
+                     + r")(?:\s+(?:too|as\s+well)\b)?", re.I)
 # (a failure of the writer's own said after the denial: "but ours works fine until it hangs", "mine runs well, then
 # freezes"; "never hangs" is the denial itself)
 _FAILS_AFTER = re.compile(r"(?<!never\s)(?<!n't\s)(?<!not\s)\b(?:hang\w*|hung|freez\w*|froze|stall\w*|stuck|"

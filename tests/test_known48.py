@@ -44,3 +44,33 @@ def test_a_setup_note_after_a_comma_keeps_the_denial(text):
 def test_a_restriction_after_a_comma_or_in_the_clause_cancels_the_denial(text):
     assert not _denied(text)
     assert _hangs(text)
+
+
+# -------------------- 3. "it works fine for me too": the denial's own "too" (lost at af57da3a, fr47a2's _OVER_AFTER)
+
+@pytest.mark.parametrize("text", [
+    "Someone said it hangs, but it works fine for me too.",  # probe (before: a hang)
+    "Someone said it hangs. It works fine for me too.",  # probe (before: a hang)
+    # a thread's answer to another's infinite loop: "It works fine for me too... Which version of the compiler do you
+    # use?" (find_string id 56905373546); to another's "does not work for me": "It works fine for me too...." (id
+    # 56737160302); the frame around it is a probe
+    "Others reported the server hangs. It works fine for me too... Which version of vLLM do you use?",
+    "Someone said it hangs, but mine works fine too.",  # probe
+    "Someone said it hangs, but ours runs fine as well.",  # probe
+])
+def test_a_denial_with_its_own_too_is_still_a_denial(text):
+    assert _denied(text)
+    assert not _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    # "Actually, it works fine for me too, _if_ I use DOS 5 as the boot image, but I changed to DOS 6.22, and its has
+    # oops'd every time" (id 28473317549): fine only under a condition, then the writer's own failure
+    "Someone said it hangs. Actually, it works fine for me too, if I use TP=2, but with TP=4 it hangs every time.",
+    "Someone said it hangs, but ours ran fine, and now ours does that too.",  # probe: the writer's system does the same
+    "Someone said it hangs, but it works fine for us, and we see it too.",  # probe: the writer sees it as well
+    "Someone said it hangs. Ours ran fine for two days. Now it does too.",  # fr47a2's: over in the next sentence
+])
+def test_a_too_that_says_the_writer_has_it_cancels_the_denial(text):
+    assert not _denied(text)
+    assert _hangs(text)
