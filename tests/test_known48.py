@@ -3,6 +3,8 @@ probe is labelled probe (with what main read before), beside near-misses that mu
 
 import pytest
 
+from diagnose.artifacts import launch
+from diagnose.evidence import Workload
 from rules import claims, hearsay
 
 
@@ -74,3 +76,39 @@ def test_a_denial_with_its_own_too_is_still_a_denial(text):
 def test_a_too_that_says_the_writer_has_it_cancels_the_denial(text):
     assert not _denied(text)
     assert _hangs(text)
+
+
+# ----------------------------------------- 4. flags listed with commas in prose: each flag's value without the comma
+
+def _launch(text: str) -> list[Workload]:
+    return [f for f in launch.parse(text, "issue.md") if isinstance(f, Workload) and f.framework]
+
+
+@pytest.mark.parametrize("text, tp, eager", [
+    # probe (the brief's; before: tp None)
+    ("We run vllm serve meta-llama/Llama-3.1-70B (--tensor-parallel-size 4, --enforce-eager).", 4, True),
+    # the group as written in a real note: "vLLM (--tensor-parallel-size 2, --enforce-eager, --dtype bfloat16)"
+    # (find_string id 51775550683); the command around it is a probe
+    ("I start vllm serve Qwen/Qwen2.5-32B (--tensor-parallel-size 2, --enforce-eager, --dtype bfloat16).", 2, True),
+    # "--kv-cache-dtype fp8, --tensor-parallel-size 8, --gpu-memory-utilization 0.8" (id 60419268194), no parentheses
+    ("I start vllm serve moonshotai/Kimi-K2 --kv-cache-dtype fp8, --tensor-parallel-size 8, "
+     "--gpu-memory-utilization 0.8 and it is slow.", 8, False),
+    ("We run vllm serve meta-llama/Llama-3.1-70B (--enforce-eager, --tensor-parallel-size=4).", 4, True),  # probe
+])
+def test_flags_listed_with_commas_are_read(text, tp, eager):
+    w = _launch(text)[0]
+    assert (w.tp, w.eager) == (tp, eager)
+
+
+@pytest.mark.parametrize("text", [
+    # near-misses: a group that says more than flags stays as written (known47b, fr47b2): no TP 4 from the command
+    "I launch vllm serve meta-llama/Llama-3.1-70B (--tensor-parallel-size 4, which was faster).",
+    "I launch vllm serve meta-llama/Llama-3.1-70B (--tensor-parallel-size 4, --enforce-eager removed).",
+])
+def test_a_group_saying_more_than_flags_is_still_not_read(text):
+    assert _launch(text)[0].tp != 4
+
+
+def test_a_list_inside_a_value_keeps_its_commas():
+    # llama-cli's tensor split, "-ts 3,1" (common/arg.cpp): only a trailing comma is prose's
+    assert launch._flags(["-ts", "3,1,", "--tp", "4,"])[0] == {"ts": "3,1", "tp": "4"}
