@@ -3,9 +3,10 @@ probe is labelled probe (with what main read before), beside near-misses that mu
 
 import pytest
 
-from diagnose.artifacts import launch
+from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
 from rules import claims, hearsay
+from tests.conftest import report_json
 
 
 def _hangs(text: str) -> list[str]:
@@ -112,3 +113,37 @@ def test_a_group_saying_more_than_flags_is_still_not_read(text):
 def test_a_list_inside_a_value_keeps_its_commas():
     # llama-cli's tensor split, "-ts 3,1" (common/arg.cpp): only a trailing comma is prose's
     assert launch._flags(["-ts", "3,1,", "--tp", "4,"])[0] == {"ts": "3,1", "tp": "4"}
+
+
+# ------------------- 5. a decimal comma: the reporter's quotes as written wherever quoted, the values numbers in JSON
+
+def test_a_tickets_quotes_keep_the_reporters_decimal_commas(tmp_path):
+    # probe (before: the figure's own quote "22,9" in the source column, the same words quoted "22.9" in the detail
+    # column of the same report)
+    paste = tmp_path / "issue.md"
+    paste.write_text("# TP 2 slower\n\nOn 2x RTX 3090 running vLLM with Llama-3.1-8B, generation got 40% slower (from "
+                     "38,1 tok/s to 22,9 tok/s) with --tensor-parallel-size 2.\n")
+    report = report_json("ticket", paste)
+    quotes = [f"{e['detail']} {e['source']}" for f in report["findings"] for e in f["evidence"]
+              if "tok/s to" in f"{e['detail']} {e['source']}"]
+    assert len(quotes) >= 2 and all("38,1 tok/s to 22,9 tok/s" in q for q in quotes)
+    figures = report["facts"]["measurement"]
+    assert figures and all(isinstance(m["value"], float) and "22,9 tok/s" in m["said"] for m in figures)
+
+
+@pytest.mark.parametrize("quoted, written", [
+    ('the loss stated: "from 38.1 tok/s to 22.9 tok/s"', 'the loss stated: "from 38,1 tok/s to 22,9 tok/s"'),
+    # near-misses: another unit, a version, a longer figure, a figure the rewrite did not read
+    ("22.9 GB of weights", "22.9 GB of weights"),
+    ("vLLM 0.22.9 tok/s build", "vLLM 0.22.9 tok/s build"),
+    ("122.9 tok/s", "122.9 tok/s"),
+    ("22.95 tok/s", "22.95 tok/s"),
+    ("41.5 tok/s", "41.5 tok/s"),
+])
+def test_only_the_rewritten_figures_before_their_rate_unit_are_given_back(quoted, written):
+    assert issue_md.given_back(quoted, [("22.9", "22,9"), ("38.1", "38,1")]) == written
+
+
+def test_a_figure_also_written_with_a_point_is_not_given_back():
+    # its quote could be either spelling (as before)
+    assert issue_md.decimal_commas("TP 1 gave 22.9 tok/s; TP 2 gave 22,9 tok/s and 31,2 tok/s.") == [("31.2", "31,2")]
