@@ -160,3 +160,26 @@ def test_a_figure_also_written_with_a_point_is_not_given_back():
 ])
 def test_a_stall_phrase_denied_right_before_is_no_stall(sentence, said):
     assert claims._stall_said(sentence) is said
+
+
+# ---------------------- 6. issue_md._weighed reads the GPU's sentence as text.py does (a semicolon ends it, "；" too)
+
+@pytest.mark.parametrize("text, gpus", [
+    ("我们有2张3090；请问4090够吗？", [("3090", 2)]),  # probe: the owned clause before "；", the question after it
+    ("我们的服务器很慢；两张A100够吗？", []),  # probe: only the question weighs the A100s
+    ("We have 4 GPUs; would 2x H100 be enough?", [("", 4)]),  # probe
+    ("We use vLLM (e.g. on an older box). Would 2x H100 be enough?", []),  # probe: "e.g." ends no sentence
+    ("Would 2x H100 be enough (for 70B)?", []),  # probe: the question mark after a bracket
+])
+def test_a_gpus_sentence_is_texts_sentence(text, gpus):
+    found = [(w.gpu or "", w.gpu_count or 0) for w in issue_md.parse(text, "post.md")
+             if isinstance(w, Workload) and (w.gpu or w.gpu_count)]
+    assert found == gpus
+
+
+def test_a_full_width_semicolon_ends_a_clause_read_as_a_sentence():
+    from diagnose.artifacts.text import sentence_end
+
+    text = "显存不够；请问怎么办"
+    assert sentence_end(text, 0, semicolon=True) == text.index("；") + 1
+    assert sentence_end(text, 0) == len(text)  # without `semicolon`, as before
