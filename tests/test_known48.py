@@ -5,18 +5,9 @@ import pytest
 
 from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
-from rules import claims, hearsay
+from rules import claims
 from tests.conftest import report_json
-
-
-def _hangs(text: str) -> list[str]:
-    return [m.group(0) for m in claims._said("hang", dict(claims.SYMPTOMS)["hang"], text)]
-
-
-def _denied(text: str) -> bool:
-    at = text.index("hang")
-    return hearsay.denied_for_writer(text, at, at + 5)
-
+from tests.test_fr47_a2 import _denied, _hangs  # the hang read in a text, and its denial for the writer
 
 # ------------------------- 1. a note on the writer's setup after a comma keeps the denial; a restriction cancels it
 
