@@ -6,8 +6,10 @@ import pytest
 from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
 from rules import claims
-from tests.conftest import report_json
+from tests.conftest import REPO, report_json
 from tests.test_fr47_a2 import _denied, _hangs  # the hang read in a text, and its denial for the writer
+
+DATA = REPO / "tests" / "data"
 
 # ------------------------- 1. a note on the writer's setup after a comma keeps the denial; a restriction cancels it
 
@@ -174,3 +176,10 @@ def test_a_full_width_semicolon_ends_a_clause_read_as_a_sentence():
     text = "显存不够；请问怎么办"
     assert sentence_end(text, 0, semicolon=True) == text.index("；") + 1
     assert sentence_end(text, 0) == len(text)  # without `semicolon`, as before
+
+
+def test_a_release_said_with_no_error_is_the_good_side():
+    # NVIDIA/nccl#1043's title (tests/data/ut28e/nccl1043.md): "no error" is a negation to the release sides
+    # (claims._NEGATED_BEFORE, kept apart from the stall's one-word _NEGATION_RIGHT_BEFORE)
+    title = (DATA / "ut28e" / "nccl1043.md").read_text()
+    assert claims.release_sides(title) == ({"2.16.5"}, {"2.19.3", "2.18.5"})
