@@ -6654,13 +6654,23 @@ _STALL_SAID = re.compile(
     r"never\s+(?:complet\w*|finish\w*|return\w*|progress\w*|gets?\s+past|mov(?:es|ed)\s+on)|"
     r"(?:sits?|sitting|sat)\s+(?:there|idle|waiting|forever|doing\s+nothing)|"
     r"wait(?:s|ed|ing)?\s+(?:forever|indefinitely|endlessly)|(?:is|was|gets?|got|being)\s+killed\s+after)\b", re.I)
-_STALL_DENIED = re.compile(r"(?:\bnot|n['’]t|\bnever|\bno\s+longer|\binstead\s+of\s+not)\s+(?:\w+\s+){0,1}$", re.I)
+# (fr47a1) A phrase denied by a negation right before it, one word between at most: "does not differ significantly
+# from the results reported", "no longer differs much", "it isn't killed after 10 minutes", "never really waits
+# forever" (the stall phrases and the shortfall's "differ" read it alike; known48: one pattern). Not _NEGATED_BEFORE
+# (a cure's or a change's clause, two words between and "no", "nor", "without" as negations).
+_NEGATION_RIGHT_BEFORE = re.compile(r"(?:\bnot|n['’]t|\bnever|\bno\s+longer|\bhardly|\bbarely)\s+(?:\w+\s+)?$",
+                                    re.I)
+
+
+def _negation_right_before(sentence: str, at: int) -> bool:
+    """Is the phrase at sentence[at] denied by a negation right before it (_NEGATION_RIGHT_BEFORE, 30 characters
+    back)?"""
+    return bool(_NEGATION_RIGHT_BEFORE.search(sentence[max(0, at - 30):at]))
 
 
 def _stall_said(sentence: str) -> bool:
     """(fr47a1) Does `sentence` say a stall in words no hang reading holds (_STALL_SAID), not denied?"""
-    return any(not _STALL_DENIED.search(sentence[max(0, s.start() - 20):s.start()])
-               for s in _STALL_SAID.finditer(sentence))
+    return any(not _negation_right_before(sentence, s.start()) for s in _STALL_SAID.finditer(sentence))
 
 
 # (fr47c, the second read) A value the writer means to set after the question: "Which timeout is hit first when the
@@ -7947,8 +7957,6 @@ _RATE_IN_SENTENCE = re.compile(r"\b(?:performance|speed\w*|faster|quicker|throug
                                r"step|epoch|iteration|wall(?:-clock)?|response|execution|processing|compute|"
                                r"latency|load(?:ing)?|startup|elapsed)\s+times?|times?\s+(?:per|to\s+first|"
                                r"needed|taken|spent))\b|速度|性能|吞吐", re.I)
-# (fr47a1) "does not differ significantly from the results reported", "no longer differs much": a match denied.
-_DIFFER_DENIED = re.compile(r"(?:\bnot|n['’]t|\bno\s+longer|\bnever|\bhardly|\bbarely)\s+(?:\w+\s+)?$", re.I)
 
 
 def expectation_missed(facts: Facts) -> Claim | None:
@@ -7959,8 +7967,7 @@ def expectation_missed(facts: Facts) -> Claim | None:
         for m in _SHORT_OF_EXPECTED.finditer(sentence):
             if m.group(0).lower().startswith("not") and not _RATE_IN_SENTENCE.search(sentence):
                 continue
-            if m.group(0).lower().startswith("differ") and \
-                    _DIFFER_DENIED.search(sentence[max(0, m.start() - 30):m.start()]):
+            if m.group(0).lower().startswith("differ") and _negation_right_before(sentence, m.start()):
                 continue  # "does not differ significantly from the results reported": no shortfall (fr47a1)
             if offered(sentence, m.start()) or conditional(sentence[:m.start()], when=False) or \
                     _IF_ZH.search(sentence[:m.start()]):

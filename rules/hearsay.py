@@ -96,11 +96,15 @@ _FINE = (r"(?:(?:still|always|just|actually|so\s+far)\s+)?"
 # older release, before a change or with an exception: "ours ran fine for a week", "mine worked in v0.5.3; since v0.6
 # ...", "ours works fine, except when the prompt is longer than 8k tokens"; fine on another box or layout: "It works
 # fine for me on TP=2", "I can't reproduce it on my dev box")
-_CONDITIONED = re.compile(r"[^.:!?\n]*?\b(?:with|after|when|whenever|if|once|only|unless|since|until|till|"
-                          r"as\s+long\s+as|but|either|except|before|in\s+v?\d|for\s+(?:(?:a|an|the|about|around|over|almost|nearly|"
-                          r"first|few|several|some|couple|of|\d+)\s+){1,3}(?:minutes?|hours?|days?|weeks?|months?|years?|"
-                          r"runs?|requests?)|on\s+(?:tp|pp|ep)\b|on\s+(?:a\s+|an\s+|my\s+|our\s+|the\s+)?(?:other|another|"
-                          r"different|dev|local|test|smaller|single|one|two|\d+)\b)", re.I)
+# (known48: past a comma or a semicolon only a word that restricts the fine run does: "ours runs fine, on driver 550",
+# "ours runs fine, with driver 550 and CUDA 12.4", "mine works, even with TP=8" add a note on the writer's setup to a
+# denial that stands; "ours runs fine, except when TP=8", "..., but only with NCCL_P2P_DISABLE=1" do not)
+_RESTRICTS = r"(?:when|whenever|if|once|only|unless|until|till|as\s+long\s+as|but|except|after|before)"
+_CONDITIONED = re.compile(r"[^,;.:!?\n]*?\b(?:with|since|either|in\s+v?\d|for\s+(?:(?:a|an|the|about|around|over|"
+                          r"almost|nearly|first|few|several|some|couple|of|\d+)\s+){1,3}(?:minutes?|hours?|days?|weeks?|"
+                          r"months?|years?|runs?|requests?)|on\s+(?:tp|pp|ep)\b|on\s+(?:a\s+|an\s+|my\s+|our\s+|the\s+)?(?:other|"
+                          r"another|different|dev|local|test|smaller|single|one|two|\d+)\b)|"
+                          r"[^.:!?\n]*?\b" + _RESTRICTS + r"\b", re.I)
 # (fr47a2) The fine run over in the next sentence: "ours ran fine for a week. Since yesterday's reboot it does the
 # same.", "Our new PCIe box does exactly that.": the writer's own failure after all, whatever word names it.
 _SAME_AS_THEIRS = (r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so|too|as\s+well)|"
@@ -114,9 +118,12 @@ _SAME_NEXT = re.compile(r"\b(?:" + _SAME_AS_THEIRS + r")\b", re.I)
 # (an aside may open it: "That's weird, it works all okay for me.", "Strangely, everything works fine for me")
 _ASIDE = (r"(?:(?:that['’]?s\s+(?:weird|odd|strange|interesting)|strangely|oddly|weirdly|interestingly|honestly|"
           r"personally|actually|hmm+)\s*,\s*)?")
-_DENIED = re.compile(_ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT + r"\s+" + _FINE + r"|"
+# (known48: its own "too" or "as well", "it works fine for me too", "mine runs fine as well": fine like the runs of
+# others who have no trouble, no sign that the writer's system does the same as the failing one (_OVER_AFTER))
+_DENIED = re.compile(r"(?:" + _ASIDE + r"(?:" + _FOR_US + r"\s*,?\s*)?(?:" + _OWN_SUBJECT + r"\s+" + _FINE + r"|"
                      r"(?:it|everything|this|that)\s+" + _FINE + r"(?:\s+[\w-]+){0,3}?\s+for\s+(?:me|us)\b)|"
-                     + _ASIDE + _FOR_US + r"\s*,?\s*(?:it|everything|this|that)\s+" + _FINE, re.I)
+                     + _ASIDE + _FOR_US + r"\s*,?\s*(?:it|everything|this|that)\s+" + _FINE
+                     + r")(?:\s+(?:too|as\s+well)\b)?", re.I)
 # (a failure of the writer's own said after the denial: "but ours works fine until it hangs", "mine runs well, then
 # freezes"; "never hangs" is the denial itself)
 _FAILS_AFTER = re.compile(r"(?<!never\s)(?<!n't\s)(?<!not\s)\b(?:hang\w*|hung|freez\w*|froze|stall\w*|stuck|"

@@ -354,9 +354,12 @@ def _as_written(out: list, text: str, written: str, name: str) -> list:
     """(known47b) A figure's quote (Measurement.said) in the reporter's own characters where the rewrite of
     DECIMAL_COMMA_RATE ("22,9 tokens/second" read as 22.9; the value stays 22.9) changed its line: the rewrite keeps
     every offset (one character for one), so the quote found in its rewritten line is the written line's same span.
-    (fr47b2) Only that: a quote not found in its line, the description and the evidence's other quotes keep the
-    spelling read (the values are right either way)."""
+    (fr47b2) Only that: a quote not found in its line and the description keep the spelling read (the values are
+    right either way). (known48) The description holds the figures rewritten (data "decimal_commas", per file) that
+    the ticket's evidence is given back with (diagnose.commands.ticket, given_back)."""
     read, said = text.splitlines(), written.splitlines()
+    if out and isinstance(out[0], Note) and out[0].kind == "description" and (commas := decimal_commas(written)):
+        out[0].data["decimal_commas"] = commas
     for k, r in enumerate(out):
         if not (isinstance(r, Measurement) and r.said and r.source.startswith(f"{name}:")):
             continue
@@ -366,6 +369,24 @@ def _as_written(out: list, text: str, written: str, name: str) -> list:
         if (at := read[n].find(r.said)) >= 0:
             out[k] = dataclasses.replace(r, said=said[n][at:at + len(r.said)])
     return out
+
+
+def decimal_commas(written: str) -> list[tuple[str, str]]:
+    """(as read, as written) of each figure DECIMAL_COMMA_RATE rewrites in `written` ("22.9", "22,9"), once each;
+    not one the reporter also writes with a point elsewhere (its quote could be either)."""
+    pairs = {(f"{m.group(1)}.{m.group(2)}", m.group(0)) for m in DECIMAL_COMMA_RATE.finditer(written)}
+    return sorted(p for p in pairs if not re.search(rf"(?<![\d.,]){re.escape(p[0])}(?!\d)", written))
+
+
+def given_back(quoted: str, commas: list[tuple[str, str]]) -> str:
+    """`quoted` (the evidence of one file) with each figure of `commas` (decimal_commas) spelled as the reporter wrote
+    it: only where the rate unit the rewrite read follows it, as DECIMAL_COMMA_RATE found it ("22.9 tok/s" in a quote;
+    not a version "0.22.9", nor "22.9 GB")."""
+    if not commas:
+        return quoted
+    back = dict(commas)
+    figure = re.compile(r"(?<![\d.,])(" + "|".join(map(re.escape, back)) + r")(?![\d])" + RATE_AFTER_COMMA, re.I)
+    return figure.sub(lambda m: back[m.group(1)], quoted)
 
 
 # A line a tool or a shell printed, not one a person typed: a prompt or a flag, an assignment, a log's brackets or
@@ -1202,8 +1223,8 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
 # are a thousands group, "1,500 tok/s"), and no group before it ("1 073,4 t/s" is 1073.4: left as written, unread):
 # written with a point before the figures are read. (s46 final read) Not a value's list after "=" or ":": "tp=2,18
 # tok/s" is tp 2 and 18 tok/s, not 2.18 tok/s (a figure after its key has a space before it, "Generation: 51,5").
-DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,=:])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})"
-                                r"(?=\s?(?:tok(?:en)?s?\s?/\s?s|tk/s|t/s|tps\b|tokens?\s(?:per|a)\ssec))", re.I)
+RATE_AFTER_COMMA = r"(?=\s?(?:tok(?:en)?s?\s?/\s?s|tk/s|t/s|tps\b|tokens?\s(?:per|a)\ssec))"
+DECIMAL_COMMA_RATE = re.compile(r"(?<![\d.,=:])(?<!\d[ \u00a0\u202f])(\d{1,4}),(\d{1,2})" + RATE_AFTER_COMMA, re.I)
 # (a unit that is a key's label, its figure after ":" or "=", is no figure of the number before it: "Enc/Step 0 tokens /
 # sec: 269.3" is 269.3 tok/s at step 0, not 0 tok/s; key/value rate lines are read on their own)
 # A rate written as a count over a time ("512 tokens in 40 s", "5,400 tokens per minute", "2 seconds per 100 tokens",
@@ -1900,11 +1921,11 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\
 # needed to run grok?", "How much H100 GPUs are required ...?", "全量训练大概有多少张A800呢？"). A sentence that owns
 # its GPU ("I have 2x 3090, is it enough?", "my 4090 or the driver?", "I am using 8 RTX 4090 GPUs ... can I ...?")
 # keeps it.
-_SENTENCE_END = re.compile(r"[?？!！。；;]|\.(?=\s|$)")
 # (fr46b) an alternative is weighed only where the GPU itself stands beside the or/vs/还是, with another GPU (or a count
 # of cards) on its other side, a few words each way and no comma between: "1x2080ti or 2x1080ti?", "2x Nvidia 3090
 # cards (total 48Gb) or 1x Nvidia 4090 (24Gb)?"; not "hangs on 2x L40S, should I set NCCL_P2P_DISABLE=1 or switch to
 # A100?", "hangs on 4x A100 after step 1, is this a driver issue or should we upgrade to H100?"
+_CLOSING = "\"'\u201d\u2019)]"  # (after a question mark: "... enough?)")
 _OR_AFTER = re.compile(r"^[^,;:，；、]{0,40}?(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*", re.I)
 _WORD = re.compile(r"[^\s,;:，；?？]+\s+")
 _OR_BEFORE = re.compile(r"(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*(?:[^\s,;:，；]+\s+){0,3}$", re.I)
@@ -1937,16 +1958,16 @@ _RAN_ON = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|froze\w*|crash\w*|fail\w
 def _weighed(line: str, start: int) -> bool:
     """Is the GPU (or count) at `start` hardware weighed in a question, not the machine's (see _OR_AFTER, _ASKED_OF,
     _WONDER, _COUNT_ASKED above)? When in doubt it is the machine's: a GPU the reporter owns or ran on is never weighed.
-    (The sentence is capped 200 characters each side of the GPU.)"""
-    lead = re.split(r"[.!?;]\s|[。！？；]", line[max(0, start - 200):start])[-1]
-    end = _SENTENCE_END.search(line, start, start + 200)
-    tail = line[start:end.start() if end else min(len(line), start + 200)]
+    (The sentence, text's reading with a semicolon ending it, is capped 200 characters each side of the GPU.)"""
+    lead = line[sentence_start(line, start, 200, semicolon=True):start]
+    tail = line[start:sentence_end(line, start, 200, semicolon=True)]
+    asked = tail.rstrip().rstrip(_CLOSING).endswith(("?", "？"))
     sentence = lead + tail
     if _OWNED.search(sentence) or _RAN_ON.search(lead[-90:]):
         return False
     if (wonder := _WONDER.search(lead)) and not _DEFINITE.search(lead) and _WOULD.search(sentence, wonder.end()):
         return True
-    if end is None or end.group() not in "?？":
+    if not asked:
         return False
     clause = re.split(r"[,，;；]", lead)[-1] + re.split(r"[,，;；]", tail)[0]
     own = re.split(r"[,，;；]", tail)[0]

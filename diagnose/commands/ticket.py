@@ -29,8 +29,26 @@ def ticket(paths):
 
     facts = read_bundle(list(paths))
     _check_stated_figures(facts)
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=ticket_findings,
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts),
+                        weigh=lambda facts, found: _as_written(facts, ticket_findings(facts, found)),
                         decide=ticket_verdict, tables=_tables)
+
+
+def _as_written(facts, findings):
+    """(known48) The reporter's figures quoted in the evidence as the reporter wrote them: one the issue's reader
+    rewrote to be read ("22,9 tokens/second" read as 22.9, issue_md.DECIMAL_COMMA_RATE) is given back its comma in
+    the evidence of its own file (source and detail), as its Measurement.said keeps it; the values, and the JSON's
+    numbers, stay numbers. Done once the verdict is weighed (the rules match quotes as they read them)."""
+    from diagnose.artifacts.issue_md import given_back
+    from diagnose.evidence import Note
+
+    commas = {n.source.partition(":")[0]: n.data["decimal_commas"] for n in facts.of(Note)
+              if n.kind == "description" and n.data.get("decimal_commas")}
+    if commas:
+        for e in (e for f in findings for e in f.evidence):
+            if pairs := commas.get(e.source.partition(":")[0]):
+                e.source, e.detail = given_back(e.source, pairs), given_back(e.detail, pairs)
+    return findings
 
 
 def _check_stated_figures(facts) -> None:
