@@ -4,7 +4,7 @@ in the folders of tests/data before "r", each read beside its thread's settled a
 What the audit found, kept here as behaviour on the real pastes:
 
 - No gap hides an answer: where the tool abstains on an audited paste, no reading favours a category; it is never
-  a gap (workload.evidence_coverage, ticket.figure_unjudged, nccl.gdr, ...) outranks one. With every
+  a gap (workload.evidence_coverage, ticket.figure_unjudged, nccl.gdr, ...) that outranks one. With every
   insufficient_data finding taken away the verdict is the same.
 - The answerable pastes each miss a different reading; the groupings that reach three threads ("only one GPU is
   used", a GPU idle beside a busy CPU, "X not working" of a speed feature) were settled three different ways, and
