@@ -7531,6 +7531,11 @@ _ASKS = re.compile(
     # (para38) the full-width mark asks wherever it stands: Chinese runs the next sentence on with no blank
     # ("帮助不大？...", "是正常的吗？我用的是...")
     r"[?？]\s*$|[?？](?=\s)|？|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
+    # (audit48a) ... and with the next sentence run on without a space, as a title joined to its body or a typo
+    # writes it ("very strange?RTX3090 load vicuna-7b", lm-sys/FastChat#2475; "Is this normal?The nvswitch is slower",
+    # NVIDIA/nccl#258; "Is it a issue?How can it", apache/mxnet#2363; "different parameters?I got", NVIDIA/nccl#967): a
+    # capital opens the next word. Not a URL's query, whose key "=" follows ("productdetail.asp?Model=3U8G-C612")
+    r"(?-i:(?<=[a-z)])\?(?=[A-Z][\w-]*(?![\w=&-])))|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
