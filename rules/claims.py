@@ -6986,6 +6986,9 @@ def _said(kind: str, pattern: str, text: str):
         if kind == "scaling" and (_gain_ruled_out(text, m) or _one_card_slower(text, m)):
             continue  # "that is not slow", "1 GPU is 23% slower than TP=2", "单卡...比 2 卡慢": the larger layout is
             # not the slow one
+        if kind == "scaling" and _one_gpu_only(text, m):
+            continue  # "as I only have 1 GPU), but I am very surprised by the slow inference time", "with an single
+            # 3090 GPU ... the speed lower than paper's result": one GPU held against something else, not more GPUs
         if kind in ("scaling", "slow") and _zh_not_own(text, m):
             continue  # "听说 tp=2 在 4090 上没有加速", "担心开 tp=4 没有提升": another's word or a worry, not seen
         if kind == "scaling" and _other_upgrade(text, m):
@@ -7269,6 +7272,34 @@ _ONE_CARD_THAN = re.compile(r"(?:单卡|单张卡?|单块卡?|单个?GPU|一张�
 def _one_card_slower(text: str, m: re.Match) -> bool:
     """A Chinese scaling match whose count is the reference of a comparison with one card (_ONE_CARD_THAN)."""
     return bool(_ONE_CARD_THAN.search(text[max(0, m.start() - 30):m.end()]))
+
+
+# (audit48c) A GeForce board's number before "GPU" reads as a count in _MORE_GPUS ("an single 3090 GPU", "a single
+# NVIDIA RTX 4090 GPU"); the numbers are the boards' own (GTX 1050 ... RTX 5090), never a power of two like 1024 GPUs.
+_BOARD_AS_COUNT = re.compile(r"(?:RTX\s*|GTX\s*)?[1-5]0[5-9]0(?:\s*Ti)?[- ]?(?:GPU|card)s?", re.I)
+# One GPU as the other side of a comparison ("slower than 1 GPU", "compared to a single GPU"): a second layout.
+_AGAINST_ONE = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\bagainst|\bfrom|\bover)\s+"
+                          r"(?:a\s+|the\s+)?$", re.I)
+
+
+def _one_gpu_only(text: str, m: re.Match) -> bool:
+    """(audit48c) A 'more GPUs ... slow' match whose sentence names one GPU and no second layout (_one_gpu_named)."""
+    start, end = sentence_start(text, m.start()), sentence_end(text, m.end())
+    return _one_gpu_named(text[start:end], _MORE_GPUS)
+
+
+def _one_gpu_named(sentence: str, layouts: str) -> bool:
+    """(audit48c) Is every layout the sentence names (the `layouts` pattern's matches) one GPU said as what the reporter
+    has or runs ("I only have 1 GPU", meta-llama/llama#506), or a board's number read as a count ("with an single 3090
+    GPU ... the speed lower than paper's result", GXNU-ZhongLab/SGLATrack#4; "on a single NVIDIA RTX 4090 GPU, only
+    18% lower than ... A100", Tiiny-AI/PowerInfer#16; "4090 GPUs slower on v0.4.8", sgl-project/sglang#7568)? The
+    speed is then held against another model, a paper, another board or a release: no layout grew."""
+    hits = list(re.finditer(layouts, sentence, re.I))
+    return bool(hits) and all(
+        _BOARD_AS_COUNT.fullmatch(h.group(0).strip())
+        or (_ONE_GPU.fullmatch(h.group(0).strip())
+            and not _AGAINST_ONE.search(sentence[max(0, h.start() - 20):h.start()]))
+        for h in hits)
 
 
 def _gain_ruled_out(text: str, m: re.Match) -> bool:
@@ -8558,6 +8589,8 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
             effect = _NO_EFFECT.search(sentence) if grows else None
             if not effect or not _SPEED_TOPIC.search(sentence):
                 continue  # "the more GPUs, the lower this indicator": a figure that is no speed
+            if _one_gpu_named(sentence, _LAYOUT_GROWS.pattern):
+                continue  # (audit48c) "as I only have 1 GPU ... the slow inference", "an single 3090 GPU": none grew
             if not re.match(r"(?:\bnot|\bno\b|\bn't|没|无)", effect.group(0), re.I) and \
                     _NEGATION.search(sentence[max(0, effect.start() - 30):effect.start()]):
                 continue  # "it is not slower": the reporter rules it out
