@@ -74,7 +74,6 @@ KNOWN_GAPS = {
                              "command or output is pasted, so no program implies it (batch43 reads those)",
     ("gptfast225", "figures"): "'23 msec/tok > 10.4 msec/tok' restates an estimate ('let's say ... requires 23 msec', "
                                "not read) and is held as a measured per-token latency",
-    ("vllm5658", "gpu"): "collect_env flattened onto one line ('GPU 0: NVIDIA H100 80GB HBM3 GPU 1: ...') is not read",
     ("vllm5658", "dtype"): "'VLLM 16bf' is not read as bf16",
     ("vllm4852", "tp"): _TP_UNSAID,
     ("vllm4852", "figures"): "'TPOT slower than v0.4.0.post, 48ms vs 39ms' in the title is not read",

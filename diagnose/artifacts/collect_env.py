@@ -21,11 +21,19 @@ from diagnose.evidence import GpuFact, HostFact, NcclVersion, Note, Workload, wh
 
 KIND = "collect_env"
 
-MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|Is debug build:|"
+# (at a line's start, or after a blank where a report was pasted as one line)
+MARKERS = re.compile(r"(?:^|(?<=\s))(?:Collecting environment information|PyTorch version:|Is debug build:|"
                      r"CUDA used to build PyTorch:|GPU models and configuration:|Nvidia driver version:|"
                      r"Versions of relevant libraries:|vLLM Version:)", re.M)
 GPU_LINE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^\n(]+?)\s*(?:\(UUID[^)]*\))?\s*$")
-SINGLE_GPU = re.compile(r"^GPU models and configuration:\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
+# One GPU is printed on the heading's own line as `nvidia-smi -L` gives it ("GPU models and configuration: GPU 0: NVIDIA
+# GeForce RTX 4090") or as torch.cuda names it ("...: NVIDIA A100-SXM4-80GB"); a report pasted as one line lists
+# every GPU there, up to the next key ("GPU 0: NVIDIA L4 GPU 1: NVIDIA L4 Nvidia driver version: 550.144.03").
+HEADING = "GPU models and configuration:"
+ON_HEADING = re.compile(r"\bGPU (?P<index>\d+):\s*(?P<name>[^:\n]+?)\s*(?:\(UUID[^)]*\))?"
+                        r"(?=\s+GPU \d+:|\s+(?:Nvidia driver version|cuDNN version|HIP runtime version|"
+                        r"MIOpen runtime version|Is XNNPACK available):|\s*$)")
+SINGLE_GPU = re.compile(r"\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
 DRIVER = re.compile(r"^Nvidia driver version:\s*(?P<v>[\d.]+)")
 BUILD_CUDA = re.compile(r"^CUDA used to build PyTorch:\s*(?P<v>\d{1,2}\.\d{1,2})\b")
 # "Python platform: Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35": platform.platform()'s kernel
@@ -45,9 +53,12 @@ def parse(text: str, name: str) -> list:
     in_gpus = False
     for n, line in lines(text):
         src = where(name, n)
-        if line.startswith("GPU models and configuration:"):
-            in_gpus = True
-            if (m := SINGLE_GPU.match(line)) is not None:
+        if (at := line.find(HEADING)) >= 0:
+            in_gpus, at = True, at + len(HEADING)
+            listed = list(ON_HEADING.finditer(line, at))
+            out += [GpuFact(src, index=int(m.group("index")), name=m.group("name").removesuffix("...").strip())
+                    for m in listed]
+            if not listed and (m := SINGLE_GPU.match(line, at)) is not None:
                 out.append(GpuFact(src, index=0, name=m.group("name").strip()))
             continue
         if in_gpus:

@@ -3671,7 +3671,7 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
             rates, c_at = [], at  # (each clause at its own offset)
             for c, _ in _clauses(sentence):
                 c_at = max(ln.find(c, c_at), 0)
-                rates += [(c_at + r.start, c_at + r.end, r.value, r.said)
+                rates += [(c_at + r.start, c_at + r.end, r.value, r.said, r.reference)
                           for r in _clause_rates(ln, c, dot, set(), c_at)]
                 c_at += len(c)
             for m, factor in figures.relative(sentence):
@@ -3682,6 +3682,10 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
                 after = [r for r in rates if r[0] >= at + m.end()]
                 before = [r for r in rates if r[1] <= at + m.start()]
                 ref = after[0] if after else before[-1] if before else last
+                # (the size of a change the sentence states in full is no new figure: "40% slower (from 38.1 tok/s to
+                # 22.9 tok/s)", "dropped from 50 to 25 tok/s, 2x slower")
+                if ref is not last and ref is not None and ref[4] is not None:
+                    continue
                 # (a sentence stating the measured figure itself only compares two stated figures: "4 times slower:
                 # 52 ms per token where the page shows 47 tok/s")
                 if ref is None or len(rates) > 1 or any(p.search(sentence) for p in (MS_PER_TOKEN, LATENCY)) \
