@@ -40,7 +40,7 @@ def _releases_compared(tmp_path: Path, rel: str) -> list:
 @pytest.mark.parametrize("rel, rule", [
     # the reporter's own A/B of two releases, a bisect or a PR, settled as the engine's change (AUDIT.md)
     ("nccl43/vllm45021.md", "ticket.engine_versions"),      # "The only change made was upgrading the image"
-    ("ut14/sglang7568.md", "ticket.engine_versions"),       # 27 -> 20 tok/s, v0.4.6 -> v0.4.8
+    ("ut20b/ollama11986.md", "ticket.engine_versions"),     # split over GPUs since 0.11.5 (labelled bug)
     ("ut14e/vllm5637.md", "ticket.engine_versions"),        # "Reverting back to version v0.4.3 resolves the issue"
     ("ut14e/vllm8397.md", "ticket.engine_versions"),        # "Rolling back to v0.6.0 resolves the issue"
     ("ut20b/llamacpp5324.md", "ticket.engine_versions"),    # "regression After #4606"
