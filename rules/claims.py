@@ -3036,6 +3036,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
+                if kind == "rank_zero_work" and _rank_zero_work_over(sentence, m):
+                    continue
                 if kind == "hardware_error" and (resolved_after(sentence[m.end():], m.group(0))
                                                  or anothers_report(sentence[:m.start()], sentence[m.end():])
                                                  or hearsay.advised(sentence, m.start(), m.end())):
@@ -11483,6 +11485,45 @@ def profiler_busy(facts: Facts) -> list[Claim]:
                                  {"percent": round(100 * share, 1), "below": False, "origin": "profiler",
                                   "cpu_ms": totals["cpu"][0], "gpu_ms": totals["gpu"][0]}))
     return out
+
+
+# (p48d) Rank 0 busy with work of its own (saving, writing or downloading a checkpoint, reading back the shards,
+# evaluating) while the other ranks already wait at the next collective or barrier: the wait outlasts the process
+# group's timeout (PyTorch's NCCL watchdog, 10 or 30 minutes by default) and the job is aborted, with no fault in the
+# path between the GPUs. Said as a clause naming rank 0 (its local or global form, or the main process) as the one
+# doing the work: "timeouts may occur because rank 0 takes significantly longer to finish since it's saving"
+# (mosaicml/llm-foundry#733), "waiting for rank-0 forward, while rank 0 was saving artifacts"
+# (instructlab/training#566), "while **rank 0 alone** serially reads all 144 partials" (goodfire-ai/spd#536), "a
+# timeout on the barrier when it takes local rank 0 a long time to download the checkpoint" (mosaicml/composer#2071).
+# "non-rank-0" is the others.
+_RANK_ZERO = r"(?:local\s+|global\s+)?rank[\s_-]?(?:0|zero)\b|main\s+process\b"
+MORE_WORDS_P48D: dict[str, list[str]] = {
+    "rank_zero_work": [
+        r"\b(?:while|whilst|when|because|since|as|until|till)\s+(?:it\s+takes\s+)?(?:\*\*)?(?:the\s+)?(?:"
+        + _RANK_ZERO + r")(?:\s+(?:alone|only))?(?:\*\*)?[^.\n]{0,60}?\b(?:sav(?:e|es|ed|ing)|writ(?:e|es|ing)|"
+        r"download\w*|upload\w*|serializ\w*|evaluat\w*|reads?|reading|takes?\s+(?:\w+\s+)?(?:longer|a\s+long\s+time))\b",
+    ],
+}
+_extend(MORE_WORDS_P48D, new_kinds=True)
+# ... not a past run's, nor one said cured in its sentence: "Last month we had timeouts while rank 0 was saving, fixed
+# with a barrier" (the job's trouble now is another)
+_WORK_PAST_BEFORE = re.compile(r"\b(?:" + _EN_EARLIER + r"|last\s+(?:week|month|year|time)|used\s+to)\b", re.I)
+_WORK_CURED_AFTER = re.compile(r"\b(?:fixed|solved|resolved|cured|went\s+away|(?:is|are|was|were)\s+gone)\b", re.I)
+
+
+def _rank_zero_work_over(sentence: str, m: re.Match) -> bool:
+    """Is rank 0's work `m` said of the past (a past marker before it) or as cured (after it) in its sentence?"""
+    return bool(_WORK_PAST_BEFORE.search(sentence, 0, m.start()) or _WORK_CURED_AFTER.search(sentence, m.end()))
+# A timeout said anywhere in the ticket: the reporter's words, the title, or a pasted watchdog line.
+_TIMEOUT_SAID = re.compile(r"\btime[- ]?outs?\b|\btimed?[- ]out\b|\btiming[- ]out\b|\bwatchdog\b", re.I)
+
+
+def rank_zero_work(facts: Facts) -> Claim | None:
+    """(p48d) Rank 0's own work said as what the others waited on (rank_zero_work, not a guess), in a ticket that
+    says a timeout: the collective timed out waiting for rank 0, not for a path between the GPUs."""
+    if not any(_TIMEOUT_SAID.search(text) for _, text in texts(facts) + pasted_blocks(facts)):
+        return None
+    return next((c for c in find(facts, "rank_zero_work") if not c.guess), None)
 
 
 # (issue 11 n) The same situations as Chinese threads word them: one card or node behind the rest ("其中一张卡

@@ -2675,6 +2675,21 @@ PROFILER_FIX = ("Time the collectives with Nsight Systems (`nsys profile --trace
                 "range together (`--replay-mode range`), as its own warning suggests.")
 
 
+# (p48d) What the others wait on when rank 0 works alone (PyTorch's init_process_group `timeout`: "the duration after
+# which collectives will be aborted asynchronously"; 10 minutes for NCCL since PyTorch 2.2, 30 before; Hugging Face's
+# `ddp_timeout`, Accelerate's InitProcessGroupKwargs and DeepSpeed's DEEPSPEED_TIMEOUT pass it on)
+RANK_ZERO_FIX = ("Put a barrier right after rank 0's work (`torch.distributed.barrier()` on every rank, as "
+                 "mosaicml/llm-foundry#733 and instructlab/training#566 did for the checkpoint save), or raise the "
+                 "process group's timeout above that work's time: `init_process_group(timeout=timedelta(hours=2))`, "
+                 "`--ddp_timeout` in transformers, `InitProcessGroupKwargs(timeout=...)` in Accelerate, "
+                 "DEEPSPEED_TIMEOUT in DeepSpeed. A group made with `new_group` takes its own `timeout`.")
+P2P_RANK_ZERO = ("A timeout while rank 0 works alone: the others' wait, not the path between the GPUs",
+                 "The other ranks reached the next collective or barrier while rank 0 was still busy with work of "
+                 "its own (a checkpoint saved, read back or downloaded, an evaluation). They wait there until the "
+                 "process group's timeout aborts them; a blocked P2P path is not needed to explain it.",
+                 "rank 0's own work", RANK_ZERO_FIX, "")
+
+
 # (ut27f) the hang comes only under Nsight Compute, which runs the kernels one at a time
 P2P_PROFILER = ("A hang under Nsight Compute: the profiler, not the path between the GPUs",
                 "Nsight Compute serializes kernel launches, across every process it profiles, to measure one kernel "
@@ -2946,6 +2961,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if not p2p_fixed and not build:
         build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
+    rank_zero = claims.rank_zero_work(facts)
     gpu = facts.subject.gpu
     no_peer = [ev(facts.subject.gpu_source, "GPU without PCIe P2P (catalog), the model split by layers", gpu.key)] \
         if gpu is not None and not gpu.pcie_p2p and layer_split_engine(facts) and not virt and not p2p_fixed \
@@ -2962,7 +2978,8 @@ def hang_on_pcie(facts: Facts, predictions=None):
                        and c.data["error"].category not in ("p2p_disabled", "virtualization_no_p2p")), None) \
         if not p2p_fixed else None
     passed_check = p2p_seen_working(facts, delivered=True) if not p2p_fixed else []
-    against = (profiler[0], P2P_PROFILER) if profiler else (tried[0], P2P_TRIED) if tried else \
+    against = (profiler[0], P2P_PROFILER) if profiler else (rank_zero, P2P_RANK_ZERO) if rank_zero else \
+        (tried[0], P2P_TRIED) if tried else \
         (no_peer[0], P2P_NOT_USED) if no_peer else \
         (passed_check[0], P2P_PASSED) if passed_check else \
         (setup, P2P_BEFORE_TRAFFIC) if setup else \
@@ -3009,6 +3026,20 @@ def profiler_hang(facts: Facts, predictions=None):
                P2P_PROFILER[1], [claim_ev(said, "the hang under the profiler")], fix=PROFILER_FIX,
                refs=["https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#serialization",
                      "https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#replay"])
+
+
+@rule("ticket.rank_zero_work", "other")
+def rank_zero_work(facts: Facts, predictions=None):
+    """(p48d) A collective or barrier timeout said to come while rank 0 does work of its own (a checkpoint saved, read
+    back or downloaded): the other ranks wait at the next collective until the process group's timeout aborts them.
+    By design, answered by a barrier after that work or a longer timeout (mosaicml/llm-foundry#733,
+    instructlab/training#566, goodfire-ai/spd#536, mosaicml/composer#2071). A fatal Xid keeps the GPU fault first."""
+    said = claims.rank_zero_work(facts)
+    if not said or said.negated or _gpu_fault(facts):
+        return
+    yield make("ticket.rank_zero_work", "other", "warning", weight(said, 0.6), P2P_RANK_ZERO[0], P2P_RANK_ZERO[1],
+               [claim_ev(said, P2P_RANK_ZERO[2])], fix=RANK_ZERO_FIX,
+               refs=["https://pytorch.org/docs/stable/distributed.html#torch.distributed.init_process_group"])
 
 
 def _gpu_fault(facts: Facts) -> bool:
