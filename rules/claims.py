@@ -9419,6 +9419,12 @@ def tp_pp_compared_in(source: str, sentence: str) -> list[Claim]:
 _ROW_SPLIT = _SPLIT_MODE + r"(?:row|tensor)\b|\brow[- ]split\w*|\bsplit\w* (?:by|into) rows\b"
 _MEASURED_GAIN = (r"\bspeed[- ]?ups?\b|\bfaster\b|\b(?:performance|speed|throughput) (?:improvement|gain|boost)s?\b|"
                   r"\+\s?\d+(?:\.\d+)?\s*%|\d+(?:\.\d+)?\s*(?:t/s|tok\w*/s)?\s*(?:→|->)\s*\d")
+# A gain a speculative-decoding setting in the same sentence owns ("tensor-parallel (`-sm tensor`), 39.4 -> 49.2 tok/s
+# (+25%), n-max 2", sudoingX/qwen38-mtp#37: llama.cpp's --draft-max / MTP), unless put aside ("before any spec flag is
+# involved", qwen38-mtp#24).
+_SPEC_DECODING = re.compile(r"\b(?:draft\w*|speculative|MTP|n[-_ ]max|spec(?:ulative)?[- ]?(?:decod\w*|flags?))\b",
+                            re.I)
+_PUT_ASIDE = re.compile(r"\b(?:no|not|without|before any|any)\s+$", re.I)
 # (no loss word between: "-sm row is slower, layer is faster" names the row split the loser)
 _ROW_GAIN = re.compile(r"(?:" + _ROW_SPLIT + r")(?:(?!\bslow\w*|\bworse\b|\blower\b|\blos[st]\w*)[^.\n]){0,120}?"
                        r"(?:" + _MEASURED_GAIN + r")", re.I)
@@ -9436,6 +9442,8 @@ def row_split_gain(facts: Facts) -> Claim | None:
                 continue
             if any(t.data["pp_wins"] and t.data["directed"] for t in tp_pp_compared_in(source, sentence)):
                 continue  # "row split is faster than ... but layer split is faster for ..." : said both ways
+            if any(not _PUT_ASIDE.search(sentence[:d.start()]) for d in _SPEC_DECODING.finditer(sentence)):
+                continue  # the gain is speculative decoding's
             return Claim("row_split_gain", source, _quote(sentence, m, 60))
     return None
 
