@@ -192,18 +192,25 @@ _BNB_AVOIDED = re.compile(r"\b(?:instead of|rather than|without|not)\b[^.;\n]{0,
 _BNB_REFERENCE = re.compile(r"\b(?:slower|worse|lower\s+\w+(?:\s+\w+)?)\s+than\s+(?:using\s+|with\s+|the\s+)?$|"
                             r"比\s*$", re.I)
 _SLOWER_AFTER = re.compile(r"^[^。，,.;\n]{0,30}?慢")
+# (p48c) The CLI flag `--load-8bit` (FastChat, LLaVA's cli): the weights stored in 8 bits as they load and widened back
+# to 16 bits before every matmul, FastChat by its own compression, LLaVA through bitsandbytes. FastChat's maintainers:
+# "load-8bit won't speed up inference because we have to recover the tensor to 16bit before gemm" (lm-sys/FastChat#536),
+# "a naive one optimized for memory usage instead of latency" (#1698): bitsandbytes' trade, under another name.
+_LOAD_8BIT = re.compile(r"(?:--)?\bload-8bit\b", re.I)
 _FAILURES = ("error", "hang", "crash")
 _SPEED = re.compile(r"\bslow|\bspeed|\bfast|latenc|throughput|\btok|\bms\b|per token|慢|速度", re.I)
 TGI_LAUNCHER = "https://huggingface.co/docs/text-generation-inference/reference/launcher"
 VLLM_BNB = "https://docs.vllm.ai/en/latest/features/quantization/bnb.html"
 BNB_TIMING = "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/347"
+FASTCHAT_8BIT = "https://github.com/lm-sys/FastChat/issues/536"
+FASTCHAT_8BIT_NAIVE = "https://github.com/lm-sys/FastChat/issues/1698"
 
 
-def _bnb_reference(sentence: str, m: re.Match) -> bool:
-    """Is bitsandbytes the faster side the sentence measures a slower run against ("slower than using
-    bitsandbytes-nf4", "比 bnb 慢")?"""
+def _bnb_reference(sentence: str, m: re.Match, said: re.Pattern = _BNB_SAID) -> bool:
+    """Is bitsandbytes (or the path `said` names) the faster side the sentence measures a slower run against
+    ("slower than using bitsandbytes-nf4", "比 bnb 慢")?"""
     lead = sentence[:m.start()]
-    if _BNB_SAID.search(lead):
+    if said.search(lead):
         return False  # bitsandbytes on the slower side too: "`load_in_8bit` ... 150% slower than load_in_4bit"
     if re.search(r"比\s*$", lead):
         return bool(_SLOWER_AFTER.search(sentence[m.end():]))
@@ -225,11 +232,24 @@ def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
             value = w.extra.get(key)
             if isinstance(value, str) and _BNB_FLAG.match(value.strip()):
                 return w.source, f"--{key} {value.strip()}"
-    said = [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
-            if (m := _BNB_SAID.search(sentence)) and not claims.negated_words(sentence, m)
-            and not _BNB_AVOIDED.search(sentence[:m.start()]) and not _bnb_reference(sentence, m)]
+    said = _path_said(facts, _BNB_SAID)
     # the sentence that names the library first ("using bitsandbytes nf4 quantization"), else one naming NF4 alone
     said.sort(key=lambda x: x[2].group(0).lower() == "nf4")
+    return (said[0][0], claims.one_line(said[0][1][:240])) if said else None
+
+
+def _path_said(facts: Facts, path: re.Pattern) -> list[tuple[str, str, re.Match]]:
+    """(source, sentence, match) for each sentence naming the quantisation path as what ran: not negated, not put
+    aside ("without --load-8bit", "instead of bnb"), not the faster reference of a slower run."""
+    return [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
+            if (m := path.search(sentence)) and not claims.negated_words(sentence, m)
+            and not _BNB_AVOIDED.search(sentence[:m.start()]) and not _bnb_reference(sentence, m, path)]
+
+
+def load_8bit_stated(facts: Facts) -> tuple[str, str] | None:
+    """(source, what) where the ticket says its run used `--load-8bit` (weights widened from 8 bits before every
+    matmul), in a sentence that does not rule it out ("without --load-8bit"); None where nothing says so."""
+    said = _path_said(facts, _LOAD_8BIT)
     return (said[0][0], claims.one_line(said[0][1][:240])) if said else None
 
 
@@ -250,7 +270,23 @@ def bitsandbytes_path(facts: Facts, predictions=None):
         return  # a complaint of something else ("the GPU only uses 10%") is no speed shortfall
     stated = bitsandbytes_stated(facts)
     if stated is None or _bnb_is_faster(facts):
-        return  # no bitsandbytes, or the slower run set against bitsandbytes is another format's
+        stated = load_8bit_stated(facts)
+        if stated is None:
+            return  # no bitsandbytes, or the slower run set against bitsandbytes is another format's
+        what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
+            ev(said[0], f'what the reporter reports: "{said[1]}"')
+        yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,
+                   "The weights load in 8 bits on the fly (--load-8bit), a slower path than 16-bit weights",
+                   "--load-8bit stores each weight in 8 bits to save memory and widens it back to 16 bits before "
+                   "every matrix multiply (FastChat: 'we have to recover the tensor to 16bit before gemm', an "
+                   "implementation 'optimized for memory usage instead of latency'; LLaVA's flag goes through "
+                   "bitsandbytes, which the engines document as slower than 16-bit weights). The run is slower than "
+                   "the same model in 16 bits by this path, not by its GPUs or their links.",
+                   [ev(stated[0], f"the weights' quantisation: {stated[1]}"), what],
+                   fix="Run the model in 16 bits where it fits (drop --load-8bit), or serve a GPTQ/AWQ checkpoint on "
+                   "an engine's fast kernel (vLLM, TGI); keep --load-8bit for fitting a model, not for speed.",
+                   refs=[FASTCHAT_8BIT, FASTCHAT_8BIT_NAIVE, BNB_TIMING])
+        return
     what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
         ev(said[0], f'what the reporter reports: "{said[1]}"')
     yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,

@@ -115,8 +115,8 @@ RIGHT = [
 ]
 STILL_MISSED = [
     ("fastchat1698.md", "expected_physics",
-     "FastChat's --load-8bit (a quantisation that stores 8-bit weights and widens them in Python) set against fp16 "
-     "with no batch named: quant_tradeoff leaves a loss at an unknown batch of an 8-bit format unread"),
+     "FastChat's --load-8bit (8-bit weights widened to 16 bits before every matmul) set against fp16: (p48c) the "
+     "project answers the flag's path as bitsandbytes' (`other`, ticket.bitsandbytes_path), not as expected physics"),
     ("internvl627.md", "expected_physics",
      "bitsandbytes' load_in_8bit slower than bf16, settled 'normal' by the maintainer: the project answers the "
      "bitsandbytes path as `other` (ticket.bitsandbytes_path, ut27a), not as expected physics"),
