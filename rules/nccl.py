@@ -569,7 +569,10 @@ def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
 # for all_reduce (algbw x 2(n-1)/n), reduce_scatter and all_gather (x (n-1)/n), broadcast and reduce (x 1) alike, so
 # each is judged by the typical figure of the fabric its ring runs on. alltoall (x (n-1)/n) and sendrecv (x 1, one
 # peer one way) are not ring collectives: no typical figure is documented for them (collectives-reference.md has one
-# sendrecv row, 8x A100 195 GB/s of 300), so only a figure above their links' line rate is judged.
+# sendrecv row, 8x A100 195 GB/s of 300; "individual send/recv might not achieve peak bandwidth", NVIDIA/nccl#464, and
+# 2x H100 plateau at 180 of 450 GB/s, nccl-tests#268; "Alltoall cannot aggregate the bandwidth of multiple NICs",
+# nccl-tests#267, ~25 against ~200 GB/s for the other collectives across two DGX A100, nccl-tests#59), so only a
+# figure above their links' line rate is judged.
 RING_OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 LINK_OPS = ("alltoall", "sendrecv")
 _FACTOR_WORDS = {"all_gather": "(n-1)/n", "reduce_scatter": "(n-1)/n", "broadcast": "1", "reduce": "1",
