@@ -418,6 +418,10 @@ class Measurement(Fact):
     # parser records it beside the concurrency the line states; the rules decide what it is compared with. For an
     # all-reduce rate: "algbw_or_busbw" where the reporter's words do not say which of nccl-tests' two figures it is.
     scope: str | None = None
+    # the nccl-tests collective a bandwidth figure's own line names other than all-reduce ("all_gather_perf only
+    # achieves 200GBps", "the alltoall benchmark ... 220GB/s"), as CollectiveResult.op spells it; None: all-reduce's
+    # or unnamed
+    op: str | None = None
     # the figure this one is set against in the same words, where they state a change ("TTFT went from 0.3 s to
     # 12 s": 12 s measured now, 0.3 s the reference), in the same unit; None where no change is stated
     reference: float | None = None

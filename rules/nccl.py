@@ -459,7 +459,8 @@ def busbw_from_algbw(facts: Facts):
     """(busbw, record, ranks, evidence) from an all-reduce algbw the reporter gives: algbw counts the
     data once, busbw the traffic each link carries (x 2(n-1)/n for all-reduce), so only busbw compares
     with a link. The rank count comes from the ticket, else the GPU's NVLink domain (8 on an HGX board)."""
-    algbw = [m for m in measurements(facts, "algbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    algbw = [m for m in measurements(facts, "algbw_gbs") if (not m.size_bytes or m.size_bytes >= 64 << 20)
+             and m.op is None]  # another collective's algbw has its own factor (nccl-tests doc/PERFORMANCE.md)
     if not algbw:
         return None
     m = max(algbw, key=lambda x: x.value)
@@ -564,18 +565,41 @@ def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
     return None
 
 
+# nccl-tests doc/PERFORMANCE.md ("Bus bandwidth"): busbw is normalised so that it compares with the hardware's peak
+# for all_reduce (algbw x 2(n-1)/n), reduce_scatter and all_gather (x (n-1)/n), broadcast and reduce (x 1) alike, so
+# each is judged by the typical figure of the fabric its ring runs on. alltoall (x (n-1)/n) and sendrecv (x 1, one
+# peer one way) are not ring collectives: no typical figure is documented for them (collectives-reference.md has one
+# sendrecv row, 8x A100 195 GB/s of 300; "individual send/recv might not achieve peak bandwidth", NVIDIA/nccl#464, and
+# 2x H100 plateau at 180 of 450 GB/s, nccl-tests#268; "Alltoall cannot aggregate the bandwidth of multiple NICs",
+# nccl-tests#267, ~25 against ~200 GB/s for the other collectives across two DGX A100, nccl-tests#59), so only a
+# figure above their links' line rate is judged.
+RING_OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
+LINK_OPS = ("alltoall", "sendrecv")
+_FACTOR_WORDS = {"all_gather": "(n-1)/n", "reduce_scatter": "(n-1)/n", "broadcast": "1", "reduce": "1",
+                 "alltoall": "(n-1)/n", "sendrecv": "1"}
+OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
+            "broadcast": "broadcast", "reduce": "reduce", "alltoall": "all-to-all", "sendrecv": "send/receive"}
+
+
+def _op_of(rec) -> str:
+    """The collective a figure measured: a table row's own op, the one a typed figure's line names; else
+    all-reduce's."""
+    return getattr(rec, "op", None) or "all_reduce"
+
+
 def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None, tuple | None]]:
-    """(best busbw, its record, ranks, GPU indices, compared system from _system_of) of each group a large
-    all-reduce was measured on; figures pasted under another system's name stay that system's."""
+    """(best busbw, its record, ranks, GPU indices, compared system from _system_of) of each group and collective
+    (RING_OPS, LINK_OPS) a large message was measured on; figures pasted under another system's name stay that
+    system's, and one collective's figures are never another's."""
     best: dict = {}
     for r in large_results(facts):
-        if r.op == "all_reduce" and "gloo" not in r.tool:  # gloo runs CPU processes: no GPU link carries it
+        if r.op in RING_OPS + LINK_OPS and "gloo" not in r.tool:  # gloo runs CPU processes: no GPU link carries it
             system = _system_of(facts, r.source)
-            key = (tuple(r.group) if r.group else r.nranks, system and system[0])
+            key = (tuple(r.group) if r.group else r.nranks, system and system[0], r.op)
             if key not in best or r.busbw_gbs > best[key][0]:
                 best[key] = (r.busbw_gbs, r, r.nranks or (len(r.group) if r.group else None), r.group, system)
     for m in measurements(facts, "busbw_gbs"):
-        key = (m.gpus, None)
+        key = (m.gpus, None, _op_of(m))
         if (not m.size_bytes or m.size_bytes >= 64 << 20) and (key not in best or m.value > best[key][0]):
             best[key] = (m.value, m, m.gpus, None, None)
     return list(best.values())
@@ -664,8 +688,10 @@ def _network_cause(facts: Facts) -> tuple[str, str]:
 @rule("nccl.busbw", "other", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled", "socket_fallback",
       "gdr_disabled", "expected_physics")
 def busbw(facts: Facts, predictions=None):
-    """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
-    fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
+    """Measured busbw of a large all-reduce, per GPU group and from any source, against the typical figure of the
+    fabric its ring runs on (the topology where it covers the group, else the catalog interconnect); a pasted
+    all-gather, reduce-scatter, broadcast or reduce by the same figure, an all-to-all or send/receive only by its
+    links' line rate (RING_OPS, LINK_OPS)."""
     from rules.topology import gpu_links
 
     multi, links = _multi_node(facts), gpu_links(facts)
@@ -688,7 +714,11 @@ def busbw(facts: Facts, predictions=None):
     if problems:
         yield from problems
         return
-    _, best, (_, rec, nranks) = min(own or judged, key=lambda x: x[0])
+    # the all-reduce's pass where one was judged (the collective tensor parallelism runs); another collective's pass
+    # speaks for its own figures only where nothing else was measured
+    pool = own or judged
+    pool = [j for j in pool if _op_of(j[2][1]) == "all_reduce"] or pool
+    _, best, (_, rec, nranks) = min(pool, key=lambda x: x[0])
     yield _as_context(best, _outside_table(facts, multi[0], rec, nranks)) if best.severity == "ok" else best
 
 
@@ -789,13 +819,18 @@ def _covered(rec, nranks: int | None, group: list[int] | None) -> str:
 
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
                  what=None, system: tuple | None = None):
-    """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
-    says what its fabric should give. `node`: (_multi_node, gpu_links), the same for every group;
+    """(measured / expected, finding) for one group's best large busbw of one collective (_op_of: RING_OPS by their
+    fabric's typical figure, LINK_OPS only by its line rate); None when nothing says what its fabric should give.
+    `node`: (_multi_node, gpu_links), the same for every group;
     `system`: (label, spec) of the GPU a compared system's figures were measured on (_system_of)."""
     (multi, node_ev), links = node
     label = system[0] if system else None
+    op = _op_of(rec)
+    word = OP_WORDS[op]
     ic = None
     if multi:
+        if op in LINK_OPS:
+            return None  # part of an all-to-all or send/receive stays inside each node: the NICs alone bound nothing
         rate, origin = nic_rate_gbs(facts)
         if not rate:
             return None
@@ -848,9 +883,14 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
                                f"busbw typically {ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per "
                                "direction", expected=round(expected, 1), unit="GB/s")]
+        if op != "all_reduce":
+            origin.append(ev("nccl-tests doc/PERFORMANCE.md", f"{word} busbw (algbw x {_FACTOR_WORDS[op]}) is "
+                             "normalised to compare with the same hardware peak as all-reduce's"))
         # only an NVSwitch that reduces in the switch (catalog in_network_reduction: NVLS) lets busbw pass
         # the line rate; a ring over NVLink or PCIe cannot beat the per-direction rate of its links
-        nvls = ic.kind == "nvswitch" and ic.in_network_reduction
+        # NVLS lifts all-reduce's busbw only: in an all-gather or reduce-scatter each GPU still receives or sends
+        # (n-1)/n of the data over its own link, in a broadcast or reduce the root moves all of it, whatever the switch
+        nvls = ic.kind == "nvswitch" and ic.in_network_reduction and op == "all_reduce"
         # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
         both_ways = ic.kind == "pcie" and _part_nvlink(spec, group or range(n), links)
         # a ring over some of a GPU's NVLinks (NV4 per pair on a 4-GPU board) is not the bound: rings in
@@ -864,7 +904,7 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                   "can pass the PCIe line rate.")
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
     where_ += f" of the {label} system" if label else ""
-    what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
+    what = what or ev(rec, f"largest {word} busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
     if isinstance(rec, Measurement) and rec.scope == "algbw_or_busbw":
         origin = origin + [_both_readings(rec, value, nranks or gpu_count(facts))]
     # a figure the reporter typed is an observation, weighed below a measured sweep
@@ -873,21 +913,23 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
     if ceiling is not None and value > ceiling * LINE_SLACK:
         return ratio, make("nccl.busbw", "other", "warning", sure,
                            f"busbw {value:g} GB/s{where_} is more than {link} can physically carry",
-                           f"The largest all-reduce reports {value:g} GB/s busbw, above the ~{ceiling:.0f} GB/s "
-                           f"ceiling of {link} ({line:g} GB/s per direction). No all-reduce on this fabric can "
+                           f"The largest {word} reports {value:g} GB/s busbw, above the ~{ceiling:.0f} GB/s "
+                           f"ceiling of {link} ({line:g} GB/s per direction). No {word} on this fabric can "
                            "reach it: the figure is misread (unit, algbw vs busbw, GPU count), comes from "
                            "another GPU or fabric than the one named, or the measurement is broken.",
                            [what] + origin,
-                           fix="Re-run all_reduce_perf on this node and paste its whole table with the "
+                           fix=f"Re-run {op}_perf on this node and paste its whole table with the "
                                "'# Using devices' lines and `nvidia-smi topo -m`.",
                            refs=["nccl_tests_perf"])
+    if op in LINK_OPS:
+        return None  # under its links' rate an all-to-all or send/receive has no documented typical figure to miss
     if value > line * LINE_SLACK:
         return ratio, passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
                              f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond} It was "
                              f"{_covered(rec, nranks, group)}.", [what] + origin, sure)
     if ratio >= BUSBW_MATCH:
         return ratio, passed("nccl.busbw", f"Bus bandwidth matches {link}",
-                             f"The largest all-reduce reaches {value:g} GB/s busbw, {ratio:.0%} of what {link} "
+                             f"The largest {word} reaches {value:g} GB/s busbw, {ratio:.0%} of what {link} "
                              f"typically gives; {_covered(rec, nranks, group)}.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
@@ -898,12 +940,12 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         category, cause = _network_cause(facts)
         return ratio, make(
             "nccl.busbw", category, "warning", 0.45,
-            f"all_reduce busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} give",
-            f"Between nodes a ring all-reduce over RDMA reaches about 80 % of the NICs' line rate in nccl-tests; "
+            f"{op} busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} give",
+            f"Between nodes a ring {word} over RDMA reaches about 80 % of the NICs' line rate in nccl-tests; "
             f"{value:g} GB/s is under half of that, so the traffic is not on the RDMA path at full rate. "
             f"Likely cause: {cause}.",
             [what] + origin + node_ev,
-            fix="Run all_reduce_perf across the nodes with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: 'NET/Socket' "
+            fix=f"Run {op}_perf across the nodes with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: 'NET/Socket' "
                 "or 'Using network Socket' means TCP; 'NET/IB' without '/GDRDMA' in the channel lines means GPUDirect "
                 "RDMA is off; check that every NIC (NCCL_IB_HCA) is used.",
             refs=["nccl_trouble", "nccl_env"])
@@ -914,17 +956,17 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
             return ratio, shm
     if ratio >= BUSBW_FLOOR or ic is None or (ic.kind == "pcie" and _p2p_off_by_design(facts)):
         return ratio, make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {ratio:.0%} of what {link} gives",
-                           f"The largest all-reduce reaches {value:g} GB/s busbw against about {expected:.0f} GB/s "
+                           f"The largest {word} reaches {value:g} GB/s busbw against about {expected:.0f} GB/s "
                            f"typical of {link}. The other findings say why, if the evidence shows it.",
                            [what] + origin + node_ev)
     category, cause = _busbw_cause(facts, value, ic, group)
     return ratio, make(
         "nccl.busbw", category, "critical" if ratio < BUSBW_BROKEN else "warning", sure + 0.05,
-        f"all_reduce busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} gives",
-        f"The largest all-reduce reaches {value:g} GB/s bus bandwidth; {link} typically gives about {expected:.0f} "
+        f"{op} busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} gives",
+        f"The largest {word} reaches {value:g} GB/s bus bandwidth; {link} typically gives about {expected:.0f} "
         f"GB/s in nccl-tests, and under half of that something forces a slower path. Likely cause: {cause}.",
         [what] + origin,
-        fix="Run all_reduce_perf with NCCL_DEBUG=INFO and look at the 'via' lines: P2P (over NVLink where the "
+        fix=f"Run {op}_perf with NCCL_DEBUG=INFO and look at the 'via' lines: P2P (over NVLink where the "
             "topology has it) is expected, SHM or NET means a fallback; check `nvidia-smi nvlink -s` and "
             "`nvidia-smi topo -m`.",
         refs=["nccl_tests_perf", "nccl_trouble"])

@@ -1453,7 +1453,8 @@ def _busbw_at_line_rate(facts: Facts) -> tuple[float, float, list] | None:
 
     rate, rate_ev = nic_rate_gbs(facts)
     figures = [(r.busbw_gbs, r) for r in large_results(facts) if r.op == "all_reduce"]
-    figures += [(m.value, m) for m in measurements(facts, "busbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    figures += [(m.value, m) for m in measurements(facts, "busbw_gbs")
+                if (not m.size_bytes or m.size_bytes >= 64 << 20) and m.op is None]
     if not rate or not figures:
         return None
     value, rec = max(figures, key=lambda f: f[0])

@@ -109,13 +109,13 @@ def test_nccl_release_named_as_the_fix_negations(text):
 
 # --------------------------------------------------------------------------- two GPUs of a direct-connect board
 
-def test_pair_of_a_direct_connect_board_uses_its_pair_links():
+def test_a_pairs_sendrecv_figure_is_not_judged_as_an_all_reduce():
+    """nccl-tests#331's 73 GB/s is sendrecv_perf's (p48a): under the NV4 pair's 100 GB/s line rate, and send/receive
+    has no typical figure to miss ("individual send/recv might not achieve peak bandwidth", NVIDIA/nccl#464), so
+    nccl.busbw says nothing; the pair's own links are test_direct_share_physics's."""
     r = report("nccltests331.md")
     assert r["verdict"]["category"] in ("healthy", "expected_physics")
-    f = finding(r, "nccl.busbw")
-    assert f["severity"] == "ok" and "NV4 per GPU pair" in f["title"]
-    (row,) = [e for e in f["evidence"] if e["measured"] == 73.0]
-    assert row["expected"] == pytest.approx(208 * 4 / 12, abs=0.1)  # 4 of the A100's 12 NVLinks
+    assert not [f for f in r["findings"] if f["rule"] == "nccl.busbw"]
 
 
 def test_direct_share_physics():

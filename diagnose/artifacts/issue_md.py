@@ -2798,7 +2798,32 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
             named_values.add(round(value, 3))
     # a figure said again without its name ("the algbw is about 250GB/S" ... "all_reduce_perf in H100, about 250GB/S",
     # e021) keeps the name it was given
-    return [m for m in out if not (m.scope == "algbw_or_busbw" and m.value in named_values)]
+    out = [m for m in out if not (m.scope == "algbw_or_busbw" and m.value in named_values)]
+    return [_with_collective(m, plain) for m in out]
+
+
+# The nccl-tests collectives other than all-reduce, by their binaries and NCCL's names for them (CollectiveResult.op
+# spelling). broadcast and reduce only as binaries: the bare words are common English and NCCL's all-reduce.
+OTHER_COLLECTIVES = (
+    ("all_gather", re.compile(r"\ball[_ -]?gather(?:_perf)?\b|\ballgather\b", re.I)),
+    ("reduce_scatter", re.compile(r"\breduce[_ -]?scatter(?:_perf)?\b|\breducescatter\b", re.I)),
+    ("alltoall", re.compile(r"\ball[_ -]?to[_ -]?all(?:_perf)?\b|\ball2all\b|\balltoall\b", re.I)),
+    ("sendrecv", re.compile(r"\bsend_?recv(?:_perf)?\b", re.I)),
+    ("broadcast", re.compile(r"\bbroadcast_perf\b", re.I)),
+    ("reduce", re.compile(r"(?<![\w-])reduce_perf\b", re.I)),
+)
+ALL_REDUCE_SAID = re.compile(r"\ball[_ -]?reduce|\ballreduce", re.I)
+
+
+def _with_collective(m, plain: dict):
+    """A bandwidth figure with the one collective other than all-reduce its own line names (nccl-tests#331:
+    "benchmarking ... using sendrecv_perf ... ~71–73 GB/s"); unchanged where the line names all-reduce, none or
+    several."""
+    line = plain.get(int(m.source.rpartition(":")[2]), "") if m.source.rpartition(":")[2].isdigit() else ""
+    named = [op for op, said in OTHER_COLLECTIVES if said.search(line)]
+    if len(named) != 1 or ALL_REDUCE_SAID.search(line):
+        return m
+    return dataclasses.replace(m, op=named[0])
 
 
 # A figure asked for, not measured: "is there a way to still get bus_bw close to 200 GBps?"
