@@ -7556,6 +7556,22 @@ def collective_timings(facts: Facts) -> list[Claim]:
 
 # --------------------------------------------------------------------------- questions and complaints (issue 11 c)
 
+# (fx48a) A question mark with the next sentence run on without a space asks only where its clause reads as a
+# question: from a clause start (a line's, a sentence's, or after ";", ":" or "," but not a relative ", which"), an
+# interrogative or an auxiliary first ("Is this normal?The", "How can I use ... parameters?I got"), or a bare fragment
+# of surprise ("very strange?RTX3090"). The word before the mark is a plain word, lowercase-ended, after a space or
+# the clause start, and a capitalised word then a space follows: not inline code ("`has_nvlink?NVLink:PCIe`"), a URL
+# or path ("http://host/d/abc?Overview", "productdetail.asp?Model=3U8G"), a regex group ("(rank)?Worker"), nor a
+# statement whose mark is a lost character ("It was deployed on friday?Then the GPU ...").
+_RUN_ON_ASKER = (r"(?:is|are|am|was|were|isn't|aren't|wasn't|weren't|does|do|did|doesn't|don't|didn't|can|could|"
+                 r"should|would|will|shall|may|might|has|have|hasn't|haven't|can't|won't|couldn't|shouldn't|"
+                 r"wouldn't|why|how|what|which|any|anyone|anybody|someone|somebody)\b")
+_SURPRISE_FRAGMENT = (r"(?:(?:very|so|really|quite|pretty|rather)\s+)?(?:strange|weird|odd|abnormal|unusual|"
+                      r"unexpected|normal|expected|intended|correct|possible|a\s+bug|an?\s+issue)")
+_RUN_ON_QUESTION = (r"(?:^|(?<=[.!?;:])|(?<=,)(?!\s*which\b))[\s#>*_]*(?:(?:and|but|so|or)\s+)?"
+                    r"(?:" + _RUN_ON_ASKER + r"(?:[^.!?;:,`\n]*\s[a-z][a-z'-]*)?|" + _SURPRISE_FRAGMENT + r")"
+                    r"(?-i:(?<=[a-z])\?(?=[A-Z][\w'-]*\s))")
+
 # The reporter asks (rather than reports a failure): a sentence ending in a question mark, or the
 # phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
 # me understand"). CJK question marks and particles count too.
@@ -7566,9 +7582,8 @@ _ASKS = re.compile(
     r"[?？]\s*$|[?？](?=\s)|？|[?？][*_`]+(?=\s|$)|^[#\s>*-]*(?:why|how come)\b|"
     # (audit48a) ... and with the next sentence run on without a space, as a title joined to its body or a typo
     # writes it ("very strange?RTX3090 load vicuna-7b", lm-sys/FastChat#2475; "Is this normal?The nvswitch is slower",
-    # NVIDIA/nccl#258; "Is it a issue?How can it", apache/mxnet#2363; "different parameters?I got", NVIDIA/nccl#967): a
-    # capital opens the next word. Not a URL's query, whose key "=" follows ("productdetail.asp?Model=3U8G-C612")
-    r"(?-i:(?<=[a-z)])\?(?=[A-Z][\w-]*(?![\w=&-])))|"
+    # NVIDIA/nccl#258; "Is it a issue?How can it", apache/mxnet#2363; "different parameters?I got", NVIDIA/nccl#967)
+    + _RUN_ON_QUESTION + "|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
     r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"

@@ -13,6 +13,8 @@ What the audit found, kept here as behaviour on the real pastes:
   strange?RTX3090 load vicuna-7b", lm-sys/FastChat#2475; "Is this normal?The nvswitch", NVIDIA/nccl#258; "Is it a
   issue?How can it", apache/mxnet#2363; "different parameters?I got", NVIDIA/nccl#967) asks (rules.claims._ASKS).
   It changes one verdict: FastChat#2475 (vLLM's reservation asked about) from insufficient_data to healthy.
+  (fx48a) Only where its clause reads as a question (an interrogative or auxiliary first, or a bare "very
+  strange"), and not in inline code, a URL, after a regex group's ')', nor in a statement a lost character marks.
 """
 
 import shutil
@@ -114,6 +116,59 @@ def test_a_question_mark_run_on_into_the_next_word_asks(text):
 ])
 def test_a_mark_inside_a_url_or_a_word_does_not_ask(text):
     assert _asks(text) is None
+
+
+# (fx48a) the review's probes: each reads no question on main, and the run-on reading of audit48a made each a
+# question that ticket.nothing_broken answered healthy. A mark in inline code, in a URL with no query "=", after a
+# regex group's ")", or left by bad encoding in a statement is no question.
+_SERVED = "We serve Llama-3-8B with vLLM on one A100. "
+_NOT_ASKED = [
+    "# vLLM TP=2\n\nWe start vLLM on 2 A100 with TP=2. The launcher picks `has_nvlink?NVLink:PCIe` from the "
+    "topology, and the server starts.\n",
+    "# dashboard\n\n" + _SERVED + "Our dashboard is at http://grafana.local/d/abc?Overview and shows the run.\n",
+    "# log\n\n" + _SERVED + "We grep the log with (rank)?Worker to keep the worker lines.\n",
+    "# memory\n\n" + _SERVED + "It was deployed on friday?Then the GPU memory usage is 90% on each card.\n",
+]
+
+
+@pytest.mark.parametrize("text", _NOT_ASKED + [
+    # near misses: a question's words do not make a URL, a regex group or inline code a question
+    "# dashboard\n\nIs the panel at http://grafana.local/d/abc?Overview the one you mean\n",
+    "# log\n\nDoes it match (rank)?Worker lines as well\n",
+    "# code\n\nCan the launcher read `is ready?Yes or` from the config\n",
+    # ... nor a statement: a lost character after a past state, another person's system, a relative "which"
+    "# memory\n\nThe driver was updated on monday?After that the GPU memory usage is 90% on each card.\n",
+    "# memory\n\nMy colleague runs it on his own cards?Then his GPU memory usage is 90% on each card.\n",
+    "# memory\n\nWe get 40 tok/s, which is not expected?Then the GPU memory usage is 90% on each card.\n",
+    # ... nor an interrogative word that is not where its clause starts
+    "# memory\n\nWe saw why it was slow on friday?Then the GPU memory usage is 90% on each card.\n",
+])
+def test_a_run_on_mark_outside_a_question_does_not_ask(text):
+    assert _asks(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # the run-on question still asks where its clause reads as one: after a greeting's comma, a sentence, "but"
+    "# memory\n\nHi, is this expected?We run vLLM on two L40S cards.\n",
+    "# memory\n\n" + _SERVED + "Any idea?The GPU memory usage is 90% on each card.\n",
+    "# memory\n\nThe usage is 90%, but why does TP=2 take more memory?The cards are A100.\n",
+    "# memory\n\nSo weird?The GPU memory usage is 90% on each card.\n",
+])
+def test_a_run_on_mark_in_a_question_asks(text):
+    assert _asks(text) is not None
+
+
+def _judged_text(tmp_path: Path, text: str):
+    folder = tmp_path / "probe"
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    facts = read_bundle([folder])
+    return ticket_verdict(facts, evaluate(facts, ticket_predictions(facts)))
+
+
+@pytest.mark.parametrize("text", _NOT_ASKED)
+def test_the_review_probes_are_not_answered_as_normal(tmp_path, text):
+    assert _judged_text(tmp_path, text).category == "insufficient_data"
 
 
 @pytest.mark.parametrize("rel,category", [
