@@ -84,3 +84,18 @@ def test_the_pass_threads_keep_their_reading(tmp_path, rel, category):
     folder.mkdir()
     shutil.copy(DATA / rel, folder / "issue.md")
     assert judged_issue(folder=folder)[0].category == category
+
+
+@pytest.mark.parametrize("rel, said", [
+    # one GPU as the other side of a real comparison, little words between (the threads were read as scaling for their
+    # other layout in the sentence; the wording alone now says it too)
+    ("ut12x/cosmos20.md", "inference with 8 GPUs is slower than with a single GPU"),  # nvidia-cosmos/cosmos-predict2#20
+    ("review50/simpletransformers1027.md", "lower than using single GPU"),  # ThilinaRajapakse/simpletransformers#1027
+    ("physics40/paddle1846.md", "slower on 2 GPUs than on 1 GPU"),  # PaddlePaddle/Paddle#1846
+])
+def test_one_gpu_after_a_comparison_and_little_words_is_the_compared_side(rel, said):
+    text = (DATA / rel).read_text()
+    assert said in text
+    one = claims._ONE_GPU.search(said)
+    assert claims._AGAINST_ONE.search(said[:one.start()])
+    assert claims._one_gpu_named(said[said.rindex("than"):], claims._MORE_GPUS) is False  # "than with a single GPU"
