@@ -7278,30 +7278,66 @@ def _one_card_slower(text: str, m: re.Match) -> bool:
 
 # (audit48c) A GeForce board's number before "GPU" reads as a count in _MORE_GPUS ("an single 3090 GPU", "a single
 # NVIDIA RTX 4090 GPU"); the numbers are the boards' own (GTX 1050 ... RTX 5090), never a power of two like 1024 GPUs.
+# Plural with no count before it ("4090 GPUs slower on v0.4.8", sgl-project/sglang#7568) it is still the board's
+# name; a count before it ("dual 4090 GPUs", "a pair of 4090 GPUs") is _SEVERAL_NAMED.
 _BOARD_AS_COUNT = re.compile(r"(?:RTX\s*|GTX\s*)?[1-5]0[5-9]0(?:\s*Ti)?[- ]?(?:GPU|card)s?", re.I)
-# One GPU as the other side of a comparison ("slower than 1 GPU", "compared to a single GPU"): a second layout.
-_AGAINST_ONE = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\bagainst|\bfrom|\bover)\s+"
-                          r"(?:a\s+|the\s+)?$", re.I)
+# (fx48c) One GPU as what a comparison holds the speed against: the comparison word, then only the little words that
+# lead to its object ("slower than 1 GPU", "lower than with 1 GPU", "slower than it was on a single GPU", "slower
+# compared to using a single GPU", "no speedup over one GPU"): a second layout. Not "slower than expected on a single
+# GPU" (a word of content between: the one GPU is the run itself).
+_AGAINST_ONE = re.compile(r"(?:\bthan|\bvs\.?|\bversus|\bcompared\s+(?:to|with)|\brelative\s+to|\bagainst|\bfrom|"
+                          r"\bover)\s+(?:(?:a|an|the|with|on|in|using|running|when|while|it|it'?s|was|is|were|we|I|you|"
+                          r"they|had|has|have|just|only|what|got|ran|run|did|do|does)\s+){0,5}$", re.I)
+# (fx48c) Several GPUs named in words _MORE_GPUS leaves out ("both cards", "all GPUs", "dual 4090 GPUs", "a pair of
+# 4090 GPUs", "another NVIDIA GPU", "two RTX 3090 cards") or a parallel layout ("tensor parallelism"): the sentence
+# compares layouts, whatever one GPU it names beside them. "both"/"all" only with the plural ("all GPU memory" is none).
+_BOARD_WORDS = (r"(?:(?:of\s+)?(?:the|our|my|these|those)\s+)?"
+                r"(?:(?:NVIDIA|GeForce|RTX|GTX|Tesla|Quadro|\w*\d\w*)[-\s]+){0,3}")
+_SEVERAL_NAMED = re.compile(
+    r"\b(?:both|all)\s+" + _BOARD_WORDS + r"(?:GPU|card)s\b|"
+    r"(?:\b(?:dual|pair\s+of|another|two|three|four|eight|multiple|several)|(?<![\d.])(?:[2-9]|[1-9]\d+)\s*[x×*])"
+    r"[-\s]*" + _BOARD_WORDS + r"(?:GPU|card)s?\b|\b(?:tensor|pipeline)[-_ ]?parallel", re.I)
 
 
 def _one_gpu_only(text: str, m: re.Match) -> bool:
-    """(audit48c) A 'more GPUs ... slow' match whose sentence names one GPU and no second layout (_one_gpu_named)."""
+    """(audit48c) A 'more GPUs ... slow' match whose sentence names one GPU and no second layout (_one_gpu_named), nor
+    does the sentence before it ("I just added another RTX 3090. It is now slower than on a single GPU")."""
     start, end = sentence_start(text, m.start()), sentence_end(text, m.end())
-    return _one_gpu_named(text[start:end], _MORE_GPUS)
+    return _one_gpu_named(text[start:end], _MORE_GPUS, _sentence_before(text, start))
 
 
-def _one_gpu_named(sentence: str, layouts: str) -> bool:
+def _sentence_before(text: str, start: int) -> str:
+    """The sentence ending before `start` (a sentence's start), across a paragraph break; '' at the text's start."""
+    end = len(text[:start].rstrip())
+    return text[sentence_start(text, end - 1):end] if end else ""
+
+
+def _one_gpu_named(sentence: str, layouts: str, before: str = "") -> bool:
     """(audit48c) Is every layout the sentence names (the `layouts` pattern's matches) one GPU said as what the reporter
     has or runs ("I only have 1 GPU", meta-llama/llama#506), or a board's number read as a count ("with an single 3090
     GPU ... the speed lower than paper's result", GXNU-ZhongLab/SGLATrack#4; "on a single NVIDIA RTX 4090 GPU, only
     18% lower than ... A100", Tiiny-AI/PowerInfer#16; "4090 GPUs slower on v0.4.8", sgl-project/sglang#7568)? The
-    speed is then held against another model, a paper, another board or a release: no layout grew."""
+    speed is then held against another model, a paper, another board or a release: no layout grew. (fx48c) Not where
+    the sentence or the one `before` it names several GPUs (_SEVERAL_NAMED, or a layout that is not one GPU), nor
+    where the one GPU is what a comparison holds the speed against (_AGAINST_ONE). A layout the sentence before asks
+    about or rules out counts for none."""
+    if _SEVERAL_NAMED.search(sentence):
+        return False
     hits = list(re.finditer(layouts, sentence, re.I))
-    return bool(hits) and all(
-        _BOARD_AS_COUNT.fullmatch(h.group(0).strip())
-        or (_ONE_GPU.fullmatch(h.group(0).strip())
-            and not _AGAINST_ONE.search(sentence[max(0, h.start() - 20):h.start()]))
-        for h in hits)
+    if not hits or not all(_one_or_board(sentence, h) for h in hits):
+        return False
+    said_before = [*_SEVERAL_NAMED.finditer(before), *re.finditer(layouts, before, re.I)]
+    return asked(before) or not any(  # "Would two GPUs help?", "We don't use tensor parallelism.": none run
+        not _one_or_board(before, h) and not _NEGATION.search(before[max(0, h.start() - 30):h.start()])
+        for h in said_before)
+
+
+def _one_or_board(sentence: str, h: re.Match) -> bool:
+    """Is the layout match `h` a board's number read as a count, or one GPU ("1 GPU", "a single GPU", "1x A100") that is
+    not the compared side?"""
+    said = h.group(0).strip()
+    one = _ONE_GPU.fullmatch(said) or re.match(r"1\s*[x×*]", said)
+    return bool(_BOARD_AS_COUNT.fullmatch(said) or (one and not _AGAINST_ONE.search(sentence[:h.start()])))
 
 
 def _gain_ruled_out(text: str, m: re.Match) -> bool:
@@ -8601,12 +8637,13 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
     question, whatever the figures. Ruled out ("it is not slower") or about memory, it does not count."""
     out: list[Claim] = []
     for source, text in texts(facts):
-        for sentence in sentences(spaced(text)):
+        in_order = sentences(spaced(text))
+        for i, sentence in enumerate(in_order):
             grows = _LAYOUT_GROWS.search(sentence)
             effect = _NO_EFFECT.search(sentence) if grows else None
             if not effect or not _SPEED_TOPIC.search(sentence):
                 continue  # "the more GPUs, the lower this indicator": a figure that is no speed
-            if _one_gpu_named(sentence, _LAYOUT_GROWS.pattern):
+            if _one_gpu_named(sentence, _LAYOUT_GROWS.pattern, in_order[i - 1] if i else ""):
                 continue  # (audit48c) "as I only have 1 GPU ... the slow inference", "an single 3090 GPU": none grew
             if not re.match(r"(?:\bnot|\bno\b|\bn't|没|无)", effect.group(0), re.I) and \
                     _NEGATION.search(sentence[max(0, effect.start() - 30):effect.start()]):
