@@ -6,40 +6,44 @@ import pytest
 from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
 from rules import claims
-from tests.conftest import REPO, report_json
+from tests.conftest import REPO, judged_issue, report_json
 from tests.test_fr47_a2 import _denied, _hangs  # the hang read in a text, and its denial for the writer
 
 DATA = REPO / "tests" / "data"
 
-# ------------------------- 1. a note on the writer's setup after a comma keeps the denial; a restriction cancels it
+# ------ 1. a place, layout or release after a comma restricts where the fine run holds: the denial is cancelled
+# (fx48d: dc9747fb's _CONDITIONED, which read these as a note on the writer's setup, reverted; main's reading back)
 
 @pytest.mark.parametrize("text", [
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, on driver 550.",  # probe (the brief's)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, with driver 550 and CUDA 12.4.",  # probe (before:
-    # a hang, 'with' past the comma)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, even with TP=8.",  # probe (before: a hang)
-    "I read that vLLM hangs with TP=4, but mine works fine, on 4 GPUs with driver 550.",  # probe (before: a hang)
-    "Someone said it hangs, but ours runs fine, with TP=4 on 4x A100 and vLLM 0.6.3.",  # probe (before: a hang)
-])
-def test_a_setup_note_after_a_comma_keeps_the_denial(text):
-    assert _denied(text)
-    assert not _hangs(text)
-
-
-@pytest.mark.parametrize("text", [
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, except when TP=8.",  # probe (the brief's)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, only on TP=2 though.",  # probe
-    "Someone said it hangs, but ours runs fine, unless the batch is larger than 64.",  # probe
-    "Someone said it hangs, but ours runs fine, as long as NCCL_P2P_DISABLE=1 is set.",  # probe
-    "Someone said it hangs, but ours runs fine, on driver 550 if we set NCCL_P2P_DISABLE=1.",  # probe: the note, then
-    # the restriction
-    "Someone said it hangs, but ours runs fine, after setting NCCL_P2P_DISABLE=1.",  # probe: fine after a workaround
-    "Someone said it hangs, but ours runs fine with driver 550.",  # probe: the clause's own 'with' (as before)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on TP=2.",  # probe (wt4: a denial)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on a single GPU.",  # probe (wt4: a denial)
+    "Someone said it hangs, but mine worked fine, in v0.5.3.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours runs fine, with NCCL_P2P_DISABLE=1.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours runs fine, on my dev box.",  # probe (wt4: a denial)
+    # the same words without the comma (never a denial)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine on TP=2.",
+    "Someone said it hangs, but ours runs fine with NCCL_P2P_DISABLE=1.",
+    # a restriction after the comma or in the clause (as on main and wt4)
+    "Someone said the all-reduce hangs on H100s, but ours runs fine, except when TP=8.",
+    "Someone said it hangs, but ours runs fine, unless the batch is larger than 64.",
+    "Someone said it hangs, but ours runs fine, as long as NCCL_P2P_DISABLE=1 is set.",
     "Someone said it hangs, but ours works fine for me on TP=2.",  # fr47a2's: another layout in the clause
 ])
 def test_a_restriction_after_a_comma_or_in_the_clause_cancels_the_denial(text):
     assert not _denied(text)
     assert _hangs(text)
+
+
+@pytest.mark.parametrize("said", [
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on TP=2.",  # probe (wt4: insufficient_data)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on a single GPU.",  # probe (wt4: idem)
+    "I read that vLLM hangs at the first all-reduce, but mine worked fine, in v0.5.3.",  # probe (wt4: idem)
+])
+def test_a_restricted_fine_run_leaves_the_hang_on_pcie(said):
+    verdict, found = judged_issue("# vLLM TP=4 on 4x RTX 4090\n\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                  "--tensor-parallel-size 4 on 4x RTX 4090. " + said + "\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
 
 
 # -------------------- 3. "it works fine for me too": the denial's own "too" (lost at af57da3a, fr47a2's _OVER_AFTER)
