@@ -105,8 +105,14 @@ _CONDITIONED = re.compile(r"[^.:!?\n]*?\b(?:with|after|when|whenever|if|once|onl
 # same.", "Our new PCIe box does exactly that.": the writer's own failure after all, whatever word names it.
 _SAME_AS_THEIRS = (r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so|too|as\s+well)|"
                    r"same\s+(?:thing|here|issue|problem|behaviou?r)")
+# (fx48d) A past state of a run that no longer holds: "ours was fine, at first.", "mine worked fine initially", "it
+# ran fine for a while" ("worked fine at first, but ... the sound stopped working", "worked fine for a while but then
+# suddenly started having a 4 minute login delay", "works fine initially but degrades over hours" in real posts); not
+# "at first glance" nor "for a while now" (still fine)
+_PAST_STATE = (r"at\s+first(?!\s+(?:glance|sight))|initially|in\s+the\s+beginning|for\s+a\s+while(?!\s+now)|"
+               r"until\s+recently")
 _OVER_AFTER = re.compile(r"\b(?:since|now|anymore|no\s+longer|again|too|as\s+well|also|lately|recently|"
-                         + _SAME_AS_THEIRS + r")\b", re.I)
+                         + _PAST_STATE + "|" + _SAME_AS_THEIRS + r")\b", re.I)
 # (the sentence after the denial cancels it only by saying the writer's system does the same, or by naming a failure:
 # "Since yesterday's reboot it does the same." — not by a bare "also"/"now"/"too" of another matter: "I also tried
 # TP=1 for comparison", "I tested TP=8 as well", "Now the throughput is my only problem" (second read, fr47c))

@@ -76,6 +76,41 @@ def test_a_too_that_says_the_writer_has_it_cancels_the_denial(text):
     assert _hangs(text)
 
 
+# ------------ 2. a fine run said to be over ("at first", "initially", "for a while") cancels the denial, "too" or not
+
+@pytest.mark.parametrize("text", [
+    "Someone said it hangs, but ours was fine too, at first.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours was fine, at first.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but mine worked fine initially.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but ours ran fine in the beginning.",  # probe
+    "Someone said it hangs, but ours ran fine for a while.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but ours worked fine until recently.",  # probe ('until' as on main)
+])
+def test_a_fine_run_said_to_be_over_cancels_the_denial(text):
+    assert not _denied(text)
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    # near-misses: no past state of the run
+    "Someone said it hangs, but ours runs fine, at first glance.",
+    "Someone said it hangs, but ours runs fine. At first I thought it was the driver.",  # another sentence
+    "Someone said it hangs, but mine works fine too.",
+])
+def test_a_first_glance_or_a_later_first_keeps_the_denial(text):
+    assert _denied(text)
+    assert not _hangs(text)
+
+
+def test_a_fine_run_over_at_first_leaves_the_hang_on_pcie():
+    # probe (wt4: insufficient_data)
+    verdict, found = judged_issue("# vLLM TP=4 on 4x RTX 4090\n\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                  "--tensor-parallel-size 4 on 4x RTX 4090. Someone said the all-reduce hangs with "
+                                  "TP=4, but ours was fine too, at first.\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
+
+
 # ----------------------------------------- 4. flags listed with commas in prose: each flag's value without the comma
 
 def _launch(text: str) -> list[Workload]:
