@@ -147,6 +147,38 @@ def test_a_list_inside_a_value_keeps_its_commas():
     assert launch._flags(["-ts", "3,1,", "--tp", "4,"])[0] == {"ts": "3,1", "tp": "4"}
 
 
+@pytest.mark.parametrize("text", [
+    # a list of values tried, no one value: TP None as on main (fx48d; wt4 read the first value)
+    "I tried vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1, 2 and 4 on 4x RTX 4090.",  # probe
+    "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2, 4 and 8 all hang.",  # probe (wt4: tp 2)
+    "I tried vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 1, 2, 4, 8 and only 1 works.",  # probe
+    "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2, 4 on 4x RTX 4090 both hang.",  # probe
+    "python -m vllm.entrypoints.openai.api_server --model X --tensor-parallel-size 4, then 8.",  # probe
+])
+def test_a_list_of_values_is_no_one_value(text):
+    assert _launch(text)[0].tp is None
+
+
+@pytest.mark.parametrize("text, tp, pp", [
+    ("vllm serve meta-llama/Llama-3.1-70B -tp 4, -pp 2", 4, 2),  # probe: short flags
+    ("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size=4, --pipeline-parallel-size=2", 4, 2),  # probe
+    ("We run vllm serve meta-llama/Llama-3.1-70B (--enforce-eager, --tensor-parallel-size 4,)", 4, None),  # probe:
+    # the group ends after the comma
+])
+def test_a_value_before_another_flag_or_the_groups_end_is_read(text, tp, pp):
+    w = _launch(text)[0]
+    assert (w.tp, w.pp) == (tp, pp)
+
+
+def test_a_hang_at_each_of_a_list_of_sizes_is_still_the_hang_on_pcie():
+    # probe (wt4: tp 1 read from "1, 2 and 4", and ticket.hang_on_pcie silent)
+    verdict, found = judged_issue("# Hang with tensor parallel on 4x RTX 4090\n\nvLLM 0.6.3. I tried vllm serve "
+                                  "meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1, 2 and 4 on 4x RTX 4090; "
+                                  "only TP 1 works, the others hang at the first all-reduce.\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
+
+
 # ------------------- 5. a decimal comma: the reporter's quotes as written wherever quoted, the values numbers in JSON
 
 def test_a_tickets_quotes_keep_the_reporters_decimal_commas(tmp_path):
