@@ -96,21 +96,23 @@ _FINE = (r"(?:(?:still|always|just|actually|so\s+far)\s+)?"
 # older release, before a change or with an exception: "ours ran fine for a week", "mine worked in v0.5.3; since v0.6
 # ...", "ours works fine, except when the prompt is longer than 8k tokens"; fine on another box or layout: "It works
 # fine for me on TP=2", "I can't reproduce it on my dev box")
-# (known48: past a comma or a semicolon only a word that restricts the fine run does: "ours runs fine, on driver 550",
-# "ours runs fine, with driver 550 and CUDA 12.4", "mine works, even with TP=8" add a note on the writer's setup to a
-# denial that stands; "ours runs fine, except when TP=8", "..., but only with NCCL_P2P_DISABLE=1" do not)
-_RESTRICTS = r"(?:when|whenever|if|once|only|unless|until|till|as\s+long\s+as|but|except|after|before)"
-_CONDITIONED = re.compile(r"[^,;.:!?\n]*?\b(?:with|since|either|in\s+v?\d|for\s+(?:(?:a|an|the|about|around|over|"
-                          r"almost|nearly|first|few|several|some|couple|of|\d+)\s+){1,3}(?:minutes?|hours?|days?|weeks?|"
-                          r"months?|years?|runs?|requests?)|on\s+(?:tp|pp|ep)\b|on\s+(?:a\s+|an\s+|my\s+|our\s+|the\s+)?(?:other|"
-                          r"another|different|dev|local|test|smaller|single|one|two|\d+)\b)|"
-                          r"[^.:!?\n]*?\b" + _RESTRICTS + r"\b", re.I)
+_CONDITIONED = re.compile(r"[^.:!?\n]*?\b(?:with|after|when|whenever|if|once|only|unless|since|until|till|"
+                          r"as\s+long\s+as|but|either|except|before|in\s+v?\d|for\s+(?:(?:a|an|the|about|around|over|almost|nearly|"
+                          r"first|few|several|some|couple|of|\d+)\s+){1,3}(?:minutes?|hours?|days?|weeks?|months?|years?|"
+                          r"runs?|requests?)|on\s+(?:tp|pp|ep)\b|on\s+(?:a\s+|an\s+|my\s+|our\s+|the\s+)?(?:other|another|"
+                          r"different|dev|local|test|smaller|single|one|two|\d+)\b)", re.I)
 # (fr47a2) The fine run over in the next sentence: "ours ran fine for a week. Since yesterday's reboot it does the
 # same.", "Our new PCIe box does exactly that.": the writer's own failure after all, whatever word names it.
 _SAME_AS_THEIRS = (r"(?:does|did|do)\s+(?:exactly\s+|just\s+)?(?:the\s+same|that|this|so|too|as\s+well)|"
                    r"same\s+(?:thing|here|issue|problem|behaviou?r)")
+# (fx48d) A past state of a run that no longer holds: "ours was fine, at first.", "mine worked fine initially", "it
+# ran fine for a while" ("worked fine at first, but ... the sound stopped working", "worked fine for a while but then
+# suddenly started having a 4 minute login delay", "works fine initially but degrades over hours" in real posts); not
+# "at first glance" nor "for a while now" (still fine)
+_PAST_STATE = (r"at\s+first(?!\s+(?:glance|sight))|initially|in\s+the\s+beginning|for\s+a\s+while(?!\s+now)|"
+               r"until\s+recently")
 _OVER_AFTER = re.compile(r"\b(?:since|now|anymore|no\s+longer|again|too|as\s+well|also|lately|recently|"
-                         + _SAME_AS_THEIRS + r")\b", re.I)
+                         + _PAST_STATE + "|" + _SAME_AS_THEIRS + r")\b", re.I)
 # (the sentence after the denial cancels it only by saying the writer's system does the same, or by naming a failure:
 # "Since yesterday's reboot it does the same." — not by a bare "also"/"now"/"too" of another matter: "I also tried
 # TP=1 for comparison", "I tested TP=8 as well", "Now the throughput is my only problem" (second read, fr47c))

@@ -6,40 +6,44 @@ import pytest
 from diagnose.artifacts import issue_md, launch
 from diagnose.evidence import Workload
 from rules import claims
-from tests.conftest import REPO, report_json
+from tests.conftest import REPO, judged_issue, report_json
 from tests.test_fr47_a2 import _denied, _hangs  # the hang read in a text, and its denial for the writer
 
 DATA = REPO / "tests" / "data"
 
-# ------------------------- 1. a note on the writer's setup after a comma keeps the denial; a restriction cancels it
+# ------ 1. a place, layout or release after a comma restricts where the fine run holds: the denial is cancelled
+# (fx48d: dc9747fb's _CONDITIONED, which read these as a note on the writer's setup, reverted; main's reading back)
 
 @pytest.mark.parametrize("text", [
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, on driver 550.",  # probe (the brief's)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, with driver 550 and CUDA 12.4.",  # probe (before:
-    # a hang, 'with' past the comma)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, even with TP=8.",  # probe (before: a hang)
-    "I read that vLLM hangs with TP=4, but mine works fine, on 4 GPUs with driver 550.",  # probe (before: a hang)
-    "Someone said it hangs, but ours runs fine, with TP=4 on 4x A100 and vLLM 0.6.3.",  # probe (before: a hang)
-])
-def test_a_setup_note_after_a_comma_keeps_the_denial(text):
-    assert _denied(text)
-    assert not _hangs(text)
-
-
-@pytest.mark.parametrize("text", [
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, except when TP=8.",  # probe (the brief's)
-    "Someone said the all-reduce hangs on H100s, but ours runs fine, only on TP=2 though.",  # probe
-    "Someone said it hangs, but ours runs fine, unless the batch is larger than 64.",  # probe
-    "Someone said it hangs, but ours runs fine, as long as NCCL_P2P_DISABLE=1 is set.",  # probe
-    "Someone said it hangs, but ours runs fine, on driver 550 if we set NCCL_P2P_DISABLE=1.",  # probe: the note, then
-    # the restriction
-    "Someone said it hangs, but ours runs fine, after setting NCCL_P2P_DISABLE=1.",  # probe: fine after a workaround
-    "Someone said it hangs, but ours runs fine with driver 550.",  # probe: the clause's own 'with' (as before)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on TP=2.",  # probe (wt4: a denial)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on a single GPU.",  # probe (wt4: a denial)
+    "Someone said it hangs, but mine worked fine, in v0.5.3.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours runs fine, with NCCL_P2P_DISABLE=1.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours runs fine, on my dev box.",  # probe (wt4: a denial)
+    # the same words without the comma (never a denial)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine on TP=2.",
+    "Someone said it hangs, but ours runs fine with NCCL_P2P_DISABLE=1.",
+    # a restriction after the comma or in the clause (as on main and wt4)
+    "Someone said the all-reduce hangs on H100s, but ours runs fine, except when TP=8.",
+    "Someone said it hangs, but ours runs fine, unless the batch is larger than 64.",
+    "Someone said it hangs, but ours runs fine, as long as NCCL_P2P_DISABLE=1 is set.",
     "Someone said it hangs, but ours works fine for me on TP=2.",  # fr47a2's: another layout in the clause
 ])
 def test_a_restriction_after_a_comma_or_in_the_clause_cancels_the_denial(text):
     assert not _denied(text)
     assert _hangs(text)
+
+
+@pytest.mark.parametrize("said", [
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on TP=2.",  # probe (wt4: insufficient_data)
+    "Someone said the all-reduce hangs with TP=4, but ours runs fine, on a single GPU.",  # probe (wt4: idem)
+    "I read that vLLM hangs at the first all-reduce, but mine worked fine, in v0.5.3.",  # probe (wt4: idem)
+])
+def test_a_restricted_fine_run_leaves_the_hang_on_pcie(said):
+    verdict, found = judged_issue("# vLLM TP=4 on 4x RTX 4090\n\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                  "--tensor-parallel-size 4 on 4x RTX 4090. " + said + "\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
 
 
 # -------------------- 3. "it works fine for me too": the denial's own "too" (lost at af57da3a, fr47a2's _OVER_AFTER)
@@ -70,6 +74,41 @@ def test_a_denial_with_its_own_too_is_still_a_denial(text):
 def test_a_too_that_says_the_writer_has_it_cancels_the_denial(text):
     assert not _denied(text)
     assert _hangs(text)
+
+
+# ------------ 2. a fine run said to be over ("at first", "initially", "for a while") cancels the denial, "too" or not
+
+@pytest.mark.parametrize("text", [
+    "Someone said it hangs, but ours was fine too, at first.",  # probe (wt4: a denial)
+    "Someone said it hangs, but ours was fine, at first.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but mine worked fine initially.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but ours ran fine in the beginning.",  # probe
+    "Someone said it hangs, but ours ran fine for a while.",  # probe (main and wt4: a denial)
+    "Someone said it hangs, but ours worked fine until recently.",  # probe ('until' as on main)
+])
+def test_a_fine_run_said_to_be_over_cancels_the_denial(text):
+    assert not _denied(text)
+    assert _hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    # near-misses: no past state of the run
+    "Someone said it hangs, but ours runs fine, at first glance.",
+    "Someone said it hangs, but ours runs fine. At first I thought it was the driver.",  # another sentence
+    "Someone said it hangs, but mine works fine too.",
+])
+def test_a_first_glance_or_a_later_first_keeps_the_denial(text):
+    assert _denied(text)
+    assert not _hangs(text)
+
+
+def test_a_fine_run_over_at_first_leaves_the_hang_on_pcie():
+    # probe (wt4: insufficient_data)
+    verdict, found = judged_issue("# vLLM TP=4 on 4x RTX 4090\n\nvllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                  "--tensor-parallel-size 4 on 4x RTX 4090. Someone said the all-reduce hangs with "
+                                  "TP=4, but ours was fine too, at first.\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
 
 
 # ----------------------------------------- 4. flags listed with commas in prose: each flag's value without the comma
@@ -106,6 +145,38 @@ def test_a_group_saying_more_than_flags_is_still_not_read(text):
 def test_a_list_inside_a_value_keeps_its_commas():
     # llama-cli's tensor split, "-ts 3,1" (common/arg.cpp): only a trailing comma is prose's
     assert launch._flags(["-ts", "3,1,", "--tp", "4,"])[0] == {"ts": "3,1", "tp": "4"}
+
+
+@pytest.mark.parametrize("text", [
+    # a list of values tried, no one value: TP None as on main (fx48d; wt4 read the first value)
+    "I tried vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1, 2 and 4 on 4x RTX 4090.",  # probe
+    "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2, 4 and 8 all hang.",  # probe (wt4: tp 2)
+    "I tried vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 1, 2, 4, 8 and only 1 works.",  # probe
+    "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2, 4 on 4x RTX 4090 both hang.",  # probe
+    "python -m vllm.entrypoints.openai.api_server --model X --tensor-parallel-size 4, then 8.",  # probe
+])
+def test_a_list_of_values_is_no_one_value(text):
+    assert _launch(text)[0].tp is None
+
+
+@pytest.mark.parametrize("text, tp, pp", [
+    ("vllm serve meta-llama/Llama-3.1-70B -tp 4, -pp 2", 4, 2),  # probe: short flags
+    ("vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size=4, --pipeline-parallel-size=2", 4, 2),  # probe
+    ("We run vllm serve meta-llama/Llama-3.1-70B (--enforce-eager, --tensor-parallel-size 4,)", 4, None),  # probe:
+    # the group ends after the comma
+])
+def test_a_value_before_another_flag_or_the_groups_end_is_read(text, tp, pp):
+    w = _launch(text)[0]
+    assert (w.tp, w.pp) == (tp, pp)
+
+
+def test_a_hang_at_each_of_a_list_of_sizes_is_still_the_hang_on_pcie():
+    # probe (wt4: tp 1 read from "1, 2 and 4", and ticket.hang_on_pcie silent)
+    verdict, found = judged_issue("# Hang with tensor parallel on 4x RTX 4090\n\nvLLM 0.6.3. I tried vllm serve "
+                                  "meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1, 2 and 4 on 4x RTX 4090; "
+                                  "only TP 1 works, the others hang at the first all-reduce.\n")
+    assert verdict.category == "p2p_disabled"
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
 
 
 # ------------------- 5. a decimal comma: the reporter's quotes as written wherever quoted, the values numbers in JSON
@@ -155,7 +226,9 @@ def test_a_stall_phrase_denied_right_before_is_no_stall(sentence, said):
     assert claims._stall_said(sentence) is said
 
 
-# ---------------------- 6. issue_md._weighed reads the GPU's sentence as text.py does (a semicolon ends it, "；" too)
+# ---------------- 7. issue_md._weighed's own sentence bounds (fx48d: 35eca4ef, text.py's bounds there, reverted): a
+# semicolon ("；" too) ends the GPU's clause, and a question ends at "?" even inside Markdown or HTML
+
 
 @pytest.mark.parametrize("text, gpus", [
     ("我们有2张3090；请问4090够吗？", [("3090", 2)]),  # probe: the owned clause before "；", the question after it
@@ -164,18 +237,34 @@ def test_a_stall_phrase_denied_right_before_is_no_stall(sentence, said):
     ("We use vLLM (e.g. on an older box). Would 2x H100 be enough?", []),  # probe: "e.g." ends no sentence
     ("Would 2x H100 be enough (for 70B)?", []),  # probe: the question mark after a bracket
 ])
-def test_a_gpus_sentence_is_texts_sentence(text, gpus):
+def test_a_gpus_sentence_in_weighed(text, gpus):
     found = [(w.gpu or "", w.gpu_count or 0) for w in issue_md.parse(text, "post.md")
              if isinstance(w, Workload) and (w.gpu or w.gpu_count)]
     assert found == gpus
 
 
-def test_a_full_width_semicolon_ends_a_clause_read_as_a_sentence():
-    from diagnose.artifacts.text import sentence_end
+@pytest.mark.parametrize("text", [
+    "**Would 2x RTX 4090 be enough for this model?**",  # probe w1 (wt4: no question, the 4090s weighed as owned)
+    "Would 2x RTX 4090 be enough for this model?!",  # probe w2
+    "Would 2x RTX 4090 be enough for this model?",
+    "Would 2x H100 be enough?<br>We run vLLM.",  # probe
+])
+def test_a_question_ending_inside_markdown_weighs_no_gpus(text):
+    found = [(w.gpu or "", w.gpu_count or 0) for w in issue_md.parse(text, "post.md")
+             if isinstance(w, Workload) and (w.gpu or w.gpu_count)]
+    assert found == []
 
-    text = "显存不够；请问怎么办"
-    assert sentence_end(text, 0, semicolon=True) == text.index("；") + 1
-    assert sentence_end(text, 0) == len(text)  # without `semicolon`, as before
+
+@pytest.mark.parametrize("text", [
+    # the review's probes w1/w2 (wt4: other 0.45 judged on the asked-about 2x RTX 4090; main: insufficient_data)
+    "# Hardware question for TP serving\n\nWe serve meta-llama/Llama-3.1-70B-Instruct with vLLM 0.6.3 and "
+    "--tensor-parallel-size 2; decode is slow, 9 tok/s.\n\n**Would 2x RTX 4090 be enough for this model?**\n",
+    "# Hardware question for TP serving\n\nWe serve meta-llama/Llama-3.1-70B-Instruct with vLLM 0.6.3 and "
+    "--tensor-parallel-size 2; decode is slow, 9 tok/s. Would 2x RTX 4090 be enough for this model?!\n",
+])
+def test_a_hardware_question_weighs_no_asked_about_gpus(text):
+    verdict, _ = judged_issue(text)
+    assert verdict.category == "insufficient_data"
 
 
 def test_a_release_said_with_no_error_is_the_good_side():

@@ -1921,11 +1921,11 @@ _PLANNED = re.compile(r"\b(?:plan(?:s|ned|ning)?|(?:was|were|am|is|are)\s+going\
 # needed to run grok?", "How much H100 GPUs are required ...?", "全量训练大概有多少张A800呢？"). A sentence that owns
 # its GPU ("I have 2x 3090, is it enough?", "my 4090 or the driver?", "I am using 8 RTX 4090 GPUs ... can I ...?")
 # keeps it.
+_SENTENCE_END = re.compile(r"[?？!！。；;]|\.(?=\s|$)")
 # (fr46b) an alternative is weighed only where the GPU itself stands beside the or/vs/还是, with another GPU (or a count
 # of cards) on its other side, a few words each way and no comma between: "1x2080ti or 2x1080ti?", "2x Nvidia 3090
 # cards (total 48Gb) or 1x Nvidia 4090 (24Gb)?"; not "hangs on 2x L40S, should I set NCCL_P2P_DISABLE=1 or switch to
 # A100?", "hangs on 4x A100 after step 1, is this a driver issue or should we upgrade to H100?"
-_CLOSING = "\"'\u201d\u2019)]"  # (after a question mark: "... enough?)")
 _OR_AFTER = re.compile(r"^[^,;:，；、]{0,40}?(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*", re.I)
 _WORD = re.compile(r"[^\s,;:，；?？]+\s+")
 _OR_BEFORE = re.compile(r"(?:\s(?:or|vs\.?|versus)\s|或|还是)\s*(?:[^\s,;:，；]+\s+){0,3}$", re.I)
@@ -1958,16 +1958,16 @@ _RAN_ON = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|froze\w*|crash\w*|fail\w
 def _weighed(line: str, start: int) -> bool:
     """Is the GPU (or count) at `start` hardware weighed in a question, not the machine's (see _OR_AFTER, _ASKED_OF,
     _WONDER, _COUNT_ASKED above)? When in doubt it is the machine's: a GPU the reporter owns or ran on is never weighed.
-    (The sentence, text's reading with a semicolon ending it, is capped 200 characters each side of the GPU.)"""
-    lead = line[sentence_start(line, start, 200, semicolon=True):start]
-    tail = line[start:sentence_end(line, start, 200, semicolon=True)]
-    asked = tail.rstrip().rstrip(_CLOSING).endswith(("?", "？"))
+    (The sentence is capped 200 characters each side of the GPU.)"""
+    lead = re.split(r"[.!?;]\s|[。！？；]", line[max(0, start - 200):start])[-1]
+    end = _SENTENCE_END.search(line, start, start + 200)
+    tail = line[start:end.start() if end else min(len(line), start + 200)]
     sentence = lead + tail
     if _OWNED.search(sentence) or _RAN_ON.search(lead[-90:]):
         return False
     if (wonder := _WONDER.search(lead)) and not _DEFINITE.search(lead) and _WOULD.search(sentence, wonder.end()):
         return True
-    if not asked:
+    if end is None or end.group() not in "?？":
         return False
     clause = re.split(r"[,，;；]", lead)[-1] + re.split(r"[,，;；]", tail)[0]
     own = re.split(r"[,，;；]", tail)[0]

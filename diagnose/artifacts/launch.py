@@ -517,14 +517,14 @@ def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok):
+        if _is_flag(tok):
             key, eq, value = tok.partition("=")
             norm = key.lstrip("-").rstrip(".,;:").replace("_", "-").lower()  # a flag ending a sentence in prose
             if eq:
-                flags.setdefault(norm, _listed(value))
+                flags.setdefault(norm, _listed(value, tokens[i + 1:]))
             elif i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or re.fullmatch(r"-\d+", tokens[i + 1])):
                 if key in VALUE_OPTIONS or _takes_value(norm):
-                    flags.setdefault(norm, _listed(tokens[i + 1]))
+                    flags.setdefault(norm, _listed(tokens[i + 1], tokens[i + 2:]))
                     i += 1
                 else:
                     flags.setdefault(norm, True)
@@ -536,12 +536,17 @@ def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
     return flags, positional
 
 
-def _listed(value: str) -> str:
-    """A flag's value less the comma or semicolon prose lists flags with: "(--tensor-parallel-size 2, --enforce-eager,
-    --dtype bfloat16)", "--kv-cache-dtype=fp8, --tensor-parallel-size 8, --gpu-memory-utilization 0.8" (find_string
-    ids 51775550683, 60419268194, 67232314541; tests/data/para37/u17b04-*/a.md). No engine takes a value that ends in
-    one; a list inside a value ("-ts 3,1") keeps its commas."""
-    return value.rstrip(",;")
+def _is_flag(tok: str) -> bool:
+    return tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok)
+
+
+def _listed(value: str, rest: list[str]) -> str:
+    """A flag's value less the comma or semicolon prose lists flags with, where another flag follows or the group ends:
+    "(--tensor-parallel-size 2, --enforce-eager, --dtype bfloat16)", "--kv-cache-dtype=fp8, --tensor-parallel-size 8,
+    --gpu-memory-utilization 0.8" (find_string ids 51775550683, 60419268194, 67232314541; tests/data/para37/u17b04-*/
+    a.md). Before another value it is a list of values tried, no one value: "--tensor-parallel-size 1, 2 and 4", "2, 4
+    and 8 all hang" (fx48d); a list inside a value ("-ts 3,1") keeps its commas."""
+    return value.rstrip(",;") if not rest or _is_flag(rest[0]) else value
 
 
 def _takes_value(norm: str) -> bool:

@@ -56,8 +56,7 @@ def clean(line: str) -> str:
 # mark inside closing quotes or brackets ends it after them ('... set X=1." We run'). A mark with no space after it
 # ends one where a lowercase word ends before it and a word that only opens a sentence follows ("fixes it.But with
 # X"): a module path (torch.Tensor, nn.Module) has a class name there, never one of these words. With `semicolon`,
-# "; " ends one too (readers that take a clause after ";" as a sentence of its own), and a full-width "；" (no space
-# after it, as the CJK marks).
+# "; " ends one too (readers that take a clause after ";" as a sentence of its own).
 _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _ETC_GOES_ON = (r"(?!\s*[,;:)\]]|\s+(?:and|or|nor|but|in|on|with|for|to|as|at|of|from|that|which|all|are|is|were|was"
                 r"|be|been|have|has|had|do|does|did|don't|doesn't|didn't|can|could|will|would|should|may|might|must"
@@ -74,7 +73,7 @@ _EN_MARK = (r"(?:(?:(?<!\b[eE]\.[gG])(?<!\b[iI]\.[eE])(?<!\b[vV][sS])(?<!\b[cC][
 # settings and remedies).
 _SENTENCE_ENDS = {(semicolon, questions): re.compile(
     r"(?:" + (_EN_MARK if questions else _EN_MARK.replace("[.!?]", "[.!]"))
-    + (r"|;(?=\s|$)|；" if semicolon else "") + (r"|[。！？]" if questions else r"|[。！]") + r"|\n)\s*")
+    + (r"|;(?=\s|$)" if semicolon else "") + (r"|[。！？]" if questions else r"|[。！]") + r"|\n)\s*")
     for semicolon in (False, True) for questions in (False, True)}
 SENTENCE_END = _SENTENCE_ENDS[False, True]
 # A clause's bound inside a sentence, where a reading needs clauses (the Chinese ones): a comma, semicolon or colon,
