@@ -64,6 +64,25 @@ def test_load_8bit_not_read_where_it_did_not_run(said):
     assert list(quant_tradeoff.bitsandbytes_path(facts)) == []
 
 
+# (fx48p, the review's probes) the flag must be the writer's own run now: not asked about, not a past run taken off,
+# not someone else's; the same holds for bitsandbytes named in those ways (the two share quant_tradeoff._path_said).
+@pytest.mark.parametrize("title,said", [
+    ("Generation slow on a T4", "Would --load-8bit make it faster? Currently generation is slow, 3 tokens/s on a T4 "
+     "in fp16."),
+    ("slow generation", "Earlier generation with --load-8bit was slow, I dropped the flag and it is fast now. But with "
+     "2 GPUs (--num-gpus 2) generation is slow, 8 tokens/s against 20 on one GPU."),
+    ("slow generation", "A friend told me his run with --load-8bit was slow, but mine runs in fp16 on one A100 and "
+     "generation is slow too, 10 tokens/s for vicuna-13b."),
+    ("still slow", "After removing --load-8bit the generation is still slow, about 4 tokens/s on an A10 in fp16."),
+    ("slow generation", "Would bitsandbytes make it faster? Currently generation is slow, 3 tokens/s on a T4 in fp16."),
+    ("slow generation", "Someone on reddit said their run with load_in_8bit was slow, but mine runs in fp16 on one "
+     "A100 and generation is slow too, 10 tokens/s."),
+])
+def test_8bit_path_not_the_writers_run_now(title, said):
+    verdict, found = judged_issue(f"# {title}\n\n{said}\n")
+    assert "ticket.bitsandbytes_path" not in found
+
+
 def test_load_8bit_without_a_speed_complaint_is_no_finding():
     facts = issue_bundle("# 8-bit\n\nI run vicuna-7b with --load-8bit on a 3090. How much memory does it save?\n")
     assert list(quant_tradeoff.bitsandbytes_path(facts)) == []
