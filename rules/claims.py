@@ -2537,10 +2537,13 @@ _SAID_BEFORE = re.compile(
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
 # A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
-_SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
-                             r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
-                             r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
-                             r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
+_TAKEN_OFF = (r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
+              r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
+              r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)")
+_SWITCH_REMOVED = re.compile(_TAKEN_OFF + r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
+# (fx48p) ... or taken off after it is named, by a word that points back to it: "Earlier generation with --load-8bit
+# was slow, I dropped the flag and it is fast now", "..., then removed it".
+_TAKEN_OFF_AFTER = re.compile(_TAKEN_OFF + r"\s+(?:the\s+(?:flag|option|switch)|it|that(?:\s+flag)?)\b", re.I)
 _SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+[^\w\s]?\s*[=:])")
 # A setup left behind: "we moved from WSL2 to Ubuntu", "migrated away from the KVM guest".
 _LEFT_FROM = re.compile(r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|came|went)\s+(?:over\s+)?"
@@ -2558,6 +2561,12 @@ def _gone(sentence: str, m: re.Match) -> bool:
 def said_gone(text: str, m: re.Match) -> bool:
     """_gone for a rule's own pattern: is the line `m` matched in `text` quoted as printed before, or no more?"""
     return _gone(text, m)
+
+
+def switch_dropped(sentence: str, m: re.Match) -> bool:
+    """Is the switch `m` matched one the reporter took off, before it ("I removed --load-8bit") or after it, in the
+    same sentence ("with --load-8bit it was slow, I dropped the flag")? Then it ran before, not in the run now."""
+    return _gone(sentence, m) or bool(_TAKEN_OFF_AFTER.search(sentence, m.end()))
 
 
 # (issue 11, u14a) NUMA nodes are no hosts. numactl --hardware opens with "available: 2 nodes (0-1)" (the count, then
@@ -9446,60 +9455,20 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
     """Sentences that set tensor parallelism against pipeline parallelism or a layer split ("PP=2 gives more
     throughput than TP=2", "why is TP faster than pipeline parallel for one request?"): data {pp_wins}, whether
     the pipeline is said to be the faster (for throughput it can be, for one request it cannot)."""
-    return [c for source, text in texts(facts) for sentence in sentences(text)
-            for c in tp_pp_compared_in(source, sentence)]
-
-
-def tp_pp_compared_in(source: str, sentence: str) -> list[Claim]:
-    """tp_pp_compared's reading of one sentence."""
-    m = _TP_PP.search(sentence)
-    if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
-        return []
-    first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
-    better = re.search(_WINS, m.group(0), re.I) is not None
-    # which layout is the faster is said only by a speed word, not denied, not about memory: a bare "vs" or
-    # a "than" about VRAM leaves pp_wins read from the word order alone
-    directed = bool(re.search(_SPEED_SAID, m.group(0), re.I) and not re.search(_NOT_SPEED, m.group(0), re.I))
-    return [Claim("tp_pp_compared", source, _quote(sentence, m, 60),
-                  {"pp_wins": first_pp == better, "directed": directed})]
-
-
-# (p48c) llama.cpp's row or tensor split measured faster with the other side left unnamed: llama.cpp and what wraps it
-# (Ollama, text-generation-webui) split by layer by default (`--split-mode layer`, llama.cpp's --help: "layer (default):
-# split layers and KV across GPUs"), so a gain said of the row/tensor split is over the layer split ("enabling row-split
-# ... a speedup from ~3t/s to ~10t/s", ollama/ollama#5458; "`-sm tensor` ... the baseline moves 22.1 → 37.1 (+68%)",
-# sudoingX/qwen38-mtp#24; "a 40-70% performance improvement", ollama/ollama#5527). A gain is a speed word or a
-# measured rise, not "should fix" (a hope) nor a question.
-_ROW_SPLIT = _SPLIT_MODE + r"(?:row|tensor)\b|\brow[- ]split\w*|\bsplit\w* (?:by|into) rows\b"
-_MEASURED_GAIN = (r"\bspeed[- ]?ups?\b|\bfaster\b|\b(?:performance|speed|throughput) (?:improvement|gain|boost)s?\b|"
-                  r"\+\s?\d+(?:\.\d+)?\s*%|\d+(?:\.\d+)?\s*(?:t/s|tok\w*/s)?\s*(?:→|->)\s*\d")
-# A gain a speculative-decoding setting in the same sentence owns ("tensor-parallel (`-sm tensor`), 39.4 -> 49.2 tok/s
-# (+25%), n-max 2", sudoingX/qwen38-mtp#37: llama.cpp's --draft-max / MTP), unless put aside ("before any spec flag is
-# involved", qwen38-mtp#24).
-_SPEC_DECODING = re.compile(r"\b(?:draft\w*|speculative|MTP|n[-_ ]max|spec(?:ulative)?[- ]?(?:decod\w*|flags?))\b",
-                            re.I)
-_PUT_ASIDE = re.compile(r"\b(?:no|not|without|before any|any)\s+$", re.I)
-# (no loss word between: "-sm row is slower, layer is faster" names the row split the loser)
-_ROW_GAIN = re.compile(r"(?:" + _ROW_SPLIT + r")(?:(?!\bslow\w*|\bworse\b|\blower\b|\blos[st]\w*)[^.\n]){0,120}?"
-                       r"(?:" + _MEASURED_GAIN + r")", re.I)
-
-
-def row_split_gain(facts: Facts) -> Claim | None:
-    """The reporter's own measurement that llama.cpp's row or tensor split ran faster than its default layer split,
-    the layer split named or not ("enabling row-split ... speedup from ~3t/s to ~10t/s"), or None: asked, guessed or
-    denied it does not count, nor a sentence that names the layer split the faster."""
+    out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
-            m = _ROW_GAIN.search(sentence)
-            if not m or asked(sentence) or guessed(sentence, m.start()) or \
-                    _NEGATION.search(sentence[max(0, m.start() - 30):m.end()]):
+            m = _TP_PP.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
                 continue
-            if any(t.data["pp_wins"] and t.data["directed"] for t in tp_pp_compared_in(source, sentence)):
-                continue  # "row split is faster than ... but layer split is faster for ..." : said both ways
-            if any(not _PUT_ASIDE.search(sentence[:d.start()]) for d in _SPEC_DECODING.finditer(sentence)):
-                continue  # the gain is speculative decoding's
-            return Claim("row_split_gain", source, _quote(sentence, m, 60))
-    return None
+            first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
+            better = re.search(_WINS, m.group(0), re.I) is not None
+            # which layout is the faster is said only by a speed word, not denied, not about memory: a bare "vs" or
+            # a "than" about VRAM leaves pp_wins read from the word order alone
+            directed = bool(re.search(_SPEED_SAID, m.group(0), re.I) and not re.search(_NOT_SPEED, m.group(0), re.I))
+            out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60),
+                             {"pp_wins": first_pp == better, "directed": directed}))
+    return out
 
 
 # (mend41) The pipelined or multi-node side said to be the faster, against one GPU, one node or TP: "the multiple

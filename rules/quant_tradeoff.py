@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Workload
-from rules import claims
+from rules import claims, hearsay
 from rules.common import claim_ev, ev, make
 from rules.engine import rule
 from rules.ticket_figures import asks_about_figures
@@ -239,11 +239,15 @@ def bitsandbytes_stated(facts: Facts) -> tuple[str, str] | None:
 
 
 def _path_said(facts: Facts, path: re.Pattern) -> list[tuple[str, str, re.Match]]:
-    """(source, sentence, match) for each sentence naming the quantisation path as what ran: not negated, not put
-    aside ("without --load-8bit", "instead of bnb"), not the faster reference of a slower run."""
+    """(source, sentence, match) for each sentence naming the quantisation path as what the writer's own run uses now:
+    not negated, not put aside ("without --load-8bit", "instead of bnb"), not the faster reference of a slower run;
+    (fx48p) not asked or offered ("Would --load-8bit make it faster?"), not another's run (hearsay: "a friend told me
+    his run with --load-8bit was slow"), not taken off since ("... with --load-8bit was slow, I dropped the flag")."""
     return [(source, sentence, m) for source, text in claims.texts(facts) for sentence in claims.sentences(text)
             if (m := path.search(sentence)) and not claims.negated_words(sentence, m)
-            and not _BNB_AVOIDED.search(sentence[:m.start()]) and not _bnb_reference(sentence, m, path)]
+            and not _BNB_AVOIDED.search(sentence[:m.start()]) and not _bnb_reference(sentence, m, path)
+            and not claims.offered(sentence, m.start()) and not hearsay.elsewhere(sentence[:m.start()])
+            and not claims.switch_dropped(sentence, m)]
 
 
 def load_8bit_stated(facts: Facts) -> tuple[str, str] | None:

@@ -789,25 +789,20 @@ def pp_bubble(facts: Facts, predictions=None):
     """Pipeline parallelism judged by what it can give: with fewer micro-batches in flight than stages,
     the stages wait for each other (the pipeline bubble), and one request never gets faster. A pipeline or layer
     split measured slower than a tensor (row) split of the same GPUs is that wait seen ("split_mode layer gives 60 %
-    of the tokens/s of split_mode row"), whether or not the words say pipeline; and llama.cpp's row or tensor split
-    measured faster with the default layer split unnamed, in a post filed as a request or a report rather than a
-    complaint (p48c: ollama#5458, qwen38-mtp#24, ollama#5527): the reporter's own A/B is the bubble seen."""
-    row = claims.row_split_gain(facts)
-    if not (_about_speed(facts) or row):
+    of the tokens/s of split_mode row"), whether or not the words say pipeline."""
+    if not _about_speed(facts):
         return
     pp, pp_src = wfield(facts, "pp")
     c = _first(facts, "pipeline_parallel")
     c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
     lost = next((t for t in claims.tp_pp_compared(facts) if t.data["directed"] and not t.data["pp_wins"]), None)
-    if not ((pp or 0) >= 2 or c or lost or row) or claims.spread_wins(facts):
+    if not ((pp or 0) >= 2 or c or lost) or claims.spread_wins(facts):
         return  # (mend41) the pipelined / multi-node side measured the faster: no bubble complained of
     few = _first(facts, "few_requests")
     evidence = (([ev(pp_src, "pipeline-parallel stages", pp)] if pp else [])
                 + ([claim_ev(c, "pipeline parallelism")] if c else [])
                 + ([claim_ev(lost, "the pipeline (layer) split measured slower than the tensor split")]
-                   if lost else [])
-                + ([claim_ev(row, "the row/tensor split measured faster than llama.cpp's default layer split")]
-                   if row and not lost else []))
+                   if lost else []))
     evidence += [claim_ev(few, "requests in flight")] if few else []
     yield make("ticket.pp_bubble", "pp_bubble", "warning", 0.6 if few else 0.5,
                "Pipeline stages wait for each other: too few requests in flight to fill the pipeline",

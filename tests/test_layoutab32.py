@@ -75,9 +75,7 @@ def test_ollama_multi_gpu_slower_statement_is_physics():
         strict=True, reason="fewer GPUs faster is not read from 'disable them'; the riser sentence vetoes")),
     # `-sm layer` 22.1 against `-sm tensor` 37.1 tok/s at batch 1: the split is read now, the two modes' rates are not
     pytest.param("ut28b/layervstensor24.md", marks=pytest.mark.xfail(
-        strict=True, reason="no rule reads a split-mode table as an A/B of rates; (p48c) the `-sm tensor` sentence's "
-        "'+68%' is read as the row/tensor split's gain, answered pp_bubble (the layer split's turn-taking, as "
-        "ollama#2191 is), not expected_physics")),
+        strict=True, reason="no rule reads a split-mode table as an A/B of rates")),
     # a 4090 beside a 3090 in a layer split: "the 4090 had low utilization compared to the 3090", no question asked
     pytest.param("ut26c/asym_4090_3090_split.md", marks=pytest.mark.xfail(
         strict=True, reason="low utilisation said of a board by its name is not read (one thread has the wording)")),

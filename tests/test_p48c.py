@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, issue_bundle, judged_issue
 
-from rules import claims, quant_tradeoff
+from rules import quant_tradeoff
 
 DATA = REPO / "tests" / "data"
 
@@ -64,12 +64,36 @@ def test_load_8bit_not_read_where_it_did_not_run(said):
     assert list(quant_tradeoff.bitsandbytes_path(facts)) == []
 
 
+# (fx48p, the review's probes) the flag must be the writer's own run now: not asked about, not a past run taken off,
+# not someone else's; the same holds for bitsandbytes named in those ways (the two share quant_tradeoff._path_said).
+@pytest.mark.parametrize("title,said", [
+    ("Generation slow on a T4", "Would --load-8bit make it faster? Currently generation is slow, 3 tokens/s on a T4 "
+     "in fp16."),
+    ("slow generation", "Earlier generation with --load-8bit was slow, I dropped the flag and it is fast now. But with "
+     "2 GPUs (--num-gpus 2) generation is slow, 8 tokens/s against 20 on one GPU."),
+    ("slow generation", "A friend told me his run with --load-8bit was slow, but mine runs in fp16 on one A100 and "
+     "generation is slow too, 10 tokens/s for vicuna-13b."),
+    ("still slow", "After removing --load-8bit the generation is still slow, about 4 tokens/s on an A10 in fp16."),
+    ("slow generation", "Would bitsandbytes make it faster? Currently generation is slow, 3 tokens/s on a T4 in fp16."),
+    ("slow generation", "Someone on reddit said their run with load_in_8bit was slow, but mine runs in fp16 on one "
+     "A100 and generation is slow too, 10 tokens/s."),
+])
+def test_8bit_path_not_the_writers_run_now(title, said):
+    verdict, found = judged_issue(f"# {title}\n\n{said}\n")
+    assert "ticket.bitsandbytes_path" not in found
+
+
 def test_load_8bit_without_a_speed_complaint_is_no_finding():
     facts = issue_bundle("# 8-bit\n\nI run vicuna-7b with --load-8bit on a 3090. How much memory does it save?\n")
     assert list(quant_tradeoff.bitsandbytes_path(facts)) == []
 
 
-# --- llama.cpp's row or tensor split measured faster, the default layer split unnamed (ticket.pp_bubble) ---
+# --- llama.cpp's row or tensor split measured faster, the default layer split unnamed: a candidate, not read ---
+# The reading (claims.row_split_gain, reverted) fired on two separate threads only (ollama#5458; sudoingX/qwen38-mtp#24;
+# ollama#5527 is #5458's author, textgen#5435's sentences were not read): below the bar of three. Its real pastes stay
+# as strict xfails; the review's misfires (a drop, VRAM, a past state, a mixed result, a draft PR) must stay off it.
+
+_TWO_THREADS = "candidate: the row/tensor split's measured gain is read from two separate threads only (below three)"
 
 
 @pytest.mark.parametrize("rel", [
@@ -77,32 +101,34 @@ def test_load_8bit_without_a_speed_complaint_is_no_finding():
     "ut28b/layervstensor24.md",  # 2x 5060 Ti: "`-sm tensor` ... the baseline moves 22.1 → 37.1 (+68%)" (a report)
     "p48c/ollama5527.md",        # "row-split rather than layer splitting ... a 40-70% performance improvement"
 ])
+@pytest.mark.xfail(strict=True, reason=_TWO_THREADS)
 def test_row_split_measured_faster_is_the_layer_splits_bubble(tmp_path, rel):
     verdict, found = _verdict(tmp_path, rel)
     assert verdict.category == "pp_bubble"
-    assert any("layer split" in e.detail for e in found["ticket.pp_bubble"].evidence)
 
 
-@pytest.mark.parametrize("said", [
-    "With -sm row I get a speedup from 6 t/s to 11 t/s on two P40s.",
-    "Switching to --split-mode tensor: 20.5 -> 31.0 tok/s on 2x 3090.",
+@pytest.mark.parametrize("title,said", [
+    # the row split measured slower: a drop, not a gain
+    ("Split mode on 2x P40", "Running Llama 3 70B Q4 in llama.cpp on two P40s. With -sm row the generation speed goes "
+     "12.0 -> 7.5 t/s, so I went back to the default."),
+    # memory, not speed
+    ("VRAM with -sm row", "With -sm row the first GPU uses +20% VRAM compared to the other GPU. Token generation is "
+     "the same 9 t/s either way."),
+    # a past state, slower now
+    ("-sm row regression", "On my two P40s -sm row used to be faster, but since build b3000 it is 30% slower than "
+     "before and generation is stuck at 5 t/s."),
+    # a mixed result: prompt processing faster, generation slower
+    ("-sm row on 2x 3090", "With -sm row prompt processing is faster but token generation drops from 20 t/s to "
+     "14 t/s."),
+    # a draft PR's claim, no run of the reporter's
+    ("Add split mode row option", "This draft PR adds -sm row, which is 3x faster than the default on 3x P40."),
 ])
-def test_row_split_gain_read(said):
-    assert claims.row_split_gain(issue_bundle(f"# split\n\n{said}\n")) is not None
+def test_row_split_near_misses_are_not_pp_bubble(title, said):
+    verdict, found = judged_issue(f"# {title}\n\n{said}\n")
+    assert verdict.category != "pp_bubble"
+    assert "ticket.pp_bubble" not in found
 
 
-@pytest.mark.parametrize("said", [
-    "Would -sm row give a speedup on two P40s?",                          # a question
-    "Maybe --split-mode row should be faster on my two cards.",          # a guess
-    "With -sm row I get no speedup at all on two P40s.",                  # denied
-    "On two P40s the layer split gives 10 t/s, and I run Ollama.",        # no row split named
-    "With -sm row it runs slower, the layer split is faster for me.",    # the row split the loser
-    "Row: 2x 3090, tensor-parallel (`-sm tensor`), 39.4 -> 49.2 tok/s (+25%), n-max 2.",  # speculative decoding's gain
-])
-def test_row_split_gain_not_read(said):
-    assert claims.row_split_gain(issue_bundle(f"# split\n\n{said}\n")) is None
-
-
-def test_row_split_gain_alone_is_no_verdict_without_it():
+def test_row_split_question_is_no_verdict():
     verdict, found = judged_issue("# P40s\n\nI run Llama 3 70B on 3x P40 in Ollama. Which split mode should I use?\n")
     assert "ticket.pp_bubble" not in found
