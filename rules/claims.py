@@ -3022,7 +3022,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     patterns = [p for p in patterns if not re.absent(p, text, re.I)]  # one search of the text, not one a sentence
     if not patterns:
         return None
-    for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
+    pieces = [text] if kind in ACROSS_SENTENCES else sentences(text)
+    for i, sentence in enumerate(pieces):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
                 if kind == "clock_peers" and not _two_peers(sentence, m):
@@ -3045,7 +3046,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind == "own_code_hang" and _OWN_WAIT_ELSEWHERE.search(sentence):
                     continue
-                if kind == "rank_zero_work" and _rank_zero_work_over(sentence, m):
+                if kind == "rank_zero_work" and _rank_zero_work_over(sentence, m, "".join(pieces[i + 1:i + 2])):
                     continue
                 if kind == "hardware_error" and (resolved_after(sentence[m.end():], m.group(0))
                                                  or anothers_report(sentence[:m.start()], sentence[m.end():])
@@ -11558,23 +11559,40 @@ def profiler_busy(facts: Facts) -> list[Claim]:
 # timeout on the barrier when it takes local rank 0 a long time to download the checkpoint" (mosaicml/composer#2071).
 # "non-rank-0" is the others.
 _RANK_ZERO = r"(?:local\s+|global\s+)?rank[\s_-]?(?:0|zero)\b|main\s+process\b"
+# (fx48q) Rank 0 the subject of the work verb, only an auxiliary or an adverb between ("rank 0 was saving", "rank 0
+# alone serially reads", "it takes local rank 0 a long time to download"): not a verb of another subject after it
+# ("While rank 0 is stuck there, nvidia-smi reads 100 %", "rank 0 waits at the barrier and rank 3 is still writing"),
+# nor work denied ("rank 0 writes nothing").
+_RANK_ZERO_GAP = (r"(?:\s+(?:is|was|are|were|has|had|been|being|still|also|now|then|busy|alone|only|\w+ly|"
+                  r"a\s+long\s+time\s+to)){0,3}")
 MORE_WORDS_P48D: dict[str, list[str]] = {
     "rank_zero_work": [
         r"\b(?:while|whilst|when|because|since|as|until|till)\s+(?:it\s+takes\s+)?(?:\*\*)?(?:the\s+)?(?:"
-        + _RANK_ZERO + r")(?:\s+(?:alone|only))?(?:\*\*)?[^.\n]{0,60}?\b(?:sav(?:e|es|ed|ing)|writ(?:e|es|ing)|"
-        r"download\w*|upload\w*|serializ\w*|evaluat\w*|reads?|reading|takes?\s+(?:\w+\s+)?(?:longer|a\s+long\s+time))\b",
+        + _RANK_ZERO + r")(?:\s+(?:alone|only))?(?:\*\*)?" + _RANK_ZERO_GAP + r"\s+(?:sav(?:e|es|ed|ing)|"
+        r"writ(?:e|es|ing)|download\w*|upload\w*|serializ\w*|evaluat\w*|reads?|reading|"
+        r"takes?\s+(?:\w+\s+)?(?:longer|a\s+long\s+time))\b(?!\s+(?:nothing|no\b))",
     ],
 }
 _extend(MORE_WORDS_P48D, new_kinds=True)
 # ... not a past run's, nor one said cured in its sentence: "Last month we had timeouts while rank 0 was saving, fixed
-# with a barrier" (the job's trouble now is another)
+# with a barrier" (the job's trouble now is another); (fx48q) nor said cured or harmless after it in its sentence or the
+# next, as _en_hang_past reads a hang fixed (_EN_FIXED): "When rank 0 saves the checkpoint at step 1000 everything is
+# fine", "... while rank 0 was saving the checkpoint. Adding dist.barrier() after the save fixed it."; nor another's
+# run ("A colleague's job timed out while rank 0 was saving": hearsay.theirs).
 _WORK_PAST_BEFORE = re.compile(r"\b(?:" + _EN_EARLIER + r"|last\s+(?:week|month|year|time)|used\s+to)\b", re.I)
-_WORK_CURED_AFTER = re.compile(r"\b(?:fixed|solved|resolved|cured|went\s+away|(?:is|are|was|were)\s+gone)\b", re.I)
+_WORK_CURED_AFTER = re.compile(r"(?<!not\s)(?<!n't\s)\b(?:fixed|solved|resolved|cured|went\s+away|"
+                               r"(?:is|are|was|were)\s+gone)\b", re.I)
 
 
-def _rank_zero_work_over(sentence: str, m: re.Match) -> bool:
-    """Is rank 0's work `m` said of the past (a past marker before it) or as cured (after it) in its sentence?"""
-    return bool(_WORK_PAST_BEFORE.search(sentence, 0, m.start()) or _WORK_CURED_AFTER.search(sentence, m.end()))
+def _rank_zero_work_over(sentence: str, m: re.Match, following: str = "") -> bool:
+    """Is rank 0's work `m` said of the past (a past marker before it), of another's run, or as cured or harmless
+    (after it in its sentence, or in the `following` sentence)?"""
+    before = sentence[:m.start()]
+    return bool(_WORK_PAST_BEFORE.search(before) or hearsay.elsewhere(before) or hearsay.theirs(before)
+                or _WORK_CURED_AFTER.search(sentence, m.end()) or _EN_FIXED.search(sentence, m.end())
+                or _EN_FIXED.search(following))
+
+
 # A timeout said anywhere in the ticket: the reporter's words, the title, or a pasted watchdog line.
 _TIMEOUT_SAID = re.compile(r"\btime[- ]?outs?\b|\btimed?[- ]out\b|\btiming[- ]out\b|\bwatchdog\b", re.I)
 

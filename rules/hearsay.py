@@ -57,6 +57,19 @@ def elsewhere(before: str) -> bool:
     return bool(_NOT_OURS.search(before))
 
 
+# (fx48q) Another person's run named by its owner, with no word told: "A colleague's job timed out while rank 0 was
+# saving", "someone else's cluster hangs". Not the writer's own team ("my colleague's job on our cluster" is the
+# writer's system, as _OWN_TEAM reads a teller), nor "the others'" (the other ranks or GPUs just named).
+_THEIR_RUN = re.compile(r"\b(?:(?:someone|somebody)(?:\s+else)?['’]s|(?:a|another)\s+(?:colleague|friend|coworker|"
+                        r"user|team)['’]s|other\s+(?:people|users|teams)['’])\s+(?:[\w-]+\s+)?(?:job|run|training|"
+                        r"cluster|setup|machine|server|node|model|code|script)s?\b", re.I)
+
+
+def theirs(before: str) -> bool:
+    """Do the words `before` a failure name it as another person's run or system (_THEIR_RUN)?"""
+    return bool(_THEIR_RUN.search(before))
+
+
 # (known47a) Another's failure, then denied for the writer's own system: "Someone said the allreduce hangs on H100s too,
 # but ours runs fine", "I read that vLLM hangs with TP=4, but mine works", "In #123 they say it hangs. For us it runs
 # fine." The failure is only reported of others (their word opens its clause: _TOLD_OF), and the writer's contrary

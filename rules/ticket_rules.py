@@ -2962,7 +2962,8 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if not p2p_fixed and not build:
         build = _software_release_change(facts)
     profiler = [c for c in claims.find(facts, "profiler_hang") if not c.guess]
-    rank_zero = claims.rank_zero_work(facts)
+    # (fx48q) rank 0's work only as the rule reads it, and not where turning P2P off made it work
+    rank_zero = _rank_zero_work_stands(facts) if not p2p_fixed else None
     gpu = facts.subject.gpu
     no_peer = [ev(facts.subject.gpu_source, "GPU without PCIe P2P (catalog), the model split by layers", gpu.key)] \
         if gpu is not None and not gpu.pcie_p2p and layer_split_engine(facts) and not virt and not p2p_fixed \
@@ -3035,12 +3036,19 @@ def rank_zero_work(facts: Facts, predictions=None):
     back or downloaded): the other ranks wait at the next collective until the process group's timeout aborts them.
     By design, answered by a barrier after that work or a longer timeout (mosaicml/llm-foundry#733,
     instructlab/training#566, goodfire-ai/spd#536, mosaicml/composer#2071). A fatal Xid keeps the GPU fault first."""
-    said = claims.rank_zero_work(facts)
-    if not said or said.negated or _gpu_fault(facts):
+    said = _rank_zero_work_stands(facts)
+    if not said:
         return
     yield make("ticket.rank_zero_work", "other", "warning", weight(said, 0.6), P2P_RANK_ZERO[0], P2P_RANK_ZERO[1],
                [claim_ev(said, P2P_RANK_ZERO[2])], fix=RANK_ZERO_FIX,
                refs=["https://pytorch.org/docs/stable/distributed.html#torch.distributed.init_process_group"])
+
+
+def _rank_zero_work_stands(facts: Facts):
+    """Rank 0's own work said as what the timed-out collective waited on (claims.rank_zero_work), not denied, in a
+    ticket with no GPU fault: the one reading ticket.rank_zero_work fires on and ticket.hang_on_pcie steps aside for."""
+    said = claims.rank_zero_work(facts)
+    return said if said and not said.negated and not _gpu_fault(facts) else None
 
 
 def _gpu_fault(facts: Facts) -> bool:

@@ -86,3 +86,57 @@ def test_rank_zero_work_without_a_timeout_is_no_timeout_answer():
     _, found = judged_issue("# Slow checkpointing\n\nTraining on 8 GPUs pauses for 5 minutes while rank 0 is saving "
                             "the checkpoint. Is that expected?\n")
     assert RULE not in found
+
+
+# (fx48q) Misfires a review found (/tmp/read48b probes): rank 0's save said harmless, "reads" of a meter after rank 0
+# stuck, another person's run, a cure in the next sentence, rank 0 waiting while another rank writes, work denied.
+@pytest.mark.parametrize("text", [
+    "The allreduce hits the NCCL watchdog timeout at step 500, long before any checkpoint. When rank 0 saves the "
+    "checkpoint at step 1000 everything is fine, the save takes 20 seconds.",
+    "After 30 minutes the job dies with the NCCL watchdog timeout at the first allreduce. While rank 0 is stuck there, "
+    "nvidia-smi reads 100% utilization on every GPU.",
+    "A colleague's job timed out while rank 0 was saving. Ours hangs at the first allreduce on 2 GPUs with a watchdog "
+    "timeout.",
+    "The NCCL watchdog timeout came while rank 0 was saving the checkpoint. Adding dist.barrier() after the save fixed "
+    "it. Now the step time doubled from 1.1 s to 2.3 s on 8 A100s with NVLink, and GPU utilization drops.",
+    "The NCCL watchdog timeout fires while rank 0 waits at the barrier and rank 3 is still writing its shard.",
+    "All-reduce hangs on two RTX 4090s and the NCCL watchdog timeout fires after 30 minutes. It hangs although rank 0 "
+    "writes nothing and saves nothing at that point.",
+])
+def test_rank_zero_work_review_misfires(text):
+    verdict, found = judged_issue("# NCCL timeout on 8 GPUs\n\n" + text + "\n")
+    assert RULE not in found
+    assert verdict.category != "other"
+
+
+def test_rank_zero_work_not_cured_by_a_barrier_still_fires():
+    """"still not fixed by adding a barrier" is no cure: rank 0's save still outlasts the timeout."""
+    _, found = judged_issue("# NCCL timeout\n\nThe NCCL watchdog timeout fires while rank 0 is saving the checkpoint, "
+                            "and it is still not fixed by adding a barrier.\n")
+    assert found[RULE].category == "other"
+
+
+@pytest.mark.parametrize("text", [
+    # rank 0 named, but not as the one working ("as well as rank 0 while reading")
+    "The NCCL watchdog timeout fires on rank 1 as well as rank 0 while reading the first batch, at the first "
+    "all-reduce, on our 2x RTX 4090.",
+    # rank 0's work denied, and the P2P switch said to cure it
+    "All-reduce hangs on two RTX 4090s and the NCCL watchdog timeout fires after 30 minutes; NCCL_P2P_DISABLE=1 fixes "
+    "it. The hang happens since rank 0 writes nothing to the log after init.",
+    # rank 0's work stands, but turning P2P off is what made it work
+    "Setting NCCL_P2P_DISABLE=1 makes it work. Without it, on two RTX 4090s the allreduce hits the NCCL watchdog "
+    "timeout while rank 0 saves the checkpoint.",
+])
+def test_the_p2p_lead_stays_without_rank_zero_work_standing(text):
+    """ticket.hang_on_pcie steps aside only for the reading ticket.rank_zero_work fires on, never against the P2P
+    switch's own cure."""
+    _, found = judged_issue("# NCCL all-reduce hangs on 2x RTX 4090\n\n" + text + "\n")
+    assert found["ticket.hang_on_pcie"].confidence == pytest.approx(0.5)
+    assert "rank 0" not in found["ticket.hang_on_pcie"].title
+
+
+def test_the_p2p_lead_steps_aside_when_rank_zero_work_stands():
+    _, found = judged_issue("# NCCL hangs on 2x 4090\n\nOn two RTX 4090s the allreduce hits the NCCL watchdog timeout "
+                            "while rank 0 saves the checkpoint.\n")
+    assert found[RULE].category == "other"
+    assert found["ticket.hang_on_pcie"].confidence == pytest.approx(0.25)
