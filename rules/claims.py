@@ -2537,13 +2537,13 @@ _SAID_BEFORE = re.compile(
     r"(?:\s+(?:the|an?))?)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
 # A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
-_TAKEN_OFF = (r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
+_REMOVAL_VERBS = (r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
               r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
               r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)")
-_SWITCH_REMOVED = re.compile(_TAKEN_OFF + r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
+_SWITCH_REMOVED = re.compile(_REMOVAL_VERBS + r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
 # (fx48p) ... or taken off after it is named, by a word that points back to it: "Earlier generation with --load-8bit
 # was slow, I dropped the flag and it is fast now", "..., then removed it".
-_TAKEN_OFF_AFTER = re.compile(_TAKEN_OFF + r"\s+(?:the\s+(?:flag|option|switch)|it|that(?:\s+flag)?)\b", re.I)
+_TAKEN_OFF_AFTER = re.compile(_REMOVAL_VERBS + r"\s+(?:the\s+(?:flag|option|switch)|it|that(?:\s+flag)?)\b", re.I)
 _SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+[^\w\s]?\s*[=:])")
 # A setup left behind: "we moved from WSL2 to Ubuntu", "migrated away from the KVM guest".
 _LEFT_FROM = re.compile(r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|came|went)\s+(?:over\s+)?"
