@@ -223,7 +223,8 @@ def test_a_slow_other_collective_beside_a_passed_all_reduce_is_a_lead_with_no_fa
 def test_a_typed_slow_all_gather_beside_a_passed_all_reduce_table_is_no_pcie_fallback():
     verdict, busbw = busbw_findings(ticket("8x H100 SXM. The allgather in our model runs at 50 GB/s busbw.",
                                            table("all_reduce", 470.0)))
-    assert verdict.category != "pcie_fallback" and busbw and all(f.category in ("healthy", "other") and f.severity in ("ok", "info") for f in busbw)
+    assert verdict.category == "healthy"  # main's all-reduce pass, not its pcie_fallback
+    assert busbw and all((f.category, f.severity) in (("healthy", "ok"), ("other", "info")) for f in busbw)
     lead = [f for f in busbw if f.severity == "info"]
     assert lead and lead[0].title.startswith("all-gather busbw is 50 GB/s")
 
