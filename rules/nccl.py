@@ -710,6 +710,7 @@ def busbw(facts: Facts, predictions=None):
         judged = [(*got, converted[:3])] if got else []
     if not judged:
         return
+    judged, leads = _beside_passed_all_reduce(judged)
     problems = [f for _, f, _ in judged if f.severity in ("warning", "critical")]
     if problems:
         yield from problems
@@ -720,6 +721,30 @@ def busbw(facts: Facts, predictions=None):
     pool = [j for j in pool if _op_of(j[2][1]) == "all_reduce"] or pool
     _, best, (_, rec, nranks) = min(pool, key=lambda x: x[0])
     yield _as_context(best, _outside_table(facts, multi[0], rec, nranks)) if best.severity == "ok" else best
+    yield from leads
+
+
+def _beside_passed_all_reduce(judged: list) -> tuple[list, list]:
+    """(judged, leads): a low figure of another collective on the ranks where an all-reduce passed, taken out of
+    `judged` as an info lead with no fabric cause. The passing all-reduce crossed the same links (NVLink, PCIe, the
+    NICs) at their typical rate, so no socket or PCIe fallback, nor a link down, is what slows the other; its own
+    path (its algorithm, its size, the framework's call) is."""
+    passed_ranks = [row[2] for _, f, row in judged if f.severity == "ok" and _op_of(row[1]) == "all_reduce"]
+    keep, leads = [], []
+    for ratio, f, row in judged:
+        op, ranks = _op_of(row[1]), row[2]
+        beside = any(r is None or ranks is None or r == ranks for r in passed_ranks)
+        if op == "all_reduce" or f.severity not in ("warning", "critical") or ratio >= 1 or not beside:
+            keep.append((ratio, f, row))
+            continue
+        word = OP_WORDS[op]
+        leads.append(make("nccl.busbw", "other", "info", 0.4, f"{word} busbw is {row[0]:g} GB/s beside an all-reduce "
+                          "that passed on the same GPUs",
+                          f"The {word} reaches {row[0]:g} GB/s busbw, {ratio:.0%} of the fabric's typical figure, "
+                          "while the all-reduce on the same GPUs reaches its typical figure: the links carry a ring at "
+                          f"full rate, so no fallback or link fault explains the {word}; its own path (algorithm, "
+                          "message size, the framework's call) is the lead.", f.evidence))
+    return keep, leads
 
 
 def _one_node(facts: Facts, rec, nranks: int | None) -> bool:

@@ -2812,18 +2812,55 @@ OTHER_COLLECTIVES = (
     ("broadcast", re.compile(r"\bbroadcast_perf\b", re.I)),
     ("reduce", re.compile(r"(?<![\w-])reduce_perf\b", re.I)),
 )
-ALL_REDUCE_SAID = re.compile(r"\ball[_ -]?reduce|\ballreduce", re.I)
+# all-reduce said anywhere on the line, in nccl-tests' and users' spellings ("nccl-tests AR busbw 100 GB/s")
+ALL_REDUCE_SAID = re.compile(r"\ball[_ -]?reduce|\ballreduce|(?-i:\bAR\b)", re.I)
+# what parts a collective from the figure it would own: a clause break, a contrast, or a second sentence break
+COLLECTIVE_CUT = re.compile(r"[;:]|\b(?:but|while|whereas|although|though)\b", re.I)
+COLLECTIVE_CUT_AFTER = re.compile(r"[;:.!?,]|\b(?:but|while|whereas|although|though|and)\b", re.I)
+SENTENCE_BREAK = re.compile(r"[.!?。](?:\s|$)")
+# a collective of another thread or issue ("Similar to the alltoall issue in #1234")
+ANOTHER_THREADS = re.compile(r"\b(?:similar\s+to|same\s+as|as\s+in|like\s+in|like\s+the)\b|#\d+", re.I)
+
+
+def _figure_at(line: str, value: float) -> int | None:
+    """Where on its line a bandwidth figure of `value` GB/s is written; None when no figure reads so."""
+    for f in RATE_FIGURE.finditer(line):
+        if round(to_gbs(number(f.group(1)), f.group(2)), 3) == value:
+            return f.start()
+    return None
+
+
+def _owns_figure(line: str, said: re.Match, at: int) -> bool:
+    """Whether the collective `said` is the subject of the figure at `at`: in the figure's clause (or the statement
+    just before its sentence: "using sendrecv_perf ... on an A100 system. ... we only observe ~71–73 GB/s",
+    nccl-tests#331), neither negated ("We don't use alltoall at all; ..."), asked about ("would alltoall be affected
+    too?") nor another thread's ("Similar to the alltoall issue in #1234")."""
+    if said.start() < at:
+        between = line[said.end():at]
+        if COLLECTIVE_CUT.search(between) or len(SENTENCE_BREAK.findall(between)) > 1:
+            return False
+    elif COLLECTIVE_CUT_AFTER.search(line[at:said.start()]):
+        return False
+    own_end = SENTENCE_BREAK.search(line, said.end())
+    if own_end and own_end.group(0).startswith("?") or not own_end and line.rstrip().endswith("?"):
+        return False
+    lead = re.split(r"[;:.!?,。]\s", line[:said.start()])[-1]
+    return not _NEGATED.search(lead) and not ANOTHER_THREADS.search(lead + line[said.start():said.end() + 40])
 
 
 def _with_collective(m, plain: dict):
-    """A bandwidth figure with the one collective other than all-reduce its own line names (nccl-tests#331:
-    "benchmarking ... using sendrecv_perf ... ~71–73 GB/s"); unchanged where the line names all-reduce, none or
-    several."""
+    """A bandwidth figure with the one collective other than all-reduce that its own line names as the figure's
+    subject (nccl-tests#331: "benchmarking ... using sendrecv_perf ... ~71–73 GB/s"); unchanged (all-reduce's, as
+    before) where the line names all-reduce, none or several, or the collective is not the figure's own."""
     line = plain.get(int(m.source.rpartition(":")[2]), "") if m.source.rpartition(":")[2].isdigit() else ""
-    named = [op for op, said in OTHER_COLLECTIVES if said.search(line)]
+    named = [(op, said) for op, said in OTHER_COLLECTIVES if said.search(line)]
     if len(named) != 1 or ALL_REDUCE_SAID.search(line):
         return m
-    return dataclasses.replace(m, op=named[0])
+    at = _figure_at(line, m.value)
+    op, said = named[0]
+    if at is None or not all(_owns_figure(line, c, at) for c in said.finditer(line)):
+        return m
+    return dataclasses.replace(m, op=op)
 
 
 # A figure asked for, not measured: "is there a way to still get bus_bw close to 200 GBps?"

@@ -126,7 +126,7 @@ class _Block:
 def parse(text: str, name: str) -> list:
     out: list = []
     block = _Block()
-    pending_op: str | None = None
+    pending_op: str | None = None  # the op the last command line named, until a run's header claims it
     for n, line in lines(text):
         stripped = line.strip()
         data_row = ROW_START.match(line)  # (a line starting with two numbers is no header, device or column line)
@@ -152,7 +152,9 @@ def parse(text: str, name: str) -> list:
             continue
         if (m := HEADER.search(line)) is not None:
             out.extend(_finish(block))
-            block = _Block(pending_op or block.op)
+            # a run with no command line of its own is no run of the previous one's op: guessed afresh from its rows
+            block = _Block(pending_op)
+            pending_op = None
             block.header_ranks = int(m.group("nthread")) * int(m.group("ngpus"))
             block.thread_gpus = int(m.group("ngpus")) if int(m.group("ngpus")) > 1 else 0
             g = GRAPH.search(line)
@@ -252,12 +254,13 @@ def _guess_op(size: int, count: int, dtype: str, redop: str | None, root: int | 
 
 def _result(row, block: _Block, name: str, n: int) -> list:
     size, count, dtype, redop, root, groups = row
-    op = block.op or _guess_op(size, count, dtype, redop, root)
+    guessed = block.op or _guess_op(size, count, dtype, redop, root)
     out: list = []
     for i, (time, alg, bus, wrong) in enumerate(groups):
         time_us, algbw, busbw = number(time), number(alg), number(bus)
         if time_us is None or algbw is None or busbw is None:
             continue  # N/A: alltoall / sendrecv have no in-place figures
+        op = guessed or _op_from_ratio(redop, root, algbw, busbw, _ranks(block))
         nranks = _ranks(block) or _ranks_from_ratio(op, algbw, busbw)
         errors = None if block.old_error_column else integer(wrong)
         result = CollectiveResult(
@@ -268,6 +271,19 @@ def _result(row, block: _Block, name: str, n: int) -> list:
         out.append(result)
         out.extend(_check(result, name, n))
     return out
+
+
+def _op_from_ratio(redop: str | None, root: int | None, algbw: float, busbw: float, n: int | None) -> str | None:
+    """The op of a row no command line names, from nccl-tests' busbw/algbw factor on n ranks (2(n-1)/n all-reduce,
+    (n-1)/n reduce-scatter, 1 broadcast, reduce or sendrecv) and the row's redop and root; None where two ops print
+    alike (all-gather and alltoall: (n-1)/n, no redop, no root) or n is too small to tell the factors apart."""
+    if not n or n < 3 or algbw < 1.0:
+        return None
+    reduces, rooted = redop not in (None, "none"), root is not None and root >= 0
+    ops = {(True, False): ("all_reduce", "reduce_scatter"), (False, True): ("broadcast",), (True, True): ("reduce",),
+           (False, False): ("sendrecv",)}[(reduces, rooted)]
+    fits = [op for op in ops if abs(bus_factor(op, n) - busbw / algbw) < 0.02 + 0.03 * bus_factor(op, n)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _ranks_from_ratio(op: str | None, algbw: float, busbw: float) -> int | None:
