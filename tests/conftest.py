@@ -175,6 +175,16 @@ def read_paste(tmp_path: Path, text: str):
     return facts
 
 
+def judged_kept_paste(tmp_path: Path, rel: str):
+    """(verdict, {rule id: finding}) of `diagnose ticket` on the kept paste tests/data/<rel>, as a bundle's issue.md."""
+    import shutil
+
+    folder = tmp_path / Path(rel).stem
+    folder.mkdir()
+    shutil.copy(REPO / "tests" / "data" / rel, folder / "issue.md")
+    return judged_issue(folder=folder)
+
+
 def issue_bundle(text: str):
     """The facts `diagnose ticket` reads from a bundle folder holding `text` as its issue.md."""
     import tempfile

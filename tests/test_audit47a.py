@@ -11,23 +11,16 @@ ticket.gpu_utilisation, health.*, ticket.one_gpu_by_design) was found passing on
 three threads: those stay as they were.
 """
 
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import REPO, issue_bundle, judged_issue
+from conftest import REPO, issue_bundle, judged_issue, judged_kept_paste
 
 from rules import claims
 
 DATA = REPO / "tests" / "data"
 
 
-def _verdict(tmp_path: Path, rel: str):
-    """(verdict, {rule id: finding}) of `diagnose ticket` on the kept paste tests/data/<rel>, as a bundle's issue.md."""
-    folder = tmp_path / Path(rel).stem
-    folder.mkdir()
-    shutil.copy(DATA / rel, folder / "issue.md")
-    return judged_issue(folder=folder)
+_verdict = judged_kept_paste
 
 
 @pytest.mark.parametrize("rel", [

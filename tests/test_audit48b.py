@@ -8,21 +8,14 @@ that says why (a right abstention turned into an answer is a loss on real ticket
 candidates are strict xfails with the category their thread settled, so a later mend that answers them shows here.
 """
 
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import REPO, judged_issue
+from conftest import REPO, judged_kept_paste
 
 DATA = REPO / "tests" / "data"
 
 
-def _verdict(tmp_path: Path, rel: str):
-    """(verdict, {rule id: finding}) of `diagnose ticket` on the kept paste tests/data/<rel>, as a bundle's issue.md."""
-    folder = tmp_path / Path(rel).stem
-    folder.mkdir()
-    shutil.copy(DATA / rel, folder / "issue.md")
-    return judged_issue(folder=folder)
+_verdict = judged_kept_paste
 
 
 # Right to abstain, and the finding that says why (AUDIT.md; the thread's answer is not in the paste).

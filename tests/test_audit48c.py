@@ -11,23 +11,16 @@ run on one GPU. Such a sentence is now a slow complaint at most (claims._one_gpu
 claims.more_gpus_no_gain alike.
 """
 
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import REPO, issue_bundle, judged_issue
+from conftest import REPO, issue_bundle, judged_kept_paste
 
 from rules import claims
 
 DATA = REPO / "tests" / "data"
 
 
-def _verdict(tmp_path: Path, rel: str):
-    """(verdict, {rule id: finding}) of `diagnose ticket` on the kept paste tests/data/<rel>, as a bundle's issue.md."""
-    folder = tmp_path / Path(rel).stem
-    folder.mkdir()
-    shutil.copy(DATA / rel, folder / "issue.md")
-    return judged_issue(folder=folder)
+_verdict = judged_kept_paste
 
 
 def _symptom(text: str) -> str:

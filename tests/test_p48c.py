@@ -5,23 +5,16 @@ project answers bitsandbytes' path as `other` (ticket.bitsandbytes_path), and no
 their threads: tests/data/p48c/SOURCES.md.
 """
 
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import REPO, issue_bundle, judged_issue
+from conftest import REPO, issue_bundle, judged_issue, judged_kept_paste
 
 from rules import quant_tradeoff
 
 DATA = REPO / "tests" / "data"
 
 
-def _verdict(tmp_path: Path, rel: str):
-    """(verdict, {rule id: finding}) of `diagnose ticket` on the kept paste tests/data/<rel>, as a bundle's issue.md."""
-    folder = tmp_path / Path(rel).stem
-    folder.mkdir()
-    shutil.copy(DATA / rel, folder / "issue.md")
-    return judged_issue(folder=folder)
+_verdict = judged_kept_paste
 
 
 @pytest.mark.parametrize("rel", [
