@@ -272,13 +272,13 @@ def bitsandbytes_path(facts: Facts, predictions=None):
     shortfall = claims.complaint(facts)  # "2x slower than expected" under an "Expected behavior" heading
     if said[2] != "slow" and (shortfall is None or not _SPEED.search(shortfall.quote)):
         return  # a complaint of something else ("the GPU only uses 10%") is no speed shortfall
+    what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
+        ev(said[0], f'what the reporter reports: "{said[1]}"')
     stated = bitsandbytes_stated(facts)
     if stated is None or _bnb_is_faster(facts):
         stated = load_8bit_stated(facts)
         if stated is None:
             return  # no bitsandbytes, or the slower run set against bitsandbytes is another format's
-        what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
-            ev(said[0], f'what the reporter reports: "{said[1]}"')
         yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,
                    "The weights load in 8 bits on the fly (--load-8bit), a slower path than 16-bit weights",
                    "--load-8bit stores each weight in 8 bits to save memory and widens it back to 16 bits before "
@@ -291,8 +291,6 @@ def bitsandbytes_path(facts: Facts, predictions=None):
                    "an engine's fast kernel (vLLM, TGI); keep --load-8bit for fitting a model, not for speed.",
                    refs=[FASTCHAT_8BIT, FASTCHAT_8BIT_NAIVE, BNB_TIMING])
         return
-    what = claim_ev(shortfall, "what the reporter calls slow") if said[2] != "slow" else \
-        ev(said[0], f'what the reporter reports: "{said[1]}"')
     yield make("ticket.bitsandbytes_path", "other", "warning", 0.5,
                "The weights run through bitsandbytes, a slower path than 16-bit or GPTQ/AWQ weights",
                "bitsandbytes quantises the weights as they load and dequantises them in its own matrix-multiply path "
