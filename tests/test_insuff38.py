@@ -51,9 +51,10 @@ def test_support_said_lacking_is_a_lead_to_the_build(name):
 
 
 @pytest.mark.xfail(strict=True, reason="Comfy-Org/ComfyUI#7159 (settled: a cu128 build) asks only 'Does it support "
-                   "5070ti graphics card?', under a one-word title the issue reader does not take as an issue. A bare "
-                   "support question is left alone on purpose: its threads settle it every way ('Yes', "
-                   "ModelCloud/GPTQModel#1793; 'no plans', GeeeekExplorer/nano-vllm#7)")
+                   "5070ti graphics card?' (read as an issue since b49c; before, its one-word title and empty form "
+                   "sections left it unread). A bare support question gets no build lead on purpose: its threads "
+                   "settle it every way ('Yes', ModelCloud/GPTQModel#1793; 'no plans', GeeeekExplorer/nano-vllm#7); "
+                   "like those two it now gets ticket.nothing_broken's healthy")
 def test_a_bare_support_question():
     verdict, _ = _ticket(NEWARCH / "comfyui7159.md")
     assert verdict.category == "other"

@@ -154,7 +154,8 @@ SENTENCE_END = re.compile(r"[.?!。？！][\"')\]]?\s*$")
 
 def detect_named(text: str, name: str) -> float:
     """A file named as prose (issue.md, notes.txt) holding ordinary sentences is the reporter's words, title or
-    none: at least a third of its lines outside code blocks (list items aside) are sentences, not printed lines.
+    none: at least a third of its lines outside code blocks (list items and an issue form's scaffolding aside) are
+    sentences, not printed lines.
     A log or table pasted alone has none and keeps its own kind."""
     if not PROSE_NAME.search(name) or _is_ticket_toml(text):
         return 0.0
@@ -168,18 +169,34 @@ def detect_named(text: str, name: str) -> float:
     wrapped: set[int] = set()
     paragraph: list[int] = []
     for ln in _prose_lines(text[:20_000].splitlines()) + [""]:
-        if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln):
+        if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln) \
+                or FORM_SCAFFOLD.match(ln) or (len(ln.split()) < 3 and not CJK.search(ln)):
             if len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]]):
                 wrapped.update(i for i in paragraph if _wordy(lines[i], 4))
             paragraph = []
             continue
         paragraph.append(len(lines))
         lines.append(ln)
-    said = sum(1 for i, ln in enumerate(lines) if i in wrapped or _sentence(ln))
-    return 0.9 if said and 3 * said >= len(lines) else 0.0
+    stopped = sum(1 for i, ln in enumerate(lines) if i in wrapped or _sentence(ln))
+    said = stopped + sum(1 for i, ln in enumerate(lines) if i not in wrapped and not _sentence(ln) and _unstopped(ln))
+    return 0.9 if stopped and 3 * said >= len(lines) else 0.0
 
 
 CUT_MARK = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
+# (b49c) An issue form's scaffolding, neither the reporter's sentences nor printed lines, is left out of the count:
+# its section headings ("### What is the issue?", "### OS": ollama's bug-report form; "### How to reproduce"), a
+# screenshot's Markdown or HTML, and (above) the form's one- or two-word values ("Linux", "Nvidia", "0.2.1"; a CJK
+# line has no spaces between its words and stays counted). A title pasted without its "# " is a line like any other.
+FORM_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s|!\[[^\]]*\]\(|<img\b)", re.I)
+
+
+def _unstopped(line: str) -> bool:
+    """A reporter's sentence typed without its full stop, as short posts are: a run of eight plain words ("Till we get
+    some flags to control the loading to a discrete GPU", ollama/ollama#961; "Then I want to use llama 30b 4bit with
+    it which uses 20gb gpu memory, so this should work with --auto-devices", oobabooga/text-generation-webui#1244).
+    Printed lines never reach it (PRINTED), and a tool's line seldom holds eight lower-case words. It adds to a file's
+    sentences, never stands for them: a fragment ending no sentence is no one's post (test_wrapped_prose_18d)."""
+    return _wordy(line, 8)
 
 
 def _ends_wrapped(line: str) -> bool:
