@@ -66,9 +66,9 @@ def test_tp_crash_on_one_model_asks_for_the_error_output():
 
 
 @pytest.mark.xfail(strict=True, reason="a layout question across nodes: the settled answer (maintainer) is that TP "
-                                       "across nodes performs poorly, TP within a node and PP across; the tool reads "
-                                       "the how-to as a question with nothing broken (healthy), and the English "
-                                       "wording of the same post ends in insufficient_data: no layout-advice reading "
+                                       "across nodes performs poorly, TP within a node and PP across; since b49d "
+                                       "'一张卡无法加载大模型' is read as a failure, so the post ends in "
+                                       "insufficient_data as its English wording does: no layout-advice reading "
                                        "for a how-to yet")
 def test_multi_node_how_to_gets_the_cross_node_advice():
     """xorbitsai/inference#1927: "如何多机多卡共同加载一个模型？...是设置replica=1就可以了嘛？"."""
