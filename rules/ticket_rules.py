@@ -2945,6 +2945,11 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)) \
             or any(not c.guess for c in claims.find(facts, "across_pods")):
         return
+    # (s49) nor on a board that comes one to a machine (gpus.toml gpus_per_machine: DGX Spark's GB10): several such GPUs
+    # are several machines joined by the network, with no PCIe peer path between them (vllm-project/vllm#42354, two
+    # DGX Sparks at TP=2 wedging in an all-reduce, ended by another NCCL build)
+    if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
+        return
     virt = is_virtualized(facts)
     evidence = virt + [ev(hang[0], f'the symptom: "{hang[1]}"')]
     # P2P switched off and the job still hangs: evidence against the P2P path, which lowers this lead
