@@ -1016,6 +1016,13 @@ _KO_HEARD = r"다고\s*(?:하|합니|했|해|들었|들어|들은)|다는\s*(?:�
 # "遅くない", "低くなかった", "低くありません"; "느리지 않", "느려지지는 않", "느리진 않", "느리지도 않".
 _JA_DENIED = r"(?:ない|なかった|ありません)"
 _KO_DENIED = r"[지진]\s*(?:[는도]\s*)?않"
+# nccl-tests' own result check failing, as its summary line or its "#wrong" column says it and reporters quote it in
+# prose or a title ("Out of bounds values : 248 FAILED", NVIDIA/nccl-tests#7; "occasional `#wrong` transfers",
+# NVIDIA/nccl#2001): a count above 0, or the wrong transfers or values themselves. Not the column's header ("busbw
+# #wrong time", a table pasted as prose: NVIDIA/nccl-tests#249, NVIDIA/nccl#1368) nor a count of 0.
+NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
+                               r"#wrong\b[`'\"]?\s*(?:(?:is|are|was|were|=|:|of|counts?|column)\s*)*"
+                               r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b)", re.I)
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -7367,6 +7374,24 @@ def _gain_ruled_out(text: str, m: re.Match) -> bool:
         if _ONE_GPU.search(clause) and re.match(r"\s+than\b", text[end:]):
             return True
     return False
+
+
+def nccl_check_said(facts: Facts) -> Claim | None:
+    """nccl-tests' own result check said failing in the reporter's words (NCCL_CHECK_FAILED): a wrong_results claim
+    quoting it ("Out of bounds values : 248 FAILED"), or its "#wrong" count named as what the run reports ("occasional
+    `#wrong` transfers reported by all_reduce_perf"). Not a count of 0 ("#wrong is 0"), ruled out ("no #wrong"),
+    asked, guessed, nor another's or another thread's ("someone in #131 got Out of bounds values : 50")."""
+    for c in find(facts, "wrong_results"):
+        m = NCCL_CHECK_FAILED.search(c.quote)
+        if m and not c.guess and not hearsay.elsewhere(c.quote[:m.start()]) and not hearsay.theirs(c.quote[:m.start()]):
+            return c
+    for source, sentence in own_sentences(facts):
+        m = NCCL_CHECK_FAILED.search(sentence)
+        if m is None or ruled_out(sentence, m) or asked_at(sentence, m.start()) or offered(sentence, m.start()) \
+                or hearsay.elsewhere(sentence[:m.start()]) or hearsay.theirs(sentence[:m.start()]):
+            continue
+        return Claim("wrong_results", source, _quote(sentence, m, 120))
+    return None
 
 
 def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:

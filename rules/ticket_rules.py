@@ -55,6 +55,7 @@ from rules.common import (
     need,
     nic_rate_gbs,
     node_count,
+    nvlink_evidence,
     one_off,
     passed,
     settings,
@@ -1012,16 +1013,23 @@ def p2p_corrupts(facts: Facts, predictions=None):
     wrong = _first(facts, "wrong_results")
     failed = next((p for p in facts.of(P2PStatus) if p.capability == "transfer" and not p.ok and p.a != p.b), None)
     broke = next(iter(claims.p2p_check_said(facts, "p2p_check_failed")), None)  # the host's P2P check said failing
+    check, check_said = _check_failed(facts)
+    if not (fault or failed or broke) and (check or check_said) and not _check_on_pcie_peers(facts):
+        return  # nccl-tests' check failing across nodes or over NVLink singles out no PCIe peer path: check_failed
+    # the check shown failing in nccl-tests' output or said so, on one host whose GPUs peer over PCIe
+    wrong = wrong or check or check_said
     if not (fault or wrong or failed or broke):
         return
     # Wrong results alone point to the peer path only in a job with peers: a copy from one GPU to another (it names
     # two GPUs itself: "between devices", "cuda:0 to cuda:1"), two or more GPUs, or a job across nodes.
-    peer = bool(wrong and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
+    peer = bool(isinstance(wrong, Claim) and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
     if not (fault or failed or broke) and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
         return
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results"),
-                                                  (broke, "the host's P2P check fails")) if c]
+                                                  (broke, "the host's P2P check fails")) if isinstance(c, Claim)]
+    if isinstance(wrong, NcclEvent):
+        evidence.append(ev(wrong, "nccl-tests' own result check failed", wrong.message))
     if failed:
         evidence.append(ev(failed, f"simpleP2P's GPU{failed.a}<->GPU{failed.b} peer copy read back wrong",
                            failed.status))
@@ -1037,6 +1045,75 @@ def p2p_corrupts(facts: Facts, predictions=None):
                "PCIe switches; verify with `p2pBandwidthLatencyTest` or nccl-tests with data checking. "
                "NCCL_P2P_DISABLE=1 is only a workaround.",
                refs=["nccl_acs"])
+
+
+def _check_failed(facts: Facts) -> tuple[NcclEvent | None, Claim | None]:
+    """nccl-tests' own result check failing: shown in its output (nccl_tests_wrong: out-of-bounds values above 0, a
+    "#wrong" count above 0, an old "error" column past the check's bound) and said in the reporter's words (a
+    wrong_results claim quoting the check, claims.NCCL_CHECK_FAILED). Neither where the reporter says the problem is
+    solved: the failure quoted is then an earlier state."""
+    if claims.solved(facts):
+        return None, None
+    shown = next((e for e in facts.of(NcclEvent) if e.kind == "nccl_tests_wrong"), None)
+    return shown, claims.nccl_check_said(facts)
+
+
+def _check_on_pcie_peers(facts: Facts) -> bool:
+    """Is a failed nccl-tests check the PCIe peer path's to answer: one host with two or more GPUs and no NVLink
+    between them? Across nodes the values also cross the NIC's DMA into GPU memory (GPUDirect RDMA), over NVLink no
+    PCIe ACS or IOMMU sits between the GPUs, and with no GPU count known the path is unknown: there the check singles
+    out no peer path (ticket.check_failed)."""
+    return not _across_nodes(facts) and not has_nvlink(facts) and (_gpus(facts) or 0) >= 2
+
+
+@rule("ticket.check_failed", "other")
+def check_failed(facts: Facts, predictions=None):
+    """nccl-tests' own result check failed (the values that came back are wrong), where that singles out no cause:
+    across nodes, over NVLink, or on paths the ticket does not show. Its threads settled different causes there: a
+    driver's GPUDirect RDMA bug across two InfiniBand nodes (NVIDIA/nccl-tests#7 and #8, driver 390: "use the 387
+    version ... not affected by the issue"), the network plugin's GPUDirect path on Grace Hopper nodes
+    (NVIDIA/nccl#2001: "We recommend disabling gdrcopy"), an NCCL bug fixed in a later release on one NVLink host
+    (NVIDIA/nccl-tests#37: all_gather at 4 GB, "fixed it in master"). NCCL's troubleshooting guide adds PCIe ACS and the
+    IOMMU redirecting DMA on bare metal. So the finding names the failed check as the fault, never healthy, and asks
+    for what separates those causes; on one host whose GPUs peer over PCIe ticket.p2p_corrupts reads it, and a
+    comparison of NCCL releases the reporter made is nccl.regression's."""
+    shown, said = _check_failed(facts)
+    if not (shown or said) or _check_on_pcie_peers(facts):
+        return
+    nodes, node_ev = node_count(facts)
+    across = _across_nodes(facts)
+    evidence = [ev(shown, "nccl-tests' own result check failed", shown.message)] if shown else []
+    evidence += [claim_ev(said, "nccl-tests' result check said failing")] if said and not shown else []
+    nvlink = [] if across else nvlink_evidence(facts)[:1]
+    evidence += node_ev[:1] if across else nvlink
+    if across:
+        where = f"across {nodes} nodes" if nodes and nodes > 1 else "across nodes"
+        path = ("values written into GPU memory by the network card (GPUDirect RDMA) or staged through host memory, "
+                "besides the GPUs' own links inside each node")
+    elif nvlink:
+        where, path = "over NVLink", "NVLink between the GPUs, where no PCIe ACS or IOMMU sits in the peer path"
+    else:
+        where, path = "", "how many GPUs and nodes, and which paths between them, the ticket does not show"
+    where_said = f" {where}" if where else ""
+    # wrong data is the gravest outcome a run has, above any speed reading; a comparison of NCCL releases the reporter
+    # made names the cause instead (nccl.regression, a warning above this one's confidence)
+    severity = "warning" if claims.find(facts, "nccl_versions_compared") else "critical"
+    yield make("ticket.check_failed", "other", severity, 0.5 if shown else min(weight(said), 0.45),
+               f"nccl-tests' own result check failed{where_said}: the collective returned wrong values",
+               "nccl-tests compares every result with the expected values and counts those out of bounds; a count "
+               f"above 0 means the data came back wrong, whatever the bandwidth. Where the values travelled: {path}. "
+               "Failed checks like this have come from a driver's GPUDirect RDMA bug, the network plugin's GPUDirect "
+               "path, PCIe ACS or the IOMMU redirecting DMA on bare metal, and NCCL bugs fixed in later releases; the "
+               "ticket does not yet single one out.",
+               evidence,
+               fix="Give the NCCL and driver versions, then rerun the failing size with the check on (-c 1) once each: "
+               "with GPUDirect RDMA off (NCCL_NET_GDR_LEVEL=LOC; NCCL_IB_CUDA_SUPPORT=0 before NCCL 2.4), with "
+               "NCCL_P2P_DISABLE=1, with NCCL_PROTO=Simple, and with the newest NCCL release; the setting under which "
+               "the check passes names the path at fault. On bare metal also check ACS (lspci -vvv | grep ACSCtl: "
+               "SrcValid+ on a PCIe switch) and boot with iommu=pt.",
+               refs=["nccl_acs", "nccl_trouble"],
+               ask="nccl-tests output with the check on (-c 1) under NCCL_NET_GDR_LEVEL=LOC, NCCL_P2P_DISABLE=1 and "
+               "the newest NCCL release, and the NCCL and driver versions")
 
 
 @rule("ticket.shm_error", "shm_too_small", "other")

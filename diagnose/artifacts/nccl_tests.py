@@ -59,8 +59,11 @@ RANK = re.compile(
     r"uses device)"
     r"\s+(?P<dev>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
 )
-AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
-OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
+# The run's summary lines: "# Out of bounds values : 2 FAILED", "# Avg bus bandwidth : 128.9". The tests printed
+# them with a leading blank instead of the "#" until 2019 (src/common.cu b188a15 .. cbe7f65: " Out of bounds values :
+# %d %s", " Avg bus bandwidth    : %g"), so the "#" is optional at the start of a line.
+AVG = re.compile(r"(?:#|^)\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
+OOB = re.compile(r"(?:#|^)\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
 QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,"
                    r"\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
@@ -131,7 +134,7 @@ def parse(text: str, name: str) -> list:
         stripped = line.strip()
         data_row = ROW_START.match(line)  # (a line starting with two numbers is no header, device or column line)
         if "#" not in line and "_perf" not in line and "NCCL Test" not in line and \
-                (data_row or not any(p.match(line) for p in (HEADER, RANK, COLUMNS))):  # ("#" may be lost: HEADER)
+                (data_row or not any(p.match(line) for p in (HEADER, RANK, COLUMNS, AVG, OOB))):  # ("#" may be lost)
             # Fast path for the bulk of a file: a data row or someone else's line.
             row = _row(line.split(), block.columns) if data_row else None
             if row is not None:
@@ -262,7 +265,8 @@ def _result(row, block: _Block, name: str, n: int) -> list:
             continue  # N/A: alltoall / sendrecv have no in-place figures
         op = guessed or _op_from_ratio(redop, root, algbw, busbw, _ranks(block))
         nranks = _ranks(block) or _ranks_from_ratio(op, algbw, busbw)
-        errors = None if block.old_error_column else integer(wrong)
+        max_error = _old_error(wrong, block)
+        errors = None if max_error is not None or block.old_error_column else integer(wrong)
         result = CollectiveResult(
             where(name, n), op or "unknown", size, time_us, algbw, busbw, nranks=nranks,
             nodes=len(block.hosts) or None, count=count, dtype=dtype, in_place=(i == 1),
@@ -270,7 +274,30 @@ def _result(row, block: _Block, name: str, n: int) -> list:
         )
         out.append(result)
         out.extend(_check(result, name, n))
+        if max_error is not None and max_error > DELTA_MAX.get(dtype, 0.0) * ((nranks or MANY_RANKS) - 1):
+            out.append(NcclEvent(where(name, n), "nccl_tests_wrong",
+                                 f"largest error {wrong} at {size} B ({dtype}), beyond the check's bound",
+                                 {"max_error": max_error, "size_bytes": size}))
     return out
+
+
+# The old tables' "error" column (2017-2022) is the largest deviation of any value from the expected result, printed
+# "%le" ("1e+00", "5e-07"); the test counted a size as wrong when it exceeded DeltaMaxValue(type) x (nranks - 1)
+# (src/common.cu cbe7f65: half 1e-2, float 1e-5, double 1e-12, integers any). The newer "#wrong" column counts values,
+# printed "%g": an exponent there only from a million values up.
+DELTA_MAX = {"half": 1e-2, "float16": 1e-2, "fp16": 1e-2, "bfloat16": 1e-2, "bf16": 1e-2,
+             "float": 1e-5, "float32": 1e-5, "double": 1e-12, "float64": 1e-12}
+MANY_RANKS = 1024  # ranks unknown: the bound of a large job, so only an error past every job's bound counts
+
+
+def _old_error(cell: str, block: _Block) -> float | None:
+    """The old "error" column's value of a row, or None where the cell is a "#wrong" count or N/A."""
+    value = number(cell)
+    if value is None:
+        return None
+    if block.old_error_column or (re.search(r"\de[-+]\d", cell) and value < 1e6):
+        return value
+    return None
 
 
 def _op_from_ratio(redop: str | None, root: int | None, algbw: float, busbw: float, n: int | None) -> str | None:
