@@ -1591,16 +1591,19 @@ _WEIGHTS_GB_PER_B = 2.5
 _PARAMS_B = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
 
 
-def _above_weights(c) -> bool:
-    """A memory_per_gpu claim that gives (billions of parameters, GB) states memory above the 16-bit weights; one that
-    gives no such pair is read as its pattern says (a figure against the model, or the reservation named)."""
+def _above_weights(c, tp: int | None = None) -> bool:
+    """A memory_per_gpu claim that gives (billions of parameters, GB) states memory above the 16-bit weights each GPU
+    holds (tensor parallelism gives each of its `tp` GPUs 1/tp of them); one that gives no such pair is read as its
+    pattern says (a figure against the model, or the reservation named)."""
     nums = [float(g) for g in c.data.get("groups", []) if re.fullmatch(r"\d+(?:\.\d+)?", g or "")]
     if len(nums) != 2:
         return True
     # the largest model the sentence names: in "3B and 7B model both take 16 GB of VRAM" (QwenLM/Qwen3-VL#897, a
     # Transformers load) the figure is the 7B's
     params = max([nums[0], *(float(x) for x in _PARAMS_B.findall(c.quote))])
-    return nums[1] > _WEIGHTS_GB_PER_B * params
+    # (s49) a per-GPU figure against the whole model's weights called 43 GB on each of TP=2/4 GPUs below a 32B model's
+    # 80 GB, though each GPU holds 40 GB or 20 GB of them (sgl-project/sglang#4118, tests/data/p49g)
+    return nums[1] > _WEIGHTS_GB_PER_B * params / max(tp or 1, 1)
 
 
 def _sized_by_params(c) -> bool:
@@ -1685,7 +1688,7 @@ def explained(facts: Facts, predictions=None):
     # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose; nor
     # memory that keeps growing request after request, which a reservation made once at start-up does not do)
     if c and not failed and engine in (None, *_RESERVING_ENGINES) \
-            and _above_weights(c) and not (engine is None and _sized_by_params(c)) \
+            and _above_weights(c, wfield(facts, "tp")[0]) and not (engine is None and _sized_by_params(c)) \
             and not _MEMORY_GROWS.search(" ".join(t for _, t in claims.texts(facts))):
         yield _filled_by_design(0.65, [claim_ev(c, "memory per GPU")])
     elif c is None and not failed and engine in _RESERVING_ENGINES and not claims.find(facts, "hang") \
