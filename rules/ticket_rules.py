@@ -3007,6 +3007,18 @@ _PCIE_SAID = re.compile(r"\bPCIe[- ](?:only\s+)?(?:GPUs?|cards?|boards?|version)
                         r"|\b(?:connected\s+)?(?:over|via|through)\s+PCIe\b(?!\s+(?:switch|slot))", re.I)
 
 
+def _one_per_machine_only(facts: Facts) -> bool:
+    """Is every GPU the ticket names a board that comes one to a machine (gpus.toml gpus_per_machine = 1: GB10)? Then
+    several GPUs are several machines. Not where another board is named too ("GB10 runs it alone; on two RTX 3090 over
+    PCIe it hangs"): the subject GPU is only the first named."""
+    gpu = facts.subject.gpu
+    if gpu is None or gpu.gpus_per_machine != 1:
+        return False
+    names = {g.name for g in facts.of(GpuFact) if g.name}
+    names |= {g["name"] for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}
+    return all(board is None or board.gpus_per_machine == 1 for board in map(resolve_gpu, names))
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -3028,7 +3040,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
     # (s49) nor on a board that comes one to a machine (gpus.toml gpus_per_machine: DGX Spark's GB10): several such GPUs
     # are several machines joined by the network, with no PCIe peer path between them (vllm-project/vllm#42354, two
     # DGX Sparks at TP=2 wedging in an all-reduce, ended by another NCCL build)
-    if facts.subject.gpu is not None and facts.subject.gpu.gpus_per_machine == 1:
+    if _one_per_machine_only(facts):
         return
     virt = is_virtualized(facts)
     evidence = virt + [ev(hang[0], f'the symptom: "{hang[1]}"')]

@@ -3,6 +3,7 @@ Spark's GB10): several such GPUs are several machines joined by the network, so 
 and ACS/IOMMU blocking peer-to-peer is no suspect. vllm-project/vllm#42354 (tests/data/b49b): two DGX Sparks at TP=2
 wedging in an all-reduce, answered p2p_disabled 0.72 before; the thread's users ended it by swapping the NCCL build."""
 
+import pytest
 from conftest import judged_issue, judged_kept_paste
 
 
@@ -21,3 +22,15 @@ def test_the_same_hang_on_a_pcie_board_keeps_its_peer_path_lead():
     spark = text.replace("two RTX 4090 cards", "two DGX Spark boxes").replace("on two RTX 4090", "on two DGX Spark")
     _, found = judged_issue(spark)
     assert "ticket.hang_on_pcie" not in found
+
+
+@pytest.mark.parametrize("text", [
+    # (r49a) a GB10 named as another machine that worked, the hang on PCIe boards: the peer path stays the lead
+    "# vLLM TP=2 hangs\n\nNVIDIA GB10 works fine with the model alone. Now on two RTX 3090 GPUs over PCIe, vLLM 0.11 "
+    "with --tensor-parallel-size 2, it hangs forever after the NCCL init lines, no error.\n",
+    "# vLLM TP=2 hangs\n\nMy DGX Spark (GB10) runs the model fine alone. I moved to a box with 2x RTX 3090 on PCIe and "
+    "vLLM with --tensor-parallel-size 2 hangs forever after the NCCL init lines, no error.\n",
+])
+def test_a_gb10_named_beside_pcie_boards_leaves_the_peer_path_lead(text):
+    _, found = judged_issue(text)
+    assert found["ticket.hang_on_pcie"].category == "p2p_disabled"
