@@ -75,3 +75,12 @@ def test_a_wrapped_tool_warning_pasted_alone_is_no_prose():
             "      btl_openib_warn_no_device_params_found to 0.\n"
             "--------------------------------------------------------------------------\n")
     assert detect_named(text, "notes.txt") == 0.0
+
+
+def test_a_wrapped_paragraph_ending_in_a_short_tail_above_version_lines_is_prose():
+    # (r49a) lines under three words are an issue form's short answers ("vllm 0.5.4"), but a paragraph's one-word
+    # tail ("machines.") still ends its wrapped sentence
+    text = ("Llama-3-70B on 8x H100 SXM with vLLM tensor parallel 8 gives about 25 tokens/s for a\n"
+            "single request and I wonder whether that is what everyone else sees on these\n"
+            "machines.\n\nvllm 0.5.4\ntorch 2.4.0\ndriver 550.90\n")
+    assert detect_named(text, "issue.md") == 0.9

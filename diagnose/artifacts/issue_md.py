@@ -170,8 +170,12 @@ def detect_named(text: str, name: str) -> float:
     paragraph: list[int] = []
     for ln in _prose_lines(text[:20_000].splitlines()) + [""]:
         if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln) \
-                or FORM_SCAFFOLD.match(ln) or (len(ln.split()) < 3 and not CJK.search(ln)):
-            if len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]]):
+                or FORM_SCAFFOLD.match(ln) or (len(ln.split()) < 3 and WORD.search(ln) and not CJK.search(ln)):
+            # (a line of under three words is an issue form's short answer, "Linux", counted neither way; a rule of
+            # dashes, a tool's banner, has no word and stays a line against) a short line closing a paragraph is
+            # its sentence's tail ("machines."), not a line of its own
+            tail = paragraph and len(ln.split()) < 3 and SENTENCE_END.search(ln) and _wordy(ln, 1)
+            if (len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]])) or (tail and len(paragraph) >= 1):
                 wrapped.update(i for i in paragraph if _wordy(lines[i], 4))
             paragraph = []
             continue
