@@ -6161,11 +6161,11 @@ SYMPTOMS: list[tuple[str, str]] = [
               # node), no error
               r"\bWARN\b|报错|错误(?!\s*的\s*(?:NUMA|节点|socket|插槽|CPU|位置|设备|卡|GPU))|失败|"
               # (b49d) the Chinese of "does not load / run" and "can not load / run" above: "跑9B的模型无法跑起来"
-              # (vllm-project/vllm#5704), "单机的一张卡无法加载大模型" (xorbitsai/inference#1927), "加载不了"; and of
-              # the CUDA check's "out of memory" line: "发现还是提示内存不足" (zai-org/GLM-4#359), 显存不足. 内存 may be
-              # the host's (left28b: no GPU out_of_memory reading), a failure either way
+              # (vllm-project/vllm#5704), "单机的一张卡无法加载大模型" (xorbitsai/inference#1927), "加载不了". Not
+              # 显存不足 / 内存不足 (r49a): the English class holds no "out of memory" either, and the words
+              # stand as often in a fixed, past or conditional state ("之前显存不足的问题已经解决了",
+              # "显存不足时会自动卸载到 CPU")
               r"启动不了|无法启动|无法\s*(?:加载|载入|运行|跑起来|跑通)|(?:加载|载入|运行|跑)\s*不(?:了|起来)|"
-              r"(?:显存|内存)\s*(?:不足|不够|不夠)|"
               + _JA_ERROR_WORDS + "|" + _KO_ERROR_WORDS),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
