@@ -12555,24 +12555,32 @@ _UNEQUAL_MEMORY = re.compile(
     re.I)
 
 
+def _not_now_or_not_ours(sentence: str, m: re.Match) -> bool:
+    """Do the words before `m` make it another person's (hearsay) or the past ("used to", "previously")?"""
+    before = sentence[:m.start()]
+    return hearsay.elsewhere(before) or hearsay.theirs(before) or \
+        bool(re.search(rf"\b(?:{_PAST_ADVERB})\b", before, re.I))
+
+
 def unequal_memory_said(facts: Facts) -> Claim | None:
     """The reporter's words that their GPUs differ in memory size, or None (ruled out: "not GPUs of different
-    sizes")."""
+    sizes"; another's or a past machine: "a friend has GPUs of different sizes", "I used to have ...")."""
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m in _UNEQUAL_MEMORY.finditer(sentence):
-                if not negated_words(sentence, m):
+                if not negated_words(sentence, m) and not _not_now_or_not_ours(sentence, m):
                     return Claim("unequal_memory", source, _quote(sentence, m, 80))
     return None
 
 
 def out_of_memory_seen(facts: Facts) -> Claim | None:
     """The reporter's out-of-memory as one that happened: out_of_memory's reading, less one asked about or offered
-    ("would the smaller GPU run out of memory?")."""
+    ("would the smaller GPU run out of memory?"), another's or one of the past ("it used to run out of memory")."""
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)]:
-                if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()):
+                if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()) \
+                        and not _not_now_or_not_ours(sentence, m):
                     return Claim("out_of_memory", source, _quote(sentence, m, 80))
     return None
 

@@ -49,6 +49,12 @@ def test_reads_unequal_memory_with_an_out_of_memory(text):
     "# OOM\n\nTwo RTX 3090 with --tensor-parallel-size 2 give CUDA out of memory.",
     # two cuts of one board, within the margin (80 GB and 94 GB H100)
     "# OOM\n\nAn H100 SXM and an H100 NVL with --tensor-parallel-size 2 give CUDA out of memory.",
+    # another person's system
+    "# OOM\n\nSomeone else's server has GPUs of different VRAM sizes. Mine are two 3090s and vllm with tp 2 gives "
+    "CUDA out of memory.",
+    # a past state
+    "# Slow now\n\nI used to have GPUs of different sizes and hit CUDA out of memory with tp 2; now both are 3090s "
+    "and it runs, but slowly at 10 tok/s.",
     # unequal boards, but nothing ran out of memory: the pace question stays ticket.mixed_gpus'
     "# Slow\n\nI combine an RTX 3090 and an RTX 3070 with vllm --tensor-parallel-size 2 and get only 20 tok/s, "
     "too slow.",
