@@ -12231,7 +12231,7 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
 # (out of memory, a missing module, an illegal access) has its own cause.
 _SETUP_FAILURE = re.compile(r"(?<!PCIe )\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
                             r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
-_OOM = r"out of memory|OutOfMemoryError|OOM"
+_OOM = r"out[- ]of[- ]memory|OutOfMemoryError|OOM"  # CUDA's "out of memory", hyphenated in prose (sglang#227)
 _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|ImportError|illegal memory access)\b",
                             re.I)
 
@@ -12563,6 +12563,52 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
                 return Claim("mixed_gpus_asked", source, _quote(sentence, lesser or effect, 80),
                              {"names": names})
     return None
+
+# (p49h) GPUs of different memory sizes in one job, as the reporters write it: "two gpus of different sizes"
+# (sgl-project/sglang#227), "GPUs with different VRAM sizes" (vllm-project/vllm#2317), "GPUs with varying vRAM"
+# (vllm-project/vllm#4998), "3080 and 3090 have different VRAM" (vllm-project/vllm#10204's answer). A size, never a
+# usage: "different memory usage on the two GPUs" is the symptom of a split, and SGLang's "The memory capacity is
+# unbalanced" measures the free memory another process may hold (ticket.known_error's tp_memory_unbalanced).
+_UNEQUAL_MEMORY = re.compile(
+    r"\b(?:GPUs|cards|boards|devices)\s+(?:of|with)\s+(?:different|differing|varying|unequal|mismatched)\s+"
+    r"(?:(?:VRAM|memory|GPU memory)\s+)?(?:sizes|capacit(?:y|ies)|(?:amounts\s+of\s+)?(?:VRAM|memory))\b|"
+    r"\b(?:different|differing|varying|unequal|mismatched)\s+(?:amounts\s+of\s+)?"
+    r"(?:VRAM|GPU memory|memory)(?:\s+(?:sizes?|capacit(?:y|ies)))?\b"
+    r"(?!\s*(?:usage|use|used|utili[sz]\w*|consumption|footprint|allocation|occupancy|load|bandwidth|speed|clocks?|"
+    r"types?|distribution|split))|"
+    r"\b(?:VRAM|memory)\s+sizes?\s+(?:differ\w*|(?:is|are)\s+(?:different|unequal))\b",
+    re.I)
+
+
+def _not_now_or_not_ours(sentence: str, m: re.Match) -> bool:
+    """Do the words before `m` make it another person's (hearsay) or the past ("used to", "previously")?"""
+    before = sentence[:m.start()]
+    return hearsay.elsewhere(before) or hearsay.theirs(before) or \
+        bool(re.search(rf"\b(?:{_PAST_ADVERB})\b", before, re.I))
+
+
+def unequal_memory_said(facts: Facts) -> Claim | None:
+    """The reporter's words that their GPUs differ in memory size, or None (ruled out: "not GPUs of different
+    sizes"; another's or a past machine: "a friend has GPUs of different sizes", "I used to have ...")."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m in _UNEQUAL_MEMORY.finditer(sentence):
+                if not negated_words(sentence, m) and not _not_now_or_not_ours(sentence, m):
+                    return Claim("unequal_memory", source, _quote(sentence, m, 80))
+    return None
+
+
+def out_of_memory_seen(facts: Facts) -> Claim | None:
+    """The reporter's out-of-memory as one that happened: out_of_memory's reading, less one asked about or offered
+    ("would the smaller GPU run out of memory?"), another's or one of the past ("it used to run out of memory")."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)]:
+                if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()) \
+                        and not _not_now_or_not_ours(sentence, m):
+                    return Claim("out_of_memory", source, _quote(sentence, m, 80))
+    return None
+
 
 # (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built
 # without CUDA graphs"): TensorRT-LLM's --use_cuda_graph and the engines' graph options named as absent. And a profile

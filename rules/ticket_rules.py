@@ -364,27 +364,88 @@ def pace_in_question(facts: Facts) -> bool:
             or bool(claims.fault_claims(facts)))
 
 
-@rule("ticket.mixed_gpus", "straggler")
-def mixed_gpus(facts: Facts, predictions=None):
-    """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
+def gpu_models(facts: Facts) -> tuple[set[str], str | None]:
+    """The GPU models the ticket's machine holds and where they are named: the parsed GPUs, else an inventory (a list
+    item, a system-info line, not a sentence comparing machines), else models named as used together in one
+    sentence."""
     named = [g for g in facts.of(GpuFact) if g.name and " ".join(g.name.lower().split()) not in PLACEHOLDER_NAMES]
     names = {g.name for g in named}
     src = next((g.source for g in named), None)
     if len(names) < 2:
         for n in facts.of(Note):
             if n.kind == "gpus_named":
-                # named in an inventory (a list item, a system-info line), not in a sentence comparing machines
                 listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
                 if len(listed) >= 2:
                     names, src = listed, n.source
     together = claims.gpus_together(facts) if len(names) < 2 else None
     if together:  # (issue 11 s) named as used together in one sentence, not compared
         names, src = set(together.data["names"]), together.cited
-    names = _untruncated(names)
+    return _untruncated(names), src
+
+
+# (p49h) Boards whose memory differs by more than this share of the larger: a 24 GB 3090 beside an 8 GB 3070 or a
+# 10-12 GB 3080, not two cuts of one board (an 80 GB and a 94 GB H100).
+UNEQUAL_MEMORY = 0.25
+
+
+def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
+    """Out of memory seen on GPUs of unequal memory that share one job: (what says the memory differs, evidence), or
+    None. The sizes come from the models named (rules/catalog) or from the reporter's words ("GPUs of different
+    sizes"); the out-of-memory must have happened, not be asked about; one GPU doing all the work is the unsplit
+    model's case (ticket.memory_unsplit)."""
+    oom = claims.out_of_memory_seen(facts)
+    if oom is None or one_gpu_in_use(facts):
+        return None
+    names, src = gpu_models(facts)
+    sizes = {n: g.memory_gb for n in names if (g := resolve_gpu(n))}
+    if len(sizes) >= 2 and min(sizes.values()) < (1 - UNEQUAL_MEMORY) * max(sizes.values()):
+        said = ", ".join(f"{n} {gb:g} GB" for n, gb in sorted(sizes.items(), key=lambda x: -x[1]))
+        return said, [ev(src, "GPU models and their memory (rules/catalog)", said), claim_ev(oom, "out of memory")]
+    words = claims.unequal_memory_said(facts)
+    if words:
+        return words.cited, [claim_ev(words, "GPUs of unequal memory"), claim_ev(oom, "out of memory")]
+    return None
+
+
+@rule("ticket.unequal_memory_oom", "other")
+def unequal_memory_oom(facts: Facts, predictions=None):
+    """Out of memory on GPUs of different sizes in one tensor-parallel job: tensor parallelism gives every rank an
+    equal shard of the weights and of the KV cache, so the group holds no more than its smallest GPU times the
+    group's size and the smaller GPU runs out first. vLLM shards every dimension `dim // tp_size` and "generally
+    assumes that all the devices available are the same" (vllm-project/vllm#9157, #10204: use pipeline parallelism);
+    SGLang refuses ranks whose free memory differs by more than 10 % (its "memory capacity is unbalanced" check).
+    An out-of-memory is a failure, `other` as the engines' memory errors are (ticket.known_error), with this cause
+    and fix rather than the generic one."""
+    found = smaller_card_out_of_memory(facts)
+    if not found:
+        return
+    said, evidence = found
+    yield make("ticket.unequal_memory_oom", "other", "warning", 0.65,
+               "Out of memory on GPUs of different sizes: tensor parallelism splits evenly, so the smaller GPU fills "
+               "first",
+               "Tensor parallelism gives every GPU the same share of the weights and of the KV cache; it cannot give "
+               "the larger card more. A group of unequal GPUs therefore holds no more than its smallest GPU times the "
+               "number of GPUs, and the smaller card runs out of memory while the larger one keeps free memory. This "
+               "is the engines' design (vLLM and SGLang assume GPUs of one size), not a fault.",
+               evidence,
+               fix="Split by layers instead, where the engine lets the shares differ: vLLM "
+               "--pipeline-parallel-size N with VLLM_PP_LAYER_PARTITION giving the smaller GPU fewer layers, "
+               "llama.cpp --tensor-split (e.g. 24,8), a device_map with max_memory per GPU; or keep the whole model "
+               "within N times the smallest GPU (a smaller or more quantised model, a shorter --max-model-len), or "
+               "run on GPUs of one size.",
+               refs=["vllm_parallel"])
+
+
+@rule("ticket.mixed_gpus", "straggler")
+def mixed_gpus(facts: Facts, predictions=None):
+    """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
+    names, src = gpu_models(facts)
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     if one_gpu_in_use(facts):
         return  # "only one card is used" (review49, ggml-org/llama.cpp#12838, -ts 1,0): the cards do not work together
+    if smaller_card_out_of_memory(facts):
+        return  # (p49h) the failure is the smaller card's memory (ticket.unequal_memory_oom), not its pace
     if not pace_in_question(facts):
         return  # inventory: a memory or placement question, or a report, is not paced by the slowest card
     specs = [resolve_gpu(n) for n in names]
