@@ -1020,9 +1020,12 @@ _KO_DENIED = r"[지진]\s*(?:[는도]\s*)?않"
 # prose or a title ("Out of bounds values : 248 FAILED", NVIDIA/nccl-tests#7; "occasional `#wrong` transfers",
 # NVIDIA/nccl#2001): a count above 0, or the wrong transfers or values themselves. Not the column's header ("busbw
 # #wrong time", a table pasted as prose: NVIDIA/nccl-tests#249, NVIDIA/nccl#1368) nor a count of 0.
+# (r49b) Not a count of 0 said in words after the noun ("the #wrong values are all 0", "#wrong results are zero",
+# "#wrong values: none"), nor a message size after "of" ("the #wrong of 1GB and 2GB rows is 0").
 NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
-                               r"#wrong\b[`'\"]?\s*(?:(?:is|are|was|were|=|:|of|counts?|column)\s*)*"
-                               r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b)", re.I)
+                               r"#wrong\b[`'\"]?\s*(?:(?:is|are|was|were|=|:|counts?|column)\s*)*"
+                               r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b"
+                               r"(?![^.\n]{0,30}?(?:\b(?:0|zero|none|no|nothing)\b|\bnon-?zero\b)))", re.I)
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -7388,7 +7391,8 @@ def nccl_check_said(facts: Facts) -> Claim | None:
     for source, sentence in own_sentences(facts):
         m = NCCL_CHECK_FAILED.search(sentence)
         if m is None or ruled_out(sentence, m) or asked_at(sentence, m.start()) or offered(sentence, m.start()) \
-                or hearsay.elsewhere(sentence[:m.start()]) or hearsay.theirs(sentence[:m.start()]):
+                or hearsay.elsewhere(sentence[:m.start()]) or hearsay.theirs(sentence[:m.start()]) \
+                or _past_state(sentence[:m.start()], past=True):
             continue
         return Claim("wrong_results", source, _quote(sentence, m, 120))
     return None

@@ -1663,8 +1663,14 @@ def _above_weights(c, tp: int | None = None) -> bool:
     # Transformers load) the figure is the 7B's
     params = max([nums[0], *(float(x) for x in _PARAMS_B.findall(c.quote))])
     # (s49) a per-GPU figure against the whole model's weights called 43 GB on each of TP=2/4 GPUs below a 32B model's
-    # 80 GB, though each GPU holds 40 GB or 20 GB of them (sgl-project/sglang#4118, tests/data/p49g)
-    return nums[1] > _WEIGHTS_GB_PER_B * params / max(tp or 1, 1)
+    # 80 GB, though each GPU holds 40 GB or 20 GB of them (sgl-project/sglang#4118, tests/data/p49g). Only a figure
+    # said of each GPU: "the 70B model requires 140 GB" is the whole model's at any TP (r49b)
+    share = max(tp or 1, 1) if _EACH_GPU.search(c.quote) else 1
+    return nums[1] > _WEIGHTS_GB_PER_B * params / share
+
+
+_EACH_GPU = re.compile(r"\b(?:each|apiece|per\s+(?:GPU|card|device|rank)|on\s+every\s+(?:GPU|card|device)|"
+                       r"every\s+(?:GPU|card|device)\s+(?:uses|takes|holds|has|shows))\b", re.I)
 
 
 def _sized_by_params(c) -> bool:

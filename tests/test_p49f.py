@@ -124,3 +124,37 @@ def test_the_column_header_is_no_failed_check(tmp_path, rel):
     verdict, found = judged_kept_paste(tmp_path, rel)
     assert "ticket.check_failed" not in found
     assert verdict.category == "expected_physics"
+
+
+# (r49b) probes of the read-only review: a count of 0 said in words, a message size after "of", a past state, and an
+# old-era MPI table whose header counts one process's GPUs
+_TWO_NODES = ("# nccl-tests all_reduce on two nodes\n\nWe run all_reduce_perf across two nodes (node1 and node2) over "
+              "InfiniBand with 8 GPUs each. ")
+
+
+@pytest.mark.parametrize("said", [
+    "The #wrong values are all 0 in every row, but busbw only reaches 20 GB/s. Is that expected?",
+    "#wrong results are zero for every size. Why is busbw only 20 GB/s?",
+    "#wrong values: none. The busbw only reaches 20 GB/s, which seems low.",
+    "The #wrong of 1GB and 2GB rows is 0, only busbw is low at 20 GB/s. Is that expected for HDR?",
+    "node3 used to show Out of bounds values : 4 FAILED before we replaced its GPU; now every node passes the "
+    "check. The busbw only reaches 20 GB/s, is that expected for HDR?",
+])
+def test_a_check_of_zero_or_a_past_failure_is_no_failed_check(said):
+    _, found = judged_issue(_TWO_NODES + said)
+    assert "ticket.check_failed" not in found
+
+
+def test_an_mpi_table_whose_header_counts_one_gpu_keeps_its_rounding_error():
+    # healthy43/ncclt176's 128-GPU float table (error 1e-06) under nccl-tests' own header "nThread 1 nGpus 1": the
+    # process count is printed nowhere, so the bound is a large job's, not one rank's (which is 0)
+    table = "\n".join([
+        "# nThread 1 nGpus 1 minBytes 4096 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20 validation: 1",
+        "#",
+        "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error",
+        "#        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)",
+        "        4096          1024     float     sum    93.73    0.04    0.09  1e-06    93.15    0.04    0.09  1e-06",
+        "        8192          2048     float     sum    96.51    0.08    0.17  1e-06    95.46    0.09    0.17  1e-06",
+    ])
+    records = nccl_tests.parse(table, "t")
+    assert not [r for r in records if getattr(r, "kind", "") == "nccl_tests_wrong"]

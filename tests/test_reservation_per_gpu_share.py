@@ -23,3 +23,15 @@ def test_a_figure_below_the_weights_each_gpu_holds_is_no_reservation(launch, eac
             f"my GPUs take up about {each}GB of VRAM each. Why is that?\n")
     _, found = judged_issue(text)
     assert "ticket.explained" not in found or found["ticket.explained"].category != "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    # (r49b) a whole model's requirement or total at TP>1 is no per-GPU figure: no share of it is divided out
+    "# how many GPUs for 70B with vLLM?\n\nThe Llama-2-70B model requires 140 GB of VRAM in fp16. Is "
+    "--tensor-parallel-size 2 on 2x A100 80GB enough with vLLM, or do I need tp=4?\n",
+    "# vLLM memory\n\nServing Llama-2-70B with vLLM --tensor-parallel-size 4 on 4x A100 80GB. In total the 70B model "
+    "uses 150 GB across the four GPUs. Is that normal?\n",
+])
+def test_a_whole_model_figure_is_not_divided_by_the_tp_size(text):
+    _, found = judged_issue(text)
+    assert "ticket.explained" not in found or found["ticket.explained"].category != "healthy"
