@@ -12573,15 +12573,20 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
 # (vllm-project/vllm#4998), "3080 and 3090 have different VRAM" (vllm-project/vllm#10204's answer). A size, never a
 # usage: "different memory usage on the two GPUs" is the symptom of a split, and SGLang's "The memory capacity is
 # unbalanced" measures the free memory another process may hold (ticket.known_error's tp_memory_unbalanced).
+# (r49c) Only GPUs' memory, and none a usage, a clock or a bandwidth: GPUs, cards or VRAM named as what differs, not a
+# model, a host or a CPU ("the two models need different amounts of memory", "our two hosts have different amounts of
+# memory", "the nodes have different memory sizes": _gpus_differ).
+_NOT_A_SIZE = (r"(?!\s*(?:usage|use|used|utili[sz]\w*|consumption|footprint|allocation|occupancy|load|bandwidth|speed|"
+               r"clocks?|types?|distribution|split)\b)")
 _UNEQUAL_MEMORY = re.compile(
     r"\b(?:GPUs|cards|boards|devices)\s+(?:of|with)\s+(?:different|differing|varying|unequal|mismatched)\s+"
-    r"(?:(?:VRAM|memory|GPU memory)\s+)?(?:sizes|capacit(?:y|ies)|(?:amounts\s+of\s+)?(?:VRAM|memory))\b|"
-    r"\b(?:different|differing|varying|unequal|mismatched)\s+(?:amounts\s+of\s+)?"
-    r"(?:VRAM|GPU memory|memory)(?:\s+(?:sizes?|capacit(?:y|ies)))?\b"
-    r"(?!\s*(?:usage|use|used|utili[sz]\w*|consumption|footprint|allocation|occupancy|load|bandwidth|speed|clocks?|"
-    r"types?|distribution|split))|"
+    r"(?:(?:VRAM|memory|GPU memory)\s+)?(?:sizes|capacit(?:y|ies)|(?:amounts\s+of\s+)?(?:VRAM|memory))\b" + _NOT_A_SIZE
+    + r"|\b(?:different|differing|varying|unequal|mismatched)\s+(?:amounts\s+of\s+)?"
+    r"(?:VRAM|GPU memory|memory)(?:\s+(?:sizes?|capacit(?:y|ies)))?\b" + _NOT_A_SIZE + r"|"
     r"\b(?:VRAM|memory)\s+sizes?\s+(?:differ\w*|(?:is|are)\s+(?:different|unequal))\b",
     re.I)
+_GPU_WORD = re.compile(r"\b(?:GPUs?|cards?|VRAM|vRAM)\b", re.I)
+_OTHER_MEMORY = re.compile(r"\b(?:models?|hosts?|nodes?|servers?|machines?|CPUs?|sockets?|RAM)\b", re.I)
 
 
 def _not_now_or_not_ours(sentence: str, m: re.Match) -> bool:
@@ -12597,21 +12602,46 @@ def unequal_memory_said(facts: Facts) -> Claim | None:
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m in _UNEQUAL_MEMORY.finditer(sentence):
-                if not negated_words(sentence, m) and not _not_now_or_not_ours(sentence, m):
+                if not negated_words(sentence, m) and not _not_now_or_not_ours(sentence, m) \
+                        and not offered(sentence, m.start()) and _gpus_differ(sentence, m):
                     return Claim("unequal_memory", source, _quote(sentence, m, 80))
     return None
 
 
+def _gpus_differ(sentence: str, m: re.Match) -> bool:
+    """Is what differs in memory (an _UNEQUAL_MEMORY match) the GPUs: named in the match ("GPUs of different sizes"),
+    or the nearest subject before it a GPU word rather than a model, host or CPU (_OTHER_MEMORY)?"""
+    if _GPU_WORD.match(m.group(0)) or re.match(r"(?:boards|devices)\b", m.group(0), re.I):
+        return True
+    before = sentence[max(0, m.start() - 60):m.start()]
+    gpu = [g.end() for g in _GPU_WORD.finditer(before)]
+    other = [o.end() for o in _OTHER_MEMORY.finditer(before)]
+    return bool(gpu) and (not other or gpu[-1] > other[-1])
+
+
 def out_of_memory_seen(facts: Facts) -> Claim | None:
-    """The reporter's out-of-memory as one that happened: out_of_memory's reading, less one asked about or offered
-    ("would the smaller GPU run out of memory?"), another's or one of the past ("it used to run out of memory")."""
+    """The reporter's out-of-memory as one that happened and still does: out_of_memory's reading, less one asked
+    about or offered ("would the smaller GPU run out of memory?"), feared before running ("I am worried about out of
+    memory"), another's, one of the past ("it used to run out of memory", "Last week I got CUDA out of memory") or one
+    gone since ("the out of memory error is gone after lowering max-model-len") (r49c)."""
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)]:
+                before = sentence[:m.start()]
                 if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()) \
-                        and not _not_now_or_not_ours(sentence, m):
+                        and not _not_now_or_not_ours(sentence, m) and not _past_state(before, past=True) \
+                        and not _OOM_NOT_NOW.search(before[-80:]) and not _OOM_GONE.search(sentence, m.end()):
                     return Claim("out_of_memory", source, _quote(sentence, m, 80))
     return None
+
+
+# (r49c) An out-of-memory not (or no longer) happening: feared or expected before a run, of an earlier day, and one the
+# sentence then says is gone or fixed.
+_OOM_NOT_NOW = re.compile(r"\b(?:worr(?:y|ied|ying)|afraid|fear\w*|expect\w*|concern\w*|"
+                          r"not\s+(?:run|tried|started)\s+it\s+yet|last\s+(?:week|month|time|year)|yesterday|earlier|"
+                          r"before\s+(?:the|we|I)\b)", re.I)
+_OOM_GONE = re.compile(r"[^.;\n]{0,60}?\b(?:is|was|are|were|got)\s+(?:now\s+)?(?:gone|fixed|solved|resolved)\b|"
+                       r"[^.;\n]{0,60}?\b(?:went\s+away|no\s+longer|disappeared|fixed\s+it)\b", re.I)
 
 
 # (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built

@@ -389,12 +389,17 @@ UNEQUAL_MEMORY = 0.25
 
 
 def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
-    """Out of memory seen on GPUs of unequal memory that share one job: (what says the memory differs, evidence), or
-    None. The sizes come from the models named (rules/catalog) or from the reporter's words ("GPUs of different
-    sizes"); the out-of-memory must have happened, not be asked about; one GPU doing all the work is the unsplit
-    model's case (ticket.memory_unsplit)."""
+    """Out of memory seen on GPUs of unequal memory that share one tensor-parallel job of a stated size: (what says
+    the memory differs, evidence), or None. The sizes come from the models named (rules/catalog) or from the
+    reporter's words ("GPUs of different sizes"); the out-of-memory must have happened, not be asked about; one GPU
+    doing all the work is the unsplit model's case (ticket.memory_unsplit)."""
     oom = claims.out_of_memory_seen(facts)
     if oom is None or one_gpu_in_use(facts):
+        return None
+    # (r49c) one tensor-parallel job, its size read: not replicas (--dp-size), separate servers, or a split whose
+    # shares the reporter set (llama.cpp --tensor-split), where each GPU holds what it was given
+    tp, _ = wfield(facts, "tp")
+    if not tp or tp < 2 or (wfield(facts, "dp")[0] or 1) >= 2:
         return None
     names, src = gpu_models(facts)
     sizes = {n: g.memory_gb for n in names if (g := resolve_gpu(n))}

@@ -7,13 +7,21 @@ no more than its smallest GPU times its size. Three separate threads (tests/data
 sglang227 (24 GB + 8 GB, --tp 2, the debug log's out-of-memory on the small GPU), vllm2317 (3090 + 3070, OOM on the
 smaller one), vllm4998 (3090s beside a 3080, OOM). Before: straggler from ticket.mixed_gpus (a pace the reporters
 never asked about) or insufficient_data (a hang lead); after: ticket.unequal_memory_oom with the layer-split fix.
+After review (r49c) the rule needs one tensor-parallel job of a stated size (not replicas, separate servers or a
+split whose shares the reporter set) and an out-of-memory that still happens (not feared, past or gone): vllm4998
+states no layout, so it is left to the pace reading again.
 """
 
 import pytest
 from conftest import judged_issue, judged_kept_paste
 
 
-@pytest.mark.parametrize("rel", ["b49d/sglang227.md", "p49h/vllm2317.md", "p49h/vllm4998.md"])
+@pytest.mark.parametrize("rel", [
+    "b49d/sglang227.md", "p49h/vllm2317.md",
+    pytest.param("p49h/vllm4998.md", marks=pytest.mark.xfail(
+        strict=True, reason="8 GPUs over two nodes with no TP size stated: since r49c the rule needs a stated "
+                            "tensor-parallel job, and the pace reading (straggler) answers")),
+])
 def test_smaller_gpu_out_of_memory_is_the_answer(tmp_path, rel):
     verdict, found = judged_kept_paste(tmp_path, rel)
     assert verdict.category == "other"
@@ -67,3 +75,30 @@ def test_unequal_boards_without_memory_failure_keep_the_pace_reading():
     _, found = judged_issue("# Slow\n\nI combine an RTX 3090 and an RTX 3070 with vllm --tensor-parallel-size 2 "
                             "and get only 20 tok/s, too slow.")
     assert "ticket.mixed_gpus" in found
+
+
+_PAIR = "- GPU 0: NVIDIA GeForce RTX 3090\n- GPU 1: NVIDIA GeForce RTX 3070\n\n"
+
+
+@pytest.mark.parametrize("text", [
+    # (r49c) an out-of-memory gone, of the past, or feared before a run
+    _PAIR + "With vllm --tensor-parallel-size 2 the out of memory error is gone after lowering max-model-len. Now it "
+    "runs but only 12 tok/s, which is too slow.",
+    _PAIR + "Last week I got CUDA out of memory with vllm --tensor-parallel-size 2; I fixed it. Now generation is "
+    "slow.",
+    _PAIR + "I have not run it yet, but I am worried about out of memory on the 3070 with vllm "
+    "--tensor-parallel-size 2.",
+    # not one TP job: replicas, separate servers, shares the reporter set
+    "- GPU 0: NVIDIA A100-SXM4-80GB\n- GPU 1: NVIDIA A10\n\nsglang --dp-size 2, one full replica per GPU. The "
+    "replica on the A10 dies with torch.OutOfMemoryError: CUDA out of memory.",
+    _PAIR + "I run two separate ollama servers, one pinned to each GPU with CUDA_VISIBLE_DEVICES. The one on GPU 1 "
+    "fails with CUDA out of memory when loading llama3 8B fp16.",
+    _PAIR + "llama.cpp with --tensor-split 24,8 gives CUDA out of memory on GPU 0 when I set -c 32768.",
+    # what differs in memory is no GPU
+    "# OOM\n\nThe two models need different amounts of memory, and vllm --tensor-parallel-size 2 on my GPUs fails "
+    "with CUDA out of memory.",
+    "# OOM\n\nOur two hosts have different amounts of memory (64 GB and 256 GB RAM); vllm --tensor-parallel-size 2 "
+    "on the GPUs fails with CUDA out of memory.",
+])
+def test_no_unequal_memory_oom_where_it_is_not_one_tp_job_failing_now(text):
+    assert not _fires(text)
