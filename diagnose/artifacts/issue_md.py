@@ -170,7 +170,8 @@ def detect_named(text: str, name: str) -> float:
     paragraph: list[int] = []
     for ln in _prose_lines(text[:20_000].splitlines()) + [""]:
         if not ln.strip() or CUT_MARK.match(ln) or re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) or PRINTED.match(ln) \
-                or FORM_SCAFFOLD.match(ln) or (len(ln.split()) < 3 and WORD.search(ln) and not CJK.search(ln)):
+                or (FORM_SCAFFOLD.match(ln) and len(CJK.findall(ln)) < 8) \
+                or (len(ln.split()) < 3 and WORD.search(ln) and not CJK.search(ln)):
             # (a line of under three words is an issue form's short answer, "Linux", counted neither way; a rule of
             # dashes, a tool's banner, has no word and stays a line against) a short line closing a paragraph is
             # its sentence's tail ("machines."), not a line of its own
@@ -226,7 +227,8 @@ CUT_MARK = re.compile(r"^\s*(?:\.{3,}|…+)\s*$")
 # (b49c) An issue form's scaffolding, neither the reporter's sentences nor printed lines, is left out of the count:
 # its section headings ("### What is the issue?", "### OS": ollama's bug-report form; "### How to reproduce"), a
 # screenshot's Markdown or HTML, and (above) the form's one- or two-word values ("Linux", "Nvidia", "0.2.1"; a CJK
-# line has no spaces between its words and stays counted). A title pasted without its "# " is a line like any other.
+# line has no spaces between its words and stays counted, as does a heading holding a CJK sentence: "### Q4:
+# 训练速度没有提升"). A title pasted without its "# " is a line like any other.
 FORM_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s|!\[[^\]]*\]\(|<img\b)", re.I)
 
 
