@@ -69,16 +69,6 @@ def test_cannot_load_near_misses_are_no_error(said):
     assert claims.symptom(issue_bundle(_ONE_CARD.format(said))) == "normal?"
 
 
-@pytest.mark.parametrize("said", [
-    "9B 的模型并没有内存不足。",  # denied
-    "这样会不会内存不足？",        # asked about
-    "听说别人会内存不足。",        # someone else's
-])
-def test_memory_insufficient_near_misses_are_no_error(said):
-    from conftest import issue_bundle
-    assert claims.symptom(issue_bundle(_ONE_CARD.format(said))) == "normal?"
-
-
 @pytest.mark.parametrize("rel", [
     "bydesign33/nccl864.md",   # "If a lot of nccl connections are established, will it be OOM?": a question
     "ut21b/club3090_32.md",    # "[bug] OOM on container boot": the thread's earlier problem, not the one asked
