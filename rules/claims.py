@@ -1025,7 +1025,8 @@ _KO_DENIED = r"[지진]\s*(?:[는도]\s*)?않"
 NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
                                r"#wrong\b[`'\"]?\s*(?:(?:is|are|was|were|=|:|counts?|column)\s*)*"
                                r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b"
-                               r"(?![^.\n]{0,30}?(?:\b(?:0|zero|none|no|nothing)\b|\bnon-?zero\b)))", re.I)
+                               r"(?!\s*(?::\s*|(?:are|is|were|was|stay(?:ed|s)?|remain(?:ed|s)?)\s+)?(?:all\s+|always\s+)?"
+                               r"(?:0|zero|none|nothing)\b))", re.I)
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -12576,8 +12577,8 @@ def mixed_gpus_asked(facts: Facts) -> Claim | None:
 # (r49c) Only GPUs' memory, and none a usage, a clock or a bandwidth: GPUs, cards or VRAM named as what differs, not a
 # model, a host or a CPU ("the two models need different amounts of memory", "our two hosts have different amounts of
 # memory", "the nodes have different memory sizes": _gpus_differ).
-_NOT_A_SIZE = (r"(?!\s*(?:usage|use|used|utili[sz]\w*|consumption|footprint|allocation|occupancy|load|bandwidth|speed|"
-               r"clocks?|types?|distribution|split)\b)")
+_NOT_A_SIZE = (r"(?!\s*(?:usage|use|used|utili[sz]\w*|consumption|footprint|allocat\w*|occupancy|loads?|bandwidths?|"
+               r"speeds?|clocks?|types?|distributions?|splits?)\b)")
 _UNEQUAL_MEMORY = re.compile(
     r"\b(?:GPUs|cards|boards|devices)\s+(?:of|with)\s+(?:different|differing|varying|unequal|mismatched)\s+"
     r"(?:(?:VRAM|memory|GPU memory)\s+)?(?:sizes|capacit(?:y|ies)|(?:amounts\s+of\s+)?(?:VRAM|memory))\b" + _NOT_A_SIZE
@@ -12630,18 +12631,20 @@ def out_of_memory_seen(facts: Facts) -> Claim | None:
                 before = sentence[:m.start()]
                 if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()) \
                         and not _not_now_or_not_ours(sentence, m) and not _past_state(before, past=True) \
-                        and not _OOM_NOT_NOW.search(before[-80:]) and not _OOM_GONE.search(sentence, m.end()):
+                        and not _OOM_NOT_NOW.search(before[-80:]) and not _OOM_GONE.match(sentence, m.end()):
                     return Claim("out_of_memory", source, _quote(sentence, m, 80))
     return None
 
 
 # (r49c) An out-of-memory not (or no longer) happening: feared or expected before a run, of an earlier day, and one the
 # sentence then says is gone or fixed.
-_OOM_NOT_NOW = re.compile(r"\b(?:worr(?:y|ied|ying)|afraid|fear\w*|expect\w*|concern\w*|"
-                          r"not\s+(?:run|tried|started)\s+it\s+yet|last\s+(?:week|month|time|year)|yesterday|earlier|"
-                          r"before\s+(?:the|we|I)\b)", re.I)
-_OOM_GONE = re.compile(r"[^.;\n]{0,60}?\b(?:is|was|are|were|got)\s+(?:now\s+)?(?:gone|fixed|solved|resolved)\b|"
-                       r"[^.;\n]{0,60}?\b(?:went\s+away|no\s+longer|disappeared|fixed\s+it)\b", re.I)
+# (r49d) Not an expectation the failure broke ("I expected it to fit, but it fails with out of memory"), a step it
+# fails before ("Before the server starts, it fails ..."), nor what follows in another clause ("...; lowering it never
+# fixed it", "... and the server no longer starts").
+_OOM_NOT_NOW = re.compile(r"\b(?:worr(?:y|ied|ying)|afraid|fear(?:s|ed|ing)?|concerned|"
+                          r"not\s+(?:run|tried|started)\s+it\s+yet|last\s+(?:week|month|year)|yesterday)\b", re.I)
+_OOM_GONE = re.compile(r"[^.;,\n]{0,60}?\b(?:is|was|are|were|got)\s+(?:now\s+)?(?:gone|fixed|solved|resolved)\b|"
+                       r"[^.;,\n]{0,60}?\b(?:went\s+away|disappeared)\b", re.I)
 
 
 # (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built

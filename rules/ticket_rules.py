@@ -401,6 +401,9 @@ def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
     tp, _ = wfield(facts, "tp")
     if not tp or tp < 2 or (wfield(facts, "dp")[0] or 1) >= 2:
         return None
+    said = claims.symptom_quote(facts)
+    if said is not None and said[2] in ("slow", "scaling"):
+        return None  # (r49d) a pace complained of, the out-of-memory a setting worked around: the pace's reading
     names, src = gpu_models(facts)
     sizes = {n: g.memory_gb for n in names if (g := resolve_gpu(n))}
     if len(sizes) >= 2 and min(sizes.values()) < (1 - UNEQUAL_MEMORY) * max(sizes.values()):
@@ -1674,7 +1677,8 @@ def _above_weights(c, tp: int | None = None) -> bool:
     return nums[1] > _WEIGHTS_GB_PER_B * params / share
 
 
-_EACH_GPU = re.compile(r"\b(?:each|apiece|per\s+(?:GPU|card|device|rank)|on\s+every\s+(?:GPU|card|device)|"
+_EACH_GPU = re.compile(r"\b(?:each|apiece|per[\s-]+(?:GPU|card|device|rank)|on\s+(?:every|both|all)\s+(?:the\s+)?"
+                       r"(?:GPUs?|cards?|devices?)|"
                        r"every\s+(?:GPU|card|device)\s+(?:uses|takes|holds|has|shows))\b", re.I)
 
 
@@ -3080,15 +3084,35 @@ _PCIE_SAID = re.compile(r"\bPCIe[- ](?:only\s+)?(?:GPUs?|cards?|boards?|version)
 
 
 def _one_per_machine_only(facts: Facts) -> bool:
-    """Is every GPU the ticket names a board that comes one to a machine (gpus.toml gpus_per_machine = 1: GB10)? Then
-    several GPUs are several machines. Not where another board is named too ("GB10 runs it alone; on two RTX 3090 over
-    PCIe it hangs"): the subject GPU is only the first named."""
+    """Is every GPU the ticket names (those of the hang's own sentence, where it names any) a board that comes one to a
+    machine (gpus.toml gpus_per_machine = 1: GB10)? Then several GPUs are several machines. Not where another board is
+    named too ("GB10 runs it alone; on two RTX 3090 over PCIe it hangs"): the subject GPU is only the first named."""
     gpu = facts.subject.gpu
     if gpu is None or gpu.gpus_per_machine != 1:
         return False
     names = {g.name for g in facts.of(GpuFact) if g.name}
-    names |= {g["name"] for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])}
-    return all(board is None or board.gpus_per_machine == 1 for board in map(resolve_gpu, names))
+    names |= {g["name"] for n in facts.of(Note) if n.kind == "gpus_named" for g in n.data.get("gpus", [])
+              if not g.get("compared")}
+    # (r49d) not a machine named only where it works ("The same model at TP=2 runs fine on my server with two H100
+    # GPUs", "My DGX Spark (GB10) runs the model fine alone")
+    fine, other = [], []
+    for _, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            works = _RUNS_FINE.search(sentence) and not _HANG_WORD.search(sentence)
+            (fine if works else other).append(_letters(sentence))
+    working = {n for n in names if any(_letters(n) in f for f in fine) and not any(_letters(n) in o for o in other)}
+    return all(board is None or board.gpus_per_machine == 1 for board in map(resolve_gpu, names - working))
+
+
+def _letters(text: str) -> str:
+    """Lower-case letters and digits only: a board's name as found in a sentence however spaced ("DGX Spark")."""
+    return re.sub(r"\W", "", text.lower())
+
+
+_RUNS_FINE = re.compile(r"\b(?:runs?|ran|works?|worked)\s+(?:[\w-]+\s+){0,4}?(?:fine|well|ok|okay)\b|"
+                        r"\b(?:fine|well)\s+(?:on|with)\b", re.I)
+_HANG_WORD = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|froze|stall\w*|deadlock\w*|time[sd]?\s*out|"
+                        r"never\s+returns?)\b", re.I)
 
 
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")

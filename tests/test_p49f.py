@@ -9,10 +9,11 @@
 """
 
 import pytest
-from conftest import judged_issue, judged_kept_paste
+from conftest import issue_bundle, judged_issue, judged_kept_paste
 
 from diagnose.artifacts import nccl_tests
 from diagnose.evidence import CollectiveSummary, NcclEvent
+from rules import claims
 
 
 def _wrong(text: str) -> list[NcclEvent]:
@@ -158,3 +159,12 @@ def test_an_mpi_table_whose_header_counts_one_gpu_keeps_its_rounding_error():
     ])
     records = nccl_tests.parse(table, "t")
     assert not [r for r in records if getattr(r, "kind", "") == "nccl_tests_wrong"]
+
+
+@pytest.mark.parametrize("said", [
+    # (r49d) wrong values said non-zero, or present with no count: a failed check as before
+    "Running nccl-tests all_reduce_perf on 8 GPUs, the #wrong values are non-zero for every size above 1MB.",
+    "Running nccl-tests all_reduce_perf on 8 GPUs, I get #wrong values on every row with no obvious pattern.",
+])
+def test_wrong_values_said_without_a_zero_are_a_failed_check(said):
+    assert claims.nccl_check_said(issue_bundle("# nccl-tests wrong values\n\n" + said)) is not None

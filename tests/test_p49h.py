@@ -102,3 +102,17 @@ _PAIR = "- GPU 0: NVIDIA GeForce RTX 3090\n- GPU 1: NVIDIA GeForce RTX 3070\n\n"
 ])
 def test_no_unequal_memory_oom_where_it_is_not_one_tp_job_failing_now(text):
     assert not _fires(text)
+
+
+@pytest.mark.parametrize("text", [
+    # (r49d) the pace complained of, the out-of-memory a setting already worked around
+    "I run vLLM with --tensor-parallel-size 2 on an RTX 3090 and an RTX 3070. Generation is slow, only 12 tokens/s, "
+    "much slower than expected. With --max-model-len 32768 it runs out of memory, so I use 8192.",
+    # what differs is the memory's speed or another process's allocation, not its size
+    "I run vLLM with --tensor-parallel-size 2 on two GPUs. The GPUs have different memory speeds (GDDR6 vs GDDR6X), "
+    "both 24 GB. It fails with CUDA out of memory.",
+    "I run vLLM with --tensor-parallel-size 2 on two GPUs with different memory allocated by another process. It "
+    "fails with CUDA out of memory.",
+])
+def test_no_unequal_memory_oom_for_a_pace_or_a_memory_that_is_no_size(text):
+    assert not _fires("# TP=2\n\n" + text)

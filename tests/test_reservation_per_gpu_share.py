@@ -35,3 +35,10 @@ def test_a_figure_below_the_weights_each_gpu_holds_is_no_reservation(launch, eac
 def test_a_whole_model_figure_is_not_divided_by_the_tp_size(text):
     _, found = judged_issue(text)
     assert "ticket.explained" not in found or found["ticket.explained"].category != "healthy"
+
+
+def test_a_figure_said_per_gpu_with_a_hyphen_is_each_gpus_share():
+    # (r49d) "per-GPU" is each GPU's figure: 43 GB above the 40 GB of a 32B model's weights each of TP=2 holds
+    _, found = judged_issue("# High memory use with SGLang\n\nI serve Qwen2.5-32B with SGLang --tp 2 on two A100 80GB. "
+                            "The 32B model uses 43 GB per-GPU. Is that normal?\n")
+    assert found["ticket.explained"].category == "healthy"

@@ -274,9 +274,12 @@ def _result(row, block: _Block, name: str, n: int) -> list:
         )
         out.append(result)
         out.extend(_check(result, name, n))
-        # (r49b) the bound's ranks only from the rank lines: the header's "nThread 1 nGpus 1" counts one process's
-        # GPUs, and under MPI the process count is printed nowhere (nranks = nProcs x nThreads x nGpus)
-        if max_error is not None and max_error > DELTA_MAX.get(dtype, 0.0) * ((block.nranks or MANY_RANKS) - 1):
+        # (r49b, r49d) the bound's ranks (nProcs x nThreads x nGpus) from the rank lines, else the busbw/algbw ratio,
+        # else a header counting more than one GPU; a header's "nThread 1 nGpus 1" is one MPI process's, the process
+        # count printed nowhere
+        bound_ranks = block.nranks or _ranks_from_ratio(op, algbw, busbw) \
+            or (block.header_ranks if (block.header_ranks or 0) > 1 else None) or MANY_RANKS
+        if max_error is not None and max_error > DELTA_MAX.get(dtype, 0.0) * (bound_ranks - 1):
             out.append(NcclEvent(where(name, n), "nccl_tests_wrong",
                                  f"largest error {wrong} at {size} B ({dtype}), beyond the check's bound",
                                  {"max_error": max_error, "size_bytes": size}))
