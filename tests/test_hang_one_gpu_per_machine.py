@@ -39,7 +39,7 @@ def test_a_gb10_named_beside_pcie_boards_leaves_the_peer_path_lead(text):
 def test_a_machine_named_only_where_it_runs_fine_leaves_the_one_per_machine_guard():
     # (r49d) the two DGX Sparks hang; the H100 server, named only as the one where TP=2 runs fine, is no PCIe pair
     text = ("# TP=2 across two DGX Spark hangs in all-reduce\n\nI run vLLM with --tensor-parallel-size 2 across two "
-            "DGX Spark (GB10) boxes. It hangs at the first all-reduce and never returns. The same model at TP=2 runs fine "
-            "on my server with two H100 GPUs.\n")
+            "DGX Spark (GB10) boxes. It hangs at the first all-reduce and never returns. The same model at TP=2 "
+            "runs fine on my server with two H100 GPUs.\n")
     _, found = judged_issue(text)
     assert "ticket.hang_on_pcie" not in found
