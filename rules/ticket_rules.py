@@ -401,8 +401,8 @@ def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
     tp, _ = wfield(facts, "tp")
     if not tp or tp < 2 or (wfield(facts, "dp")[0] or 1) >= 2:
         return None
-    said = claims.symptom_quote(facts)
-    if said is not None and said[2] in ("slow", "scaling"):
+    complaint = claims.symptom_quote(facts)
+    if complaint is not None and complaint[2] in ("slow", "scaling"):
         return None  # (r49d) a pace complained of, the out-of-memory a setting worked around: the pace's reading
     names, src = gpu_models(facts)
     sizes = {n: g.memory_gb for n in names if (g := resolve_gpu(n))}
