@@ -7387,13 +7387,12 @@ def nccl_check_said(facts: Facts) -> Claim | None:
     asked, guessed, nor another's or another thread's ("someone in #131 got Out of bounds values : 50")."""
     for c in find(facts, "wrong_results"):
         m = NCCL_CHECK_FAILED.search(c.quote)
-        if m and not c.guess and not hearsay.elsewhere(c.quote[:m.start()]) and not hearsay.theirs(c.quote[:m.start()]):
+        if m and not c.guess and not hearsay.someone_elses(c.quote[:m.start()]):
             return c
     for source, sentence in own_sentences(facts):
         m = NCCL_CHECK_FAILED.search(sentence)
         if m is None or ruled_out(sentence, m) or asked_at(sentence, m.start()) or offered(sentence, m.start()) \
-                or hearsay.elsewhere(sentence[:m.start()]) or hearsay.theirs(sentence[:m.start()]) \
-                or _past_state(sentence[:m.start()], past=True):
+                or hearsay.someone_elses(sentence[:m.start()]) or _past_state(sentence[:m.start()], past=True):
             continue
         return Claim("wrong_results", source, _quote(sentence, m, 120))
     return None
@@ -11624,7 +11623,7 @@ def _rank_zero_work_over(sentence: str, m: re.Match, following: str = "") -> boo
     """Is rank 0's work `m` said of the past (a past marker before it), of another's run, or as cured or harmless
     (after it in its sentence, or in the `following` sentence)?"""
     before = sentence[:m.start()]
-    return bool(_WORK_PAST_BEFORE.search(before) or hearsay.elsewhere(before) or hearsay.theirs(before)
+    return bool(_WORK_PAST_BEFORE.search(before) or hearsay.someone_elses(before)
                 or _WORK_CURED_AFTER.search(sentence, m.end()) or _EN_FIXED.search(sentence, m.end())
                 or _EN_FIXED.search(following))
 
@@ -12268,9 +12267,17 @@ def _avoided(sentence: str, m: re.Match) -> bool:
 
 def out_of_memory(facts: Facts) -> bool:
     """Does the reporter say the job ran out of memory, not ruling it out nor naming it as what a setting avoids?"""
-    return any(not negated_words(sentence, m) and not _avoided(sentence, m)
-               for _, text in texts(facts) for sentence in sentences(text)
-               for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)])
+    return next(_out_of_memory_said(facts), None) is not None
+
+
+def _out_of_memory_said(facts: Facts):
+    """(source, sentence, match) of each out-of-memory the reporter's words name, neither ruled out nor named as what
+    a setting avoids: out_of_memory's reading, which out_of_memory_seen narrows further."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)]:
+                if not negated_words(sentence, m) and not _avoided(sentence, m):
+                    yield source, sentence, m
 
 
 # (mend42, issue 11) An error whose message names its own cause, none a path between GPUs can have: an HTTP client
@@ -12593,8 +12600,7 @@ _OTHER_MEMORY = re.compile(r"\b(?:models?|hosts?|nodes?|servers?|machines?|CPUs?
 def _not_now_or_not_ours(sentence: str, m: re.Match) -> bool:
     """Do the words before `m` make it another person's (hearsay) or the past ("used to", "previously")?"""
     before = sentence[:m.start()]
-    return hearsay.elsewhere(before) or hearsay.theirs(before) or \
-        bool(re.search(rf"\b(?:{_PAST_ADVERB})\b", before, re.I))
+    return hearsay.someone_elses(before) or bool(re.search(rf"\b(?:{_PAST_ADVERB})\b", before, re.I))
 
 
 def unequal_memory_said(facts: Facts) -> Claim | None:
@@ -12625,14 +12631,12 @@ def out_of_memory_seen(facts: Facts) -> Claim | None:
     about or offered ("would the smaller GPU run out of memory?"), feared before running ("I am worried about out of
     memory"), another's, one of the past ("it used to run out of memory", "Last week I got CUDA out of memory") or one
     gone since ("the out of memory error is gone after lowering max-model-len") (r49c)."""
-    for source, text in texts(facts):
-        for sentence in sentences(text):
-            for m in [*re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I), *_OOM_WORLD.finditer(sentence)]:
-                before = sentence[:m.start()]
-                if not negated_words(sentence, m) and not _avoided(sentence, m) and not offered(sentence, m.start()) \
-                        and not _not_now_or_not_ours(sentence, m) and not _past_state(before, past=True) \
-                        and not _OOM_NOT_NOW.search(before[-80:]) and not _OOM_GONE.match(sentence, m.end()):
-                    return Claim("out_of_memory", source, _quote(sentence, m, 80))
+    for source, sentence, m in _out_of_memory_said(facts):
+        before = sentence[:m.start()]
+        if not offered(sentence, m.start()) and not _not_now_or_not_ours(sentence, m) \
+                and not _past_state(before, past=True) and not _OOM_NOT_NOW.search(before[-80:]) \
+                and not _OOM_GONE.match(sentence, m.end()):
+            return Claim("out_of_memory", source, _quote(sentence, m, 80))
     return None
 
 

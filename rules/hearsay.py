@@ -70,6 +70,12 @@ def theirs(before: str) -> bool:
     return bool(_THEIR_RUN.search(before))
 
 
+def someone_elses(before: str) -> bool:
+    """Do the words `before` a failure make it not the writer's own: told of or read about (elsewhere), or another
+    person's run or system named (theirs)?"""
+    return elsewhere(before) or theirs(before)
+
+
 # (known47a) Another's failure, then denied for the writer's own system: "Someone said the allreduce hangs on H100s too,
 # but ours runs fine", "I read that vLLM hangs with TP=4, but mine works", "In #123 they say it hangs. For us it runs
 # fine." The failure is only reported of others (their word opens its clause: _TOLD_OF), and the writer's contrary

@@ -393,13 +393,14 @@ def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
     the memory differs, evidence), or None. The sizes come from the models named (rules/catalog) or from the
     reporter's words ("GPUs of different sizes"); the out-of-memory must have happened, not be asked about; one GPU
     doing all the work is the unsplit model's case (ticket.memory_unsplit)."""
-    oom = claims.out_of_memory_seen(facts)
-    if oom is None or one_gpu_in_use(facts):
-        return None
     # (r49c) one tensor-parallel job, its size read: not replicas (--dp-size), separate servers, or a split whose
-    # shares the reporter set (llama.cpp --tensor-split), where each GPU holds what it was given
+    # shares the reporter set (llama.cpp --tensor-split), where each GPU holds what it was given (read first: the
+    # cheap test, as ticket.mixed_gpus asks this of every ticket)
     tp, _ = wfield(facts, "tp")
     if not tp or tp < 2 or (wfield(facts, "dp")[0] or 1) >= 2:
+        return None
+    oom = claims.out_of_memory_seen(facts)
+    if oom is None or one_gpu_in_use(facts):
         return None
     complaint = claims.symptom_quote(facts)
     if complaint is not None and complaint[2] in ("slow", "scaling"):

@@ -176,7 +176,7 @@ def detect_named(text: str, name: str) -> float:
             # dashes, a tool's banner, has no word and stays a line against) a short line closing a paragraph is
             # its sentence's tail ("machines."), not a line of its own
             tail = paragraph and len(ln.split()) < 3 and SENTENCE_END.search(ln) and _wordy(ln, 1)
-            if (len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]])) or (tail and len(paragraph) >= 1):
+            if (len(paragraph) > 1 and _ends_wrapped(lines[paragraph[-1]])) or tail:
                 wrapped.update(i for i in paragraph if _wordy(lines[i], 4))
             paragraph = []
             continue
