@@ -7720,9 +7720,16 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
 
 # The headings GitHub issue templates print above the reporter's text (Ollama's "What is the issue?", vLLM's "How would
 # you like to use vllm", the bug-report forms' "What happened?"): the form asks them, not the reporter (issue 11 r).
-_TEMPLATE_HEADING = re.compile(r"^[#\s>*.-]*(?:what is the issue|what happened|what did you expect(?: to happen)?|"
-                               r"is there an existing issue(?: for this)?|how would you like to use \w+|"
-                               r"(?:what is )?the expected behaviou?r|describe the bug)\s*[?？.:]?\s*$", re.I)
+# (b50c) Bilingual forms print each heading twice, the second half after " / " or " | ": Xinference's bug form
+# (xorbitsai/inference .github/ISSUE_TEMPLATE: "Running Xinference with Docker? / 是否使用 Docker 运行 Xinfernece？")
+# and the form QwenLM/Qwen, Qwen-VL and MiniCPM-V share ("是否已有关于该错误的issue或讨论？ | Is there an existing issue
+# / discussion for this?", "该问题是否在FAQ中有解答？ | Is there an existing answer for this in FAQ?").
+_TEMPLATE_HEADING = re.compile(r"^[#\s>*./|-]*(?:what is the issue|what happened|what did you expect(?: to happen)?|"
+                               r"is there an existing (?:issue(?:\s*/\s*discussion)?|answer)(?: for this)?"
+                               r"(?: in (?:the )?FAQ)?|how would you like to use \w+|"
+                               r"(?:what is )?the expected behaviou?r|describe the bug|running \w+ with docker|"
+                               r"是否使用\s*docker\s*运行\s*\w+|是否已有关于该错误的\s*issue\s*或讨论|"
+                               r"该问题是否在\s*FAQ\s*中有解答)\s*[?？.:]?\s*$", re.I)
 
 
 def _asking_sentences(facts: Facts):
