@@ -7720,17 +7720,30 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
 
 # The headings GitHub issue templates print above the reporter's text (Ollama's "What is the issue?", vLLM's "How would
 # you like to use vllm", the bug-report forms' "What happened?"): the form asks them, not the reporter (issue 11 r).
+# GitHub's default feature-request template opens with "Is your feature request related to a problem? Please
+# describe." (horovod/horovod#1477, THUDM/ChatGLM-6B#910).
 _TEMPLATE_HEADING = re.compile(r"^[#\s>*.-]*(?:what is the issue|what happened|what did you expect(?: to happen)?|"
                                r"is there an existing issue(?: for this)?|how would you like to use \w+|"
-                               r"(?:what is )?the expected behaviou?r|describe the bug)\s*[?？.:]?\s*$", re.I)
+                               r"(?:what is )?the expected behaviou?r|describe the bug|"
+                               r"is your feature request related to a problem)\s*[?？.:]?\s*$", re.I)
+# (b50d) An issue form (.github/ISSUE_TEMPLATE/*.yml) prints each field's label as a "### " heading above the answer:
+# "### Who can help?" (TensorRT-LLM, transformers), "### How is this issue impacting you?" (NCCL), "### Which llama.cpp
+# modules do you know to be affected?", "### Running Xinference with Docker?", "### Is there an existing issue for
+# the same bug?" (RAGFlow), "### 是否已有关于该错误的issue或讨论？" (Qwen). A question standing as such a heading is
+# the form's label, not the reporter's question; the issue's own title is the one "# " heading. The whole line is the
+# label, both halves of a bilingual one ("### 是否已有关于该错误的issue或讨论？ | Is there an existing issue / ...?").
+_FORM_LABEL = re.compile(r"^[ \t]*#{3,}[ \t]+(.+)$", re.M)
 
 
 def _asking_sentences(facts: Facts):
-    """(source, sentence) of each sentence of the description that asks (not an issue template's heading)."""
+    """(source, sentence) of each sentence of the description that asks (not an issue template's heading nor a
+    sentence of an issue form's field label)."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
+            labels = [m.group(1) for m in _FORM_LABEL.finditer(n.text)]
             for sentence in sentences(n.text):
-                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence):
+                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence) \
+                        and not any(sentence.strip(" #|/") in label for label in labels):
                     yield n.source, sentence
 
 
