@@ -7720,6 +7720,8 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
 
 # The headings GitHub issue templates print above the reporter's text (Ollama's "What is the issue?", vLLM's "How would
 # you like to use vllm", the bug-report forms' "What happened?"): the form asks them, not the reporter (issue 11 r).
+# GitHub's default feature-request template opens with "Is your feature request related to a problem? Please
+# describe." (horovod/horovod#1477, THUDM/ChatGLM-6B#910).
 # (b50c) Bilingual forms print each heading twice, the second half after " / " or " | ": Xinference's bug form
 # (xorbitsai/inference .github/ISSUE_TEMPLATE: "Running Xinference with Docker? / 是否使用 Docker 运行 Xinfernece？")
 # and the form QwenLM/Qwen, Qwen-VL and MiniCPM-V share ("是否已有关于该错误的issue或讨论？ | Is there an existing issue
@@ -7729,15 +7731,26 @@ _TEMPLATE_HEADING = re.compile(r"^[#\s>*./|-]*(?:what is the issue|what happened
                                r"(?: in (?:the )?FAQ)?|how would you like to use \w+|"
                                r"(?:what is )?the expected behaviou?r|describe the bug|running \w+ with docker|"
                                r"是否使用\s*docker\s*运行\s*\w+|是否已有关于该错误的\s*issue\s*或讨论|"
-                               r"该问题是否在\s*FAQ\s*中有解答)\s*[?？.:]?\s*$", re.I)
+                               r"该问题是否在\s*FAQ\s*中有解答|"
+                               r"is your feature request related to a problem)\s*[?？.:]?\s*$", re.I)
+# (b50d) An issue form (.github/ISSUE_TEMPLATE/*.yml) prints each field's label as a "### " heading above the answer:
+# "### Who can help?" (TensorRT-LLM, transformers), "### How is this issue impacting you?" (NCCL), "### Which llama.cpp
+# modules do you know to be affected?", "### Running Xinference with Docker?", "### Is there an existing issue for
+# the same bug?" (RAGFlow), "### 是否已有关于该错误的issue或讨论？" (Qwen). A question standing as such a heading is
+# the form's label, not the reporter's question; the issue's own title is the one "# " heading. The whole line is the
+# label, both halves of a bilingual one ("### 是否已有关于该错误的issue或讨论？ | Is there an existing issue / ...?").
+_FORM_LABEL = re.compile(r"^[ \t]*#{3,}[ \t]+(.+)$", re.M)
 
 
 def _asking_sentences(facts: Facts):
-    """(source, sentence) of each sentence of the description that asks (not an issue template's heading)."""
+    """(source, sentence) of each sentence of the description that asks (not an issue template's heading nor a
+    sentence of an issue form's field label)."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
+            labels = [m.group(1) for m in _FORM_LABEL.finditer(n.text)]
             for sentence in sentences(n.text):
-                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence):
+                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence) \
+                        and not any(sentence.strip(" #|/") in label for label in labels):
                     yield n.source, sentence
 
 
