@@ -1,10 +1,13 @@
 """Pass b50a (session s50): a blind batch of nine Hugging Face stack threads (tests/data/b50a/SOURCES.md).
 
-The one mechanism found in three separate threads: one GPU said as where the work succeeds, in a ticket about a run
-on several GPUs, was read as the job's GPU count (1) and TP (1): "(One GPU is Correct)" under garbled output from 8
+One mechanism recurred in three threads: one GPU said as where the work succeeds, in a ticket about a run on
+several GPUs, is read as the job's GPU count (1) and TP (1): "(One GPU is Correct)" under garbled output from 8
 A100s (meta-pytorch/gpt-fast#64), "The code can run normally on a single GPU" under a DDP hang on 8 A40s
-(pytorch/pytorch#73206), "with one gpu works ok" under "NCCL error with multi gpu" (PlayVoice/whisper-vits-svc#97).
-That is the baseline the failing run is held against; the reading now leaves it (issue_md._one_gpu_succeeds).
+(pytorch/pytorch#73206),
+"with one gpu works ok" under "NCCL error with multi gpu" (PlayVoice/whisper-vits-svc#97). The pass's reading of it was
+taken out after review r50a: its test for "a run on several GPUs" took a question, a denial and a memory size ("24GB
+GPUs") as one, turning right offload verdicts into insufficient_data, and it changed no kept verdict. What stays: the
+verdicts right by their threads, and one-GPU jobs keeping their count.
 """
 
 import pytest
@@ -15,21 +18,6 @@ DATA = REPO / "tests" / "data"
 
 def _workload(text: str):
     return issue_bundle(text).workload()
-
-
-@pytest.mark.parametrize("rel", [
-    "b50a/gptfast64.md",          # 8 (or 2) A100 under torchrun TP, "(One GPU is Correct)"
-    "fault39/pytorch73206.md",    # DDP on 8x A40 stuck, "The code can run normally on a single GPU."
-    "ut28g/whispervits97.md",     # "NCCL error with multi gpu on windows ... with one gpu works ok."
-])
-def test_one_gpu_that_works_is_not_the_jobs_count(rel):
-    w = _workload((DATA / rel).read_text())
-    assert w is None or (w.gpu_count != 1 and w.tp != 1)
-
-
-def test_the_jobs_own_count_is_read_where_the_baseline_is_left():
-    w = _workload((DATA / "b50a/gptfast64.md").read_text())
-    assert w.gpu_count == 8  # the title's "8 (or 2 more) X A100 GPUs", no longer overridden by the one GPU
 
 
 @pytest.mark.parametrize("rel, category", [
@@ -62,13 +50,3 @@ def test_one_gpu_jobs_keep_their_count(rel):
 ])
 def test_near_misses_keep_the_one_gpu_count(text):
     assert _workload(text).gpu_count == 1
-
-
-@pytest.mark.parametrize("text", [
-    "# Multi GPU inference hangs\n\nLlama 2 7B. It works well on one GPU.\n",
-    "# DDP gets stuck\n\nTraining runs fine with a single GPU; with DDP it hangs at the first step.\n",
-    "# Garbage output with torchrun --nproc_per_node=4\n\nOne GPU is correct.\n",
-])
-def test_a_working_one_gpu_baseline_is_not_the_count(text):
-    w = _workload(text)
-    assert w is None or w.gpu_count != 1

@@ -919,42 +919,11 @@ def _board_core(name: str) -> str:
     return found[0] if found else name.lower()
 
 
-# One GPU said as where the work succeeds, in a ticket about a run on several: the baseline the failing run is held
-# against, not the job's count. "The code can run normally on a single GPU" under a DDP hang (pytorch/pytorch#73206),
-# "(One GPU is Correct)" under garbled output from 8 A100s (meta-pytorch/gpt-fast#64), "with one gpu works ok" under
-# "NCCL error with multi gpu" (PlayVoice/whisper-vits-svc#97). Not a failure on the one GPU ("does not run correctly
-# on one GPU"), nor where nothing else names several GPUs ("works fine on a single 4090, but slowly": the job's card).
-ONE_GPU_SUCCEEDS_AFTER = re.compile(r"^\W{0,3}(?:\w+\s+){0,2}?(?:is|was|works?|worked|runs?|ran|gives?|gave|seems?)"
-                                    r"\s+(?:\w+\s+)?(?:correct(?:ly)?|fine|ok(?:ay)?|normal(?:ly)?|properly|well|"
-                                    r"successfully|as expected)\b", re.I)
-ONE_GPU_SUCCEEDS_BEFORE = re.compile(r"(?:\b(?:run|runs|ran|work|works|worked|train|trains|trained)\s+(?:\w+\s+)?"
-                                     r"(?:correct(?:ly)?|fine|ok(?:ay)?|normal(?:ly)?|properly|well|successfully)|"
-                                     r"\bno (?:errors?|problems?|issues?))"
-                                     r"\s+(?:on|with|using|in)\s+(?:only\s+|just\s+)?$", re.I)
-SUCCESS_DENIED = re.compile(r"\b(?:not|n't|never|no longer|neither|nor)\b", re.I)
-SEVERAL_GPUS_RUN = re.compile(r"\bmulti(?:ple)?[- ]?(?:gpus?|cards?|devices?|nodes?)\b|\bmulti\s+\w+\s+GPUs\b|"
-                              r"\b(?:DDP|DistributedDataParallel|DataParallel)\b|"
-                              r"--nproc[-_]per[-_]node[= ]+(?:[2-9]|[1-9]\d)\b|"
-                              r"\b(?:[2-9]|[1-9]\d)\s*(?:\([^)]{0,20}\)\s*)?[x×*]?\s*(?:[A-Z]\w*\s+)?GPUs\b", re.I)
-
-
-def _one_gpu_succeeds(ln: str, start: int, end: int) -> bool:
-    """Does the clause around a one-GPU mention say the work succeeds there (ONE_GPU_SUCCEEDS_AFTER / _BEFORE), with
-    no denial in it?"""
-    lead = re.split(r"[.!?;,]\s", ln[max(0, start - 50):start])[-1]  # the clause's words before the GPU
-    tail = ONE_GPU_SUCCEEDS_AFTER.match(ln[end:end + 40])
-    if tail:
-        return not SUCCESS_DENIED.search(lead + tail.group(0))
-    return bool(ONE_GPU_SUCCEEDS_BEFORE.search(lead)) and not SUCCESS_DENIED.search(lead)
-
-
 def _one_gpu_said(lines) -> tuple[int, int, int] | None:
     """(line, start, end) of the first place the prose says the work runs on one GPU (SINGLE_GPU, or one board named
-    with an article: BOARD_WITH_ARTICLE), else None. Not one GPU said as the baseline that works, in a ticket that
-    names a run on several (_one_gpu_succeeds, SEVERAL_GPUS_RUN)."""
+    with an article: BOARD_WITH_ARTICLE), else None."""
     lines = list(lines)
     boards = {_board_core(m.group(1)) for _, ln in lines for m in GPU_NAME.finditer(ln)}
-    several = any(SEVERAL_GPUS_RUN.search(ln) for _, ln in lines)
     for i, ln in lines:
         if SINGLE_GPU_VS.search(ln):
             continue
@@ -965,8 +934,7 @@ def _one_gpu_said(lines) -> tuple[int, int, int] | None:
         for m in sorted(one, key=lambda x: x.start()):
             lead = re.split(r"[.!?;]\s", ln[:m.start()])[-1]
             if JOB_NOT.search(lead[-40:]) or SINGLE_GPU_FIT.search(lead) or SUPPOSED_CARD.search(lead) \
-                    or JOB_FAULT_AFTER.match(ln[m.end():]) or ln[m.end():].lstrip().startswith("?") \
-                    or (several and _one_gpu_succeeds(ln, m.start(), m.end())):
+                    or JOB_FAULT_AFTER.match(ln[m.end():]) or ln[m.end():].lstrip().startswith("?"):
                 continue
             return i, m.start(), m.end()
     return None
