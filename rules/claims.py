@@ -7739,7 +7739,23 @@ _TEMPLATE_HEADING = re.compile(r"^[#\s>*./|-]*(?:what is the issue|what happened
 # the same bug?" (RAGFlow), "### 是否已有关于该错误的issue或讨论？" (Qwen). A question standing as such a heading is
 # the form's label, not the reporter's question; the issue's own title is the one "# " heading. The whole line is the
 # label, both halves of a bilingual one ("### 是否已有关于该错误的issue或讨论？ | Is there an existing issue / ...?").
+# (r50b) Only a label the forms print (_FORM_LABELS): GitHub's editor writes a reporter's own heading with "### " too
+# ("### Is it normal that vLLM takes 90% of GPU memory as soon as it starts?" stays their question).
 _FORM_LABEL = re.compile(r"^[ \t]*#{3,}[ \t]+(.+)$", re.M)
+# The labels of the forms the kept threads were filed through (each form's .github/ISSUE_TEMPLATE): transformers and
+# TensorRT-LLM "Who can help?", NCCL "How is this issue impacting you?", llama.cpp "Which llama.cpp modules do you know
+# to be affected?", Ray "What is the problem?" (dup39/rayipc_3), JAX "What jax/jaxlib version are you using?", the
+# open GPU kernel modules' "Does this happen with the proprietary driver (of the same version) as well?", TensorFlow
+# "Current Behaviour?", PhysicsNeMo "On which installation method(s) does this occur?", RAGFlow "Is there an existing
+# issue for the same bug?", Xinference "Running Xinference with Docker?", and the Chinese forms' "发生了什么？" and
+# "备注 | Anything else?"; vLLM's "What I expected".
+_FORM_LABELS = re.compile(r"[*\s]*(?:who can help|how is this issue impacting you|"
+                          r"which [\w.-]+ modules do you know to be affected|what is the problem|"
+                          r"what [\w/.-]+ versions? are you using|does this happen with the proprietary driver|"
+                          r"current behaviou?r|on which installation method|is there an existing issue|"
+                          r"running \w+ with docker|what i expected|anything else|"
+                          r"发生了什么|备注|是否已有|是否使用)", re.I)
+
 
 
 def _asking_sentences(facts: Facts):
@@ -7747,7 +7763,7 @@ def _asking_sentences(facts: Facts):
     sentence of an issue form's field label)."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
-            labels = [m.group(1) for m in _FORM_LABEL.finditer(n.text)]
+            labels = [m.group(1) for m in _FORM_LABEL.finditer(n.text) if _FORM_LABELS.match(m.group(1))]
             for sentence in sentences(n.text):
                 if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence) \
                         and not any(sentence.strip(" #|/") in label for label in labels):

@@ -11,7 +11,7 @@ own still are.
 """
 
 import pytest
-from conftest import issue_bundle, judged_kept_paste
+from conftest import issue_bundle, judged_issue, judged_kept_paste
 
 from rules import claims
 
@@ -80,3 +80,24 @@ def test_nvlink_said_unused_is_not_called_normal(tmp_path):
 def test_near_misses_keep_the_reporters_question(text, question):
     asked = claims.asks(issue_bundle(text))
     assert asked is not None and question in asked.quote
+
+
+@pytest.mark.parametrize("text, question", [
+    # (r50b) a reporter's own heading is "### " too (GitHub's editor writes it so): only the forms' labels are dropped
+    ("# vLLM memory on startup\n\n### Is it normal that vLLM takes 90% of GPU memory as soon as it starts?\n\n"
+     "I run `vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2` on two A100 80GB. Before any "
+     "request nvidia-smi shows about 72 GB used on each GPU. Nothing else runs on the machine.\n",
+     "Is it normal that vLLM takes 90% of GPU memory"),
+    ("# vLLM memory on startup\n\nI run `vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2` on two "
+     "A100 80GB. Before any request nvidia-smi shows about 72 GB used on each GPU. Nothing else runs on the machine."
+     "\n\n### Is this expected?\n", "Is this expected?"),
+    ("# vLLM 启动显存\n\n### vLLM 一启动就占用 90% 显存，这是正常的吗？\n\n"
+     "两张 A100 80GB，`vllm serve Qwen2-7B-Instruct --tensor-parallel-size 2`，"
+     "还没有发任何请求，nvidia-smi 显示每张卡已经用了 72 GB。机器上没有别的程序。\n", "这是正常的吗"),
+])
+def test_a_reporters_own_h3_question_is_read(tmp_path, text, question):
+    asked = claims.asks(issue_bundle(text))
+    assert asked is not None and question in asked.quote
+    (tmp_path / "issue.md").write_text(text)
+    # vLLM reserves 90 % of each GPU by default (main's answer)
+    assert judged_issue(folder=tmp_path)[0].category == "healthy"
