@@ -5438,10 +5438,14 @@ def cure_releases(text: str, named: list[str] | None = None) -> dict[str, str]:
             cured_before = False
             continue
         cured = _cure_said(sentence)
+        # the fix held: nothing still or again wrong, no turn ("fixed in 2.19.3, but we still see the hang on 2.19.3")
+        held = not _STILL.search(sentence) and not re.search(r"\b(?:but|however|yet)\b", sentence, re.I)
         for m in _VERSION.finditer(sentence):
             lead = sentence[max(0, m.start() - 80):m.start()]
-            if m.group(1) in known and (_FIX_IN.search(lead) or (
-                    _CURE_MOVED_TO.search(lead) and (cured or (cured_before and not _STILL.search(sentence))))):
+            fixed_in = _FIX_IN.search(lead)
+            fix_release = held and fixed_in and not _NEGATED_BEFORE.search(lead[:fixed_in.start()])
+            cure_moved = _CURE_MOVED_TO.search(lead) and (cured or (cured_before and held))
+            if m.group(1) in known and (fix_release or cure_moved):
                 out.setdefault(m.group(1), sentence)
         cured_before = cured and bool(_NCCL_MOVE.search(sentence))
     return out

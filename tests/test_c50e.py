@@ -67,6 +67,8 @@ def test_no_nccl_fix_read_from_near_misses(text):
     "Did upgrading NCCL to 2.21.5 fix it for anyone?",  # asked
     "Maybe upgrading NCCL to 2.21.5 would fix it.",  # guessed
     "It worked on 2.18.3, we moved to 2.19.3 and it hangs.",  # a move that brought the failure
+    "NCCL hangs. The notes say it was fixed in NCCL 2.19.3 but we still see the hang on NCCL 2.19.3.",  # not held
+    "NCCL 2.10.3 has a bug. It was not fixed in NCCL 2.12.7.",  # denied
 ])
 def test_no_cure_release_in_near_misses(text):
     assert claims.cure_releases(text) == {}
