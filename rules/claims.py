@@ -8036,6 +8036,14 @@ FAULT_FAMILIES = (
 )
 
 
+# (c50f) The fault families that name a pace: a rank, a run or a size that is slower (one_slow, slowdown_over_time,
+# bimodal, small_collective_slow) or a GPU waiting on the host's launches. The rest name a failure, a platform or a
+# setting; beside a hang, a crash or an error they say why the job stopped, not how fast it ran.
+PACE_FAMILIES = ("one_slow", "slowdown_over_time", "bimodal", "small_collective_slow", "launch_overhead")
+# The symptoms of a job that stops or fails (symptom()): a hang, a crash, an error (an out-of-memory among them).
+FAILURE_SYMPTOMS = ("hang", "crash", "error")
+
+
 def fault_claims(facts: Facts, excused: tuple[str, ...] = ()) -> list[Claim]:
     """The ticket's claims of the FAULT_FAMILIES not ruled out, less the `excused` families (a caller that has explained
     that very observation as normal)."""

@@ -354,14 +354,23 @@ def _untruncated(names: set[str]) -> set[str]:
             if not (cut(n) and any(o != n and o.lower().startswith(cut(n).lower()) for o in names))}
 
 
-# (wrongcat33) What a slower card in the job explains: a pace, or the failure of a job the unlike cards share. A ticket
-# whose words ask about something else (how much memory each card holds, where the layers land, a report of a gain:
-# claims.symptom "other"), state no measured figure and call nothing slow or faulty (claims.FAULT_FAMILIES) gets no
-# straggler from its inventory alone; a ticket with no description (a capture, a log) keeps the check.
+# (wrongcat33) What a slower card in the job explains: its pace. A ticket whose words ask about something else (how much
+# memory each card holds, where the layers land, a report of a gain: claims.symptom "other"), state no measured figure
+# and call nothing slow or faulty (claims.FAULT_FAMILIES) gets no straggler from its inventory alone; a ticket with no
+# description (a capture, a log) keeps the check.
+# (c50f) Nor does a failure alone: a slower card slows every step, it does not hang a collective, crash a runner or
+# fill a GPU's memory. A hang, crash or error (claims.FAILURE_SYMPTOMS) with no measured figure, no slowness
+# complaint and no pace claim (claims.PACE_FAMILIES) is no pace question: a hang on a 4090 and a 4080 traced to a
+# motherboard (b50d/deepspeed5766), an out-of-memory on 3090s beside a 3080 (p49h/vllm4998), an out-of-memory on a
+# GTX 1080 beside a P100 that a release brought and reverting cured (c50f/ollama3460).
 def pace_in_question(facts: Facts) -> bool:
-    """Is the ticket about a pace or a fault: a complaint, a measured figure, a fault named, or no description?"""
-    return (claims.symptom(facts) != "other" or bool(facts.of(Measurement)) or claims.complaint(facts) is not None
-            or bool(claims.fault_claims(facts)))
+    """Is the ticket about a pace: a complaint, a measured figure, a pace asked or named, or no description?"""
+    if facts.of(Measurement) or claims.complaint(facts) is not None:
+        return True
+    symptom, faults = claims.symptom(facts), claims.fault_claims(facts)
+    if symptom in claims.FAILURE_SYMPTOMS:
+        return any(c.kind in claims.PACE_FAMILIES for c in faults)
+    return symptom != "other" or bool(faults)
 
 
 def gpu_models(facts: Facts) -> tuple[set[str], str | None]:

@@ -20,7 +20,8 @@ from conftest import judged_issue, judged_kept_paste
     "b49d/sglang227.md", "p49h/vllm2317.md",
     pytest.param("p49h/vllm4998.md", marks=pytest.mark.xfail(
         strict=True, reason="8 GPUs over two nodes with no TP size stated: since r49c the rule needs a stated "
-                            "tensor-parallel job, and the pace reading (straggler) answers")),
+                            "tensor-parallel job; since c50f no pace reading answers an out-of-memory alone either "
+                            "(insufficient_data)")),
 ])
 def test_smaller_gpu_out_of_memory_is_the_answer(tmp_path, rel):
     verdict, found = judged_kept_paste(tmp_path, rel)

@@ -59,7 +59,8 @@ def test_a_board_whose_clause_ends_in_its_test_result_is_another_system_tried(te
 
 
 @pytest.mark.parametrize("text", [
-    "# Hang\n\nOne box with an RTX 3090 and an RTX 4090; tensor parallel across both hangs.",
+    # (c50f) slow before it hangs: a hang alone is no pace question (tests/test_c50f.py)
+    "# Hang\n\nOne box with an RTX 3090 and an RTX 4090; tensor parallel across both is slow and then hangs.",
     "# Slow TP\n\nI have an RTX 3090 and an RTX 4090 in the same PC and TP=2 across them is slow.",
     # boards named with no result of their own stay the job's
     "# P2P copy wrong\n\n- GPUs: 4 x A100 PCIe\n- copies between GPUs come back as zeros\n"

@@ -51,22 +51,24 @@ def test_the_inventory_alone_keeps_the_straggler_verdict(path):
     assert finding(report, "ticket.mixed_gpus")["severity"] == "warning"
 
 
-@pytest.mark.parametrize("text, category", [
+@pytest.mark.parametrize("text, category, mixed", [
     ("# P2P between my 4090 and 3090?\n\nI put an RTX 4090 and an RTX 3090 in one workstation and run vLLM with "
      "tensor parallel 2. The log says \"peer access is not supported between these two devices\" and the two cards "
      "only talk through system memory. Generation is much slower than on the 4090 alone. Is this expected?\n",
-     "p2p_disabled"),
+     "p2p_disabled", "info"),
     ("# exllama very slow on two Pascal cards\n\nUsing exllama in text-generation-webui with a GTX 1080 Ti and a GTX "
      "1080 together (gpu-split 10,7).\nOutput generated in 20.1 seconds (0.60 tokens/s, 12 tokens). Same model runs "
-     "fine on my friend's 3090.\n", "expected_physics"),
-    # a slower board sets a pace, it stops no job: the hang's suspect leads
+     "fine on my friend's 3090.\n", "expected_physics", "info"),
+    # a slower board sets a pace, it stops no job: the hang's suspect leads, and (c50f) with no pace in question the
+    # inventory is not read as a pace at all
     ("# Hang with a 3090 and a 3080\n\nvLLM tensor parallel 2 on an RTX 3090 plus an RTX 3080 hangs at startup, no "
-     "error printed. Generation on the 3090 alone works.\n", "p2p_disabled"),
+     "error printed. Generation on the 3090 alone works.\n", "p2p_disabled", None),
 ])
-def test_paraphrases_name_the_limit_not_the_mix(tmp_path, text, category):
+def test_paraphrases_name_the_limit_not_the_mix(tmp_path, text, category, mixed):
     report = ticket(tmp_path, text)
     assert report["verdict"]["category"] == category
-    assert finding(report, "ticket.mixed_gpus")["severity"] == "info"
+    found = finding(report, "ticket.mixed_gpus")
+    assert (found and found["severity"]) == mixed
 
 
 @pytest.mark.parametrize("text", [

@@ -5,7 +5,8 @@ else: how much memory each card holds (ollama/ollama#9472), a merged benchmark r
 (sudoingX/qwen38-mtp#78), a table of cards compared across machines (syv-ai/qwen38-27b-rtx3090#32, a spec-table page).
 A slower card explains a pace or the failure of a job both cards share; with no complaint, no measured figure and no
 fault named, the rule now steps back (rules.ticket_rules.pace_in_question). The pastes whose thread settled on the
-slower card (the AIfred tensor-split page) and the complaints of a slow or failing mixed job keep it.
+slower card (the AIfred tensor-split page) and the complaints of a slow or failing mixed job keep it. (c50f: a failure
+alone, with no figure and no slowness complaint, no longer counts: tests/test_c50f.py.)
 """
 
 from pathlib import Path
@@ -63,6 +64,8 @@ def test_a_ticket_about_pace_keeps_the_check(path):
     # a negated complaint is no complaint
     "# VRAM per card\n\nThe speed is not a problem. With an RTX 3090 and an RTX 4090 together, which card gets the "
     "KV cache?",
+    # (c50f) a failure alone: a slower card slows every step, it hangs no job (tests/test_c50f.py)
+    "# Hang\n\nOne box with an RTX 3090 and an RTX 4090; tensor parallel across both hangs.",
 ])
 def test_paraphrases_that_ask_no_pace_leave_the_inventory_alone(text):
     assert "ticket.mixed_gpus" not in fired(text)
@@ -73,7 +76,8 @@ def test_paraphrases_that_ask_no_pace_leave_the_inventory_alone(text):
     "# question\n\n- GPU 0: RTX 3090\n- GPU 1: RTX 4060 Ti\n\nBoth cards in one machine, layer split, 3 tok/s on a "
     "70B Q4. "
     "How much of the model sits on each?",
-    "# Hang\n\nOne box with an RTX 3090 and an RTX 4090; tensor parallel across both hangs.",
+    "# Hang\n\nOne box with an RTX 3090 and an RTX 4090; tensor parallel across both hangs and it is very slow "
+    "before it does.",
 ])
 def test_a_complaint_a_figure_or_a_failure_keeps_the_check(text):
     assert "ticket.mixed_gpus" in fired(text)
