@@ -10862,12 +10862,20 @@ _EXPERT_WORDS = re.compile(
 _GPU_SIDE = re.compile(r"\bGPUs?\b|\bVRAM\b|\bcuda:\d\b|multi[-_ ]?gpu|显卡|显存|多卡|双卡", re.I)
 
 
+# Asking for more of the GPUs ("how do I use more of the GPU memory?", "如何使用更多的GPU显存", "充分利用显卡").
+_MORE_OF = re.compile(r"\bmore\b|更多|充分", re.I)
+
+
 def gpu_side_asked(facts: Facts) -> Claim | None:
-    """The reporter's question that names the GPU side (_GPU_SIDE): how to use more of the GPUs or their memory, whether
-    a multi-GPU rule or experts moved to a CUDA device would be faster; None when no asking sentence names it."""
-    for source, sentence in _asking_sentences(facts):
+    """The reporter's question that names the GPU side (_GPU_SIDE) when the questions are about speed: more of the GPUs
+    or their memory asked for in it, or a speed asked in any of them ("is it faster then?", "速度会提升吗"); None
+    otherwise (which GPU to pick, whether a card is supported: no speed asked)."""
+    asking = list(_asking_sentences(facts))
+    speed = any(_SPEED_WORDS.search(sentence) for _, sentence in asking)
+    for source, sentence in asking:
         m = _GPU_SIDE.search(sentence)
-        if m:  # (a question is conditional by nature: "will it be faster if the experts go to cuda:0?")
+        # (a question is conditional by nature: "will it be faster if the experts go to cuda:0?")
+        if m and (speed or _MORE_OF.search(sentence)):
             return Claim("gpu_side_asked", source, _quote(sentence, m))
     return None
 

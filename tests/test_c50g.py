@@ -47,6 +47,11 @@ def test_other_ktransformers_questions_keep_their_answer(tmp_path, rel, category
     # a past state: the engine left for one that keeps every weight in VRAM
     "# Low GPU use\n\nI used to run ktransformers, but I moved to vLLM. Now on 4 A100 the GPU utilisation is 15 %; how "
     "can I use more of the GPUs?\n",
+    # no speed asked: which GPU to load on, whether a card is supported
+    "# second GPU\n\nI run `python -m ktransformers.local_chat --model_path /m --gguf_path /g` on a 4080 and a 3090. "
+    "How do I make it load on the second GPU instead of the first?\n",
+    "# 5090\n\nI run `python -m ktransformers.local_chat --model_path /m --gguf_path /g`. Does it support the RTX 5090 "
+    "GPU?\n",
     # another engine's low utilisation
     "# Low GPU use\n\nWith vLLM serving Qwen2-7B on one A100 the GPU utilisation is only 15 %. Is that normal for the "
     "GPU?\n",
