@@ -10912,6 +10912,31 @@ _EXPERT_WORDS = re.compile(
     r"\b(?:offload\w*|put(?:ting)?|plac\w+|keep\w*|kept|mov\w+|run\w*|comput\w+)\s+(?:the\s+|all\s+|its\s+|"
     r"routed\s+|MoE\s+)*experts?\s+(?:\w+\s+)?(?:to|on|onto|in)\s+" + _CPU_SIDE + r"\b|"
     r"\bCPU[-\s]+(?:side\s+)?experts?\b|专家[^。，,.]{0,10}?(?:放|跑|卸载|offload)\w*\s*(?:在|到)\s*(?:CPU|内存)", re.I)
+# (c50g) What a question about the GPUs' share of the work names: the GPUs, their memory, a CUDA device ("cuda:0"), a
+# multi-GPU optimize rule, in the words KTransformers' users write (its optimize rules are named
+# DeepSeek-V3-Chat-multi-gpu*.yaml; "显卡" card, "显存" GPU memory, "多卡/双卡" several / two cards). Not the host's
+# RAM or CPU ("内存", "CPU是满负载"): a question about those asks about the CPU side, which an offload uses as designed.
+_GPU_SIDE = re.compile(r"\bGPUs?\b|\bVRAM\b|\bcuda:\d\b|multi[-_ ]?gpu|显卡|显存|多卡|双卡", re.I)
+
+
+# Asking for more of the GPUs ("how do I use more of the GPU memory?", "如何使用更多的GPU显存", "充分利用显卡").
+_MORE_OF = re.compile(r"\bmore\b|更多|充分", re.I)
+
+
+def gpu_side_asked(facts: Facts) -> Claim | None:
+    """The reporter's question that names the GPU side (_GPU_SIDE) when the questions are about speed: more of the GPUs
+    or their memory asked for in it, or a speed asked in any of them ("is it faster then?", "速度会提升吗"); None
+    otherwise (which GPU to pick, whether a card is supported: no speed asked)."""
+    asking = list(_asking_sentences(facts))
+    speed = any(_SPEED_WORDS.search(sentence) for _, sentence in asking)
+    for source, sentence in asking:
+        m = _GPU_SIDE.search(sentence)
+        # (a question is conditional by nature: "will it be faster if the experts go to cuda:0?")
+        if m and (speed or _MORE_OF.search(sentence)):
+            return Claim("gpu_side_asked", source, _quote(sentence, m))
+    return None
+
+
 # accelerate's own words (big_modeling.dispatch_model: f"Some parameters are on the meta device because they were
 # offloaded to the {offloaded_devices_str}.", the places of a set joined by " and ", either order; older releases wrote
 # "meta device device"), not prose that says layers went to the CPU (the words forms read that)

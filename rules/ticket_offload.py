@@ -13,6 +13,7 @@ from rules import claims, offload
 from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
+from rules.failure_words import failure_said
 from rules.ticket_figures import JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
 from rules.workload import predict_layout
 
@@ -170,6 +171,52 @@ def offload_rate(facts: Facts, predictions=None):
                "placement, too many CPU threads (hyper-threads) or too few, swapping, or another load on the host.",
                evidence, fix=beyond_band_fix(facts) + " Check that every memory channel is populated (dmidecode -t "
                "memory), the thread count matches physical cores, and the weights are not paged from disk.")
+
+
+# (c50g) A GPU that idles or holds little memory while the MoE experts run on the CPU, by the engine's design:
+# KTransformers' "Expert Offload" (the routed experts' GEMMs on the CPU, attention and shared parts on the GPU,
+# doc/en/DeepseekR1_V3_tutorial.md) and llama.cpp's --cpu-moe / -ot exps=CPU. Each token waits for the CPU's experts,
+# so more GPUs or VRAM add room, not speed: "The ktransformers' multi-gpu strategy is pipline, which is not able to
+# speed up the model's inference. It's only for the model's weight distribution" (doc/en/FAQ.md); experts moved to a
+# GPU run there without CUDA graphs and no faster (kvcache-ai/ktransformers#561, #881). Threads answered so:
+# b50c/ktransformers312 (15 % compute on an H100), ut27a/ktr881 (experts to cuda:0?), c50g/ktransformers537 (how to
+# use more of four A100s' memory?).
+CPU_EXPERTS_WEIGHT = 0.55
+
+
+@rule("ticket.cpu_experts", "expected_physics")
+def cpu_experts(facts: Facts, predictions=None):
+    """The experts computed on the CPU by the engine's design, and the reporter asks about the GPU side (a low
+    utilisation figure, how to use more GPUs or their memory, experts moved to a GPU): the CPU side sets the pace, so
+    the GPU waits and more of it does not help. A decode rate the offload's band can judge is ticket.offload_rate's."""
+    c = _affirmed(claims.partial_offload(facts), "experts")
+    if c is None or failure_said(facts) or engine_keeps_weights(facts):
+        return  # (an engine that holds every weight in VRAM named too: "we moved from ktransformers to vLLM")
+    said = claims.symptom_quote(facts)
+    if said and said[2] in ("error", "crash", "hang"):
+        return
+    model = _served(facts)[0]
+    if model is not None and measurements(facts, "decode_tok_s"):
+        return  # the rate against the placement's band says more (ticket.offload_rate)
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 50 and not u.guess]
+    asked = claims.gpu_side_asked(facts)
+    if not (low or asked):
+        return  # a question about the host's RAM or CPU ("only 10 GB of RAM used") asks about the side that works
+    seen = claim_ev(low[0], "GPU utilisation") if low else claim_ev(asked, "the reporter asks about the GPU side")
+    yield make("ticket.cpu_experts", "expected_physics", "info", CPU_EXPERTS_WEIGHT,
+               "The MoE experts run on the CPU by design: the GPU waits for them, and more GPU does not speed a token",
+               "KTransformers (and llama.cpp with --cpu-moe or -ot exps=CPU) computes the routed experts on the CPU "
+               "from host memory and only attention and the shared parts on the GPU. Each token waits for the CPU's "
+               "expert work, so the GPU idles most of the step and holds little memory. More GPUs or VRAM add room, "
+               "not speed: KTransformers' multi-GPU rules are a pipeline that distributes the weights (its FAQ), and "
+               "experts moved onto a GPU run there without CUDA graphs and no faster. The CPU and its memory "
+               "bandwidth set the rate.",
+               [claim_ev(c, "experts on the CPU"), seen],
+               fix="Nothing is broken. Speed comes from the CPU side: every memory channel populated, NUMA-local "
+               "placement (USE_NUMA), cpu_infer near the physical core count, AMX-capable CPUs; a model that fits "
+               "the GPUs' memory runs faster on a GPU-only engine (vLLM, SGLang).",
+               refs=["https://github.com/kvcache-ai/ktransformers/blob/main/doc/en/FAQ.md",
+                     "https://github.com/kvcache-ai/ktransformers/blob/main/doc/en/DeepseekR1_V3_tutorial.md"])
 
 
 # A slowdown beside submodule-by-submodule offload is that offload's copies: a lead above the bare complaint, below
