@@ -5402,55 +5402,6 @@ def failure_ab(text: str, named: list[str] | None = None) -> bool:
     return bool(good and bad and not good & bad)
 
 
-# (c50e) The release a fix is in, or that a move said to cure the failure went to, is not the release the failure ran
-# on: "This bug has been fixed since v2.12.7-1" (of v2.10.3, pytorch/pytorch#76206), "fix nccl ... version to 2.18.3
-# to resolve hang issue" (microsoft/superbenchmark#599), "bump NCCL version to 2.4.8.1 as it fixes a regression"
-# (pytorch/pytorch#23016), "the upgrading of NCCL ... solved the problem. Specifically, I upgraded the container to
-# NCCL 2.27.3" (NVIDIA-NeMo/Speech#13996). A cure word with its object: the failure or "it".
-_FIX_DONE = re.compile(r"\b(?:fix|solv|resolv|cur)\w*\s+(?:(?:the|this|that|my|our|an?|its)\s+)?(?:[\w-]+\s+)?"
-                       r"(?:issues?|problems?|errors?|bugs?|hangs?|crash\w*|regressions?)\b|"
-                       r"\b(?:fix|solv|resolv|cur)\w*\s+it\b", re.I)
-# ... the release right after "fixed in / since / with", or after "upgraded ... to"
-_FIX_IN = re.compile(r"\b(?:fixed|solved|resolved|cured)\s+(?:\w+\s+)?(?:in|with|by|since|from|using)\s+"
-                     r"(?:NCCL\s+)?v?$", re.I)
-_CURE_MOVED_TO = re.compile(r"\b(?:upgrad|updat|bump|mov|switch|migrat|pin|fix|install)\w*\b[^.;\n]{0,60}?\bto\s+"
-                       r"(?:NCCL\s+)?(?:version\s+)?v?$", re.I)
-_NCCL_MOVE = re.compile(r"\b(?:upgrad|updat|bump|switch|migrat)\w*\b[^.;\n]{0,30}?\bNCCL\b", re.I)
-
-
-def _cure_said(sentence: str) -> bool:
-    """Does the sentence say something cured the failure, not denied ("did not fix it"), still or again wrong, or
-    turned ("fixed the hang but now it is slow")?"""
-    m = _FIX_DONE.search(sentence)
-    return bool(m) and not _NEGATED_BEFORE.search(sentence[:m.start()]) and not _STILL.search(sentence) \
-        and not re.search(r"\b(?:but|however|yet)\b", sentence[m.end():], re.I)
-
-
-def cure_releases(text: str, named: list[str] | None = None) -> dict[str, str]:
-    """(`named`: the text's nccl_versions, when the caller has them.) {release: its sentence} of the NCCL releases the
-    text names as the one a fix is in, or as where a move said to cure the failure went, in its own sentence or right
-    after a sentence saying an NCCL move cured it. Questions and guesses are skipped."""
-    known = set(nccl_versions(text) if named is None else named)
-    out: dict[str, str] = {}
-    cured_before = False
-    for sentence in sentences(text):
-        if asked(sentence) or _guessed(sentence):
-            cured_before = False
-            continue
-        cured = _cure_said(sentence)
-        # the fix held: nothing still or again wrong, no turn ("fixed in 2.19.3, but we still see the hang on 2.19.3")
-        held = not _STILL.search(sentence) and not re.search(r"\b(?:but|however|yet)\b", sentence, re.I)
-        for m in _VERSION.finditer(sentence):
-            lead = sentence[max(0, m.start() - 80):m.start()]
-            fixed_in = _FIX_IN.search(lead)
-            fix_release = held and fixed_in and not _NEGATED_BEFORE.search(lead[:fixed_in.start()])
-            cure_moved = _CURE_MOVED_TO.search(lead) and (cured or (cured_before and held))
-            if m.group(1) in known and (fix_release or cure_moved):
-                out.setdefault(m.group(1), sentence)
-        cured_before = cured and bool(_NCCL_MOVE.search(sentence))
-    return out
-
-
 def version_figures(text: str, named: list[str] | None = None) -> list[str]:
     """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
     RELEASES_DIFFER: an A/B stated as numbers, not words. Only versions nccl_versions() reads as NCCL's

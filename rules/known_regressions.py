@@ -145,13 +145,10 @@ _FROM_SIDE = re.compile(r"\bfrom\s+(?:NCCL\s+)?v?(\d+\.\d+(?:\.\d+)?)\s+to\b", r
 
 def _named_running(text: str) -> list[str]:
     """NCCL releases one text says run: those said to fail and the newest named (what nccl.regression reads); never
-    one said to work, the "from" side of an upgrade, nor the release a fix is in or a cure moved to
-    (claims.cure_releases: "fixed since v2.12.7-1", "upgraded to NCCL 2.27.3" after "it solved the problem")."""
+    one said to work, nor the "from" side of an upgrade."""
     good, bad = claims.release_sides(text)
-    cures = set(claims.cure_releases(text)) - bad
     left = {m.group(1) for m in _FROM_SIDE.finditer(text)}
-    named = [v for v in claims.nccl_versions(text) if v not in good and v not in left
-             and not any(c == v or c.startswith(v + ".") for c in cures)]  # "NCCL 2.12" of a fix in 2.12.7
+    named = [v for v in claims.nccl_versions(text) if v not in good and v not in left]
     return sorted({v for v in named if v in bad} | set(sorted(named, key=version_key)[-1:]), key=version_key)
 
 

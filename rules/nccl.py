@@ -27,7 +27,7 @@ from diagnose.evidence import (
     TopologyPath,
     Workload,
 )
-from rules import catalog, claims, hearsay
+from rules import catalog, claims
 from rules.claims import version_key
 from rules.common import (
     claim_ev,
@@ -385,35 +385,6 @@ def regression(facts: Facts, predictions=None):
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
                    [ev(running, in_use_detail(running), newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
-
-
-@rule("nccl.fixed_in_release", "nccl_regression")
-def fixed_in_release(facts: Facts, predictions=None):
-    """The reporter names a later NCCL release as the fix of the failure (claims.cure_releases: "This bug has been
-    fixed since v2.12.7-1", "fix nccl ... version to 2.18.3 to resolve hang issue", "I upgraded the container to NCCL
-    2.27.3" after "it solved the problem"): the release the failure ran on carries a defect NCCL has fixed. With both
-    releases compared nccl.regression says it; not on another's word ("my colleague says 2.21.5 fixed it").
-
-    NVIDIA-NeMo/Speech#13996, pytorch/pytorch#76206, microsoft/superbenchmark#599."""
-    if claims.find(facts, "nccl_versions_compared"):
-        return
-    for source, text in claims.texts(facts):
-        for release, sentence in claims.cure_releases(text).items():
-            if hearsay.someone_elses(sentence):
-                continue
-            quote = claims.one_line(sentence)[:200]
-            yield make(
-                "nccl.fixed_in_release", "nccl_regression", "warning", 0.6,
-                f"The ticket names NCCL {release} as the fix: the release the failure ran on has the defect",
-                f"The reporter says NCCL {release} cures the failure, so the NCCL release it ran on carries a defect "
-                "fixed since; the hardware and its set-up are not what failed.",
-                [ev(source.line_of(release) if isinstance(source, claims.ProseSource) else source,
-                    f'the fix as the ticket says it: "{quote}"', release)],
-                fix=f"Run NCCL {release} or newer (update the container's or the wheel's NCCL, e.g. the "
-                "nvidia-nccl-cu12 package, or the image that ships it); check the release notes of the releases "
-                "between for the fix.",
-                refs=["nccl_releases"])
-            return
 
 
 def _newest_printed(facts: Facts) -> NcclVersion | None:
