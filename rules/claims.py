@@ -10870,8 +10870,18 @@ _EXPERT_WORDS = re.compile(
 _GPU_SIDE = re.compile(r"\bGPUs?\b|\bVRAM\b|\bcuda:\d\b|multi[-_ ]?gpu|显卡|显存|多卡|双卡", re.I)
 
 
-# Asking for more of the GPUs ("how do I use more of the GPU memory?", "如何使用更多的GPU显存", "充分利用显卡").
-_MORE_OF = re.compile(r"\bmore\b|更多|充分", re.I)
+# Asking for more of the GPUs ("how do I use more of the GPU memory?", "如何使用更多的GPU显存", "充分利用显卡"), not
+# more of anything else ("Do you need more info about my GPU setup?", r50d).
+_MORE_OF = re.compile(r"\b(?:use|using|utili[sz]e|occupy|fill|load)\s+more\b|"
+                      r"\bmore\s+(?:of\s+)?(?:the\s+|my\s+|its\s+)?(?:GPUs?|VRAM|(?:GPU\s+)?memory|cards?|cuda:\d)\b|"
+                      r"更多|充分", re.I)
+
+
+def speed_asked(facts: Facts) -> Claim | None:
+    """The reporter's first question about speed (_SPEED_WORDS: "how many tokens/s should I expect?", "is it faster
+    then?", "速度会提升吗"), or None."""
+    return next((Claim("speed_asked", source, one_line(sentence)[:200])
+                 for source, sentence in _asking_sentences(facts) if _SPEED_WORDS.search(sentence)), None)
 
 
 def gpu_side_asked(facts: Facts) -> Claim | None:
@@ -10879,7 +10889,7 @@ def gpu_side_asked(facts: Facts) -> Claim | None:
     or their memory asked for in it, or a speed asked in any of them ("is it faster then?", "速度会提升吗"); None
     otherwise (which GPU to pick, whether a card is supported: no speed asked)."""
     asking = list(_asking_sentences(facts))
-    speed = any(_SPEED_WORDS.search(sentence) for _, sentence in asking)
+    speed = speed_asked(facts) is not None
     for source, sentence in asking:
         m = _GPU_SIDE.search(sentence)
         # (a question is conditional by nature: "will it be faster if the experts go to cuda:0?")
@@ -10904,6 +10914,18 @@ _OFFLOAD_HOOKS = re.compile(r"\benable_sequential_cpu_offload\b|(?<![\w.])(?:acc
                             r"\bsequential[-_ ]cpu[-_ ]offload(?:ing)?\b", re.I)
 # "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
 _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s,-]{0,30}$", re.I)
+# (r50d) ... or after, in its clause ("ktransformers is not an option for me"), or taken out ("I removed --cpu-moe").
+_NOT_THERE_AFTER = re.compile(r"[\w\s'-]{0,12}?\b(?:is|are|was|were|does|do)\s*(?:not|n't)\b", re.I)
+_TAKEN_OUT = re.compile(r"\b(?:removed|dropped|disabled|turned\s+off)\s*(?:the\s*)?$", re.I)
+# (r50d) Experts on the CPU named only as another setup the reporter compares with, tried or left: "Compared with
+# ktransformers, ollama feels slow", "I used to run llama.cpp with --cpu-moe, but now ...", "I tested llama.cpp,
+# ollama and ktransformers earlier" (the clause's words before the name).
+_OTHER_SETUP = re.compile(r"\b(?:compared\s+(?:with|to)|unlike|instead\s+of|rather\s+than|than|vs\.?|versus|"
+                          r"used\s+to|switched\s+from|moved\s+(?:away\s+)?from|tested|tried)\b"
+                          r"(?:[^.;:]|\.(?=\w)){0,60}$", re.I)
+# ... or after it, in its clause ("ktransformers is faster than this for me").
+_OTHER_SETUP_AFTER = re.compile(r"\s+(?:is|was|are|were|gets?|got|runs?|ran)\s+(?:\w+\s+){0,2}?"
+                                r"(?:faster|slower|better|worse|quicker)\b", re.I)
 
 
 def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
@@ -10919,8 +10941,11 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
             first = m.groupdict().get("first")
             data = {"form": "experts", **({"first_layers": int(first)} if first else {})}
             out.append(Claim("partial_offload", source, _quote(sentence, m), data,
-                             negated=bool(_NOT_THERE.search(before + m.group(0))),
-                             guess=prose and (offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before)))))
+                             negated=bool(_NOT_THERE.search(before + m.group(0)) or _TAKEN_OUT.search(before)
+                                          or prose and _NOT_THERE_AFTER.match(sentence, m.end())),
+                             guess=prose and (offered(sentence, m.start()) or bool(_OFFLOAD_PLAN.search(before))
+                                              or bool(_OTHER_SETUP.search(before))
+                                              or bool(_OTHER_SETUP_AFTER.match(sentence, m.end())))))
     flags = _ZERO_OFFLOAD_FLAG.finditer(sentence) if _DEEPSPEED.search(sentence) else ()
     for m in [*flags, *_ZERO_OFFLOAD_CONFIG.finditer(sentence)]:
         to = {"disk": "nvme"}.get(m.group(1).lower(), m.group(1).lower())

@@ -189,9 +189,13 @@ def cpu_experts(facts: Facts, predictions=None):
     """The experts computed on the CPU by the engine's design, and the reporter asks about the GPU side (a low
     utilisation figure, how to use more GPUs or their memory, experts moved to a GPU): the CPU side sets the pace, so
     the GPU waits and more of it does not help. A decode rate the offload's band can judge is ticket.offload_rate's."""
-    c = _affirmed(claims.partial_offload(facts), "experts")
+    placed = claims.partial_offload(facts)
+    c = _affirmed(placed, "experts")
     if c is None or failure_said(facts) or engine_keeps_weights(facts):
         return  # (an engine that holds every weight in VRAM named too: "we moved from ktransformers to vLLM")
+    if any(p.negated and p.data["form"] in ("ollama_ps", "offloaded") for p in placed) \
+            or any(claims.all_on_gpu(text) for _, text in claims.own_texts(facts)):
+        return  # (r50d) the output or the reporter puts the whole model on the GPU ("100% GPU", "all in VRAM")
     said = claims.symptom_quote(facts)
     if said and said[2] in ("error", "crash", "hang"):
         return

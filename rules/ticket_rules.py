@@ -369,7 +369,9 @@ def pace_in_question(facts: Facts) -> bool:
         return True
     symptom, faults = claims.symptom(facts), claims.fault_claims(facts)
     if symptom in claims.FAILURE_SYMPTOMS:
-        return any(c.kind in claims.PACE_FAMILIES for c in faults)
+        # (r50d) unless a pace is named or asked beside the failure ("How many tokens/s should I expect from the 3090
+        # and the P40 together? Right now it crashes at load, so I cannot measure.")
+        return any(c.kind in claims.PACE_FAMILIES for c in faults) or claims.speed_asked(facts) is not None
     return symptom != "other" or bool(faults)
 
 

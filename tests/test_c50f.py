@@ -67,6 +67,9 @@ def test_no_pace_reading_for_a_failure_alone(text):
     # the pace asked as a question beside the failure
     "# Question\n\nWill the 3060 slow down the 3090 if I use both with --tensor-parallel-size 2? Right now it crashes "
     "with an error at load.",
+    # (r50d) a rate asked beside a crash that keeps the reporter from measuring it
+    "# P40 + 3090\n\nHow many tokens/s should I expect from the 3090 and the P40 together with llama.cpp? Right now it "
+    "crashes at load, so I cannot measure.\n\nGPUs:\n- GPU 0: NVIDIA GeForce RTX 3090\n- GPU 1: NVIDIA Tesla P40\n",
     # no failure: the pace alone
     "# Slow\n\nI run vllm serve with --tensor-parallel-size 2 on my two GPUs. Generation is much slower than on the "
     "3090 alone.",

@@ -55,6 +55,20 @@ def test_other_ktransformers_questions_keep_their_answer(tmp_path, rel, category
     # another engine's low utilisation
     "# Low GPU use\n\nWith vLLM serving Qwen2-7B on one A100 the GPU utilisation is only 15 %. Is that normal for the "
     "GPU?\n",
+    # (r50d) the engine ruled out after its name, named only as a comparison, the experts' flag taken out or left in
+    # the past, the whole model said to be in VRAM, and "more" of something other than the GPUs
+    "# Faster?\n\nktransformers is not an option for me. I run `llama-server -m qwen3-30b-a3b-q4_k_m.gguf -ngl 99` on "
+    "one RTX 4090, the whole model is in VRAM. How can I use more of the GPU to make it faster?\n",
+    "# Faster?\n\nCompared with ktransformers, ollama feels slow. `ollama ps` shows qwen3:30b 100% GPU on my RTX 4090. "
+    "How can I use more of the GPU to make it faster?\n",
+    "# solved\n\nI removed --cpu-moe and now all experts are on the GPUs. Before, GPU utilization was 20 %. Is there a "
+    "way to use more of the GPU memory for context?\n",
+    "# Low GPU\n\nI used to run llama.cpp with --cpu-moe, but now all experts are on the GPU with -ngl 99 on two "
+    "3090s. GPU utilization is 40 %. How can I use more of the GPUs?\n",
+    "# Slow\n\nktransformers is faster than this for me. With `llama-server -m model.gguf -ngl 99 -fa` on one RTX 4090 "
+    "the GPU utilization is only 35 %, is that normal for the GPU?\n",
+    "# question\n\nI run `python -m ktransformers.local_chat --model_path /m --gguf_path /g --cpu_infer 60` on 2 A100. "
+    "Output looks fine. Do you need more info about my GPU setup to add it to the supported list?\n",
 ])
 def test_near_misses_do_not_read_cpu_experts(text):
     _, found = judged_issue(text)
