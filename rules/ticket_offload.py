@@ -197,7 +197,7 @@ def cpu_experts(facts: Facts, predictions=None):
             or any(claims.all_on_gpu(text) for _, text in claims.own_texts(facts)):
         return  # (r50d) the output or the reporter puts the whole model on the GPU ("100% GPU", "all in VRAM")
     said = claims.symptom_quote(facts)
-    if said and said[2] in ("error", "crash", "hang"):
+    if said and said[2] in claims.FAILURE_SYMPTOMS:
         return
     model = _served(facts)[0]
     if model is not None and measurements(facts, "decode_tok_s"):
