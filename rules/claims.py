@@ -7757,7 +7757,6 @@ _FORM_LABELS = re.compile(r"[*\s]*(?:who can help|how is this issue impacting yo
                           r"发生了什么|备注|是否已有|是否使用)", re.I)
 
 
-
 def _asking_sentences(facts: Facts):
     """(source, sentence) of each sentence of the description that asks (not an issue template's heading nor a
     sentence of an issue form's field label)."""
@@ -10889,7 +10888,7 @@ def gpu_side_asked(facts: Facts) -> Claim | None:
     or their memory asked for in it, or a speed asked in any of them ("is it faster then?", "速度会提升吗"); None
     otherwise (which GPU to pick, whether a card is supported: no speed asked)."""
     asking = list(_asking_sentences(facts))
-    speed = speed_asked(facts) is not None
+    speed = any(_SPEED_WORDS.search(sentence) for _, sentence in asking)  # speed_asked's test, on the list in hand
     for source, sentence in asking:
         m = _GPU_SIDE.search(sentence)
         # (a question is conditional by nature: "will it be faster if the experts go to cuda:0?")

@@ -196,8 +196,7 @@ def cpu_experts(facts: Facts, predictions=None):
     if any(p.negated and p.data["form"] in ("ollama_ps", "offloaded") for p in placed) \
             or any(claims.all_on_gpu(text) for _, text in claims.own_texts(facts)):
         return  # (r50d) the output or the reporter puts the whole model on the GPU ("100% GPU", "all in VRAM")
-    said = claims.symptom_quote(facts)
-    if said and said[2] in claims.FAILURE_SYMPTOMS:
+    if claims.symptom(facts) in claims.FAILURE_SYMPTOMS:
         return
     model = _served(facts)[0]
     if model is not None and measurements(facts, "decode_tok_s"):

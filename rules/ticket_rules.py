@@ -413,8 +413,7 @@ def smaller_card_out_of_memory(facts: Facts) -> tuple[str, list] | None:
     oom = claims.out_of_memory_seen(facts)
     if oom is None or one_gpu_in_use(facts):
         return None
-    complaint = claims.symptom_quote(facts)
-    if complaint is not None and complaint[2] in ("slow", "scaling"):
+    if claims.symptom(facts) in ("slow", "scaling"):
         return None  # (r49d) a pace complained of, the out-of-memory a setting worked around: the pace's reading
     names, src = gpu_models(facts)
     sizes = {n: g.memory_gb for n in names if (g := resolve_gpu(n))}
