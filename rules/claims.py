@@ -1376,6 +1376,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
         r"(?<!PCIe )\bBus error\b",  # SIGBUS, not the kernel's AER "PCIe Bus Error" (pcie_errors)
+        # (c51g) the same signal by its name or by its number said of a process (signal(7): SIGBUS is 7 on x86 and
+        # ARM), as launchers print it without the words: TGI's "Download process was signaled to shutdown with signal
+        # 7" (text-generation-inference#446, settled: the deployment lacked its /dev/shm volume), "Caught signal 7 (Bus
+        # error" (UCX, b50b/pipedream76), "exited on signal 7" (mpirun), "*** SIGBUS received at time=" (Ray's
+        # workers); not a line or pin numbered 7 ("GPIO signal 7")
+        r"\bSIGBUS\b",
+        r"(?:(?<=\bwith )|(?<=\bon )|(?<=\bby )|(?<=\bgot )|(?<=\bcaught )|(?<=\breceived ))signal\s*7\b(?![\d.])",
         # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
         r"\bncclShmOpen\b", r"\bfailed to extend /dev/shm\b", r"\binsufficient shared memory\b",
         # (issue 11, paraphrase audit) the error before the segment ("No space left on device while creating shared
@@ -12326,8 +12333,9 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
 # (review st 7) A failure the default /dev/shm explains is one said of shared memory or of setting the workers up
 # (NCCL's shm transport, "Bus error", ncclSystemError, "fails while the workers initialise"); another failure named
 # (out of memory, a missing module, an illegal access) has its own cause.
-_SETUP_FAILURE = re.compile(r"(?<!PCIe )\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
-                            r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
+_SETUP_FAILURE = re.compile(r"(?<!PCIe )\b(?:shm|shared memory|Bus error|SIGBUS|signal\s*7|NCCL|nccl\w*Error|"
+                            r"unhandled system error|initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|"
+                            r"/dev/shm", re.I)
 _OOM = r"out[- ]of[- ]memory|OutOfMemoryError|OOM"  # CUDA's "out of memory", hyphenated in prose (sglang#227)
 _OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|ImportError|illegal memory access)\b",
                             re.I)

@@ -1209,7 +1209,8 @@ def shm_error(facts: Facts, predictions=None):
     if (code := shm_reason([c.quote], None)) is not None:
         yield not_size_finding("ticket.shm_error", code, [claim_ev(c, "shared-memory failure")], min(confidence, 0.55))
         return
-    if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
+    if re.search(r"\bBus error\b|\bSIGBUS\b|\bsignal\s*7\b", c.quote, re.I) \
+            and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
             and not claims.find(facts, "container"):
         # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
         confidence = min(confidence, 0.45)
