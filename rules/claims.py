@@ -1007,6 +1007,15 @@ _CUDA_CHECK_LINE = (r"\b[\w-]+\.cuh?(?::\d+:\s*!?['\"]?|:\d+\s+['\"]|\(\d+\):\s*
 # (LinkSoul-AI/Chinese-Llama-2-7b#27).
 _SIGINT_RAISED = r"SignalException: Process \d+ got signal: 2\b"
 
+# (c51e) A traceback's frame as Python's traceback module prints it, 'File "<path>", line <n>, in <name>'
+# (https://docs.python.org/3/library/traceback.html), in a paste cut above the header and before the line that names the
+# exception (an engine worker's log piece, a stored copy's excerpt): the software raised all the same
+# (vllm-project/vllm#18706, #6946, #1474, gpustack/gpustack#2490: engine tracebacks at TP > 1). Not faulthandler's dump
+# of a live or hung process ('File "...", line 12 in f', no comma), nor py-spy's ('f (file.py:12)'); in a text where the
+# user's Ctrl-C shows (_INTERRUPTED) no frame is read, the header's reading alone telling its tracebacks apart.
+_FRAME_LINE = r"\bFile \"[^\"\n]+\", line \d+, in [\w<>.]+"
+_INTERRUPTED = re.compile(r"\bKeyboardInterrupt\b|" + _SIGINT_RAISED)
+
 # (fr43 B2) "GPU usage is low" heard from others: "낮다고 하던데", "낮다고 들었", "낮다는 말/얘기/소리/글"; not the
 # reporter's own observation said with the same endings ("낮다는 것을 확인했습니다", "낮다고 판단").
 _KO_HEARD = r"다고\s*(?:하|합니|했|해|들었|들어|들은)|다는\s*(?:말|얘기|이야기|소리|글|보고(?:가|를|도|들))"
@@ -1626,6 +1635,8 @@ PATTERNS: dict[str, list[str]] = {
         # every split of every frame (a 1.4 kB JAX traceback, tests/data/dup39/fm802_1.md, took 8 s)
         r"(?!:?[ \t]*\n(?:[ \t][^\n]*\n|\n|(?:Process [\w-]+:|WARNING:|INFO:)[^\n]*\n)*"
         r"(?:KeyboardInterrupt\b|[\w.]*" + _SIGINT_RAISED + r"))",
+        # (c51e) a traceback cut to its frames (_FRAME_LINE)
+        _FRAME_LINE,
         _CUDA_CHECK_LINE,
         r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
         # (s26, ut26e) a C++ engine's check, as it prints it ("[TensorRT-LLM][ERROR] Assertion failed: ...", TurboMind's
@@ -3037,6 +3048,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     guessed = negated = None
     if kind == "exception":
         text = _UNRAISABLE.sub("", text)
+        if _INTERRUPTED.search(text):
+            patterns = [p for p in patterns if p != _FRAME_LINE]
     patterns = [p for p in patterns if not re.absent(p, text, re.I)]  # one search of the text, not one a sentence
     if not patterns:
         return None
