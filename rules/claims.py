@@ -8264,6 +8264,43 @@ def other_vendor_speed(facts: Facts) -> Claim | None:
     said = symptom_quote(facts)
     return other_vendor(facts) if said and said[2] in ("scaling", "slow") else None
 
+
+# (b51b) A checkpoint saved already split for model parallelism loads only with as many ranks as it was split for.
+# Meta's reference code (meta-llama/llama, llama/generation.py `Llama.build`) asserts "Loading a checkpoint for
+# MP={shards} but world size is {ranks}", and its README gives each model's model-parallel (MP) value (7B 1, 13B 2,
+# 70B 8) with "--nproc_per_node should be set to the MP value" (meta-llama/llama#415, #594, #556).
+_MP_ASSERT = re.compile(r"Loading a checkpoint for MP\s*=\s*(\d+) but world size is (\d+)", re.I)
+# The checkpoint's model-parallel size in the reporter's words: "sharded into 8 pths with MP=8", "weights with
+# model-parallel (MP) = 4" (the README's own term; "MP" alone is too many things)
+_MP_SAID = re.compile(r"\bMP\s*=\s*(\d+)\b|\bmodel[- ]parallel(?:ism)?\s*\(\s*MP\s*\)", re.I)
+# ... and fewer GPUs than the layout the reporter follows: "I only have 4 GPUs", "to run on only 4x H100s"
+_ONLY_GPUS = re.compile(r"\bonly\s+(?:(?:have|has|got|use|using|with|on)\s+)?(\d+)\s*(?:x|×)?\s*"
+                        r"(?:GPUs?|cards?|[A-Z]{1,3}\d{2,4}\w*?s?)\b", re.I)
+# ... said of someone else's machine ("my colleague only has 4 GPUs"): not the reporter's job
+_SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|someone|somebody|colleagues?|friends?|others?)\b", re.I)
+
+
+def checkpoint_split(facts: Facts) -> Claim | None:
+    """A checkpoint split for a fixed number of model-parallel ranks met with another number of GPUs: the reference
+    code's assertion with two different counts, or the reporter's words naming the checkpoint's MP and that they
+    have only N GPUs (not N = the MP they name); data: mp (the split, None where only named) and ranks (the GPUs or
+    processes at hand). None otherwise."""
+    for source, text in texts(facts) + pasted_blocks(facts):
+        if (m := _MP_ASSERT.search(text)) and m.group(1) != m.group(2):
+            return Claim("checkpoint_split", source, _quote(text, m, 10),
+                         {"mp": int(m.group(1)), "ranks": int(m.group(2))})
+    said = next((m for _, text in own_texts(facts) if (m := _MP_SAID.search(text))), None)
+    if said is None:
+        return None
+    mp = int(said.group(1)) if said.group(1) else None
+    for source, sentence in own_sentences(facts):
+        m = _ONLY_GPUS.search(sentence)
+        if m and not negated_words(sentence, m) and not _SOMEONE_ELSE.search(sentence[:m.start()]) \
+                and int(m.group(1)) != mp:
+            return Claim("checkpoint_split", source, _quote(sentence, m, 60), {"mp": mp, "ranks": int(m.group(1))})
+    return None
+
+
 # --------------------------------------------------------------------------- speed-ups and scaling efficiency
 
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster

@@ -286,6 +286,34 @@ def _split(lines: dict):
     )
 
 
+@rule("workload.checkpoint_split", "other")
+def checkpoint_split(facts: Facts, predictions=None):
+    """A checkpoint saved already split for model parallelism (Meta's reference llama checkpoints: one
+    consolidated.NN.pth per rank, MP 1 for 7B/8B, 2 for 13B, 8 for 70B) loads only with as many processes as it has
+    shards: the reference code asserts it (claims.checkpoint_split). Fewer GPUs than its MP is no fault of the GPUs
+    and nothing by design to accept: the checkpoint has to be converted (meta-llama/llama#415, #594, #556)."""
+    c = claims.checkpoint_split(facts)
+    if c is None:
+        return
+    mp, ranks = c.data["mp"], c.data["ranks"]
+    split = f"split for {mp} model-parallel ranks (MP={mp})" if mp else "split for a fixed number of model-parallel " \
+        "ranks (its MP)"
+    yield make(
+        "workload.checkpoint_split", "other", "warning", 0.6,
+        f"The checkpoint is {split}, and the job has {ranks}: it loads only with as many ranks as shards",
+        "A checkpoint saved in model-parallel shards (the reference llama format: one consolidated.NN.pth per rank) "
+        "is loaded shard by shard, one per process, so the process count must equal its MP: Meta's llama code "
+        "asserts \"Loading a checkpoint for MP=N but world size is M\" otherwise, and its README sets "
+        "--nproc_per_node to the model's MP. Neither the GPUs nor the link are at fault; the checkpoint's layout "
+        "does not match the GPUs at hand.",
+        [claim_ev(c, "the checkpoint's split and the GPUs at hand")],
+        fix="Run with as many processes as the checkpoint's MP (torchrun --nproc_per_node=MP, one GPU each); to use "
+        "another number of GPUs, convert the checkpoint to the Hugging Face format (transformers' "
+        "convert_llama_weights_to_hf.py) and load it with device_map=\"auto\" or serve it with an engine's "
+        "tensor parallelism at the size you have (vLLM --tensor-parallel-size), memory permitting.",
+    )
+
+
 def _host(addr: str) -> str:
     """The host of "host:port" (an IPv6 literal in brackets kept whole), lower-cased."""
     host = addr.rsplit(":", 1)[0] if addr.count(":") == 1 or addr.startswith("[") else addr
