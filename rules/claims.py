@@ -4011,7 +4011,7 @@ _TP_SETTING = (r"(?:tensor[-_ ]parallel(?:ism)?(?:[-_ ](?:size|degree|config(?:u
                r"--?tp(?:[-_]size)?\b|\btp[-_]size\b|\bTP\b|--?num[-_]shards?\b)")
 _TP_DROPPED = re.compile(
     _TP_SETTING + r"`?['\"]?\s+(?:(?:value|setting|option|flag|argument|parameter)\s+)?"
-    r"(?:(?:is|was|are|were|does|did|do|has|have)\s+)?(?:not|never|n't)\s+"
+    r"(?:(?:is|was|are|were|does|did|do|has|have)(?:\s+|(?=n['’]t)))?(?:not|never|n['’]t)\s+"
     r"(?:being\s+|been\s+|correctly\s+|properly\s+)?(?:configured|applied|passed(?:\s+(?:on|through|down))?|respected|"
     r"honou?red|picked\s+up|(?:taking|take|taken|takes|in)\s+effect|effect(?:ive)?)\b|"
     r"\bignor(?:es|ed|ing)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:[\w-]+\s+){0,2}?" + _TP_SETTING +

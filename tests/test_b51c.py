@@ -32,6 +32,7 @@ def _dropped(text: str):
 @pytest.mark.parametrize("text", [
     "# vLLM on the platform\n\nThe platform ignores the tensor parallel size and starts vLLM with world_size=1.\n",
     "# chart\n\nThe --tp-size value is not passed on by the operator, so SGLang comes up on one GPU.\n",
+    "# chart\n\nThe tensor parallel size doesn't take effect: vLLM logs tensor_parallel_size=1.\n",
 ])
 def test_the_dropped_setting_is_read_in_other_words(text):
     assert _dropped(text) is not None
