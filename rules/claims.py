@@ -4018,6 +4018,40 @@ def ignore_asked(facts: Facts) -> Claim | None:
     return None
 
 
+
+# (b51c) The tensor-parallel size the reporter configured is not the one the engine was started with: the layer that
+# deploys it (a serving platform, a chart, a launcher) drops, ignores or misreads the setting, and the engine comes up
+# on fewer GPUs (vLLM's and SGLang's tensor-parallel size defaults to 1). "sglang offical --tp not effect in gpustack"
+# (gpustack/gpustack#5966: its scheduler read only --tp-size, fixed), "Docker Model Runner vLLM ignores tensor parallel
+# config and starts with world_size=1" (vllm-project/vllm#36772), "the `--tensor-parallel-size` is not configured
+# correctly" (llmos-ai/llmos#40, fixed in v0.3.0). The setting is the subject of the failure to take ("X is not
+# applied", "X not effect") or the object of a tool that ignores it; not the reporter's own omission ("I did not set
+# the tensor parallel size": nothing dropped), nor a warning ignored ("I ignored the tensor parallel warning").
+_TP_SETTING = (r"(?:tensor[-_ ]parallel(?:ism)?(?:[-_ ](?:size|degree|config(?:uration)?|settings?))?|"
+               r"--?tp(?:[-_]size)?\b|\btp[-_]size\b|\bTP\b|--?num[-_]shards?\b)")
+_TP_DROPPED = re.compile(
+    _TP_SETTING + r"`?['\"]?\s+(?:(?:value|setting|option|flag|argument|parameter)\s+)?"
+    r"(?:(?:is|was|are|were|does|did|do|has|have)(?:\s+|(?=n['’]t)))?(?:not|never|n['’]t)\s+"
+    r"(?:being\s+|been\s+|correctly\s+|properly\s+)?(?:configured|applied|passed(?:\s+(?:on|through|down))?|respected|"
+    r"honou?red|picked\s+up|(?:taking|take|taken|takes|in)\s+effect|effect(?:ive)?)\b|"
+    r"\bignor(?:es|ed|ing)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:[\w-]+\s+){0,2}?" + _TP_SETTING +
+    r"(?!\s*(?:warnings?|messages?|notices?|logs?)\b)", re.I)
+_FIRST_PERSON_END = re.compile(r"\b(?:I|we|me|us)\s+(?:\w+\s+)?$", re.I)
+
+
+def tp_setting_dropped(facts: Facts) -> Claim | None:
+    """The reporter's statement that the tensor-parallel size they gave did not take: not applied, not passed on, or
+    ignored by the layer that starts the engine (_TP_DROPPED); None where it is asked, put in the past or the
+    conditional, someone else's, or their own choice."""
+    for source, sentence in own_sentences(facts):
+        for m in _TP_DROPPED.finditer(sentence):
+            before = sentence[:m.start()]
+            if asked(sentence) or conditional(before) or hearsay.someone_elses(before) or _past_state(before) \
+                    or _FIRST_PERSON_END.search(before):
+                continue
+            return Claim("tp_setting_dropped", source, _quote(sentence, m, 60))
+    return None
+
 # (healthy43) The reporter asks what nccl-tests' result check means: the old table's "error" column (the largest
 # deviation of any value from the expected result, a float such as 5e-07) or the "Out of bounds values" line, and why
 # they are not 0: "How to interpret the error column?" (NVIDIA/nccl-tests#176), "I don't know what's mean error field

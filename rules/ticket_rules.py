@@ -628,6 +628,26 @@ def _whole_at_tp1(c: Claim, sizes: set[int]) -> bool:
 _TILE = re.compile(r"_size_per_partition\s*=|\btile_[kn]_size\b", re.I)
 
 
+@rule("ticket.tp_setting_dropped", "other")
+def tp_setting_dropped(facts: Facts, predictions=None):
+    """The tensor-parallel size the reporter configured did not reach the engine: the platform, chart or launcher that
+    starts it dropped or misread the setting, so the engine runs with its default (vLLM's and SGLang's TP size is 1,
+    one GPU) whatever the GPUs are. A configuration fault of the deploy layer, not the GPUs'."""
+    c = claims.tp_setting_dropped(facts)
+    if not c:
+        return
+    yield make("ticket.tp_setting_dropped", "other", "warning", weight(c, 0.6),
+               "The tensor-parallel size given does not reach the engine",
+               "The engine runs with the tensor-parallel size it is started with; a serving platform, Helm chart or "
+               "launcher that drops, ignores or renames the setting (SGLang reads --tp-size, vLLM "
+               "--tensor-parallel-size, TGI --num-shard) starts it with the default, one GPU, so the other GPUs stay "
+               "idle and a model larger than one GPU runs out of memory. The GPUs and their links are not involved.",
+               [claim_ev(c, "the setting that did not take")],
+               fix="Check the command the platform actually runs (the engine's start-up line prints "
+               "tensor_parallel_size / tp_size and world_size) and pass the size in the flag that engine reads; "
+               "upgrade the platform if it drops the setting (gpustack/gpustack#5966, llmos-ai/llmos#40).")
+
+
 @rule("ticket.tp_size_error", "tp_not_dividing_heads")
 def tp_size_error(facts: Facts, predictions=None):
     """The engine refuses the TP size: a dimension (heads, KV heads, quantised weight groups) does not split."""
