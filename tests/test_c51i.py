@@ -50,6 +50,7 @@ def test_the_release_with_the_bug_stays_the_running_one(tmp_path):
     ("All-reduce hangs on two nodes. If upgrading NCCL to 2.21.5 fixes it, I will close this.", "2.21.5"),
     ("All-reduce hangs on two nodes. I will upgrade NCCL to 2.21.5 to fix the hang.", "2.21.5"),
     ("All-reduce hangs on two nodes. The plan is to upgrade NCCL to 2.21.5 to fix the hang.", "2.21.5"),
+    ("All-reduce hangs on two nodes. Do I need to upgrade NCCL to 2.21.5 to fix the hang", "2.21.5"),
 ])
 def test_the_fix_release_is_read(text, fix):
     assert fix in claims.fix_releases(text)
@@ -113,6 +114,32 @@ def test_no_fix_release_read_from_near_misses(text, running):
 ])
 def test_the_running_release_is_what_is_left(text, running):
     assert _named_running(text) == running
+
+
+@pytest.mark.parametrize("text, running", [
+    # r50c's other probes: the reporter's failing release stays the running one whatever else is named as a fix
+    ("TP=4 hangs with NCCL 2.18.1. In issue #1234 they upgraded NCCL to 2.19.3 and it solved the problem.", "2.18.1"),
+    ("TP=4 hangs with NCCL 2.18.1. Someone in #1234 said upgrading NCCL to 2.19.3 fixed it for them.", "2.18.1"),
+    ("TP=4 hangs on startup with NCCL 2.18.1. This was fixed in vLLM 0.5.1.", "2.18.1"),
+    ("TP=4 hangs on startup with NCCL 2.18.1. Upgrading vLLM to 0.5.1 solved the problem.", "2.18.1"),
+    ("All-reduce hangs with NCCL 2.18.1. Upgrading torch to 2.3.1 fixed it.", "2.18.1"),
+    ("All-reduce hangs with NCCL 2.18.1. Upgrading NCCL fixed it. I also upgraded PyTorch to 2.3.1.", "2.18.1"),
+    ("All-reduce hangs. It was fixed by updating the driver to 550.54.15. NCCL is 2.18.1.", "2.18.1"),
+    ("# Fixed in NCCL 2.21.5?\n\nAll-reduce hangs with NCCL 2.18.1 on two nodes.", "2.18.1"),
+    ("TP=4 hangs with NCCL 2.18.1. This bug is fixed in #4567 which lands in 2.4.0.", "2.18.1"),
+    ("TP=4 hangs with NCCL 2.19.3. Downgrading NCCL to 2.18.1 fixed it.", "2.19.3"),
+    ("TP=4 hangs with NCCL 2.19.3. I pinned nvidia-nccl-cu12 to 2.18.1 and that fixed it.", "2.19.3"),
+    ("All-reduce hangs on two nodes with NCCL 2.19.3, which should have fixed it per the notes.", "2.19.3"),
+    ("All-reduce hangs on two nodes with NCCL 2.18.1. The release notes say a similar hang was fixed in NCCL 2.18.3.",
+     "2.18.1"),
+    ("All-reduce hangs on two nodes with NCCL 2.18.1. I hope this gets fixed in NCCL 2.19.3.", "2.18.1"),
+    ("All-reduce hangs with NCCL 2.18.1 on two nodes. I wonder if upgrading NCCL to 2.21.5 solves the problem.",
+     "2.18.1"),
+    ("All-reduce hangs on two nodes with NCCL 2.18.1. I will upgrade NCCL to 2.21.5 to fix the hang.", "2.18.1"),
+])
+def test_the_failing_release_stays_running(text, running):
+    assert running in _named_running(text)
+    assert running not in claims.fix_releases(text)
 
 
 @pytest.mark.parametrize("text", [
