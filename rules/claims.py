@@ -5456,6 +5456,88 @@ def failure_ab(text: str, named: list[str] | None = None) -> bool:
     return bool(good and bad and not good & bad)
 
 
+# (c51i) The NCCL release a fix is in, or that a move to cure the failure goes to, is not the release the failure ran
+# on: "This bug has been fixed since v2.12.7-1" under the title "Update NCCL to 2.12" (of v2.10.3, pytorch/pytorch
+# #76206), "fix nccl and nccl test version to 2.18.3 to resolve hang issue" (microsoft/superbenchmark#599), "it solved
+# the problem. Specifically, I upgraded the container to NCCL 2.27.3" (NVIDIA-NeMo/Speech#13996). The move is read
+# from its verb's form: asked for, planned, hedged or conditional ("should fix it", "if upgrading ... fixes it", "to
+# upgrade NCCL to X to fix the hang") it was not made; made ("upgraded ... to X"), X runs unless the cure is said done
+# ("and it solved the problem"), never on a purpose alone ("upgraded NCCL to X to fix the hang").
+_FIX_IN = re.compile(r"\b(?:fixed|solved|resolved|cured|patched)\s+(?:\w+\s+)?(?:in|since)\s+(?:NCCL\s+)?"
+                     r"(?:version\s+|release\s+)?v?$", re.I)
+_FIX_MOVE = re.compile(r"\b(?P<verb>upgrad\w*|updat\w*|bump\w*|mov(?:e|ed|ing)|switch\w*|migrat\w*|pin(?:s|ned|ning)?|"
+                       r"fix(?:ed|ing)?|install\w*|downgrad\w*)\b[^.;\n]{0,60}?\bto\s+(?:(?:the\s+)?NCCL\s+)?"
+                       r"(?:version\s+|release\s+)?v?$", re.I)
+_CURE_VERB = re.compile(r"\b(?:fix(?:e[sd])?|solve[sd]?|resolve[sd]?|cure[sd]?)\b", re.I)
+_CURE_DONE = re.compile(r"\b(?:fixed|solved|resolved|cured)\b(?!\s+(?:in|since|with|by)\b)", re.I)
+_CURE_PURPOSE = re.compile(r"\b(?:to|in order to|hop\w* to|try(?:ing)? to)\s+$", re.I)
+# the cure denied, doubted or undone, or the move tried (a release tried is one that ran)
+_CURE_UNDONE = re.compile(r"\b(?:not|no|never|neither|nor|nothing|none|failed|unable|thought|until|luck|"
+                          r"tr(?:y|ied|ying)|after|while|for a while|"
+                          r"on (?:our|my|the)\s+\w+\s+(?:nodes?|machines?|servers?|cluster))\b|n't\b", re.I)
+# a present state said after the cure: "Now busbw is 40 GB/s", "Decode is still slow", "It is not."
+_AFTER_CURE = re.compile(r"\b(?:now|still|again|persists?|remains?|since)\b|^\W*(?:it|this|that)\s+(?:is|was|does|did|"
+                         r"has)(?:n't|\s+not)\b", re.I)
+_NCCL_UPGRADE = re.compile(r"\b(?:upgrad|updat|bump)\w*\b[^.;\n]{0,30}?\bNCCL\b", re.I)
+_REQUEST_START = re.compile(r"^[#\s>*-]*(?:[\w ]{1,40}(?::|\s-)\s+)*$")
+_DOES = re.compile(r"\b(?:break|caus|lead|result|make|made|introduc|trigger|bring|brought|give|gave|show)\w*", re.I)
+
+
+def _cure_held(sentence: str) -> bool:
+    """Does the sentence say, as done, that something cured the failure ("upgrading NCCL fixed it"), not denied,
+    doubted, tried, a purpose ("to fix the hang"), elsewhere, or with the failure still there?"""
+    done = _CURE_DONE.search(sentence)
+    return bool(done) and not _CURE_PURPOSE.search(sentence[:done.start()]) and not _CURE_UNDONE.search(sentence) \
+        and not _STILL.search(sentence)
+
+
+def _moved_for_fix(sentence: str, move: re.Match, start: int) -> bool:
+    """Is the release at `start`, moved to by `move`, the fix: the move not made (asked, planned, hedged, a
+    condition) with a cure in view, or made with the cure said done? Not a move made for a purpose alone."""
+    after = sentence[start:]
+    if _CURE_UNDONE.search(sentence) or _STILL.search(sentence):
+        return False
+    made = move.group("verb").lower().endswith("ed")  # made, the cure must be said done ("and it solved the problem")
+    cure = (_CURE_DONE if made else _CURE_VERB).search(after)
+    if cure:  # this move's cure: no failure, other move or clause break between ("since upgrading to X it hangs;
+        # downgrading to Y fixes it" names X as the failing one), nor a purpose ("upgraded to X to fix the hang")
+        between = after[:cure.start()]
+        return not _FAILS.search(between) and ";" not in between and not (made and _CURE_PURPOSE.search(between)) \
+            and not re.search(r"\b(?:upgrad|updat|bump|downgrad|mov|switch|pin)\w*", between, re.I)
+    if made:
+        return False
+    # a title asking for the move ("Update NCCL to 2.12"): nothing said of the release
+    return sentence.lstrip().startswith("#") and bool(_REQUEST_START.match(sentence[:move.start()])) \
+        and not _FAILS.search(after) and not _DOES.search(after)
+
+
+def fix_releases(text: str, named: list[str] | None = None) -> set[str]:
+    """(`named`: the text's nccl_versions, when the caller has them.) NCCL releases the text names only as the fix:
+    the release a fix is in ("fixed since v2.12.7-1"), or one a move to cure the failure goes to, the move asked for,
+    planned or said to have cured it, in its sentence or right after a sentence saying an NCCL upgrade did. A
+    release named anywhere else (run, failing, asked about, tried) is not one; nor is any when the next sentence
+    says what is wrong now ("Now busbw is 40 GB/s")."""
+    known = set(nccl_versions(text) if named is None else named)
+    fix: set[str] = set()
+    other: set[str] = set()
+    said = sentences(text)
+    for i, sentence in enumerate(said):
+        after_cure = i + 1 < len(said) and _AFTER_CURE.search(said[i + 1])
+        cured_before = i > 0 and _cure_held(said[i - 1]) and bool(_NCCL_UPGRADE.search(said[i - 1]))
+        for m in _VERSION.finditer(sentence):
+            if m.group(1) not in known:
+                continue
+            fixed_in = _FIX_IN.search(sentence, max(0, m.start() - 80), m.start())
+            move = _FIX_MOVE.search(sentence, max(0, m.start() - 80), m.start())
+            is_fix = not asked(sentence) and not after_cure and (
+                (fixed_in and not _CURE_UNDONE.search(sentence) and not _STILL.search(sentence)) or
+                (move and _moved_for_fix(sentence, move, m.end())) or
+                (move and cured_before and move.group("verb").lower().endswith("ed") and not _FAILS.search(sentence)
+                 and not _CURE_UNDONE.search(sentence) and not _STILL.search(sentence)))
+            (fix if is_fix else other).add(m.group(1))
+    return fix - other
+
+
 def version_figures(text: str, named: list[str] | None = None) -> list[str]:
     """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
     RELEASES_DIFFER: an A/B stated as numbers, not words. Only versions nccl_versions() reads as NCCL's
