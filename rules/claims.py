@@ -9966,11 +9966,26 @@ _ONE_GPU_RUN = re.compile(
 _PEER_PATH_SETTING = re.compile(r"\bNCCL_\w+|\bp2p\b|\bpeer\b|\biommu\b|\bACS\b|\bdrivers?\b|\bBIOS\b|\bVT-d\b", re.I)
 
 
+_SIZE_WORDS = {"two": 2, "four": 4, "eight": 8}
+
+
+def _sizes_named(sentence: str) -> set[int]:
+    """The parallel sizes and GPU counts above one that a sentence names (SEVERAL_AT_WORK's figures)."""
+    return {int(n) if n.isdigit() else _SIZE_WORDS[n.lower()]
+            for m in SEVERAL_AT_WORK.finditer(sentence)
+            for n in re.findall(r"\b(?:[2-9]|two|four|eight)\b", m.group(0), re.I)}
+
+
 def right_on_same_gpus(facts: Facts) -> Claim | None:
     """The reporter's sentence that output is right (or the failure absent) on the same GPUs with several at work and
     another model, precision or build (_RIGHT_OUTPUT beside SEVERAL_AT_WORK or _OTHER_PRECISION): not the one-GPU
-    baseline, not a change to the peer path, not asked, guessed, conditional or someone else's."""
-    for source, sentence in own_sentences(facts):
+    baseline, not a change to the peer path, not asked, guessed, conditional or someone else's; and none where the
+    ticket names two parallel sizes or GPU counts ("garbage with mp_size=4 ... correct with mp_size=2"): the GPUs
+    that pair up differ between those runs, so the peer path may be what changed."""
+    own = own_sentences(facts)
+    if len(set().union(*(_sizes_named(sentence) for _, sentence in own))) > 1:
+        return None
+    for source, sentence in own:
         if not (SEVERAL_AT_WORK.search(sentence) or _OTHER_PRECISION.search(sentence)) \
                 or _ONE_GPU_RUN.search(sentence) or _PEER_PATH_SETTING.search(sentence):
             continue

@@ -58,6 +58,9 @@ def test_right_output_on_the_same_gpus_is_read(text):
     # a change of the peer path itself points at the peer path
     "Multi-GPU output is gibberish. With NCCL_P2P_DISABLE=1 multi-gpu inference produces correct output.",
     "Output is garbage on two GPUs. It does not happen with the stock driver in fp16.",
+    # two parallel sizes compared: the GPUs that pair up differ, the peer path may be what changed
+    "With mp_size=4 the output is garbage. With mp_size=2 it produces correct output.",
+    "Output is gibberish on 8 GPUs in fp16. It does not happen on 2 GPUs.",
     # asked, or someone else's
     "Output is garbage with mp_size=2. Does gpt2 produce correct output with mp_size=2?",
     "Output is garbage with mp_size=2. Someone said gpt2 produces correct output with mp_size=2.",
