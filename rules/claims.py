@@ -10112,6 +10112,66 @@ _SAID_OF_PART = r"\bbut\s+not\b|\bexcept\b|\b(?:only|just)\s+(?:on|between|for|w
 _SAID_ELSEWHERE = re.compile(_SAID_OF_OTHERS.pattern + "|" + _SAID_OF_PART, re.I)
 
 
+# (b51a) Output said right on the same GPUs with several of them at work, where only the model, its precision or the
+# engine's build differs: the peer path delivers there, so wrong output beside it follows the software, not the
+# GPUs' DMA. Said as "I also tried `gpt2`, when `mp_size=2`, produces correct output"
+# (deepspeedai/DeepSpeed#3932), "a fix ... I can confirm solved multi-gpu inference for GPT Neo 2.7B. However, for GPTJ
+# the issue remains" (deepspeedai/DeepSpeed#2233), "It does not happen when the model is loaded in default 16 bit" /
+# "It does not happen with `load_in_4bit=True`" (bitsandbytes-foundation/bitsandbytes#491). Not the one-GPU run
+# (the baseline every such ticket has: "fine on a single GPU", mp_size=1, "-sm none"), nor a change to the peer path
+# itself (NCCL_P2P_DISABLE, a P2P driver, the IOMMU or ACS: then the peer path is what the A/B points at).
+_RIGHT_OUTPUT = re.compile(
+    r"\b(?:produc(?:e|es|ed|ing)|gives?|gave|returns?|returned|generat(?:e|es|ed|ing)|outputs?)\s+(?:the\s+|a\s+)?"
+    r"(?:correct|right|expected|normal|sensible|coherent)\s+(?:outputs?|results?|answers?|text|responses?|"
+    r"generations?)\b|"
+    r"\b(?:outputs?|results?|answers?|generations?)\s+(?:is|are|was|were)\s+(?:all\s+)?(?:correct|right|fine|normal)\b|"
+    r"\b(?:does|did|do)(?:\s+not|n['’]?t)\s+(?:happen|occur)\b|"
+    r"\b(?:solved|fixed)\s+(?:\S+\s+){0,4}?(?:for|with|on)\s+(?!(?:a|the|one|single)\s+(?:single\s+)?GPU\b)", re.I)
+SEVERAL_AT_WORK = re.compile(
+    r"\b(?:mp_size|tp_size|tensor_parallel_size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}[2-9]\b|"
+    r"\bmulti[- ]?gpus?\b|\bmultiple\s+gpus\b|\b(?:[2-9]|two|four|eight)\s+(?:\w+\s+)?gpus\b", re.I)
+_OTHER_PRECISION = re.compile(r"\b(?:(?:4|8|16|32)[- ]?bits?|fp(?:8|16|32)|bf16|bfloat16|float(?:16|32)|int[48]|"
+                              r"load_in_[48]bit|half[- ]precision)\b", re.I)
+_ONE_GPU_RUN = re.compile(
+    r"\b(?:single|one|1)\s+(?:\w+\s+)?gpu\b|"
+    r"\b(?:mp_size|tp_size|tensor_parallel_size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}1\b|"
+    r"-sm\s+none\b|\bwithout\s+(?:tensor[- ]?parallel\w*|tp)\b|\bnot\s+using\s+tensor\s*parallel", re.I)
+_PEER_PATH_SETTING = re.compile(r"\bNCCL_\w+|\bp2p\b|\bpeer\b|\biommu\b|\bACS\b|\bdrivers?\b|\bBIOS\b|\bVT-d\b", re.I)
+
+
+_SIZE_WORDS = {"two": 2, "four": 4, "eight": 8}
+
+
+def _sizes_named(sentence: str) -> set[int]:
+    """The parallel sizes and GPU counts above one that a sentence names (SEVERAL_AT_WORK's figures)."""
+    return {int(n) if n.isdigit() else _SIZE_WORDS[n.lower()]
+            for m in SEVERAL_AT_WORK.finditer(sentence)
+            for n in re.findall(r"\b(?:[2-9]|two|four|eight)\b", m.group(0), re.I)}
+
+
+def right_on_same_gpus(facts: Facts) -> Claim | None:
+    """The reporter's sentence that output is right (or the failure absent) on the same GPUs with several at work and
+    another model, precision or build (_RIGHT_OUTPUT beside SEVERAL_AT_WORK or _OTHER_PRECISION): not the one-GPU
+    baseline, not a change to the peer path, not asked, guessed, conditional or someone else's; and none where the
+    ticket names two parallel sizes or GPU counts ("garbage with mp_size=4 ... correct with mp_size=2"): the GPUs
+    that pair up differ between those runs, so the peer path may be what changed."""
+    own = own_sentences(facts)
+    if len(set().union(*(_sizes_named(sentence) for _, sentence in own))) > 1:
+        return None
+    for source, sentence in own:
+        if not (SEVERAL_AT_WORK.search(sentence) or _OTHER_PRECISION.search(sentence)) \
+                or _ONE_GPU_RUN.search(sentence) or _PEER_PATH_SETTING.search(sentence):
+            continue
+        # (each statement read with the clause before it: the reporter's own "I can confirm solved ..." after another's
+        # fix in the same sentence)
+        for m in _RIGHT_OUTPUT.finditer(sentence):
+            if not (asked_at(sentence, m.start()) or guessed(sentence, m.start())
+                    or conditional(sentence[:m.start()], when=False)
+                    or hearsay.someone_elses(sentence[max(0, m.start() - 60):m.start()])):
+                return Claim("right_on_same_gpus", source, _quote(sentence, m, 120))
+    return None
+
+
 def p2p_check_said(facts: Facts, kind: str) -> list[Claim]:
     """The reporter's words that P2P works on this host (`kind` p2p_ok, a grant, or p2p_passed, a delivery), or that
     its check fails (p2p_check_failed): affirmed, no guess, and not said of another host or an earlier time; a pass

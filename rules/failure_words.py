@@ -158,3 +158,14 @@ def failure_said(facts: Facts, besides: str | None = None) -> str | None:
                 if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
                     return sentence
     return None
+
+
+def wrong_output_said(facts: Facts) -> claims.Claim | None:
+    """The reporter's own words that the output comes back wrong (_WRONG_OUTPUT: garbled, gibberish, incorrect),
+    under the same guards as failure_said: the one failure that may follow the software or the peer path."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            for m in _WRONG_OUTPUT_RE.finditer(sentence):
+                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
+                    return claims.Claim("wrong_output", source, claims.one_line(sentence)[:200])
+    return None

@@ -70,7 +70,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, RELEASE_BEFORE, rule, ticket_gaps
 from rules.expectations import REPORTED_RATE_SLACK, band_text, is_reported, lowest_normal
-from rules.failure_words import failure_said
+from rules.failure_words import failure_said, wrong_output_said
 from rules.gpus_in_use import layer_split_engine, layer_split_over_gpus, one_gpu_in_use, splits_only_if_told
 from rules.health import FATAL_XIDS
 from rules.host import ACS_SYMPTOMS, not_size_finding, shm_reason
@@ -1125,6 +1125,8 @@ def p2p_corrupts(facts: Facts, predictions=None):
     peer = bool(isinstance(wrong, Claim) and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
     if not (fault or failed or broke) and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
         return
+    if not (fault or failed or broke or check or check_said) and claims.right_on_same_gpus(facts):
+        return  # the same GPUs give right output with another model or precision: ticket.wrong_output_software
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results"),
                                                   (broke, "the host's P2P check fails")) if isinstance(c, Claim)]
@@ -1145,6 +1147,33 @@ def p2p_corrupts(facts: Facts, predictions=None):
                "PCIe switches; verify with `p2pBandwidthLatencyTest` or nccl-tests with data checking. "
                "NCCL_P2P_DISABLE=1 is only a workaround.",
                refs=["nccl_acs"])
+
+
+@rule("ticket.wrong_output_software", "other")
+def wrong_output_software(facts: Facts, predictions=None):
+    """Wrong output across several GPUs where the same GPUs give right output with another model, precision or build
+    (claims.right_on_same_gpus): the peer path delivers there, so the fault follows the software, not the GPUs' DMA.
+    Threads settled so: a kernel-injection bug for LLaMA at mp_size=2 while gpt2 was right (deepspeedai/DeepSpeed#3932,
+    fixed by upgrading DeepSpeed), GPT-J garbage on 2x 3090 after the GPT-Neo fix (deepspeedai/DeepSpeed#2233, fixed by
+    DeepSpeed PR #2270), 8-bit gibberish across V100S GPUs while 16-bit and 4-bit were right (bitsandbytes#491: the
+    int8 path on compute capability 7.0)."""
+    said = wrong_output_said(facts)
+    right = claims.right_on_same_gpus(facts)
+    if not (said and right) or claims.solved(facts):
+        return
+    if (_gpus(facts) or 0) < 2 and not claims.SEVERAL_AT_WORK.search(said.quote + " " + right.quote):
+        return
+    yield make("ticket.wrong_output_software", "other", "warning", weight(right, 0.55),
+               "The wrong output follows the software: the same GPUs give right output with another model or precision",
+               "Corrupted peer-to-peer transfers (IOMMU, ACS, a P2P-enabled driver) spoil every multi-GPU run on the "
+               "host alike. Here the same GPUs, several at work, give right output when only the model, its precision "
+               "or the engine's build changes, so the data crosses between the GPUs intact and the fault is in the "
+               "code path that differs: the engine's kernels or its tensor-parallel split for this model or dtype.",
+               [claim_ev(said, "wrong output"), claim_ev(right, "right output on the same GPUs")],
+               fix="Report it to the engine with the model, dtype and parallel size that fail and the ones that work; "
+               "try the engine's newest release (or its main branch), and meanwhile run the working precision or "
+               "model, or this model without the engine's custom kernels (e.g. DeepSpeed's "
+               "replace_with_kernel_inject=False).")
 
 
 def _check_failed(facts: Facts) -> tuple[NcclEvent | None, Claim | None]:

@@ -57,12 +57,11 @@ def test_vllm45021_reads_the_two_releases():
     assert verdict.category == "other"  # the project's answer for two releases of the engine compared
 
 
-@pytest.mark.xfail(strict=True, reason="the reporter's A/B is between models at the same mp_size (gpt2 right, "
-                   "LLaMA wrong): corrupted P2P would spoil both, yet 'output is wrong' with 2 GPUs reads as "
-                   "p2p_disabled; settled by upgrading DeepSpeed (no reading of a model A/B yet)")
 def test_deepspeed3932_not_p2p():
+    """The reporter's A/B is between models at the same mp_size (gpt2 right, LLaMA wrong): corrupted P2P would spoil
+    both; settled by upgrading DeepSpeed. Read since b51a (claims.right_on_same_gpus, ticket.wrong_output_software)."""
     verdict, _ = judged_issue((DATA / "deepspeed3932.md").read_text())
-    assert verdict.category != "p2p_disabled"
+    assert verdict.category == "other"
 
 
 @pytest.mark.xfail(strict=True, reason="the container's libnccl (2.15.5) is not the one PyTorch runs (2.19.3, "
