@@ -387,6 +387,32 @@ def regression(facts: Facts, predictions=None):
                    [ev(running, in_use_detail(running), newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
 
 
+@rule("nccl.update_asked", "nccl_regression")
+def update_asked(facts: Facts, predictions=None):
+    """The reporter asks for a newer NCCL to be shipped and says, in their own held words, that it fixes the failure
+    (claims.nccl_update_asked: "I tested the upgrading of NCCL ... and it solved the problem. ... I ask you to update
+    the NCCL version"; "Update NCCL to 2.12" with "This bug has been fixed since v2.12.7-1"): a defect of the NCCL
+    release the failure ran on, fixed in a later one. With both releases compared nccl.regression says it.
+
+    NVIDIA-NeMo/Speech#13996, pytorch/pytorch#76206, pytorch/pytorch#23016, NVIDIA/nccl#82."""
+    if claims.find(facts, "nccl_versions_compared"):
+        return
+    c = claims.nccl_update_asked(facts)
+    if c is None:
+        return
+    yield make(
+        "nccl.update_asked", "nccl_regression", "warning", 0.6,
+        "The ticket asks for a newer NCCL that it says fixes the failure: the release in use has the defect",
+        "The reporter says a later NCCL release or build fixes the failure and asks for it to be shipped, so the NCCL "
+        "release the failure ran on carries a defect NCCL has fixed since; the GPUs and their set-up are not what "
+        "failed.",
+        [claim_ev(c, "the request as the ticket says it"),
+         ev(c.cited, f'the fix as the ticket says it: "{c.data["fix"]}"')],
+        fix="Run the NCCL release named as the fix, or newer (the container's or the wheel's NCCL, e.g. the "
+        "nvidia-nccl-cu12 package, or an image that ships it); NCCL's release notes list each fix by release.",
+        refs=["nccl_releases"])
+
+
 def _newest_printed(facts: Facts) -> NcclVersion | None:
     """The newest NCCL release a log or tool printed (the first of equal ones), or None."""
     return max(facts.printed_nccl_versions(), key=lambda v: version_key(v.version),
