@@ -12,7 +12,7 @@ misfired on (a purpose, a hedge, a condition, a question, another's word, a fix 
 """
 
 import pytest
-from conftest import judged_issue, judged_kept_paste
+from conftest import REPO, judged_issue, judged_kept_paste
 
 
 @pytest.mark.parametrize("rel", [
@@ -74,3 +74,16 @@ def test_both_releases_named_are_left_to_nccl_regression():
                                   "container to 2.21.5.")
     assert "nccl.update_asked" not in found
     assert verdict.category == "nccl_regression"
+
+
+@pytest.mark.parametrize("rel", [
+    "issues/nccl-1161-h100-pcie-vs-a100-sxm4.md",          # an nccl-tests table judged by nccl.busbw
+    "para37b/t013-nccl-8x5090-allreduce-28gbs/a.md",
+])
+def test_a_cure_said_beside_a_measured_figure_leaves_the_figure_its_answer(rel):
+    """Review r50c: an earlier failure's cure said beside a measured bandwidth took that ticket's verdict."""
+    text = (REPO / "tests" / "data" / rel).read_text()
+    verdict, found = judged_issue(text + "\n\nLast month upgrading NCCL to the newest version solved the hang we had "
+                                  "at startup. Please update NCCL in the container.\n")
+    assert "nccl.update_asked" not in found
+    assert verdict.category == judged_issue(text)[0].category
