@@ -13462,11 +13462,10 @@ def nccl_update_asked(facts: Facts) -> Claim | None:
         asked_for = next((s for s in said if _NCCL_UPDATE_ASKED.search(s)), None)
         if asked_for is None:
             continue
-        for i, sentence in enumerate(said):
-            # the fix is NCCL's where its sentence names NCCL, or follows one that does ("This bug has been fixed since
-            # v2.12.7-1" after "PyTorch links NCCL v2.10.3-1"), and names no other component moved ("Upgrading the
-            # driver to 550 solved the problem")
-            if nccl_fix_said(sentence) and not _OTHER_COMPONENT.search(sentence) \
-                    and (_NCCL_NAMED.search(sentence) or (i and _NCCL_NAMED.search(said[i - 1]))):
+        for sentence in said:
+            # the fix is NCCL's where its own sentence names NCCL (its fix commit's address counts: "fixed since
+            # v2.12.7-1: https://github.com/NVIDIA/nccl/commit/...") and no other component moved ("Upgrading the driver
+            # to 550 solved the problem, NCCL unchanged"); not a reboot's "it works now" after a sentence on NCCL
+            if nccl_fix_said(sentence) and _NCCL_NAMED.search(sentence) and not _OTHER_COMPONENT.search(sentence):
                 return Claim("nccl_update_asked", source, one_line(asked_for)[:200], {"fix": one_line(sentence)[:200]})
     return None

@@ -56,6 +56,8 @@ _HANG = ("# all_reduce hangs on 8 GPUs\n\nOur training hangs in all_reduce on 8x
     "Last week upgrading NCCL solved the problem, but today it hangs again. Please update NCCL in the container.",
     "We hope NCCL 2.21.5 fixes the hang. Please update NCCL in the container.",
     "Nothing we tried fixed the issue, not even a newer NCCL. Please update NCCL in the container.",
+    "The NCCL test hung too. I rebooted the node and it works now. Could you please update NCCL in the image?",
+    "Upgrading the driver solved the problem, NCCL unchanged. Please update NCCL in the container anyway.",
 ])
 def test_near_misses_are_not_read_as_a_fixed_release(words):
     assert "nccl.update_asked" not in judged_issue(_HANG + words)[1]
