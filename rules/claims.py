@@ -13622,3 +13622,84 @@ def arms_share_setup(facts: Facts) -> Claim | None:
             if m and not asked(sentence) and not _DIFFERENCE_NAMED.search(sentence):
                 return Claim("arms_share_setup", source, _quote(sentence, m, 80))
     return None
+
+
+# (c51h) The reporter asks the project to ship a newer NCCL and says, as what they saw or as NCCL's own record, that it
+# fixes their failure: "Hence, I ask you to update the NCCL version" after "I tested the upgrading of NCCL to the
+# newest version, and it solved the problem" (NVIDIA-NeMo/Speech#13996), "Update NCCL to 2.12" with "This bug has been
+# fixed since v2.12.7-1" (pytorch/pytorch#76206), "Would it be possible to bump NCCL version to 2.4.8.1 as it fixes a
+# regression" (pytorch/pytorch#23016), "rebuilt NCCL, and it all works now ... Is there a container available ... with
+# this fixed?" (NVIDIA/nccl#82). That is how an NCCL defect fixed in a later release reaches an engine, a framework or
+# an image (NCCL's release notes list each "Fixed ..." by release). The request: a sentence that moves NCCL to another
+# release or build, said as an imperative or a title ("Update NCCL to 2.12") or asked of the maintainers (would it be
+# possible, could you, please, I ask you to, is there a timeline, is there a container/image ... fixed).
+_NCCL_UPDATE_VERB = r"\b(?:update|upgrade|bump|build|rebuild|ship|move)\b"
+_NCCL_UPDATE_ASKED = re.compile(
+    r"^\W*(?:please\s+)?(?:update|upgrade|bump)\b[^.?!\n]{0,60}?\bnccl\b|"
+    r"\b(?:would\s+it\s+be\s+possible|could\s+you|can\s+you|please|I\s+(?:would\s+like\s+to\s+)?ask\s+(?:you\s+)?to|"
+    r"is\s+there\s+(?:any\s+|a\s+)?(?:timeline|plan|eta)\b)[^.?!\n]{0,40}?" + _NCCL_UPDATE_VERB +
+    r"[^.?!\n]{0,60}?\bnccl\b|"
+    r"\bis\s+there\s+an?\s+(?:container|image|build|release|wheel|version)\b[^.?!\n]{0,80}?\bfixed\b", re.I)
+# The fix, held and the reporter's: it worked after the move, or NCCL fixed the bug in a release. Not a purpose ("to fix
+# the hang"), a hope or a hedge (should / might / hopefully fix), a condition, a question, another's word (hearsay, or
+# "it's been reported that ...", which hearsay.SAID_BY_OTHERS leaves without a person named), nor a fix that did not
+# last ("... but it still hangs").
+_NCCL_FIX_SAID = re.compile(
+    r"\b(?:it|this|that|everything)\s+(?:all\s+)?works\s+(?:now|again|fine\s+now)\b|"
+    r"\b(?:solved|fixed|resolved|cured)\s+(?:the|this|my|our)\s+(?:\w+\s+)?(?:problem|issue|hang|error|bug|crash)\b|"
+    r"\b(?:has\s+been|have\s+been|was|is|got)\s+fixed\s+(?:since|in)\s+(?:NCCL\s+)?v?\d|"
+    r"\bfixes\s+(?:a|the|this|that)\s+(?:\w+\s+)?(?:regression|bug|hang|issue|problem|crash)\b", re.I)
+_FIX_HOPED = re.compile(r"\b(?:should|would|could|might|may|will|hope\w*|expect\w*|maybe|perhaps|probably)\s+"
+                        r"(?:\S+\s+){0,3}$", re.I)
+# ... nor a fix told by someone ("NVIDIA told us that NCCL 2.19 fixes the hang"), nor one denied ("Nothing we tried
+# fixed the issue")
+_FIX_TOLD_OR_DENIED = re.compile(r"\b(?:told|tells|said|says|claim\w*|report\w*|suggest\w*|recommend\w*|"
+                                 r"nothing|none|neither|nor)\b", re.I)
+_FIX_NOT_HELD = re.compile(r"\b(?:still|no\s+longer\s+works?)\b|"
+                           r"\b(?:again\s+(?:hangs?|fails?|crash\w*)|(?:hangs?|fails?|crash\w*|breaks?)\s+again)\b|"
+                           r"\bbut\b[^.;]*\b(?:hang|fail|crash|error|broke|slow)\w*|"
+                           r"\b(?:for|by)\s+(?:several|many|some|other)\s+(?:users|people)\b", re.I)
+_OTHER_COMPONENT = re.compile(r"\b(?:driver|CUDA|cuDNN|PyTorch|torch|kernel|BIOS|firmware|ACS|IOMMU|OFED|MOFED|"
+                              r"transformers|vLLM|SGLang|TensorRT)\b", re.I)
+_NCCL_NAMED = re.compile(r"\bnccl\b", re.I)
+_REPORTED_IMPERSONALLY = re.compile(r"\b(?:it['’]?s|it\s+has|it\s+had|has|have)\s+been\s+(?:reported|said|claimed|"
+                                    r"suggested|mentioned)\b|\breportedly\b", re.I)
+
+
+def nccl_fix_said(sentence: str) -> re.Match | None:
+    """The reporter's own, held statement in `sentence` that a move of NCCL fixed the failure or that NCCL fixed the
+    bug in a release (_NCCL_FIX_SAID), or None: not denied just before it, not asked, hoped, guessed or conditional,
+    not another's word, not undone after it in its sentence (_FIX_NOT_HELD)."""
+    for m in _NCCL_FIX_SAID.finditer(sentence):
+        before = sentence[:m.start()]
+        # the reason's own clause ("Would it be possible to bump NCCL to 2.4.8.1 as it fixes a regression": the request
+        # is asked, the reason stated)
+        reason = re.search(r".*\b(?:as|because|since)\s", before)
+        clause = before[reason.end():] if reason else before
+        if re.search(r"\b(?:not|never|n['’]t|no)\b(?:\s+\w+){0,2}\s*$", before, re.I) or offered(sentence, m.start()) \
+                or conditional(clause) or _FIX_HOPED.search(clause[-40:]) or hearsay.someone_elses(before) \
+                or _REPORTED_IMPERSONALLY.search(before) or _FIX_TOLD_OR_DENIED.search(before) \
+                or _FIX_NOT_HELD.search(sentence, m.end()):
+            continue
+        return m
+    return None
+
+
+def nccl_update_asked(facts: Facts) -> Claim | None:
+    """(c51h) The reporter's request to ship another NCCL release or build (_NCCL_UPDATE_ASKED), in a text that says
+    in the reporter's own, held words that NCCL's move or release fixes the failure (nccl_fix_said); the claim quotes
+    the request and holds the fix's sentence. None where either is missing."""
+    for source, text in texts(facts):
+        if not own_words(source):
+            continue
+        said = sentences(text)
+        asked_for = next((s for s in said if _NCCL_UPDATE_ASKED.search(s)), None)
+        if asked_for is None:
+            continue
+        for sentence in said:
+            # the fix is NCCL's where its own sentence names NCCL (its fix commit's address counts: "fixed since
+            # v2.12.7-1: https://github.com/NVIDIA/nccl/commit/...") and no other component moved ("Upgrading the driver
+            # to 550 solved the problem, NCCL unchanged"); not a reboot's "it works now" after a sentence on NCCL
+            if nccl_fix_said(sentence) and _NCCL_NAMED.search(sentence) and not _OTHER_COMPONENT.search(sentence):
+                return Claim("nccl_update_asked", source, one_line(asked_for)[:200], {"fix": one_line(sentence)[:200]})
+    return None
