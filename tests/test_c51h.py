@@ -1,4 +1,4 @@
-"""A request to ship a newer NCCL that the reporter says fixes the failure (pass c51h, tests/data/c51h/POOLED.md).
+"""A request to ship a newer NCCL that the reporter says fixes the failure (pass c51h, tests/data/c51h/NOTES.md).
 
 Pooled from four batches' candidates (b49b "an NCCL bug fixed in a later release or build", b50d "the post's own cure
 by a newer NCCL not read", c50e's four threads, ut22c/milabench183): tickets that ask an engine, framework or image
