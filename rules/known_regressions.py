@@ -145,12 +145,10 @@ _FROM_SIDE = re.compile(r"\bfrom\s+(?:NCCL\s+)?v?(\d+\.\d+(?:\.\d+)?)\s+to\b", r
 
 def _named_running(text: str) -> list[str]:
     """NCCL releases one text says run: those said to fail and the newest named (what nccl.regression reads); never
-    one said to work, the "from" side of an upgrade, nor one named only as the fix (claims.fix_releases: "fixed
-    since v2.12.7-1", "fix nccl version to 2.18.3 to resolve hang issue")."""
-    named = claims.nccl_versions(text)
-    good, bad = claims.release_sides(text, named)
-    left = {m.group(1) for m in _FROM_SIDE.finditer(text)} | claims.fix_releases(text, named)
-    named = [v for v in named if v not in good and v not in left]
+    one said to work, nor the "from" side of an upgrade."""
+    good, bad = claims.release_sides(text)
+    left = {m.group(1) for m in _FROM_SIDE.finditer(text)}
+    named = [v for v in claims.nccl_versions(text) if v not in good and v not in left]
     return sorted({v for v in named if v in bad} | set(sorted(named, key=version_key)[-1:]), key=version_key)
 
 
