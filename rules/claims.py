@@ -8302,36 +8302,61 @@ def other_vendor_speed(facts: Facts) -> Claim | None:
 # (b51b) A checkpoint saved already split for model parallelism loads only with as many ranks as it was split for.
 # Meta's reference code (meta-llama/llama, llama/generation.py `Llama.build`) asserts "Loading a checkpoint for
 # MP={shards} but world size is {ranks}", and its README gives each model's model-parallel (MP) value (7B 1, 13B 2,
-# 70B 8) with "--nproc_per_node should be set to the MP value" (meta-llama/llama#415, #594, #556).
+# 70B 8; Code Llama 34B 4) with "--nproc_per_node should be set to the MP value" (meta-llama/llama#415, #594, #556).
 _MP_ASSERT = re.compile(r"Loading a checkpoint for MP\s*=\s*(\d+) but world size is (\d+)", re.I)
 # The checkpoint's model-parallel size in the reporter's words: "sharded into 8 pths with MP=8", "weights with
 # model-parallel (MP) = 4" (the README's own term; "MP" alone is too many things)
 _MP_SAID = re.compile(r"\bMP\s*=\s*(\d+)\b|\bmodel[- ]parallel(?:ism)?\s*\(\s*MP\s*\)", re.I)
-# ... and fewer GPUs than the layout the reporter follows: "I only have 4 GPUs", "to run on only 4x H100s"
-_ONLY_GPUS = re.compile(r"\bonly\s+(?:(?:have|has|got|use|using|with|on)\s+)?(\d+)\s*(?:x|×)?\s*"
-                        r"(?:GPUs?|cards?|[A-Z]{1,3}\d{2,4}\w*?s?)\b", re.I)
-# ... said of someone else's machine ("my colleague only has 4 GPUs"): not the reporter's job
+# ... of Meta's reference checkpoint, named as such: a Llama model or its shard files (consolidated.00.pth, "8 pths",
+# params.json). Megatron's, DeepSpeed's or FasterTransformer's "MP=2" is a parallel layout, not a split checkpoint.
+_REFERENCE_CHECKPOINT = re.compile(r"\bllama|\bconsolidated\.\d+\.pth\b|\b\d+\s*pths\b|\bparams\.json\b", re.I)
+# ... whose MP the README's table gives by size where the reporter names none ("70B ... model-parallel (MP)")
+_README_MP = {"7": 1, "8": 1, "13": 2, "34": 4, "70": 8}
+_MODEL_SIZE = re.compile(r"\b(7|8|13|34|70)\s*B\b", re.I)
+# ... and fewer GPUs than that at the reporter's hands, said with what they have or run on: "I only have 4 GPUs",
+# "with only 4 GPUs", "to run on only 4x H100s". Not a count of busy GPUs ("only 1 GPU shows 100% util").
+_GPUS = r"(\d+)\s*(?:x|×)?\s*(?:GPUs?|cards?|[A-Z]{1,3}\d{2,4}\w*?s?)\b"
+_ONLY_GPUS = re.compile(r"\bonly\s+(?:have|has|had|got|use|using|with|on)\s+" + _GPUS + r"|"
+                        r"\b(?:have|has|got|use|using|with|on)\s+only\s+" + _GPUS, re.I)
+# ... said now, not of a past setup ("At first I was only using 4 GPUs", "Last year I only had 4 GPUs")
+_PAST_SETUP = re.compile(r"\b(?:was|were|had|used\s+to|at\s+first|earlier|previously|formerly|originally|"
+                         r"last\s+(?:year|month|week|time))\b", re.I)
+# ... nor of someone else's machine ("my colleague only has 4 GPUs")
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|someone|somebody|colleagues?|friends?|others?)\b", re.I)
+# The launch the README prescribes, "torchrun --nproc_per_node MP": a count equal to the split is the layout met
+_NPROC = re.compile(r"--nproc[_-]per[_-]node(?:\s*=\s*|\s+)(\d+)\b", re.I)
 
 
 def checkpoint_split(facts: Facts) -> Claim | None:
-    """A checkpoint split for a fixed number of model-parallel ranks met with another number of GPUs: the reference
-    code's assertion with two different counts, or the reporter's words naming the checkpoint's MP and that they
-    have only N GPUs (not N = the MP they name); data: mp (the split, None where only named) and ranks (the GPUs or
-    processes at hand). None otherwise."""
-    for source, text in texts(facts) + pasted_blocks(facts):
-        if (m := _MP_ASSERT.search(text)) and m.group(1) != m.group(2):
+    """A checkpoint split for a fixed number of model-parallel ranks met with fewer or other ranks: the reference
+    code's assertion with two different counts in the reporter's own paste, or the reporter's words naming Meta's
+    reference checkpoint, its MP (said, or the README's by model size) and only N < MP GPUs at hand now. None where
+    the reporter launches as many processes as the split (--nproc_per_node MP). Data: mp and ranks."""
+    launched = {int(m.group(1)) for _, text in texts(facts) + pasted_blocks(facts) for m in _NPROC.finditer(text)}
+    own = [(source, sentence, False) for source, sentence in own_sentences(facts)]
+    for source, text, pasted in own + [(source, text, True) for source, text in pasted_blocks(facts)]:
+        m = _MP_ASSERT.search(text)
+        if m and m.group(1) != m.group(2) and int(m.group(1)) not in launched \
+                and (pasted or not hearsay.someone_elses(text[:m.start()])):
             return Claim("checkpoint_split", source, _quote(text, m, 10),
                          {"mp": int(m.group(1)), "ranks": int(m.group(2))})
-    said = next((m for _, text in own_texts(facts) if (m := _MP_SAID.search(text))), None)
-    if said is None:
+    words = " ".join(text for _, text in own_texts(facts))
+    said = _MP_SAID.search(words)
+    if said is None or not _REFERENCE_CHECKPOINT.search(words):
         return None
-    mp = int(said.group(1)) if said.group(1) else None
+    size = _MODEL_SIZE.search(words)
+    mp = int(said.group(1)) if said.group(1) else _README_MP[size.group(1)] if size else None
+    if mp is None or mp in launched:
+        return None
     for source, sentence in own_sentences(facts):
         m = _ONLY_GPUS.search(sentence)
-        if m and not negated_words(sentence, m) and not _SOMEONE_ELSE.search(sentence[:m.start()]) \
-                and int(m.group(1)) != mp:
-            return Claim("checkpoint_split", source, _quote(sentence, m, 60), {"mp": mp, "ranks": int(m.group(1))})
+        if not m:
+            continue
+        ranks = int(m.group(1) or m.group(2))
+        before = sentence[:m.start()]
+        if ranks < mp and not negated_words(sentence, m) and not _SOMEONE_ELSE.search(before) \
+                and not _PAST_SETUP.search(sentence[:m.end()]):
+            return Claim("checkpoint_split", source, _quote(sentence, m, 60), {"mp": mp, "ranks": ranks})
     return None
 
 
