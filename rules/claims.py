@@ -4027,26 +4027,41 @@ def ignore_asked(facts: Facts) -> Claim | None:
 # correctly" (llmos-ai/llmos#40, fixed in v0.3.0). The setting is the subject of the failure to take ("X is not
 # applied", "X not effect") or the object of a tool that ignores it; not the reporter's own omission ("I did not set
 # the tensor parallel size": nothing dropped), nor a warning ignored ("I ignored the tensor parallel warning").
-_TP_SETTING = (r"(?:tensor[-_ ]parallel(?:ism)?(?:[-_ ](?:size|degree|config(?:uration)?|settings?))?|"
-               r"--?tp(?:[-_]size)?\b|\btp[-_]size\b|\bTP\b|--?num[-_]shards?\b)")
+# (r51b) The setting is named as the engines name it: a flag (--tp, --tp-size, --tensor-parallel-size, --num-shard) or
+# the size, degree or config of tensor parallelism. The technique alone ("Tensor parallelism is not configured (single
+# GPU)", "Ignoring tensor parallelism for now", "TP not effective") is the reporter's choice or its speed-up, not a
+# setting dropped; and "not effective" is said of a speed-up, so only "not (take) effect" is read.
+_TP_SETTING = (r"(?:tensor[-_ ]parallel(?:ism)?[-_ ](?:size|degree|config(?:uration)?|settings?)|"
+               r"--?tp(?:[-_]size)?\b|\btp[-_]size\b|--?num[-_]shards?\b)")
 _TP_DROPPED = re.compile(
     _TP_SETTING + r"`?['\"]?\s+(?:(?:value|setting|option|flag|argument|parameter)\s+)?"
     r"(?:(?:is|was|are|were|does|did|do|has|have)(?:\s+|(?=n['’]t)))?(?:not|never|n['’]t)\s+"
     r"(?:being\s+|been\s+|correctly\s+|properly\s+)?(?:configured|applied|passed(?:\s+(?:on|through|down))?|respected|"
-    r"honou?red|picked\s+up|(?:taking|take|taken|takes|in)\s+effect|effect(?:ive)?)\b|"
+    r"honou?red|picked\s+up|(?:taking|take|taken|takes|in)\s+effect|effect)\b|"
     r"\bignor(?:es|ed|ing)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:[\w-]+\s+){0,2}?" + _TP_SETTING +
     r"(?!\s*(?:warnings?|messages?|notices?|logs?)\b)", re.I)
 _FIRST_PERSON_END = re.compile(r"\b(?:I|we|me|us)\s+(?:\w+\s+)?$", re.I)
+# (r51b) A dropped setting told as over: dated to a day or week gone ("Yesterday the tensor parallel size was not
+# applied by the Helm chart"), or cured later in the sentence ("... by our chart (fixed)", "I fixed the values.yaml",
+# "after upgrading to 0.5 that is gone", "after removing it vLLM uses both GPUs"); not "still", not "even after".
+_TP_THEN = re.compile(r"\b(?:yesterday|last\s+(?:week|month|night|year|time)|earlier\s+today|at\s+first|initially)\b",
+                      re.I)
+_TP_CURED_AFTER = re.compile(r"\(\s*(?:now\s+)?(?:fixed|solved|resolved)\s*\)|\b(?:I|we)\s+(?:have\s+)?"
+                             r"(?:fixed|solved|resolved|corrected)\b|\b(?:is|was|has\s+been|got)\s+(?:now\s+)?"
+                             r"(?:gone|fixed|solved|resolved)\b|(?<!\beven\s)\bafter\s+(?:\w+\s+)?"
+                             r"(?:upgrad|updat|fix|chang|remov|correct|edit)\w*", re.I)
 
 
 def tp_setting_dropped(facts: Facts) -> Claim | None:
     """The reporter's statement that the tensor-parallel size they gave did not take: not applied, not passed on, or
-    ignored by the layer that starts the engine (_TP_DROPPED); None where it is asked, put in the past or the
-    conditional, someone else's, or their own choice."""
+    ignored by the layer that starts the engine (_TP_DROPPED); None where it is asked, put in the past (or cured later
+    in the sentence) or the conditional, someone else's, or their own choice."""
     for source, sentence in own_sentences(facts):
         for m in _TP_DROPPED.finditer(sentence):
-            before = sentence[:m.start()]
-            if asked(sentence) or conditional(before) or hearsay.someone_elses(before) or _past_state(before) \
+            before, after = sentence[:m.start()], sentence[m.end():]
+            if asked(sentence) or conditional(before) or hearsay.someone_elses(before) \
+                    or _past_state(before, past=bool(_PAST_VERB.search(m.group(0)))) or _TP_THEN.search(before) \
+                    or _TP_CURED_AFTER.search(after) and not _still_wrong(after) \
                     or _FIRST_PERSON_END.search(before):
                 continue
             return Claim("tp_setting_dropped", source, _quote(sentence, m, 60))
