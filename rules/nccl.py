@@ -292,13 +292,6 @@ def slow_settings_rule(facts: Facts, predictions=None):
             break
 
 
-def _measured(facts: Facts) -> bool:
-    """Does the ticket hold a figure measured (a collective's result, a measurement, a bandwidth said)? That figure is
-    then what it asks about, and the rules that judge it answer; a fix said beside it may be an earlier failure's
-    (review r50c: a cure said beside a low busbw took its verdict)."""
-    return bool(facts.of(CollectiveResult) or facts.of(Measurement) or claims.bandwidth_figures(facts))
-
-
 def _asked_beside_speed(facts: Facts) -> bool:
     """(issue 11, ut16h) Does the reporter describe a behaviour that is neither a failure nor a speed (claims' symptom
     "other": "NCCL uses all NVLinks despite NCCL_MAX_NCHANNELS=1"), with no figure measured or complained of? A setting
@@ -307,7 +300,7 @@ def _asked_beside_speed(facts: Facts) -> bool:
     said = claims.symptom_quote(facts)
     if not said or said[2] != "other" or claims.complaint(facts):
         return False
-    return not _measured(facts)
+    return not (facts.of(CollectiveResult) or facts.of(Measurement) or claims.bandwidth_figures(facts))
 
 
 def _in_range(version: str, spec: str) -> bool:
@@ -392,33 +385,6 @@ def regression(facts: Facts, predictions=None):
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
                    [ev(running, in_use_detail(running), newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
-
-
-@rule("nccl.update_asked", "nccl_regression")
-def update_asked(facts: Facts, predictions=None):
-    """The reporter asks for a newer NCCL to be shipped and says, in their own held words, that it fixes the failure
-    (claims.nccl_update_asked: "I tested the upgrading of NCCL ... and it solved the problem. ... I ask you to update
-    the NCCL version"; "Update NCCL to 2.12" with "This bug has been fixed since v2.12.7-1"): a defect of the NCCL
-    release the failure ran on, fixed in a later one. With both releases compared nccl.regression says it; beside a
-    measured figure (_measured) the rules that judge the figure answer.
-
-    NVIDIA-NeMo/Speech#13996, pytorch/pytorch#76206, pytorch/pytorch#23016, NVIDIA/nccl#82."""
-    if claims.find(facts, "nccl_versions_compared") or _measured(facts):
-        return
-    c = claims.nccl_update_asked(facts)
-    if c is None:
-        return
-    yield make(
-        "nccl.update_asked", "nccl_regression", "warning", 0.6,
-        "The ticket asks for a newer NCCL that it says fixes the failure: the release in use has the defect",
-        "The reporter says a later NCCL release or build fixes the failure and asks for it to be shipped, so the NCCL "
-        "release the failure ran on carries a defect NCCL has fixed since; the GPUs and their set-up are not what "
-        "failed.",
-        [claim_ev(c, "the request as the ticket says it"),
-         ev(c.cited, f'the fix as the ticket says it: "{c.data["fix"]}"')],
-        fix="Run the NCCL release named as the fix, or newer (the container's or the wheel's NCCL, e.g. the "
-        "nvidia-nccl-cu12 package, or an image that ships it); NCCL's release notes list each fix by release.",
-        refs=["nccl_releases"])
 
 
 def _newest_printed(facts: Facts) -> NcclVersion | None:
