@@ -1007,13 +1007,18 @@ _CUDA_CHECK_LINE = (r"\b[\w-]+\.cuh?(?::\d+:\s*!?['\"]?|:\d+\s+['\"]|\(\d+\):\s*
 # (LinkSoul-AI/Chinese-Llama-2-7b#27).
 _SIGINT_RAISED = r"SignalException: Process \d+ got signal: 2\b"
 
-# (c51e) A traceback's frame as Python's traceback module prints it, 'File "<path>", line <n>, in <name>'
-# (https://docs.python.org/3/library/traceback.html), in a paste cut above the header and before the line that names the
-# exception (an engine worker's log piece, a stored copy's excerpt): the software raised all the same
-# (vllm-project/vllm#18706, #6946, #1474, gpustack/gpustack#2490: engine tracebacks at TP > 1). Not faulthandler's dump
-# of a live or hung process ('File "...", line 12 in f', no comma), nor py-spy's ('f (file.py:12)'); in a text where the
-# user's Ctrl-C shows (_INTERRUPTED) no frame is read, the header's reading alone telling its tracebacks apart.
-_FRAME_LINE = r"\bFile \"[^\"\n]+\", line \d+, in [\w<>.]+"
+# (c51e) A traceback cut above its header and before the line that names the exception (an engine worker's log piece,
+# a stored copy's excerpt): the software raised all the same (vllm-project/vllm#18706, #6946, #1474,
+# gpustack/gpustack#2490: engine tracebacks at TP > 1). A frame as Python's traceback module prints it,
+# 'File "<path>", line <n>, in <name>' (https://docs.python.org/3/library/traceback.html), counts only where the frames
+# themselves say it raised: logged at a failure's level (the engine's logger.exception, each line "ERROR ... File",
+# vLLM's "(VllmWorker rank=0 pid=1) ERROR 05-26 09:27:34 [multiproc_executor.py:522]"), or a frame whose line is a
+# `raise` statement (the exception on its way up). Stacks that raise nothing print the same frames bare:
+# traceback.print_stack(), logging's stack_info ("Stack (most recent call last):"), gdb's py-bt and faulthandler
+# ("(most recent call first)"; faulthandler without the comma), py-spy ("f (file.py:12)"). In a text where the user's
+# Ctrl-C shows (_INTERRUPTED) no frame is read, the header's reading alone telling its tracebacks apart.
+_FRAME = r"File \"[^\"\n]+\", line \d+, in [\w<>.]+"
+_FRAME_LINE = r"\b(?-i:ERROR|CRITICAL|FATAL)\b[^\n]*?\b" + _FRAME + r"|\b" + _FRAME + r"[ \t]*\n[ \t]*raise\b"
 _INTERRUPTED = re.compile(r"\bKeyboardInterrupt\b|" + _SIGINT_RAISED)
 
 # (fr43 B2) "GPU usage is low" heard from others: "낮다고 하던데", "낮다고 들었", "낮다는 말/얘기/소리/글"; not the

@@ -7,7 +7,9 @@ to the broadcasting logic"), #1474 (GPT-J load_weights, PR #1631), gpustack/gpus
 models/adapters.py, PR vllm#20682). Each paste shows the failure ("error when tensor_parallel_size>1", "fails on
 multi-GPU") and the engine's frames, and was answered insufficient_data: no exception was read, as the cut traceback
 keeps neither "Traceback (most recent call last)" nor "SomeError:". A frame as Python's traceback module prints it is
-now the software raising, so ticket.software_error answers them (other).
+now the software raising where the frames show the raise (logged at ERROR, or a `raise` line), so ticket.software_error
+answers them (other); bare frames are not, as stacks that raise nothing (print_stack, gdb's py-bt, stack_info) print
+the same.
 """
 
 import pytest
@@ -42,15 +44,27 @@ _FRAMES = ('  File "/usr/lib/python3.10/site-packages/vllm/worker/worker_base.py
            'start_worker_execution_loop\n    output = self.execute_model(execute_model_req=None)\n'
            '  File "/usr/lib/python3.10/site-packages/vllm/model_executor/models/olmoe.py", line 175, in forward\n'
            '    q, k = self.q_norm(q.contiguous()), self.k_norm(k.contiguous())\n')
+# the same frames as vLLM's worker logs the exception it raised (vllm#18706's shape)
+_LOGGED = "".join("(VllmWorker rank=0 pid=1902987) ERROR 05-26 09:27:34 [multiproc_executor.py:522] " + line + "\n"
+                  for line in _FRAMES.splitlines())
+# frames whose innermost line is a raise statement (vllm#1474's shape)
+_RAISING = ('  File "/opt/conda/lib/python3.8/site-packages/ray/_private/worker.py", line 2547, in get\n'
+            '    raise value.as_instanceof_cause()\n')
 
 
-def test_frames_alone_are_an_exception():
-    assert _exception("# TP 2 fails\n\n```\n" + _FRAMES + "```\n")
+@pytest.mark.parametrize("frames", [_LOGGED, _RAISING])
+def test_frames_that_show_the_raise_are_an_exception(frames):
+    assert _exception("# TP 2 fails\n\n```\n" + frames + "```\n")
+
+
+def test_bare_frames_are_no_exception():
+    # traceback.print_stack() and a cut copy print the same bare frames: nothing in them says anything raised
+    assert not _exception("# TP 2 fails\n\n```\n" + _FRAMES + "```\n")
 
 
 @pytest.mark.parametrize("text", [
     # the user's Ctrl-C at the end of the frames: nothing raised (as the header's own reading)
-    "# TP 2 is stuck, I pressed Ctrl-C\n\n```\n" + _FRAMES + "KeyboardInterrupt\n```\n",
+    "# TP 2 is stuck, I pressed Ctrl-C\n\n```\n" + _RAISING + "KeyboardInterrupt\n```\n",
     # faulthandler's dump of a live process prints no comma before "in" (Python's faulthandler.dump_traceback)
     "# TP 2 is stuck\n\n```\nThread 0x00007f1c (most recent call first):\n"
     '  File "/usr/lib/python3.10/threading.py", line 320 in wait\n'
@@ -60,7 +74,7 @@ def test_frames_alone_are_an_exception():
     "    step (vllm/engine/llm_engine.py:912)\n```\n",
     # Python's report of an exception it could not raise (a destructor at shutdown): the program ran on
     "# TP 2 output\n\n```\nException ignored in: <function LLMEngine.__del__ at 0x7f>\n"
-    "Traceback (most recent call last):\n" + _FRAMES + "```\n",
+    "Traceback (most recent call last):\n" + _RAISING + "```\n",
 ])
 def test_frames_of_no_raise_are_no_exception(text):
     assert not _exception(text)
@@ -70,7 +84,7 @@ def _software_error(text: str) -> bool:
     return "ticket.software_error" in judged_issue(text)[1]
 
 
-_PASTE = "```\n" + _FRAMES + "```\n"
+_PASTE = "```\n" + _LOGGED + "```\n"
 
 
 @pytest.mark.parametrize("text", [
@@ -100,3 +114,112 @@ def test_wrong_output_under_tp_without_a_traceback_stays_open(tmp_path):
     # is also broken P2P or a driver regression, so nothing names the engine
     verdict, found = judged_kept_paste(tmp_path, "b50b/vllm3775.md")
     assert verdict.category == "insufficient_data" and "ticket.software_error" not in found
+
+
+# The review's probes (s51 r51a), each a stack of frames beside which nothing was raised, or not the reporter's
+_PROBES = {
+    'e4_pybt_crash': (
+        '# vLLM crashes with Segmentation fault at tensor_parallel_size=2\n'
+        '\n'
+        'On 2x A100 80GB SXM, `vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2'
+        '` dies with "Segmentation fault (core dumped)" during the first request. At TP 1 it works.'
+        ' I opened the core in gdb and ran py-bt:\n'
+        '\n'
+        '```\n'
+        '(gdb) py-bt\n'
+        'Traceback (most recent call first):\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", li'
+        'ne 2050, in all_reduce\n'
+        '    work = group.allreduce([tensor], opts)\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/parallel_state.py", line '
+        '350, in all_reduce\n'
+        '    torch.distributed.all_reduce(input_, group=self.device_group)\n'
+        '```\n'
+    ),
+    'e3_print_stack_slow': (
+        '# Llama-70B at TP 4 is slow on 4x L40S\n'
+        '\n'
+        'With vLLM at tensor_parallel_size=4 on 4x L40S (PCIe Gen4, no NVLink) I get 18 tokens/s fo'
+        'r one stream. Is this expected for PCIe?\n'
+        '\n'
+        'To see where it waits I added traceback.print_stack() in the all-reduce; it prints:\n'
+        '\n'
+        '```\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/worker/model_runner.py", line 1450, i'
+        'n execute_model\n'
+        '    hidden_or_intermediate_states = model_executable(\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/distributed/communication_op.py", lin'
+        'e 11, in tensor_model_parallel_all_reduce\n'
+        '    return get_tp_group().all_reduce(input_)\n'
+        '```\n'
+    ),
+    'e11_colleague_crash': (
+        '# Decoding at TP 4 on 4x A10G: 25 tokens/s\n'
+        '\n'
+        'On my 4x A10G (PCIe, no NVLink) vLLM at tensor_parallel_size=4 runs, but decoding is 25 to'
+        'kens/s, while at TP 2 it is 30 tokens/s. Is this expected on PCIe?\n'
+        '\n'
+        "A colleague's machine crashed at load with the frames below, but mine never did:\n"
+        '\n'
+        '```\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/model_loader/loader.py'
+        '", line 398, in load_model\n'
+        '    model.load_weights(self._get_all_weights(model_config, model))\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/models/llama.py", line'
+        ' 512, in load_weights\n'
+        '    weight_loader(param, loaded_weight)\n'
+        '```\n'
+    ),
+    'e9_question': (
+        '# Is this stack trace normal at TP 2?\n'
+        '\n'
+        'When starting vLLM at TP 2 on 2x A100 SXM, the log prints these lines once, but serving wo'
+        'rks and the speed is fine. Is this normal or an error?\n'
+        '\n'
+        '```\n'
+        '  File "/usr/lib/python3.10/site-packages/vllm/worker/worker_base.py", line 65, in start_w'
+        'orker_execution_loop\n'
+        '    output = self.execute_model(execute_model_req=None)\n'
+        '  File "/usr/lib/python3.10/site-packages/vllm/model_executor/models/olmoe.py", line 175, '
+        'in forward\n'
+        '    q, k = self.q_norm(q.contiguous()), self.k_norm(k.contiguous())\n'
+        '```\n'
+    ),
+    'e10_stackinfo': (
+        '# Slow first token at TP 2 on 2x L4\n'
+        '\n'
+        'vLLM 0.6.3 at tensor_parallel_size=2 on 2x L4 (PCIe). Time to first token is 900 ms for a '
+        '2k prompt; at TP 1 it is 700 ms. Is PCIe the limit here?\n'
+        '\n'
+        'Our wrapper logs a warning with the stack when a request waits over 500 ms:\n'
+        '\n'
+        '```\n'
+        'WARNING:serving:request 42 waited 912 ms\n'
+        'Stack (most recent call last):\n'
+        '  File "/app/server.py", line 88, in handle\n'
+        '    out = await engine.generate(prompt, params, rid)\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/vllm/engine/async_llm_engine.py", line 105'
+        '0, in generate\n'
+        '    async for output in await self.add_request(\n'
+        '```\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("name, category", [
+    # a segfault in a collective, its Python frames read from the core by gdb's py-bt ("most recent call first")
+    ("e4_pybt_crash", "insufficient_data"),
+    # traceback.print_stack() in the all-reduce of a run that is only slow
+    ("e3_print_stack_slow", "expected_physics"),
+    # a colleague's machine crashed; the reporter's run works and is slow
+    ("e11_colleague_crash", "latency_bound_small_batch"),
+    # frames asked about beside a run that serves fine
+    ("e9_question", "insufficient_data"),
+    # logging's stack_info ("Stack (most recent call last):") in a warning of a slow request
+    ("e10_stackinfo", "insufficient_data"),
+])
+def test_frames_that_raise_nothing_are_no_software_error(name, category):
+    text = _PROBES[name]
+    assert not _exception(text)
+    verdict, found = judged_issue(text)
+    assert "ticket.software_error" not in found and verdict.category == category
