@@ -10088,18 +10088,40 @@ _RIGHT_OUTPUT = re.compile(
     r"(?:correct|right|expected|normal|sensible|coherent)\s+(?:outputs?|results?|answers?|text|responses?|"
     r"generations?)\b|"
     r"\b(?:outputs?|results?|answers?|generations?)\s+(?:is|are|was|were)\s+(?:all\s+)?(?:correct|right|fine|normal)\b|"
-    r"\b(?:does|did|do)(?:\s+not|n['’]?t)\s+(?:happen|occur)\b|"
+    r"\b(?:it|this|that|the\s+(?:issue|problem|bug|corruption|gibberish|garbage))\s+"
+    r"(?:does|did|do)(?:\s+not|n['’]?t)\s+(?:happen|occur)\b|"
     r"\b(?:solved|fixed)\s+(?:\S+\s+){0,4}?(?:for|with|on)\s+(?!(?:a|the|one|single)\s+(?:single\s+)?GPU\b)", re.I)
 SEVERAL_AT_WORK = re.compile(
-    r"\b(?:mp_size|tp_size|tensor_parallel_size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}[2-9]\b|"
+    r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}"
+    r"[2-9]\b|"
     r"\bmulti[- ]?gpus?\b|\bmultiple\s+gpus\b|\b(?:[2-9]|two|four|eight)\s+(?:\w+\s+)?gpus\b", re.I)
 _OTHER_PRECISION = re.compile(r"\b(?:(?:4|8|16|32)[- ]?bits?|fp(?:8|16|32)|bf16|bfloat16|float(?:16|32)|int[48]|"
                               r"load_in_[48]bit|half[- ]precision)\b", re.I)
 _ONE_GPU_RUN = re.compile(
     r"\b(?:single|one|1)\s+(?:\w+\s+)?gpu\b|"
-    r"\b(?:mp_size|tp_size|tensor_parallel_size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}1\b|"
+    r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}"
+    r"1\b|"
     r"-sm\s+none\b|\bwithout\s+(?:tensor[- ]?parallel\w*|tp)\b|\bnot\s+using\s+tensor\s*parallel", re.I)
-_PEER_PATH_SETTING = re.compile(r"\bNCCL_\w+|\bp2p\b|\bpeer\b|\biommu\b|\bACS\b|\bdrivers?\b|\bBIOS\b|\bVT-d\b", re.I)
+# (vLLM's and SGLang's custom all-reduce writes GPU to GPU through CUDA IPC buffers: --disable-custom-all-reduce,
+# disable_custom_all_reduce=True change the peer path)
+_PEER_PATH_SETTING = re.compile(r"\bNCCL_\w+|\bp2p\b|\bpeer\b|\biommu\b|\bACS\b|\bdrivers?\b|\bBIOS\b|\bVT-d\b|"
+                                r"\bcustom[-_ ]all[-_ ]?reduce\b", re.I)
+# The right run is not this one when its sentence denies it in its clause ("I can't get it to produce correct output",
+# "it never gives correct output", "has not solved it for"), names other hardware (another machine or host, other
+# GPU indices, a GPU board: "on my other machine with 2x A100", "on GPUs 0 and 1", "my colleague's 2x A6000
+# workstation") unless it says the same, or an earlier time ("last week", "previously", "before the upgrade"): the
+# same GPUs now are what the reading needs.
+_DENIED_BEFORE = re.compile(r"\b(?:not|never|no|nothing|cannot|unable)\b|n['’]t\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|however|while|whereas|although|though)\b", re.I)
+_OTHER_HARDWARE = re.compile(
+    r"\b(?:PC|computer|desktop|machine|rig|workstation|box|system|host|server|node|instance|cluster|laptop)(?:s|es)?\b|"
+    r"\bGPUs?\s*(?:#|ids?\s*)?\d+(?:\s*(?:,|and|&|/|-)\s*\d+)*\b|\bCUDA_VISIBLE_DEVICES\b|\bcuda:\d|"
+    r"(?-i:\b(?:RTX|GTX|Quadro|Tesla)\s*[A-Z]?\d{2,4}|\b(?:[AHLVTP]\d{1,4}|MI\d{3})[A-Z]?\b)", re.I)
+_SAME_HARDWARE = re.compile(r"\bsame\b", re.I)
+_EARLIER_TIME = re.compile(r"\b(?:" + _PAST_ADVERB + r"|" + _BEFORE_A_CHANGE + r"|"
+                           r"last\s+(?:week|month|night|year|time)|yesterday|\w+\s+ago|earlier\s+today|at\s+first|"
+                           r"initially|until\s+recently|"
+                           r"(?:in|with|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 
 
 _SIZE_WORDS = {"two": 2, "four": 4, "eight": 8}
@@ -10115,7 +10137,8 @@ def _sizes_named(sentence: str) -> set[int]:
 def right_on_same_gpus(facts: Facts) -> Claim | None:
     """The reporter's sentence that output is right (or the failure absent) on the same GPUs with several at work and
     another model, precision or build (_RIGHT_OUTPUT beside SEVERAL_AT_WORK or _OTHER_PRECISION): not the one-GPU
-    baseline, not a change to the peer path, not asked, guessed, conditional or someone else's; and none where the
+    baseline, not a change to the peer path, not denied, of other hardware or an earlier time, not asked, guessed,
+    conditional or someone else's; and none where the
     ticket names two parallel sizes or GPU counts ("garbage with mp_size=4 ... correct with mp_size=2"): the GPUs
     that pair up differ between those runs, so the peer path may be what changed."""
     own = own_sentences(facts)
@@ -10123,12 +10146,15 @@ def right_on_same_gpus(facts: Facts) -> Claim | None:
         return None
     for source, sentence in own:
         if not (SEVERAL_AT_WORK.search(sentence) or _OTHER_PRECISION.search(sentence)) \
-                or _ONE_GPU_RUN.search(sentence) or _PEER_PATH_SETTING.search(sentence):
+                or _ONE_GPU_RUN.search(sentence) or _PEER_PATH_SETTING.search(sentence) \
+                or _EARLIER_TIME.search(sentence) \
+                or (_OTHER_HARDWARE.search(sentence) and not _SAME_HARDWARE.search(sentence)):
             continue
         # (each statement read with the clause before it: the reporter's own "I can confirm solved ..." after another's
         # fix in the same sentence)
         for m in _RIGHT_OUTPUT.finditer(sentence):
-            if not (asked_at(sentence, m.start()) or guessed(sentence, m.start())
+            clause = sentence[max([0] + [b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, m.start())]):m.start()]
+            if not (_DENIED_BEFORE.search(clause) or asked_at(sentence, m.start()) or guessed(sentence, m.start())
                     or conditional(sentence[:m.start()], when=False)
                     or hearsay.someone_elses(sentence[max(0, m.start() - 60):m.start()])):
                 return Claim("right_on_same_gpus", source, _quote(sentence, m, 120))
