@@ -12545,6 +12545,29 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
                         re.I)
 
 
+# (r51a) SIGBUS's other documented cause: mmap(2), "SIGBUS: attempted access to a portion of the buffer that does not
+# correspond to the file (for example, beyond the end of the file, including the case where another process has
+# truncated the file)". Weights are mapped (safetensors, torch.load(mmap=True)), so a checkpoint the reporter found
+# truncated, rewritten or overwritten under the loader is the bus error's cause, not /dev/shm.
+_MAPPED_FILE = r"(?:files?|checkpoints?|weights?|safetensors|\.bin|\.safetensors|model\s+files?)"
+_FILE_CHANGED = re.compile(rf"\b{_MAPPED_FILE}\b[^.;\n]{{0,60}}?\b(?:truncated|rewritten|overwritten|re-?written|"
+                           r"(?:being|was|were|got)\s+(?:modified|replaced|changed|written|synced|copied))\b|"
+                           rf"\b(?:truncat\w*|rewrit\w*|overwrit\w*)\s+(?:the\s+|our\s+|my\s+)?[\w-]*\s*{_MAPPED_FILE}\b",
+                           re.I)
+
+
+def mapped_file_changed(facts: Facts) -> Claim | None:
+    """The reporter's own word that the mapped weights were truncated or rewritten while loaded (_FILE_CHANGED,
+    mmap(2)'s SIGBUS cause); not negated (before or inside the words: "the files were not rewritten"), asked or
+    guessed."""
+    for source, sentence in own_sentences(facts):
+        for m in _FILE_CHANGED.finditer(sentence):
+            denied = negated_words(sentence, m) or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I)
+            if not (denied or asked(sentence) or _guessed(sentence, m.start())):
+                return Claim("mapped_file_changed", source, _quote(sentence, m, 60))
+    return None
+
+
 # (review st 7) A failure the default /dev/shm explains is one said of shared memory or of setting the workers up
 # (NCCL's shm transport, "Bus error", ncclSystemError, "fails while the workers initialise"); another failure named
 # (out of memory, a missing module, an illegal access) has its own cause.

@@ -1259,10 +1259,19 @@ def shm_error(facts: Facts, predictions=None):
         yield not_size_finding("ticket.shm_error", code, [claim_ev(c, "shared-memory failure")], min(confidence, 0.55))
         return
     if re.search(r"\bBus error\b|\bSIGBUS\b|\bsignal\s*7\b", c.quote, re.I) \
-            and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
-            and not claims.find(facts, "container"):
-        # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
-        confidence = min(confidence, 0.45)
+            and not re.search(r"shm|shared memory|fallocate", c.quote, re.I):
+        # (r51a) a bare SIGBUS points at /dev/shm only where /dev/shm is not already sized, mounted or ruled out
+        # (said_working: "`df -h /dev/shm` shows 20G"; tried: "--shm-size 16g and it still crashes"), unless the
+        # sizing is the cure the reporter names ("Adding --shm-size=1g ... works", dup39/shmbus_2), and where the
+        # reporter has not found mmap(2)'s other cause, the mapped weights rewritten under the loader
+        shm_cured = any(r.data.get("path") == "dev_shm" and r.data.get("effect") == "fixes" and not r.guess
+                        for r in claims.find(facts, "remedy") + claims.find(facts, "setting"))
+        if (claims.said_working(facts, "shm") and not shm_cured) \
+                or claims.tried_without_effect(facts, "shm", "dev_shm") or claims.mapped_file_changed(facts):
+            return
+        if not claims.find(facts, "container"):
+            # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
+            confidence = min(confidence, 0.45)
     yield make("ticket.shm_error", "shm_too_small", "critical", confidence,
                "Shared memory (/dev/shm) is too small or not available where the job runs",
                "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
