@@ -8346,36 +8346,52 @@ _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|someone|somebody|colleagues?|frien
 # The launch the README prescribes, "torchrun --nproc_per_node MP": a count equal to the split is the layout met
 _NPROC = re.compile(r"--nproc[_-]per[_-]node(?:\s*=\s*|\s+)(\d+)\b", re.I)
 
+# ... not once converted, nor where the weights are the Hugging Face format: the README's way to other GPU counts is
+# the conversion (transformers' convert_llama_weights_to_hf.py, safetensors shards), after which no shard count binds
+# ("converted it to HF", "converted from MP=8", "Llama-3-70B from HF ... MP=8 (tensor-parallel-size 8)")
+_CONVERTED = re.compile(r"\bconverted\b|\bHF\b|\bhugging\s*face\b|\bsafetensors\b", re.I)
+
+
+def _split_named(sentence: str, at: int) -> int | None:
+    """The MP of the checkpoint a sentence counts GPUs for ("only N GPUs" at `at`): its MP said or its size (the
+    README's MP) in the same sentence, the nearest before the count, else the first after ("I only have 4 GPUs for
+    the 70B"). None where the sentence names no checkpoint: a count in another sentence is another model's."""
+    named = [(m.start(), int(m.group(1)) if m.group(1) else None) for m in _MP_SAID.finditer(sentence)]
+    named += [(m.start(), _README_MP[m.group(1)]) for m in _MODEL_SIZE.finditer(sentence)]
+    named = sorted((pos, mp) for pos, mp in named if mp)
+    before = [mp for pos, mp in named if pos < at]
+    return before[-1] if before else named[0][1] if named else None
+
 
 def checkpoint_split(facts: Facts) -> Claim | None:
     """A checkpoint split for a fixed number of model-parallel ranks met with fewer or other ranks: the reference
     code's assertion with two different counts in the reporter's own paste, or the reporter's words naming Meta's
-    reference checkpoint, its MP (said, or the README's by model size) and only N < MP GPUs at hand now. None where
-    the reporter launches as many processes as the split (--nproc_per_node MP). Data: mp and ranks."""
+    reference checkpoint and its MP, and in one sentence that checkpoint (its MP said, or the README's by model size)
+    and only N < MP GPUs at hand now. None where the reporter launches as many processes as the split
+    (--nproc_per_node MP) or has the weights converted to the Hugging Face format. Data: mp and ranks."""
     launched = {int(m.group(1)) for _, text in texts(facts) + pasted_blocks(facts) for m in _NPROC.finditer(text)}
+    words = " ".join(text for _, text in own_texts(facts))
+    if _CONVERTED.search(words):
+        return None
     own = [(source, sentence, False) for source, sentence in own_sentences(facts)]
     for source, text, pasted in own + [(source, text, True) for source, text in pasted_blocks(facts)]:
         m = _MP_ASSERT.search(text)
-        if m and m.group(1) != m.group(2) and int(m.group(1)) not in launched \
+        # MP=0: no shard found (an empty --ckpt_dir), not a split
+        if m and m.group(1) != m.group(2) and int(m.group(1)) not in launched | {0} \
                 and (pasted or not hearsay.someone_elses(text[:m.start()])):
             return Claim("checkpoint_split", source, _quote(text, m, 10),
                          {"mp": int(m.group(1)), "ranks": int(m.group(2))})
-    words = " ".join(text for _, text in own_texts(facts))
-    said = _MP_SAID.search(words)
-    if said is None or not _REFERENCE_CHECKPOINT.search(words):
-        return None
-    size = _MODEL_SIZE.search(words)
-    mp = int(said.group(1)) if said.group(1) else _README_MP[size.group(1)] if size else None
-    if mp is None or mp in launched:
+    if not _REFERENCE_CHECKPOINT.search(words) or not _MP_SAID.search(words):
         return None
     for source, sentence in own_sentences(facts):
         m = _ONLY_GPUS.search(sentence)
         if not m:
             continue
+        mp = _split_named(sentence, m.start())
         ranks = int(m.group(1) or m.group(2))
         before = sentence[:m.start()]
-        if ranks < mp and not negated_words(sentence, m) and not _SOMEONE_ELSE.search(before) \
-                and not _PAST_SETUP.search(sentence[:m.end()]):
+        if mp and mp not in launched and ranks < mp and not negated_words(sentence, m) \
+                and not _SOMEONE_ELSE.search(before) and not _PAST_SETUP.search(sentence[:m.end()]):
             return Claim("checkpoint_split", source, _quote(sentence, m, 60), {"mp": mp, "ranks": ranks})
     return None
 

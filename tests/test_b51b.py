@@ -89,6 +89,51 @@ def test_the_assertion_gives_both_counts():
     ("# 13B on 2x A100 NVLink: 50 tok/s normal?\n\nA friend hit 'Loading a checkpoint for MP=2 but world"
      " size is 1' with Meta's code, so I use vLLM instead: --tensor-parallel-size 2 on 2x A100 SXM with"
      ' NVLink, Llama-2-13B decodes at 50 tok/s. Is that normal?\n'),
+    # the second review's probes (/tmp/r51e/<probe>/issue.md, session 51), their exact text
+    # b_7b1gpu: the 13B's MP=2 met by two GPUs; the 1 GPU is the 7B's (proven misfire)
+    ('# How to run Llama 2 13B and 7B side by side\n\nThe 13B checkpoint (MP=2) runs with the reference'
+     ' code on two of our GPUs. The 7B runs on only 1 GPU. How do I serve both from one script?\n'),
+    # b_long2: the 13B (MP=2) runs on 2x A100; 'only 1 GPU' is the 7B's (proven misfire)
+    ('# Llama-2-13B reference code on 2x A100\n\nI downloaded llama-2-13b-chat (consolidated.00.pth,'
+     ' consolidated.01.pth, params.json; MP=2) and run example_chat_completion.py with torchrun on our'
+     ' 2x A100 80GB SXM node. It works and gives sensible answers. For comparison, llama-2-7b-chat on'
+     ' only 1 GPU is about as fast. Is there a way to make the 13B faster?\n'),
+    # b_using1: converted to HF, 'only using 1 GPU at a time' of device_map='auto' (layer_split_rate decides)
+    ('# Llama-2-70B generation slow\n\nI converted the Llama-2-70B checkpoint (MP=8) to HF and load it'
+     ' with device_map="auto" on 8x A100 80GB. Generation is only using 1 GPU at a time and runs at 4'
+     ' tok/s. Is this expected?\n'),
+    # b_converted: MP=8 and only 4 GPUs, already converted to HF: the fix is done
+    ('# Llama-2-70B on 4x A100 with vLLM: 20 tok/s normal?\n\nThe Llama-2-70B checkpoint is MP=8 and I'
+     ' only have 4 GPUs, so I converted it to the HF format with convert_llama_weights_to_hf.py. Now'
+     ' vLLM --tensor-parallel-size 4 on 4x A100 80GB SXM decodes at 20 tok/s at batch 1. Is that'
+     ' normal?\n'),
+    # b_nodata: MP=2 converted to HF, only 1 GPU at home
+    ("# Llama 2 13B slow on my machine\n\nI use Meta's Llama-2-13B (MP=2) converted to HF and only have"
+     ' 1 GPU at home, an RTX 4090; 8-bit loading gives 10 tok/s. How can I speed it up?\n'),
+    # b_conv13: MP=2 and only 1 GPU, already converted to HF
+    ('# Llama-2-13B on one A100: 45 tok/s normal?\n\nThe Llama-2-13B checkpoint is MP=2 and I only have'
+     ' 1 GPU, so I converted it to HF with convert_llama_weights_to_hf.py. On one A100 80GB SXM, vLLM'
+     ' decodes at 45 tok/s at batch 1. Is that normal?\n'),
+    # b_pp: converted from MP=8 to HF; 'each node only has 4 GPUs' (pp_bubble decides)
+    ('# Pipeline parallel Llama 2 70B on 2 nodes\n\nLlama-2-70B converted from MP=8 to HF. We serve it'
+     ' with vLLM pipeline parallel 2 x tensor parallel 4, each node only has 4 GPUs (A100 80GB SXM,'
+     ' NVLink inside the node), nodes joined by 200 Gb InfiniBand. Decode 14 tok/s at batch 1; is that'
+     ' normal?\n'),
+    # b_mp0: MP=0: the --ckpt_dir is empty, no shard found, not a split
+    ('# AssertionError when running example_chat_completion.py\n\n```\ntorchrun --nproc_per_node 1'
+     ' example_chat_completion.py --ckpt_dir llama-2-7b-chat/ --tokenizer_path'
+     ' tokenizer.model\nAssertionError: Loading a checkpoint for MP=0 but world size is 1\n```\n\nThe'
+     ' download script finished without errors; the folder llama-2-7b-chat is empty.\n'),
 ])
 def test_near_misses_name_no_split(text):
     assert _split(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # the count tied to the split model in one sentence (its size giving the README's MP, after or before)
+    "The Llama 2 70B checkpoint is sharded into 8 pths (MP=8). I only have 4 GPUs for the 70B.",
+    "Running llama 70B (MP=8) with the reference code: is there a way to run on only 2 GPUs?",
+])
+def test_the_count_beside_the_split_model_is_named(text):
+    c = _split(text)
+    assert c is not None and c.data["ranks"] < c.data["mp"]
