@@ -4044,30 +4044,50 @@ _TP_DROPPED = re.compile(
     r"(?:being\s+|been\s+|correctly\s+|properly\s+)?(?:configured|applied|passed(?:\s+(?:on|through|down))?|respected|"
     r"honou?red|picked\s+up|(?:taking|take|taken|takes|in)\s+effect|effect)\b|"
     r"\bignor(?:es|ed|ing)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:[\w-]+\s+){0,2}?" + _TP_SETTING +
-    r"(?!\s*(?:warnings?|messages?|notices?|logs?)\b)", re.I)
-_FIRST_PERSON_END = re.compile(r"\b(?:I|we|me|us)\s+(?:\w+\s+)?$", re.I)
+    r"(?!\s*(?:[\w-]+\s+)?(?:warnings?|messages?|notices?|logs?)\b)", re.I)
+# The reporter as the one who dropped it ("I ignored the --tp flag"), not as the one who saw it dropped ("We see --tp
+# is not respected by gpustack").
+_FIRST_PERSON_END = re.compile(r"\b(?:I|we|me|us)\s+(?!(?:see|saw|notice|noticed|found|observe|observed)\b)"
+                               r"(?:\w+\s+)?$", re.I)
+# (r51e) "not applied to the draft model", "not respected for the vision encoder": a part of the model the setting does
+# not cover (vLLM runs a speculative draft at its own TP, replicates a vision encoder), not the setting dropped; only a
+# setting "not passed to" something is one that did not reach it. "not configured in my docker run command": the
+# reporter's own omission, nothing dropped ("not configured yet in our manifest": not yet done). A warning about the
+# setting ignored ("Ignoring the tp_size deprecation warning") is not the setting.
+_TP_SCOPE = re.compile(r"\s+(?:to|for)\b", re.I)
+_TP_OWN_PLACE = re.compile(r"\s+(?:yet\s+)?(?:in|from)\s+(?:my|our)\b", re.I)
 # (r51b) A dropped setting told as over: dated to a day or week gone ("Yesterday the tensor parallel size was not
-# applied by the Helm chart"), or cured later in the sentence ("... by our chart (fixed)", "I fixed the values.yaml",
-# "after upgrading to 0.5 that is gone", "after removing it vLLM uses both GPUs"); not "still", not "even after".
-_TP_THEN = re.compile(r"\b(?:yesterday|last\s+(?:week|month|night|year|time)|earlier\s+today|at\s+first|initially)\b",
-                      re.I)
+# applied by the Helm chart"), or cured later in the sentence or the next one ("... by our chart (fixed)", "I fixed the
+# values.yaml", "after upgrading to 0.5 that is gone", "after adding it vLLM uses both GPUs", "Upgrading to 0.5 fixed
+# it."); not "still", not "even after", not a value "fixed at 1". (r51e) "at first" and "initially" date it wherever
+# they stand in the sentence ("was not passed in my launch script at first").
+_TP_THEN = re.compile(r"\b(?:yesterday|last\s+(?:week|month|night|year|time)|earlier\s+today)\b", re.I)
+_TP_AT_FIRST = re.compile(r"\b(?:at\s+first|initially)\b", re.I)
 _TP_CURED_AFTER = re.compile(r"\(\s*(?:now\s+)?(?:fixed|solved|resolved)\s*\)|\b(?:I|we)\s+(?:have\s+)?"
                              r"(?:fixed|solved|resolved|corrected)\b|\b(?:is|was|has\s+been|got)\s+(?:now\s+)?"
-                             r"(?:gone|fixed|solved|resolved)\b|(?<!\beven\s)\bafter\s+(?:\w+\s+)?"
-                             r"(?:upgrad|updat|fix|chang|remov|correct|edit)\w*", re.I)
+                             r"(?:gone|fixed|solved|resolved)\b(?!\s+(?:at|to|on)\b)|"
+                             r"\b(?:fixed|solved|resolved)\s+(?:it|this|that|the\s+(?:issue|problem|bug))\b|"
+                             r"(?<!\beven\s)\bafter\s+(?:\w+\s+)?"
+                             r"(?:upgrad|updat|fix|chang|remov|correct|edit|add|sett|pass)\w*", re.I)
 
 
 def tp_setting_dropped(facts: Facts) -> Claim | None:
     """The reporter's statement that the tensor-parallel size they gave did not take: not applied, not passed on, or
-    ignored by the layer that starts the engine (_TP_DROPPED); None where it is asked, put in the past (or cured later
-    in the sentence) or the conditional, someone else's, or their own choice."""
-    for source, sentence in own_sentences(facts):
+    ignored by the layer that starts the engine (_TP_DROPPED); None where it is asked, guessed, ruled out, put in the
+    past (or cured later in the sentence or the next) or the conditional, someone else's, their own choice, or said of
+    a part of the model the setting does not cover."""
+    said = own_sentences(facts)
+    for i, (source, sentence) in enumerate(said):
+        following = said[i + 1][1] if i + 1 < len(said) and said[i + 1][0] == source else ""
         for m in _TP_DROPPED.finditer(sentence):
             before, after = sentence[:m.start()], sentence[m.end():]
-            if asked(sentence) or conditional(before) or hearsay.someone_elses(before) \
+            cured = any(_TP_CURED_AFTER.search(text) and not _still_wrong(text) for text in (after, following))
+            if asked(sentence) or offered(sentence, m.start()) or negated_words(sentence, m) \
+                    or conditional(before) or hearsay.someone_elses(before) \
                     or _past_state(before, past=bool(_PAST_VERB.search(m.group(0)))) or _TP_THEN.search(before) \
-                    or _TP_CURED_AFTER.search(after) and not _still_wrong(after) \
-                    or _FIRST_PERSON_END.search(before):
+                    or _TP_AT_FIRST.search(sentence) or cured or _FIRST_PERSON_END.search(before) \
+                    or _TP_SCOPE.match(after) and not re.search(r"pass|ignor", m.group(0), re.I) \
+                    or _TP_OWN_PLACE.match(after):
                 continue
             return Claim("tp_setting_dropped", source, _quote(sentence, m, 60))
     return None

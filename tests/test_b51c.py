@@ -109,3 +109,62 @@ def test_the_batchs_right_answers_stay(tmp_path, rel):
     verdict, found = judged_kept_paste(tmp_path, rel)
     assert verdict.category in ("shm_too_small", "other")
     assert "ticket.tp_setting_dropped" not in found or found["ticket.tp_setting_dropped"].confidence == 0
+
+
+# (r51e) the second read-only review's probes, their exact text: each was read as a dropped setting before the reading
+# dated "at first" anywhere in the sentence, read a cure by adding or setting it and in the next sentence, left out a
+# part of the model the setting does not cover ("not applied to the draft model"), a guess, a setting ruled out, the
+# reporter's own config ("in my docker run command", "not configured yet in our manifest") and a warning about it
+@pytest.mark.parametrize("text", [
+    # c_added: the reporter's own launch script, at first; cured by adding the flag
+    '# vLLM TP=2 on 2x L40S barely faster\n\nThe --tensor-parallel-size flag was not passed in my launch script at '
+    'first; after adding it vLLM uses both L40S GPUs, but decode is only 1.15x faster than one GPU (PCIe). Is that '
+    'expected?\n',
+    # c_nextsent_fixed: cured in the next sentence
+    '# Throughput on 2x A100 PCIe with gpustack\n\nThe --tp flag was not respected by gpustack 0.4. Upgrading to 0.5 '
+    'fixed it. Now SGLang runs on both A100s (PCIe, no NVLink), but throughput is only 1.3x of a single GPU. Is that '
+    'expected?\n',
+    # c_vision: a part of the model the setting does not cover
+    '# Qwen2-VL-72B TP=4 on 4x H100\n\nThe tensor-parallel size is not applied to the vision encoder in vLLM: it is '
+    'replicated on every GPU. Image prefill is the same at TP=4 as at TP=2 on H100 SXM, text decode scales 1.6x. Is '
+    'that expected?\n',
+    # c_draft: the speculative draft model runs at its own TP
+    '# Speculative decoding on 4x A100\n\nIn vLLM the tensor parallel size is not applied to the draft model, which '
+    'always runs with TP=1. The main model with TP=4 on 4x A100 SXM gives 40 tok/s with the draft, 30 without. Is '
+    'that normal?\n',
+    # c_suspect: a guess
+    '# 2x L4 TP=2 barely faster\n\nI suspect the --tensor-parallel-size is not passed through by our Helm chart, but '
+    'I cannot tell. TP=2 on 2x L4 decodes Llama-3-8B only 1.1x faster than TP=1 in vLLM, both GPUs busy.\n',
+    # c_ruledout: the reporter rules it out
+    '# SGLang TP=2 only 1.1x faster on 2x RTX 4090\n\nIt is not a case of the --tp-size not being applied: the SGLang '
+    'log shows tp_size=2 and both RTX 4090s are at 100%. Still, TP=2 decodes Llama-3-8B at only 1.1x the speed of one '
+    'GPU (PCIe, no NVLink). Is that expected?\n',
+    # c_passive_own: the reporter's own docker run command
+    '# vLLM uses only one GPU\n\nThe tensor parallel size is not configured in my docker run command, so vLLM starts '
+    'on one of my 4 A10G GPUs. How do I make it use all four?\n',
+    # c_codeblock_prose: vLLM's own warning about the draft model, told as prose
+    '# vLLM 4x A100 70B decode\n\nvLLM prints at start-up: WARNING tensor_parallel_size is not applied to the '
+    'speculative draft model; it runs with tp=1. INFO tensor_parallel_size=4 world_size=4. Llama-2-70B decode on 4x '
+    'A100 SXM is 40 tok/s. Normal?\n',
+    # c_deprec: a warning about the setting ignored
+    '# SGLang TP=2 on 2x A100 PCIe 1.3x\n\nIgnoring the tp_size deprecation warning, SGLang with --tp 2 on 2x A100 '
+    'PCIe (no NVLink) decodes Llama-3-8B 1.3x faster than one GPU. Is that expected?\n',
+    # c_notyet: not yet done in the reporter's own manifest
+    '# vLLM TP=4 on 4x A10G\n\nThe tensor-parallel-size is not configured yet in our Kubernetes manifest, we are '
+    'testing with TP=1 first: Llama-3-8B on one A10G decodes 28 tok/s at batch 1. Is that normal?\n',
+])
+def test_the_second_reviews_probes_are_not_read_as_a_dropped_setting(text):
+    assert _dropped(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    # c_fn_fixedat1: a value "fixed at 1" in the chart is the fault, not its cure
+    "# vLLM on our platform uses one GPU of 4\n\nThe --tensor-parallel-size is not passed on by the platform's chart: "
+    "it is fixed at 1 in the template, so vLLM starts with world_size=1 on our 4x A10G and Llama-3-70B-AWQ runs out of "
+    "memory.\n",
+    # c_fn_wesee: the reporter saw it dropped, did not drop it
+    '# gpustack SGLang on fewer cards\n\nWe see --tp is not respected by gpustack 2.2: SGLang starts on 1 of our 4 H20 '
+    'cards whatever --tp says.\n',
+])
+def test_the_second_reviews_missed_drops_are_read(text):
+    assert _dropped(text) is not None
