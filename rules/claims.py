@@ -10133,7 +10133,7 @@ SEVERAL_AT_WORK = re.compile(
     r"\bmulti[- ]?gpus?\b|\bmultiple\s+gpus\b|\b(?:[2-9]|two|four|eight)\s+(?:\w+\s+)?gpus\b", re.I)
 _OTHER_PRECISION = re.compile(r"\b(?:(?:4|8|16|32)[- ]?bits?|fp(?:8|16|32)|bf16|bfloat16|float(?:16|32)|int[48]|"
                               r"load_in_[48]bit|half[- ]precision)\b", re.I)
-_ONE_GPU_RUN = re.compile(
+_ONE_GPU_BASELINE = re.compile(
     r"\b(?:single|one|1)\s+(?:\w+\s+)?gpu\b|"
     r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}"
     r"1\b|"
@@ -10182,7 +10182,7 @@ def right_on_same_gpus(facts: Facts) -> Claim | None:
         return None
     for source, sentence in own:
         if not (SEVERAL_AT_WORK.search(sentence) or _OTHER_PRECISION.search(sentence)) \
-                or _ONE_GPU_RUN.search(sentence) or _PEER_PATH_SETTING.search(sentence) \
+                or _ONE_GPU_BASELINE.search(sentence) or _PEER_PATH_SETTING.search(sentence) \
                 or _EARLIER_TIME.search(sentence) \
                 or (_OTHER_HARDWARE.search(sentence) and not _SAME_HARDWARE.search(sentence)):
             continue
