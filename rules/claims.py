@@ -8389,12 +8389,15 @@ def checkpoint_split(facts: Facts) -> Claim | None:
     reference checkpoint and its MP, and in one sentence that checkpoint (its MP said, or the README's by model size)
     and only N < MP GPUs at hand now. None where the reporter launches as many processes as the split
     (--nproc_per_node MP) or has the weights converted to the Hugging Face format. Data: mp and ranks."""
-    launched = {int(m.group(1)) for _, text in texts(facts) + pasted_blocks(facts) for m in _NPROC.finditer(text)}
     words = " ".join(text for _, text in own_texts(facts))
+    blocks = pasted_blocks(facts)
+    if not words and not blocks:
+        return None  # no ticket text (a capture, a node probe): none of these patterns need compiling
     if _CONVERTED.search(words):
         return None
+    launched = {int(m.group(1)) for _, text in texts(facts) + blocks for m in _NPROC.finditer(text)}
     own = [(source, sentence, False) for source, sentence in own_sentences(facts)]
-    for source, text, pasted in own + [(source, text, True) for source, text in pasted_blocks(facts)]:
+    for source, text, pasted in own + [(source, text, True) for source, text in blocks]:
         m = _MP_ASSERT.search(text)
         # MP=0: no shard found (an empty --ckpt_dir), not a split
         if m and m.group(1) != m.group(2) and int(m.group(1)) not in launched | {0} \
