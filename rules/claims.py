@@ -4061,8 +4061,11 @@ _TP_OWN_PLACE = re.compile(r"\s+(?:yet\s+)?(?:in|from)\s+(?:my|our)\b", re.I)
 # values.yaml", "after upgrading to 0.5 that is gone", "after adding it vLLM uses both GPUs", "Upgrading to 0.5 fixed
 # it."); not "still", not "even after", not a value "fixed at 1". (r51e) "at first" and "initially" date it wherever
 # they stand in the sentence ("was not passed in my launch script at first").
-_TP_THEN = re.compile(r"\b(?:yesterday|last\s+(?:week|month|night|year|time)|earlier\s+today)\b", re.I)
-_TP_AT_FIRST = re.compile(r"\b(?:at\s+first|initially)\b", re.I)
+# (the day gone and "at first" are also right_on_same_gpus's _EARLIER_TIME words)
+_DAY_GONE = r"yesterday|last\s+(?:week|month|night|year|time)|earlier\s+today"
+_AT_FIRST = r"at\s+first|initially"
+_TP_THEN = re.compile(r"\b(?:" + _DAY_GONE + r")\b", re.I)
+_TP_AT_FIRST = re.compile(r"\b(?:" + _AT_FIRST + r")\b", re.I)
 _TP_CURED_AFTER = re.compile(r"\(\s*(?:now\s+)?(?:fixed|solved|resolved)\s*\)|\b(?:I|we)\s+(?:have\s+)?"
                              r"(?:fixed|solved|resolved|corrected)\b|\b(?:is|was|has\s+been|got)\s+(?:now\s+)?"
                              r"(?:gone|fixed|solved|resolved)\b(?!\s+(?:at|to|on)\b)|"
@@ -8359,7 +8362,7 @@ _GPUS = r"(\d+)\s*(?:x|×)?\s*(?:GPUs?|cards?|[A-Z]{1,3}\d{2,4}\w*?s?)\b"
 _ONLY_GPUS = re.compile(r"\bonly\s+(?:have|has|had|got|use|using|with|on)\s+" + _GPUS + r"|"
                         r"\b(?:have|has|got|use|using|with|on)\s+only\s+" + _GPUS, re.I)
 # ... said now, not of a past setup ("At first I was only using 4 GPUs", "Last year I only had 4 GPUs")
-_PAST_SETUP = re.compile(r"\b(?:was|were|had|used\s+to|at\s+first|earlier|previously|formerly|originally|"
+_PAST_SETUP = re.compile(r"\b(?:was|were|had|" + _PAST_ADVERB + r"|at\s+first|earlier|"
                          r"last\s+(?:year|month|week|time))\b", re.I)
 # ... nor of someone else's machine ("my colleague only has 4 GPUs")
 _SOMEONE_ELSE = re.compile(r"\b(?:he|she|they|someone|somebody|colleagues?|friends?|others?)\b", re.I)
@@ -8396,8 +8399,9 @@ def checkpoint_split(facts: Facts) -> Claim | None:
     if _CONVERTED.search(words):
         return None
     launched = {int(m.group(1)) for _, text in texts(facts) + blocks for m in _NPROC.finditer(text)}
-    own = [(source, sentence, False) for source, sentence in own_sentences(facts)]
-    for source, text, pasted in own + [(source, text, True) for source, text in blocks]:
+    said = own_sentences(facts)
+    for source, text, pasted in [(source, sentence, False) for source, sentence in said] \
+            + [(source, text, True) for source, text in blocks]:
         m = _MP_ASSERT.search(text)
         # MP=0: no shard found (an empty --ckpt_dir), not a split
         if m and m.group(1) != m.group(2) and int(m.group(1)) not in launched | {0} \
@@ -8406,7 +8410,7 @@ def checkpoint_split(facts: Facts) -> Claim | None:
                          {"mp": int(m.group(1)), "ranks": int(m.group(2))})
     if not _REFERENCE_CHECKPOINT.search(words) or not _MP_SAID.search(words):
         return None
-    for source, sentence in own_sentences(facts):
+    for source, sentence in said:
         m = _ONLY_GPUS.search(sentence)
         if not m:
             continue
@@ -10157,9 +10161,8 @@ _OTHER_HARDWARE = re.compile(
     r"\bGPUs?\s*(?:#|ids?\s*)?\d+(?:\s*(?:,|and|&|/|-)\s*\d+)*\b|\bCUDA_VISIBLE_DEVICES\b|\bcuda:\d|"
     r"(?-i:\b(?:RTX|GTX|Quadro|Tesla)\s*[A-Z]?\d{2,4}|\b(?:[AHLVTP]\d{1,4}|MI\d{3})[A-Z]?\b)", re.I)
 _SAME_HARDWARE = re.compile(r"\bsame\b", re.I)
-_EARLIER_TIME = re.compile(r"\b(?:" + _PAST_ADVERB + r"|" + _BEFORE_A_CHANGE + r"|"
-                           r"last\s+(?:week|month|night|year|time)|yesterday|\w+\s+ago|earlier\s+today|at\s+first|"
-                           r"initially|until\s+recently|"
+_EARLIER_TIME = re.compile(r"\b(?:" + _PAST_ADVERB + r"|" + _BEFORE_A_CHANGE + r"|" + _DAY_GONE + r"|"
+                           + _AT_FIRST + r"|\w+\s+ago|until\s+recently|"
                            r"(?:in|with|on)\s+the\s+(?:old|older|previous)\s+(?:version|release|build)s?)\b", re.I)
 
 
@@ -10437,6 +10440,13 @@ def tried_without_effect(facts: Facts, *paths: str) -> list[Claim]:
     names = {name for path in paths for name in PATH_SETTINGS.get(path, ())}
     return [c for c in find(facts, "setting") + find(facts, "remedy") if c.data.get("effect") == "no_help"
             and not c.guess and (c.data["name"] in names or c.data.get("path") in paths)]
+
+
+def cured_by(facts: Facts, path: str) -> list[Claim]:
+    """The reporter's settings and remedies on `path` said to have cured the failure (effect "fixes", no guess):
+    tried_without_effect's other side ("Adding --shm-size=1g ... works")."""
+    return [c for c in find(facts, "remedy") + find(facts, "setting")
+            if c.data.get("path") == path and c.data.get("effect") == "fixes" and not c.guess]
 
 
 def said_working(facts: Facts, subject: str) -> list[Claim]:

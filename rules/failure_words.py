@@ -146,26 +146,29 @@ def _set_aside(sentence: str, m: re.Match) -> bool:
         or bool(re.search(r"5\d\d|Server\s+Error|Gateway|Unavailable", m.group(0)) and _LOADING.search(sentence))
 
 
+def _said(facts: Facts, pattern: re.Pattern, besides: str | None = None):
+    """(source, sentence) of the reporter's first sentence where `pattern` finds a failure not ruled out just before
+    the word nor set aside (_set_aside), skipping sentences `besides` matches; None if there is none."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            if besides and re.search(besides, sentence, re.I):
+                continue
+            for m in pattern.finditer(sentence):
+                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
+                    return source, sentence
+    return None
+
+
 def failure_said(facts: Facts, besides: str | None = None) -> str | None:
     """The reporter's own sentence that says something failed (_FAILED), unless ruled out just before the word,
     set aside (_set_aside) or matched by `besides` (a by-design row's explains_failure: that failure is the row's own
     observation)."""
-    for _, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            if besides and re.search(besides, sentence, re.I):
-                continue
-            for m in _FAILED.finditer(sentence):
-                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
-                    return sentence
-    return None
+    found = _said(facts, _FAILED, besides)
+    return found[1] if found else None
 
 
 def wrong_output_said(facts: Facts) -> claims.Claim | None:
     """The reporter's own words that the output comes back wrong (_WRONG_OUTPUT: garbled, gibberish, incorrect),
     under the same guards as failure_said: the one failure that may follow the software or the peer path."""
-    for source, text in claims.texts(facts):
-        for sentence in claims.sentences(text):
-            for m in _WRONG_OUTPUT_RE.finditer(sentence):
-                if not _NOT_FAILED.search(sentence[max(0, m.start() - 30):m.start()]) and not _set_aside(sentence, m):
-                    return claims.Claim("wrong_output", source, claims.one_line(sentence)[:200])
-    return None
+    found = _said(facts, _WRONG_OUTPUT_RE)
+    return claims.Claim("wrong_output", found[0], claims.one_line(found[1])[:200]) if found else None

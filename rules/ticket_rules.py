@@ -1264,9 +1264,7 @@ def shm_error(facts: Facts, predictions=None):
         # (said_working: "`df -h /dev/shm` shows 20G"; tried: "--shm-size 16g and it still crashes"), unless the
         # sizing is the cure the reporter names ("Adding --shm-size=1g ... works", dup39/shmbus_2), and where the
         # reporter has not found mmap(2)'s other cause, the mapped weights rewritten under the loader
-        shm_cured = any(r.data.get("path") == "dev_shm" and r.data.get("effect") == "fixes" and not r.guess
-                        for r in claims.find(facts, "remedy") + claims.find(facts, "setting"))
-        if (claims.said_working(facts, "shm") and not shm_cured) \
+        if (claims.said_working(facts, "shm") and not claims.cured_by(facts, "dev_shm")) \
                 or claims.tried_without_effect(facts, "shm", "dev_shm") or claims.mapped_file_changed(facts):
             return
         if not claims.find(facts, "container"):
