@@ -120,12 +120,6 @@ def _wider_than_a_machine(facts: Facts, tp: int, tp_src):
     system = named_system(facts)
     if most is None or tp <= most[0] or most[0] <= 1 or (system and (system[0].gpus or 0) >= tp):
         return  # (one GPU a machine: the branch below for stated nodes, or nothing to say)
-    if hang := _start_up_hang(facts):
-        # (b52c) the machines counted from the GPU's NVLink domain rather than stated: a job that does not serve is
-        # no more slowed by its layout here than in the stated-nodes branch (sgl-project/sglang#28915: TP=32 over
-        # four H20 machines hangs; the reporter found the all-reduce group of DP attention wrong)
-        yield _hang_lead(tp, tp_src, -(-tp // most[0]), most[0], hang, [])
-        return
     yield make(
         "workload.cross_node_tp", "cross_node_tp", "critical", 0.8,
         f"TP={tp} spans at least {-(-tp // most[0])} machines: no {gpu.name} machine holds more than {most[0]}",
@@ -200,7 +194,19 @@ def cross_node_tp(facts: Facts, predictions=None):
         # has another cause (sgl-project/sglang#2658: TP=16 over two A800 nodes, SGLang's documented DeepSeek-V3
         # layout, stuck at "Init torch distributed begin." because node 2 named itself as the rendezvous); (review44)
         # likewise a job that fails to start with errors (sgl-project/sglang#4978)
-        yield _hang_lead(tp, tp_src, -(-tp // per_node), per_node, hang, node_ev)
+        yield make(
+            "workload.cross_node_tp", "cross_node_tp", "info", 0.3,
+            f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs: a speed lead once it runs, not the "
+            f"{hang[2]}",
+            "Tensor parallelism across nodes puts two all-reduces per layer on the network, every token: it makes a "
+            f"running job slow. The reporter's job does not run yet, so its layout does not explain the {hang[2]}; it "
+            "is worth measuring against TP within a node once the job serves.",
+            [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node} (GPUs per node)"),
+             ev(hang[0], f'the symptom: "{hang[1]}"')] + node_ev,
+            fix=f"Once it serves, compare TP={tp} with TP={per_node} and pipeline parallelism across nodes "
+            f"(PP={max(1, tp // per_node)}).",
+            refs=["vllm_parallel"],
+        )
     elif across:
         yield make(
             "workload.cross_node_tp", "cross_node_tp", "critical", 0.85,
@@ -217,22 +223,6 @@ def cross_node_tp(facts: Facts, predictions=None):
         yield passed("workload.cross_node_tp", "Tensor parallelism stays within one node",
                      f"TP={tp} fits in the {per_node} GPUs of a node.",
                      [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
-
-
-def _hang_lead(tp: int, tp_src, nodes: int, per_node: int, hang: tuple[str, str, str], node_ev: list):
-    """TP across nodes beside a job that does not serve: a speed lead for once it runs, not the hang's cause."""
-    return make(
-        "workload.cross_node_tp", "cross_node_tp", "info", 0.3,
-        f"TP={tp} spans {nodes} nodes of {per_node} GPUs: a speed lead once it runs, not the {hang[2]}",
-        "Tensor parallelism across nodes puts two all-reduces per layer on the network, every token: it makes a "
-        f"running job slow. The reporter's job does not run yet, so its layout does not explain the {hang[2]}; it "
-        "is worth measuring against TP within a node once the job serves.",
-        [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node} (GPUs per node)"),
-         ev(hang[0], f'the symptom: "{hang[1]}"')] + node_ev,
-        fix=f"Once it serves, compare TP={tp} with TP={per_node} and pipeline parallelism across nodes "
-        f"(PP={max(1, tp // per_node)}).",
-        refs=["vllm_parallel"],
-    )
 
 
 def _start_up_hang(facts: Facts) -> tuple[str, str, str] | None:
