@@ -9457,50 +9457,13 @@ _EACH_SLOWER_ZH = re.compile(_TIME_ROSE_ZH + r"|(?:速度|吞吐量?)(?:(?!" + _
 _ZH_SLOWDOWN_DENIED = re.compile(r"(?:没有|没|不(?![断停同])|未|并非)\s?(?:会|能)?\s?(?:导致|使得?|让|造成|引起)?\s?$")
 
 
-# (b52a) The English of _MORE_IN_FLIGHT_ZH's processes and instances: several processes, threads, instances or workers
-# of one program sharing a GPU ("3 Python threads ... why it becomes slower", SYSTRAN/faster-whisper#599; "two threads
-# processing two files takes twice as long as one thread processing one file", faster-whisper#723), the GPU time-sliced
-# between them as between Paddle#74043's and PaddleX#4668's instances (CUDA's MPS overview: without MPS, work from
-# different processes is time-sliced; CTranslate2's parallel-execution page: workers on one GPU share it, more GPUs add
-# throughput). Each job slower is the sentence's plain "slower", "takes longer" or "twice as long". Several GPUs or
-# cards said in the sentence ("2 processes, one per GPU", "4 workers on 4 GPUs") are scaling, not this.
-_SHARERS = re.compile(r"\b(?:(?!0*1\b)\d+|two|three|four|five|six|seven|eight|multiple|several|many)\s+"
-                      r"(?:[A-Za-z]+\s+)?(?:processes|threads|instances|workers|jobs)\b", re.I)
-_SHARERS_SLOWER = re.compile(r"\b(?:slow(?:er|s|s down|ed down|ing down)?|takes?\s+(?:much\s+)?longer|"
-                             r"(?:twice|\d+(?:\.\d+)?\s*(?:x|times))\s+(?:as\s+long|longer|slower))\b", re.I)
-_ON_SEVERAL_GPUS = re.compile(r"\b(?:(?!0*1\b)\d+|two|three|four|five|six|seven|eight|multiple|several|both|all|each|"
-                           r"every|per|other)\s+(?:[A-Za-z]+\s+)?(?:GPUs?|cards?|devices?)\b|\bmulti-?GPUs?\b",
-                           re.I)
-# ... nor are threads or workers said of the CPU's side: a data loader's workers, threads on the CPU's cores.
-_CPU_THREADS = re.compile(r"\b(?:data\s?loaders?|data[- ]loading|CPUs?|cores?|OMP_NUM_THREADS|"
-                          r"torch\.set_num_threads)\b", re.I)
-
-
-def _shared_gpu_slower(sentence: str, before: str = "") -> re.Match | None:
-    """The slowdown of a sentence where several processes, threads, instances or workers share the GPU (_SHARERS),
-    none of it said on several GPUs, ruled out, or only heard; None otherwise. The CPU's threads may be named in the
-    sentence before ("The CPU runs on all cores; the default of 4 threads takes twice as long")."""
-    if not _SHARERS.search(sentence) or _ON_SEVERAL_GPUS.search(sentence) \
-            or _CPU_THREADS.search(before + " " + sentence) or guessed(sentence):
-        return None
-    slower = _SHARERS_SLOWER.search(sentence)
-    return None if slower is None or _slowdown_denied(sentence, slower) else slower
-
-
 def batch_tradeoff(facts: Facts) -> list[Claim]:
     """Sentences where more requests in flight make each one slower ("with 32 concurrent requests each request gets
-    slower", "tokens/s per request drops as I raise the batch size", "耗时随着并发数增加而显著增加"), or several
-    processes, threads or instances sharing one GPU each take longer ("two threads take twice as long as one"): the
-    trade of each one's latency for the total. Ruled out ("latency does not increase", "耗时没有增加") it does not
-    count."""
+    slower", "tokens/s per request drops as I raise the batch size", "耗时随着并发数增加而显著增加"): the batch's trade
+    of latency for total throughput. Ruled out ("latency does not increase", "耗时没有增加") it does not count."""
     out: list[Claim] = []
     for source, text in texts(facts):
-        before = ""
         for sentence in sentences(text):
-            shared, before = _shared_gpu_slower(sentence, before), sentence
-            if shared:
-                out.append(Claim("batch_tradeoff", source, _quote(sentence, shared, 60), {"shared_gpu": True}))
-                continue
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
             if not slower and _MORE_IN_FLIGHT_ZH.search(sentence):

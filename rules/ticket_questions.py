@@ -646,11 +646,10 @@ MANY_TIMES = 3.0
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
-    slowing as more run at once (or each job as more processes or threads share one GPU), the first token (and each
-    token) slowing as the prompt and context grow, a bigger model slower than a smaller one, or a feature said with the
-    cost its engine documents (speculative decoding slower under load, the first request slow while CUDA graphs are
-    captured: rules/catalog/serving_tradeoffs.toml), asked or complained of with nothing broken in sight: all are how
-    serving works."""
+    slowing as more run at once, the first token (and each token) slowing as the prompt and context grow, a bigger
+    model slower than a smaller one, or a feature said with the cost its engine documents (speculative decoding slower
+    under load, the first request slow while CUDA graphs are captured: rules/catalog/serving_tradeoffs.toml), asked or
+    complained of with nothing broken in sight: all are how serving works."""
     if claims.symptom(facts) in FAILURES or fault_context(facts):
         return
     documented = claims.documented_tradeoffs(facts)
@@ -673,23 +672,10 @@ def serving_tradeoff(facts: Facts, predictions=None):
         return  # (review38) each phase quoted for two boards ("A100: pp 6100, tg 70; 4090: pp 5200, tg 85"): the ask
         # is which board is slower, judged per board against its own expected figures (ticket.rate_ratio,
         # ticket.gpus_compared), not the prefill/decode contrast both boards share
-    shared = bool(found[0].data.get("shared_gpu"))
-    if shared and (training_job(facts) or not _gpu_said(facts)):
-        return  # a training job's processes or workers, or threads with no GPU in the ticket (CPU inference's)
-    title, summary, fix = TRADEOFFS["shared_gpu" if shared else found[0].kind]
+    title, summary, fix = TRADEOFFS[found[0].kind]
     yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
                [claim_ev(found[0], "what the reporter sees")], fix=fix,
                refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])
-
-
-_GPU_WORD = re.compile(r"\b(?:GPUs?|CUDA|cuda:\d+)\b", re.I)
-
-
-def _gpu_said(facts: Facts) -> bool:
-    """Is a GPU in the ticket: a board the facts name, or the word in the reporter's text?"""
-    if getattr(getattr(facts, "subject", None), "gpu", None) is not None:
-        return True
-    return any(_GPU_WORD.search(text) for _, text in claims.texts(facts))
 
 
 def _documented(found: claims.Claim):
@@ -719,15 +705,6 @@ TRADEOFFS = {
         "request's time per token and time to first token grow.",
         "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
         "engine's max concurrent sequences, and add replicas for more total throughput."),
-    "shared_gpu": (
-        "Several processes or threads sharing one GPU each take longer: the GPU is shared, not multiplied",
-        "Jobs from several processes, threads or instances on one GPU take turns on it: without MPS the driver "
-        "time-slices the processes' work, and one model called from several threads runs one call at a time (Python's "
-        "GIL serialises the threads' host side too). Each job takes about as much longer as there are jobs at once, so "
-        "the total finished per second stays near one job's rate; a job that leaves the GPU idle part of the time "
-        "gains a little from sharing, one that already keeps it busy gains nothing.",
-        "Batch the inputs into one call where the engine supports it, or put one worker on each GPU (faster-whisper: "
-        "device_index=[0, 1]); on one GPU, MPS lets small jobs run side by side."),
     "size_tradeoff": (
         "A bigger model decodes slower: each token reads every weight",
         "Decode makes one token per sequence per step and reads every weight once per step, so on the same GPU the "
