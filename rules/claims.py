@@ -1404,8 +1404,13 @@ PATTERNS: dict[str, list[str]] = {
         # default in Chinese ("共享内存大小为64MB")
         r"\b(?:No space left on device|fail\w*|error)\b[^.\n]{0,30}?\b(?:creating|allocating|extending|opening)\s+"
         r"(?:the\s+|a\s+)?(?:shared memory|/dev/shm|shm)\b",
-        r"\bshared[- ]memory\s+(?:issue|error|problem|failure)s?\b",
+        r"\bshared[- ]memory\s+(?:allocation\s+)?(?:issue|error|problem|failure)s?\b",
         r"共享内存[^\n]{0,12}?(?:不足|太小|不够|64\s*M)",
+        # (b52d) Triton's Python backend (and the vLLM backend built on it) sizing its region in /dev/shm: "Unable to
+        # initialize shared memory key '<region>' to requested size (N bytes)" at load, "Failed to increase the shared
+        # memory pool size for key ..." under load; both messages go on "use '--shm-size'"
+        # (triton-inference-server/python_backend src/shm_manager.cc)
+        r"\b(?:Unable to initialize shared memory key|Failed to increase the shared memory pool size)\b",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
