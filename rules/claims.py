@@ -1041,6 +1041,17 @@ NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
                                r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b"
                                r"(?!\s*(?::\s*|(?:are|is|were|was|stay(?:ed|s)?|remain(?:ed|s)?)\s+)?(?:all\s+|always\s+)?"
                                r"(?:0|zero|none|nothing)\b))", re.I)
+# (b52d) Triton's Python backend (and the vLLM backend built on it) failing to size its region in /dev/shm at load:
+# "Unable to initialize shared memory key '<region>' to requested size (N bytes). If you are running Triton inside
+# docker, use '--shm-size' ... Error: <reason>" (triton-inference-server/python_backend src/shm_manager.cc). Three
+# threads: server#6195 (fixed with --shm-size=128m), model_analyzer#749 ("--shm-size ... set too small"),
+# amazon-sagemaker-examples#3506 (SageMaker cannot raise shm_size). The message is one printed line whose reason
+# comes sentences after the opening words, so the claim quotes the line to its end (_line_quoted): "Permission
+# denied" there is no full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the
+# same module under load, is in no kept thread.)
+_TRITON_SHM_FAILED = r"\bUnable to initialize shared memory key\b"
+
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -1404,13 +1415,9 @@ PATTERNS: dict[str, list[str]] = {
         # default in Chinese ("共享内存大小为64MB")
         r"\b(?:No space left on device|fail\w*|error)\b[^.\n]{0,30}?\b(?:creating|allocating|extending|opening)\s+"
         r"(?:the\s+|a\s+)?(?:shared memory|/dev/shm|shm)\b",
-        r"\bshared[- ]memory\s+(?:allocation\s+)?(?:issue|error|problem|failure)s?\b",
+        r"\bshared[- ]memory\s+(?:issue|error|problem|failure)s?\b",
         r"共享内存[^\n]{0,12}?(?:不足|太小|不够|64\s*M)",
-        # (b52d) Triton's Python backend (and the vLLM backend built on it) sizing its region in /dev/shm: "Unable to
-        # initialize shared memory key '<region>' to requested size (N bytes)" at load, "Failed to increase the shared
-        # memory pool size for key ..." under load; both messages go on "use '--shm-size'"
-        # (triton-inference-server/python_backend src/shm_manager.cc)
-        r"\b(?:Unable to initialize shared memory key|Failed to increase the shared memory pool size)\b",
+        _TRITON_SHM_FAILED,
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
@@ -3098,6 +3105,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
+                if kind == "shm_error" and _shm_precaution(sentence, m):
+                    continue  # "we mount /dev/shm to avoid NCCL shared memory issues": a purpose, no failure seen
                 # one of the layouts a question offers to choose from is not one in use (_choice_asked)
                 choice = kind == "pipeline_parallel" and _choice_asked(sentence, m.start())
                 stated = stated_before_question(sentence, m.start()) and not choice
@@ -3110,7 +3119,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                      and conditional(sentence[:m.start()], when=False)) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
-                claim = Claim(kind, "", _quote(sentence, m),
+                quote = _line_quoted(text, sentence, m) if p == _TRITON_SHM_FAILED else _quote(sentence, m)
+                claim = Claim(kind, "", quote,
                               {"groups": [g for i, g in enumerate(m.groups(), 1) if g and i != state]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
@@ -6490,6 +6500,34 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
         return False
     return not _EN_FIX_NOT_SO.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
 
+
+
+# (r52b) A shared-memory failure named as what a setting is for is no failure seen: "we mount an emptyDir at /dev/shm
+# to avoid NCCL shared memory issues", "# use --shm-size to avoid NCCL shared memory issues" (a values.yaml or
+# docker-compose comment), "the docs recommend this to avoid shared memory issues" (vllm-project/production-stack#44,
+# #97 say the chart's /dev/shm volume is there "to avoid NCCL shared memory allocation issues"). The purpose verb in
+# the failure's clause ("to avoid", "to prevent", "avoiding", "to guard against") with at most six words between it and
+# the failure's last word; not where the clause denies, asks or says it still came ("cannot avoid", "how do I avoid
+# ...?", _EN_FIX_NOT_SO). Not a cause ("AppArmor prevents opening /dev/shm": no "to"), nor a cure or a workaround
+# ("--shm-size=1g fixed the shared memory error", "to work around the shared memory error"): the failure was seen.
+_PRECAUTION_FOR = re.compile(r"(?:\bto\s+(?:avoid|prevent|guard\s+against|protect\s+against)|\bavoiding|\bpreventing)"
+                             r"\s+(?:[^\s,;]+\s+){0,6}[^\s,;]*$", re.I)
+
+
+def _shm_precaution(sentence: str, m: re.Match) -> bool:
+    """Is the shared-memory failure `m` the object of a precaution in its clause (_PRECAUTION_FOR)?"""
+    clause = re.split(r"[,;(]|\bbut\b", sentence[:m.end()])[-1]
+    return bool(_PRECAUTION_FOR.search(clause)) and not _EN_FIX_NOT_SO.search(clause)
+
+
+def _line_quoted(text: str, sentence: str, m: re.Match) -> str:
+    """The message `m` opens, quoted to the end of its printed line: a one-line message whose reason comes sentences
+    after its opening words (Triton's "Unable to initialize shared memory key ... Error: Permission denied")."""
+    at = text.find(sentence)
+    if at < 0:
+        return _quote(sentence, m)
+    end = text.find("\n", at + m.end())
+    return one_line(text[at + m.start():end if end >= 0 else len(text)])[:400]
 
 
 # (known46a) A negation that says a run went fine ("without issue", "with no problems") negates its own object, not a

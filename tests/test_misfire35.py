@@ -212,14 +212,14 @@ def test_new_patterns_stay_bounded_on_long_lines():
 REAL = {
     "k8sdp134.md": "healthy",      # klueska: sharing one GPU goes against Kubernetes' device allocation model
     "sglang4259.md": "shm_too_small",  # the quoted NCCL error: /dev/shm too small for TP (docs added)
-    # the reporter had to enlarge /dev/shm to launch (docs added by PR #105): "to avoid NCCL shared memory
-    # allocation issues" is read as the failure since b52d (tests/test_b52d.py)
-    "prodstack44.md": "shm_too_small",
 }
 STILL_WRONG = {
     "dlis7.md": ("healthy", "a container is not limited to one GPU and one GPU serves several models (deadeyegoodwin: "
                  "one instance of each model per GPU by default); 'one GPU can only be used by one docker' names no "
                  "setting any rule or documented row reads"),
+    "prodstack44.md": ("shm_too_small", "the reporter had to enlarge /dev/shm to launch (docs added by PR #105); said "
+                       "as a remedy already applied ('had to manually increase the Docker /dev/shm ... to avoid NCCL "
+                       "shared memory allocation issues'), which no claim reads as the cause"),
 }
 
 
