@@ -1045,9 +1045,9 @@ NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
 # "Unable to initialize shared memory key '<region>' to requested size (N bytes). If you are running Triton inside
 # docker, use '--shm-size' ... Error: <reason>" (triton-inference-server/python_backend src/shm_manager.cc). Three
 # threads: server#6195 (fixed with --shm-size=128m), model_analyzer#749 ("--shm-size ... set too small"),
-# amazon-sagemaker-examples#3506 (SageMaker cannot raise shm_size). The message is one printed line whose reason
-# comes sentences after the opening words, so the claim quotes the line to its end (_line_quoted): "Permission
-# denied" there is no full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the
+# amazon-sagemaker-examples#3506 (SageMaker cannot raise shm_size). The message's reason comes sentences after the
+# opening words, so the claim quotes it through its "Error: <reason>" (_line_quoted): "Permission denied" there is no
+# full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the
 # same module under load, is in no kept thread.)
 _TRITON_SHM_FAILED = r"\bUnable to initialize shared memory key\b"
 
@@ -3105,8 +3105,6 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                     continue
                 if kind in _RULE_QUOTED_KINDS and _rule_quoted(sentence[:m.start()]):
                     continue
-                if kind == "shm_error" and _shm_precaution(sentence, m):
-                    continue  # "we mount /dev/shm to avoid NCCL shared memory issues": a purpose, no failure seen
                 # one of the layouts a question offers to choose from is not one in use (_choice_asked)
                 choice = kind == "pipeline_parallel" and _choice_asked(sentence, m.start())
                 stated = stated_before_question(sentence, m.start()) and not choice
@@ -6502,32 +6500,17 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 
 
 
-# (r52b) A shared-memory failure named as what a setting is for is no failure seen: "we mount an emptyDir at /dev/shm
-# to avoid NCCL shared memory issues", "# use --shm-size to avoid NCCL shared memory issues" (a values.yaml or
-# docker-compose comment), "the docs recommend this to avoid shared memory issues" (vllm-project/production-stack#44,
-# #97 say the chart's /dev/shm volume is there "to avoid NCCL shared memory allocation issues"). The purpose verb in
-# the failure's clause ("to avoid", "to prevent", "avoiding", "to guard against") with at most six words between it and
-# the failure's last word; not where the clause denies, asks or says it still came ("cannot avoid", "how do I avoid
-# ...?", _EN_FIX_NOT_SO). Not a cause ("AppArmor prevents opening /dev/shm": no "to"), nor a cure or a workaround
-# ("--shm-size=1g fixed the shared memory error", "to work around the shared memory error"): the failure was seen.
-_PRECAUTION_FOR = re.compile(r"(?:\bto\s+(?:avoid|prevent|guard\s+against|protect\s+against)|\bavoiding|\bpreventing)"
-                             r"\s+(?:[^\s,;]+\s+){0,6}[^\s,;]*$", re.I)
-
-
-def _shm_precaution(sentence: str, m: re.Match) -> bool:
-    """Is the shared-memory failure `m` the object of a precaution in its clause (_PRECAUTION_FOR)?"""
-    clause = re.split(r"[,;(]|\bbut\b", sentence[:m.end()])[-1]
-    return bool(_PRECAUTION_FOR.search(clause)) and not _EN_FIX_NOT_SO.search(clause)
-
-
 def _line_quoted(text: str, sentence: str, m: re.Match) -> str:
-    """The message `m` opens, quoted to the end of its printed line: a one-line message whose reason comes sentences
-    after its opening words (Triton's "Unable to initialize shared memory key ... Error: Permission denied")."""
+    """The message `m` opens, quoted through its own "Error: <reason>" (Triton's "Unable to initialize shared memory
+    key ... Error: Permission denied", whose reason comes sentences after its opening words, on one printed line or
+    wrapped by the paste): not past a blank line, and only the message's own "Error:" (r52d: a "Permission denied"
+    of another step said later in prose is not its reason)."""
     at = text.find(sentence)
     if at < 0:
         return _quote(sentence, m)
-    end = text.find("\n", at + m.end())
-    return one_line(text[at + m.start():end if end >= 0 else len(text)])[:400]
+    tail = text[at + m.start():at + m.start() + 600].split("\n\n")[0]
+    reason = re.search(r"\bError:\s*[^\n.]+", tail)
+    return one_line(tail[:reason.end()]) if reason else _quote(sentence, m)
 
 
 # (known46a) A negation that says a run went fine ("without issue", "with no problems") negates its own object, not a

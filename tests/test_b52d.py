@@ -4,8 +4,10 @@ Triton's Python backend says it cannot size its /dev/shm region as "Unable to in
 to requested size (N bytes). ... use '--shm-size' ... Error: <reason>" (python_backend src/shm_manager.cc), in three
 threads settled as /dev/shm too small (triton-inference-server/server#6195, model_analyzer#749,
 amazon-sagemaker-examples#3506). The message's reason is read to the end of its line, so a denied permission is not a
-full /dev/shm. A shared-memory failure named as what a setting is for ("to avoid NCCL shared memory issues") is no
-failure seen (the read-only review r52b's probes, kept here as near misses with their exact text).
+full /dev/shm. "Shared memory allocation issues" (advice in production-stack's docs, a GPU kernel's on-chip memory)
+is not read (the read-only review r52b's probes, kept here as near misses with their exact text). A purpose guard
+("to avoid ... shared memory issues") was tried and taken out after review r52d: it dropped failures seen ("To avoid
+the Bus error I set --shm-size=2g and it still happens") and stood on no real thread.
 """
 
 import pytest
@@ -83,34 +85,6 @@ NEAR_MISSES = {
         'n issues.\n\nWe do (--ipc=host). Decode: TP=1 52 tok/s, TP=2 47 tok/s on two RTX 4090 (PCI'
         'e, no NVLink, P2P not supported).\n'
     ),
-    # main's own misfire: purpose clause in prose
-    'q_01_advice_prose': (
-        '# vLLM TP=2 throughput lower than expected\n\nWe run vLLM with tensor-parallel-size 2 on t'
-        'wo A100 80GB. Following the production-stack docs we mount an emptyDir at /dev/shm to av'
-        'oid NCCL shared memory issues. Throughput is only 1.3x of a single GPU. Is this expected'
-        '?\n'
-    ),
-    # main's own misfire: purpose clause in a compose comment
-    'q_03_dockerfile_comment': (
-        '# Two GPUs give no speedup\n\n```\n# docker-compose.yml\nservices:\n  vllm:\n    image: vllm/v'
-        'llm-openai:latest\n    # use --shm-size to avoid NCCL shared memory issues\n    shm_size: '
-        '16gb\n    command: --model meta-llama/Llama-3-8B --tensor-parallel-size 2\n```\n\nWith tenso'
-        'r-parallel-size 2 the throughput is the same as with 1.\n'
-    ),
-    # main's own misfire: the advice beside another failure
-    'q_05_other_failure_advice': (
-        '# CUDA out of memory with tensor parallel 2\n\nWe run with `docker run --gpus all --shm-si'
-        'ze 16g` (the docs recommend this to avoid shared memory issues). Loading Llama-70B with '
-        '--tensor-parallel-size 2 on two 40GB A100s fails:\n\n```\ntorch.OutOfMemoryError: CUDA out '
-        'of memory. Tried to allocate 896.00 MiB. GPU 0 has a total capacity of 39.39 GiB of whic'
-        'h 512.00 MiB is free.\n```\n'
-    ),
-    # main's own misfire: purpose clause in a values.yaml comment
-    'q_12_helm_values_only': (
-        '# Feature: add tolerations to helm chart\n\nPlease add tolerations to the chart. Our value'
-        's.yaml for the two-GPU deployment:\n\n```yaml\n# shared memory for NCCL, to avoid shared me'
-        'mory issues with TP > 1\nshmSize: 20Gi\ntolerations: []\n```\n'
-    ),
 }
 # Triton's message whose reason is a denied permission, under a read-only root filesystem (p18_triton_perm)
 TRITON_DENIED = (
@@ -148,6 +122,30 @@ def test_tritons_denied_permission_is_not_a_full_dev_shm(tmp_path):
     assert verdict.category != "shm_too_small"
 
 
+# r52d's probes: the message's own reason, not another step's said later in prose (t03); a message wrapped by the
+# paste keeps its reason (t05)
+TRITON_THEN_OTHER_DENIAL = (
+    "# Triton python model fails to load\n\nThe model fails with Unable to initialize shared memory key "
+    "'triton_python_backend_shm_region_1' to requested size (67108864 bytes). We run with the default docker settings. "
+    "Earlier the model repository mount gave Permission denied, but we fixed the mount and that is gone.\n"
+)
+TRITON_WRAPPED_DENIED = (
+    "# Triton fails to load on two GPUs\n\n```\nUNAVAILABLE: Internal: Unable to initialize shared memory key\n"
+    "'triton_python_backend_shm_region_1' to requested size (67108864 bytes). If you are running Triton inside\n"
+    "docker, use '--shm-size' flag to control the shared memory region size. Error: Permission denied\n```\n"
+)
+
+
+def test_another_steps_denial_is_not_the_messages_reason(tmp_path):
+    verdict, found = _judged(tmp_path, TRITON_THEN_OTHER_DENIAL)
+    assert found["ticket.shm_error"].category == "shm_too_small"
+
+
+def test_a_wrapped_message_keeps_its_reason(tmp_path):
+    verdict, found = _judged(tmp_path, TRITON_WRAPPED_DENIED)
+    assert found["ticket.shm_error"].category == "other"
+
+
 @pytest.mark.parametrize("rel", ["b51c/prodstack97.md", "misfire35/prodstack44.md"])
 def test_the_production_stack_advice_is_no_failure(tmp_path, rel):
     """Both threads hold "to avoid NCCL shared memory allocation issues" only as what the /dev/shm volume is for."""
@@ -164,6 +162,9 @@ def test_near_misses_are_not_a_shared_memory_failure(tmp_path, name):
 
 @pytest.mark.parametrize("text", [
     "We set --shm-size=1g, but we still cannot avoid the shared memory errors on two GPUs.",
+    "vllm serve with --tensor-parallel-size 2 inside docker. To avoid the Bus error I set --shm-size=2g and it still "
+    "happens on every start.",  # r52d a01: the taken-out purpose guard dropped it
+    "Running TP=2 in a container. We set --shm-size=8g to prevent OOM and then got shared memory errors at NCCL init.",
     "The server dies with a shared memory error when tensor-parallel-size is 2.",
     "To work around the shared memory errors we now run with --ipc=host, and TP=2 is slower than TP=1.",
 ])
