@@ -1041,6 +1041,17 @@ NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
                                r"(?:[1-9]|(?:transfers?|values?|results?|elements?)\b"
                                r"(?!\s*(?::\s*|(?:are|is|were|was|stay(?:ed|s)?|remain(?:ed|s)?)\s+)?(?:all\s+|always\s+)?"
                                r"(?:0|zero|none|nothing)\b))", re.I)
+# (b52d) Triton's Python backend (and the vLLM backend built on it) failing to size its region in /dev/shm at load:
+# "Unable to initialize shared memory key '<region>' to requested size (N bytes). If you are running Triton inside
+# docker, use '--shm-size' ... Error: <reason>" (triton-inference-server/python_backend src/shm_manager.cc). Three
+# threads: server#6195 (fixed with --shm-size=128m), model_analyzer#749 ("--shm-size ... set too small"),
+# amazon-sagemaker-examples#3506 (SageMaker cannot raise shm_size). The message's reason comes sentences after the
+# opening words, so the claim quotes it through its "Error: <reason>" (_line_quoted): "Permission denied" there is no
+# full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the
+# same module under load, is in no kept thread.)
+_TRITON_SHM_FAILED = r"\bUnable to initialize shared memory key\b"
+
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -1406,6 +1417,7 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:the\s+|a\s+)?(?:shared memory|/dev/shm|shm)\b",
         r"\bshared[- ]memory\s+(?:issue|error|problem|failure)s?\b",
         r"共享内存[^\n]{0,12}?(?:不足|太小|不够|64\s*M)",
+        _TRITON_SHM_FAILED,
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
@@ -3105,7 +3117,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                      and conditional(sentence[:m.start()], when=False)) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
-                claim = Claim(kind, "", _quote(sentence, m),
+                quote = _line_quoted(text, sentence, m) if p == _TRITON_SHM_FAILED else _quote(sentence, m)
+                claim = Claim(kind, "", quote,
                               {"groups": [g for i, g in enumerate(m.groups(), 1) if g and i != state]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
@@ -6485,6 +6498,19 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
         return False
     return not _EN_FIX_NOT_SO.search(text[start:sentence_end(text, m.end(), 240, semicolon=True)])
 
+
+
+def _line_quoted(text: str, sentence: str, m: re.Match) -> str:
+    """The message `m` opens, quoted through its own "Error: <reason>" (Triton's "Unable to initialize shared memory
+    key ... Error: Permission denied", whose reason comes sentences after its opening words, on one printed line or
+    wrapped by the paste): not past a blank line, and only the message's own "Error:" (r52d: a "Permission denied"
+    of another step said later in prose is not its reason)."""
+    at = text.find(sentence)
+    if at < 0:
+        return _quote(sentence, m)
+    tail = text[at + m.start():at + m.start() + 600].split("\n\n")[0]
+    reason = re.search(r"\bError:\s*[^\n.]+", tail)
+    return one_line(tail[:reason.end()]) if reason else _quote(sentence, m)
 
 
 # (known46a) A negation that says a run went fine ("without issue", "with no problems") negates its own object, not a
