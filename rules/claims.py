@@ -7873,6 +7873,35 @@ def asks(facts: Facts) -> Claim | None:
                  for source, sentence in _asking_sentences(facts)), None)
 
 
+# (b52e) The ticket's title asks the project to support something, or when it will: the issue templates' own tag
+# ("[Feature Request]: RTX 50 series Support", Comfy-Org/desktop#1077; "[feature request] Executor TP without MPI",
+# NVIDIA/TensorRT-LLM#2178) or a request for support not there yet ("When will comm-gemm-overlap support multi nodes?",
+# NVIDIA/TransformerEngine#1071; "Is it possible to support the RTX 5090 graphics card, CUDA 12.8, and the Blackwell
+# architecture?", GeeeekExplorer/nano-vllm#7). Each thread was answered by the project's plans: not yet, not planned, or
+# not possible in its design. The title only: "Is there any plan to support ..." after an observation in the body
+# ("it seems like the KVCache is only allocated on the first device", vllm-project/vllm#5248: it was not) asks about
+# what was seen, "### Feature request" is a heading reporters fill with complaints of speed, and a bare "[Feature]" tag
+# heads questions about what was seen too ("[Feature] when --tp 2": why memory doubles, InternLM/lmdeploy#2423).
+_SUPPORT_REQUEST = re.compile(
+    r"^#\s*\[?\s*feature\s+request\b|"
+    r"\b(?:any|a|have\s+a|has\s+a)\s+plans?\s+(?:and\s+(?:a\s+)?timeline\s+)?(?:to|for)\s+(?:\w+\s+){0,2}?support|"
+    r"\bwhen\s+will\s+(?:\S+\s+){1,5}?(?:support|be\s+supported)\b|"
+    r"\b(?:is\s+it|will\s+it\s+be)\s+possible\s+to\s+(?:add\s+)?support\b|"
+    r"\b(?:please\s+)?add\s+support\s+for\b|\bwill\s+(?:you|there\s+be)\s+(?:\w+\s+)?support\b", re.I)
+
+
+def support_requested(facts: Facts) -> Claim | None:
+    """The title of the ticket, where it asks the project to support something or when it will (_SUPPORT_REQUEST):
+    a question for the project's plans, not about a behaviour seen; None otherwise."""
+    for n in facts.of(Note):
+        if n.kind == "description" and n.text:
+            title = n.text.lstrip().split("\n", 1)[0]
+            if title.startswith("#") and _SUPPORT_REQUEST.search(title):
+                return Claim("support_requested", n.source, one_line(title.lstrip("# "))[:200])
+            return None
+    return None
+
+
 # (s31) The reporter asks what a figure counts, not whether it is good: "does tokens_per_sec mean total tok/s or
 # tok/s/GPU?" (NVIDIA/TensorRT-LLM#1450), "is the output throughput per GPU or for all GPUs?", "what does
 # generation_tokens_per_second mean?", "does the throughput include the prompt tokens?". The benchmark's own
