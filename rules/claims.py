@@ -154,6 +154,12 @@ def pasted_blocks(facts: Facts) -> list[tuple[str, str]]:
     return [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
 
 
+def output_quoted(facts: Facts) -> bool:
+    """Does the ticket quote tool output, in a pasted block or on lines of its prose (an NCCL INFO line): something
+    the artifact parsers read and their checks judge?"""
+    return bool(pasted_blocks(facts)) or any(n.data.get("output_lines") for n in facts.of(Note))
+
+
 def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     a, b = max(0, m.start() - pad), min(len(text), m.end() + pad)
     return ("…" if a else "") + one_line(text[a:b]) + ("…" if b < len(text) else "")
@@ -7890,15 +7896,32 @@ _SUPPORT_REQUEST = re.compile(
     r"\b(?:please\s+)?add\s+support\s+for\b|\bwill\s+(?:you|there\s+be)\s+(?:\w+\s+)?support\b", re.I)
 
 
+# (mb52e) ... but not a request quoted ("Someone asked 'when will vLLM support Blackwell' in another issue"): words in
+# quotation marks are another's, mentioned rather than made ...
+_QUOTED = re.compile(r"(?<!\w)(?:'[^'\n]+'|\"[^\"\n]+\"|“[^”\n]+”|‘[^’\n]+’)(?!\w)")
+# ... nor one the reporter takes back: "Never mind, it already works with --tensor-parallel-size 2"
+_WITHDRAWN = re.compile(r"\bnever\s*mind\b|\balready\s+(?:works?|working|supported|supports)\b", re.I)
+
+
 def support_requested(facts: Facts) -> Claim | None:
     """The title of the ticket, where it asks the project to support something or when it will (_SUPPORT_REQUEST):
-    a question for the project's plans, not about a behaviour seen; None otherwise."""
+    a question for the project's plans, not about a behaviour seen; None otherwise. None too where the request is
+    denied ("Not asking to add support for NVLink"), quoted from another (_QUOTED) or taken back (_WITHDRAWN), and
+    where the reporter asks whether what they saw is normal or expected (_IS_NORMAL, in any sentence): that question,
+    not the plans, is what the ticket asks answered ("vllm only allocates the KV cache on the first device, any plan
+    to support all devices?" ... "Is this normal?", as vllm#5248 reports what it saw)."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
             title = n.text.lstrip().split("\n", 1)[0]
-            if title.startswith("#") and _SUPPORT_REQUEST.search(title):
-                return Claim("support_requested", n.source, one_line(title.lstrip("# "))[:200])
-            return None
+            m = _SUPPORT_REQUEST.search(title) if title.startswith("#") else None
+            if m is None or negated_words(title, m) or hearsay.elsewhere(title[:m.start()]) \
+                    or any(q.start() <= m.start() < q.end() for q in _QUOTED.finditer(title)):
+                return None
+            own = [sentence for _, sentence in own_sentences(facts)]
+            if any(_IS_NORMAL.search(sentence) for sentence in own) \
+                    or any(_WITHDRAWN.search(sentence) and not asked(sentence) for sentence in own):
+                return None
+            return Claim("support_requested", n.source, one_line(title.lstrip("# "))[:200])
     return None
 
 

@@ -406,10 +406,12 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
     if phase_past_documented(facts):
         return  # (physics42) a documented slow phase, but past its row's longest_minutes: not the design
-    if (wanted := claims.support_requested(facts)) is not None:
+    if (wanted := claims.support_requested(facts)) is not None and not claims.output_quoted(facts):
         # (b52e) a request for support the project does not have yet is not a behaviour to call normal: its plans
         # answer it (NVIDIA/TransformerEngine#1071, GeeeekExplorer/nano-vllm#7, Comfy-Org/desktop#1077,
-        # NVIDIA/TensorRT-LLM#2178: not yet, not planned, or not possible in the design)
+        # NVIDIA/TensorRT-LLM#2178: not yet, not planned, or not possible in the design). (mb52e) A lead from the
+        # words alone, at warning: so not where tool output is quoted, whose checks (an NCCL transport line read
+        # healthy) answer what was seen and must not be outranked by the title's words
         yield make("ticket.nothing_broken", "other", "warning", 0.45,  # a lead, as build.support_asked's
                    "Support the software does not have yet is asked for: its project's plans answer it",
                    "The ticket asks the project to support a feature, platform or GPU, or when it will; nothing was "

@@ -8,6 +8,10 @@ Executor TP without MPI", TensorRT-LLM#2178). Each thread was answered by the pr
 possible in the design): the rule now answers `other`, the project's plans, as a weak lead. A request for support
 after a behaviour the reporter saw ("vllm ONLY allocate KVCache on the first device ... Is there any plan to support",
 vllm#5248: each GPU holds its own shard) keeps its healthy answer: the title reports the observation.
+
+(mb52e, after review r52f) Nor where the body asks whether what was seen is normal or expected (that question is
+nothing_broken's own), where the request is denied, quoted from another or taken back, nor beside quoted tool output,
+whose checks answer: the lead comes from the title's words alone and sits at warning, so it would outrank them.
 """
 
 import pytest
@@ -73,3 +77,78 @@ def test_a_request_beside_a_failure_is_not_answered_by_plans():
                                   "with a segmentation fault when the first request arrives.\n")
     nb = found.get("ticket.nothing_broken")
     assert nb is None or nb.category != "other"
+
+
+# (mb52e) The review r52f's probes, each verbatim: a title that holds request words but a ticket that asks about what
+# was seen ("Is this normal?"), denies, quotes or takes back the request, or quotes tool output whose checks answer.
+# Each had been answered `other` at warning (0.69) over the healthy reading; each settles as the thread it copies did.
+R52F_PROBES = {
+    "observed_title": "# vllm only allocates the KV cache on the first device, any plan to support all devices?\n\n"
+                      "I run with tensor_parallel_size=2 on two A100 and nvidia-smi shows the KV cache blocks only on "
+                      "GPU 0. Is this normal?\n",
+    "will_you_observed": "# Will you support P2P on RTX 4090? NCCL falls back to SHM\n\n"
+                         "NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct on two RTX 4090. Is that "
+                         "expected?\n",
+    "custom_allreduce": "# Custom allreduce disabled on PCIe, will you support it?\n\n"
+                        "vLLM prints \"Custom allreduce is disabled because your platform lacks GPU P2P capability\" "
+                        "on my two RTX 4090. Is this normal?\n",
+    "fr_memory_nofig": "# [Feature Request] vLLM reserves almost all memory on every GPU at startup\n\n"
+                       "With tensor parallel on two GPUs, nvidia-smi shows both GPUs nearly full before any request is "
+                       "sent. Is this normal? It would be nice to allocate lazily.\n",
+    "fr_memory": "# [Feature Request] vLLM reserves 90% of memory on every GPU at startup\n\n"
+                 "With tensor_parallel_size=2, nvidia-smi shows both GPUs at 72 GB used before any request. Is this "
+                 "normal? It would be nice to allocate lazily.\n",
+    "artifact": "# [Feature Request] NVLink for two RTX 4090\n\n"
+                "NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC. Is that normal for these cards?\n",
+    "negated": "# Not asking to add support for NVLink, just: is NCCL over PCIe normal on two RTX 4090?\n\n"
+               "NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC. Is that normal for these cards?\n",
+    "withdrawn": "# When will vLLM support tensor parallel on 2 GPUs?\n\n"
+                 "Never mind, it already works with --tensor-parallel-size 2, thanks. Is it normal that both GPUs "
+                 "show the same memory?\n",
+    "quoted_other": "# Someone asked 'when will vLLM support Blackwell' in another issue, is it supported now?\n\n"
+                    "I have two RTX 5090. Is that normal that nvidia-smi shows CUDA 12.8?\n",
+    "second_gpu": "# When will the second GPU be supported?\n\n"
+                  "I start vLLM with default settings on a machine with two RTX 4090 and nvidia-smi shows only GPU 0 "
+                  "in use. Is this normal?\n",
+}
+
+
+def _judged(tmp_path, text):
+    folder = tmp_path / "ticket"
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    return judged_issue(folder=folder)
+
+
+@pytest.mark.parametrize("name", sorted(R52F_PROBES))
+def test_a_ticket_about_what_was_seen_is_not_answered_by_plans(tmp_path, name):
+    verdict, found = _judged(tmp_path, R52F_PROBES[name])
+    nb = found.get("ticket.nothing_broken")
+    assert nb is None or nb.category != "other"
+    assert verdict.category == "healthy"
+
+
+@pytest.mark.parametrize("text", [
+    # denied, quoted from another, taken back: no request made, with no "is this normal?" beside it
+    "# Not asking to add support for NVLink, just: is NCCL over PCIe fast on two RTX 4090?\n\nThanks.\n",
+    "# Someone asked 'when will vLLM support Blackwell' in another issue, is it supported now?\n\n"
+    "I have two RTX 5090.\n",
+    "# When will vLLM support tensor parallel on 2 GPUs?\n\nNever mind, it already works with --tensor-parallel-size "
+    "2, thanks.\n",
+    # a request beside the question whether what was seen is normal
+    "# Any plan to support lower idle power?\n\nEach of my two H100 draws 70 W at idle while vLLM is loaded. Is this "
+    "normal?\n",
+])
+def test_no_request_is_read_where_it_is_denied_quoted_withdrawn_or_beside_a_normal_question(text):
+    assert claims.support_requested(issue_bundle(text)) is None
+
+
+def test_a_request_beside_quoted_tool_output_leaves_its_checks_to_answer(tmp_path):
+    """A title's request words are no lead over an NCCL line read healthy (topology.nccl_transport)."""
+    verdict, found = _judged(tmp_path, "# [Feature Request] NVLink for two RTX 4090\n\n"
+                                       "NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC. Any plan for this?\n")
+    assert claims.support_requested(issue_bundle("# [Feature Request] NVLink for two RTX 4090\n\n"
+                                                 "NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC. Any plan for "
+                                                 "this?\n")) is not None
+    assert verdict.category == "healthy"
+    assert found.get("ticket.nothing_broken") is None or found["ticket.nothing_broken"].category != "other"
