@@ -154,12 +154,6 @@ def pasted_blocks(facts: Facts) -> list[tuple[str, str]]:
     return [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
 
 
-def output_quoted(facts: Facts) -> bool:
-    """Does the ticket quote tool output, in a pasted block or on lines of its prose (an NCCL INFO line): something
-    the artifact parsers read and their checks judge?"""
-    return bool(pasted_blocks(facts)) or any(n.data.get("output_lines") for n in facts.of(Note))
-
-
 def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     a, b = max(0, m.start() - pad), min(len(text), m.end() + pad)
     return ("…" if a else "") + one_line(text[a:b]) + ("…" if b < len(text) else "")
@@ -7877,52 +7871,6 @@ def asks(facts: Facts) -> Claim | None:
     ticket only reports."""
     return next((Claim("question", source, one_line(sentence)[:200])
                  for source, sentence in _asking_sentences(facts)), None)
-
-
-# (b52e) The ticket's title asks the project to support something, or when it will: the issue templates' own tag
-# ("[Feature Request]: RTX 50 series Support", Comfy-Org/desktop#1077; "[feature request] Executor TP without MPI",
-# NVIDIA/TensorRT-LLM#2178) or a request for support not there yet ("When will comm-gemm-overlap support multi nodes?",
-# NVIDIA/TransformerEngine#1071; "Is it possible to support the RTX 5090 graphics card, CUDA 12.8, and the Blackwell
-# architecture?", GeeeekExplorer/nano-vllm#7). Each thread was answered by the project's plans: not yet, not planned, or
-# not possible in its design. The title only: "Is there any plan to support ..." after an observation in the body
-# ("it seems like the KVCache is only allocated on the first device", vllm-project/vllm#5248: it was not) asks about
-# what was seen, "### Feature request" is a heading reporters fill with complaints of speed, and a bare "[Feature]" tag
-# heads questions about what was seen too ("[Feature] when --tp 2": why memory doubles, InternLM/lmdeploy#2423).
-_SUPPORT_REQUEST = re.compile(
-    r"^#\s*\[?\s*feature\s+request\b|"
-    r"\b(?:any|a|have\s+a|has\s+a)\s+plans?\s+(?:and\s+(?:a\s+)?timeline\s+)?(?:to|for)\s+(?:\w+\s+){0,2}?support|"
-    r"\bwhen\s+will\s+(?:\S+\s+){1,5}?(?:support|be\s+supported)\b|"
-    r"\b(?:is\s+it|will\s+it\s+be)\s+possible\s+to\s+(?:add\s+)?support\b|"
-    r"\b(?:please\s+)?add\s+support\s+for\b|\bwill\s+(?:you|there\s+be)\s+(?:\w+\s+)?support\b", re.I)
-
-
-# (mb52e) ... but not a request quoted ("Someone asked 'when will vLLM support Blackwell' in another issue"): words in
-# quotation marks are another's, mentioned rather than made ...
-_QUOTED = re.compile(r"(?<!\w)(?:'[^'\n]+'|\"[^\"\n]+\"|“[^”\n]+”|‘[^’\n]+’)(?!\w)")
-# ... nor one the reporter takes back: "Never mind, it already works with --tensor-parallel-size 2"
-_WITHDRAWN = re.compile(r"\bnever\s*mind\b|\balready\s+(?:works?|working|supported|supports)\b", re.I)
-
-
-def support_requested(facts: Facts) -> Claim | None:
-    """The title of the ticket, where it asks the project to support something or when it will (_SUPPORT_REQUEST):
-    a question for the project's plans, not about a behaviour seen; None otherwise. None too where the request is
-    denied ("Not asking to add support for NVLink"), quoted from another (_QUOTED) or taken back (_WITHDRAWN), and
-    where the reporter asks whether what they saw is normal or expected (_IS_NORMAL, in any sentence): that question,
-    not the plans, is what the ticket asks answered ("vllm only allocates the KV cache on the first device, any plan
-    to support all devices?" ... "Is this normal?", as vllm#5248 reports what it saw)."""
-    for n in facts.of(Note):
-        if n.kind == "description" and n.text:
-            title = n.text.lstrip().split("\n", 1)[0]
-            m = _SUPPORT_REQUEST.search(title) if title.startswith("#") else None
-            if m is None or negated_words(title, m) or hearsay.elsewhere(title[:m.start()]) \
-                    or any(q.start() <= m.start() < q.end() for q in _QUOTED.finditer(title)):
-                return None
-            own = [sentence for _, sentence in own_sentences(facts)]
-            if any(_IS_NORMAL.search(sentence) for sentence in own) \
-                    or any(_WITHDRAWN.search(sentence) and not asked(sentence) for sentence in own):
-                return None
-            return Claim("support_requested", n.source, one_line(title.lstrip("# "))[:200])
-    return None
 
 
 # (s31) The reporter asks what a figure counts, not whether it is good: "does tokens_per_sec mean total tok/s or

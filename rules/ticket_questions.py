@@ -297,7 +297,7 @@ def by_design_fault(facts: Facts) -> dict | None:
                  if row.get("fault_in") and re.search(row["fault_in"], words, re.I)), None)
 
 
-@rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data", "other")
+@rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
     fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
@@ -406,22 +406,6 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # (risks37) a behaviour the catalog documents, but in a setting where its row calls it a fault
     if phase_past_documented(facts):
         return  # (physics42) a documented slow phase, but past its row's longest_minutes: not the design
-    if (wanted := claims.support_requested(facts)) is not None and not claims.output_quoted(facts):
-        # (b52e) a request for support the project does not have yet is not a behaviour to call normal: its plans
-        # answer it (NVIDIA/TransformerEngine#1071, GeeeekExplorer/nano-vllm#7, Comfy-Org/desktop#1077,
-        # NVIDIA/TensorRT-LLM#2178: not yet, not planned, or not possible in the design). (mb52e) A lead from the
-        # words alone, at warning: so not where tool output is quoted, whose checks (an NCCL transport line read
-        # healthy) answer what was seen and must not be outranked by the title's words
-        yield make("ticket.nothing_broken", "other", "warning", 0.45,  # a lead, as build.support_asked's
-                   "Support the software does not have yet is asked for: its project's plans answer it",
-                   "The ticket asks the project to support a feature, platform or GPU, or when it will; nothing was "
-                   "seen failing and no figure is judged, so no fault of the machine is in question. Whether the "
-                   "software supports it, and when, is its maintainers' to say." + attach,
-                   evidence + [claim_ev(wanted, "the request")],
-                   fix="Look for the feature in the project's release notes, documentation and open issues; until it "
-                   "lands, use a version or another engine that documents it.",
-                   ask="the version of the software and the exact feature, platform or GPU wanted")
-        return
     yield passed("ticket.nothing_broken",
                  "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
