@@ -1046,9 +1046,9 @@ NCCL_CHECK_FAILED = re.compile(r"\bOut of bounds values?\s*:\s*[1-9]|"
 # docker, use '--shm-size' ... Error: <reason>" (triton-inference-server/python_backend src/shm_manager.cc). Three
 # threads: server#6195 (fixed with --shm-size=128m), model_analyzer#749 ("--shm-size ... set too small"),
 # amazon-sagemaker-examples#3506 (SageMaker cannot raise shm_size). The message's reason comes sentences after the
-# opening words, so the claim quotes it through its "Error: <reason>" (_line_quoted): "Permission denied" there is no
-# full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the
-# same module under load, is in no kept thread.)
+# opening words, so the claim quotes it through its "Error: <reason>" (_quoted_to_reason): "Permission denied" there
+# is no full /dev/shm (rules.host.shm_reason). ("Failed to increase the shared memory pool size", the same module
+# under load, is in no kept thread.)
 _TRITON_SHM_FAILED = r"\bUnable to initialize shared memory key\b"
 
 
@@ -3117,7 +3117,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                      and conditional(sentence[:m.start()], when=False)) or \
                     _asked_if(sentence, m.start())
                 state = m.re.groupindex.get("state")  # the state word is no figure or name a rule reads
-                quote = _line_quoted(text, sentence, m) if p == _TRITON_SHM_FAILED else _quote(sentence, m)
+                quote = _quoted_to_reason(text, sentence, m) if p == _TRITON_SHM_FAILED else _quote(sentence, m)
                 claim = Claim(kind, "", quote,
                               {"groups": [g for i, g in enumerate(m.groups(), 1) if g and i != state]},
                               negated=_negated(kind, sentence, m), guess=guess)
@@ -6500,7 +6500,7 @@ def _en_hang_averted(text: str, m: re.Match) -> bool:
 
 
 
-def _line_quoted(text: str, sentence: str, m: re.Match) -> str:
+def _quoted_to_reason(text: str, sentence: str, m: re.Match) -> str:
     """The message `m` opens, quoted through its own "Error: <reason>" (Triton's "Unable to initialize shared memory
     key ... Error: Permission denied", whose reason comes sentences after its opening words, on one printed line or
     wrapped by the paste): not past a blank line, and only the message's own "Error:" (r52d: a "Permission denied"
