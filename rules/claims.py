@@ -9504,11 +9504,14 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
     return out
 
 
+# A negation inside a reading's own words ("the latency does not increase", "the files were not rewritten")
+_DENIED_INSIDE = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
+
+
 def _slowdown_denied(sentence: str, m: re.Match) -> bool:
     """Is the slowdown `m` of `sentence` ruled out: a negation just before it ("it is not slower") or inside it ("the
     latency does not increase")?"""
-    return bool(_NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
-                or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I))
+    return bool(_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _DENIED_INSIDE.search(m.group(0)))
 
 
 # A longer prompt or context against the time it takes: prefill runs every prompt token through the model (compute
@@ -10160,16 +10163,18 @@ _RIGHT_OUTPUT = re.compile(
     r"\b(?:it|this|that|the\s+(?:issue|problem|bug|corruption|gibberish|garbage))\s+"
     r"(?:does|did|do)(?:\s+not|n['’]?t)\s+(?:happen|occur)\b|"
     r"\b(?:solved|fixed)\s+(?:\S+\s+){0,4}?(?:for|with|on)\s+(?!(?:a|the|one|single)\s+(?:single\s+)?GPU\b)", re.I)
+# A parallel size set by the names the engines and frameworks give it ("mp_size=4", "tensor_parallel_size: 2", "tp 1"),
+# before its value: several at work (SEVERAL_AT_WORK) or the one-GPU baseline (_ONE_GPU_BASELINE)
+_PARALLEL_SIZE_SET = (r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)"
+                      r"\W{0,3}[=:]?\W{0,3}")
 SEVERAL_AT_WORK = re.compile(
-    r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}"
-    r"[2-9]\b|"
+    _PARALLEL_SIZE_SET + r"[2-9]\b|"
     r"\bmulti[- ]?gpus?\b|\bmultiple\s+gpus\b|\b(?:[2-9]|two|four|eight)\s+(?:\w+\s+)?gpus\b", re.I)
 _OTHER_PRECISION = re.compile(r"\b(?:(?:4|8|16|32)[- ]?bits?|fp(?:8|16|32)|bf16|bfloat16|float(?:16|32)|int[48]|"
                               r"load_in_[48]bit|half[- ]precision)\b", re.I)
 _ONE_GPU_BASELINE = re.compile(
     r"\b(?:single|one|1)\s+(?:\w+\s+)?gpu\b|"
-    r"\b(?:mp_size|tp[-_]size|tensor[-_]parallel[-_]size|tensor_para_size|world_size|num_gpus|tp)\W{0,3}[=:]?\W{0,3}"
-    r"1\b|"
+    + _PARALLEL_SIZE_SET + r"1\b|"
     r"-sm\s+none\b|\bwithout\s+(?:tensor[- ]?parallel\w*|tp)\b|\bnot\s+using\s+tensor\s*parallel", re.I)
 # (vLLM's and SGLang's custom all-reduce writes GPU to GPU through CUDA IPC buffers: --disable-custom-all-reduce,
 # disable_custom_all_reduce=True change the peer path)
@@ -12637,7 +12642,7 @@ def mapped_file_changed(facts: Facts) -> Claim | None:
     guessed."""
     for source, sentence in own_sentences(facts):
         for m in _FILE_CHANGED.finditer(sentence):
-            denied = negated_words(sentence, m) or re.search(r"\b(?:not|never|no)\b|n't\b", m.group(0), re.I)
+            denied = negated_words(sentence, m) or _DENIED_INSIDE.search(m.group(0))
             if not (denied or asked(sentence) or _guessed(sentence, m.start())):
                 return Claim("mapped_file_changed", source, _quote(sentence, m, 60))
     return None
